@@ -1,0 +1,47 @@
+/**
+ * The report model shared by normalisation and the writers: a table is a list of typed columns
+ * and rows of cells. Every cell travels as text (or null) so amounts stay exact decimal strings
+ * end to end; each writer turns a cell into its format's native type by the column's kind.
+ */
+
+export type ColumnKind =
+  /** Free text; spreadsheet writers guard it against formula injection. */
+  | 'text'
+  /** Exact decimal string, e.g. `-1.250000000000000000`. */
+  | 'decimal'
+  /** Integer count as decimal text, e.g. `42`. */
+  | 'integer'
+  /** ISO-8601 UTC instant string; written as local wall time in `timeZone`. */
+  | 'datetime';
+
+export interface Column {
+  /** Stable machine name, e.g. `fee_amount`; also the CSV header. */
+  key: string;
+  /** Header shown in spreadsheets, e.g. `Fee amount`. */
+  header: string;
+  kind: ColumnKind;
+  /** `datetime` only: IANA zone the instant is shown in (default `UTC`). */
+  timeZone?: string;
+  /**
+   * `decimal` only: a token quantity that may exceed Excel's 15 significant digits. XLSX writers
+   * add a companion text column holding the exact string where the number would not be exact.
+   */
+  exact?: boolean;
+}
+
+export type Cell = string | null;
+export type Row = readonly Cell[];
+
+export interface TableSpec {
+  /** File/sheet base name, e.g. `transactions`. */
+  name: string;
+  /** Sheet title, e.g. `Transactions`. */
+  title: string;
+  columns: readonly Column[];
+}
+
+/** A table together with a way to read its rows (re-readable: called once per output format). */
+export interface TableSource {
+  spec: TableSpec;
+  rows(): AsyncIterable<Row>;
+}

@@ -1,0 +1,86 @@
+import type { ServiceShapeOverrides } from '../pbs/shape.ts';
+
+/** Credentials of one simulated portfolio. */
+export interface SimulatedProfile {
+  /** Human name used by the CLI and tests, e.g. `demo`. */
+  name: string;
+  apiKey: string;
+  apiSecret: string;
+  profileGuid: string;
+  /** Number of transactions generated for this profile. */
+  transactions: number;
+}
+
+/**
+ * Faults the simulator injects, by configuration. Each `rate` is a probability in [0, 1] drawn
+ * from the simulator's seeded random source, so a fault schedule is reproducible from its seed.
+ */
+export interface FaultOptions {
+  /** Added delay before every response, in milliseconds. */
+  latencyMs?: number;
+  /** Answer 429 with `Retry-After: retryAfterSeconds` for this share of requests. */
+  rateLimited?: { rate: number; retryAfterSeconds: number };
+  /** Answer 500/502/503 for this share of requests. */
+  serverError?: { rate: number };
+  /** Destroy the socket after sending part of the body. */
+  connectionReset?: { rate: number };
+  /** Send a 200 whose JSON body is cut short. */
+  truncatedBody?: { rate: number };
+  /** Send a 200 whose body is not JSON at all. */
+  malformedBody?: { rate: number };
+  /** Send headers and part of the body, then stall for `stallMs` (past the client's timeout). */
+  stalledBody?: { rate: number; stallMs: number };
+  /** Only inject faults on paths starting with this prefix (default: every /v2 path). */
+  pathPrefix?: string;
+}
+
+export interface SimulatorOptions {
+  /** Seed of the data generator and of the fault schedule. Default 1. */
+  seed?: number;
+  /** Profiles served; default: the built-in demo profiles. */
+  profiles?: SimulatedProfile[];
+  /** Wire shape to serve; default: the GAPS.md default shape. */
+  shape?: ServiceShapeOverrides;
+  /** Requests per second per API key before 429 (token bucket, capacity = rate). Default 20. */
+  rateLimitPerSecond?: number;
+  /** Accepted clock difference for the timestamp, in milliseconds. Default 300 000. */
+  maxClockSkewMs?: number;
+  faults?: FaultOptions;
+  /** Server clock (ms since epoch). Default `Date.now`. */
+  now?: () => number;
+  /** Port on 127.0.0.1; default 0 (any free port). */
+  port?: number;
+  /**
+   * Prefix the service is mounted under, e.g. `/api` serves `/api/v2/accounts`. Signatures are
+   * still computed over the path from `/v2` (GAPS.md: the base prefix is not signed). Default ''.
+   */
+  basePath?: string;
+}
+
+/** One line of the simulator's request log. */
+export interface RequestLogEntry {
+  /** Server time when the request arrived (ms since epoch). */
+  at: number;
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  /** Query parameters in order, repeated names kept. */
+  query: [string, string][];
+  headers: Record<string, string | undefined>;
+  apiKey: string | undefined;
+  status: number;
+  /** Fault injected on this request, if any. */
+  fault?: string;
+}
+
+export interface RunningSimulator {
+  /** Base URL, e.g. `http://127.0.0.1:41234` (no trailing slash). */
+  url: string;
+  profiles: SimulatedProfile[];
+  /** Every request received, in arrival order. */
+  readonly requestLog: readonly RequestLogEntry[];
+  clearLog(): void;
+  /** Replaces the fault configuration from now on. */
+  setFaults(faults: FaultOptions): void;
+  close(): Promise<void>;
+}
