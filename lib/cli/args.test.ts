@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommandLine } from './args.ts';
+
+describe('parseCommandLine', () => {
+  it('returns a run on the embedded simulator when no service is configured', () => {
+    expect(parseCommandLine(['run', '--period', '2025'], {})).toEqual({
+      command: 'run',
+      request: { profile: 'demo', period: '2025' },
+      service: { kind: 'simulator' },
+      destination: { kind: 'folder', dir: 'out' },
+    });
+  });
+
+  it('returns a run on the real service when PBS_BASE_URL is set', () => {
+    const command = parseCommandLine(['run', '--profile', 'acme'], {
+      PBS_BASE_URL: 'https://pbs.example.com',
+    });
+    expect(command).toMatchObject({ service: { kind: 'service' } });
+  });
+
+  it('returns the request fields of every request flag', () => {
+    const command = parseCommandLine(
+      [
+        'run',
+        '--period=2025-01-05..2025-02-10',
+        '--time-zone=Europe/Berlin',
+        '--report=transactions,changes',
+        '--changes-since=2025-06-01',
+        '--format=csv',
+        '--token=ETH',
+        '--token=USDC',
+        '--category=trade',
+        '--protocol=Aave V3',
+        '--protocol=Lido',
+        '--window=week',
+        '--delimiter=;',
+        '--decimal-separator=,',
+      ],
+      {},
+    );
+    expect(command).toMatchObject({
+      request: {
+        profile: 'demo',
+        period: { from: '2025-01-05', to: '2025-02-10' },
+        timeZone: 'Europe/Berlin',
+        reports: ['transactions', 'changes'],
+        changesSince: '2025-06-01',
+        formats: ['csv'],
+        filters: { tokens: ['ETH', 'USDC'], category: 'trade' },
+        protocols: ['Aave V3', 'Lido'],
+        window: 'week',
+        csv: { delimiter: ';', decimalSeparator: ',' },
+      },
+    });
+  });
+
+  it('returns protocols "all" for --protocol all', () => {
+    expect(parseCommandLine(['run', '--protocol', 'all'], {})).toMatchObject({
+      request: { protocols: 'all' },
+    });
+  });
+
+  it('returns an S3 destination with its endpoint', () => {
+    const command = parseCommandLine(
+      ['run', '--s3', 's3://reports-bucket/exports/', '--s3-endpoint', 'http://127.0.0.1:4568'],
+      {},
+    );
+    expect(command).toMatchObject({
+      destination: {
+        kind: 's3',
+        bucket: 'reports-bucket',
+        prefix: 'exports',
+        endpoint: 'http://127.0.0.1:4568',
+      },
+    });
+  });
+
+  it('refuses --out together with --s3, naming the flag', () => {
+    expect(() => parseCommandLine(['run', '--out', 'x', '--s3', 's3://bucket-a/p'], {})).toThrow(/^--s3: /);
+  });
+
+  it('refuses a malformed S3 URL, naming the flag', () => {
+    expect(() => parseCommandLine(['run', '--s3', 'bucket/prefix'], {})).toThrow(/^--s3: must look like/);
+  });
+
+  it('refuses a non-integer concurrency, naming the flag', () => {
+    expect(() => parseCommandLine(['run', '--concurrency', '2.5'], {})).toThrow(/^--concurrency: /);
+  });
+
+  it('refuses an unknown flag', () => {
+    expect(() => parseCommandLine(['run', '--colour'], {})).toThrow(/^arguments: .*--colour/);
+  });
+
+  it('refuses render without a snapshot, naming the flag', () => {
+    expect(() => parseCommandLine(['render'], {})).toThrow(/^--snapshot: is required/);
+  });
+
+  it('returns help for no arguments', () => {
+    expect(parseCommandLine([], {})).toEqual({ command: 'help' });
+  });
+});

@@ -1,0 +1,100 @@
+import { PbsExportError } from '../errors.ts';
+import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
+import { getPath } from '../pbs/path.ts';
+import type { TransactionFieldMap } from '../pbs/shape.ts';
+import type { FetchedShard } from './fetch.ts';
+import { createNdjsonWriter, readNdjson, type SnapshotHeader } from './snapshot.ts';
+
+export interface AssembleInput {
+  header: SnapshotHeader;
+  /** Windows in order; each transaction is kept only inside its window's `[start, end)`. */
+  windows: readonly { index: number; start: Date; end: Date }[];
+  fetched: readonly FetchedShard[];
+  fields: Pick<TransactionFieldMap, 'id' | 'date'>;
+  /** Timeline items for the changes report, when requested. */
+  changes?: AsyncIterable<RawTimelineItem>;
+  snapshotFile: string;
+}
+
+export interface AssembleResult {
+  transactions: number;
+  /** Transactions seen in more than one shard or page and kept once. */
+  duplicates: number;
+  /** Transactions the service returned outside the requested window (day-granular windows). */
+  outsideWindow: number;
+  changes: number;
+}
+
+/**
+ * Writes the run's snapshot: the header, then each window's transactions deduplicated by id and
+ * ordered by date then id, then the timeline items. Only one window is held in memory at a time.
+ */
+export async function assembleSnapshot(input: AssembleInput): Promise<AssembleResult> {
+  const writer = createNdjsonWriter(input.snapshotFile);
+  const result: AssembleResult = { transactions: 0, duplicates: 0, outsideWindow: 0, changes: 0 };
+  try {
+    await writer.write(input.header);
+    for (const window of input.windows) {
+      const parts = input.fetched.filter((fetched) => fetched.shard.window.index === window.index);
+      const kept = new Map<string, { at: number; id: string; shard: string; data: RawTransaction }>();
+      for (const part of parts) {
+        for await (const data of readNdjson(part.partFile)) {
+          const item = data as RawTransaction;
+          const id = transactionId(item, input.fields);
+          const at = transactionInstant(item, input.fields, id);
+          if (at < window.start.getTime() || at >= window.end.getTime()) {
+            result.outsideWindow += 1;
+          } else if (kept.has(id)) {
+            result.duplicates += 1;
+          } else {
+            kept.set(id, { at, id, shard: part.shard.id, data: item });
+          }
+        }
+      }
+      const ordered = [...kept.values()].sort((a, b) => a.at - b.at || compareText(a.id, b.id));
+      for (const entry of ordered) {
+        await writer.write({ kind: 'transaction', shard: entry.shard, data: entry.data });
+      }
+      result.transactions += ordered.length;
+    }
+    if (input.changes) {
+      for await (const change of input.changes) {
+        await writer.write({ kind: 'change', data: change });
+        result.changes += 1;
+      }
+    }
+    await writer.close();
+  } catch (error) {
+    writer.destroy();
+    throw error;
+  }
+  return result;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function transactionId(item: RawTransaction, fields: Pick<TransactionFieldMap, 'id'>): string {
+  const id = getPath(item, fields.id);
+  if (typeof id === 'string' && id !== '') return id;
+  if (typeof id === 'number' && Number.isSafeInteger(id)) return String(id);
+  throw new PbsExportError('invalid_transaction', `transaction without an id at field "${fields.id}"`);
+}
+
+/** Milliseconds since the epoch of a transaction's date (ISO text or epoch milliseconds). */
+export function transactionInstant(
+  item: RawTransaction,
+  fields: Pick<TransactionFieldMap, 'date'>,
+  id: string,
+): number {
+  const value = getPath(item, fields.date);
+  const at = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(at)) {
+    throw new PbsExportError(
+      'invalid_transaction',
+      `transaction ${id}: field "${fields.date}" is not a date (${JSON.stringify(value)?.slice(0, 40)})`,
+    );
+  }
+  return at;
+}

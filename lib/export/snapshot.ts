@@ -1,0 +1,128 @@
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { createGunzip, createGzip } from 'node:zlib';
+import { PbsExportError } from '../errors.ts';
+import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
+
+/** Format marker of the first line of every snapshot. */
+export const SNAPSHOT_FORMAT = 'pbs-export/snapshot@1';
+
+/** First line of a snapshot: what was asked and of whom, so the reports can be rebuilt. */
+export interface SnapshotHeader {
+  kind: 'header';
+  format: typeof SNAPSHOT_FORMAT;
+  /** The validated export request, as JSON. */
+  request: unknown;
+  apiBase: string;
+  createdAt: string;
+  /** Plan as fetched: windows and shards with their row counts. */
+  windows: { index: number; label: string; start: string; end: string }[];
+  shards: {
+    id: string;
+    window: number;
+    protocol: string | null;
+    rows: number;
+    totalReported: number | null;
+  }[];
+}
+
+export type SnapshotRecord =
+  | SnapshotHeader
+  | { kind: 'transaction'; shard: string; data: RawTransaction }
+  | { kind: 'change'; data: RawTimelineItem };
+
+/** Raised when a snapshot file is not one this version can read. */
+export class SnapshotError extends PbsExportError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid_snapshot', message, options);
+  }
+}
+
+/** Writes gzip-compressed NDJSON records, honouring backpressure. */
+export interface NdjsonWriter {
+  write(record: unknown): Promise<void>;
+  /** Flushes and closes the file. */
+  close(): Promise<void>;
+  /** Closes the file without waiting for a clean end (after a failure). */
+  destroy(): void;
+}
+
+/** Opens `filePath` for gzip NDJSON output (created or truncated). */
+export function createNdjsonWriter(filePath: string): NdjsonWriter {
+  const gzip = createGzip();
+  const file = createWriteStream(filePath);
+  gzip.pipe(file);
+  let failure: Error | undefined;
+  const remember = (error: Error) => {
+    failure ??= error;
+  };
+  gzip.on('error', remember);
+  file.on('error', remember);
+  return {
+    async write(record) {
+      if (failure) throw failure;
+      if (!gzip.write(`${JSON.stringify(record)}\n`)) await once(gzip, 'drain');
+    },
+    async close() {
+      if (failure) throw failure;
+      gzip.end();
+      await once(file, 'close');
+      if (failure) throw failure;
+    },
+    destroy() {
+      gzip.destroy();
+      file.destroy();
+    },
+  };
+}
+
+/** Reads the records of a gzip NDJSON file one by one, in file order. */
+export async function* readNdjson(filePath: string): AsyncGenerator<unknown> {
+  const input = createReadStream(filePath).pipe(createGunzip());
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  let lineNumber = 0;
+  for await (const line of lines) {
+    lineNumber += 1;
+    if (line === '') continue;
+    try {
+      yield JSON.parse(line);
+    } catch (error) {
+      throw new SnapshotError(`${filePath}: line ${lineNumber} is not JSON`, { cause: error });
+    }
+  }
+}
+
+/** Reads a snapshot: its header first, then its transaction and change records. */
+export async function readSnapshotHeader(filePath: string): Promise<SnapshotHeader> {
+  for await (const record of readNdjson(filePath)) {
+    return asHeader(record, filePath);
+  }
+  throw new SnapshotError(`${filePath}: empty snapshot`);
+}
+
+/** Iterates a snapshot's records after checking its header. */
+export async function* readSnapshotRecords(filePath: string): AsyncGenerator<SnapshotRecord> {
+  let first = true;
+  for await (const record of readNdjson(filePath)) {
+    if (first) {
+      asHeader(record, filePath);
+      first = false;
+      continue;
+    }
+    const kind = (record as { kind?: unknown } | null)?.kind;
+    if (kind !== 'transaction' && kind !== 'change') {
+      throw new SnapshotError(`${filePath}: unknown record kind ${JSON.stringify(kind)}`);
+    }
+    yield record as SnapshotRecord;
+  }
+  if (first) throw new SnapshotError(`${filePath}: empty snapshot`);
+}
+
+function asHeader(record: unknown, filePath: string): SnapshotHeader {
+  const header = record as Partial<SnapshotHeader> | null;
+  if (header?.kind !== 'header' || header.format !== SNAPSHOT_FORMAT) {
+    throw new SnapshotError(`${filePath}: not a ${SNAPSHOT_FORMAT} file (first line is not its header)`);
+  }
+  return header as SnapshotHeader;
+}

@@ -1,0 +1,135 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { PbsExportError, ValidationError } from './errors.ts';
+import type { ServiceShapeOverrides } from './pbs/shape.ts';
+
+/**
+ * Settings of a connection to a real Portfolio Balance Service: where it is, how to authenticate
+ * and which wire shape it speaks (GAPS.md alternatives). Read from a JSON file and/or the
+ * environment; the environment wins, so a secret never has to be written into a file.
+ */
+export interface ServiceSettings {
+  baseUrl: string;
+  apiKey: string;
+  apiSecret: string;
+  profileGuid?: string;
+  requestsPerSecond?: number;
+  burst?: number;
+  timeoutMs?: number;
+  retry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number };
+  shape?: ServiceShapeOverrides;
+}
+
+const fieldPath = z.string().min(1);
+const nullablePath = fieldPath.nullable();
+const dateFormat = z.enum(['iso-instant', 'iso-date', 'epoch-millis']);
+const positiveInt = z.number().int().positive();
+
+const paginationSchema = z.discriminatedUnion('style', [
+  z.strictObject({
+    style: z.literal('page'),
+    pageParam: fieldPath.default('page'),
+    pageSizeParam: fieldPath.default('pageSize'),
+    pageSize: positiveInt.default(500),
+    firstPage: z.number().int().nonnegative().default(1),
+    totalItemsPath: nullablePath.default('totalItems'),
+    totalPagesPath: nullablePath.default('totalPages'),
+  }),
+  z.strictObject({
+    style: z.literal('offset'),
+    offsetParam: fieldPath.default('offset'),
+    limitParam: fieldPath.default('limit'),
+    limit: positiveInt.default(500),
+    totalItemsPath: nullablePath.default(null),
+  }),
+  z.strictObject({
+    style: z.literal('cursor'),
+    cursorParam: fieldPath.default('cursor'),
+    limitParam: nullablePath.default('limit'),
+    limit: positiveInt.default(500),
+    next: z.discriminatedUnion('from', [
+      z.strictObject({ from: z.literal('field'), path: fieldPath }),
+      z.strictObject({ from: z.literal('link-header') }),
+    ]),
+    totalItemsPath: nullablePath.default(null),
+  }),
+]);
+
+const shapeSchema = z.strictObject({
+  pagination: paginationSchema.optional(),
+  itemsPath: nullablePath.optional(),
+  window: z.strictObject({ startParam: fieldPath, endParam: fieldPath, dateFormat }).partial().optional(),
+  timeline: z
+    .strictObject({ path: z.string().startsWith('/v2/'), lastModifiedDateFormat: dateFormat })
+    .partial()
+    .optional(),
+  dateBounds: z.strictObject({ earliestPath: fieldPath, latestPath: fieldPath }).partial().optional(),
+  metadata: z.strictObject({ protocolsPath: nullablePath }).partial().optional(),
+  fields: z.record(z.string(), fieldPath).optional(),
+});
+
+const settingsSchema = z.strictObject({
+  baseUrl: z.url({ protocol: /^https?$/ }),
+  apiKey: z.string().min(1),
+  apiSecret: z.string().min(1),
+  profileGuid: z.string().min(1).optional(),
+  requestsPerSecond: z.number().positive().optional(),
+  burst: positiveInt.optional(),
+  timeoutMs: positiveInt.optional(),
+  retry: z
+    .strictObject({ maxAttempts: positiveInt, baseDelayMs: positiveInt, maxDelayMs: positiveInt })
+    .partial()
+    .optional(),
+  shape: shapeSchema.optional(),
+});
+
+/** Environment variables read by `loadServiceSettings`, and the setting each one sets. */
+export const SETTINGS_ENV = {
+  PBS_BASE_URL: 'baseUrl',
+  PBS_API_KEY: 'apiKey',
+  PBS_API_SECRET: 'apiSecret',
+  PBS_PROFILE_GUID: 'profileGuid',
+} as const;
+
+/**
+ * Builds the service settings from an optional JSON file and the environment (which wins).
+ * Throws `ValidationError` naming the first invalid or missing setting, never its value.
+ */
+export async function loadServiceSettings(
+  env: Record<string, string | undefined>,
+  configFile?: string,
+): Promise<ServiceSettings> {
+  let fromFile: Record<string, unknown> = {};
+  if (configFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(configFile, 'utf8');
+    } catch (error) {
+      throw new PbsExportError('config_unreadable', `cannot read config file ${configFile}`, {
+        cause: error,
+      });
+    }
+    try {
+      fromFile = JSON.parse(text) as Record<string, unknown>;
+    } catch (error) {
+      throw new ValidationError('config', `${configFile} is not valid JSON`, { cause: error });
+    }
+  }
+  const merged: Record<string, unknown> = { ...fromFile };
+  for (const [variable, key] of Object.entries(SETTINGS_ENV)) {
+    const value = env[variable];
+    if (value !== undefined && value !== '') merged[key] = value;
+  }
+  return parseServiceSettings(merged);
+}
+
+/** Validates settings given as an object (file contents merged with the environment). */
+export function parseServiceSettings(input: unknown): ServiceSettings {
+  const parsed = settingsSchema.safeParse(input);
+  if (parsed.success) return parsed.data as ServiceSettings;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.length ? issue.path.join('.') : 'config';
+  const envName = Object.entries(SETTINGS_ENV).find(([, key]) => key === field)?.[0];
+  const reason = issue?.message.endsWith('received undefined') ? 'is required' : issue?.message;
+  throw new ValidationError(field, `${reason ?? 'is invalid'}${envName ? ` (set ${envName})` : ''}`);
+}
