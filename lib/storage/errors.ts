@@ -1,0 +1,33 @@
+import { PbsExportError } from '../errors.ts';
+
+/**
+ * Storing, listing or discarding an object failed. `location` names the object (a file path or
+ * `s3://bucket/key`), never a credential or a signed URL; `cause` keeps the original failure.
+ */
+export class StorageError extends PbsExportError {
+  /** The object concerned: a file path or `s3://bucket/key`. */
+  readonly location: string;
+  /**
+   * Set when cleaning up after the failure failed too (e.g. the server refused
+   * AbortMultipartUpload); reported beside `cause` so it never hides the original failure.
+   */
+  readonly cleanupError: unknown;
+
+  constructor(location: string, message: string, options: { cause?: unknown; cleanupError?: unknown } = {}) {
+    super('storage_failed', `${location}: ${message}`, { cause: options.cause });
+    this.location = location;
+    this.cleanupError = options.cleanupError;
+  }
+}
+
+/** Reason used when an object is discarded through `abort()` without a reason of its own. */
+export class StorageAbortedError extends PbsExportError {
+  constructor(location: string, options?: { cause?: unknown }) {
+    super('storage_aborted', `${location}: write aborted`, options);
+  }
+}
+
+/** The message of an unknown thrown value, for composing error messages. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { describe, expect, it } from 'vitest';
+import { HashingStream } from './hashing.ts';
+
+async function passThrough(chunks: (string | Buffer)[]): Promise<{ hasher: HashingStream; out: Buffer }> {
+  const hasher = new HashingStream();
+  const received: Buffer[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      received.push(chunk);
+      callback();
+    },
+  });
+  await pipeline(Readable.from(chunks), hasher, sink);
+  return { hasher, out: Buffer.concat(received) };
+}
+
+describe('HashingStream', () => {
+  it('returns the bytes unchanged', async () => {
+    const { out } = await passThrough([Buffer.from('abc'), Buffer.from('def')]);
+
+    expect(out.toString()).toBe('abcdef');
+  });
+
+  it('returns the SHA-256 and byte count of what passed through', async () => {
+    const { hasher } = await passThrough(['Grüße,', Buffer.from([0, 255])]);
+
+    const expected = Buffer.concat([Buffer.from('Grüße,', 'utf8'), Buffer.from([0, 255])]);
+    expect(hasher.sha256).toBe(createHash('sha256').update(expected).digest('hex'));
+    expect(hasher.bytes).toBe(expected.byteLength);
+  });
+
+  it('returns the SHA-256 of no bytes for an empty stream', async () => {
+    const { hasher } = await passThrough([]);
+
+    expect(hasher.sha256).toBe(createHash('sha256').digest('hex'));
+    expect(hasher.bytes).toBe(0);
+  });
+
+  it('refuses to report a SHA-256 before the stream has finished', () => {
+    const hasher = new HashingStream();
+    hasher.write('abc');
+
+    expect(() => hasher.sha256).toThrow(/finished/);
+  });
+});
