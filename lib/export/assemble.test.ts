@@ -30,6 +30,7 @@ const header: SnapshotHeader = {
   request: { profile: 'demo' },
   apiBase: 'http://127.0.0.1:1',
   createdAt: '2026-11-22T00:00:00.000Z',
+  fields: DEFAULT_SHAPE.fields,
   windows: [],
   shards: [],
 };

@@ -48,6 +48,7 @@ export interface FetchOptions {
   /** Whole-shard attempts when the fetched count disagrees with the service's total. */
   shardAttempts: number;
   onPage?: (progress: FetchProgress) => void;
+  onShardDone?: (shard: FetchedShard) => void;
 }
 
 /** The service's reported total and the items it actually returned disagree. */
@@ -104,7 +105,9 @@ async function fetchShardWithRetry(
   for (let attempt = 1; ; attempt += 1) {
     try {
       const { rows, totalReported } = await fetchShardOnce(client, shard, filters, partFile, options);
-      return { shard, partFile, rows, totalReported, attempts: attempt };
+      const fetched = { shard, partFile, rows, totalReported, attempts: attempt };
+      options.onShardDone?.(fetched);
+      return fetched;
     } catch (error) {
       if (!(error instanceof IncompleteShardError) || attempt >= options.shardAttempts) throw error;
     }

@@ -26,6 +26,8 @@ export interface Manifest {
   windows: SnapshotHeader['windows'];
   shards: SnapshotHeader['shards'];
   counts: Record<string, number>;
+  /** Report totals as exact decimal strings, e.g. `totalValue`. */
+  totals?: Record<string, string>;
   files: ManifestFile[];
 }
 

@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { createGunzip, createGzip } from 'node:zlib';
 import { PbsExportError } from '../errors.ts';
 import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
+import type { TransactionFieldMap } from '../pbs/shape.ts';
 
 /** Format marker of the first line of every snapshot. */
 export const SNAPSHOT_FORMAT = 'pbs-export/snapshot@1';
@@ -16,6 +17,8 @@ export interface SnapshotHeader {
   request: unknown;
   apiBase: string;
   createdAt: string;
+  /** Field map the transactions were read with, so a render elsewhere reads them the same way. */
+  fields: TransactionFieldMap;
   /** Plan as fetched: windows and shards with their row counts. */
   windows: { index: number; label: string; start: string; end: string }[];
   shards: {
@@ -27,8 +30,8 @@ export interface SnapshotHeader {
   }[];
 }
 
+/** A record after the header: one transaction of a shard, or one timeline item. */
 export type SnapshotRecord =
-  | SnapshotHeader
   | { kind: 'transaction'; shard: string; data: RawTransaction }
   | { kind: 'change'; data: RawTimelineItem };
 

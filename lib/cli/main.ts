@@ -1,0 +1,175 @@
+import { resolve } from 'node:path';
+import { PbsExportError, ValidationError } from '../errors.ts';
+import { publicApiBase } from '../export/manifest.ts';
+import { periodLabel } from '../export/period.ts';
+import { publishReports } from '../export/publish.ts';
+import { parseExportRequest } from '../export/request.ts';
+import { newRunId, runExport } from '../export/run.ts';
+import { readSnapshotHeader } from '../export/snapshot.ts';
+import { createPbsClient, type PbsClient } from '../pbs/index.ts';
+import { resolveShape } from '../pbs/shape.ts';
+import { loadServiceSettings } from '../settings.ts';
+import { profilesWithCounts, startSimulator } from '../simulator/index.ts';
+import type { RunningSimulator } from '../simulator/types.ts';
+import { createLocalSink, createS3Client, createS3Sink, type Sink } from '../storage/index.ts';
+import { type CliCommand, type Destination, parseCommandLine, type RunCommand, USAGE } from './args.ts';
+import { createProgressReporter } from './progress.ts';
+import { printSummary } from './summary.ts';
+
+/** The process around the CLI: streams, environment and clock, injected for tests. */
+export interface CliIo {
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown };
+  env: Record<string, string | undefined>;
+  now: () => Date;
+}
+
+/** Exit codes: 0 only when every file was published. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/**
+ * Runs the command line and returns the exit code. Errors are printed as one line naming the
+ * field or stage and the reason; secrets never reach the output.
+ */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  let command: CliCommand;
+  try {
+    command = parseCommandLine(argv, io.env);
+  } catch (error) {
+    io.stderr.write(`error: ${(error as Error).message}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  try {
+    if (command.command === 'help') {
+      io.stdout.write(USAGE);
+      return EXIT.ok;
+    }
+    if (command.command === 'render') return await render(command, io);
+    return await run(command, io);
+  } catch (error) {
+    io.stderr.write(`error: ${describeError(error)}\n`);
+    return error instanceof ValidationError ? EXIT.usage : EXIT.failed;
+  }
+}
+
+async function run(command: RunCommand, io: CliIo): Promise<number> {
+  const request = parseExportRequest(command.request);
+  const service = await connect(command, request.profile, io);
+  try {
+    const sink = createSink(command.destination);
+    const progress = createProgressReporter(io.stdout);
+    const result = await runExport(request, {
+      client: service.client,
+      sink,
+      fields: service.client.shape.fields,
+      apiBase: service.apiBase,
+      now: io.now,
+      ...(command.concurrency !== undefined ? { concurrency: command.concurrency } : {}),
+      onProgress: progress.update,
+      warn: (message) => io.stderr.write(`warning: ${message}\n`),
+    });
+    progress.stop();
+    printSummary(io.stdout, result.manifest, sink.root);
+    return EXIT.ok;
+  } finally {
+    await service.close();
+  }
+}
+
+async function render(command: Extract<CliCommand, { command: 'render' }>, io: CliIo): Promise<number> {
+  const header = await readSnapshotHeader(command.snapshot);
+  const request = parseExportRequest(header.request);
+  const runId = newRunId(io.now());
+  const sink = createSink(command.destination);
+  const formats = command.formats
+    ? parseExportRequest({ ...request, formats: command.formats }).formats
+    : undefined;
+  const manifest = await publishReports({
+    snapshotFile: command.snapshot,
+    header,
+    sink,
+    prefix: `reports/${request.profile}/${periodLabel(request.period)}/${runId}`,
+    runId,
+    now: io.now,
+    generator: { name: 'pbs-export', version: '0.1.0' },
+    counts: { renderedFromSnapshot: 1 },
+    ...(formats ? { formats } : {}),
+  });
+  printSummary(io.stdout, manifest, sink.root);
+  return EXIT.ok;
+}
+
+interface Connection {
+  client: PbsClient;
+  apiBase: string;
+  close(): Promise<void>;
+}
+
+/** Connects to the embedded simulator or to the real service, per the command line. */
+async function connect(command: RunCommand, profile: string, io: CliIo): Promise<Connection> {
+  if (command.service.kind === 'service') {
+    const settings = await loadServiceSettings(io.env, command.service.configFile);
+    const client = createPbsClient({
+      baseUrl: settings.baseUrl,
+      credentials: {
+        apiKey: settings.apiKey,
+        apiSecret: settings.apiSecret,
+        ...(settings.profileGuid !== undefined ? { profileGuid: settings.profileGuid } : {}),
+      },
+      ...(settings.shape ? { shape: settings.shape } : {}),
+      ...(settings.requestsPerSecond !== undefined ? { requestsPerSecond: settings.requestsPerSecond } : {}),
+      ...(settings.burst !== undefined ? { burst: settings.burst } : {}),
+      ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
+      ...(settings.retry ? { retry: settings.retry } : {}),
+    });
+    return { client, apiBase: publicApiBase(settings.baseUrl), close: async () => {} };
+  }
+  const simulator = await startEmbeddedSimulator(command.service);
+  const simulated = simulator.profiles.find((candidate) => candidate.name === profile);
+  if (!simulated) {
+    await simulator.close();
+    const names = simulator.profiles.map((candidate) => candidate.name).join(', ');
+    throw new ValidationError(
+      'profile',
+      `the embedded simulator has no profile "${profile}" (it has: ${names})`,
+    );
+  }
+  io.stderr.write(`Using the embedded simulator at ${simulator.url} (demo data, not a real portfolio).\n`);
+  const client = createPbsClient({
+    baseUrl: simulator.url,
+    credentials: {
+      apiKey: simulated.apiKey,
+      apiSecret: simulated.apiSecret,
+      profileGuid: simulated.profileGuid,
+    },
+    requestsPerSecond: 20,
+    shape: resolveShape(),
+  });
+  return { client, apiBase: simulator.url, close: () => simulator.close() };
+}
+
+async function startEmbeddedSimulator(
+  choice: Extract<RunCommand['service'], { kind: 'simulator' }>,
+): Promise<RunningSimulator> {
+  return startSimulator({
+    ...(choice.seed !== undefined ? { seed: choice.seed } : {}),
+    ...(choice.transactions !== undefined
+      ? { profiles: profilesWithCounts({ demo: choice.transactions }) }
+      : {}),
+  });
+}
+
+function createSink(destination: Destination): Sink {
+  if (destination.kind === 'folder') return createLocalSink(resolve(destination.dir));
+  const client = createS3Client({
+    region: destination.region ?? 'us-east-1',
+    ...(destination.endpoint !== undefined ? { endpoint: destination.endpoint, forcePathStyle: true } : {}),
+  });
+  return createS3Sink({ client, bucket: destination.bucket, prefix: destination.prefix });
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof PbsExportError) return error.message;
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}

@@ -1,0 +1,110 @@
+/**
+ * Exact decimal strings: validation, normalisation and the few operations the export needs.
+ * Amounts never pass through binary floating point; sums use big.js, whose addition is exact.
+ */
+import BigFactory from 'big.js';
+
+// A private constructor so no other module's big.js settings can affect ours.
+const Big = BigFactory();
+
+const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/** Largest exponent magnitude accepted in `1e-7` forms; bounds the plain string's length. */
+export const MAX_DECIMAL_EXPONENT = 1000;
+
+/**
+ * Parses a decimal amount into plain notation, exactly. Accepts `-?\d+(\.\d+)?` and exponent forms
+ * (`1e-7`, `-1.5E+3`), converted digit by digit (`1e-7` → `0.0000001`). The fractional scale given
+ * is kept (`4205.120000` stays as is), leading integer zeros are dropped and `-0` becomes `0`.
+ * A finite JSON number is accepted through its shortest round-trip text, which is all that is left
+ * of it after `JSON.parse`. Returns `null` for anything else (including `+1`, `.5`, `1.`, `NaN`).
+ */
+export function parseDecimal(input: unknown): string | null {
+  let text: string;
+  if (typeof input === 'string') text = input;
+  else if (typeof input === 'number' && Number.isFinite(input)) text = String(input);
+  else return null;
+  const match = DECIMAL.exec(text);
+  if (match === null) return null;
+  const negative = match[1] === '-';
+  const intPart = match[2] ?? '0';
+  const fracPart = match[3] ?? '';
+  const exponent = match[4] === undefined ? 0 : Number(match[4]);
+  if (Math.abs(exponent) > MAX_DECIMAL_EXPONENT) return null;
+
+  const digits = intPart + fracPart;
+  const point = intPart.length + exponent;
+  let whole: string;
+  let fraction: string;
+  if (point <= 0) {
+    whole = '0';
+    fraction = '0'.repeat(-point) + digits;
+  } else if (point >= digits.length) {
+    whole = digits + '0'.repeat(point - digits.length);
+    fraction = '';
+  } else {
+    whole = digits.slice(0, point);
+    fraction = digits.slice(point);
+  }
+  whole = whole.replace(/^0+(?=\d)/, '');
+  const plain = fraction === '' ? whole : `${whole}.${fraction}`;
+  return negative && !/^[0.]+$/.test(plain) ? `-${plain}` : plain;
+}
+
+/** Whether `input` is a decimal string (or number) that {@link parseDecimal} accepts. */
+export function isDecimal(input: unknown): boolean {
+  return parseDecimal(input) !== null;
+}
+
+function plain(value: BigFactory.Big): string {
+  const text = value.toFixed();
+  return text === '-0' ? '0' : text;
+}
+
+/** `a + b`, exact, in plain notation without trailing fractional zeros. */
+export function addDecimal(a: string, b: string): string {
+  return plain(new Big(a).plus(b));
+}
+
+/** `a - b`, exact, in plain notation without trailing fractional zeros. */
+export function subtractDecimal(a: string, b: string): string {
+  return plain(new Big(a).minus(b));
+}
+
+/** The exact sum of `values` (`0` for none), in plain notation without trailing fractional zeros. */
+export function sumDecimals(values: Iterable<string>): string {
+  let total = new Big(0);
+  for (const value of values) total = total.plus(value);
+  return plain(total);
+}
+
+/** `-a`, keeping the scale of a plain decimal string (`0.00` stays `0.00`). */
+export function negateDecimal(a: string): string {
+  if (a.startsWith('-')) return a.slice(1);
+  return isZeroDecimal(a) ? a : `-${a}`;
+}
+
+/** `|a|`, keeping the scale of a plain decimal string. */
+export function absDecimal(a: string): string {
+  return a.startsWith('-') ? a.slice(1) : a;
+}
+
+/** Whether the decimal string is zero (`0`, `-0.000`, `0e5`). */
+export function isZeroDecimal(a: string): boolean {
+  return new Big(a).eq(0);
+}
+
+/** Compares two decimal strings numerically: -1, 0 or 1. */
+export function compareDecimal(a: string, b: string): -1 | 0 | 1 {
+  return new Big(a).cmp(b) as -1 | 0 | 1;
+}
+
+/** The sign of a decimal string: -1, 0 or 1. */
+export function signDecimal(a: string): -1 | 0 | 1 {
+  return compareDecimal(a, '0');
+}
+
+/** Plain notation without trailing fractional zeros, for display (`4205.120000` → `4205.12`). */
+export function trimDecimal(a: string): string {
+  return plain(new Big(a));
+}

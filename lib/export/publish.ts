@@ -1,0 +1,217 @@
+import { createReadStream } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Sink, StoredObject } from '../storage/sink.ts';
+import { MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './manifest.ts';
+import { createNormalizer } from './normalize.ts';
+import { periodLabel, periodRange } from './period.ts';
+import { type ExportRequest, parseExportRequest } from './request.ts';
+import { readSnapshotRecords, type SnapshotHeader } from './snapshot.ts';
+import { createSummary } from './summary.ts';
+import type { Row, TableSource } from './table.ts';
+import { writeCsv } from './writers/csv.ts';
+import { writeXlsx } from './writers/xlsx.ts';
+
+export interface PublishInput {
+  snapshotFile: string;
+  header: SnapshotHeader;
+  sink: Sink;
+  /** Folder of the run inside the sink, e.g. `reports/demo/2025/20261122T041500Z-3f9a1c`. */
+  prefix: string;
+  runId: string;
+  now: () => Date;
+  generator: { name: string; version: string };
+  /** Counts gathered before rendering (fetch and assembly), recorded in the manifest. */
+  counts: Record<string, number>;
+  /** Formats to write instead of the request's (render from a snapshot). */
+  formats?: readonly ('csv' | 'xlsx')[];
+  onPublished?: (file: StoredObject) => void;
+}
+
+const CONTENT_TYPES = {
+  csv: 'text/csv; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  gzip: 'application/gzip',
+  json: 'application/json',
+} as const;
+
+/**
+ * Renders the requested reports from a snapshot and publishes them with the snapshot itself:
+ * the snapshot first, then the CSV files, then the workbook (whose About sheet lists the files
+ * before it), and the manifest last. Any failure aborts the file being written and rejects
+ * before the manifest, so the run is never marked finished.
+ */
+export async function publishReports(input: PublishInput): Promise<Manifest> {
+  const request: ExportRequest = parseExportRequest(input.header.request);
+  const formats = input.formats ?? request.formats;
+  const baseName = `${request.profile}_${periodLabel(request.period)}`;
+  const { tables, totals } = await buildTables(input.snapshotFile, input.header, request);
+  const files: ManifestFile[] = [];
+
+  const publish = async (
+    name: string,
+    contentType: string,
+    write: (out: Writable) => Promise<number | undefined>,
+  ) => {
+    const object = input.sink.create(`${input.prefix}/${name}`, contentType);
+    try {
+      const rows = await write(object.stream);
+      const stored = { ...(await object.done()), name };
+      files.push(rows === undefined ? stored : { ...stored, rows });
+      input.onPublished?.(stored);
+    } catch (error) {
+      await object.abort(error);
+      throw error;
+    }
+  };
+
+  await publish(`${baseName}_snapshot.ndjson.gz`, CONTENT_TYPES.gzip, async (out) => {
+    await pipeline(createReadStream(input.snapshotFile), out);
+    return undefined;
+  });
+  if (formats.includes('csv')) {
+    for (const table of tables) {
+      await publish(`${baseName}_${table.spec.name}.csv`, CONTENT_TYPES.csv, async (out) => {
+        const { rows } = await writeCsv(table, out, {
+          delimiter: request.csv.delimiter,
+          decimalSeparator: request.csv.decimalSeparator,
+        });
+        return rows;
+      });
+    }
+  }
+  const range = periodRange(request.period, request.timeZone);
+  const period = {
+    label: periodLabel(request.period),
+    start: range.start.toUTC().toISO() ?? '',
+    end: range.end.toUTC().toISO() ?? '',
+    timeZone: request.timeZone,
+  };
+  const manifestBase = {
+    format: MANIFEST_FORMAT,
+    generator: input.generator,
+    runId: input.runId,
+    createdAt: input.header.createdAt,
+    request,
+    period,
+    apiBase: input.header.apiBase,
+    windows: input.header.windows,
+    shards: input.header.shards,
+    counts: input.counts,
+    totals,
+  } as const;
+  if (formats.includes('xlsx')) {
+    await publish(`${baseName}.xlsx`, CONTENT_TYPES.xlsx, async (out) => {
+      const about = aboutTable({
+        ...manifestBase,
+        completedAt: input.now().toISOString(),
+        files: [...files],
+      });
+      const result = await writeXlsx([...tables, about], out);
+      return result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0);
+    });
+  }
+  const manifest: Manifest = { ...manifestBase, completedAt: input.now().toISOString(), files: [...files] };
+  await publish(MANIFEST_NAME, CONTENT_TYPES.json, async (out) => {
+    out.end(`${JSON.stringify(manifest, null, 2)}\n`);
+    return undefined;
+  });
+  return manifest;
+}
+
+/**
+ * First pass over the snapshot: learns the extra columns and the summaries; returns the tables
+ * of the requested reports, each re-reading the snapshot when its rows are written.
+ */
+async function buildTables(
+  snapshotFile: string,
+  header: SnapshotHeader,
+  request: ExportRequest,
+): Promise<{ tables: TableSource[]; totals: Record<string, string> }> {
+  const normalizer = createNormalizer({ fields: header.fields, timeZone: request.timeZone });
+  const summary = createSummary({ timeZone: request.timeZone });
+  for await (const record of readSnapshotRecords(snapshotFile)) {
+    if (record.kind === 'transaction') {
+      normalizer.observe(record.data);
+      summary.add(normalizer.canonical(record.data));
+    } else {
+      normalizer.observeChange(record.data);
+    }
+  }
+  const rowsOf = (kind: 'transaction' | 'change', toRows: (data: Record<string, unknown>) => Row[]) =>
+    async function* rows(): AsyncGenerator<Row> {
+      for await (const record of readSnapshotRecords(snapshotFile)) {
+        if (record.kind === kind) yield* toRows(record.data);
+      }
+    };
+  const tables: TableSource[] = [];
+  if (request.reports.includes('transactions')) {
+    tables.push({
+      spec: normalizer.transactionsSpec(),
+      rows: rowsOf('transaction', (data) => [normalizer.transactionRow(data)]),
+    });
+  }
+  if (request.reports.includes('movements')) {
+    tables.push({
+      spec: normalizer.movementsSpec(),
+      rows: rowsOf('transaction', (data) => normalizer.movementRows(data)),
+    });
+  }
+  if (request.reports.includes('summary')) tables.push(...summary.tables());
+  if (request.reports.includes('changes')) {
+    tables.push({
+      spec: normalizer.changesSpec(),
+      rows: rowsOf('change', (data) => [normalizer.changeRow(data)]),
+    });
+  }
+  const totals: Record<string, string> = {};
+  for (const [currency, total] of summary.totals()) {
+    const suffix = currency === '' ? '' : ` (${currency})`;
+    totals[`value${suffix}`] = total.value;
+    totals[`fees${suffix}`] = total.fees;
+  }
+  return { tables, totals };
+}
+
+/** The About sheet: what was asked, of whom, how it was fetched, and the files published before it. */
+function aboutTable(manifest: Manifest): TableSource {
+  const pairs: [string, string][] = [
+    ['Generator', `${manifest.generator.name} ${manifest.generator.version}`],
+    ['Run id', manifest.runId],
+    ['Profile', String((manifest.request as ExportRequest).profile)],
+    [
+      'Period',
+      `${manifest.period.label} (${manifest.period.start} to ${manifest.period.end}, end exclusive)`,
+    ],
+    ['Time zone', manifest.period.timeZone],
+    ['API base', manifest.apiBase],
+    ['Request', JSON.stringify(manifest.request)],
+    ['Created at', manifest.createdAt],
+    ...Object.entries(manifest.counts).map(([key, value]): [string, string] => [
+      `Count: ${key}`,
+      String(value),
+    ]),
+    ...manifest.windows.map((w): [string, string] => [`Window ${w.label}`, `${w.start} to ${w.end}`]),
+    ...manifest.shards.map((s): [string, string] => [
+      `Shard ${s.id}`,
+      `${s.rows} rows${s.totalReported === null ? '' : ` (service reported ${s.totalReported})`}`,
+    ]),
+    ...manifest.files.map((f): [string, string] => [
+      `File ${f.name}`,
+      `sha256 ${f.sha256}, ${f.bytes} bytes`,
+    ]),
+  ];
+  return {
+    spec: {
+      name: 'about',
+      title: 'About',
+      columns: [
+        { key: 'item', header: 'Item', kind: 'text' },
+        { key: 'value', header: 'Value', kind: 'text' },
+      ],
+    },
+    async *rows() {
+      yield* pairs;
+    },
+  };
+}

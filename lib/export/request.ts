@@ -1,0 +1,215 @@
+/**
+ * The export request: what every trigger (HTTP, schedule, CLI) builds and `runExport` consumes.
+ * A parsed request is itself a valid input, so it can be stored and parsed again unchanged.
+ */
+import { IANAZone } from 'luxon';
+import { z } from 'zod';
+import { ValidationError } from '../errors.ts';
+import { isDayOrInstant, type Period, periodProblem } from './period.ts';
+
+/** Reports an export can produce. */
+export const REPORTS = ['transactions', 'movements', 'summary', 'changes'] as const;
+/** One report name. */
+export type ReportName = (typeof REPORTS)[number];
+
+/** File formats an export can write. */
+export const FORMATS = ['csv', 'xlsx'] as const;
+/** One file format. */
+export type FormatName = (typeof FORMATS)[number];
+
+/** Sizes of the fetch windows a period is split into. */
+export const WINDOW_SIZES = ['month', 'week', 'day', 'year'] as const;
+/** One window size: the local calendar unit a period is cut into. */
+export type WindowSize = (typeof WINDOW_SIZES)[number];
+
+/** Profile names double as path segments: no dots, slashes or leading dash. */
+export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+const DEFAULT_REPORTS: ReportName[] = ['transactions', 'movements', 'summary'];
+
+const trimmedText = z
+  .string()
+  .transform((text) => text.trim())
+  .refine((text) => text.length > 0, 'must not be empty');
+
+/** Keeps the first occurrence of each value, in order. */
+function dedupe<T>(values: readonly T[]): T[] {
+  return [...new Set(values)];
+}
+
+/** Keeps the canonical order of a fixed vocabulary. */
+function inOrder<T extends string>(vocabulary: readonly T[], values: readonly T[]): T[] {
+  return vocabulary.filter((value) => values.includes(value));
+}
+
+const periodSchema = z.unknown().superRefine((value, ctx) => {
+  const problem = periodProblem(value);
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem.reason, path: problem.path });
+});
+
+const filtersSchema = z
+  .strictObject({
+    tokens: z.array(trimmedText).optional(),
+    category: trimmedText.optional(),
+    hash: trimmedText.optional(),
+  })
+  .transform(({ tokens, category, hash }) => ({
+    ...(tokens !== undefined && tokens.length > 0 ? { tokens: dedupe(tokens) } : {}),
+    ...(category !== undefined ? { category } : {}),
+    ...(hash !== undefined ? { hash } : {}),
+  }));
+
+const csvSchema = z
+  .strictObject({
+    delimiter: z.enum([',', ';', '\t']).optional(),
+    decimalSeparator: z.enum(['.', ',']).optional(),
+  })
+  .transform(({ delimiter, decimalSeparator = '.' }) => ({
+    // A decimal comma alone implies the semicolon, as spreadsheets in those locales expect.
+    delimiter: delimiter ?? (decimalSeparator === ',' ? ';' : ','),
+    decimalSeparator,
+  }))
+  .refine((csv) => csv.delimiter !== csv.decimalSeparator, {
+    message: 'delimiter and decimalSeparator must differ',
+    path: ['decimalSeparator'],
+  });
+
+/** The zod schema of an export request (input: what callers send; output: {@link ExportRequest}). */
+export const ExportRequestSchema = z
+  .strictObject({
+    profile: z
+      .string()
+      .regex(PROFILE_NAME, 'expected 1-64 letters, digits, "_" or "-", not starting with "_" or "-"'),
+    period: periodSchema,
+    timeZone: z
+      .string()
+      .refine((zone) => IANAZone.isValidZone(zone), 'expected an IANA time zone such as "Europe/Berlin"')
+      .default('UTC'),
+    reports: z
+      .array(z.enum(REPORTS))
+      .min(1, 'must name at least one report')
+      .transform((reports) => inOrder(REPORTS, reports))
+      .default(() => [...DEFAULT_REPORTS]),
+    changesSince: z
+      .string()
+      .refine(isDayOrInstant, 'expected an ISO date "YYYY-MM-DD" or an ISO instant with offset')
+      .optional(),
+    formats: z
+      .array(z.enum(FORMATS))
+      .min(1, 'must name at least one format')
+      .transform((formats) => inOrder(FORMATS, formats))
+      .default(() => [...FORMATS]),
+    filters: filtersSchema.default(() => ({})),
+    protocols: z
+      .union([
+        z.literal('all'),
+        z.array(trimmedText).min(1, 'must name at least one protocol, or be omitted'),
+      ])
+      .transform((protocols) => (protocols === 'all' ? protocols : dedupe(protocols)))
+      .optional(),
+    window: z.enum(WINDOW_SIZES).default('month'),
+    csv: csvSchema.default(() => ({ delimiter: ',' as const, decimalSeparator: '.' as const })),
+  })
+  .superRefine((request, ctx) => {
+    // Runs even when another field failed, so the reports may still be the raw input.
+    const wantsChanges = Array.isArray(request.reports) && request.reports.includes('changes');
+    if (wantsChanges && request.changesSince === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'required when reports include "changes"',
+        path: ['changesSince'],
+      });
+    }
+    if (!wantsChanges && request.changesSince !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'only allowed when reports include "changes"',
+        path: ['changesSince'],
+      });
+    }
+  })
+  .transform((request) => ({ ...request, period: request.period as Period }));
+
+/** A validated export request with every default filled in. */
+export type ExportRequest = z.output<typeof ExportRequestSchema>;
+
+/** What a caller may send: optional fields may be left out. */
+export type ExportRequestInput = z.input<typeof ExportRequestSchema>;
+
+/** Which searches to run: all transactions (absent), one per named protocol, or every protocol. */
+export type ProtocolSelection = NonNullable<ExportRequest['protocols']>;
+
+/** One problem found in a request. */
+export interface RequestIssue {
+  /** Dotted path, e.g. `filters.tokens[1]`. */
+  field: string;
+  reason: string;
+}
+
+/** An invalid export request: `field`/`reason` name the first problem, `issues` lists them all. */
+export class RequestValidationError extends ValidationError {
+  readonly issues: readonly RequestIssue[];
+
+  constructor(issues: readonly [RequestIssue, ...RequestIssue[]]) {
+    super(issues[0].field, issues[0].reason);
+    this.issues = issues;
+    this.message = issues.map((issue) => `${issue.field}: ${issue.reason}`).join('; ');
+  }
+}
+
+/** Writes a zod path the way people read it: `filters.tokens[1]`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let text = '';
+  for (const key of path) {
+    if (typeof key === 'number') text += `[${key}]`;
+    else text += text === '' ? String(key) : `.${String(key)}`;
+  }
+  return text;
+}
+
+function toIssues(error: z.ZodError): RequestIssue[] {
+  return error.issues.flatMap((issue): RequestIssue[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        field: formatPath([...issue.path, key]),
+        reason: 'unrecognized key',
+      }));
+    }
+    return [{ field: formatPath(issue.path) || '(request)', reason: issue.message }];
+  });
+}
+
+/**
+ * Validates an export request and fills in defaults. Throws {@link RequestValidationError}
+ * (a `ValidationError`) naming the first invalid field by dotted path, with every issue in its
+ * message.
+ */
+export function parseExportRequest(input: unknown): ExportRequest {
+  const result = ExportRequestSchema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = toIssues(result.error);
+  const [first, ...rest] = issues;
+  throw new RequestValidationError(
+    first === undefined ? [{ field: '(request)', reason: 'invalid' }] : [first, ...rest],
+  );
+}
+
+/**
+ * Things about a valid request the caller should know but that do not make it invalid: a hash
+ * filter makes the service ignore every other filter (spec, GET /v2/transactions rule 1).
+ */
+export function requestWarnings(request: ExportRequest): string[] {
+  const warnings: string[] = [];
+  const { hash, tokens, category } = request.filters;
+  if (hash !== undefined) {
+    const ignored = [
+      ...(tokens !== undefined ? ['filters.tokens'] : []),
+      ...(category !== undefined ? ['filters.category'] : []),
+      ...(request.protocols !== undefined ? ['protocols'] : []),
+    ];
+    if (ignored.length > 0) {
+      warnings.push(`filters.hash is given: the service ignores ${ignored.join(', ')} when a hash is given`);
+    }
+  }
+  return warnings;
+}

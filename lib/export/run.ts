@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DateBounds, RawTimelineItem, TimelineQuery } from '../pbs/model.ts';
+import type { TransactionFieldMap } from '../pbs/shape.ts';
+import type { Sink } from '../storage/sink.ts';
+import { assembleSnapshot } from './assemble.ts';
+import { type FetchProgress, fetchShards, type TransactionPageSource } from './fetch.ts';
+import { type Manifest, publicApiBase } from './manifest.ts';
+import { periodLabel, periodRange, resolveChangesSince } from './period.ts';
+import { planShards, planWindows, resolveProtocols } from './plan.ts';
+import { publishReports } from './publish.ts';
+import { type ExportRequest, requestWarnings } from './request.ts';
+import { SNAPSHOT_FORMAT, type SnapshotHeader } from './snapshot.ts';
+
+/** What `runExport` needs of the service client. */
+export interface ExportServiceClient extends TransactionPageSource {
+  dateBounds(): Promise<DateBounds>;
+  defiProtocols(): Promise<string[]>;
+  timeline(query?: TimelineQuery): AsyncIterable<RawTimelineItem>;
+}
+
+/** Progress of a run, for a progress bar or log lines. */
+export type ExportProgress =
+  | { stage: 'planned'; windows: number; shards: number }
+  | ({ stage: 'page' } & FetchProgress)
+  | { stage: 'shard'; shard: string; rows: number }
+  | { stage: 'fetched'; transactions: number }
+  | { stage: 'published'; file: string; bytes: number };
+
+/** Everything `runExport` uses besides the request; built once per process by the caller. */
+export interface ExportDeps {
+  client: ExportServiceClient;
+  sink: Sink;
+  /** Where the service puts each transaction field (the configured shape's field map). */
+  fields: TransactionFieldMap;
+  /** Base URL of the service, recorded in the manifest without any credential. */
+  apiBase: string;
+  now: () => Date;
+  /** Folder for the run's scratch files (removed afterwards). Default: the OS temp folder. */
+  workDir?: string;
+  /** Shards fetched at once. Default 4. */
+  concurrency?: number;
+  /** Whole-shard attempts on an incomplete fetch. Default 3. */
+  shardAttempts?: number;
+  /** Run id; default: UTC time of the run plus random hex. */
+  runId?: string;
+  generator?: { name: string; version: string };
+  onProgress?: (progress: ExportProgress) => void;
+  warn?: (message: string) => void;
+}
+
+export interface ExportResult {
+  runId: string;
+  /** Folder (relative to the sink) that holds the run's files. */
+  prefix: string;
+  manifest: Manifest;
+}
+
+/** Name and version written into every manifest and About sheet. */
+export const GENERATOR = { name: 'pbs-export', version: '0.1.0' };
+
+/**
+ * Runs one export: plans windows from the portfolio's date-bounds, fetches every shard in full,
+ * spools a raw snapshot, renders the reports from it and publishes them, manifest last. A run
+ * that fails publishes no manifest, so no report set looks finished unless it is.
+ */
+export async function runExport(request: ExportRequest, deps: ExportDeps): Promise<ExportResult> {
+  for (const warning of requestWarnings(request)) deps.warn?.(warning);
+  const startedAt = deps.now();
+  const runId = deps.runId ?? newRunId(startedAt);
+  const prefix = `reports/${request.profile}/${periodLabel(request.period)}/${runId}`;
+  const workDir = await mkdtemp(join(deps.workDir ?? tmpdir(), 'pbs-export-'));
+  try {
+    const bounds = await deps.client.dateBounds();
+    const protocols =
+      request.protocols === undefined || request.filters.hash !== undefined
+        ? null
+        : resolveProtocols(request.protocols, await deps.client.defiProtocols());
+    const planned = planWindows({
+      period: request.period,
+      timeZone: request.timeZone,
+      window: request.window,
+      bounds,
+    });
+    // The service ignores the window when a hash is given, so one search covers the period.
+    const windows =
+      request.filters.hash !== undefined && planned.length > 0 ? [wholePeriod(request)] : planned;
+    const shards = planShards(windows, protocols);
+    deps.onProgress?.({ stage: 'planned', windows: windows.length, shards: shards.length });
+
+    const fetched = await fetchShards(deps.client, shards, request.filters, {
+      workDir,
+      concurrency: deps.concurrency ?? 4,
+      shardAttempts: deps.shardAttempts ?? 3,
+      onPage: (page) => deps.onProgress?.({ stage: 'page', ...page }),
+      onShardDone: (done) => deps.onProgress?.({ stage: 'shard', shard: done.shard.id, rows: done.rows }),
+    });
+
+    const header: SnapshotHeader = {
+      kind: 'header',
+      format: SNAPSHOT_FORMAT,
+      request,
+      apiBase: publicApiBase(deps.apiBase),
+      createdAt: startedAt.toISOString(),
+      fields: deps.fields,
+      windows: windows.map((w) => ({
+        index: w.index,
+        label: w.label,
+        start: w.start.toISOString(),
+        end: w.end.toISOString(),
+      })),
+      shards: fetched.map((f) => ({
+        id: f.shard.id,
+        window: f.shard.window.index,
+        protocol: f.shard.protocol,
+        rows: f.rows,
+        totalReported: f.totalReported,
+      })),
+    };
+    const snapshotFile = join(workDir, 'snapshot.ndjson.gz');
+    const changes = request.reports.includes('changes')
+      ? deps.client.timeline({
+          lastModifiedDate: resolveChangesSince(request.changesSince as string, request.timeZone),
+        })
+      : undefined;
+    const assembled = await assembleSnapshot({
+      header,
+      windows: windows,
+      fetched,
+      fields: deps.fields,
+      snapshotFile,
+      ...(changes ? { changes } : {}),
+    });
+    deps.onProgress?.({ stage: 'fetched', transactions: assembled.transactions });
+
+    const manifest = await publishReports({
+      snapshotFile,
+      header,
+      sink: deps.sink,
+      prefix,
+      runId,
+      now: deps.now,
+      generator: deps.generator ?? GENERATOR,
+      counts: {
+        transactions: assembled.transactions,
+        duplicatesDropped: assembled.duplicates,
+        outsideWindowDropped: assembled.outsideWindow,
+        changes: assembled.changes,
+      },
+      onPublished: (file) =>
+        deps.onProgress?.({ stage: 'published', file: file.location, bytes: file.bytes }),
+    });
+    return { runId, prefix, manifest };
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+function wholePeriod(request: ExportRequest) {
+  const range = periodRange(request.period, request.timeZone);
+  return {
+    index: 0,
+    label: periodLabel(request.period),
+    start: range.start.toJSDate(),
+    end: range.end.toJSDate(),
+  };
+}
+
+/** A sortable, unique run id such as `20261122T041500Z-3f9a1c`. */
+export function newRunId(at: Date): string {
+  const stamp = at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
+}

@@ -1,0 +1,235 @@
+/**
+ * Summaries of canonical transactions: by month × protocol × category, and by token. Every sum
+ * is an exact decimal; TOTAL rows are the exact sums of the rows above them.
+ */
+import { DateTime } from 'luxon';
+import { absDecimal, addDecimal, signDecimal, subtractDecimal } from './decimal.ts';
+import type { CanonicalTransaction } from './normalize.ts';
+import type { Cell, Column, Row, TableSource, TableSpec } from './table.ts';
+
+/** Shown for a transaction without protocol (or category). */
+export const NONE = '(none)';
+/** First cell of a total row. */
+export const TOTAL = 'TOTAL';
+
+/** Options of {@link createSummary}. */
+export interface SummaryOptions {
+  /** IANA zone that decides which month a transaction falls in. */
+  timeZone: string;
+}
+
+/** An accumulator of canonical transactions that yields the summary tables. */
+export interface Summary {
+  add(tx: CanonicalTransaction): void;
+  /** The summary tables as they stand: by month, then by token. */
+  tables(): TableSource[];
+  /** Count, value and fees per currency: the by-month TOTAL rows. */
+  totals(): Map<string, CurrencyTotal>;
+}
+
+/** The exact totals of one currency. */
+export interface CurrencyTotal {
+  count: number;
+  value: string;
+  fees: string;
+}
+
+/** Columns of the by-month table. */
+export const MONTH_COLUMNS: readonly Column[] = [
+  { key: 'month', header: 'Month', kind: 'text' },
+  { key: 'protocol', header: 'Protocol', kind: 'text' },
+  { key: 'category', header: 'Category', kind: 'text' },
+  { key: 'currency', header: 'Currency', kind: 'text' },
+  { key: 'count', header: 'Transactions', kind: 'integer' },
+  { key: 'value', header: 'Value', kind: 'decimal' },
+  { key: 'fees', header: 'Fees', kind: 'decimal' },
+];
+
+/** Columns of the by-token table. */
+export const TOKEN_COLUMNS: readonly Column[] = [
+  { key: 'token', header: 'Token', kind: 'text' },
+  { key: 'currency', header: 'Currency', kind: 'text' },
+  { key: 'in_quantity', header: 'In quantity', kind: 'decimal', exact: true },
+  { key: 'out_quantity', header: 'Out quantity', kind: 'decimal', exact: true },
+  { key: 'net_quantity', header: 'Net quantity', kind: 'decimal', exact: true },
+  { key: 'in_value', header: 'In value', kind: 'decimal' },
+  { key: 'out_value', header: 'Out value', kind: 'decimal' },
+  { key: 'net_value', header: 'Net value', kind: 'decimal' },
+];
+
+/** The by-month table: month × protocol × category × currency, then TOTAL rows per currency. */
+export const MONTH_SPEC: TableSpec = { name: 'summary_by_month', title: 'By month', columns: MONTH_COLUMNS };
+/** The by-token table: token × value currency, then TOTAL value rows per currency. */
+export const TOKEN_SPEC: TableSpec = { name: 'summary_by_token', title: 'By token', columns: TOKEN_COLUMNS };
+
+interface MonthGroup {
+  keys: [month: string, protocol: string, category: string, currency: string];
+  count: number;
+  value: string;
+  fees: string;
+}
+
+interface TokenGroup {
+  keys: [token: string, currency: string];
+  inQuantity: string;
+  outQuantity: string;
+  inValue: string;
+  outValue: string;
+}
+
+/** Orders rows by their key tuples, by UTF-16 code units (locale-independent). */
+function byKeys(a: { keys: readonly string[] }, b: { keys: readonly string[] }): number {
+  for (let i = 0; i < a.keys.length; i++) {
+    const x = a.keys[i] as string;
+    const y = b.keys[i] as string;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+function source(spec: TableSpec, rows: readonly Row[]): TableSource {
+  return {
+    spec,
+    async *rows() {
+      yield* rows;
+    },
+  };
+}
+
+/** An empty currency (none sent) shows as an empty cell. */
+const currencyCell = (currency: string): Cell => (currency === '' ? null : currency);
+
+/**
+ * Accumulates transactions into the summary tables. Values are grouped per currency as well, so
+ * amounts in different currencies are never added up: the value currency of a transaction (else
+ * its fee currency) decides its row; a fee in another currency goes to that currency's row.
+ */
+export function createSummary(options: SummaryOptions): Summary {
+  const months = new Map<string, MonthGroup>();
+  const tokens = new Map<string, TokenGroup>();
+
+  function monthGroup(keys: MonthGroup['keys']): MonthGroup {
+    const id = JSON.stringify(keys);
+    let group = months.get(id);
+    if (group === undefined) {
+      group = { keys, count: 0, value: '0', fees: '0' };
+      months.set(id, group);
+    }
+    return group;
+  }
+
+  function tokenGroup(keys: TokenGroup['keys']): TokenGroup {
+    const id = JSON.stringify(keys);
+    let group = tokens.get(id);
+    if (group === undefined) {
+      group = { keys, inQuantity: '0', outQuantity: '0', inValue: '0', outValue: '0' };
+      tokens.set(id, group);
+    }
+    return group;
+  }
+
+  function totals(): Map<string, CurrencyTotal> {
+    const byCurrency = new Map<string, CurrencyTotal>();
+    for (const group of months.values()) {
+      const currency = group.keys[3];
+      const total = byCurrency.get(currency) ?? { count: 0, value: '0', fees: '0' };
+      byCurrency.set(currency, {
+        count: total.count + group.count,
+        value: addDecimal(total.value, group.value),
+        fees: addDecimal(total.fees, group.fees),
+      });
+    }
+    return byCurrency;
+  }
+
+  function monthRows(): Row[] {
+    const rows: Row[] = [...months.values()].sort(byKeys).map((group) => {
+      const [month, protocol, category, currency] = group.keys;
+      return [
+        month,
+        protocol,
+        category,
+        currencyCell(currency),
+        String(group.count),
+        group.value,
+        group.fees,
+      ];
+    });
+    const byCurrency = totals();
+    if (byCurrency.size === 0) byCurrency.set('', { count: 0, value: '0', fees: '0' });
+    for (const currency of [...byCurrency.keys()].sort()) {
+      const total = byCurrency.get(currency) as CurrencyTotal;
+      rows.push([TOTAL, null, null, currencyCell(currency), String(total.count), total.value, total.fees]);
+    }
+    return rows;
+  }
+
+  function tokenRows(): Row[] {
+    const groups = [...tokens.values()].sort(byKeys);
+    const totals = new Map<string, { inValue: string; outValue: string }>();
+    const rows: Row[] = groups.map((group) => {
+      const [token, currency] = group.keys;
+      const total = totals.get(currency) ?? { inValue: '0', outValue: '0' };
+      totals.set(currency, {
+        inValue: addDecimal(total.inValue, group.inValue),
+        outValue: addDecimal(total.outValue, group.outValue),
+      });
+      return [
+        token,
+        currencyCell(currency),
+        group.inQuantity,
+        group.outQuantity,
+        subtractDecimal(group.inQuantity, group.outQuantity),
+        group.inValue,
+        group.outValue,
+        subtractDecimal(group.inValue, group.outValue),
+      ];
+    });
+    for (const currency of [...totals.keys()].sort()) {
+      const total = totals.get(currency) as { inValue: string; outValue: string };
+      rows.push([
+        TOTAL,
+        currencyCell(currency),
+        null,
+        null,
+        null,
+        total.inValue,
+        total.outValue,
+        subtractDecimal(total.inValue, total.outValue),
+      ]);
+    }
+    return rows;
+  }
+
+  return {
+    add(tx) {
+      const month = DateTime.fromISO(tx.date, { zone: 'utc' }).setZone(options.timeZone).toFormat('yyyy-MM');
+      const protocol = tx.protocol ?? NONE;
+      const category = tx.category ?? NONE;
+      const currency = tx.valueCurrency ?? tx.feeCurrency ?? '';
+      const main = monthGroup([month, protocol, category, currency]);
+      main.count += 1;
+      if (tx.valueAmount !== null) main.value = addDecimal(main.value, tx.valueAmount);
+      if (tx.feeAmount !== null) {
+        const feeGroup =
+          tx.feeCurrency === null || tx.feeCurrency === currency
+            ? main
+            : monthGroup([month, protocol, category, tx.feeCurrency]);
+        feeGroup.fees = addDecimal(feeGroup.fees, tx.feeAmount);
+      }
+      for (const movement of tx.movements) {
+        const group = tokenGroup([movement.symbol, tx.valueCurrency ?? '']);
+        if (signDecimal(movement.amount) < 0) {
+          group.outQuantity = addDecimal(group.outQuantity, absDecimal(movement.amount));
+          if (movement.value !== null)
+            group.outValue = addDecimal(group.outValue, absDecimal(movement.value));
+        } else {
+          group.inQuantity = addDecimal(group.inQuantity, movement.amount);
+          if (movement.value !== null) group.inValue = addDecimal(group.inValue, movement.value);
+        }
+      }
+    },
+    tables: () => [source(MONTH_SPEC, monthRows()), source(TOKEN_SPEC, tokenRows())],
+    totals,
+  };
+}

@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import Big from 'big.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ValidationError } from '../../lib/errors.ts';
+import { parseExportRequest } from '../../lib/export/request.ts';
+import { runExport } from '../../lib/export/run.ts';
+import { type ExportHarness, readCsv, startExportHarness } from '../support/export.ts';
+
+describe('runExport (simulator over HTTP, local folder)', () => {
+  let harness: ExportHarness;
+  afterEach(async () => {
+    await harness?.close();
+  });
+
+  async function referenceIds(start: string, end: string): Promise<string[]> {
+    const ids: string[] = [];
+    for await (const tx of harness.client.transactions({
+      window: { start: new Date(start), end: new Date(end) },
+    })) {
+      ids.push(String(tx.id));
+    }
+    return ids;
+  }
+
+  it('exports every transaction of the period once, ordered by date then id', async () => {
+    harness = await startExportHarness('acme');
+    const result = await runExport(parseExportRequest({ profile: 'acme', period: '2024' }), harness.deps());
+    const rows = await readCsv(join(harness.outDir, result.prefix, 'acme_2024_transactions.csv'));
+    expect(rows.map((row) => row.id)).toEqual(
+      await referenceIds('2024-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z'),
+    );
+  });
+
+  it('publishes the manifest last, listing every other file with its sha256', async () => {
+    harness = await startExportHarness('acme');
+    const published: string[] = [];
+    const result = await runExport(
+      parseExportRequest({ profile: 'acme', period: '2024-06' }),
+      harness.deps({ onProgress: (p) => p.stage === 'published' && published.push(p.file) }),
+    );
+    expect(published.at(-1)).toMatch(/manifest\.json$/);
+    const manifest = JSON.parse(await readFile(join(harness.outDir, result.prefix, 'manifest.json'), 'utf8'));
+    expect(manifest.files.map((f: { name: string }) => f.name)).toEqual([
+      'acme_2024-06_snapshot.ndjson.gz',
+      'acme_2024-06_transactions.csv',
+      'acme_2024-06_movements.csv',
+      'acme_2024-06_summary_by_month.csv',
+      'acme_2024-06_summary_by_token.csv',
+      'acme_2024-06.xlsx',
+    ]);
+    for (const file of manifest.files as { key: string; sha256: string }[]) {
+      const bytes = await readFile(join(harness.outDir, file.key));
+      expect(file.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    }
+  });
+
+  it('returns summary totals equal to the exact sum of the transaction rows', async () => {
+    harness = await startExportHarness('demo');
+    const result = await runExport(
+      parseExportRequest({ profile: 'demo', period: '2025-03', formats: ['csv'] }),
+      harness.deps(),
+    );
+    const rows = await readCsv(join(harness.outDir, result.prefix, 'demo_2025-03_transactions.csv'));
+    const value = rows.reduce((sum, row) => sum.plus(row.value_amount || '0'), new Big(0));
+    const fees = rows.reduce((sum, row) => sum.plus(row.fee_amount || '0'), new Big(0));
+    expect(result.manifest.totals).toEqual({ 'value (USD)': value.toFixed(), 'fees (USD)': fees.toFixed() });
+  });
+
+  it('returns month windows that start at local midnight of the report time zone', async () => {
+    harness = await startExportHarness('acme');
+    const result = await runExport(
+      parseExportRequest({ profile: 'acme', period: '2024', timeZone: 'Europe/Berlin', formats: ['csv'] }),
+      harness.deps(),
+    );
+    expect(result.manifest.windows.slice(0, 2).map((w) => w.start)).toEqual([
+      '2023-12-31T23:00:00.000Z',
+      '2024-01-31T23:00:00.000Z',
+    ]);
+  });
+
+  it('writes empty reports for an empty portfolio instead of failing', async () => {
+    harness = await startExportHarness('empty');
+    const result = await runExport(
+      parseExportRequest({ profile: 'empty', period: '2025', formats: ['csv'] }),
+      harness.deps(),
+    );
+    const rows = await readCsv(join(harness.outDir, result.prefix, 'empty_2025_transactions.csv'));
+    expect({ rows: rows.length, windows: result.manifest.windows.length }).toEqual({ rows: 0, windows: 0 });
+  });
+
+  it('writes empty reports for a period outside the portfolio date bounds', async () => {
+    harness = await startExportHarness('acme');
+    const result = await runExport(
+      parseExportRequest({ profile: 'acme', period: '2019', formats: ['csv'] }),
+      harness.deps(),
+    );
+    expect(result.manifest.counts.transactions).toBe(0);
+  });
+
+  it('fetches one shard per protocol for "all" and only DeFi transactions of those protocols', async () => {
+    harness = await startExportHarness('acme');
+    const protocols = await harness.client.defiProtocols();
+    const result = await runExport(
+      parseExportRequest({ profile: 'acme', period: '2024-05', protocols: 'all', formats: ['csv'] }),
+      harness.deps(),
+    );
+    const rows = await readCsv(join(harness.outDir, result.prefix, 'acme_2024-05_transactions.csv'));
+    expect({
+      shards: result.manifest.shards.map((s) => s.protocol).sort(),
+      rowProtocols: [...new Set(rows.map((r) => r.protocol))].every((p) => protocols.includes(p as string)),
+    }).toEqual({ shards: [...protocols].sort(), rowProtocols: true });
+  });
+
+  it('refuses an unknown protocol with the valid names and publishes nothing', async () => {
+    harness = await startExportHarness('acme');
+    const run = runExport(
+      parseExportRequest({ profile: 'acme', period: '2024', protocols: ['Not A Protocol'] }),
+      harness.deps(),
+    );
+    await expect(run).rejects.toThrow(ValidationError);
+    await expect(run).rejects.toThrow(/protocols: unknown protocol "Not A Protocol"; valid names: .*Aave V3/);
+    expect(await harness.files()).toEqual([]);
+  });
+
+  it('keeps fields the mapping does not know as extra columns', async () => {
+    harness = await startExportHarness('demo');
+    const result = await runExport(
+      parseExportRequest({ profile: 'demo', period: '2025', formats: ['csv'] }),
+      harness.deps(),
+    );
+    const rows = await readCsv(join(harness.outDir, result.prefix, 'demo_2025_transactions.csv'));
+    const extras = Object.keys(rows[0] ?? {}).slice(18);
+    expect({
+      hasExtras: extras.length > 0,
+      someFilled: rows.some((r) => extras.some((k) => r[k] !== '')),
+    }).toEqual({
+      hasExtras: true,
+      someFilled: true,
+    });
+  });
+
+  it('marks deleted transactions in the changes report with their sourceGuid', async () => {
+    harness = await startExportHarness('demo');
+    const result = await runExport(
+      parseExportRequest({
+        profile: 'demo',
+        period: '2025',
+        reports: ['changes'],
+        changesSince: '2025-01-01',
+        formats: ['csv'],
+      }),
+      harness.deps(),
+    );
+    const rows = await readCsv(join(harness.outDir, result.prefix, 'demo_2025_changes.csv'));
+    const deleted = rows.filter((row) => row.deleted === 'yes');
+    expect({
+      some: deleted.length > 0,
+      allHaveSource: rows.every((row) => /^[0-9a-f-]{36}$/.test(row.source_guid ?? '')),
+    }).toEqual({ some: true, allHaveSource: true });
+  });
+
+  it('publishes no manifest when the service keeps failing, and a rerun then succeeds', async () => {
+    harness = await startExportHarness('acme', {}, { retry: { maxAttempts: 2 } });
+    const request = parseExportRequest({ profile: 'acme', period: '2024', formats: ['csv'] });
+    harness.simulator.setFaults({ serverError: { rate: 1 }, pathPrefix: '/v2/transactions' });
+    await expect(runExport(request, harness.deps())).rejects.toThrow();
+    expect((await harness.files()).filter((f) => f.endsWith('manifest.json'))).toEqual([]);
+    harness.simulator.setFaults({});
+    const result = await runExport(request, harness.deps());
+    expect((await harness.files()).filter((f) => f.endsWith('manifest.json'))).toEqual([
+      `${result.prefix}/manifest.json`,
+    ]);
+  });
+});
