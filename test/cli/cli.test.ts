@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type CliIo, main } from '../../lib/cli/main.ts';
+import { type S3TestServer, startS3rver } from '../support/s3.ts';
+
+function captureIo(env: Record<string, string | undefined> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    stdout: { write: (text: string) => out.push(text) },
+    stderr: { write: (text: string) => err.push(text) },
+    env,
+    now: () => new Date('2026-11-22T10:00:00.000Z'),
+  };
+  return { io, stdout: () => out.join(''), stderr: () => err.join('') };
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  return (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+const sha256 = async (path: string) =>
+  createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
+
+describe('pbs-export CLI', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pbs-cli-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('exits 0 after publishing every file of a run on the embedded simulator', async () => {
+    const { io, stdout } = captureIo();
+    const code = await main(['run', '--profile', 'acme', '--period', '2024-06', '--out', dir], io);
+    const files = await filesUnder(dir);
+    expect({
+      code,
+      manifest: files.some((f) => f.endsWith('manifest.json')),
+      xlsx: files.some((f) => f.endsWith('.xlsx')),
+    }).toEqual({
+      code: 0,
+      manifest: true,
+      xlsx: true,
+    });
+    expect(stdout()).toMatch(/Export .* finished: 2024-06 in UTC/);
+  });
+
+  it('exits 2 naming the field of an invalid request, and writes nothing', async () => {
+    const { io, stderr } = captureIo();
+    const code = await main(['run', '--period', '2024-13', '--out', dir], io);
+    expect({ code, files: await filesUnder(dir) }).toEqual({ code: 2, files: [] });
+    expect(stderr()).toMatch(/^error: period: /);
+  });
+
+  it('exits 2 naming the profile the simulator does not have', async () => {
+    const { io, stderr } = captureIo();
+    expect(await main(['run', '--profile', 'nobody', '--period', '2024', '--out', dir], io)).toBe(2);
+    expect(stderr()).toContain('profile: the embedded simulator has no profile "nobody"');
+  });
+
+  it('exits 2 with the missing setting named when the real service is not fully configured', async () => {
+    const { io, stderr } = captureIo({ PBS_BASE_URL: 'http://127.0.0.1:9', PBS_API_KEY: 'k' });
+    expect(await main(['run', '--period', '2024', '--out', dir], io)).toBe(2);
+    expect(stderr()).toContain('apiSecret: is required (set PBS_API_SECRET)');
+  });
+
+  it('rebuilds byte-identical reports from a snapshot without calling the service', async () => {
+    const first = captureIo();
+    await main(
+      ['run', '--profile', 'acme', '--period', '2024-06', '--format', 'csv', '--out', join(dir, 'a')],
+      first.io,
+    );
+    const original = await filesUnder(join(dir, 'a'));
+    const snapshot = original.find((f) => f.endsWith('_snapshot.ndjson.gz')) as string;
+    const second = captureIo();
+    const code = await main(['render', '--snapshot', snapshot, '--out', join(dir, 'b')], second.io);
+    const rebuilt = await filesUnder(join(dir, 'b'));
+    const csvOf = (files: string[]) => files.find((f) => f.endsWith('_transactions.csv')) as string;
+    expect(code).toBe(0);
+    expect(await sha256(csvOf(rebuilt))).toBe(await sha256(csvOf(original)));
+  });
+});
+
+describe('pbs-export CLI with --s3 (s3rver on loopback)', () => {
+  let s3: S3TestServer;
+  const saved = { ...process.env };
+  beforeEach(async () => {
+    s3 = await startS3rver();
+    process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
+    process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+  });
+  afterEach(async () => {
+    process.env = { ...saved };
+    await s3.close();
+  });
+
+  it('publishes the run under the prefix with the manifest readable from the bucket', async () => {
+    const { io } = captureIo();
+    const code = await main(
+      [
+        'run',
+        '--profile',
+        'acme',
+        '--period',
+        '2024-06',
+        '--s3',
+        `s3://${s3.bucket}/exports`,
+        '--s3-endpoint',
+        s3.endpoint,
+      ],
+      io,
+    );
+    const listed = await s3.client.send(
+      new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'exports/reports/acme/' }),
+    );
+    const manifestKey = listed.Contents?.map((o) => o.Key).find((k) =>
+      k?.endsWith('manifest.json'),
+    ) as string;
+    const manifest = JSON.parse(
+      await (
+        await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: manifestKey }))
+      ).Body!.transformToString(),
+    );
+    expect({ code, files: manifest.files.length, location: manifest.files[0].location }).toEqual({
+      code: 0,
+      files: 6,
+      location: expect.stringMatching(new RegExp(`^s3://${s3.bucket}/exports/reports/acme/2024-06/`)),
+    });
+  });
+});
