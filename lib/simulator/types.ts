@@ -55,6 +55,11 @@ export interface SimulatorOptions {
    * still computed over the path from `/v2` (GAPS.md: the base prefix is not signed). Default ''.
    */
   basePath?: string;
+  /**
+   * Keep only the newest this many request log entries (for long-running standalone use).
+   * Default: unlimited.
+   */
+  requestLogLimit?: number;
 }
 
 /** One line of the simulator's request log. */

@@ -1,0 +1,11 @@
+/** The simulator of the Portfolio Balance Service API V2 (see shared/spec and GAPS.md). */
+export { CATEGORIES, Portfolio, PROTOCOLS, TOKENS } from './data.ts';
+export { DEFAULT_PROFILES, profilesWithCounts } from './profiles.ts';
+export { startSimulator } from './server.ts';
+export type {
+  FaultOptions,
+  RequestLogEntry,
+  RunningSimulator,
+  SimulatedProfile,
+  SimulatorOptions,
+} from './types.ts';

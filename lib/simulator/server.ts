@@ -1,0 +1,325 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { ValidationError } from '../errors.ts';
+import { setPath } from '../pbs/path.ts';
+import { resolveShape, type ServiceShape } from '../pbs/shape.ts';
+import { authenticate } from './auth.ts';
+import { isoInstant, Portfolio } from './data.ts';
+import { parseDateParam } from './dates.ts';
+import { type FaultKind, FaultPlan } from './faults.ts';
+import { errorBody, HttpError } from './http-error.ts';
+import { type ListRequestContext, parsePageWindow, renderPage } from './paging.ts';
+import { DEFAULT_PROFILES } from './profiles.ts';
+import { parseSearchQuery, QueryEngine, singleParam } from './query.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { type Reply, writeReply } from './respond.ts';
+import { renderTransaction, wrapAt } from './shape-render.ts';
+import type {
+  FaultOptions,
+  RequestLogEntry,
+  RunningSimulator,
+  SimulatedProfile,
+  SimulatorOptions,
+} from './types.ts';
+
+type Route = 'accounts' | 'ledgers' | 'transactions' | 'date-bounds' | 'metadata' | 'timeline';
+
+interface Outcome {
+  reply: Reply;
+  fault: FaultKind | null;
+}
+
+interface Context {
+  shape: ServiceShape;
+  portfolio: Portfolio;
+  params: URLSearchParams;
+  list: ListRequestContext;
+  engine: QueryEngine;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const MAX_TRANSACTIONS = 50_000_000;
+
+function routesOf(shape: ServiceShape): Map<string, Route> {
+  return new Map<string, Route>([
+    ['/v2/accounts', 'accounts'],
+    ['/v2/ledgers', 'ledgers'],
+    ['/v2/transactions', 'transactions'],
+    ['/v2/transactions/date-bounds', 'date-bounds'],
+    ['/v2/transactions/metadata', 'metadata'],
+    [shape.timeline.path, 'timeline'],
+  ]);
+}
+
+function json(body: unknown, headers: Record<string, string> = {}): Reply {
+  return { status: 200, body: JSON.stringify(body), headers };
+}
+
+function errorReply(error: HttpError): Reply {
+  return { status: error.status, body: errorBody(error.code, error.message), headers: error.headers };
+}
+
+/** Pages through `total` items built by `build(k)` for positions k of the listing. */
+function listReply(ctx: Context, total: number, build: (position: number) => unknown): Reply {
+  const { pagination, itemsPath } = ctx.shape;
+  const window = parsePageWindow(pagination, ctx.params, ctx.list);
+  const items: unknown[] = [];
+  const end = Math.min(total, window.offset + window.size);
+  for (let k = window.offset; k < end; k += 1) items.push(build(k));
+  const page = renderPage(pagination, itemsPath, items, total, window, ctx.list);
+  return json(page.body, page.headers);
+}
+
+function handle(route: Route, ctx: Context): Reply {
+  const { shape, portfolio } = ctx;
+  switch (route) {
+    case 'accounts':
+      return listReply(ctx, portfolio.accounts.length, (k) => ({ ...portfolio.accounts[k] }));
+    case 'ledgers':
+      return listReply(ctx, portfolio.ledgers.length, (k) => structuredClone(portfolio.ledgers[k]));
+    case 'transactions': {
+      const indices = ctx.engine.search(portfolio, parseSearchQuery(ctx.params, shape));
+      return listReply(ctx, indices.length, (k) =>
+        renderTransaction(portfolio.transaction(indices[k] as number), shape.fields),
+      );
+    }
+    case 'timeline': {
+      const text = singleParam(ctx.params, 'lastModifiedDate');
+      const since =
+        text === null
+          ? null
+          : parseDateParam('lastModifiedDate', text, shape.timeline.lastModifiedDateFormat);
+      const indices = ctx.engine.timeline(portfolio, since);
+      return listReply(ctx, indices.length, (k) =>
+        renderTransaction(portfolio.timelineItem(indices[k] as number), shape.fields),
+      );
+    }
+    case 'date-bounds': {
+      const bounds = portfolio.dateBounds();
+      const body: Record<string, unknown> = {};
+      setPath(
+        body,
+        shape.dateBounds.earliestPath,
+        bounds.earliestMs === null ? null : isoInstant(bounds.earliestMs),
+      );
+      setPath(
+        body,
+        shape.dateBounds.latestPath,
+        bounds.latestMs === null ? null : isoInstant(bounds.latestMs),
+      );
+      return json(body);
+    }
+    case 'metadata':
+      return json(wrapAt(shape.metadata.protocolsPath, portfolio.protocols()));
+  }
+}
+
+function headerRecord(req: IncomingMessage): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(req.headers))
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+/**
+ * Starts the simulator of the Portfolio Balance Service API V2 on 127.0.0.1: signed GET
+ * endpoints per the spec and the GAPS.md default shape (or `options.shape`), seeded lazily
+ * generated data, a per-key token-bucket rate limit and seeded fault injection.
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const seed = options.seed ?? 1;
+  const now = options.now ?? Date.now;
+  const shape = resolveShape(options.shape);
+  const profiles = (options.profiles ?? DEFAULT_PROFILES).map((p) => ({ ...p }));
+  validateProfiles(profiles);
+  const maxSkewMs = options.maxClockSkewMs ?? 300_000;
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const routes = routesOf(shape);
+  const portfolios = new Map<string, Portfolio>();
+  const profilesByKey = new Map<string, SimulatedProfile>(profiles.map((p) => [p.apiKey, p]));
+  const engine = new QueryEngine();
+  const limiter = new RateLimiter(options.rateLimitPerSecond ?? 20);
+  const faults = new FaultPlan(seed, options.faults);
+  const log: RequestLogEntry[] = [];
+  const logLimit = options.requestLogLimit ?? Number.POSITIVE_INFINITY;
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  let closing = false;
+
+  const portfolioOf = (profile: SimulatedProfile): Portfolio => {
+    let portfolio = portfolios.get(profile.apiKey);
+    if (!portfolio) {
+      portfolio = new Portfolio(profile, seed);
+      portfolios.set(profile.apiKey, portfolio);
+    }
+    return portfolio;
+  };
+
+  const later = (ms: number, fn: () => void): void => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timers.add(timer);
+  };
+
+  const pause = (ms: number): Promise<void> => new Promise((resolve) => later(ms, resolve));
+
+  /** Routes, authenticates, rate-limits, draws the fault and runs the handler. */
+  const decide = (req: IncomingMessage, url: URL, signedPath: string | null): Outcome => {
+    if (req.method !== 'GET') {
+      const error = new HttpError(405, 'method_not_allowed', 'only GET is served', { allow: 'GET' });
+      return { reply: errorReply(error), fault: null };
+    }
+    const route = signedPath === null ? undefined : routes.get(signedPath);
+    if (signedPath === null || !route) {
+      return {
+        reply: errorReply(new HttpError(404, 'not_found', `no endpoint at ${url.pathname}`)),
+        fault: null,
+      };
+    }
+    try {
+      const profile = authenticate(
+        { headers: req.headers, params: url.searchParams, signedPath },
+        profilesByKey,
+        now(),
+        maxSkewMs,
+      );
+      const wait = limiter.take(profile.apiKey, now());
+      if (wait > 0) {
+        const message = 'more requests per second than allowed for this API key';
+        const error = new HttpError(429, 'rate_limited', message, { 'retry-after': String(wait) });
+        return { reply: errorReply(error), fault: null };
+      }
+      const fault = faults.applies(signedPath, url.pathname) ? faults.decide() : null;
+      if (fault?.kind === 'rateLimited') {
+        const seconds = String(faults.current.rateLimited?.retryAfterSeconds ?? 1);
+        const error = new HttpError(429, 'rate_limited', 'too many requests', { 'retry-after': seconds });
+        return { reply: errorReply(error), fault: fault.kind };
+      }
+      if (fault?.kind === 'serverError') {
+        const code =
+          fault.status === 500 ? 'internal_error' : fault.status === 502 ? 'bad_gateway' : 'unavailable';
+        return {
+          reply: errorReply(new HttpError(fault.status, code, 'simulated server error')),
+          fault: fault.kind,
+        };
+      }
+      const reply = handle(route, {
+        shape,
+        portfolio: portfolioOf(profile),
+        params: url.searchParams,
+        engine,
+        list: {
+          urlWithoutQuery: `http://${req.headers.host ?? '127.0.0.1'}${url.pathname}`,
+          query: [...url.searchParams],
+          path: signedPath,
+        },
+      });
+      return { reply, fault: fault?.kind ?? null };
+    } catch (error) {
+      if (error instanceof HttpError) return { reply: errorReply(error), fault: null };
+      throw error;
+    }
+  };
+
+  const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const headerValues = headerRecord(req);
+    const entry: RequestLogEntry = {
+      at: now(),
+      method: req.method ?? '',
+      path: url.pathname,
+      query: [...url.searchParams],
+      headers: headerValues,
+      apiKey: headerValues['x-api-key'],
+      status: 0,
+    };
+    log.push(entry);
+    if (log.length > logLimit) log.splice(0, log.length - logLimit);
+    const signedPath = stripBase(url.pathname);
+    let outcome: Outcome;
+    try {
+      outcome = decide(req, url, signedPath);
+    } catch (error) {
+      const failure = new HttpError(500, 'internal_error', `simulator failure: ${String(error)}`);
+      outcome = { reply: errorReply(failure), fault: null };
+    }
+    const { reply, fault } = outcome;
+    if (fault !== null) entry.fault = fault;
+    const latency = faults.applies(signedPath ?? url.pathname, url.pathname)
+      ? (faults.current.latencyMs ?? 0)
+      : 0;
+    if (latency > 0) {
+      entry.fault ??= 'latency';
+      await pause(latency);
+      if (closing) return;
+    }
+    entry.status = reply.status;
+    const headers = { 'content-type': JSON_TYPE, date: new Date(now()).toUTCString() };
+    const stallMs = faults.current.stalledBody?.stallMs ?? 60_000;
+    writeReply(req, res, reply, headers, fault, { stallMs, later });
+  };
+
+  /** The path from `/v2` on (the signed path), or null when the request is outside the base path. */
+  const stripBase = (fullPath: string): string | null => {
+    if (basePath === '') return fullPath;
+    return fullPath.startsWith(`${basePath}/`) ? fullPath.slice(basePath.length) : null;
+  };
+
+  const server = createServer((req, res) => {
+    onRequest(req, res).catch((error: unknown) => {
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': JSON_TYPE });
+        res.end(errorBody('internal_error', String(error)));
+      } else res.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    profiles,
+    requestLog: log,
+    clearLog: () => {
+      log.length = 0;
+    },
+    setFaults: (next: FaultOptions) => faults.replace(next),
+    close: async () => {
+      closing = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+/** Rejects profile lists the generator cannot serve: bad counts, duplicate API keys. */
+function validateProfiles(profiles: SimulatedProfile[]): void {
+  const keys = new Set<string>();
+  profiles.forEach((p, k) => {
+    // Dates are spread with exact integer arithmetic that stays below 2^53 up to this count.
+    if (!Number.isSafeInteger(p.transactions) || p.transactions < 0 || p.transactions > MAX_TRANSACTIONS) {
+      throw new ValidationError(
+        `profiles[${k}].transactions`,
+        `must be an integer from 0 to ${MAX_TRANSACTIONS}`,
+      );
+    }
+    if (keys.has(p.apiKey)) throw new ValidationError(`profiles[${k}].apiKey`, 'is used by another profile');
+    keys.add(p.apiKey);
+  });
+}
