@@ -1,0 +1,11 @@
+/** Report writers: one table to CSV, many tables to one XLSX workbook. */
+export { type CsvOptions, writeCsv } from './csv.ts';
+export { ReportCellError } from './errors.ts';
+export {
+  EXCEL_MAX_DATA_ROWS,
+  writeXlsx,
+  type XlsxOptions,
+  type XlsxResult,
+  type XlsxSheetResult,
+} from './xlsx.ts';
+export type { PacingStats } from './xlsx-pacing.ts';

@@ -1,0 +1,203 @@
+import type { Writable } from 'node:stream';
+import ExcelJS, { type Worksheet } from 'exceljs';
+import { ValidationError } from '../../errors.ts';
+import type { Row, TableSource } from '../table.ts';
+import { checkSpec } from './cells.ts';
+import { ReportCellError } from './errors.ts';
+import { SheetNames } from './sheet-names.ts';
+import { displayWidth, type SheetColumn, sheetColumns, toXlsxCell } from './xlsx-cells.ts';
+import { outputClosed, type PacingStats, type StreamInternals, XlsxPacer } from './xlsx-pacing.ts';
+
+/** Excel's 1,048,576 rows minus the header row. */
+export const EXCEL_MAX_DATA_ROWS = 1_048_575;
+
+/** Options of {@link writeXlsx}. */
+export interface XlsxOptions {
+  /** Data rows per sheet before continuing on `<title> (2)`, … Default {@link EXCEL_MAX_DATA_ROWS}. */
+  maxRowsPerSheet?: number;
+  /** Leading rows sampled to size columns. Default 100. */
+  widthSampleRows?: number;
+  /** Column width cap, in characters. Default 60. */
+  maxColumnWidth?: number;
+  /** Document properties; `created` defaults to now. */
+  creator?: string;
+  created?: Date;
+}
+
+/** One written sheet: its Excel name, the table title it came from, and its data row count. */
+export interface XlsxSheetResult {
+  name: string;
+  title: string;
+  rows: number;
+}
+
+/** Result of {@link writeXlsx}. */
+export interface XlsxResult {
+  sheets: XlsxSheetResult[];
+  pacing: PacingStats;
+}
+
+/** Sheet bytes allowed to wait in memory for the zip to reach a new sheet's entry. */
+const MAX_UNZIPPED_SHEET_BYTES = 1 << 20;
+
+/**
+ * Streams one workbook with a sheet per table into `out` and ends it (on failure `out` is
+ * destroyed with the error). Per sheet: bold, frozen, auto-filtered header of column headers;
+ * typed cells (decimal/integer → number with a format showing the source's decimals, datetime →
+ * the column zone's wall time, text → string; never formulas); `exact` decimal columns get a
+ * `<header> (exact)` text companion filled where the number is not exact; tables longer than
+ * `maxRowsPerSheet` continue on `<title> (2)`, …. The caller must be consuming `out` already.
+ * Wall times cannot tell apart the two instants of a DST fall-back hour; the CSV keeps offsets.
+ * Memory stays flat: rows are paced on the zip's and `out`'s drain (see `XlsxPacer`).
+ */
+export async function writeXlsx(
+  sheets: readonly TableSource[],
+  out: Writable,
+  options: XlsxOptions = {},
+): Promise<XlsxResult> {
+  const settings = checkOptions(options);
+  for (const source of sheets) checkSpec(source.spec);
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    stream: out,
+    useSharedStrings: false,
+    useStyles: true,
+  });
+  workbook.creator = options.creator ?? 'pbs-export';
+  workbook.created = options.created ?? new Date();
+  workbook.modified = workbook.created;
+  const zip = (workbook as unknown as { zip: StreamInternals }).zip;
+  const outFailed = failure(out);
+  const pacer = new XlsxPacer(zip, out, MAX_UNZIPPED_SHEET_BYTES);
+  const results: XlsxSheetResult[] = [];
+  try {
+    const names = new SheetNames();
+    for (const source of sheets) await writeTable(workbook, source, settings, names, pacer, results);
+    await Promise.race([workbook.commit(), outFailed]);
+  } catch (error) {
+    // archiver may still emit into the dead pipe; the caller has the error from this promise.
+    zip.on('error', () => {});
+    out.destroy(error instanceof Error ? error : new Error(String(error)));
+    throw error;
+  }
+  return { sheets: results, pacing: pacer.stats };
+}
+
+interface Settings {
+  maxRowsPerSheet: number;
+  widthSampleRows: number;
+  maxColumnWidth: number;
+}
+
+function checkOptions(options: XlsxOptions): Settings {
+  const settings = {
+    maxRowsPerSheet: options.maxRowsPerSheet ?? EXCEL_MAX_DATA_ROWS,
+    widthSampleRows: options.widthSampleRows ?? 100,
+    maxColumnWidth: options.maxColumnWidth ?? 60,
+  };
+  const { maxRowsPerSheet, widthSampleRows, maxColumnWidth } = settings;
+  if (!Number.isInteger(maxRowsPerSheet) || maxRowsPerSheet < 1 || maxRowsPerSheet > EXCEL_MAX_DATA_ROWS) {
+    throw new ValidationError('maxRowsPerSheet', `must be an integer from 1 to ${EXCEL_MAX_DATA_ROWS}`);
+  }
+  if (!Number.isInteger(widthSampleRows) || widthSampleRows < 0) {
+    throw new ValidationError('widthSampleRows', 'must be a non-negative integer');
+  }
+  if (!Number.isInteger(maxColumnWidth) || maxColumnWidth < 8 || maxColumnWidth > 255) {
+    throw new ValidationError('maxColumnWidth', 'must be an integer from 8 to 255');
+  }
+  return settings;
+}
+
+/** A promise that rejects once `out` errors or closes early (exceljs would otherwise hang). */
+function failure(out: Writable): Promise<never> {
+  const failed = new Promise<never>((_, reject) => {
+    out.once('error', reject);
+    out.once('close', () => {
+      if (!out.writableFinished) reject(outputClosed());
+    });
+  });
+  failed.catch(() => {});
+  return failed;
+}
+
+async function writeTable(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  source: TableSource,
+  settings: Settings,
+  names: SheetNames,
+  pacer: XlsxPacer,
+  results: XlsxSheetResult[],
+): Promise<void> {
+  const { spec } = source;
+  const columns = sheetColumns(spec.columns);
+  const rows = source.rows()[Symbol.asyncIterator]();
+  let sheet: { worksheet: Worksheet; result: XlsxSheetResult } | undefined;
+  let dataRow = 0;
+  let part = 0;
+  let widths: number[] = [];
+
+  const startSheet = (): { worksheet: Worksheet; result: XlsxSheetResult } => {
+    sheet?.worksheet.commit();
+    part += 1;
+    const name = names.allocate(spec.title, part);
+    const worksheet = workbook.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1 }] });
+    worksheet.columns = widths.map((width) => ({ width }));
+    worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } };
+    const header = worksheet.addRow(columns.map((column) => column.header));
+    header.font = { bold: true };
+    header.commit();
+    const result = { name, title: spec.title, rows: 0 };
+    results.push(result);
+    return { worksheet, result };
+  };
+
+  const writeRow = async (row: Row): Promise<void> => {
+    dataRow += 1;
+    if (row.length !== spec.columns.length) {
+      throw new ReportCellError(
+        spec.name,
+        '*',
+        dataRow,
+        `has ${row.length} cells, expected ${spec.columns.length}`,
+      );
+    }
+    if (sheet === undefined || sheet.result.rows === settings.maxRowsPerSheet) sheet = startSheet();
+    const cells = columns.map((column) => {
+      const cell = toXlsxCell(row[column.index] ?? null, column);
+      if (typeof cell === 'string') throw new ReportCellError(spec.name, column.source.key, dataRow, cell);
+      return cell;
+    });
+    const added = sheet.worksheet.addRow(cells.map((cell) => cell.value));
+    cells.forEach((cell, i) => {
+      if (cell.numFmt !== undefined && cell.value !== null) added.getCell(i + 1).numFmt = cell.numFmt;
+    });
+    added.commit();
+    sheet.result.rows += 1;
+    await pacer.afterRow(sheet.worksheet);
+  };
+
+  try {
+    const sample: Row[] = [];
+    while (sample.length < settings.widthSampleRows) {
+      const next = await rows.next();
+      if (next.done) break;
+      sample.push(next.value);
+    }
+    widths = columnWidths(columns, sample, settings.maxColumnWidth);
+    for (const row of sample) await writeRow(row);
+    for (let next = await rows.next(); !next.done; next = await rows.next()) await writeRow(next.value);
+    sheet ??= startSheet();
+    sheet.worksheet.commit();
+  } finally {
+    await rows.return?.();
+  }
+}
+
+function columnWidths(columns: SheetColumn[], sample: readonly Row[], max: number): number[] {
+  return columns.map((column) => {
+    const longest = sample.reduce(
+      (widest, row) => Math.max(widest, displayWidth(row[column.index] ?? null, column)),
+      column.header.length,
+    );
+    return Math.min(Math.max(longest + 2, 8), max);
+  });
+}
