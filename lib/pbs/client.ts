@@ -1,0 +1,181 @@
+import { type PbsClientConfig, type ResolvedPbsConfig, resolveConfig } from './config.ts';
+import { PbsHttpError, type PbsRequestError } from './errors.ts';
+import type {
+  DateBounds,
+  Page,
+  RawAccount,
+  RawLedger,
+  RawTimelineItem,
+  RawTransaction,
+  TimelineQuery,
+  TransactionQuery,
+} from './model.ts';
+import { type FetchJson, paginate } from './pagination.ts';
+import { type QueryParams, timelineParams, transactionParams } from './query.ts';
+import { createTokenBucket } from './rate-limiter.ts';
+import { withRetry } from './retry.ts';
+import { parseDateBounds, parseProtocols, validateIdRecords, validateTransactions } from './schemas.ts';
+import type { ServiceShape } from './shape.ts';
+import { endpointTarget, sendSigned } from './transport.ts';
+
+/** Counters of one client instance. */
+export interface PbsClientStats {
+  /** HTTP requests sent, every attempt counted. */
+  requestsSent: number;
+  /** Attempts that were retries of a failed one. */
+  retries: number;
+  /** 429 responses received. */
+  rateLimited: number;
+}
+
+/** Signed client of the Portfolio Balance Service API V2. */
+export interface PbsClient {
+  /** The wire shape the client reads. */
+  readonly shape: ServiceShape;
+  /** A snapshot of the counters. */
+  readonly stats: PbsClientStats;
+  /** GET /v2/accounts, every page. */
+  accounts(): AsyncIterable<RawAccount>;
+  /** GET /v2/ledgers, every page. */
+  ledgers(): AsyncIterable<RawLedger>;
+  /** GET /v2/transactions, every page. Throws `ValidationError` at once for an invalid query. */
+  transactions(query?: TransactionQuery): AsyncIterable<RawTransaction>;
+  /** GET /v2/transactions page by page, with the service's total item count when it sends one. */
+  transactionPages(query?: TransactionQuery): AsyncIterable<Page<RawTransaction>>;
+  /** The timeline endpoint, every page; deleted items are included when `lastModifiedDate` is given. */
+  timeline(query?: TimelineQuery): AsyncIterable<RawTimelineItem>;
+  timelinePages(query?: TimelineQuery): AsyncIterable<Page<RawTimelineItem>>;
+  /** GET /v2/transactions/date-bounds. */
+  dateBounds(): Promise<DateBounds>;
+  /** GET /v2/transactions/metadata: DeFi protocol names, the valid values of `p`. */
+  defiProtocols(): Promise<string[]>;
+}
+
+const CLOCK_ERROR = /timestamp|clock|skew/i;
+const MIN_CLOCK_CORRECTION_MS = 5_000;
+
+/**
+ * Creates a client. Every attempt takes a token from the client's rate limiter, is signed with a
+ * fresh timestamp, and is retried with full-jitter backoff on network errors, timeouts,
+ * unreadable bodies, 429 and 5xx. Throws `ValidationError` for an invalid configuration.
+ */
+export function createPbsClient(config: PbsClientConfig): PbsClient {
+  const cfg = resolveConfig(config);
+  const stats: PbsClientStats = { requestsSent: 0, retries: 0, rateLimited: 0 };
+  const fetchJson = createFetchJson(cfg, stats);
+  const { shape } = cfg;
+  const base = { baseUrl: cfg.baseUrl, origin: cfg.origin, basePathname: cfg.basePathname };
+  const deletedPath = shape.fields.deleted;
+
+  const pages = <T>(
+    signedPath: string,
+    params: QueryParams,
+    validate: (items: unknown[], path: string) => T[],
+  ) => paginate<T>({ shape, base, signedPath, params, fetchJson, validate });
+
+  const transactionPages = (query: TransactionQuery = {}): AsyncIterable<Page<RawTransaction>> => {
+    const params = transactionParams(query, shape, cfg.logger);
+    return pages('/v2/transactions', params, (items, path) =>
+      validateTransactions(items, shape.fields, shape.itemsPath, path),
+    );
+  };
+
+  const timelinePages = (query: TimelineQuery = {}): AsyncIterable<Page<RawTimelineItem>> => {
+    const params = timelineParams(query, shape);
+    return pages(shape.timeline.path, params, (items, path) =>
+      validateTransactions(items, shape.fields, shape.itemsPath, path, deletedPath),
+    );
+  };
+
+  const single = async (signedPath: string) => {
+    const target = endpointTarget(cfg.baseUrl, signedPath, []);
+    return { target, response: await fetchJson(target) };
+  };
+
+  return {
+    shape,
+    get stats() {
+      return { ...stats };
+    },
+    accounts: () =>
+      flatten(pages('/v2/accounts', [], (items, path) => validateIdRecords(items, shape.itemsPath, path))),
+    ledgers: () =>
+      flatten(pages('/v2/ledgers', [], (items, path) => validateIdRecords(items, shape.itemsPath, path))),
+    transactions: (query) => flatten(transactionPages(query)),
+    transactionPages,
+    timeline: (query) => flatten(timelinePages(query)),
+    timelinePages,
+    async dateBounds() {
+      const { target, response } = await single('/v2/transactions/date-bounds');
+      return parseDateBounds(response.body, shape, target.path);
+    },
+    async defiProtocols() {
+      const { target, response } = await single('/v2/transactions/metadata');
+      return parseProtocols(response.body, shape, target.path);
+    },
+  };
+}
+
+/** One rate-limited, signed, retried request per call; shared by every listing of the client. */
+function createFetchJson(cfg: ResolvedPbsConfig, stats: PbsClientStats): FetchJson {
+  const limiter = createTokenBucket({
+    ratePerSecond: cfg.requestsPerSecond,
+    burst: cfg.burst,
+    now: cfg.now,
+    sleep: cfg.sleep,
+  });
+  let clockOffsetMs = 0;
+
+  return (target) => {
+    let corrected = false;
+    const recover = (error: PbsRequestError): boolean => {
+      if (corrected || !cfg.correctClockSkew || !(error instanceof PbsHttpError)) return false;
+      if (error.status !== 401 || error.serverDateMs === null) return false;
+      if (!CLOCK_ERROR.test(`${error.serviceCode ?? ''} ${error.serviceMessage ?? ''}`)) return false;
+      const offset = error.serverDateMs - cfg.now();
+      // A Date header has 1 s resolution; only a clear disagreement can explain the refusal.
+      if (Math.abs(offset - clockOffsetMs) < MIN_CLOCK_CORRECTION_MS) return false;
+      corrected = true;
+      clockOffsetMs = offset;
+      cfg.logger.warn('PBS refused the request timestamp; correcting by the server Date header', {
+        path: error.path,
+        clockOffsetMs,
+      });
+      return true;
+    };
+
+    return withRetry(
+      async () => {
+        await limiter.acquire();
+        stats.requestsSent++;
+        const nowMs = cfg.now();
+        try {
+          return await sendSigned(target, {
+            fetch: cfg.fetch,
+            credentials: cfg.credentials,
+            timeoutMs: cfg.timeoutMs,
+            timestamp: Math.max(0, Math.round(nowMs + clockOffsetMs)),
+            nowMs,
+          });
+        } catch (error) {
+          if (error instanceof PbsHttpError && error.status === 429) stats.rateLimited++;
+          throw error;
+        }
+      },
+      {
+        options: cfg.retry,
+        sleep: cfg.sleep,
+        random: cfg.random,
+        logger: cfg.logger,
+        onRetry: () => {
+          stats.retries++;
+        },
+        recover,
+      },
+    );
+  };
+}
+
+async function* flatten<T>(pages: AsyncIterable<Page<T>>): AsyncGenerator<T> {
+  for await (const page of pages) yield* page.items;
+}

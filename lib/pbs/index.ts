@@ -1,0 +1,29 @@
+/** Signed client of the Portfolio Balance Service API V2. */
+export { createPbsClient, type PbsClient, type PbsClientStats } from './client.ts';
+export {
+  PBS_CLIENT_DEFAULTS,
+  type PbsClientConfig,
+  type PbsCredentials,
+  type PbsLogger,
+  type PbsRetryOptions,
+  resolveConfig,
+} from './config.ts';
+export {
+  PbsHttpError,
+  PbsNetworkError,
+  PbsRequestError,
+  PbsResponseError,
+  PbsTimeoutError,
+} from './errors.ts';
+export type * from './model.ts';
+export { getPath, setPath } from './path.ts';
+export {
+  formatInstant,
+  formatWindow,
+  timelineParams,
+  transactionParams,
+  validateTransactionQuery,
+} from './query.ts';
+export { backoffDelay, parseRetryAfter } from './retry.ts';
+export * from './shape.ts';
+export { signRequest } from './signing.ts';

@@ -1,0 +1,308 @@
+import { describe, expect, it } from 'vitest';
+import { CREDENTIALS, fakeFetch, json, type RecordedRequest } from '../../test/pbs/support.ts';
+import { PbsResponseError } from './errors.ts';
+import type { Page } from './model.ts';
+import { linkTarget, paginate, parseNextLink } from './pagination.ts';
+import { type Pagination, resolveShape, type ServiceShapeOverrides } from './shape.ts';
+import { signRequest } from './signing.ts';
+import { sendSigned } from './transport.ts';
+
+const base = { baseUrl: 'http://host.test/api', origin: 'http://host.test', basePathname: '/api' };
+const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `a${i}` }));
+
+async function collect(
+  overrides: ServiceShapeOverrides,
+  handler: (request: RecordedRequest, index: number) => Response,
+): Promise<{ pages: Page<unknown>[]; requests: RecordedRequest[] }> {
+  const fake = fakeFetch(handler);
+  const pages: Page<unknown>[] = [];
+  const iterable = paginate({
+    shape: resolveShape(overrides),
+    base,
+    signedPath: '/v2/accounts',
+    params: [['t', 'ETH']],
+    fetchJson: (target) =>
+      sendSigned(target, {
+        fetch: fake.fetch,
+        credentials: CREDENTIALS,
+        timeoutMs: 1000,
+        timestamp: 1,
+        nowMs: 1,
+      }),
+    validate: (items) => items,
+  });
+  for await (const page of iterable) pages.push(page);
+  return { pages, requests: fake.requests };
+}
+
+const param = (request: RecordedRequest | undefined, name: string) => request?.url.searchParams.get(name);
+const allItems = (pages: Page<unknown>[]) => pages.flatMap((p) => p.items);
+
+describe('paginate, page numbers', () => {
+  const data = ids(5);
+  const serve =
+    (totals: boolean) =>
+    ({ url }: RecordedRequest) => {
+      const page = Number(url.searchParams.get('page'));
+      const size = Number(url.searchParams.get('pageSize'));
+      const items = data.slice((page - 1) * size, page * size);
+      return json(totals ? { items, totalItems: 5, totalPages: Math.ceil(5 / size) } : { items });
+    };
+  const pagination: Pagination = {
+    style: 'page',
+    pageParam: 'page',
+    pageSizeParam: 'pageSize',
+    pageSize: 2,
+    firstPage: 1,
+    totalItemsPath: 'totalItems',
+    totalPagesPath: 'totalPages',
+  };
+
+  it('returns every item and stops at totalPages', async () => {
+    const { pages, requests } = await collect({ pagination }, serve(true));
+
+    expect(allItems(pages)).toEqual(data);
+    expect(requests.map((r) => param(r, 'page'))).toEqual(['1', '2', '3']);
+  });
+
+  it('returns the total item count on every page', async () => {
+    const { pages } = await collect({ pagination }, serve(true));
+
+    expect(pages.map((p) => [p.index, p.totalItems])).toEqual([
+      [0, 5],
+      [1, 5],
+      [2, 5],
+    ]);
+  });
+
+  it('returns every item and stops on a short page without totals', async () => {
+    const noTotals = { ...pagination, totalItemsPath: null, totalPagesPath: null };
+
+    const { pages, requests } = await collect({ pagination: noTotals }, serve(false));
+
+    expect(allItems(pages)).toEqual(data);
+    expect(requests).toHaveLength(3);
+  });
+
+  it('returns after an empty page when the last full page ends the data without totals', async () => {
+    const noTotals = { ...pagination, pageSize: 5, totalItemsPath: null, totalPagesPath: null };
+
+    const { pages, requests } = await collect({ pagination: noTotals }, serve(false));
+
+    expect(allItems(pages)).toEqual(data);
+    expect(requests).toHaveLength(2);
+  });
+
+  it('sends the endpoint parameters before the page parameters', async () => {
+    const { requests } = await collect({ pagination }, serve(true));
+
+    expect([...(requests[0]?.url.searchParams.keys() ?? [])]).toEqual([
+      't',
+      'page',
+      'pageSize',
+      'timestamp',
+      'signature',
+    ]);
+  });
+
+  it('throws PbsResponseError when the service returns the same page again', async () => {
+    const noTotals = { ...pagination, totalItemsPath: null, totalPagesPath: null };
+
+    await expect(collect({ pagination: noTotals }, () => json({ items: ids(2) }))).rejects.toThrow(
+      PbsResponseError,
+    );
+  });
+
+  it('returns items of a bare JSON array when itemsPath is null', async () => {
+    const noTotals = { ...pagination, totalItemsPath: null, totalPagesPath: null };
+
+    const { pages } = await collect({ pagination: noTotals, itemsPath: null }, ({ url }) => {
+      const page = Number(url.searchParams.get('page'));
+      return json(data.slice((page - 1) * 2, page * 2));
+    });
+
+    expect(allItems(pages)).toEqual(data);
+  });
+
+  it('returns items at a nested itemsPath', async () => {
+    const { pages } = await collect({ pagination, itemsPath: 'data.rows' }, ({ url }) => {
+      const page = Number(url.searchParams.get('page'));
+      return json({ data: { rows: data.slice((page - 1) * 2, page * 2) }, totalPages: 3 });
+    });
+
+    expect(allItems(pages)).toEqual(data);
+  });
+
+  it('throws PbsResponseError naming itemsPath when it holds no array', async () => {
+    await expect(collect({ pagination }, () => json({ rows: [] }))).rejects.toMatchObject({
+      name: 'PbsResponseError',
+      field: 'items',
+    });
+  });
+});
+
+describe('paginate, offset/limit', () => {
+  const data = ids(7);
+  const serve = (totals: boolean) => (request: RecordedRequest) => {
+    const offset = Number(param(request, 'skip'));
+    const limit = Number(param(request, 'take'));
+    const items = data.slice(offset, offset + limit);
+    return json(totals ? { items, count: data.length } : { items });
+  };
+
+  it('returns every item and stops at the total', async () => {
+    const pagination: Pagination = {
+      style: 'offset',
+      offsetParam: 'skip',
+      limitParam: 'take',
+      limit: 3,
+      totalItemsPath: 'count',
+    };
+
+    const { pages, requests } = await collect({ pagination }, serve(true));
+
+    expect(allItems(pages)).toEqual(data);
+    expect(requests.map((r) => param(r, 'skip'))).toEqual(['0', '3', '6']);
+    expect(pages[0]?.totalItems).toBe(7);
+  });
+
+  it('returns every item and stops on a short page without a total', async () => {
+    const pagination: Pagination = {
+      style: 'offset',
+      offsetParam: 'skip',
+      limitParam: 'take',
+      limit: 3,
+      totalItemsPath: null,
+    };
+
+    const { pages } = await collect({ pagination }, serve(false));
+
+    expect(allItems(pages)).toEqual(data);
+    expect(pages[0]?.totalItems).toBeNull();
+  });
+});
+
+describe('paginate, cursor', () => {
+  const data = ids(5);
+  const fieldCursor: Pagination = {
+    style: 'cursor',
+    cursorParam: 'cursor',
+    limitParam: 'limit',
+    limit: 2,
+    next: { from: 'field', path: 'paging.next' },
+    totalItemsPath: null,
+  };
+
+  it('returns every item following the cursor field until it is null', async () => {
+    const { pages, requests } = await collect({ pagination: fieldCursor }, (request) => {
+      const start = Number(param(request, 'cursor') ?? '0');
+      const next = start + 2 < data.length ? String(start + 2) : null;
+      return json({ items: data.slice(start, start + 2), paging: { next } });
+    });
+
+    expect(allItems(pages)).toEqual(data);
+    expect(requests.map((r) => param(r, 'cursor'))).toEqual([null, '2', '4']);
+  });
+
+  it('returns at the end when the cursor field is an empty string', async () => {
+    const { requests } = await collect({ pagination: fieldCursor }, () =>
+      json({ items: ids(1), paging: { next: '' } }),
+    );
+
+    expect(requests).toHaveLength(1);
+  });
+
+  it('throws PbsResponseError when a cursor repeats', async () => {
+    await expect(
+      collect({ pagination: fieldCursor }, () => json({ items: ids(1), paging: { next: 'same' } })),
+    ).rejects.toMatchObject({ name: 'PbsResponseError', field: 'paging.next' });
+  });
+
+  const linkCursor: Pagination = { ...fieldCursor, next: { from: 'link-header' } };
+
+  it('returns every item following relative Link headers re-signed over the path from /v2', async () => {
+    const { pages, requests } = await collect({ pagination: linkCursor }, (request) => {
+      const start = Number(param(request, 'cursor') ?? '0');
+      const headers: Record<string, string> =
+        start + 2 < data.length
+          ? { link: `</api/v2/accounts?t=ETH&cursor=${start + 2}&timestamp=9&signature=old>; rel="next"` }
+          : {};
+      return json({ items: data.slice(start, start + 2) }, 200, headers);
+    });
+
+    expect(allItems(pages)).toEqual(data);
+    const second = requests[1];
+    expect([...(second?.url.searchParams ?? [])]).toEqual([
+      ['t', 'ETH'],
+      ['cursor', '2'],
+      ['timestamp', '1'],
+      ['signature', signRequest('/v2/accounts', 1, CREDENTIALS.apiSecret)],
+    ]);
+  });
+
+  it('returns the next link of a bare-array response in field-cursor mode', async () => {
+    const { pages } = await collect({ pagination: fieldCursor, itemsPath: null }, (request) => {
+      const first = param(request, 'cursor') === null;
+      const headers: Record<string, string> = first
+        ? { link: '<http://host.test/api/v2/accounts?t=ETH&cursor=c2>; rel="next"' }
+        : {};
+      return json(first ? data.slice(0, 2) : data.slice(2), 200, headers);
+    });
+
+    expect(allItems(pages)).toEqual(data);
+  });
+
+  it('throws PbsResponseError when the Link URL repeats', async () => {
+    await expect(
+      collect({ pagination: linkCursor }, () =>
+        json({ items: ids(1) }, 200, { link: '</api/v2/accounts?cursor=x>; rel="next"' }),
+      ),
+    ).rejects.toMatchObject({ name: 'PbsResponseError', field: 'Link' });
+  });
+});
+
+describe('parseNextLink', () => {
+  it('returns the URL of rel="next" among several links', () => {
+    expect(parseNextLink('<https://h/v2/a?c=1>; rel="prev", <https://h/v2/a?c=3>; rel="next"')).toBe(
+      'https://h/v2/a?c=3',
+    );
+  });
+
+  it('returns the URL of an unquoted rel=next', () => {
+    expect(parseNextLink('</v2/a?c=3>; rel=next')).toBe('/v2/a?c=3');
+  });
+
+  it('returns null without a next link', () => {
+    expect([parseNextLink(null), parseNextLink('</v2/a>; rel="prev"')]).toEqual([null, null]);
+  });
+});
+
+describe('linkTarget', () => {
+  it('returns the signed path without the base prefix and the query without timestamp and signature', () => {
+    const target = linkTarget(
+      'http://host.test/api/v2/accounts?timestamp=1&a=b+c&signature=zz&cursor=x',
+      'http://host.test/api/v2/accounts',
+      base,
+      '/api/v2/accounts',
+    );
+
+    expect(target).toEqual({
+      endpoint: 'http://host.test/api/v2/accounts',
+      query: 'a=b+c&cursor=x',
+      signedPath: '/v2/accounts',
+      path: '/api/v2/accounts',
+    });
+  });
+
+  it('throws PbsResponseError for a link to another origin', () => {
+    expect(() =>
+      linkTarget('https://evil.test/api/v2/accounts', 'http://host.test/api/v2/accounts', base, '/x'),
+    ).toThrow(PbsResponseError);
+  });
+
+  it('throws PbsResponseError for a link outside the base path', () => {
+    expect(() => linkTarget('/v1/accounts', 'http://host.test/api/v2/accounts', base, '/x')).toThrow(
+      PbsResponseError,
+    );
+  });
+});

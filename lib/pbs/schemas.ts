@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { PbsResponseError } from './errors.ts';
+import type { DateBounds, RawAccount, RawLedger, RawTransaction } from './model.ts';
+import { getPath } from './path.ts';
+import type { ServiceShape, TransactionFieldMap } from './shape.ts';
+
+// Loose objects: unknown fields pass through untouched; nothing is transformed or dropped.
+const recordSchema = z.looseObject({});
+const idRecordSchema = z.looseObject({ id: z.string() });
+const instantText = z.string().refine((text) => !Number.isNaN(Date.parse(text)), 'not a parseable date');
+const instantSchema = z.union([instantText, z.number().finite()]);
+const boundSchema = z.union([z.null(), instantText]);
+const protocolsSchema = z.array(z.string());
+
+type Issue = { path: PropertyKey[]; message: string };
+
+function fail(path: string, field: string, issue: Issue | undefined, fallback: string): never {
+  const suffix = issue && issue.path.length > 0 ? `.${issue.path.map(String).join('.')}` : '';
+  throw new PbsResponseError(path, `${field}${suffix}`, issue?.message ?? fallback, false);
+}
+
+function label(itemsPath: string | null): string {
+  return itemsPath === null || itemsPath === '' ? '' : itemsPath;
+}
+
+/** The item array of a list response, at `itemsPath` or (null) the body itself. */
+export function extractItems(body: unknown, itemsPath: string | null, path: string): unknown[] {
+  const items = itemsPath === null ? body : getPath(body, itemsPath);
+  if (!Array.isArray(items)) {
+    throw new PbsResponseError(path, itemsPath ?? '(body)', 'expected an array of items', false);
+  }
+  return items;
+}
+
+/** Checks that every item is an object with a string `id` (accounts, ledgers). */
+export function validateIdRecords(
+  items: unknown[],
+  itemsPath: string | null,
+  path: string,
+): RawAccount[] & RawLedger[] {
+  items.forEach((item, index) => {
+    const result = idRecordSchema.safeParse(item);
+    if (!result.success) fail(path, `${label(itemsPath)}[${index}]`, result.error.issues[0], 'invalid item');
+  });
+  return items as RawAccount[] & RawLedger[];
+}
+
+/**
+ * Checks that every item is an object with a string id and a parseable date at the mapped field
+ * paths. `deletedPath`, when given, exempts deleted timeline items from the date check.
+ */
+export function validateTransactions(
+  items: unknown[],
+  fields: TransactionFieldMap,
+  itemsPath: string | null,
+  path: string,
+  deletedPath?: string,
+): RawTransaction[] {
+  items.forEach((item, index) => {
+    const at = `${label(itemsPath)}[${index}]`;
+    const record = recordSchema.safeParse(item);
+    if (!record.success) fail(path, at, record.error.issues[0], 'expected an object');
+    const id = z.string().safeParse(getPath(item, fields.id));
+    if (!id.success) fail(path, `${at}.${fields.id}`, id.error.issues[0], 'expected a string');
+    if (deletedPath !== undefined && getPath(item, deletedPath) === true) return;
+    const date = instantSchema.safeParse(getPath(item, fields.date));
+    if (!date.success) fail(path, `${at}.${fields.date}`, date.error.issues[0], 'expected a date');
+  });
+  return items as RawTransaction[];
+}
+
+/** Reads the date-bounds response: each bound a string instant or null. */
+export function parseDateBounds(body: unknown, shape: ServiceShape, path: string): DateBounds {
+  const read = (fieldPath: string): Date | null => {
+    const result = boundSchema.safeParse(getPath(body, fieldPath));
+    if (!result.success) fail(path, fieldPath, result.error.issues[0], 'expected an ISO instant or null');
+    return result.data === null ? null : new Date(result.data);
+  };
+  return { earliest: read(shape.dateBounds.earliestPath), latest: read(shape.dateBounds.latestPath) };
+}
+
+/** Reads the metadata response: an array of protocol names at `protocolsPath` or the body. */
+export function parseProtocols(body: unknown, shape: ServiceShape, path: string): string[] {
+  const protocolsPath = shape.metadata.protocolsPath;
+  const value = protocolsPath === null ? body : getPath(body, protocolsPath);
+  const result = protocolsSchema.safeParse(value);
+  if (!result.success)
+    fail(path, protocolsPath ?? '(body)', result.error.issues[0], 'expected an array of strings');
+  return value as string[];
+}
