@@ -3,7 +3,7 @@ import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
 import { getPath } from '../pbs/path.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import type { FetchedShard } from './fetch.ts';
-import { createNdjsonWriter, readNdjson, type SnapshotHeader } from './snapshot.ts';
+import { createNdjsonWriter, readNdjson, type SnapshotHeader, type SnapshotRecord } from './snapshot.ts';
 
 export interface AssembleInput {
   header: SnapshotHeader;
@@ -14,6 +14,8 @@ export interface AssembleInput {
   /** Timeline items for the changes report, when requested. */
   changes?: AsyncIterable<RawTimelineItem>;
   snapshotFile: string;
+  /** Sees every record as it is written (so the reports' first pass needs no extra read). */
+  onRecord?: (record: SnapshotRecord) => void;
 }
 
 export interface AssembleResult {
@@ -53,13 +55,17 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
       }
       const ordered = [...kept.values()].sort((a, b) => a.at - b.at || compareText(a.id, b.id));
       for (const entry of ordered) {
-        await writer.write({ kind: 'transaction', shard: entry.shard, data: entry.data });
+        const record: SnapshotRecord = { kind: 'transaction', shard: entry.shard, data: entry.data };
+        input.onRecord?.(record);
+        await writer.write(record);
       }
       result.transactions += ordered.length;
     }
     if (input.changes) {
       for await (const change of input.changes) {
-        await writer.write({ kind: 'change', data: change });
+        const record: SnapshotRecord = { kind: 'change', data: change };
+        input.onRecord?.(record);
+        await writer.write(record);
         result.changes += 1;
       }
     }

@@ -121,7 +121,8 @@ async function fetchShardOnce(
   partFile: string,
   options: FetchOptions,
 ): Promise<{ rows: number; totalReported: number | null }> {
-  const writer = createNdjsonWriter(partFile);
+  // Part files are scratch: fast compression, the snapshot is compressed properly.
+  const writer = createNdjsonWriter(partFile, { level: 1 });
   let rows = 0;
   let totalReported: number | null = null;
   try {

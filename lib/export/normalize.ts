@@ -10,6 +10,7 @@ import { getPath } from '../pbs/path.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import { absDecimal, parseDecimal, signDecimal, trimDecimal } from './decimal.ts';
 import type { Cell, Column, Row, TableSpec } from './table.ts';
+import { fastUtcInstant } from './zoned.ts';
 
 /** One token movement of a transaction; `amount` is signed (negative leaves the portfolio). */
 export interface CanonicalMovement {
@@ -163,6 +164,8 @@ export function parseInstant(value: unknown): string | null {
     return Number.isNaN(date.getTime()) ? null : date.toISOString();
   }
   if (typeof value !== 'string') return null;
+  const fast = fastUtcInstant(value);
+  if (!Number.isNaN(fast)) return new Date(fast).toISOString();
   const parsed = DateTime.fromISO(value, { zone: 'utc' });
   return parsed.isValid ? parsed.toUTC().toISO() : null;
 }

@@ -3,12 +3,11 @@ import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Sink, StoredObject } from '../storage/sink.ts';
 import { MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './manifest.ts';
-import { createNormalizer } from './normalize.ts';
 import { periodLabel, periodRange } from './period.ts';
+import { observeSnapshot, type ReportModel } from './report-model.ts';
 import { type ExportRequest, parseExportRequest } from './request.ts';
-import { readSnapshotRecords, type SnapshotHeader } from './snapshot.ts';
-import { createSummary } from './summary.ts';
-import type { Row, TableSource } from './table.ts';
+import type { SnapshotHeader } from './snapshot.ts';
+import type { TableSource } from './table.ts';
 import { writeCsv } from './writers/csv.ts';
 import { writeXlsx } from './writers/xlsx.ts';
 
@@ -26,6 +25,8 @@ export interface PublishInput {
   /** Formats to write instead of the request's (render from a snapshot). */
   formats?: readonly ('csv' | 'xlsx')[];
   onPublished?: (file: StoredObject) => void;
+  /** A model that has already observed every record (during assembly); else one pass is made. */
+  model?: ReportModel;
 }
 
 const CONTENT_TYPES = {
@@ -45,7 +46,9 @@ export async function publishReports(input: PublishInput): Promise<Manifest> {
   const request: ExportRequest = parseExportRequest(input.header.request);
   const formats = input.formats ?? request.formats;
   const baseName = `${request.profile}_${periodLabel(request.period)}`;
-  const { tables, totals } = await buildTables(input.snapshotFile, input.header, request);
+  const model = input.model ?? (await observeSnapshot(input.snapshotFile, input.header, request));
+  const tables = model.tables(input.snapshotFile);
+  const totals = model.totals();
   const files: ManifestFile[] = [];
 
   const publish = async (
@@ -118,61 +121,6 @@ export async function publishReports(input: PublishInput): Promise<Manifest> {
   });
   return manifest;
 }
-
-/**
- * First pass over the snapshot: learns the extra columns and the summaries; returns the tables
- * of the requested reports, each re-reading the snapshot when its rows are written.
- */
-async function buildTables(
-  snapshotFile: string,
-  header: SnapshotHeader,
-  request: ExportRequest,
-): Promise<{ tables: TableSource[]; totals: Record<string, string> }> {
-  const normalizer = createNormalizer({ fields: header.fields, timeZone: request.timeZone });
-  const summary = createSummary({ timeZone: request.timeZone });
-  for await (const record of readSnapshotRecords(snapshotFile)) {
-    if (record.kind === 'transaction') {
-      normalizer.observe(record.data);
-      summary.add(normalizer.canonical(record.data));
-    } else {
-      normalizer.observeChange(record.data);
-    }
-  }
-  const rowsOf = (kind: 'transaction' | 'change', toRows: (data: Record<string, unknown>) => Row[]) =>
-    async function* rows(): AsyncGenerator<Row> {
-      for await (const record of readSnapshotRecords(snapshotFile)) {
-        if (record.kind === kind) yield* toRows(record.data);
-      }
-    };
-  const tables: TableSource[] = [];
-  if (request.reports.includes('transactions')) {
-    tables.push({
-      spec: normalizer.transactionsSpec(),
-      rows: rowsOf('transaction', (data) => [normalizer.transactionRow(data)]),
-    });
-  }
-  if (request.reports.includes('movements')) {
-    tables.push({
-      spec: normalizer.movementsSpec(),
-      rows: rowsOf('transaction', (data) => normalizer.movementRows(data)),
-    });
-  }
-  if (request.reports.includes('summary')) tables.push(...summary.tables());
-  if (request.reports.includes('changes')) {
-    tables.push({
-      spec: normalizer.changesSpec(),
-      rows: rowsOf('change', (data) => [normalizer.changeRow(data)]),
-    });
-  }
-  const totals: Record<string, string> = {};
-  for (const [currency, total] of summary.totals()) {
-    const suffix = currency === '' ? '' : ` (${currency})`;
-    totals[`value${suffix}`] = total.value;
-    totals[`fees${suffix}`] = total.fees;
-  }
-  return { tables, totals };
-}
-
 /** The About sheet: what was asked, of whom, how it was fetched, and the files published before it. */
 function aboutTable(manifest: Manifest): TableSource {
   const pairs: [string, string][] = [

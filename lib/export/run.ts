@@ -11,6 +11,7 @@ import { type Manifest, publicApiBase } from './manifest.ts';
 import { periodLabel, periodRange, resolveChangesSince } from './period.ts';
 import { planShards, planWindows, resolveProtocols } from './plan.ts';
 import { publishReports } from './publish.ts';
+import { createReportModel } from './report-model.ts';
 import { type ExportRequest, requestWarnings } from './request.ts';
 import { SNAPSHOT_FORMAT, type SnapshotHeader } from './snapshot.ts';
 
@@ -125,12 +126,14 @@ export async function runExport(request: ExportRequest, deps: ExportDeps): Promi
           lastModifiedDate: resolveChangesSince(request.changesSince as string, request.timeZone),
         })
       : undefined;
+    const model = createReportModel(deps.fields, request);
     const assembled = await assembleSnapshot({
       header,
       windows: windows,
       fetched,
       fields: deps.fields,
       snapshotFile,
+      onRecord: (record) => model.observe(record),
       ...(changes ? { changes } : {}),
     });
     deps.onProgress?.({ stage: 'fetched', transactions: assembled.transactions });
@@ -138,6 +141,7 @@ export async function runExport(request: ExportRequest, deps: ExportDeps): Promi
     const manifest = await publishReports({
       snapshotFile,
       header,
+      model,
       sink: deps.sink,
       prefix,
       runId,

@@ -2,10 +2,10 @@
  * Summaries of canonical transactions: by month × protocol × category, and by token. Every sum
  * is an exact decimal; TOTAL rows are the exact sums of the rows above them.
  */
-import { DateTime } from 'luxon';
 import { absDecimal, addDecimal, signDecimal, subtractDecimal } from './decimal.ts';
 import type { CanonicalTransaction } from './normalize.ts';
 import type { Cell, Column, Row, TableSource, TableSpec } from './table.ts';
+import { wallClock } from './zoned.ts';
 
 /** Shown for a transaction without protocol (or category). */
 export const NONE = '(none)';
@@ -203,7 +203,7 @@ export function createSummary(options: SummaryOptions): Summary {
 
   return {
     add(tx) {
-      const month = DateTime.fromISO(tx.date, { zone: 'utc' }).setZone(options.timeZone).toFormat('yyyy-MM');
+      const month = wallClock(Date.parse(tx.date), options.timeZone).toISOString().slice(0, 7);
       const protocol = tx.protocol ?? NONE;
       const category = tx.category ?? NONE;
       const currency = tx.valueCurrency ?? tx.feeCurrency ?? '';

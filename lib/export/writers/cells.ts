@@ -1,6 +1,7 @@
 import { DateTime, IANAZone } from 'luxon';
 import { ValidationError } from '../../errors.ts';
 import type { Column, TableSpec } from '../table.ts';
+import { fastUtcInstant } from '../zoned.ts';
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 const INTEGER = /^-?\d+$/;
@@ -45,10 +46,12 @@ export function checkSpec(spec: TableSpec): void {
 }
 
 /**
- * Parses a `datetime` cell (ISO-8601 instant; no offset means UTC) and shifts it to the column's
- * zone (checked by `checkSpec`). Returns undefined when the value is not an instant.
+ * Parses a `datetime` cell (ISO-8601 instant; no offset means UTC) into epoch milliseconds.
+ * Returns undefined when the value is not an instant.
  */
-export function toZoned(value: string, column: Column): DateTime | undefined {
+export function instantMillis(value: string): number | undefined {
+  const fast = fastUtcInstant(value);
+  if (!Number.isNaN(fast)) return fast;
   const instant = DateTime.fromISO(value, { zone: 'utc' });
-  return instant.isValid ? instant.setZone(column.timeZone ?? 'UTC') : undefined;
+  return instant.isValid ? instant.toMillis() : undefined;
 }

@@ -4,7 +4,15 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { ValidationError } from '../../errors.ts';
 import type { Cell, Column, TableSource } from '../table.ts';
-import { checkSpec, guardFormula, isDecimalLiteral, isIntegerLiteral, preview, toZoned } from './cells.ts';
+import { isoInZone } from '../zoned.ts';
+import {
+  checkSpec,
+  guardFormula,
+  instantMillis,
+  isDecimalLiteral,
+  isIntegerLiteral,
+  preview,
+} from './cells.ts';
 import { ReportCellError } from './errors.ts';
 
 /** Options of {@link writeCsv}. */
@@ -111,11 +119,11 @@ function renderCell(
       }
       return cell;
     case 'datetime': {
-      const zoned = toZoned(cell, column);
-      if (zoned === undefined) {
+      const ms = instantMillis(cell);
+      if (ms === undefined) {
         throw new ReportCellError(table, column.key, row, `not an ISO-8601 instant: ${preview(cell)}`);
       }
-      return zoned.toISO({ suppressMilliseconds: false }) ?? '';
+      return isoInZone(ms, column.timeZone ?? 'UTC');
     }
   }
 }

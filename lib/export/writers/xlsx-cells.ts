@@ -1,6 +1,7 @@
 import Big from 'big.js';
 import type { Cell, Column } from '../table.ts';
-import { isDecimalLiteral, isIntegerLiteral, preview, toZoned } from './cells.ts';
+import { wallClock } from '../zoned.ts';
+import { instantMillis, isDecimalLiteral, isIntegerLiteral, preview } from './cells.ts';
 
 /** Excel's per-cell text limit. */
 export const MAX_CELL_TEXT = 32_767;
@@ -59,11 +60,10 @@ export function toXlsxCell(cell: Cell, column: SheetColumn): XlsxCell | string {
       return { value, numFmt: decimalFormat(cell) };
     }
     case 'datetime': {
-      const zoned = toZoned(cell, column.source);
-      if (zoned === undefined) return `not an ISO-8601 instant: ${preview(cell)}`;
+      const ms = instantMillis(cell);
+      if (ms === undefined) return `not an ISO-8601 instant: ${preview(cell)}`;
       // Excel has no zones: store the zone's wall-clock time as if it were UTC.
-      const wall = Date.UTC(zoned.year, zoned.month - 1, zoned.day, zoned.hour, zoned.minute, zoned.second);
-      return { value: new Date(wall + zoned.millisecond), numFmt: 'yyyy-mm-dd hh:mm:ss' };
+      return { value: wallClock(ms, column.source.timeZone ?? 'UTC'), numFmt: 'yyyy-mm-dd hh:mm:ss' };
     }
   }
 }

@@ -1,0 +1,145 @@
+/**
+ * Benchmark worker: performs one measured task in a fresh process, so its peak RSS is its own,
+ * and reports `{ rows, ms, peakRssMb, ... }` over IPC.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
+import ExcelJS from 'exceljs';
+import { createNormalizer } from '../lib/export/normalize.ts';
+import { parseExportRequest } from '../lib/export/request.ts';
+import { runExport } from '../lib/export/run.ts';
+import { createPbsClient, DEFAULT_SHAPE, type PagePagination } from '../lib/pbs/index.ts';
+import type { SimulatedProfile } from '../lib/simulator/types.ts';
+import { createLocalSink } from '../lib/storage/index.ts';
+
+export interface BenchTask {
+  mode: 'export-csv' | 'export-xlsx' | 'raw-csv' | 'raw-xlsx' | 'latency';
+  url: string;
+  profile: SimulatedProfile;
+  rows: number;
+  /** From/to days (inclusive) of the export. */
+  period: { from: string; to: string };
+  concurrency: number;
+  pageSize: number;
+}
+
+const task = JSON.parse(process.argv[2] ?? '{}') as BenchTask;
+const workDir = await mkdtemp(join(tmpdir(), 'pbs-bench-'));
+const client = createPbsClient({
+  baseUrl: task.url,
+  credentials: { apiKey: task.profile.apiKey, apiSecret: task.profile.apiSecret },
+  requestsPerSecond: 100_000,
+  burst: 1_000,
+  shape: {
+    pagination: { ...(DEFAULT_SHAPE.pagination as PagePagination), pageSize: task.pageSize },
+  },
+});
+
+async function exportRun(format: 'csv' | 'xlsx') {
+  const started = performance.now();
+  let fetchStarted = 0;
+  let fetchEnded = 0;
+  let pages = 0;
+  const result = await runExport(
+    parseExportRequest({
+      profile: 'demo',
+      period: task.period,
+      reports: ['transactions'],
+      formats: [format],
+    }),
+    {
+      client,
+      sink: createLocalSink(workDir),
+      fields: client.shape.fields,
+      apiBase: task.url,
+      now: () => new Date(),
+      concurrency: task.concurrency,
+      workDir,
+      onProgress: (p) => {
+        if (p.stage === 'planned') fetchStarted = performance.now();
+        if (p.stage === 'page') pages += 1;
+        if (p.stage === 'shard') fetchEnded = performance.now();
+      },
+    },
+  );
+  return {
+    rows: result.manifest.counts.transactions ?? 0,
+    ms: performance.now() - started,
+    fetchMs: fetchEnded - fetchStarted,
+    pages,
+    shards: result.manifest.shards.length,
+  };
+}
+
+/** The first page of the portfolio, normalised: the rows the raw baselines write, cycled. */
+async function sampleRows() {
+  const normalizer = createNormalizer({ fields: client.shape.fields, timeZone: 'UTC' });
+  const sample = [];
+  for await (const page of client.transactionPages({})) {
+    sample.push(...page.items);
+    break;
+  }
+  for (const raw of sample) normalizer.observe(raw);
+  return { spec: normalizer.transactionsSpec(), rows: sample.map((raw) => normalizer.transactionRow(raw)) };
+}
+
+async function rawCsv() {
+  const { spec, rows } = await sampleRows();
+  const started = performance.now();
+  async function* records() {
+    yield spec.columns.map((c) => c.key);
+    for (let i = 0; i < task.rows; i += 1) yield rows[i % rows.length];
+  }
+  await pipeline(
+    Readable.from(records()),
+    stringify({ bom: true }),
+    createWriteStream(join(workDir, 'raw.csv')),
+  );
+  return { rows: task.rows, ms: performance.now() - started };
+}
+
+async function rawXlsx() {
+  const { spec, rows } = await sampleRows();
+  const typed = rows.map((row) =>
+    row.map((cell, i) => {
+      const kind = spec.columns[i]?.kind;
+      if (cell === null) return null;
+      if (kind === 'decimal' || kind === 'integer') return Number(cell);
+      if (kind === 'datetime') return new Date(cell);
+      return cell;
+    }),
+  );
+  const started = performance.now();
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    filename: join(workDir, 'raw.xlsx'),
+    useSharedStrings: false,
+    useStyles: true,
+  });
+  const sheet = workbook.addWorksheet('Transactions');
+  sheet.addRow(spec.columns.map((c) => c.header)).commit();
+  for (let i = 0; i < task.rows; i += 1) sheet.addRow(typed[i % typed.length] as unknown[]).commit();
+  sheet.commit();
+  await workbook.commit();
+  return { rows: task.rows, ms: performance.now() - started };
+}
+
+const runners = {
+  'export-csv': () => exportRun('csv'),
+  'export-xlsx': () => exportRun('xlsx'),
+  'raw-csv': rawCsv,
+  'raw-xlsx': rawXlsx,
+  latency: () => exportRun('csv'),
+};
+try {
+  const figures = await runners[task.mode]();
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  process.send?.({ ...figures, peakRssMb });
+} finally {
+  await rm(workDir, { recursive: true, force: true });
+}
+process.disconnect?.();
