@@ -1,6 +1,6 @@
 import { DateTime, IANAZone } from 'luxon';
 import { ValidationError } from '../../errors.ts';
-import type { Column, TableSpec } from '../table.ts';
+import type { TableSpec } from '../table.ts';
 import { fastUtcInstant } from '../zoned.ts';
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
