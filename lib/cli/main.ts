@@ -11,10 +11,17 @@ import { resolveShape } from '../pbs/shape.ts';
 import { loadServiceSettings } from '../settings.ts';
 import { profilesWithCounts, startSimulator } from '../simulator/index.ts';
 import type { RunningSimulator } from '../simulator/types.ts';
-import { createLocalSink, createS3Client, createS3Sink, type Sink } from '../storage/index.ts';
+import {
+  createLocalSink,
+  createS3Client,
+  createS3Sink,
+  presignDownload,
+  type Sink,
+  type StoredObject,
+} from '../storage/index.ts';
 import { type CliCommand, type Destination, parseCommandLine, type RunCommand, USAGE } from './args.ts';
 import { createProgressReporter } from './progress.ts';
-import { printSummary } from './summary.ts';
+import { printLinks, printSummary } from './summary.ts';
 
 /** The process around the CLI: streams, environment and clock, injected for tests. */
 export interface CliIo {
@@ -56,7 +63,7 @@ async function run(command: RunCommand, io: CliIo): Promise<number> {
   const request = parseExportRequest(command.request);
   const service = await connect(command, request.profile, io);
   try {
-    const sink = createSink(command.destination);
+    const { sink, presign } = createSink(command.destination);
     const progress = createProgressReporter(io.stdout);
     const result = await runExport(request, {
       client: service.client,
@@ -70,6 +77,7 @@ async function run(command: RunCommand, io: CliIo): Promise<number> {
     });
     progress.stop();
     printSummary(io.stdout, result.manifest, sink.root);
+    if (presign) printLinks(io.stdout, await presign(result.manifest.files), LINK_EXPIRY_SECONDS);
     return EXIT.ok;
   } finally {
     await service.close();
@@ -80,7 +88,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   const header = await readSnapshotHeader(command.snapshot);
   const request = parseExportRequest(header.request);
   const runId = newRunId(io.now());
-  const sink = createSink(command.destination);
+  const { sink, presign } = createSink(command.destination);
   const formats = command.formats
     ? parseExportRequest({ ...request, formats: command.formats }).formats
     : undefined;
@@ -96,6 +104,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
     ...(formats ? { formats } : {}),
   });
   printSummary(io.stdout, manifest, sink.root);
+  if (presign) printLinks(io.stdout, await presign(manifest.files), LINK_EXPIRY_SECONDS);
   return EXIT.ok;
 }
 
@@ -159,13 +168,38 @@ async function startEmbeddedSimulator(
   });
 }
 
-function createSink(destination: Destination): Sink {
-  if (destination.kind === 'folder') return createLocalSink(resolve(destination.dir));
+/** How long the download links printed after an S3 run stay valid. */
+const LINK_EXPIRY_SECONDS = 3600;
+
+interface Destinations {
+  sink: Sink;
+  /** For S3: presigned download links of stored files, named for the accountant's download. */
+  presign?: (files: readonly StoredObject[]) => Promise<{ name: string; url: string }[]>;
+}
+
+function createSink(destination: Destination): Destinations {
+  if (destination.kind === 'folder') return { sink: createLocalSink(resolve(destination.dir)) };
   const client = createS3Client({
     region: destination.region ?? 'us-east-1',
     ...(destination.endpoint !== undefined ? { endpoint: destination.endpoint, forcePathStyle: true } : {}),
   });
-  return createS3Sink({ client, bucket: destination.bucket, prefix: destination.prefix });
+  const { bucket } = destination;
+  return {
+    sink: createS3Sink({ client, bucket, prefix: destination.prefix }),
+    presign: (files) =>
+      Promise.all(
+        files.map(async (file) => ({
+          name: file.name,
+          url: await presignDownload({
+            client,
+            bucket,
+            key: file.key,
+            fileName: file.name,
+            expiresInSeconds: LINK_EXPIRY_SECONDS,
+          }),
+        })),
+      ),
+  };
 }
 
 function describeError(error: unknown): string {

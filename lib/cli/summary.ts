@@ -16,3 +16,13 @@ export function printSummary(out: { write(text: string): unknown }, manifest: Ma
   ];
   out.write(lines.join('\n'));
 }
+
+/** Prints presigned download links, one per file. */
+export function printLinks(
+  out: { write(text: string): unknown },
+  links: readonly { name: string; url: string }[],
+  expirySeconds: number,
+): void {
+  out.write(`Download links (valid ${Math.round(expirySeconds / 60)} minutes):\n`);
+  for (const link of links) out.write(`  ${link.name}\n    ${link.url}\n`);
+}

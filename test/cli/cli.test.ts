@@ -105,6 +105,37 @@ describe('pbs-export CLI with --s3 (s3rver on loopback)', () => {
     await s3.close();
   });
 
+  it('prints a presigned download link per file that downloads that file', async () => {
+    const { io, stdout } = captureIo();
+    await main(
+      [
+        'run',
+        '--profile',
+        'acme',
+        '--period',
+        '2024-06',
+        '--format',
+        'csv',
+        '--s3',
+        `s3://${s3.bucket}/x`,
+        '--s3-endpoint',
+        s3.endpoint,
+      ],
+      io,
+    );
+    const link = /acme_2024-06_transactions\.csv\n\s+(http\S+)/.exec(stdout())?.[1] as string;
+    const response = await fetch(link);
+    expect({
+      status: response.status,
+      disposition: response.headers.get('content-disposition'),
+      header: new TextDecoder('utf-8', { ignoreBOM: true }).decode(await response.arrayBuffer()).slice(0, 4),
+    }).toEqual({
+      status: 200,
+      disposition: expect.stringContaining('filename="acme_2024-06_transactions.csv"'),
+      header: '\ufeffid,',
+    });
+  });
+
   it('publishes the run under the prefix with the manifest readable from the bucket', async () => {
     const { io } = captureIo();
     const code = await main(
