@@ -8,8 +8,10 @@
  * these machines are shared and noisy.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
 import type { SimulatedProfile } from '../lib/simulator/types.ts';
 import type { BenchTask } from './run-child.ts';
 

@@ -108,3 +108,21 @@ export function signDecimal(a: string): -1 | 0 | 1 {
 export function trimDecimal(a: string): string {
   return plain(new Big(a));
 }
+
+/**
+ * A running exact sum. Keeps the total as a big.js number between additions, so summing many
+ * amounts parses each one once and prints the total only when asked.
+ */
+export class DecimalSum {
+  #total = new Big(0);
+
+  /** Adds an exact decimal string. */
+  add(value: string): void {
+    this.#total = this.#total.plus(value);
+  }
+
+  /** The sum in plain notation without trailing fractional zeros (`0` for none). */
+  text(): string {
+    return plain(this.#total);
+  }
+}

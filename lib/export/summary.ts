@@ -2,7 +2,7 @@
  * Summaries of canonical transactions: by month × protocol × category, and by token. Every sum
  * is an exact decimal; TOTAL rows are the exact sums of the rows above them.
  */
-import { absDecimal, addDecimal, signDecimal, subtractDecimal } from './decimal.ts';
+import { absDecimal, addDecimal, DecimalSum, signDecimal, subtractDecimal } from './decimal.ts';
 import type { CanonicalTransaction } from './normalize.ts';
 import type { Cell, Column, Row, TableSource, TableSpec } from './table.ts';
 import { wallClock } from './zoned.ts';
@@ -65,16 +65,16 @@ export const TOKEN_SPEC: TableSpec = { name: 'summary_by_token', title: 'By toke
 interface MonthGroup {
   keys: [month: string, protocol: string, category: string, currency: string];
   count: number;
-  value: string;
-  fees: string;
+  value: DecimalSum;
+  fees: DecimalSum;
 }
 
 interface TokenGroup {
   keys: [token: string, currency: string];
-  inQuantity: string;
-  outQuantity: string;
-  inValue: string;
-  outValue: string;
+  inQuantity: DecimalSum;
+  outQuantity: DecimalSum;
+  inValue: DecimalSum;
+  outValue: DecimalSum;
 }
 
 /** Orders rows by their key tuples, by UTF-16 code units (locale-independent). */
@@ -112,7 +112,7 @@ export function createSummary(options: SummaryOptions): Summary {
     const id = JSON.stringify(keys);
     let group = months.get(id);
     if (group === undefined) {
-      group = { keys, count: 0, value: '0', fees: '0' };
+      group = { keys, count: 0, value: new DecimalSum(), fees: new DecimalSum() };
       months.set(id, group);
     }
     return group;
@@ -122,7 +122,13 @@ export function createSummary(options: SummaryOptions): Summary {
     const id = JSON.stringify(keys);
     let group = tokens.get(id);
     if (group === undefined) {
-      group = { keys, inQuantity: '0', outQuantity: '0', inValue: '0', outValue: '0' };
+      group = {
+        keys,
+        inQuantity: new DecimalSum(),
+        outQuantity: new DecimalSum(),
+        inValue: new DecimalSum(),
+        outValue: new DecimalSum(),
+      };
       tokens.set(id, group);
     }
     return group;
@@ -135,8 +141,8 @@ export function createSummary(options: SummaryOptions): Summary {
       const total = byCurrency.get(currency) ?? { count: 0, value: '0', fees: '0' };
       byCurrency.set(currency, {
         count: total.count + group.count,
-        value: addDecimal(total.value, group.value),
-        fees: addDecimal(total.fees, group.fees),
+        value: addDecimal(total.value, group.value.text()),
+        fees: addDecimal(total.fees, group.fees.text()),
       });
     }
     return byCurrency;
@@ -151,8 +157,8 @@ export function createSummary(options: SummaryOptions): Summary {
         category,
         currencyCell(currency),
         String(group.count),
-        group.value,
-        group.fees,
+        group.value.text(),
+        group.fees.text(),
       ];
     });
     const byCurrency = totals();
@@ -171,18 +177,18 @@ export function createSummary(options: SummaryOptions): Summary {
       const [token, currency] = group.keys;
       const total = totals.get(currency) ?? { inValue: '0', outValue: '0' };
       totals.set(currency, {
-        inValue: addDecimal(total.inValue, group.inValue),
-        outValue: addDecimal(total.outValue, group.outValue),
+        inValue: addDecimal(total.inValue, group.inValue.text()),
+        outValue: addDecimal(total.outValue, group.outValue.text()),
       });
       return [
         token,
         currencyCell(currency),
-        group.inQuantity,
-        group.outQuantity,
-        subtractDecimal(group.inQuantity, group.outQuantity),
-        group.inValue,
-        group.outValue,
-        subtractDecimal(group.inValue, group.outValue),
+        group.inQuantity.text(),
+        group.outQuantity.text(),
+        subtractDecimal(group.inQuantity.text(), group.outQuantity.text()),
+        group.inValue.text(),
+        group.outValue.text(),
+        subtractDecimal(group.inValue.text(), group.outValue.text()),
       ];
     });
     for (const currency of [...totals.keys()].sort()) {
@@ -209,23 +215,22 @@ export function createSummary(options: SummaryOptions): Summary {
       const currency = tx.valueCurrency ?? tx.feeCurrency ?? '';
       const main = monthGroup([month, protocol, category, currency]);
       main.count += 1;
-      if (tx.valueAmount !== null) main.value = addDecimal(main.value, tx.valueAmount);
+      if (tx.valueAmount !== null) main.value.add(tx.valueAmount);
       if (tx.feeAmount !== null) {
         const feeGroup =
           tx.feeCurrency === null || tx.feeCurrency === currency
             ? main
             : monthGroup([month, protocol, category, tx.feeCurrency]);
-        feeGroup.fees = addDecimal(feeGroup.fees, tx.feeAmount);
+        feeGroup.fees.add(tx.feeAmount);
       }
       for (const movement of tx.movements) {
         const group = tokenGroup([movement.symbol, tx.valueCurrency ?? '']);
         if (signDecimal(movement.amount) < 0) {
-          group.outQuantity = addDecimal(group.outQuantity, absDecimal(movement.amount));
-          if (movement.value !== null)
-            group.outValue = addDecimal(group.outValue, absDecimal(movement.value));
+          group.outQuantity.add(absDecimal(movement.amount));
+          if (movement.value !== null) group.outValue.add(absDecimal(movement.value));
         } else {
-          group.inQuantity = addDecimal(group.inQuantity, movement.amount);
-          if (movement.value !== null) group.inValue = addDecimal(group.inValue, movement.value);
+          group.inQuantity.add(movement.amount);
+          if (movement.value !== null) group.inValue.add(movement.value);
         }
       }
     },
