@@ -3,7 +3,7 @@ import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
 import { getPath } from '../pbs/path.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import type { FetchedShard } from './fetch.ts';
-import { createNdjsonWriter, readNdjson, type SnapshotHeader, type SnapshotRecord } from './snapshot.ts';
+import { createNdjsonWriter, readNdjsonLines, type SnapshotHeader, type SnapshotRecord } from './snapshot.ts';
 
 export interface AssembleInput {
   header: SnapshotHeader;
@@ -38,10 +38,13 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
     await writer.write(input.header);
     for (const window of input.windows) {
       const parts = input.fetched.filter((fetched) => fetched.shard.window.index === window.index);
-      const kept = new Map<string, { at: number; id: string; shard: string; data: RawTransaction }>();
+      const kept = new Map<
+        string,
+        { at: number; id: string; shard: string; data: RawTransaction; line: string }
+      >();
       for (const part of parts) {
-        for await (const data of readNdjson(part.partFile)) {
-          const item = data as RawTransaction;
+        for await (const line of readNdjsonLines(part.partFile)) {
+          const item = JSON.parse(line) as RawTransaction;
           const id = transactionId(item, input.fields);
           const at = transactionInstant(item, input.fields, id);
           if (at < window.start.getTime() || at >= window.end.getTime()) {
@@ -49,7 +52,7 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
           } else if (kept.has(id)) {
             result.duplicates += 1;
           } else {
-            kept.set(id, { at, id, shard: part.shard.id, data: item });
+            kept.set(id, { at, id, shard: part.shard.id, data: item, line });
           }
         }
       }
@@ -57,7 +60,10 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
       for (const entry of ordered) {
         const record: SnapshotRecord = { kind: 'transaction', shard: entry.shard, data: entry.data };
         input.onRecord?.(record);
-        await writer.write(record);
+        // The service's own JSON text goes into the snapshot as it came: exact, and not re-encoded.
+        await writer.writeJson(
+          `{"kind":"transaction","shard":${JSON.stringify(entry.shard)},"data":${entry.line}}`,
+        );
       }
       result.transactions += ordered.length;
     }

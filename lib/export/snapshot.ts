@@ -45,6 +45,8 @@ export class SnapshotError extends PbsExportError {
 /** Writes gzip-compressed NDJSON records, honouring backpressure. */
 export interface NdjsonWriter {
   write(record: unknown): Promise<void>;
+  /** Writes one record given as its JSON text (one line, no newline), as it is. */
+  writeJson(json: string): Promise<void>;
   /** Flushes and closes the file. */
   close(): Promise<void>;
   /** Closes the file without waiting for a clean end (after a failure). */
@@ -79,10 +81,12 @@ export function createNdjsonWriter(filePath: string, options: { level?: number }
   };
   return {
     async write(record) {
+      await this.writeJson(JSON.stringify(record));
+    },
+    async writeJson(json) {
       if (failure) throw failure;
-      const line = `${JSON.stringify(record)}\n`;
-      pending.push(line);
-      pendingLength += line.length;
+      pending.push(json, '\n');
+      pendingLength += json.length + 1;
       if (pendingLength >= WRITE_CHUNK) await flush();
     },
     async close() {
@@ -99,30 +103,33 @@ export function createNdjsonWriter(filePath: string, options: { level?: number }
   };
 }
 
-/** Reads the records of a gzip NDJSON file one by one, in file order. */
-export async function* readNdjson(filePath: string): AsyncGenerator<unknown> {
+/** Reads the lines of a gzip NDJSON file one by one (JSON text without the newline). */
+export async function* readNdjsonLines(filePath: string): AsyncGenerator<string> {
   const input = createReadStream(filePath, { highWaterMark: WRITE_CHUNK }).pipe(createGunzip());
   const decoder = new StringDecoder('utf8');
   let carry = '';
-  let lineNumber = 0;
-  const parse = (line: string) => {
-    lineNumber += 1;
-    try {
-      return JSON.parse(line) as unknown;
-    } catch (error) {
-      throw new SnapshotError(`${filePath}: line ${lineNumber} is not JSON`, { cause: error });
-    }
-  };
   for await (const chunk of input) {
-    const text = carry + decoder.write(chunk as Buffer);
-    const lines = text.split('\n');
+    const lines = (carry + decoder.write(chunk as Buffer)).split('\n');
     carry = lines.pop() ?? '';
     for (const line of lines) {
-      if (line !== '') yield parse(line);
+      if (line !== '') yield line;
     }
   }
   carry += decoder.end();
-  if (carry !== '') yield parse(carry);
+  if (carry !== '') yield carry;
+}
+
+/** Reads the records of a gzip NDJSON file one by one, in file order. */
+export async function* readNdjson(filePath: string): AsyncGenerator<unknown> {
+  let lineNumber = 0;
+  for await (const line of readNdjsonLines(filePath)) {
+    lineNumber += 1;
+    try {
+      yield JSON.parse(line);
+    } catch (error) {
+      throw new SnapshotError(`${filePath}: line ${lineNumber} is not JSON`, { cause: error });
+    }
+  }
 }
 
 /** Reads a snapshot: its header first, then its transaction and change records. */
