@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors.ts';
 import { periodRange } from './period.ts';
 import {
+  planFromJson,
   planShards,
+  planToJson,
   planWindows,
   protocolSlug,
   protocolSlugs,
@@ -248,6 +250,25 @@ describe('resolveProtocols', () => {
   it('throws an error that lists the valid names', () => {
     expect(() => resolveProtocols(['Curve'], available)).toThrow(
       'protocols: unknown protocol "Curve"; valid names: "Aave V3", "Uniswap V3"',
+    );
+  });
+});
+
+describe('planToJson / planFromJson', () => {
+  it('returns the same plan after a round trip through JSON', () => {
+    const windows = planWindows({
+      period: '2025',
+      timeZone: 'Europe/Berlin',
+      window: 'month',
+      bounds: { earliest: new Date('2024-06-01T00:00:00Z'), latest: new Date('2025-03-10T00:00:00Z') },
+    });
+    const plan = { windows, shards: planShards(windows, ['Aave V3', 'Lido']) };
+    expect(planFromJson(JSON.parse(JSON.stringify(planToJson(plan))))).toEqual(plan);
+  });
+
+  it('refuses a shard that names a window the plan does not have', () => {
+    expect(() => planFromJson({ windows: [], shards: [{ id: 'x', window: 3, protocol: null }] })).toThrow(
+      /plan\.shards: shard x names unknown window 3/,
     );
   });
 });

@@ -142,3 +142,40 @@ export function resolveProtocols(
   }
   return [...new Set(requested)];
 }
+
+/** A plan as JSON (instants as ISO strings), to hand from one Step Functions task to another. */
+export interface PlanJson {
+  windows: { index: number; label: string; start: string; end: string }[];
+  shards: { id: string; window: number; protocol: string | null }[];
+}
+
+/** Writes a plan as JSON-safe data. */
+export function planToJson(plan: { windows: readonly Window[]; shards: readonly Shard[] }): PlanJson {
+  return {
+    windows: plan.windows.map((w) => ({
+      index: w.index,
+      label: w.label,
+      start: w.start.toISOString(),
+      end: w.end.toISOString(),
+    })),
+    shards: plan.shards.map((s) => ({ id: s.id, window: s.window.index, protocol: s.protocol })),
+  };
+}
+
+/** Reads a plan written by {@link planToJson}; shards point at their window objects again. */
+export function planFromJson(json: PlanJson): { windows: Window[]; shards: Shard[] } {
+  const windows = json.windows.map((w) => ({
+    index: w.index,
+    label: w.label,
+    start: new Date(w.start),
+    end: new Date(w.end),
+  }));
+  const byIndex = new Map(windows.map((w) => [w.index, w]));
+  const shards = json.shards.map((s) => {
+    const window = byIndex.get(s.window);
+    if (window === undefined)
+      throw new ValidationError('plan.shards', `shard ${s.id} names unknown window ${s.window}`);
+    return { id: s.id, window, protocol: s.protocol };
+  });
+  return { windows, shards };
+}

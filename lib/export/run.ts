@@ -6,10 +6,10 @@ import type { DateBounds, RawTimelineItem, TimelineQuery } from '../pbs/model.ts
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import type { Sink } from '../storage/sink.ts';
 import { assembleSnapshot } from './assemble.ts';
-import { type FetchProgress, fetchShards, type TransactionPageSource } from './fetch.ts';
+import { type FetchedShard, type FetchProgress, fetchShards, type TransactionPageSource } from './fetch.ts';
 import { type Manifest, publicApiBase } from './manifest.ts';
 import { periodLabel, periodRange, resolveChangesSince } from './period.ts';
-import { planShards, planWindows, resolveProtocols } from './plan.ts';
+import { planShards, planWindows, resolveProtocols, type Shard, type Window } from './plan.ts';
 import { publishReports } from './publish.ts';
 import { createReportModel } from './report-model.ts';
 import { type ExportRequest, requestWarnings } from './request.ts';
@@ -70,96 +70,122 @@ export const GENERATOR = { name: 'pbs-export', version: '0.1.0' };
 export async function runExport(request: ExportRequest, deps: ExportDeps): Promise<ExportResult> {
   for (const warning of requestWarnings(request)) deps.warn?.(warning);
   const startedAt = deps.now();
-  const runId = deps.runId ?? newRunId(startedAt);
-  const prefix = `reports/${request.profile}/${periodLabel(request.period)}/${runId}`;
   const workDir = await mkdtemp(join(deps.workDir ?? tmpdir(), 'pbs-export-'));
   try {
-    const bounds = await deps.client.dateBounds();
-    const protocols =
-      request.protocols === undefined || request.filters.hash !== undefined
-        ? null
-        : resolveProtocols(request.protocols, await deps.client.defiProtocols());
-    const planned = planWindows({
-      period: request.period,
-      timeZone: request.timeZone,
-      window: request.window,
-      bounds,
-    });
-    // The service ignores the window when a hash is given, so one search covers the period.
-    const windows =
-      request.filters.hash !== undefined && planned.length > 0 ? [wholePeriod(request)] : planned;
-    const shards = planShards(windows, protocols);
-    deps.onProgress?.({ stage: 'planned', windows: windows.length, shards: shards.length });
-
-    const fetched = await fetchShards(deps.client, shards, request.filters, {
+    const plan = await planExport(request, deps.client);
+    deps.onProgress?.({ stage: 'planned', windows: plan.windows.length, shards: plan.shards.length });
+    const fetched = await fetchShards(deps.client, plan.shards, request.filters, {
       workDir,
       concurrency: deps.concurrency ?? 4,
       shardAttempts: deps.shardAttempts ?? 3,
       onPage: (page) => deps.onProgress?.({ stage: 'page', ...page }),
       onShardDone: (done) => deps.onProgress?.({ stage: 'shard', shard: done.shard.id, rows: done.rows }),
     });
-
-    const header: SnapshotHeader = {
-      kind: 'header',
-      format: SNAPSHOT_FORMAT,
-      request,
-      apiBase: publicApiBase(deps.apiBase),
-      createdAt: startedAt.toISOString(),
-      fields: deps.fields,
-      windows: windows.map((w) => ({
-        index: w.index,
-        label: w.label,
-        start: w.start.toISOString(),
-        end: w.end.toISOString(),
-      })),
-      shards: fetched.map((f) => ({
-        id: f.shard.id,
-        window: f.shard.window.index,
-        protocol: f.shard.protocol,
-        rows: f.rows,
-        totalReported: f.totalReported,
-      })),
-    };
-    const snapshotFile = join(workDir, 'snapshot.ndjson.gz');
-    const changes = request.reports.includes('changes')
-      ? deps.client.timeline({
-          lastModifiedDate: resolveChangesSince(request.changesSince as string, request.timeZone),
-        })
-      : undefined;
-    const model = createReportModel(deps.fields, request);
-    const assembled = await assembleSnapshot({
-      header,
-      windows: windows,
-      fetched,
-      fields: deps.fields,
-      snapshotFile,
-      onRecord: (record) => model.observe(record),
-      ...(changes ? { changes } : {}),
-    });
-    deps.onProgress?.({ stage: 'fetched', transactions: assembled.transactions });
-
-    const manifest = await publishReports({
-      snapshotFile,
-      header,
-      model,
-      sink: deps.sink,
-      prefix,
-      runId,
-      now: deps.now,
-      generator: deps.generator ?? GENERATOR,
-      counts: {
-        transactions: assembled.transactions,
-        duplicatesDropped: assembled.duplicates,
-        outsideWindowDropped: assembled.outsideWindow,
-        changes: assembled.changes,
-      },
-      onPublished: (file) =>
-        deps.onProgress?.({ stage: 'published', file: file.location, bytes: file.bytes }),
-    });
-    return { runId, prefix, manifest };
+    return await finishExport(request, plan, fetched, { ...deps, workDir, startedAt });
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
+}
+
+/** What to fetch: the windows of the period within the date-bounds, and window × protocol shards. */
+export interface ExportPlan {
+  windows: Window[];
+  shards: Shard[];
+}
+
+/**
+ * Plans an export from the portfolio's date-bounds (and, for protocol searches, its protocol
+ * list). An empty portfolio or a period outside the bounds plans nothing, which is not an error.
+ */
+export async function planExport(
+  request: ExportRequest,
+  client: Pick<ExportServiceClient, 'dateBounds' | 'defiProtocols'>,
+): Promise<ExportPlan> {
+  const bounds = await client.dateBounds();
+  const protocols =
+    request.protocols === undefined || request.filters.hash !== undefined
+      ? null
+      : resolveProtocols(request.protocols, await client.defiProtocols());
+  const planned = planWindows({
+    period: request.period,
+    timeZone: request.timeZone,
+    window: request.window,
+    bounds,
+  });
+  // The service ignores the window when a hash is given, so one search covers the period.
+  const windows = request.filters.hash !== undefined && planned.length > 0 ? [wholePeriod(request)] : planned;
+  return { windows, shards: planShards(windows, protocols) };
+}
+
+/**
+ * The last stage of an export, once every shard is fetched: writes the snapshot (plus the
+ * timeline items when the changes report is asked for), renders and publishes the reports, and
+ * writes the manifest last. `deps.workDir` must exist; the caller owns it.
+ */
+export async function finishExport(
+  request: ExportRequest,
+  plan: ExportPlan,
+  fetched: readonly FetchedShard[],
+  deps: ExportDeps & { workDir: string; startedAt: Date },
+): Promise<ExportResult> {
+  const runId = deps.runId ?? newRunId(deps.startedAt);
+  const prefix = `reports/${request.profile}/${periodLabel(request.period)}/${runId}`;
+  const header: SnapshotHeader = {
+    kind: 'header',
+    format: SNAPSHOT_FORMAT,
+    request,
+    apiBase: publicApiBase(deps.apiBase),
+    createdAt: deps.startedAt.toISOString(),
+    fields: deps.fields,
+    windows: plan.windows.map((w) => ({
+      index: w.index,
+      label: w.label,
+      start: w.start.toISOString(),
+      end: w.end.toISOString(),
+    })),
+    shards: fetched.map((f) => ({
+      id: f.shard.id,
+      window: f.shard.window.index,
+      protocol: f.shard.protocol,
+      rows: f.rows,
+      totalReported: f.totalReported,
+    })),
+  };
+  const snapshotFile = join(deps.workDir, 'snapshot.ndjson.gz');
+  const changes = request.reports.includes('changes')
+    ? deps.client.timeline({
+        lastModifiedDate: resolveChangesSince(request.changesSince as string, request.timeZone),
+      })
+    : undefined;
+  const model = createReportModel(deps.fields, request);
+  const assembled = await assembleSnapshot({
+    header,
+    windows: plan.windows,
+    fetched,
+    fields: deps.fields,
+    snapshotFile,
+    onRecord: (record) => model.observe(record),
+    ...(changes ? { changes } : {}),
+  });
+  deps.onProgress?.({ stage: 'fetched', transactions: assembled.transactions });
+  const manifest = await publishReports({
+    snapshotFile,
+    header,
+    model,
+    sink: deps.sink,
+    prefix,
+    runId,
+    now: deps.now,
+    generator: deps.generator ?? GENERATOR,
+    counts: {
+      transactions: assembled.transactions,
+      duplicatesDropped: assembled.duplicates,
+      outsideWindowDropped: assembled.outsideWindow,
+      changes: assembled.changes,
+    },
+    onPublished: (file) => deps.onProgress?.({ stage: 'published', file: file.location, bytes: file.bytes }),
+  });
+  return { runId, prefix, manifest };
 }
 
 function wholePeriod(request: ExportRequest) {
