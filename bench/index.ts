@@ -35,6 +35,7 @@ interface Figures {
   ms: number;
   peakRssMb: number;
   fetchMs?: number;
+  renderMs?: number;
   pages?: number;
   shards?: number;
 }
@@ -106,7 +107,8 @@ const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 console.log(
-  `pbs-export benchmark: ${fmt(transactions)} transactions, Node ${process.version}, ${new Date().toISOString()}`,
+  `pbs-export benchmark: ${fmt(transactions)} transactions, Node ${process.version} ${CHILD_NODE_FLAGS.join(' ')}, ` +
+    new Date().toISOString(),
 );
 const throughput = await withSimulator(transactions, 0, async (url, profile) => {
   const fullPeriod = { url, profile, rows: transactions, period: ALL_YEARS, concurrency, pageSize: 1000 };
@@ -169,7 +171,14 @@ console.log(
   `  measured ${fmt(latency.fetchMs ?? 0)} ms, ideal ${fmt(idealMs)} ms (pages × latency ÷ concurrency), ` +
     `ratio ${fmt((latency.fetchMs ?? 0) / idealMs, 2)} (target ≤ 1.25)`,
 );
+const renderRate = (f: Figures) => (f.rows / (f.renderMs ?? Number.NaN)) * 1000;
 console.log(
-  `  stages of the throughput runs: CSV fetch ${fmt(throughput.csv.fetchMs ?? 0)} ms of ${fmt(throughput.csv.ms)} ms; ` +
-    `XLSX fetch ${fmt(throughput.xlsx.fetchMs ?? 0)} ms of ${fmt(throughput.xlsx.ms)} ms`,
+  `\nstages (ms): CSV fetch ${fmt(throughput.csv.fetchMs ?? 0)}, render ${fmt(throughput.csv.renderMs ?? 0)}, ` +
+    `total ${fmt(throughput.csv.ms)}; XLSX fetch ${fmt(throughput.xlsx.fetchMs ?? 0)}, ` +
+    `render ${fmt(throughput.xlsx.renderMs ?? 0)}, total ${fmt(throughput.xlsx.ms)}`,
+);
+console.log(
+  `render stage alone (snapshot → published files): CSV ${fmt(renderRate(throughput.csv))} rows/s ` +
+    `(${fmt(renderRate(throughput.csv) / perSecond(throughput.rawCsv), 2)} × raw), XLSX ` +
+    `${fmt(renderRate(throughput.xlsx))} rows/s (${fmt(renderRate(throughput.xlsx) / perSecond(throughput.rawXlsx), 2)} × raw)`,
 );

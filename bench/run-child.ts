@@ -44,6 +44,7 @@ async function exportRun(format: 'csv' | 'xlsx') {
   const started = performance.now();
   let fetchStarted = 0;
   let fetchEnded = 0;
+  let assembled = 0;
   let pages = 0;
   const result = await runExport(
     parseExportRequest({
@@ -64,6 +65,7 @@ async function exportRun(format: 'csv' | 'xlsx') {
         if (p.stage === 'planned') fetchStarted = performance.now();
         if (p.stage === 'page') pages += 1;
         if (p.stage === 'shard') fetchEnded = performance.now();
+        if (p.stage === 'fetched') assembled = performance.now();
       },
     },
   );
@@ -71,6 +73,7 @@ async function exportRun(format: 'csv' | 'xlsx') {
     rows: result.manifest.counts.transactions ?? 0,
     ms: performance.now() - started,
     fetchMs: fetchEnded - fetchStarted,
+    renderMs: performance.now() - assembled,
     pages,
     shards: result.manifest.shards.length,
   };

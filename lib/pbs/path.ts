@@ -1,3 +1,17 @@
+const SEGMENT_CACHE_LIMIT = 1_000;
+const segmentCache = new Map<string, readonly string[]>();
+
+/** The keys of a dotted path, cached: the same few configured paths are read millions of times. */
+function segmentsOf(path: string): readonly string[] {
+  let segments = segmentCache.get(path);
+  if (segments === undefined) {
+    segments = path.split('.');
+    if (segmentCache.size >= SEGMENT_CACHE_LIMIT) segmentCache.clear();
+    segmentCache.set(path, segments);
+  }
+  return segments;
+}
+
 /**
  * Reads a value at a dotted field path (`a.b.c`). The empty path returns the value itself.
  * Returns `undefined` when any step is missing or not an object.
@@ -5,7 +19,7 @@
 export function getPath(value: unknown, path: string): unknown {
   if (path === '') return value;
   let current: unknown = value;
-  for (const key of path.split('.')) {
+  for (const key of segmentsOf(path)) {
     if (current === null || typeof current !== 'object') return undefined;
     current = (current as Record<string, unknown>)[key];
   }
