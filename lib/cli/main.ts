@@ -1,10 +1,9 @@
 import { resolve } from 'node:path';
 import { PbsExportError, ValidationError } from '../errors.ts';
 import { publicApiBase } from '../export/manifest.ts';
-import { periodLabel } from '../export/period.ts';
 import { publishReports } from '../export/publish.ts';
 import { parseExportRequest } from '../export/request.ts';
-import { newRunId, runExport } from '../export/run.ts';
+import { GENERATOR, newRunId, runExport, runPrefix } from '../export/run.ts';
 import { readSnapshotHeader } from '../export/snapshot.ts';
 import { createPbsClient, type PbsClient } from '../pbs/index.ts';
 import { resolveShape } from '../pbs/shape.ts';
@@ -96,10 +95,10 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
     snapshotFile: command.snapshot,
     header,
     sink,
-    prefix: `reports/${request.profile}/${periodLabel(request.period)}/${runId}`,
+    prefix: runPrefix(request, runId),
     runId,
     now: io.now,
-    generator: { name: 'pbs-export', version: '0.1.0' },
+    generator: GENERATOR,
     counts: { renderedFromSnapshot: 1 },
     ...(formats ? { formats } : {}),
   });

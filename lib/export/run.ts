@@ -129,7 +129,7 @@ export async function finishExport(
   deps: ExportDeps & { workDir: string; startedAt: Date },
 ): Promise<ExportResult> {
   const runId = deps.runId ?? newRunId(deps.startedAt);
-  const prefix = `reports/${request.profile}/${periodLabel(request.period)}/${runId}`;
+  const prefix = runPrefix(request, runId);
   const header: SnapshotHeader = {
     kind: 'header',
     format: SNAPSHOT_FORMAT,
@@ -186,6 +186,11 @@ export async function finishExport(
     onPublished: (file) => deps.onProgress?.({ stage: 'published', file: file.location, bytes: file.bytes }),
   });
   return { runId, prefix, manifest };
+}
+
+/** Folder of a run's files: `reports/{profile}/{period}/{runId}`. */
+export function runPrefix(request: ExportRequest, runId: string): string {
+  return `reports/${request.profile}/${periodLabel(request.period)}/${runId}`;
 }
 
 function wholePeriod(request: ExportRequest) {
