@@ -137,3 +137,12 @@ export const KEYS = {
 export function jobIdFor(profile: string, idempotencyKey: string): string {
   return createHash('sha256').update(`${profile}\n${idempotencyKey}`).digest('hex').slice(0, 32);
 }
+
+/**
+ * Optional environment variables added for S3-compatible stores (local runs and tests):
+ * the endpoint switches the S3 client to path-style addressing and on-demand checksums.
+ */
+export const OPTIONAL_ENV = {
+  /** S3-compatible endpoint such as `http://127.0.0.1:4568`; unset on AWS. */
+  s3Endpoint: 'PBS_S3_ENDPOINT',
+} as const;

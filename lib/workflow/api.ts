@@ -1,0 +1,312 @@
+/**
+ * The HTTP API (API Gateway HTTP API, payload format 2.0):
+ *
+ * - `POST /reports` validates an export request and starts it: `202 { jobId, state, statusUrl }`;
+ *   the same `Idempotency-Key` (or, without one, an identical request) answers `200` with the
+ *   existing job instead of starting another.
+ * - `GET /reports/{jobId}`: the job, and once succeeded its files with presigned download links.
+ * - `GET /reports?profile=…&limit=…`: the profile's recent jobs, newest first.
+ *
+ * Errors are `{ error: { code, message, field, issues } }`; none quotes a secret.
+ */
+import { createHash } from 'node:crypto';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { periodLabel } from '../export/period.ts';
+import {
+  type ExportRequest,
+  PROFILE_NAME,
+  parseExportRequest,
+  RequestValidationError,
+} from '../export/request.ts';
+import { presignDownload } from '../storage/index.ts';
+import { type JobRecord, jobIdFor, type ProfileRegistry } from './contract.ts';
+import { StartFailedError, UnknownProfileError } from './errors.ts';
+import { JOB_ID, type JobStore } from './jobs.ts';
+import { lookupProfile } from './registry.ts';
+import { type ExecutionStarter, startJob } from './start.ts';
+import type { JobObserver, MetricsSink } from './workers.ts';
+
+/** Largest accepted request body: 64 KiB. */
+export const MAX_BODY_BYTES = 64 * 1024;
+/** Default and largest `limit` of the job list. */
+export const LIST_LIMIT = { default: 20, max: 100 } as const;
+/** Default expiry of download links: one hour. */
+export const DEFAULT_LINK_EXPIRY_SECONDS = 3600;
+
+/** The event and result types of the handler. */
+export type ApiEvent = APIGatewayProxyEventV2;
+export type ApiResult = APIGatewayProxyStructuredResultV2;
+
+/** Everything the API uses; built once per process by the caller. */
+export interface ApiDeps {
+  registry: ProfileRegistry;
+  jobs: JobStore;
+  starter: ExecutionStarter;
+  /** Client and bucket to presign download links with. */
+  s3: S3Client;
+  bucket: string;
+  now: () => Date;
+  /** Expiry of download links, 1 … 604 800 s. Default 3600. */
+  linkExpirySeconds?: number;
+  metrics?: MetricsSink;
+  onJob?: JobObserver;
+  /** Told about unexpected failures (answered 500/503 without details). */
+  onError?: (message: string, error: unknown) => void;
+}
+
+/** One problem of a request, as the API reports it. */
+export interface ApiIssue {
+  field: string;
+  reason: string;
+}
+
+/** Body of every error answer. */
+export interface ApiErrorBody {
+  error: { code: string; message: string; field: string | null; issues: ApiIssue[] };
+}
+
+/** An answer the API chose on purpose (validation, not found, …). */
+class ApiAnswer extends Error {
+  constructor(readonly result: ApiResult) {
+    super(`HTTP ${result.statusCode}`);
+  }
+}
+
+function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult {
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+/** An error answer; `issues` defaults to the one field's reason. */
+export function apiError(
+  statusCode: number,
+  code: string,
+  message: string,
+  field: string | null = null,
+  issues?: ApiIssue[],
+): ApiResult {
+  const body: ApiErrorBody = {
+    error: { code, message, field, issues: issues ?? (field === null ? [] : [{ field, reason: message }]) },
+  };
+  return json(statusCode, body);
+}
+
+function invalid(field: string, reason: string): ApiAnswer {
+  return new ApiAnswer(apiError(400, 'invalid_request', `${field}: ${reason}`, field, [{ field, reason }]));
+}
+
+/** Builds the API handler. */
+export function createApi(deps: ApiDeps): (event: ApiEvent) => Promise<ApiResult> {
+  const linkExpirySeconds = deps.linkExpirySeconds ?? DEFAULT_LINK_EXPIRY_SECONDS;
+
+  return async (event) => {
+    try {
+      const route = routeOf(event);
+      if (route === null) return apiError(404, 'not_found', 'no such route');
+      if (route.name === 'create') return await createReport(event);
+      if (route.name === 'get') return await getReport(event, route.jobId);
+      return await listReports(event);
+    } catch (error) {
+      if (error instanceof ApiAnswer) return error.result;
+      if (error instanceof UnknownProfileError)
+        return apiError(404, 'unknown_profile', error.message, 'profile');
+      if (error instanceof StartFailedError) {
+        deps.onError?.('could not start the export', error);
+        return apiError(503, 'start_failed', 'the export could not be started; try again');
+      }
+      deps.onError?.('request failed', error);
+      return apiError(500, 'internal', 'internal error');
+    }
+  };
+
+  async function createReport(event: ApiEvent): Promise<ApiResult> {
+    const input = readJsonBody(event);
+    let request: ExportRequest;
+    try {
+      request = parseExportRequest(input);
+    } catch (error) {
+      if (!(error instanceof RequestValidationError)) throw error;
+      const issues = error.issues.map(({ field, reason }) => ({ field, reason }));
+      return apiError(400, 'invalid_request', error.message, error.field, issues);
+    }
+    const headerKey = header(event, 'idempotency-key');
+    if (headerKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(headerKey)) {
+      throw invalid('Idempotency-Key', 'expected 1-255 visible ASCII characters');
+    }
+    lookupProfile(deps.registry, request.profile);
+    const canonical = canonicalJson(request);
+    const idempotencyKey =
+      headerKey !== undefined
+        ? `key:${headerKey}`
+        : `request:${createHash('sha256').update(canonical).digest('hex')}`;
+    const at = deps.now().toISOString();
+    const job: JobRecord = {
+      jobId: jobIdFor(request.profile, idempotencyKey),
+      profile: request.profile,
+      request,
+      state: 'queued',
+      source: 'api',
+      idempotencyKey,
+      createdAt: at,
+      updatedAt: at,
+    };
+    deps.onJob?.(job);
+    const { created, job: stored } = await startJob(deps, job);
+    if (!created && canonicalJson(stored.request) !== canonical) {
+      return apiError(
+        409,
+        'idempotency_key_reused',
+        'Idempotency-Key: already used for a different request',
+        'Idempotency-Key',
+      );
+    }
+    if (created) deps.metrics?.addMetric('JobsStarted', 'Count', 1);
+    const statusUrl = `${baseUrl(event)}/reports/${stored.jobId}`;
+    return json(
+      created ? 202 : 200,
+      { jobId: stored.jobId, state: stored.state, statusUrl },
+      created ? { location: statusUrl } : {},
+    );
+  }
+
+  async function getReport(event: ApiEvent, jobId: string): Promise<ApiResult> {
+    if (!JOB_ID.test(jobId)) throw invalid('jobId', 'expected 32 lowercase hex characters');
+    const job = await deps.jobs.get(jobId);
+    if (job === null) return apiError(404, 'job_not_found', `job ${jobId} does not exist`, 'jobId');
+    deps.onJob?.(job);
+    const now = deps.now();
+    const body: Record<string, unknown> = {
+      jobId: job.jobId,
+      profile: job.profile,
+      state: job.state,
+      source: job.source,
+      period: periodLabel(job.request.period),
+      createdAt: job.createdAt,
+      updatedAt: job.updatedAt,
+      request: job.request,
+      statusUrl: `${baseUrl(event)}/reports/${job.jobId}`,
+      ...(job.reason !== undefined ? { reason: job.reason } : {}),
+    };
+    if (job.state === 'succeeded' && job.result) {
+      body.runId = job.result.runId;
+      body.linksExpireAt = new Date(now.getTime() + linkExpirySeconds * 1000).toISOString();
+      body.files = await Promise.all(
+        job.result.files.map(async (file) => ({
+          name: file.name,
+          bytes: file.bytes,
+          sha256: file.sha256,
+          ...(file.rows !== undefined ? { rows: file.rows } : {}),
+          url: await presignDownload({
+            client: deps.s3,
+            bucket: deps.bucket,
+            key: file.key,
+            fileName: file.name.split('/').pop() || file.name,
+            expiresInSeconds: linkExpirySeconds,
+            signingDate: now,
+          }),
+        })),
+      );
+    }
+    return json(200, body);
+  }
+
+  async function listReports(event: ApiEvent): Promise<ApiResult> {
+    const query = event.queryStringParameters ?? {};
+    const profile = query.profile;
+    if (profile === undefined || profile === '') throw invalid('profile', 'required');
+    if (!PROFILE_NAME.test(profile)) throw invalid('profile', 'expected 1-64 letters, digits, "_" or "-"');
+    let limit: number = LIST_LIMIT.default;
+    if (query.limit !== undefined) {
+      limit = /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : 0;
+      if (limit < 1 || limit > LIST_LIMIT.max) {
+        throw invalid('limit', `expected a whole number from 1 to ${LIST_LIMIT.max}`);
+      }
+    }
+    lookupProfile(deps.registry, profile);
+    const jobs = await deps.jobs.listByProfile(profile, limit);
+    const base = baseUrl(event);
+    return json(200, {
+      profile,
+      jobs: jobs.map((job) => ({
+        jobId: job.jobId,
+        state: job.state,
+        source: job.source,
+        period: periodLabel(job.request.period),
+        createdAt: job.createdAt,
+        updatedAt: job.updatedAt,
+        statusUrl: `${base}/reports/${job.jobId}`,
+        ...(job.reason !== undefined ? { reason: job.reason } : {}),
+      })),
+    });
+  }
+}
+
+type Route = { name: 'create' } | { name: 'get'; jobId: string } | { name: 'list' };
+
+/** The route by method and path (the `$default` route and named stages work alike). */
+function routeOf(event: ApiEvent): Route | null {
+  const method = event.requestContext.http.method.toUpperCase();
+  const path = event.rawPath.replace(/\/+$/, '');
+  if (/(^|\/)reports$/.test(path)) {
+    if (method === 'POST') return { name: 'create' };
+    if (method === 'GET') return { name: 'list' };
+    return null;
+  }
+  const match = /(?:^|\/)reports\/([^/]+)$/.exec(path);
+  if (match && method === 'GET') {
+    return { name: 'get', jobId: event.pathParameters?.jobId ?? decodeURIComponent(match[1] as string) };
+  }
+  return null;
+}
+
+function header(event: ApiEvent, name: string): string | undefined {
+  const headers = event.headers ?? {};
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return undefined;
+}
+
+function readJsonBody(event: ApiEvent): unknown {
+  const raw = event.body ?? '';
+  const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+  if (bytes.length > MAX_BODY_BYTES) {
+    throw new ApiAnswer(
+      apiError(413, 'payload_too_large', `body: larger than ${MAX_BODY_BYTES} bytes`, 'body', [
+        { field: 'body', reason: `larger than ${MAX_BODY_BYTES} bytes` },
+      ]),
+    );
+  }
+  if (bytes.length === 0) throw invalid('body', 'required: a JSON export request');
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw invalid('body', 'is not valid JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalid('body', 'expected a JSON object');
+  }
+  return value;
+}
+
+/** `https://host[/stage]`: where the API was called, for status URLs. */
+function baseUrl(event: ApiEvent): string {
+  const proto = header(event, 'x-forwarded-proto') ?? 'https';
+  const host = event.requestContext.domainName || header(event, 'host') || 'localhost';
+  const stagePath = event.rawPath.replace(/\/+$/, '').replace(/\/reports(\/[^/]*)?$/, '');
+  return `${proto}://${host}${stagePath}`;
+}
+
+/** JSON with object keys sorted, so equal requests serialise equally. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(
+          Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)),
+        )
+      : item,
+  );
+}

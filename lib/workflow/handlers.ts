@@ -1,0 +1,118 @@
+/**
+ * What the Lambda entry points (`functions/`) share: their contexts (deps plus observability),
+ * built lazily on the first invocation so that importing a handler has no side effect, and the
+ * wrapping of each invocation.
+ */
+import type { Context } from 'aws-lambda';
+import { ValidationError } from '../errors.ts';
+import { type ApiDeps, type ApiEvent, type ApiResult, createApi } from './api.ts';
+import type { MonthlyItem, MonthlyItemOutput } from './contract.ts';
+import { JOB_ID } from './jobs.ts';
+import { type MonthlyDeps, startMonthlyExport } from './monthly.ts';
+import { appendJobKeys, type Observability, runInvocation } from './observability.ts';
+import { createWorkers, type WorkerDeps, type Workers } from './workers.ts';
+
+/** A value, or a function building it on first use. */
+export type Lazy<T> = T | (() => T);
+
+/** Memoises a lazy value: built once, on the first call. */
+export function memo<T>(value: Lazy<T>): () => T {
+  let built: { value: T } | undefined;
+  return () => {
+    built ??= { value: typeof value === 'function' ? (value as () => T)() : value };
+    return built.value;
+  };
+}
+
+/** Deps of the export workers' handlers. */
+export interface WorkerContext extends Omit<WorkerDeps, 'metrics' | 'onJob'> {
+  obs: Observability;
+}
+
+/** Deps of the HTTP API handler. */
+export interface ApiContext extends Omit<ApiDeps, 'metrics' | 'onJob' | 'onError'> {
+  obs: Observability;
+}
+
+/** Deps of the monthly item handler. */
+export interface MonthlyContext extends Omit<MonthlyDeps, 'metrics' | 'onJob'> {
+  obs: Observability;
+}
+
+/** Checks a task payload's `jobId`; throws `ValidationError`. */
+export function requireJobId(event: unknown): string {
+  const jobId = (event as { jobId?: unknown } | null)?.jobId;
+  if (typeof jobId !== 'string' || !JOB_ID.test(jobId)) {
+    throw new ValidationError('jobId', 'expected 32 lowercase hex characters');
+  }
+  return jobId;
+}
+
+/**
+ * Runs a worker task in an invocation: `jobId` and (once the job is read) `profile` on every log
+ * line, the workers' metrics flushed at the end.
+ */
+export function bindWorkers(
+  context: Lazy<WorkerContext>,
+): <R>(
+  event: unknown,
+  lambdaContext: Context | undefined,
+  task: (workers: Workers) => Promise<R>,
+) => Promise<R> {
+  const built = memo(() => {
+    const ctx = memo(context)();
+    const workers = createWorkers({
+      ...ctx,
+      metrics: ctx.obs.metrics,
+      onJob: (job) => appendJobKeys(ctx.obs, { profile: job.profile }),
+    });
+    return { obs: ctx.obs, workers };
+  });
+  return async (event, lambdaContext, task) => {
+    const { obs, workers } = built();
+    const jobId = (event as { jobId?: unknown } | null)?.jobId;
+    return runInvocation(obs, typeof jobId === 'string' ? { jobId } : {}, lambdaContext, () => {
+      requireJobId(event);
+      return task(workers);
+    });
+  };
+}
+
+/** The HTTP API handler over a (lazy) context. */
+export function bindApi(
+  context: Lazy<ApiContext>,
+): (event: ApiEvent, lambdaContext?: Context) => Promise<ApiResult> {
+  const built = memo(() => {
+    const ctx = memo(context)();
+    const api = createApi({
+      ...ctx,
+      metrics: ctx.obs.metrics,
+      onJob: (job) => appendJobKeys(ctx.obs, { jobId: job.jobId, profile: job.profile }),
+      onError: (message, error) => ctx.obs.logger.error(message, error as Error),
+    });
+    return { obs: ctx.obs, api };
+  });
+  return async (event, lambdaContext) => {
+    // A configuration error throws here: API Gateway answers a bare 500, Lambda logs the error.
+    const { obs, api } = built();
+    return runInvocation(obs, {}, lambdaContext, () => api(event));
+  };
+}
+
+/** The monthly item handler over a (lazy) context. */
+export function bindMonthly(
+  context: Lazy<MonthlyContext>,
+): (event: MonthlyItem, lambdaContext?: Context) => Promise<MonthlyItemOutput> {
+  const built = memo(() => memo(context)());
+  return async (event, lambdaContext) => {
+    const ctx = built();
+    const profile = typeof event?.profile === 'string' ? event.profile : undefined;
+    return runInvocation(ctx.obs, profile !== undefined ? { profile } : {}, lambdaContext, () =>
+      startMonthlyExport(event, {
+        ...ctx,
+        metrics: ctx.obs.metrics,
+        onJob: (job) => appendJobKeys(ctx.obs, { jobId: job.jobId, profile: job.profile }),
+      }),
+    );
+  };
+}

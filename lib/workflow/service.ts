@@ -1,0 +1,64 @@
+/** A service client per registered profile, with the profile's credentials from its secret. */
+import { publicApiBase } from '../export/manifest.ts';
+import type { ExportServiceClient } from '../export/run.ts';
+import { createPbsClient, type PbsClientConfig, type PbsLogger } from '../pbs/index.ts';
+import type { ServiceShapeOverrides, TransactionFieldMap } from '../pbs/shape.ts';
+import type { ProfileRegistry } from './contract.ts';
+import { SecretError } from './errors.ts';
+import { lookupProfile } from './registry.ts';
+import { parseServiceSecret, type SecretReader } from './secrets.ts';
+
+/** What the workers need to export one profile. */
+export interface ProfileService {
+  client: ExportServiceClient;
+  fields: TransactionFieldMap;
+  /** Base URL as it may be recorded (no credentials). */
+  apiBase: string;
+}
+
+/** Builds the service of a registered profile; throws `UnknownProfileError` or {@link SecretError}. */
+export type ServiceFactory = (profile: string) => Promise<ProfileService>;
+
+/** Options of {@link createServiceFactory}. */
+export interface ServiceFactoryOptions {
+  registry: ProfileRegistry;
+  readSecret: SecretReader;
+  baseUrl: string;
+  shape?: ServiceShapeOverrides;
+  requestsPerSecond?: number;
+  logger?: PbsLogger;
+  /** Anything else of the client's configuration (tests: `sleep`, `burst`, `fetch`). */
+  client?: Partial<Omit<PbsClientConfig, 'baseUrl' | 'credentials'>>;
+}
+
+/** The factory of profile services over the registry and a secret reader. */
+export function createServiceFactory(options: ServiceFactoryOptions): ServiceFactory {
+  return async (profile) => {
+    const registered = lookupProfile(options.registry, profile);
+    let value: unknown;
+    try {
+      value = await options.readSecret(registered.secretArn);
+    } catch (error) {
+      // A failed JSON transform quotes the start of the value in its message (JSON.parse does):
+      // that cause is dropped. Other causes (access denied, not found) name the ARN at most.
+      const name = error instanceof Error ? error.name : 'Error';
+      if (name === 'TransformParameterError') throw new SecretError(profile, 'is not valid JSON');
+      throw new SecretError(profile, `could not be read (${name})`, { cause: error });
+    }
+    const secret = parseServiceSecret(value);
+    if ('problem' in secret) throw new SecretError(profile, secret.problem);
+    const client = createPbsClient({
+      baseUrl: options.baseUrl,
+      credentials: {
+        apiKey: secret.apiKey,
+        apiSecret: secret.apiSecret,
+        ...(secret.profileGuid !== undefined ? { profileGuid: secret.profileGuid } : {}),
+      },
+      ...(options.shape ? { shape: options.shape } : {}),
+      ...(options.requestsPerSecond !== undefined ? { requestsPerSecond: options.requestsPerSecond } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...options.client,
+    });
+    return { client, fields: client.shape.fields, apiBase: publicApiBase(options.baseUrl) };
+  };
+}

@@ -1,0 +1,63 @@
+/** Starting a job: create the record conditionally, then start the export execution named by it. */
+import { type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import type { ExportInput, JobRecord } from './contract.ts';
+import { StartFailedError } from './errors.ts';
+import type { CreateResult, JobStore } from './jobs.ts';
+
+/** Starts the export of a job (the state machine in AWS; the local runner in `serve`). */
+export interface ExecutionStarter {
+  start(input: ExportInput): Promise<void>;
+}
+
+/** Options of {@link createSfnStarter}. */
+export interface SfnStarterOptions {
+  client: SFNClient;
+  stateMachineArn: string;
+}
+
+/**
+ * Starts the export state machine with `name = jobId`, so Step Functions itself refuses a second
+ * execution of the same job; `ExecutionAlreadyExists` therefore counts as started.
+ */
+export function createSfnStarter(options: SfnStarterOptions): ExecutionStarter {
+  return {
+    async start(input) {
+      try {
+        await options.client.send(
+          new StartExecutionCommand({
+            stateMachineArn: options.stateMachineArn,
+            name: input.jobId,
+            input: JSON.stringify(input),
+          }),
+        );
+      } catch (error) {
+        if ((error as { name?: string } | null)?.name === 'ExecutionAlreadyExists') return;
+        throw error;
+      }
+    },
+  };
+}
+
+/** What {@link startJob} needs. */
+export interface StartDeps {
+  jobs: JobStore;
+  starter: ExecutionStarter;
+}
+
+/**
+ * Creates the job record unless it exists and, only when this call created it, starts the
+ * export. An existing job is returned as it is (`created: false`), without a second start. When
+ * the start fails the record is removed again, so a retry of the same request can start afresh;
+ * throws {@link StartFailedError}.
+ */
+export async function startJob(deps: StartDeps, job: JobRecord): Promise<CreateResult> {
+  const result = await deps.jobs.create(job);
+  if (!result.created) return result;
+  try {
+    await deps.starter.start({ jobId: job.jobId });
+  } catch (error) {
+    await deps.jobs.remove(job).catch(() => {});
+    throw new StartFailedError(job.jobId, { cause: error });
+  }
+  return result;
+}

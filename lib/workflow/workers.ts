@@ -1,0 +1,287 @@
+/**
+ * The export state machine's tasks: plan → fetch shard (one per Map item) → finish, or fail.
+ * Each task reads what it needs from S3 (job record, plan, parts) and writes what the next task
+ * reads, so the payloads stay ids and the tasks can run in separate Lambda invocations.
+ */
+
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import pLimit from 'p-limit';
+import { type FetchedShard, fetchShards } from '../export/fetch.ts';
+import { MANIFEST_NAME } from '../export/manifest.ts';
+import { type PlanJson, planFromJson, planToJson } from '../export/plan.ts';
+import { parseExportRequest } from '../export/request.ts';
+import { finishExport, planExport } from '../export/run.ts';
+import { createS3Sink, type Sink, type StoredObject } from '../storage/index.ts';
+import type {
+  ExportInput,
+  FailInput,
+  FailOutput,
+  FetchShardInput,
+  FetchShardOutput,
+  FinishOutput,
+  JobFile,
+  JobRecord,
+  PlanOutput,
+} from './contract.ts';
+import { KEYS } from './contract.ts';
+import { JobStateError, WorkFileError } from './errors.ts';
+import type { JobStore } from './jobs.ts';
+import { failureReason } from './redact.ts';
+import { getJson, isNotFound, putJson } from './s3-objects.ts';
+import type { ServiceFactory } from './service.ts';
+
+/** Units the workers record metrics in (a subset of Powertools' `MetricUnit`). */
+export type MetricUnitName = 'Count' | 'Bytes' | 'Milliseconds';
+
+/** Where metrics go (Powertools `Metrics` fits). */
+export interface MetricsSink {
+  addMetric(name: string, unit: MetricUnitName, value: number): void;
+}
+
+/** Told which job (and so which profile) a task works on, e.g. to append log keys. */
+export type JobObserver = (job: JobRecord) => void;
+
+/** Everything the workers use; built once per process by the caller. */
+export interface WorkerDeps {
+  jobs: JobStore;
+  s3: S3Client;
+  bucket: string;
+  services: ServiceFactory;
+  now: () => Date;
+  /** Parent of each task's scratch folder. Default: the OS temp folder (`/tmp` on Lambda). */
+  workDir?: string;
+  /** Whole-shard attempts on an incomplete fetch. Default 3. */
+  shardAttempts?: number;
+  metrics?: MetricsSink;
+  onJob?: JobObserver;
+}
+
+/** What `work/{jobId}/plan.json` holds. */
+export interface StoredPlan {
+  jobId: string;
+  /** When the export started (the plan task), recorded in the snapshot and manifest. */
+  startedAt: string;
+  plan: PlanJson;
+}
+
+/** The four tasks of the export state machine. */
+export interface Workers {
+  plan(input: ExportInput): Promise<PlanOutput>;
+  fetchShard(input: FetchShardInput): Promise<FetchShardOutput>;
+  finish(input: ExportInput): Promise<FinishOutput>;
+  fail(input: FailInput): Promise<FailOutput>;
+}
+
+/** Builds the workers over their deps. */
+export function createWorkers(deps: WorkerDeps): Workers {
+  const { jobs, s3, bucket } = deps;
+
+  const loadJob = async (jobId: string): Promise<JobRecord> => {
+    const job = await jobs.require(jobId);
+    deps.onJob?.(job);
+    return job;
+  };
+  const loadPlan = async (jobId: string) => {
+    const stored = await getJson<StoredPlan>(s3, bucket, KEYS.plan(jobId));
+    if (stored === null) throw new WorkFileError(KEYS.plan(jobId), 'no plan: the plan task has not run');
+    return { startedAt: new Date(stored.value.startedAt), plan: planFromJson(stored.value.plan) };
+  };
+  const scratch = () => mkdtemp(join(deps.workDir ?? tmpdir(), 'pbs-job-'));
+
+  return {
+    async plan({ jobId }) {
+      const job = await loadJob(jobId);
+      if (job.state === 'succeeded') throw new JobStateError(jobId, 'already succeeded');
+      const request = parseExportRequest(job.request);
+      const service = await deps.services(job.profile);
+      const plan = await planExport(request, service.client);
+      const stored: StoredPlan = { jobId, startedAt: deps.now().toISOString(), plan: planToJson(plan) };
+      await putJson(s3, bucket, KEYS.plan(jobId), stored);
+      await jobs.update(jobId, (current) =>
+        current.state === 'running'
+          ? current
+          : { ...current, state: 'running', updatedAt: deps.now().toISOString() },
+      );
+      return { jobId, shards: plan.shards.map((_, index) => index) };
+    },
+
+    async fetchShard({ jobId, shard }) {
+      const job = await loadJob(jobId);
+      const { plan } = await loadPlan(jobId);
+      const target = plan.shards[shard];
+      if (target === undefined) throw new WorkFileError(KEYS.plan(jobId), `has no shard ${shard}`);
+      const request = parseExportRequest(job.request);
+      const service = await deps.services(job.profile);
+      const dir = await scratch();
+      try {
+        const [fetched] = await fetchShards(service.client, [target], request.filters, {
+          workDir: dir,
+          concurrency: 1,
+          shardAttempts: deps.shardAttempts ?? 3,
+        });
+        if (fetched === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
+        await new Upload({
+          client: s3,
+          params: {
+            Bucket: bucket,
+            Key: KEYS.part(jobId, shard),
+            Body: createReadStream(fetched.partFile),
+            ContentType: 'application/gzip',
+            // What finish needs besides the bytes travels with them, not through the Map output.
+            Metadata: {
+              rows: String(fetched.rows),
+              'total-reported': fetched.totalReported === null ? '' : String(fetched.totalReported),
+              attempts: String(fetched.attempts),
+            },
+          },
+        }).done();
+        deps.metrics?.addMetric('ExportRows', 'Count', fetched.rows);
+        return { jobId, shard, rows: fetched.rows, totalReported: fetched.totalReported };
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+
+    async finish({ jobId }) {
+      const job = await loadJob(jobId);
+      if (job.state === 'succeeded' && job.result) {
+        return { jobId, state: 'succeeded', files: job.result.files.length };
+      }
+      const { startedAt, plan } = await loadPlan(jobId);
+      const request = parseExportRequest(job.request);
+      const service = await deps.services(job.profile);
+      const dir = await scratch();
+      try {
+        const limit = pLimit(4);
+        const fetched = await Promise.all(
+          plan.shards.map((shard, index) => limit(() => downloadPart(s3, bucket, jobId, index, shard, dir))),
+        );
+        const output = recordingSink(createS3Sink({ client: s3, bucket }));
+        const result = await finishExport(request, plan, fetched, {
+          client: service.client,
+          sink: output.sink,
+          fields: service.fields,
+          apiBase: service.apiBase,
+          now: deps.now,
+          workDir: dir,
+          startedAt,
+          // Derived from the job, so a retried finish rewrites the same objects instead of a second set.
+          runId: `${startedAt
+            .toISOString()
+            .replace(/[-:]/g, '')
+            .replace(/\.\d{3}/, '')}-${jobId.slice(0, 6)}`,
+        });
+        const files: JobFile[] = result.manifest.files.map((file) => ({
+          name: file.name,
+          key: file.key,
+          bytes: file.bytes,
+          sha256: file.sha256,
+          ...(file.rows !== undefined ? { rows: file.rows } : {}),
+        }));
+        const manifest = output.stored.get(`${result.prefix}/${MANIFEST_NAME}`);
+        if (manifest === undefined)
+          throw new WorkFileError(`${result.prefix}/${MANIFEST_NAME}`, 'was not stored');
+        files.push({
+          name: MANIFEST_NAME,
+          key: manifest.key,
+          bytes: manifest.bytes,
+          sha256: manifest.sha256,
+        });
+        const finishedAt = deps.now();
+        await jobs.update(jobId, (current) => ({
+          ...current,
+          state: 'succeeded',
+          updatedAt: finishedAt.toISOString(),
+          result: { runId: result.runId, prefix: result.prefix, files },
+        }));
+        deps.metrics?.addMetric('ExportBytes', 'Bytes', sum(files.map((file) => file.bytes)));
+        deps.metrics?.addMetric('ExportDuration', 'Milliseconds', finishedAt.getTime() - startedAt.getTime());
+        deps.metrics?.addMetric('ExportsSucceeded', 'Count', 1);
+        return { jobId, state: 'succeeded', files: files.length };
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+
+    async fail({ jobId, error }) {
+      const reason = failureReason(error);
+      deps.metrics?.addMetric('ExportFailures', 'Count', 1);
+      const job = await jobs.get(jobId);
+      if (job === null) return { jobId, state: 'failed' };
+      deps.onJob?.(job);
+      await jobs.update(jobId, (current) =>
+        current.state === 'succeeded'
+          ? current
+          : { ...current, state: 'failed', reason, updatedAt: deps.now().toISOString() },
+      );
+      return { jobId, state: 'failed' };
+    },
+  };
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}
+
+async function downloadPart(
+  s3: S3Client,
+  bucket: string,
+  jobId: string,
+  index: number,
+  shard: FetchedShard['shard'],
+  dir: string,
+): Promise<FetchedShard> {
+  const key = KEYS.part(jobId, index);
+  const partFile = join(dir, `part-${index}.ndjson.gz`);
+  try {
+    const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    await pipeline(response.Body as Readable, createWriteStream(partFile));
+    const metadata = response.Metadata ?? {};
+    const reported = metadata['total-reported'];
+    return {
+      shard,
+      partFile,
+      rows: Number(metadata.rows ?? 0),
+      totalReported: reported === undefined || reported === '' ? null : Number(reported),
+      attempts: Number(metadata.attempts ?? 1),
+    };
+  } catch (error) {
+    if (isNotFound(error))
+      throw new WorkFileError(key, 'part missing: the shard was not fetched', { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * The sink plus what it stored: `finishExport` returns the manifest but not the manifest's own
+ * object, whose size and sha256 the job lists too (no read-back, so no GetObject on reports/).
+ */
+function recordingSink(sink: Sink): { sink: Sink; stored: Map<string, StoredObject> } {
+  const stored = new Map<string, StoredObject>();
+  return {
+    stored,
+    sink: {
+      root: sink.root,
+      list: (prefix) => sink.list(prefix),
+      create(name, contentType) {
+        const object = sink.create(name, contentType);
+        return {
+          stream: object.stream,
+          abort: (reason) => object.abort(reason),
+          async done() {
+            const result = await object.done();
+            stored.set(name, result);
+            return result;
+          },
+        };
+      },
+    },
+  };
+}

@@ -1,0 +1,270 @@
+import { createHash } from 'node:crypto';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createFailHandler } from '../../functions/export-fail.ts';
+import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
+import { createFinishHandler } from '../../functions/export-finish.ts';
+import { createPlanHandler } from '../../functions/export-plan.ts';
+import { parseExportRequest } from '../../lib/export/request.ts';
+import { type FailInput, type JobRecord, jobIdFor, KEYS } from '../../lib/workflow/contract.ts';
+import {
+  captureOutput,
+  loadEvent,
+  NOW,
+  startWorkflowHarness,
+  type WorkflowHarness,
+} from '../support/workflow.ts';
+
+let h: WorkflowHarness;
+beforeAll(async () => {
+  h = await startWorkflowHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+let counter = 0;
+/** Creates a queued job (as the API would) and returns it. */
+async function queuedJob(request: Record<string, unknown>): Promise<JobRecord> {
+  counter += 1;
+  const parsed = parseExportRequest(request);
+  const key = `test-${counter}`;
+  const job: JobRecord = {
+    jobId: jobIdFor(parsed.profile, key),
+    profile: parsed.profile,
+    request: parsed,
+    state: 'queued',
+    source: 'api',
+    idempotencyKey: key,
+    createdAt: NOW.toISOString(),
+    updatedAt: NOW.toISOString(),
+  };
+  await h.jobs.create(job);
+  return job;
+}
+
+async function keysUnder(prefix: string): Promise<string[]> {
+  const page = await h.s3.client.send(new ListObjectsV2Command({ Bucket: h.bucket, Prefix: prefix }));
+  return (page.Contents ?? []).map((object) => object.Key ?? '').sort();
+}
+
+/** Runs plan → every shard → finish as the state machine would. */
+async function runAll(jobId: string) {
+  const context = h.workerContext();
+  const plan = await createPlanHandler(context)({ jobId });
+  const fetchShard = createFetchShardHandler(context);
+  const shards = [];
+  for (const shard of plan.shards) shards.push(await fetchShard({ jobId, shard }));
+  const finish = await createFinishHandler(context)({ jobId });
+  return { plan, shards, finish };
+}
+
+describe('export-plan handler', () => {
+  it('returns one shard index per planned shard and writes the plan', async () => {
+    const job = await queuedJob({ profile: 'acme', period: '2025', formats: ['csv'] });
+
+    const output = await createPlanHandler(h.workerContext())({ jobId: job.jobId });
+
+    expect(output).toEqual({ jobId: job.jobId, shards: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] });
+    expect(await keysUnder(`work/${job.jobId}/`)).toEqual([KEYS.plan(job.jobId)]);
+  });
+
+  it('marks the job running', async () => {
+    const job = await queuedJob({ profile: 'acme', period: '2025-03' });
+
+    await createPlanHandler(h.workerContext())({ jobId: job.jobId });
+
+    expect((await h.jobs.require(job.jobId)).state).toBe('running');
+  });
+
+  it('rejects a payload without a valid job id', async () => {
+    await expect(createPlanHandler(h.workerContext())({ jobId: '../x' })).rejects.toMatchObject({
+      name: 'ValidationError',
+      field: 'jobId',
+    });
+  });
+
+  it('rejects a job that does not exist', async () => {
+    await expect(
+      createPlanHandler(h.workerContext())(await loadEvent('export-input.json')),
+    ).rejects.toMatchObject({ name: 'JobNotFoundError' });
+  });
+});
+
+describe('export-fetch-shard handler', () => {
+  it('uploads the shard part and returns its row count', async () => {
+    const job = await queuedJob({ profile: 'acme', period: '2025-06', formats: ['csv'] });
+    await createPlanHandler(h.workerContext())({ jobId: job.jobId });
+
+    const output = await createFetchShardHandler(h.workerContext())({ jobId: job.jobId, shard: 0 });
+
+    expect(output.rows).toBeGreaterThan(0);
+    expect(output).toEqual({ jobId: job.jobId, shard: 0, rows: output.rows, totalReported: output.rows });
+    expect(await keysUnder(`work/${job.jobId}/parts/`)).toEqual([KEYS.part(job.jobId, 0)]);
+  });
+
+  it('rejects a shard index the plan does not have', async () => {
+    const job = await queuedJob({ profile: 'acme', period: '2025-06' });
+    await createPlanHandler(h.workerContext())({ jobId: job.jobId });
+
+    await expect(
+      createFetchShardHandler(h.workerContext())({ jobId: job.jobId, shard: 5 }),
+    ).rejects.toMatchObject({ name: 'WorkFileError' });
+  });
+});
+
+describe('export-finish handler', () => {
+  it('publishes the reports and manifest under reports/ after plan and every shard', async () => {
+    const job = await queuedJob({ profile: 'acme', period: '2025', formats: ['csv', 'xlsx'] });
+
+    const { finish } = await runAll(job.jobId);
+
+    const stored = await h.jobs.require(job.jobId);
+    const prefix = stored.result?.prefix ?? '';
+    expect(prefix).toMatch(/^reports\/acme\/2025\/20261122T100000Z-[0-9a-f]{6}$/);
+    const names = (await keysUnder(`${prefix}/`)).map((key) => key.slice(prefix.length + 1));
+    expect(names).toEqual([
+      'acme_2025.xlsx',
+      'acme_2025_movements.csv',
+      'acme_2025_snapshot.ndjson.gz',
+      'acme_2025_summary_by_month.csv',
+      'acme_2025_summary_by_token.csv',
+      'acme_2025_transactions.csv',
+      'manifest.json',
+    ]);
+    expect(finish).toEqual({ jobId: job.jobId, state: 'succeeded', files: names.length });
+  });
+
+  it('marks the job succeeded with files whose counts match the fetched rows', async () => {
+    const job = await queuedJob({ profile: 'acme', period: '2025', formats: ['csv'] });
+
+    const { shards } = await runAll(job.jobId);
+
+    const stored = await h.jobs.require(job.jobId);
+    const fetchedRows = shards.reduce((sum, shard) => sum + shard.rows, 0);
+    expect(stored.state).toBe('succeeded');
+    expect(stored.result?.files.find((file) => file.name.endsWith('_transactions.csv'))?.rows).toBe(
+      fetchedRows,
+    );
+  });
+
+  it('records the manifest with the sha256 of its stored bytes', async () => {
+    const job = await queuedJob({ profile: 'acme', period: '2025-02', formats: ['csv'] });
+    await runAll(job.jobId);
+    const manifest = (await h.jobs.require(job.jobId)).result?.files.find(
+      (file) => file.name === 'manifest.json',
+    );
+
+    const object = await h.s3.client.send(new GetObjectCommand({ Bucket: h.bucket, Key: manifest?.key }));
+    const bytes = Buffer.from((await object.Body?.transformToByteArray()) ?? new Uint8Array());
+
+    expect(manifest?.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+  });
+
+  it('rejects a job whose plan was never written', async () => {
+    const job = await queuedJob({ profile: 'acme', period: '2025-02' });
+
+    await expect(createFinishHandler(h.workerContext())({ jobId: job.jobId })).rejects.toMatchObject({
+      name: 'WorkFileError',
+    });
+  });
+});
+
+describe('export-fail handler', () => {
+  let output: ReturnType<typeof captureOutput> | undefined;
+  afterEach(() => {
+    output?.stop();
+    output = undefined;
+  });
+
+  it('marks the job failed with the reason from the Lambda error', async () => {
+    const job = await queuedJob({ profile: 'acme', period: '2025-04' });
+    const event: FailInput = {
+      jobId: job.jobId,
+      error: {
+        Error: 'IncompleteShardError',
+        Cause: JSON.stringify({
+          errorType: 'IncompleteShardError',
+          errorMessage: 'shard 2025-04: fetched 3 transactions but the service reported 4',
+        }),
+      },
+    };
+
+    const result = await createFailHandler(h.workerContext())(event);
+
+    expect(result).toEqual({ jobId: job.jobId, state: 'failed' });
+    expect(await h.jobs.require(job.jobId)).toMatchObject({
+      state: 'failed',
+      reason: 'IncompleteShardError: shard 2025-04: fetched 3 transactions but the service reported 4',
+    });
+  });
+
+  it('keeps the secret out of the reason even when the cause quotes it', async () => {
+    const job = await queuedJob({ profile: 'acme', period: '2025-05' });
+    const event = { ...(await loadEvent<FailInput>('fail-input.json')), jobId: job.jobId };
+    const secret = h.simulator.profiles.find((p) => p.name === 'acme')?.apiSecret as string;
+    expect(event.error?.Cause).toContain(secret);
+
+    await createFailHandler(h.workerContext())(event);
+
+    const stored = await h.jobs.require(job.jobId);
+    expect(stored.reason).toMatch(/^PbsHttpError: GET \/v2\/transactions answered 401/);
+    expect(JSON.stringify(stored)).not.toContain(secret);
+  });
+
+  it('leaves a succeeded job succeeded', async () => {
+    const job = await queuedJob({ profile: 'empty', period: '2025-05', formats: ['csv'] });
+    await runAll(job.jobId);
+
+    await createFailHandler(h.workerContext())({ jobId: job.jobId, error: { Error: 'States.Timeout' } });
+
+    expect((await h.jobs.require(job.jobId)).state).toBe('succeeded');
+  });
+
+  it('logs JSON lines carrying the jobId and profile', async () => {
+    const job = await queuedJob({ profile: 'acme', period: '2025-07' });
+    output = captureOutput();
+
+    await createFailHandler(h.workerContext())({ jobId: job.jobId, error: { Error: 'States.Timeout' } });
+
+    output.stop();
+    const line = output.lines().find((entry) => entry.message === 'invocation succeeded');
+    expect(line).toMatchObject({
+      level: 'INFO',
+      jobId: job.jobId,
+      profile: 'acme',
+      service: 'pbs-export-test',
+    });
+  });
+});
+
+describe('export workers output', () => {
+  it('never contain the API secret in logs, errors or job records', async () => {
+    const secret = h.simulator.profiles.find((p) => p.name === 'acme')?.apiSecret as string;
+    const job = await queuedJob({ profile: 'acme', period: '2025-08', formats: ['csv'] });
+    const failing = await queuedJob({ profile: 'acme', period: '2025-09', formats: ['csv'] });
+    const output = captureOutput();
+    let text: string;
+    let failure: unknown;
+    try {
+      await runAll(job.jobId);
+      h.simulator.setFaults({ serverError: { rate: 1 } });
+      await createPlanHandler(h.workerContext({ services: h.servicesWith({ retry: { maxAttempts: 1 } }) }))({
+        jobId: failing.jobId,
+      }).catch((error: unknown) => {
+        failure = error;
+      });
+    } finally {
+      h.simulator.setFaults({});
+      output.stop();
+      text = output.text();
+    }
+
+    expect(failure).toMatchObject({ name: 'PbsHttpError' });
+    expect(text).toContain(job.jobId);
+    expect(text).not.toContain(secret);
+    expect(`${String(failure)} ${JSON.stringify(failure)}`).not.toContain(secret);
+    expect(JSON.stringify(await h.jobs.require(job.jobId))).not.toContain(secret);
+    expect(JSON.stringify(await h.jobs.require(failing.jobId))).not.toContain(secret);
+  });
+});

@@ -1,0 +1,367 @@
+import { createHash } from 'node:crypto';
+import { StartExecutionCommand } from '@aws-sdk/client-sfn';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
+import { createFinishHandler } from '../../functions/export-finish.ts';
+import { createPlanHandler } from '../../functions/export-plan.ts';
+import { createApiHandler } from '../../functions/http-api.ts';
+import { createJobStore } from '../../lib/workflow/jobs.ts';
+import { failCommands } from '../support/s3.ts';
+import {
+  captureOutput,
+  loadEvent,
+  NOW,
+  STATE_MACHINE_ARN,
+  s3Error,
+  startWorkflowHarness,
+  type WorkflowHarness,
+} from '../support/workflow.ts';
+
+let h: WorkflowHarness;
+beforeAll(async () => {
+  h = await startWorkflowHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  h.resetSfn();
+  h.setNow(NOW);
+});
+
+let periodCounter = 0;
+/** A period no other test uses, so identical-request idempotency never crosses tests. */
+function freshPeriod(): string {
+  periodCounter += 1;
+  return `${2000 + periodCounter}-01`;
+}
+
+async function post(body: unknown, headers: Record<string, string> = {}, raw?: string) {
+  const event = await loadEvent('post-reports.json');
+  event.body = raw ?? JSON.stringify(body);
+  event.headers = { ...event.headers, ...headers };
+  return call(event);
+}
+
+async function call(event: APIGatewayProxyEventV2, context = h.apiContext()) {
+  const result = (await createApiHandler(context)(event)) as APIGatewayProxyStructuredResultV2;
+  return {
+    status: result.statusCode,
+    body: JSON.parse(result.body ?? 'null'),
+    headers: result.headers ?? {},
+  };
+}
+
+async function getJob(jobId: string) {
+  const event = await loadEvent('get-report.json');
+  event.rawPath = `/reports/${jobId}`;
+  event.pathParameters = { jobId };
+  return call(event);
+}
+
+async function list(query: Record<string, string>) {
+  const event = await loadEvent('list-reports.json');
+  event.queryStringParameters = query;
+  return call(event);
+}
+
+describe('POST /reports', () => {
+  it('answers 202 with the job id, queued state and status URL', async () => {
+    const { status, body, headers } = await post({ profile: 'acme', period: freshPeriod() });
+
+    expect(status).toBe(202);
+    expect(body).toEqual({
+      jobId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      state: 'queued',
+      statusUrl: `https://abc123.execute-api.eu-central-1.amazonaws.com/reports/${body.jobId}`,
+    });
+    expect(headers.location).toBe(body.statusUrl);
+  });
+
+  it('stores a queued job record of the validated request', async () => {
+    const period = freshPeriod();
+    const { body } = await post({ profile: 'acme', period, timeZone: 'Europe/Berlin' });
+
+    expect(await h.jobs.get(body.jobId)).toMatchObject({
+      jobId: body.jobId,
+      profile: 'acme',
+      state: 'queued',
+      source: 'api',
+      request: { profile: 'acme', period, timeZone: 'Europe/Berlin', formats: ['csv', 'xlsx'] },
+    });
+  });
+
+  it('starts one execution named by the job id with the job id as input', async () => {
+    const { body } = await post({ profile: 'acme', period: freshPeriod() });
+
+    expect(h.startCalls()).toEqual([
+      { stateMachineArn: STATE_MACHINE_ARN, name: body.jobId, input: JSON.stringify({ jobId: body.jobId }) },
+    ]);
+  });
+
+  it('returns the existing job with 200 and starts nothing for a repeated Idempotency-Key', async () => {
+    const request = { profile: 'acme', period: freshPeriod() };
+    const first = await post(request, { 'Idempotency-Key': 'order-4711' });
+
+    const second = await post(request, { 'Idempotency-Key': 'order-4711' });
+
+    expect(second.status).toBe(200);
+    expect(second.body.jobId).toBe(first.body.jobId);
+    expect(h.sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
+  });
+
+  it('returns the existing job for an identical request without a key', async () => {
+    const request = { profile: 'acme', period: freshPeriod(), formats: ['xlsx', 'csv'] };
+    const first = await post(request);
+
+    const second = await post({ formats: ['csv', 'xlsx'], period: request.period, profile: 'acme' });
+
+    expect(second).toMatchObject({ status: 200, body: { jobId: first.body.jobId } });
+    expect(h.sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
+  });
+
+  it('answers 409 when an Idempotency-Key is reused for another request', async () => {
+    await post({ profile: 'acme', period: freshPeriod() }, { 'idempotency-key': 'reused-key' });
+
+    const { status, body } = await post(
+      { profile: 'acme', period: freshPeriod() },
+      { 'idempotency-key': 'reused-key' },
+    );
+
+    expect(status).toBe(409);
+    expect(body.error).toMatchObject({ code: 'idempotency_key_reused', field: 'Idempotency-Key' });
+  });
+
+  it('returns the existing job when the conditional create loses a race (412)', async () => {
+    const period = freshPeriod();
+    const winner = await post({ profile: 'acme', period }, { 'Idempotency-Key': 'race-1' });
+    h.sfn.resetHistory();
+    // The loser's If-None-Match write is refused by S3 itself, as when both writes race.
+    const client = h.s3.createClient();
+    failCommands(
+      client,
+      (name, input) => name === 'PutObjectCommand' && input.IfNoneMatch === '*',
+      s3Error('PreconditionFailed', 412),
+    );
+    const context = h.apiContext({ jobs: createJobStore({ client, bucket: h.bucket }), s3: client });
+    const event = await loadEvent('post-reports.json');
+    event.body = JSON.stringify({ profile: 'acme', period });
+    event.headers = { ...event.headers, 'idempotency-key': 'race-1' };
+
+    const loser = await call(event, context);
+
+    expect(loser).toMatchObject({ status: 200, body: { jobId: winner.body.jobId, state: 'queued' } });
+    expect(h.sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+  });
+
+  it('treats ExecutionAlreadyExists from Step Functions as started', async () => {
+    h.sfn
+      .on(StartExecutionCommand)
+      .rejectsOnce(Object.assign(new Error('exists'), { name: 'ExecutionAlreadyExists' }));
+
+    const { status } = await post({ profile: 'acme', period: freshPeriod() });
+
+    expect(status).toBe(202);
+  });
+
+  it('answers 503 and removes the job when the execution cannot be started', async () => {
+    h.sfn
+      .on(StartExecutionCommand)
+      .rejectsOnce(Object.assign(new Error('throttled'), { name: 'ThrottlingException' }));
+    const request = { profile: 'acme', period: freshPeriod() };
+
+    const failed = await post(request);
+    const retried = await post(request);
+
+    expect(failed).toMatchObject({ status: 503, body: { error: { code: 'start_failed' } } });
+    expect(retried.status).toBe(202);
+    expect(h.sfn.commandCalls(StartExecutionCommand)).toHaveLength(2);
+  });
+
+  it.each([
+    ['period', { profile: 'acme', period: '2025-13' }],
+    ['timeZone', { profile: 'acme', period: '2025-01', timeZone: 'Mars/Olympus' }],
+    ['filters.tokens[0]', { profile: 'acme', period: '2025-01', filters: { tokens: [' '] } }],
+    ['colour', { profile: 'acme', period: '2025-01', colour: 'blue' }],
+    ['period.to', { profile: 'acme', period: { from: '2025-02-01', to: '2025-01-01' } }],
+  ])('answers 400 naming the invalid field %s', async (field, request) => {
+    const { status, body } = await post(request);
+
+    expect(status).toBe(400);
+    expect(body.error).toMatchObject({ code: 'invalid_request', field });
+    expect(body.error.issues).toContainEqual({ field, reason: expect.any(String) });
+  });
+
+  it('lists every invalid field in issues', async () => {
+    const { body } = await post({ profile: 'acme', period: 'soon', formats: ['pdf'], window: 'hour' });
+
+    expect(body.error.issues.map((issue: { field: string }) => issue.field)).toEqual([
+      'period',
+      'formats[0]',
+      'window',
+    ]);
+  });
+
+  it('answers 400 on body for malformed JSON', async () => {
+    const { status, body } = await post(undefined, {}, '{"profile": "acme",');
+
+    expect(status).toBe(400);
+    expect(body.error).toMatchObject({ field: 'body', message: 'body: is not valid JSON' });
+  });
+
+  it('answers 413 for a body over 64 KiB', async () => {
+    const { status, body } = await post({
+      profile: 'acme',
+      period: '2025-01',
+      filters: { hash: 'x'.repeat(70_000) },
+    });
+
+    expect(status).toBe(413);
+    expect(body.error).toMatchObject({ code: 'payload_too_large', field: 'body' });
+  });
+
+  it('answers 404 for a profile that is not registered', async () => {
+    const { status, body } = await post({ profile: 'nobody', period: '2025-01' });
+
+    expect(status).toBe(404);
+    expect(body.error).toMatchObject({ code: 'unknown_profile', field: 'profile' });
+  });
+
+  it('does not echo a secret sent in an unknown field', async () => {
+    const secret = 'sk_live_0f9e8d7c6b5a49382716abcdef012345';
+
+    const response = await post({ profile: 'acme', period: '2025-01', apiSecret: secret });
+
+    expect(response.body.error.field).toBe('apiSecret');
+    expect(JSON.stringify(response)).not.toContain(secret);
+  });
+});
+
+describe('GET /reports/{jobId}', () => {
+  it('answers 404 for an unknown job', async () => {
+    const { status, body } = await call(await loadEvent('get-report.json'));
+
+    expect(status).toBe(404);
+    expect(body.error).toMatchObject({ code: 'job_not_found', field: 'jobId' });
+  });
+
+  it('answers the queued state of a job just started', async () => {
+    const created = await post({ profile: 'acme', period: freshPeriod() });
+
+    const { status, body } = await getJob(created.body.jobId);
+
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ jobId: created.body.jobId, state: 'queued', profile: 'acme' });
+    expect(body.files).toBeUndefined();
+  });
+
+  it('answers the failure reason of a failed job', async () => {
+    const created = await post({ profile: 'acme', period: freshPeriod() });
+    await h.jobs.update(created.body.jobId, (job) => ({ ...job, state: 'failed', reason: 'States.Timeout' }));
+
+    const { body } = await getJob(created.body.jobId);
+
+    expect(body).toMatchObject({ state: 'failed', reason: 'States.Timeout' });
+  });
+
+  it('lists the files of a succeeded job with links that download them', async () => {
+    const created = await post({ profile: 'acme', period: '2025-10', formats: ['csv'] });
+    const context = h.workerContext();
+    const jobId = created.body.jobId as string;
+    const plan = await createPlanHandler(context)({ jobId });
+    for (const shard of plan.shards) await createFetchShardHandler(context)({ jobId, shard });
+    await createFinishHandler(context)({ jobId });
+
+    const { body } = await getJob(jobId);
+
+    expect(body.state).toBe('succeeded');
+    expect(body.linksExpireAt).toBe('2026-11-22T10:10:00.000Z');
+    const transactions = body.files.find(
+      (file: { name: string }) => file.name === 'acme_2025-10_transactions.csv',
+    );
+    const download = await fetch(transactions.url);
+    const bytes = Buffer.from(await download.arrayBuffer());
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-disposition')).toContain('filename="acme_2025-10_transactions.csv"');
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(transactions.sha256);
+  });
+});
+
+describe('GET /reports?profile=', () => {
+  it('lists the profile jobs newest first', async () => {
+    const ids: string[] = [];
+    for (const [index, at] of [
+      '2026-11-20T08:00:00Z',
+      '2026-11-21T08:00:00Z',
+      '2026-11-19T08:00:00Z',
+    ].entries()) {
+      h.setNow(new Date(at));
+      ids.push((await post({ profile: 'empty', period: `2024-0${index + 1}` })).body.jobId);
+    }
+
+    const { status, body } = await list({ profile: 'empty' });
+
+    expect(status).toBe(200);
+    expect(body.jobs.map((job: { jobId: string }) => job.jobId)).toEqual([ids[1], ids[0], ids[2]]);
+  });
+
+  it('answers at most limit jobs', async () => {
+    for (const period of ['2023-01', '2023-02', '2023-03']) await post({ profile: 'demo', period });
+
+    const { body } = await list({ profile: 'demo', limit: '2' });
+
+    expect(body.jobs).toHaveLength(2);
+  });
+
+  it.each(['0', '101', 'ten'])('answers 400 on limit for limit=%s', async (limit) => {
+    const { status, body } = await list({ profile: 'demo', limit });
+
+    expect(status).toBe(400);
+    expect(body.error.field).toBe('limit');
+  });
+
+  it('answers 400 on profile when it is missing', async () => {
+    const { status, body } = await list({});
+
+    expect(status).toBe(400);
+    expect(body.error.field).toBe('profile');
+  });
+
+  it('answers 404 for a profile that is not registered', async () => {
+    const { status } = await list({ profile: 'nobody' });
+
+    expect(status).toBe(404);
+  });
+});
+
+describe('http-api handler logs', () => {
+  it('carry the jobId and profile of the request', async () => {
+    const output = captureOutput();
+    let jobId: string;
+    try {
+      jobId = (await post({ profile: 'acme', period: freshPeriod() })).body.jobId;
+    } finally {
+      output.stop();
+    }
+
+    expect(output.lines().find((line) => line.message === 'invocation succeeded')).toMatchObject({
+      jobId,
+      profile: 'acme',
+    });
+  });
+
+  it('do not carry a previous request keys', async () => {
+    await post({ profile: 'acme', period: freshPeriod() });
+    const output = captureOutput();
+    try {
+      await list({ profile: 'demo' });
+    } finally {
+      output.stop();
+    }
+
+    expect(output.lines().find((line) => line.message === 'invocation succeeded')).not.toHaveProperty(
+      'jobId',
+    );
+  });
+});

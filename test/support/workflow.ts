@@ -1,0 +1,224 @@
+/**
+ * Harness of the workflow tests: the simulator and s3rver on loopback, Secrets Manager and Step
+ * Functions mocked with aws-sdk-client-mock (no local servers exist for them), conditional writes
+ * emulated on the S3 client (s3rver ignores them), and the Powertools output captured.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
+import type { PbsClientConfig } from '../../lib/pbs/index.ts';
+import { startSimulator } from '../../lib/simulator/index.ts';
+import type { RunningSimulator } from '../../lib/simulator/types.ts';
+import type { ProfileRegistry } from '../../lib/workflow/contract.ts';
+import type { ApiContext, MonthlyContext, WorkerContext } from '../../lib/workflow/handlers.ts';
+import { createJobStore, type JobStore } from '../../lib/workflow/jobs.ts';
+import { createObservability, type Observability } from '../../lib/workflow/observability.ts';
+import { createSecretReader } from '../../lib/workflow/secrets.ts';
+import { createServiceFactory, type ServiceFactory } from '../../lib/workflow/service.ts';
+import { createSfnStarter } from '../../lib/workflow/start.ts';
+import { type S3TestServer, startS3rver } from './s3.ts';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'events');
+
+/** Reads a JSON event fixture from `test/fixtures/events/`. */
+export async function loadEvent<T = APIGatewayProxyEventV2>(name: string): Promise<T> {
+  return JSON.parse(await readFile(join(FIXTURES, name), 'utf8')) as T;
+}
+
+/** An S3-shaped error, as the SDK throws it for a status. */
+export function s3Error(name: string, status: number): Error {
+  return Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
+}
+
+/**
+ * Emulates S3 conditional writes on `client` (s3rver ignores `If-None-Match`/`If-Match`): before
+ * a conditional PutObject, `probe` (another client of the same server) checks the object and a
+ * failed condition is answered with a 412 PreconditionFailed, as S3 does. Not atomic: enough for
+ * sequential tests, races are tested with an injected 412.
+ */
+export function emulateConditionalWrites(client: S3Client, probe: S3Client): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { Bucket?: string; Key?: string; IfNoneMatch?: string; IfMatch?: string };
+      if (context.commandName === 'PutObjectCommand' && (input.IfNoneMatch || input.IfMatch)) {
+        let etag: string | undefined;
+        try {
+          etag = (await probe.send(new HeadObjectCommand({ Bucket: input.Bucket, Key: input.Key }))).ETag;
+        } catch {
+          etag = undefined;
+        }
+        if (input.IfNoneMatch === '*' && etag !== undefined) throw s3Error('PreconditionFailed', 412);
+        if (input.IfMatch !== undefined && etag !== input.IfMatch) throw s3Error('PreconditionFailed', 412);
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'testConditionalWrites' },
+  );
+}
+
+/** Captures everything written to stdout and stderr (Powertools logs and EMF metrics) until `stop()`. */
+export function captureOutput(): { text(): string; lines(): Record<string, unknown>[]; stop(): void } {
+  const chunks: string[] = [];
+  const originals = { out: process.stdout.write, err: process.stderr.write };
+  const capture = (chunk: unknown, ...rest: unknown[]) => {
+    chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
+    const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+    callback?.();
+    return true;
+  };
+  process.stdout.write = capture as typeof process.stdout.write;
+  process.stderr.write = capture as typeof process.stderr.write;
+  return {
+    text: () => chunks.join(''),
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    stop() {
+      process.stdout.write = originals.out;
+      process.stderr.write = originals.err;
+    },
+  };
+}
+
+/** ARN of the test secret of a simulated profile. */
+export const secretArnOf = (profile: string) =>
+  `arn:aws:secretsmanager:eu-central-1:123456789012:secret:pbs/${profile}-AbCdEf`;
+/** ARN of the mocked export state machine. */
+export const STATE_MACHINE_ARN = 'arn:aws:states:eu-central-1:123456789012:stateMachine:pbs-export';
+/** The clock of every test: 2026-11-22 10:00 UTC. */
+export const NOW = new Date('2026-11-22T10:00:00.000Z');
+
+/** Everything a workflow test needs, wired like production but on loopback and mocks. */
+export interface WorkflowHarness {
+  simulator: RunningSimulator;
+  s3: S3TestServer;
+  /** The S3 client the code under test uses (conditional writes emulated). */
+  client: S3Client;
+  bucket: string;
+  registry: ProfileRegistry;
+  jobs: JobStore;
+  secrets: AwsClientStub<SecretsManagerClient>;
+  sfn: AwsClientStub<SFNClient>;
+  obs: Observability;
+  /** The current clock value; tests move it with `setNow`. */
+  now(): Date;
+  setNow(at: Date): void;
+  apiContext(overrides?: Partial<ApiContext>): ApiContext;
+  monthlyContext(overrides?: Partial<MonthlyContext>): MonthlyContext;
+  workerContext(overrides?: Partial<WorkerContext>): WorkerContext;
+  /** A service factory over the harness with other client settings (e.g. fewer retries). */
+  servicesWith(client: Partial<PbsClientConfig>): ServiceFactory;
+  /** Forgets the SFN mock's calls and answers StartExecution with success again. */
+  resetSfn(): void;
+  /** StartExecution calls received by the mocked SFN client, with their inputs. */
+  startCalls(): { stateMachineArn?: string; name?: string; input?: string }[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the harness. Registered profiles: the simulator's `demo`, `acme` and `empty`, plus `ny`
+ * (the `acme` portfolio in America/New_York, monthly).
+ */
+export async function startWorkflowHarness(): Promise<WorkflowHarness> {
+  const simulator = await startSimulator({ rateLimitPerSecond: 1000 });
+  const s3 = await startS3rver();
+  const client = s3.createClient();
+  emulateConditionalWrites(client, s3.client);
+  const registry: ProfileRegistry = {
+    demo: { secretArn: secretArnOf('demo'), timeZone: 'UTC', monthly: true },
+    acme: { secretArn: secretArnOf('acme'), timeZone: 'Europe/Berlin', monthly: true },
+    empty: { secretArn: secretArnOf('empty'), timeZone: 'UTC', monthly: false },
+    ny: { secretArn: secretArnOf('ny'), timeZone: 'America/New_York', monthly: true },
+  };
+  const secretsClient = new SecretsManagerClient({ region: 'eu-central-1' });
+  const secrets = mockClient(secretsClient);
+  for (const profile of simulator.profiles) {
+    const value = { apiKey: profile.apiKey, apiSecret: profile.apiSecret, profileGuid: profile.profileGuid };
+    secrets.on(GetSecretValueCommand, { SecretId: secretArnOf(profile.name) }).resolves({
+      ARN: secretArnOf(profile.name),
+      SecretString: JSON.stringify(value),
+    });
+    if (profile.name === 'acme') {
+      secrets
+        .on(GetSecretValueCommand, { SecretId: secretArnOf('ny') })
+        .resolves({ ARN: secretArnOf('ny'), SecretString: JSON.stringify(value) });
+    }
+  }
+  const sfnClient = new SFNClient({ region: 'eu-central-1' });
+  const sfn = mockClient(sfnClient);
+  const resetSfn = () => {
+    sfn.reset();
+    sfn.on(StartExecutionCommand).resolves({ executionArn: `${STATE_MACHINE_ARN}:x`, startDate: NOW });
+  };
+  resetSfn();
+  let current = NOW;
+  const now = () => current;
+  const jobs = createJobStore({ client, bucket: s3.bucket });
+  const obs = createObservability('pbs-export-test');
+  const readSecret = createSecretReader({ client: secretsClient, maxAgeSeconds: 300 });
+  const servicesWith = (overrides: Partial<PbsClientConfig>) =>
+    createServiceFactory({
+      registry,
+      readSecret,
+      baseUrl: simulator.url,
+      client: { requestsPerSecond: 1000, burst: 50, sleep: async () => {}, ...overrides },
+    });
+  const services = servicesWith({});
+  const starter = createSfnStarter({ client: sfnClient, stateMachineArn: STATE_MACHINE_ARN });
+  return {
+    simulator,
+    s3,
+    client,
+    bucket: s3.bucket,
+    registry,
+    jobs,
+    secrets,
+    sfn,
+    obs,
+    now,
+    setNow: (at) => {
+      current = at;
+    },
+    apiContext: (overrides = {}) => ({
+      obs,
+      registry,
+      jobs,
+      starter,
+      s3: client,
+      bucket: s3.bucket,
+      now,
+      linkExpirySeconds: 600,
+      ...overrides,
+    }),
+    monthlyContext: (overrides = {}) => ({ obs, registry, jobs, starter, now, ...overrides }),
+    servicesWith,
+    resetSfn,
+    workerContext: (overrides = {}) => ({
+      obs,
+      jobs,
+      s3: client,
+      bucket: s3.bucket,
+      services,
+      now,
+      ...overrides,
+    }),
+    startCalls: () =>
+      sfn.commandCalls(StartExecutionCommand).map((call) => {
+        const { stateMachineArn, name, input } = call.args[0].input;
+        return { stateMachineArn, name, input };
+      }),
+    close: async () => {
+      secrets.restore();
+      sfn.restore();
+      await s3.close();
+      await simulator.close();
+    },
+  };
+}
