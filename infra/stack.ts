@@ -1,0 +1,440 @@
+import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, TimeZone } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import {
+  ContextAttribute,
+  Schedule,
+  ScheduleExpression,
+  ScheduleTargetInput,
+} from 'aws-cdk-lib/aws-scheduler';
+import { StepFunctionsStartExecution } from 'aws-cdk-lib/aws-scheduler-targets';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import type { Construct } from 'constructs';
+import { ENV, type ProfileRegistry } from '../lib/workflow/contract.ts';
+import { monthlyProfiles, type PbsConfig } from './config.ts';
+import { ReportsApi } from './http-api.ts';
+import { acknowledge } from './nag.ts';
+import { type FunctionCodeMode, PbsFunction, type PbsFunctionProps } from './pbs-function.ts';
+import { ExportStateMachine, MonthlyStateMachine } from './state-machines.ts';
+
+/** Top-level prefixes of the bucket (see `KEYS` in the contract). */
+export type BucketPrefix = 'jobs/' | 'work/' | 'reports/';
+
+/** What a function may do under one prefix. */
+export interface PrefixAccess {
+  /** GetObject, and ListBucket restricted to the prefix (so a missing key is a 404, not a 403). */
+  read?: boolean;
+  /** PutObject (multipart uploads included). */
+  write?: boolean;
+  /** AbortMultipartUpload, for streamed uploads that fail. */
+  multipart?: boolean;
+  /** DeleteObject. */
+  delete?: boolean;
+}
+
+/** The functions of the stack, by key. */
+export type FunctionKey = 'httpApi' | 'plan' | 'fetchShard' | 'finish' | 'fail' | 'monthlyStart';
+
+interface FunctionSpec {
+  entry: string;
+  description: string;
+  memorySize: number;
+  timeout: Duration;
+  s3: Partial<Record<BucketPrefix, PrefixAccess>>;
+  /** Reads the registered profiles' secrets (calls the service). */
+  secrets: boolean;
+  /** Starts executions of the export state machine. */
+  startsExports: boolean;
+}
+
+/**
+ * Every function with exactly what it may touch (read from `lib/workflow/`). Job records are
+ * created with a conditional write and removed again when starting their execution fails
+ * (`jobs/` delete).
+ */
+export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
+  httpApi: {
+    entry: 'functions/http-api.ts',
+    description: 'HTTP API: request, look up and list report exports',
+    memorySize: 512,
+    // API Gateway gives up on an integration after 30 seconds.
+    timeout: Duration.seconds(29),
+    s3: { 'jobs/': { read: true, write: true, delete: true }, 'reports/': { read: true } },
+    secrets: false,
+    startsExports: true,
+  },
+  plan: {
+    entry: 'functions/export-plan.ts',
+    description: 'Export step 1: plan the shards of a job',
+    memorySize: 512,
+    timeout: Duration.minutes(5),
+    s3: { 'jobs/': { read: true, write: true }, 'work/': { write: true } },
+    secrets: true,
+    startsExports: false,
+  },
+  fetchShard: {
+    entry: 'functions/export-fetch-shard.ts',
+    description: 'Export step 2: fetch one shard into a raw part file',
+    memorySize: 1024,
+    timeout: Duration.minutes(15),
+    s3: { 'jobs/': { read: true }, 'work/': { read: true, write: true, multipart: true } },
+    secrets: true,
+    startsExports: false,
+  },
+  finish: {
+    entry: 'functions/export-finish.ts',
+    description: 'Export step 3: assemble the snapshot, render and publish the reports',
+    memorySize: 2048,
+    timeout: Duration.minutes(15),
+    // Reads back the manifest it wrote (size and sha256); deletes or aborts a file whose rendering failed.
+    s3: {
+      'jobs/': { read: true, write: true },
+      'work/': { read: true },
+      'reports/': { read: true, write: true, multipart: true, delete: true },
+    },
+    // The changes report reads the service's timeline while finishing.
+    secrets: true,
+    startsExports: false,
+  },
+  fail: {
+    entry: 'functions/export-fail.ts',
+    description: 'Export failure: mark the job failed',
+    memorySize: 256,
+    timeout: Duration.minutes(1),
+    s3: { 'jobs/': { read: true, write: true } },
+    secrets: false,
+    startsExports: false,
+  },
+  monthlyStart: {
+    entry: 'functions/monthly-start.ts',
+    description: 'Monthly schedule: create the month job of one profile and start its export',
+    memorySize: 256,
+    timeout: Duration.minutes(1),
+    s3: { 'jobs/': { read: true, write: true, delete: true } },
+    secrets: false,
+    startsExports: true,
+  },
+};
+
+/** Properties of {@link PbsExportStack}. */
+export interface PbsExportStackProps extends StackProps {
+  readonly config: PbsConfig;
+  /** `stub` only for template assertions in tests: no bundling. @default 'bundle' */
+  readonly codeMode?: FunctionCodeMode;
+}
+
+/**
+ * pbs-export on AWS: the reports bucket, the six functions, the export and monthly state
+ * machines, the monthly schedule with its dead-letter queue, the HTTP API and the alarms.
+ */
+export class PbsExportStack extends Stack {
+  readonly bucket: s3.Bucket;
+  readonly functions: Record<FunctionKey, PbsFunction>;
+  readonly exportStateMachine: sfn.StateMachine;
+  readonly monthlyStateMachine: sfn.StateMachine;
+  readonly scheduleDeadLetterQueue: sqs.Queue;
+  readonly api: ReportsApi;
+  readonly alarms: cloudwatch.Alarm[];
+
+  constructor(scope: Construct, id: string, props: PbsExportStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+
+    this.bucket = this.createBucket(config);
+
+    const registry = this.profileRegistry(config);
+    const secretArns = Object.values(registry).map((profile) => profile.secretArn);
+    const environment: Record<string, string> = {
+      [ENV.bucket]: this.bucket.bucketName,
+      [ENV.profiles]: this.toJsonString(registry),
+      [ENV.baseUrl]: config.baseUrl,
+      [ENV.requestsPerSecond]: String(config.requestsPerSecond),
+      [ENV.secretMaxAgeSeconds]: String(config.secretMaxAgeSeconds),
+      [ENV.linkExpirySeconds]: String(config.linkExpirySeconds),
+      ...(config.serviceShape ? { [ENV.serviceShape]: JSON.stringify(config.serviceShape) } : {}),
+    };
+
+    const make = (key: FunctionKey): PbsFunction => {
+      const spec = FUNCTIONS[key];
+      const fnProps: PbsFunctionProps = {
+        entry: spec.entry,
+        description: spec.description,
+        memorySize: spec.memorySize,
+        timeout: spec.timeout,
+        environment,
+        logRetention: config.logRetentionDays,
+        codeMode: props.codeMode ?? 'bundle',
+      };
+      const fn = new PbsFunction(this, key[0]?.toUpperCase() + key.slice(1), fnProps);
+      this.grantBucket(fn.role, spec.s3);
+      if (spec.secrets) {
+        fn.role.addToPolicy(
+          new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secretArns }),
+        );
+      }
+      return fn;
+    };
+    this.functions = {
+      httpApi: make('httpApi'),
+      plan: make('plan'),
+      fetchShard: make('fetchShard'),
+      finish: make('finish'),
+      fail: make('fail'),
+      monthlyStart: make('monthlyStart'),
+    };
+
+    const exportMachine = new ExportStateMachine(this, 'Export', {
+      plan: this.functions.plan.function,
+      fetchShard: this.functions.fetchShard.function,
+      finish: this.functions.finish.function,
+      fail: this.functions.fail.function,
+      mapConcurrency: config.exportMapConcurrency,
+      logRetention: config.logRetentionDays,
+    });
+    this.exportStateMachine = exportMachine.stateMachine;
+    for (const key of Object.keys(FUNCTIONS) as FunctionKey[]) {
+      if (!FUNCTIONS[key].startsExports) continue;
+      const fn = this.functions[key];
+      fn.function.addEnvironment(ENV.exportStateMachineArn, this.exportStateMachine.stateMachineArn);
+      fn.role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: ['states:StartExecution'],
+          resources: [this.exportStateMachine.stateMachineArn],
+        }),
+      );
+    }
+
+    const monthlyMachine = new MonthlyStateMachine(this, 'Monthly', {
+      monthlyStart: this.functions.monthlyStart.function,
+      exportStateMachine: this.exportStateMachine,
+      maxConcurrency: config.monthlyMaxConcurrency,
+      logRetention: config.logRetentionDays,
+    });
+    this.monthlyStateMachine = monthlyMachine.stateMachine;
+
+    this.scheduleDeadLetterQueue = new sqs.Queue(this, 'ScheduleDeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    new Schedule(this, 'MonthlySchedule', {
+      description: 'pbs-export: monthly exports of the scheduled profiles (their previous local month)',
+      schedule: ScheduleExpression.expression(config.scheduleCron, TimeZone.of(config.scheduleTimeZone)),
+      target: new StepFunctionsStartExecution(this.monthlyStateMachine, {
+        input: ScheduleTargetInput.fromObject({
+          scheduledTime: ContextAttribute.scheduledTime,
+          profiles: monthlyProfiles(config),
+        }),
+        deadLetterQueue: this.scheduleDeadLetterQueue,
+        retryAttempts: 10,
+        maxEventAge: Duration.hours(6),
+      }),
+    });
+
+    this.api = new ReportsApi(this, 'Http', {
+      handler: this.functions.httpApi.function,
+      jwt: config.jwt,
+      logRetention: config.logRetentionDays,
+    });
+
+    this.alarms = this.createAlarms(config, exportMachine.stateMachine, monthlyMachine.stateMachine);
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url });
+    new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName });
+    new CfnOutput(this, 'ExportStateMachineArn', { value: this.exportStateMachine.stateMachineArn });
+    new CfnOutput(this, 'MonthlyStateMachineArn', { value: this.monthlyStateMachine.stateMachineArn });
+
+    this.suppressNagFindings(exportMachine, monthlyMachine);
+  }
+
+  private createBucket(config: PbsConfig): s3.Bucket {
+    const accessLogs = new s3.Bucket(this, 'AccessLogs', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(365) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    acknowledge(
+      accessLogs,
+      'AwsSolutions-S1',
+      'This is the server access log bucket of the reports bucket; logging it into itself would loop.',
+    );
+
+    return new s3.Bucket(this, 'Reports', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      versioned: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'reports-bucket/',
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [
+        { id: 'abort-incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        {
+          id: 'expire-work',
+          prefix: 'work/',
+          expiration: Duration.days(config.workRetentionDays),
+          noncurrentVersionExpiration: Duration.days(1),
+        },
+        {
+          id: 'expire-jobs',
+          prefix: 'jobs/',
+          expiration: Duration.days(config.jobRetentionDays),
+          // Records are rewritten at every state change: their old versions are of no use.
+          noncurrentVersionExpiration: Duration.days(1),
+        },
+        {
+          id: 'expire-noncurrent-versions',
+          noncurrentVersionExpiration: Duration.days(config.noncurrentVersionRetentionDays),
+          expiredObjectDeleteMarker: true,
+        },
+      ],
+    });
+  }
+
+  /** The registry the functions read: the config's profiles, ARN placeholders resolved. */
+  private profileRegistry(config: PbsConfig): ProfileRegistry {
+    return Object.fromEntries(
+      Object.entries(config.profiles).map(([name, profile]) => [
+        name,
+        {
+          secretArn: profile.secretArn.includes('${') ? Fn.sub(profile.secretArn) : profile.secretArn,
+          timeZone: profile.timeZone,
+          monthly: profile.monthly,
+        },
+      ]),
+    );
+  }
+
+  private grantBucket(role: iam.IRole, access: Partial<Record<BucketPrefix, PrefixAccess>>): void {
+    const objects = (prefix: string) => this.bucket.arnForObjects(`${prefix}*`);
+    const listed: string[] = [];
+    const actions = new Map<string, string[]>();
+    for (const [prefix, can] of Object.entries(access) as [BucketPrefix, PrefixAccess][]) {
+      const granted = [
+        ...(can.read ? ['s3:GetObject'] : []),
+        ...(can.write ? ['s3:PutObject'] : []),
+        ...(can.multipart ? ['s3:AbortMultipartUpload'] : []),
+        ...(can.delete ? ['s3:DeleteObject'] : []),
+      ];
+      for (const action of granted) actions.set(action, [...(actions.get(action) ?? []), objects(prefix)]);
+      if (can.read) listed.push(`${prefix}*`);
+    }
+    for (const [action, resources] of actions) {
+      role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [action], resources }));
+    }
+    if (listed.length > 0) {
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['s3:ListBucket'],
+          resources: [this.bucket.bucketArn],
+          conditions: { StringLike: { 's3:prefix': listed } },
+        }),
+      );
+    }
+  }
+
+  private createAlarms(
+    config: PbsConfig,
+    exportMachine: sfn.StateMachine,
+    monthlyMachine: sfn.StateMachine,
+  ): cloudwatch.Alarm[] {
+    const atLeastOne = {
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    };
+    const alarms = [
+      new cloudwatch.Alarm(this, 'ExportFailedAlarm', {
+        alarmDescription: 'An export execution failed (its job record says why).',
+        metric: exportMachine.metricFailed({ period: Duration.minutes(5), statistic: 'Sum' }),
+        ...atLeastOne,
+      }),
+      new cloudwatch.Alarm(this, 'MonthlyFailedAlarm', {
+        alarmDescription: 'The monthly run failed: some scheduled exports may not have started.',
+        metric: monthlyMachine.metricFailed({ period: Duration.minutes(5), statistic: 'Sum' }),
+        ...atLeastOne,
+      }),
+      new cloudwatch.Alarm(this, 'ScheduleDeadLetterAlarm', {
+        alarmDescription:
+          'The monthly schedule could not start the monthly run (event in the dead-letter queue).',
+        metric: this.scheduleDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(5),
+          statistic: 'Maximum',
+        }),
+        ...atLeastOne,
+      }),
+    ];
+    if (config.alarmTopicArn) {
+      const topic = sns.Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn);
+      for (const alarm of alarms) alarm.addAlarmAction(new SnsAction(topic));
+    }
+    return alarms;
+  }
+
+  private suppressNagFindings(exportMachine: ExportStateMachine, monthlyMachine: MonthlyStateMachine): void {
+    const bucketId = this.getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket);
+    for (const key of Object.keys(FUNCTIONS) as FunctionKey[]) {
+      for (const prefix of Object.keys(FUNCTIONS[key].s3)) {
+        acknowledge(
+          this.functions[key].role,
+          `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
+          `Object keys under a prefix: the function may only touch ${prefix}* of the reports bucket.`,
+        );
+      }
+    }
+    const invoked: [MonthlyStateMachine | ExportStateMachine, FunctionKey[]][] = [
+      [exportMachine, ['plan', 'fetchShard', 'finish', 'fail']],
+      [monthlyMachine, ['monthlyStart']],
+    ];
+    for (const [machine, keys] of invoked) {
+      const role = machine.stateMachine.role;
+      for (const key of keys) {
+        const functionId = this.getLogicalId(
+          this.functions[key].function.node.defaultChild as lambda.CfnFunction,
+        );
+        acknowledge(
+          role,
+          `AwsSolutions-IAM5[Resource::<${functionId}.Arn>:*]`,
+          'LambdaInvoke may call the versions and aliases of the one function it invokes (ARN:*).',
+        );
+      }
+      acknowledge(
+        role,
+        'AwsSolutions-IAM5[Resource::*]',
+        'X-Ray tracing and CloudWatch Logs log delivery (logs:CreateLogDelivery, …) support no resource-level permissions.',
+      );
+    }
+    const exportId = this.getLogicalId(exportMachine.stateMachine.node.defaultChild as sfn.CfnStateMachine);
+    acknowledge(
+      monthlyMachine.stateMachine.role,
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<${exportId}.Name>:*]`,
+      'Each monthly item describes the export execution it started; executions are named by job id, known only at run time.',
+    );
+    // cdk-nag names each wildcard resource as it renders it, intrinsics included.
+    const monthlyId = this.getLogicalId(monthlyMachine.stateMachine.node.defaultChild as sfn.CfnStateMachine);
+    const childExecutions = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${monthlyId}"}]}]}`;
+    for (const resource of [`${childExecutions}:*`, `${childExecutions}/*:*`]) {
+      acknowledge(
+        monthlyMachine.stateMachine.node.findChild('DistributedMapPolicy'),
+        `AwsSolutions-IAM5[Resource::${resource}]`,
+        'The Distributed Map starts, describes and stops its own child executions, named only at run time.',
+      );
+    }
+    acknowledge(
+      this.scheduleDeadLetterQueue,
+      'AwsSolutions-SQS3',
+      'This queue is itself the dead-letter queue of the monthly schedule.',
+    );
+  }
+}

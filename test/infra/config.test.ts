@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { monthlyProfiles, PbsConfigError, parsePbsConfig } from '../../infra/config.ts';
+import { cdkJsonContext, secretArn, TEST_CONFIG } from './support.ts';
+
+const minimal = {
+  profiles: { demo: { secretArn: secretArn('demo'), timeZone: 'UTC' } },
+  baseUrl: 'https://pbs.example.com',
+};
+
+describe('parsePbsConfig', () => {
+  it('returns the defaults for every optional field', () => {
+    expect(parsePbsConfig(minimal)).toEqual({
+      profiles: { demo: { secretArn: secretArn('demo'), timeZone: 'UTC', monthly: false } },
+      baseUrl: 'https://pbs.example.com',
+      scheduleTimeZone: 'UTC',
+      scheduleCron: 'cron(30 0 1 * ? *)',
+      workRetentionDays: 7,
+      jobRetentionDays: 90,
+      noncurrentVersionRetentionDays: 30,
+      logRetentionDays: 30,
+      monthlyMaxConcurrency: 10,
+      exportMapConcurrency: 4,
+      requestsPerSecond: 4,
+      secretMaxAgeSeconds: 300,
+      linkExpirySeconds: 3600,
+    });
+  });
+
+  it('returns the config given as a JSON string, as -c pbs=… passes it', () => {
+    expect(parsePbsConfig(JSON.stringify(TEST_CONFIG)).scheduleCron).toBe('cron(15 2 1 * ? *)');
+  });
+
+  it('returns the sample config of cdk.json', () => {
+    expect(Object.keys(parsePbsConfig(cdkJsonContext().pbs).profiles)).toEqual(['demo']);
+  });
+
+  it('accepts secret ARNs with the partition, region and account placeholders', () => {
+    const arn =
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation Fn::Sub placeholders, not a JS template.
+      'arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:pbs/demo-AbCdEf';
+    const config = parsePbsConfig({ ...minimal, profiles: { demo: { secretArn: arn, timeZone: 'UTC' } } });
+    expect(config.profiles.demo?.secretArn).toBe(arn);
+  });
+
+  it('rejects a missing config with the context key to set', () => {
+    expect(() => parsePbsConfig(undefined)).toThrow(/context "pbs" is missing/);
+  });
+
+  it('rejects a secret ARN without its 6-character suffix, naming the field', () => {
+    const profiles = {
+      demo: {
+        secretArn: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:pbs/demo',
+        timeZone: 'UTC',
+      },
+    };
+    expect(() => parsePbsConfig({ ...minimal, profiles })).toThrow(
+      /pbs\.profiles\.demo\.secretArn: expected the full ARN/,
+    );
+  });
+
+  it('rejects an unknown time zone of the schedule', () => {
+    expect(() => parsePbsConfig({ ...minimal, scheduleTimeZone: 'Mars/Olympus' })).toThrow(
+      /pbs\.scheduleTimeZone: expected an IANA time zone/,
+    );
+  });
+
+  it('rejects a config without any profile', () => {
+    expect(() => parsePbsConfig({ ...minimal, profiles: {} })).toThrow(/register at least one profile/);
+  });
+
+  it('rejects a plain-http service URL', () => {
+    expect(() => parsePbsConfig({ ...minimal, baseUrl: 'http://pbs.example.com' })).toThrow(PbsConfigError);
+  });
+
+  it('rejects a shard concurrency and request rate above the service limit of one key', () => {
+    expect(() => parsePbsConfig({ ...minimal, exportMapConcurrency: 5, requestsPerSecond: 5 })).toThrow(
+      /exportMapConcurrency × requestsPerSecond must not exceed the service's 20 requests\/s per key/,
+    );
+  });
+
+  it('rejects a schedule that fires while it is still the previous month in a monthly profile zone', () => {
+    const profiles = { ny: { secretArn: secretArn('ny'), timeZone: 'America/New_York', monthly: true } };
+    expect(() => parsePbsConfig({ ...minimal, profiles, scheduleCron: 'cron(30 0 1 * ? *)' })).toThrow(
+      /pbs\.profiles\.ny\.timeZone: the schedule fires at 2027-01-01T00:30:00\.000Z, still 2026-12-31 19:30 in America\/New_York/,
+    );
+  });
+
+  it('accepts a schedule at noon UTC on the 1st for zones on both sides of UTC', () => {
+    const profiles = {
+      ny: { secretArn: secretArn('ny'), timeZone: 'America/New_York', monthly: true },
+      kiritimati: { secretArn: secretArn('kiritimati'), timeZone: 'Pacific/Kiritimati', monthly: true },
+    };
+    expect(parsePbsConfig({ ...minimal, profiles, scheduleCron: 'cron(0 12 1 * ? *)' }).scheduleCron).toBe(
+      'cron(0 12 1 * ? *)',
+    );
+  });
+
+  it('rejects a log retention CloudWatch does not offer', () => {
+    expect(() => parsePbsConfig({ ...minimal, logRetentionDays: 31 })).toThrow(/pbs\.logRetentionDays/);
+  });
+
+  it('rejects a JWT authorizer without an audience', () => {
+    expect(() =>
+      parsePbsConfig({ ...minimal, jwt: { issuer: 'https://id.example.com', audience: [] } }),
+    ).toThrow(/pbs\.jwt\.audience/);
+  });
+
+  it('rejects unknown fields, naming them', () => {
+    expect(() => parsePbsConfig({ ...minimal, schedule: 'monthly' })).toThrow(/schedule/);
+  });
+});
+
+describe('monthlyProfiles', () => {
+  it('returns the names of the monthly profiles, sorted', () => {
+    expect(monthlyProfiles(parsePbsConfig(TEST_CONFIG))).toEqual(['acme', 'demo']);
+  });
+});

@@ -1,0 +1,350 @@
+/**
+ * The state machines as synthesized, executed locally by aws-local-stepfunctions with the real
+ * handlers of `functions/` behind their Lambda ARNs, against the simulator and s3rver (Secrets
+ * Manager and Step Functions' StartExecution mocked). aws-local-stepfunctions runs the export's
+ * inline Map as declared, and the monthly Distributed Map as an inline map over its ItemsPath
+ * (no batching or result writing: those are asserted on the template in stack.test.ts).
+ */
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFailHandler } from '../../functions/export-fail.ts';
+import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
+import { createFinishHandler } from '../../functions/export-finish.ts';
+import { createPlanHandler } from '../../functions/export-plan.ts';
+import { createMonthlyStartHandler } from '../../functions/monthly-start.ts';
+import { EXPORT_STATES, MONTHLY_STATES } from '../../infra/state-machines.ts';
+import { parseExportRequest } from '../../lib/export/request.ts';
+import { type JobRecord, jobIdFor, KEYS } from '../../lib/workflow/contract.ts';
+import type { WorkerContext } from '../../lib/workflow/handlers.ts';
+import { captureOutput, NOW, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
+import { functionLogicalId, logicalIdOf, stateMachineDefinition, synthesize, TEST_ENV } from './support.ts';
+
+// aws-local-stepfunctions 3.0.0 (the only version on the registry here) calls Promise.withResolvers,
+// which Node 22 has and Node 20 (our local runtime) lacks: a test-only polyfill.
+const promiseStatics = Promise as unknown as { withResolvers?: () => unknown };
+if (typeof promiseStatics.withResolvers !== 'function') {
+  promiseStatics.withResolvers = <T>() => {
+    let resolve!: (value: T) => void;
+    let reject!: (reason?: unknown) => void;
+    const promise = new Promise<T>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  };
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type LocalHandler = (input: Json) => Promise<Json>;
+interface StateDefinition {
+  Type: string;
+  Next?: string;
+  Resource?: string;
+  Branches?: MachineDefinition[];
+  ItemProcessor?: MachineDefinition;
+  Iterator?: MachineDefinition;
+}
+interface MachineDefinition {
+  StartAt: string;
+  States: Record<string, StateDefinition>;
+}
+
+const lambdaArn = (logicalId: string) =>
+  `arn:aws:lambda:${TEST_ENV.region}:${TEST_ENV.account}:function:${logicalId}`;
+
+let h: WorkflowHarness;
+let exportDefinition: MachineDefinition;
+let monthlyDefinition: MachineDefinition;
+let arns: Record<'plan' | 'fetchShard' | 'finish' | 'fail' | 'monthlyStart', string>;
+/** The export state machine's logical id, which stands for its name in the resolved definitions. */
+let exportMachineId: string;
+
+beforeAll(async () => {
+  const { stack, template } = synthesize();
+  const definitionOf = (machine: typeof stack.exportStateMachine) =>
+    stateMachineDefinition(template, logicalIdOf(stack, machine), lambdaArn) as unknown as MachineDefinition;
+  exportDefinition = definitionOf(stack.exportStateMachine);
+  monthlyDefinition = definitionOf(stack.monthlyStateMachine);
+  exportMachineId = logicalIdOf(stack, stack.exportStateMachine);
+  arns = {
+    plan: lambdaArn(functionLogicalId(stack, 'plan')),
+    fetchShard: lambdaArn(functionLogicalId(stack, 'fetchShard')),
+    finish: lambdaArn(functionLogicalId(stack, 'finish')),
+    fail: lambdaArn(functionLogicalId(stack, 'fail')),
+    monthlyStart: lambdaArn(functionLogicalId(stack, 'monthlyStart')),
+  };
+  h = await startWorkflowHarness();
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+/**
+ * aws-local-stepfunctions overrides tasks by state name: every Task state of the definition
+ * (branches and item processors included) gets the handler registered for its Resource ARN.
+ */
+function handlersByStateName(machine: MachineDefinition, byArn: Record<string, LocalHandler>) {
+  const named: Record<string, LocalHandler> = {};
+  const visit = (current: MachineDefinition) => {
+    for (const [name, state] of Object.entries(current.States)) {
+      if (state.Type === 'Task') {
+        const handler = state.Resource === undefined ? undefined : byArn[state.Resource];
+        if (handler === undefined) throw new Error(`no local handler for ${name} (${state.Resource})`);
+        named[name] = handler;
+      }
+      for (const nested of [...(state.Branches ?? []), state.ItemProcessor, state.Iterator]) {
+        if (nested !== undefined) visit(nested);
+      }
+    }
+  };
+  visit(machine);
+  return named;
+}
+
+const wrap =
+  <I, O>(handler: (event: I) => Promise<O>): LocalHandler =>
+  async (input) =>
+    (await handler(input as I)) as Json;
+
+/** The real handlers of the export's four functions, over `context`, by their Lambda ARNs. */
+function exportHandlers(context: WorkerContext): Record<string, LocalHandler> {
+  return {
+    [arns.plan]: wrap(createPlanHandler(context)),
+    [arns.fetchShard]: wrap(createFetchShardHandler(context)),
+    [arns.finish]: wrap(createFinishHandler(context)),
+    [arns.fail]: wrap(createFailHandler(context)),
+  };
+}
+
+interface Execution {
+  succeeded: boolean;
+  output?: Json;
+  error?: Error;
+  /** Names of the states entered, in order. */
+  entered: string[];
+  /** Names of the states retried, once per retry. */
+  retried: string[];
+}
+
+/** Names of the Wait states of a definition, nested ones included. */
+function waitStates(machine: MachineDefinition): string[] {
+  return Object.entries(machine.States).flatMap(([name, state]) => [
+    ...(state.Type === 'Wait' ? [name] : []),
+    ...[...(state.Branches ?? []), state.ItemProcessor, state.Iterator].flatMap((nested) =>
+      nested === undefined ? [] : waitStates(nested),
+    ),
+  ]);
+}
+
+/** Runs `machine` on `input` with the local handlers, retrying and waiting without delays. */
+async function execute(
+  machine: MachineDefinition,
+  input: Json,
+  byArn: Record<string, LocalHandler>,
+): Promise<Execution> {
+  const { StateMachine } = await import('aws-local-stepfunctions');
+  const taskResourceLocalHandlers = handlersByStateName(machine, byArn);
+  const output = captureOutput();
+  try {
+    const execution = new StateMachine(machine as never).run(input, {
+      overrides: {
+        taskResourceLocalHandlers,
+        retryIntervalOverrides: Object.fromEntries(
+          Object.keys(taskResourceLocalHandlers).map((name) => [name, 0]),
+        ),
+        waitTimeOverrides: Object.fromEntries(waitStates(machine).map((name) => [name, 0])),
+      },
+    });
+    const entered: string[] = [];
+    const retried: string[] = [];
+    const events = (async () => {
+      for await (const event of execution.eventLogs) {
+        if (event.type === 'StateEntered') entered.push(event.state.name);
+        if (event.type === 'StateRetried') retried.push(event.state.name);
+      }
+    })();
+    const result = await execution.result.then(
+      (value) => ({ succeeded: true, output: value as Json }),
+      (error: unknown) => ({ succeeded: false, error: error as Error }),
+    );
+    await events;
+    return { ...result, entered, retried };
+  } finally {
+    output.stop();
+  }
+}
+
+/** Runs the export state machine for `jobId` with the real handlers over `context`. */
+function runExport(jobId: string, context: WorkerContext): Promise<Execution> {
+  return execute(exportDefinition, { jobId }, exportHandlers(context));
+}
+
+let jobCounter = 0;
+async function queuedJob(request: Record<string, unknown>): Promise<JobRecord> {
+  jobCounter += 1;
+  const parsed = parseExportRequest(request);
+  const key = `state-machine-test-${jobCounter}`;
+  const job: JobRecord = {
+    jobId: jobIdFor(parsed.profile, key),
+    profile: parsed.profile,
+    request: parsed,
+    state: 'queued',
+    source: 'api',
+    idempotencyKey: key,
+    createdAt: NOW.toISOString(),
+    updatedAt: NOW.toISOString(),
+  };
+  await h.jobs.create(job);
+  return job;
+}
+
+async function keysUnder(prefix: string): Promise<string[]> {
+  const page = await h.s3.client.send(new ListObjectsV2Command({ Bucket: h.bucket, Prefix: prefix }));
+  return (page.Contents ?? []).map((object) => object.Key ?? '').sort();
+}
+
+describe('export state machine, executed locally', () => {
+  describe('with a healthy service', () => {
+    let job: JobRecord;
+    let execution: Execution;
+
+    beforeAll(async () => {
+      job = await queuedJob({
+        profile: 'acme',
+        period: { from: '2025-01-01', to: '2025-03-31' },
+        formats: ['csv', 'xlsx'],
+      });
+      execution = await runExport(job.jobId, h.workerContext());
+    });
+
+    it('returns the output of Finish: the job succeeded with its files', async () => {
+      const record = await h.jobs.require(job.jobId);
+      expect(execution.error).toBeUndefined();
+      expect(execution.output).toEqual({
+        jobId: job.jobId,
+        state: 'succeeded',
+        files: record.result?.files.length,
+      });
+    });
+
+    it('runs Plan, one FetchShard per shard, then Finish', async () => {
+      const plan = JSON.parse(
+        (await (
+          await h.s3.client.send(new GetObjectCommand({ Bucket: h.bucket, Key: KEYS.plan(job.jobId) }))
+        ).Body?.transformToString()) ?? '{}',
+      ) as { plan: { shards: unknown[] } };
+      expect(execution.entered.filter((name) => name === EXPORT_STATES.fetchShard)).toHaveLength(
+        plan.plan.shards.length,
+      );
+      expect(execution.entered[1]).toBe(EXPORT_STATES.plan);
+      expect(execution.entered.at(-1)).toBe(EXPORT_STATES.finish);
+    });
+
+    it('writes the succeeded job record', async () => {
+      const record = await h.jobs.require(job.jobId);
+      expect(record.state).toBe('succeeded');
+      expect(record.result?.prefix).toMatch(/^reports\/acme\//);
+    });
+
+    it('publishes the report files and the manifest in the bucket', async () => {
+      const record = await h.jobs.require(job.jobId);
+      const published = await keysUnder(`${record.result?.prefix}/`);
+      const listed = (record.result?.files ?? []).map((file) => file.key).sort();
+      expect(published).toEqual(listed);
+      expect(published.some((key) => key.endsWith('.csv'))).toBe(true);
+      expect(published.some((key) => key.endsWith('.xlsx'))).toBe(true);
+      expect(record.result?.files.map((file) => file.name)).toContain('manifest.json');
+    });
+  });
+
+  describe('with a failing service and a small retry budget', () => {
+    let job: JobRecord;
+    let execution: Execution;
+
+    beforeAll(async () => {
+      job = await queuedJob({ profile: 'acme', period: '2025-02', formats: ['csv'] });
+      h.simulator.setFaults({ serverError: { rate: 1 } });
+      try {
+        const services = h.servicesWith({ retry: { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0 } });
+        execution = await runExport(job.jobId, h.workerContext({ services, shardAttempts: 1 }));
+      } finally {
+        h.simulator.setFaults({});
+      }
+    });
+
+    it('ends in the Fail state after MarkFailed', () => {
+      expect(execution.succeeded).toBe(false);
+      expect(execution.entered.slice(-2)).toEqual([EXPORT_STATES.markFailed, EXPORT_STATES.failed]);
+    });
+
+    it('retries the failing task as often as its retrier allows before giving up', () => {
+      expect(execution.retried).toEqual([EXPORT_STATES.plan, EXPORT_STATES.plan]);
+    });
+
+    it('fails the execution with the error name of the failed task', () => {
+      expect((execution.error?.cause as Error | undefined)?.name).toBe('PbsHttpError');
+    });
+
+    it('marks the job failed with the reason', async () => {
+      const record = await h.jobs.require(job.jobId);
+      expect(record.state).toBe('failed');
+      expect(record.reason).toMatch(/^PbsHttpError: .*HTTP 500/);
+    });
+
+    it('publishes no report', async () => {
+      expect(await keysUnder('reports/acme/2025-02/')).toEqual([]);
+    });
+  });
+});
+
+describe('monthly state machine, executed locally', () => {
+  const input = { scheduledTime: '2026-12-01T06:00:00Z', profiles: ['demo', 'acme'] };
+  const describeResource = `arn:${TEST_ENV.partition}:states:::aws-sdk:sfn:describeExecution`;
+  /** ExecutionArn of every DescribeExecution call, in order. */
+  const described: string[] = [];
+  let execution: Execution;
+
+  beforeAll(async () => {
+    h.resetSfn();
+    // Each export is still running when first described, and has succeeded the next time.
+    const describeExecution: LocalHandler = async (request) => {
+      const arn = (request as { ExecutionArn: string }).ExecutionArn;
+      const seen = described.includes(arn);
+      described.push(arn);
+      return { ExecutionArn: arn, Status: seen ? 'SUCCEEDED' : 'RUNNING' };
+    };
+    execution = await execute(monthlyDefinition, input, {
+      [arns.monthlyStart]: wrap(createMonthlyStartHandler(h.monthlyContext())),
+      [describeResource]: describeExecution,
+    });
+  });
+
+  it('returns its input once every item has ended', () => {
+    expect(execution.error).toBeUndefined();
+    expect(execution.output).toEqual(input);
+  });
+
+  it('invokes monthly-start once per profile', () => {
+    expect(execution.entered.filter((name) => name === MONTHLY_STATES.start)).toHaveLength(2);
+  });
+
+  it("starts each profile's export of its previous local month, named by the job", async () => {
+    const jobIds = h.startCalls().map((call) => call.name ?? '');
+    const records = await Promise.all(jobIds.map((jobId) => h.jobs.require(jobId)));
+    expect(records.map((record) => [record.profile, record.request.period, record.source]).sort()).toEqual([
+      ['acme', '2026-11', 'schedule'],
+      ['demo', '2026-11', 'schedule'],
+    ]);
+  });
+
+  it('describes each started export until it is no longer running', () => {
+    const executionArns = h
+      .startCalls()
+      .map(
+        (call) =>
+          `arn:aws:states:${TEST_ENV.region}:${TEST_ENV.account}:execution:${exportMachineId}:${call.name}`,
+      );
+    expect([...described].sort()).toEqual([...executionArns, ...executionArns].sort());
+  });
+});
