@@ -1,0 +1,244 @@
+import { describe, expect, it } from 'vitest';
+import { toEvents } from './events.ts';
+import { leg, tx } from './test-support.ts';
+
+/** The events without their instants, for compact comparisons. */
+const shapes = (events: ReturnType<typeof toEvents>) => events.map(({ time: _time, ...rest }) => rest);
+
+describe('toEvents (trade)', () => {
+  it('returns a disposal of the out token and an acquisition of the in token, the fee off the proceeds', () => {
+    // Swap 1 ETH (worth 2000) for 1990 USDC, fee 5 USD (paid in fiat).
+    const events = toEvents([
+      tx({
+        id: 't',
+        movements: [leg('ETH', '-1', '-2000'), leg('USDC', '1990', '1990')],
+        feeAmount: '5',
+      }),
+    ]);
+    expect(shapes(events)).toEqual([
+      {
+        kind: 'dispose',
+        txId: 't',
+        leg: 0,
+        token: 'ETH',
+        account: 'A',
+        quantity: '1',
+        value: '2000',
+        fee: '5',
+      },
+      {
+        kind: 'acquire',
+        txId: 't',
+        leg: 1,
+        token: 'USDC',
+        account: 'A',
+        quantity: '1990',
+        value: '1990',
+        fee: '0',
+        income: null,
+      },
+    ]);
+  });
+
+  it('returns a disposal of the fee token at the fee value', () => {
+    // Fee 0.001 ETH worth 3 USD: an ETH disposal with proceeds 3.
+    const events = toEvents([
+      tx({
+        id: 't',
+        movements: [leg('USDC', '-100', '-100'), leg('SOL', '1', '99')],
+        feeAmount: '3',
+        feeSymbol: 'ETH',
+        feeQuantity: '0.001',
+      }),
+    ]);
+    expect(shapes(events).at(-1)).toEqual({
+      kind: 'dispose',
+      txId: 't',
+      leg: 2,
+      token: 'ETH',
+      account: 'A',
+      quantity: '0.001',
+      value: '3',
+      fee: '0',
+    });
+  });
+
+  it('returns only the acquisition of a buy with fiat, the fee in its basis', () => {
+    const events = toEvents([
+      tx({ id: 't', movements: [leg('USD', '-500', '-500'), leg('ETH', '0.2', '500')], feeAmount: '2.5' }),
+    ]);
+    expect(shapes(events)).toEqual([
+      {
+        kind: 'acquire',
+        txId: 't',
+        leg: 1,
+        token: 'ETH',
+        account: 'A',
+        quantity: '0.2',
+        value: '500',
+        fee: '2.5',
+        income: null,
+      },
+    ]);
+  });
+});
+
+describe('toEvents (income)', () => {
+  it('returns an income acquisition for an income category', () => {
+    const [event] = toEvents([tx({ id: 'r', category: 'staking', movements: [leg('ETH', '0.01', '30')] })]);
+    expect(event).toMatchObject({ kind: 'acquire', income: 'staking', value: '30' });
+  });
+
+  it('returns an exchange, not income, for a staking transaction with an out movement', () => {
+    // Stake ETH for stETH: disposal of ETH, plain acquisition of stETH.
+    const events = toEvents([
+      tx({ id: 's', category: 'staking', movements: [leg('ETH', '-1', '-2000'), leg('stETH', '1', '2000')] }),
+    ]);
+    expect(events.map((e) => [e.kind, e.kind === 'acquire' ? e.income : null])).toEqual([
+      ['dispose', null],
+      ['acquire', null],
+    ]);
+  });
+});
+
+describe('toEvents (transfers)', () => {
+  const out = tx({
+    id: 'o',
+    category: 'transfer',
+    hash: '0x1',
+    accountId: 'A',
+    movements: [leg('ETH', '-1', '-2000')],
+  });
+  const inn = tx({
+    id: 'i',
+    category: 'transfer',
+    hash: '0x1',
+    accountId: 'B',
+    movements: [leg('ETH', '1', '2000')],
+  });
+
+  it('returns a move for a transfer out and in sharing a hash', () => {
+    expect(shapes(toEvents([out, inn]))).toEqual([
+      { kind: 'move', txId: 'o', leg: 0, token: 'ETH', quantity: '1', from: 'A', to: 'B' },
+    ]);
+  });
+
+  it('returns a move of the received quantity and a disposal of the rest', () => {
+    // Sent 1 (worth 2000), received 0.99: move 0.99; dispose 0.01 for 2000 × 0.01 = 20.
+    const short = { ...inn, movements: [leg('ETH', '0.99', '1980')] };
+    expect(shapes(toEvents([out, short]))).toEqual([
+      { kind: 'move', txId: 'o', leg: 0, token: 'ETH', quantity: '0.99', from: 'A', to: 'B' },
+      {
+        kind: 'dispose',
+        txId: 'o',
+        leg: 0,
+        token: 'ETH',
+        account: 'A',
+        quantity: '0.01',
+        value: '20',
+        fee: '0',
+      },
+    ]);
+  });
+
+  it('returns a withdrawal for a transfer out without a counterpart', () => {
+    expect(shapes(toEvents([out]))).toEqual([
+      {
+        kind: 'withdraw',
+        txId: 'o',
+        leg: 0,
+        token: 'ETH',
+        account: 'A',
+        quantity: '1',
+        unmatchedTransfer: true,
+      },
+    ]);
+  });
+
+  it('returns a disposal for a transfer out without a counterpart when external transfers are taxable', () => {
+    const [event] = toEvents([out], { externalTransfers: 'taxable' });
+    expect(event).toMatchObject({ kind: 'dispose', value: '2000', unmatchedTransfer: true });
+  });
+
+  it('returns an acquisition at its value for a transfer in without a counterpart', () => {
+    const [event] = toEvents([inn]);
+    expect(event).toMatchObject({ kind: 'acquire', value: '2000', income: null, unmatchedTransfer: true });
+  });
+
+  it('returns no pair for a transfer within one account', () => {
+    const same = { ...inn, accountId: 'A' };
+    expect(toEvents([out, same]).map((e) => e.kind)).toEqual(['withdraw', 'acquire']);
+  });
+
+  it('returns a pair by a caller-given key', () => {
+    const events = toEvents(
+      [
+        { ...out, hash: null },
+        { ...inn, hash: null },
+      ],
+      {
+        pairKey: (t) => (t.id === 'o' || t.id === 'i' ? 'k' : null),
+      },
+    );
+    expect(events.map((e) => e.kind)).toEqual(['move']);
+  });
+});
+
+describe('toEvents (fee category)', () => {
+  it('returns the movement as the disposal and ignores the fee fields', () => {
+    const events = toEvents([
+      tx({
+        id: 'g',
+        category: 'fee',
+        movements: [leg('ETH', '-0.002', '-6')],
+        feeAmount: '6',
+        feeSymbol: 'ETH',
+        feeQuantity: '0.002',
+      }),
+    ]);
+    expect(shapes(events)).toEqual([
+      {
+        kind: 'dispose',
+        txId: 'g',
+        leg: 0,
+        token: 'ETH',
+        account: 'A',
+        quantity: '0.002',
+        value: '6',
+        fee: '0',
+      },
+    ]);
+  });
+});
+
+describe('toEvents (order)', () => {
+  const sale = tx({ id: 's', date: '2025-01-01T10:00:00.000Z', movements: [leg('ETH', '-1', '-100')] });
+  const purchase = tx({ id: 'p', date: '2025-01-01T10:00:00.000Z', movements: [leg('ETH', '1', '90')] });
+
+  it('returns the events of one instant in input order by default', () => {
+    expect(toEvents([sale, purchase]).map((e) => e.txId)).toEqual(['s', 'p']);
+  });
+
+  it('returns acquisitions before disposals of one instant when asked', () => {
+    expect(toEvents([sale, purchase], { sameTimeOrder: 'acquisitions-first' }).map((e) => e.txId)).toEqual([
+      'p',
+      's',
+    ]);
+  });
+
+  it('returns events sorted by instant', () => {
+    const later = { ...sale, date: '2025-01-02T00:00:00.000Z' };
+    expect(toEvents([later, purchase]).map((e) => e.txId)).toEqual(['p', 's']);
+  });
+});
+
+describe('toEvents (transfer to itself)', () => {
+  it('returns a move inside one account for a transfer with out and in of the same token', () => {
+    const events = toEvents([
+      tx({ id: 'x', category: 'transfer', movements: [leg('ETH', '-1', '-2000'), leg('ETH', '1', '2000')] }),
+    ]);
+    expect(shapes(events)).toEqual([
+      { kind: 'move', txId: 'x', leg: 0, token: 'ETH', quantity: '1', from: 'A', to: 'A' },
+    ]);
+  });
+});

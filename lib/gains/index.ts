@@ -1,0 +1,59 @@
+/**
+ * The gains report family's pure tax engine: cost basis, realised gains, income and holdings
+ * roll-forward from canonical transactions. No I/O. Conventions: README.md in this folder.
+ */
+import type { CanonicalTransaction } from '../export/normalize.ts';
+import { createGainsEngine } from './engine.ts';
+import { type AdapterOptions, toEvents } from './events.ts';
+import type { GainsCounts, GainsOptions, GainsResult, GainsState } from './types.ts';
+
+export { createGainsEngine, type GainsEngine, resolveGainsOptions } from './engine.ts';
+export { type AdapterOptions, DEFAULT_FIAT_SYMBOLS, NO_ACCOUNT, toEvents } from './events.ts';
+export {
+  disposalsTable,
+  gainsReports,
+  gainsSummaryTable,
+  holdingsTable,
+  incomeTable,
+  TOTAL,
+  warningsTable,
+} from './reports.ts';
+export { localDate, taxYearLabel, taxYearOf, termOf } from './tax-year.ts';
+export type * from './types.ts';
+
+/** Options of {@link runGains}: the engine's, the adapter's, and a state to resume from. */
+export interface RunGainsOptions extends GainsOptions, Omit<AdapterOptions, 'fiatScale'> {
+  /** Open lots carried from an earlier run (same method and pooling). */
+  state?: GainsState;
+}
+
+/** What {@link runGains} returns. */
+export interface GainsRun {
+  result: GainsResult;
+  /** The open lots at the end, to resume a later run from. */
+  state: GainsState;
+  counts: GainsCounts & { transactions: number };
+}
+
+/**
+ * Runs the whole history through the engine. `transactions` must hold every transaction from the
+ * earliest (or from the date of `state`); only the output is limited to `period`.
+ */
+export function runGains(
+  transactions: Iterable<CanonicalTransaction>,
+  options: RunGainsOptions = {},
+): GainsRun {
+  const { state, ...rest } = options;
+  let count = 0;
+  const counted = (function* () {
+    for (const tx of transactions) {
+      count += 1;
+      yield tx;
+    }
+  })();
+  const engine = createGainsEngine(rest, state);
+  const events = toEvents(counted, { ...rest, fiatScale: engine.options.fiatScale });
+  for (const event of events) engine.process(event);
+  const result = engine.result();
+  return { result, state: engine.carry(), counts: { ...result.counts, transactions: count } };
+}

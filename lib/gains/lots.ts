@@ -1,0 +1,166 @@
+/**
+ * Lot pools and the matching methods. A pool holds the open lots of one token (in one account,
+ * or in the whole portfolio) in consumption order, so every method consumes from the front.
+ */
+import { type Big, mulDiv, ZERO } from './big.ts';
+import type { LotMethod } from './types.ts';
+
+/** An open lot (or the part of one still held). */
+export interface Lot {
+  txId: string;
+  leg: number;
+  token: string;
+  account: string;
+  quantity: Big;
+  /** Basis of `quantity`; always zero in an average-cost pool, whose basis is the pool's. */
+  cost: Big;
+  acquiredAt: number;
+  seq: number;
+  keyQuantity: Big;
+  keyCost: Big;
+}
+
+/** Part of a lot taken by a disposal or a transfer, with its basis. */
+export interface Piece {
+  lot: Lot;
+  quantity: Big;
+  cost: Big;
+}
+
+/** What {@link Pool.take} consumed; `shortfall` is the quantity no lot covered. */
+export interface Taken {
+  pieces: Piece[];
+  quantity: Big;
+  cost: Big;
+  shortfall: Big;
+}
+
+type Order = (a: Lot, b: Lot) => number;
+
+const byAcquisition: Order = (a, b) => a.acquiredAt - b.acquiredAt || a.seq - b.seq;
+
+/** Consumption order of each method: negative when `a` is consumed before `b`. */
+export const ORDERS: Readonly<Record<LotMethod, Order>> = {
+  fifo: byAcquisition,
+  average: byAcquisition,
+  lifo: (a, b) => b.acquiredAt - a.acquiredAt || b.seq - a.seq,
+  // Cost per unit compared exactly by cross-multiplication; the key is fixed at opening.
+  hifo: (a, b) => b.keyCost.times(a.keyQuantity).cmp(a.keyCost.times(b.keyQuantity)) || byAcquisition(a, b),
+};
+
+const COMPACT_AT = 1024;
+
+/** The open lots of one token in one account (or everywhere), with exact totals. */
+export class Pool {
+  readonly token: string;
+  readonly account: string | null;
+  readonly method: LotMethod;
+  readonly scale: number;
+  /** Total open quantity. */
+  quantity: Big = ZERO;
+  /** Total basis of the open quantity. */
+  cost: Big = ZERO;
+  #lots: Lot[] = [];
+  #head = 0;
+  readonly #order: Order;
+
+  constructor(token: string, account: string | null, method: LotMethod, scale: number) {
+    this.token = token;
+    this.account = account;
+    this.method = method;
+    this.scale = scale;
+    this.#order = ORDERS[method];
+  }
+
+  /** Open lots in consumption order. */
+  lots(): Lot[] {
+    return this.#lots.slice(this.#head);
+  }
+
+  /** Adds a lot at its place in the consumption order; its cost joins the pool's basis. */
+  add(lot: Lot): void {
+    this.quantity = this.quantity.plus(lot.quantity);
+    this.cost = this.cost.plus(lot.cost);
+    if (this.method === 'average') lot.cost = ZERO;
+    const lots = this.#lots;
+    let low = this.#head;
+    let high = lots.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.#order(lots[mid] as Lot, lot) <= 0) low = mid + 1;
+      else high = mid;
+    }
+    if (low === lots.length) lots.push(lot);
+    else if (low === this.#head && this.#head > 0) lots[--this.#head] = lot;
+    else lots.splice(low, 0, lot);
+  }
+
+  /**
+   * Consumes `quantity` from the front. A partly consumed lot gives its basis pro rata (rounded at
+   * `scale`) and keeps the exact rest, so the lot's last consumption takes exactly what is left.
+   * In an average-cost pool the basis is the pool's cost pro rata (all of it when the pool is
+   * emptied), spread over the pieces the same way.
+   */
+  take(quantity: Big): Taken {
+    const matched = quantity.gt(this.quantity) ? this.quantity : quantity;
+    const pieces: Piece[] = [];
+    let remaining = matched;
+    const lots = this.#lots;
+    while (remaining.gt(0)) {
+      const lot = lots[this.#head];
+      if (lot === undefined) break;
+      if (lot.quantity.lte(remaining)) {
+        pieces.push({ lot, quantity: lot.quantity, cost: lot.cost });
+        remaining = remaining.minus(lot.quantity);
+        lots[this.#head] = undefined as unknown as Lot;
+        this.#head += 1;
+      } else {
+        const cost = mulDiv(lot.cost, remaining, lot.quantity, this.scale);
+        pieces.push({ lot, quantity: remaining, cost });
+        lot.quantity = lot.quantity.minus(remaining);
+        lot.cost = lot.cost.minus(cost);
+        remaining = ZERO;
+      }
+    }
+    if (this.#head >= COMPACT_AT && this.#head * 2 >= lots.length) {
+      this.#lots = lots.slice(this.#head);
+      this.#head = 0;
+    }
+    let cost: Big;
+    if (this.method === 'average') {
+      cost = matched.eq(this.quantity) ? this.cost : mulDiv(this.cost, matched, this.quantity, this.scale);
+      spread(pieces, cost, matched, this.scale);
+    } else {
+      cost = pieces.reduce((sum, piece) => sum.plus(piece.cost), ZERO);
+    }
+    this.quantity = this.quantity.minus(matched);
+    this.cost = this.cost.minus(cost);
+    return { pieces, quantity: matched, cost, shortfall: quantity.minus(matched) };
+  }
+}
+
+/** Sets each piece's cost to its pro-rata share of `total`; the last piece takes the exact rest. */
+function spread(pieces: Piece[], total: Big, quantity: Big, scale: number): void {
+  let left = total;
+  pieces.forEach((piece, index) => {
+    const share = index === pieces.length - 1 ? left : mulDiv(total, piece.quantity, quantity, scale);
+    piece.cost = share;
+    left = left.minus(share);
+  });
+}
+
+/** Splits `total` over `quantities` pro rata, rounded at `scale`; the last share takes the exact rest. */
+export function shares(total: Big, quantities: readonly Big[], scale: number): Big[] {
+  const sum = quantities.reduce((acc, q) => acc.plus(q), ZERO);
+  let left = total;
+  return quantities.map((q, index) => {
+    const share = index === quantities.length - 1 ? left : sum.eq(0) ? ZERO : mulDiv(total, q, sum, scale);
+    left = left.minus(share);
+    return share;
+  });
+}
+
+/** A new lot with its HIFO key fixed at opening. */
+export function openLot(fields: Omit<Lot, 'keyQuantity' | 'keyCost'>): Lot {
+  return { ...fields, keyQuantity: fields.quantity, keyCost: fields.cost };
+}

@@ -1,0 +1,317 @@
+/**
+ * The gains reports as tables for the CSV/XLSX writers: disposals (Form 8949 style), gains
+ * summary, income, holdings roll-forward and warnings. Every sum is exact.
+ */
+import type { Column, Row, TableSource, TableSpec } from '../export/table.ts';
+import { Big, text, ZERO } from './big.ts';
+import { taxYearBounds } from './tax-year.ts';
+import type { DisposalLine, GainsResult, Term } from './types.ts';
+
+/** Token cell of the total rows of the gains summary. */
+export const TOTAL = 'TOTAL';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function source(spec: TableSpec, build: () => Row[]): TableSource {
+  return {
+    spec,
+    async *rows() {
+      yield* build();
+    },
+  };
+}
+
+const decimal = (key: string, header: string, exact = false): Column =>
+  exact ? { key, header, kind: 'decimal', exact: true } : { key, header, kind: 'decimal' };
+const textColumn = (key: string, header: string): Column => ({ key, header, kind: 'text' });
+
+/** Columns of the disposals report. */
+export function disposalColumns(timeZone: string): Column[] {
+  return [
+    textColumn('token', 'Token'),
+    decimal('quantity', 'Quantity', true),
+    { key: 'date_acquired', header: `Date acquired (${timeZone})`, kind: 'datetime', timeZone },
+    { key: 'date_disposed', header: `Date disposed (${timeZone})`, kind: 'datetime', timeZone },
+    decimal('proceeds', 'Proceeds'),
+    decimal('cost_basis', 'Cost basis'),
+    decimal('gain_loss', 'Gain or loss'),
+    textColumn('term', 'Term'),
+    textColumn('tax_year', 'Tax year'),
+    textColumn('account', 'Account'),
+    textColumn('acquired_tx_id', 'Acquiring transaction'),
+    textColumn('disposed_tx_id', 'Disposing transaction'),
+  ];
+}
+
+/** One row per lot matched (and per zero-basis rest), in processing order. */
+export function disposalsTable(result: GainsResult): TableSource {
+  const spec = { name: 'disposals', title: 'Disposals', columns: disposalColumns(result.options.timeZone) };
+  return source(spec, () =>
+    result.disposals.map((line) => [
+      line.token,
+      line.quantity,
+      iso(line.acquiredAt),
+      iso(line.disposedAt),
+      line.proceeds,
+      line.cost,
+      line.gain,
+      line.term,
+      line.taxYear,
+      line.account,
+      line.acquiredTxId,
+      line.disposedTxId,
+    ]),
+  );
+}
+
+/** Columns of the gains summary. */
+export const SUMMARY_COLUMNS: readonly Column[] = [
+  textColumn('tax_year', 'Tax year'),
+  textColumn('first_day', 'First day'),
+  textColumn('last_day', 'Last day'),
+  textColumn('token', 'Token'),
+  textColumn('term', 'Term'),
+  { key: 'lines', header: 'Lots matched', kind: 'integer' },
+  decimal('quantity', 'Quantity', true),
+  decimal('proceeds', 'Proceeds'),
+  decimal('cost', 'Cost basis'),
+  decimal('gains', 'Gains'),
+  decimal('losses', 'Losses'),
+  decimal('net', 'Net gain or loss'),
+];
+
+interface Totals {
+  lines: number;
+  quantity: Big;
+  proceeds: Big;
+  cost: Big;
+  gains: Big;
+  losses: Big;
+}
+
+const totals = (): Totals => ({
+  lines: 0,
+  quantity: ZERO,
+  proceeds: ZERO,
+  cost: ZERO,
+  gains: ZERO,
+  losses: ZERO,
+});
+
+function addLine(target: Totals, line: DisposalLine, withQuantity: boolean): void {
+  const gain = new Big(line.gain);
+  target.lines += 1;
+  if (withQuantity) target.quantity = target.quantity.plus(line.quantity);
+  target.proceeds = target.proceeds.plus(line.proceeds);
+  target.cost = target.cost.plus(line.cost);
+  if (gain.gt(0)) target.gains = target.gains.plus(gain);
+  else target.losses = target.losses.plus(gain);
+}
+
+const TERMS: readonly Term[] = ['short', 'long'];
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Per tax year, token and term: proceeds, cost, gains (sum of positive lines), losses (sum of
+ * negative lines, negative) and net (= gains + losses = proceeds − cost). After each tax year, a
+ * TOTAL row per term (its quantity is empty: tokens do not add up).
+ */
+export function gainsSummaryTable(result: GainsResult): TableSource {
+  const spec = { name: 'gains_summary', title: 'Gains summary', columns: SUMMARY_COLUMNS };
+  const start = result.options.taxYearStart;
+  return source(spec, () => {
+    const years = new Map<
+      string,
+      { first: number; tokens: Map<string, Map<Term, Totals>>; total: Map<Term, Totals> }
+    >();
+    for (const line of result.disposals) {
+      let year = years.get(line.taxYear);
+      if (year === undefined) {
+        year = { first: Number(line.taxYear.slice(0, 4)), tokens: new Map(), total: new Map() };
+        years.set(line.taxYear, year);
+      }
+      let byTerm = year.tokens.get(line.token);
+      if (byTerm === undefined) {
+        byTerm = new Map();
+        year.tokens.set(line.token, byTerm);
+      }
+      const cell = byTerm.get(line.term) ?? totals();
+      byTerm.set(line.term, cell);
+      addLine(cell, line, true);
+      const total = year.total.get(line.term) ?? totals();
+      year.total.set(line.term, total);
+      addLine(total, line, false);
+    }
+    const rows: Row[] = [];
+    const row = (
+      label: string,
+      bounds: { first: string; last: string },
+      token: string,
+      term: Term,
+      t: Totals,
+      withQuantity: boolean,
+    ): Row => [
+      label,
+      bounds.first,
+      bounds.last,
+      token,
+      term,
+      String(t.lines),
+      withQuantity ? text(t.quantity) : null,
+      text(t.proceeds),
+      text(t.cost),
+      text(t.gains),
+      text(t.losses),
+      text(t.gains.plus(t.losses)),
+    ];
+    for (const label of [...years.keys()].sort(compareText)) {
+      const year = years.get(label);
+      if (year === undefined) continue;
+      const bounds = taxYearBounds(year.first, start);
+      for (const token of [...year.tokens.keys()].sort(compareText)) {
+        for (const term of TERMS) {
+          const t = year.tokens.get(token)?.get(term);
+          if (t !== undefined) rows.push(row(label, bounds, token, term, t, true));
+        }
+      }
+      for (const term of TERMS) {
+        const t = year.total.get(term);
+        if (t !== undefined) rows.push(row(label, bounds, TOTAL, term, t, false));
+      }
+    }
+    return rows;
+  });
+}
+
+/** Columns of the income report. */
+export const INCOME_COLUMNS: readonly Column[] = [
+  textColumn('tax_year', 'Tax year'),
+  textColumn('category', 'Category'),
+  textColumn('token', 'Token'),
+  { key: 'receipts', header: 'Receipts', kind: 'integer' },
+  decimal('quantity', 'Quantity', true),
+  decimal('value', 'Value at receipt'),
+];
+
+/** Per tax year, category and token: receipts, quantity and fiat value at receipt. */
+export function incomeTable(result: GainsResult): TableSource {
+  const spec = { name: 'income', title: 'Income', columns: INCOME_COLUMNS };
+  return source(spec, () => {
+    const groups = new Map<
+      string,
+      { key: [string, string, string]; count: number; quantity: Big; value: Big }
+    >();
+    for (const line of result.income) {
+      const id = [line.taxYear, line.category, line.token].join('\u0000');
+      let group = groups.get(id);
+      if (group === undefined) {
+        group = { key: [line.taxYear, line.category, line.token], count: 0, quantity: ZERO, value: ZERO };
+        groups.set(id, group);
+      }
+      group.count += 1;
+      group.quantity = group.quantity.plus(line.quantity);
+      group.value = group.value.plus(line.value);
+    }
+    return [...groups.entries()]
+      .sort(([a], [b]) => compareText(a, b))
+      .map(([, g]) => [...g.key, String(g.count), text(g.quantity), text(g.value)]);
+  });
+}
+
+/** Columns of the holdings roll-forward. */
+export const HOLDINGS_COLUMNS: readonly Column[] = [
+  textColumn('token', 'Token'),
+  textColumn('account', 'Account'),
+  decimal('opening_quantity', 'Opening quantity', true),
+  decimal('opening_cost', 'Opening cost'),
+  decimal('acquired_quantity', 'Acquired quantity', true),
+  decimal('acquired_cost', 'Acquired cost'),
+  decimal('transferred_in_quantity', 'Transferred in quantity', true),
+  decimal('transferred_in_cost', 'Transferred in cost'),
+  decimal('disposed_quantity', 'Disposed quantity', true),
+  decimal('disposed_cost', 'Disposed cost'),
+  decimal('transferred_out_quantity', 'Transferred out quantity', true),
+  decimal('transferred_out_cost', 'Transferred out cost'),
+  decimal('unmatched_disposed_quantity', 'Disposed without lots (zero basis)', true),
+  decimal('closing_quantity', 'Closing quantity', true),
+  decimal('closing_cost', 'Closing cost'),
+  decimal('check_quantity', 'Check: opening + in − out − closing (quantity)', true),
+  decimal('check_cost', 'Check: opening + in − out − closing (cost)'),
+];
+
+/**
+ * Per token (and account when pooled by account). Closing amounts are read from the pools; the
+ * check columns compute opening + acquired + transferred in − disposed − transferred out − closing,
+ * which is 0 when the books balance.
+ */
+export function holdingsTable(result: GainsResult): TableSource {
+  const spec = { name: 'holdings', title: 'Holdings roll-forward', columns: HOLDINGS_COLUMNS };
+  return source(spec, () =>
+    result.rollForward.map((line) => {
+      const check = (key: 'quantity' | 'cost') =>
+        text(
+          new Big(line.opening[key])
+            .plus(line.acquired[key])
+            .plus(line.transferredIn[key])
+            .minus(line.disposed[key])
+            .minus(line.transferredOut[key])
+            .minus(line.closing[key]),
+        );
+      return [
+        line.token,
+        line.account,
+        line.opening.quantity,
+        line.opening.cost,
+        line.acquired.quantity,
+        line.acquired.cost,
+        line.transferredIn.quantity,
+        line.transferredIn.cost,
+        line.disposed.quantity,
+        line.disposed.cost,
+        line.transferredOut.quantity,
+        line.transferredOut.cost,
+        line.unmatchedDisposed,
+        line.closing.quantity,
+        line.closing.cost,
+        check('quantity'),
+        check('cost'),
+      ];
+    }),
+  );
+}
+
+/** Columns of the warnings report. */
+export function warningColumns(timeZone: string): Column[] {
+  return [
+    { key: 'date', header: `Date (${timeZone})`, kind: 'datetime', timeZone },
+    textColumn('transaction_id', 'Transaction'),
+    textColumn('kind', 'Kind'),
+    textColumn('token', 'Token'),
+    textColumn('account', 'Account'),
+    decimal('quantity', 'Quantity', true),
+    textColumn('message', 'Message'),
+  ];
+}
+
+/** One row per warning, in processing order. */
+export function warningsTable(result: GainsResult): TableSource {
+  const spec = {
+    name: 'gains_warnings',
+    title: 'Warnings',
+    columns: warningColumns(result.options.timeZone),
+  };
+  return source(spec, () =>
+    result.warnings.map((w) => [iso(w.time), w.txId, w.kind, w.token, w.account, w.quantity, w.message]),
+  );
+}
+
+/** All five reports, in the order a workbook shows them. */
+export function gainsReports(result: GainsResult): TableSource[] {
+  return [
+    disposalsTable(result),
+    gainsSummaryTable(result),
+    incomeTable(result),
+    holdingsTable(result),
+    warningsTable(result),
+  ];
+}

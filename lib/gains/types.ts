@@ -1,0 +1,256 @@
+/**
+ * Types of the gains engine: its input events, its options, its results and its carried state.
+ * Every amount is an exact plain decimal string; every instant is epoch milliseconds (UTC).
+ */
+
+/** Which open lots a disposal (or a transfer out of a wallet) consumes first. */
+export type LotMethod =
+  /** Earliest acquisition first. */
+  | 'fifo'
+  /** Latest acquisition first. */
+  | 'lifo'
+  /** Highest cost per unit (at acquisition) first; ties by earliest acquisition. */
+  | 'hifo'
+  /** Basis is the pool's average cost per unit; quantities and dates leave in FIFO order. */
+  | 'average';
+
+/** Whether lots are pooled per account (wallet by wallet) or in one pool per token. */
+export type Pooling = 'account' | 'universal';
+
+/** Short term: held one year or less; long term: held more than `longTermYears`. */
+export type Term = 'short' | 'long';
+
+/** First day of the tax year, e.g. `{ month: 4, day: 6 }` for the UK. */
+export interface TaxYearStart {
+  /** 1–12. */
+  month: number;
+  /** 1–31 (must exist in that month of a non-leap year). */
+  day: number;
+}
+
+/** How events at the same instant are ordered. */
+export type SameTimeOrder =
+  /** Input order (the transactions' order, then leg order inside a transaction). */
+  | 'input'
+  /** Acquisitions, then transfers, then disposals; input order inside each group. */
+  | 'acquisitions-first';
+
+/** Options of the engine. Every field has a default. */
+export interface GainsOptions {
+  /** Default `fifo`. */
+  method?: LotMethod;
+  /** Default `universal`. */
+  pooling?: Pooling;
+  /** IANA zone of local dates (tax year, holding period, display). Default `UTC`. */
+  timeZone?: string;
+  /** Default 1 January. */
+  taxYearStart?: TaxYearStart;
+  /** Long term when the local disposal date is after acquisition date + this many years. Default 1. */
+  longTermYears?: number;
+  /**
+   * A day count instead of calendar years: long term when the whole days (24 h) between the
+   * acquisition and disposal instants exceed it (e.g. 365; rp2 classic's `>= 365` is 364 here).
+   * Default `null` (calendar years).
+   */
+  longTermDays?: number | null;
+  /**
+   * Decimal places of fiat amounts that come from a division (pro-rata basis of a partial lot,
+   * average cost, a disposal's proceeds split over several lots); rounded half to even. Default 18.
+   */
+  fiatScale?: number;
+  /** Reported period `[start, end)` as ISO instants; events before it only build lots. */
+  period?: { start?: string | null; end?: string | null };
+}
+
+/** Options after defaults. */
+export interface ResolvedGainsOptions {
+  method: LotMethod;
+  pooling: Pooling;
+  timeZone: string;
+  taxYearStart: TaxYearStart;
+  longTermYears: number;
+  longTermDays: number | null;
+  fiatScale: number;
+  periodStart: number | null;
+  periodEnd: number | null;
+}
+
+interface EventBase {
+  /** Transaction the event comes from. */
+  txId: string;
+  /** Position of the leg inside its transaction; lot ids are `txId#leg`. */
+  leg: number;
+  /** Epoch milliseconds. */
+  time: number;
+  token: string;
+  /** Positive exact decimal. */
+  quantity: string;
+  /** A transfer without a counterpart in the portfolio: reported as an `unmatched-transfer` warning. */
+  unmatchedTransfer?: boolean;
+}
+
+/** A lot opens: a buy, the in side of a swap, income, a deposit from outside. */
+export interface AcquireEvent extends EventBase {
+  kind: 'acquire';
+  account: string;
+  /** Fiat value at the time; `null` when unknown (zero basis and a warning). */
+  value: string | null;
+  /** Fiat fee added to the basis. */
+  fee: string;
+  /** Income category (e.g. `income`, `staking`) when the acquisition is income, else `null`. */
+  income: string | null;
+}
+
+/** Lots are consumed with a gain or loss: a sell, the out side of a swap, a spend, a fee in a token. */
+export interface DisposeEvent extends EventBase {
+  kind: 'dispose';
+  account: string;
+  /** Fiat proceeds; `null` when unknown (zero proceeds and a warning). */
+  value: string | null;
+  /** Fiat fee deducted from the proceeds. */
+  fee: string;
+}
+
+/** Lots move between two of the portfolio's accounts without a gain. */
+export interface MoveEvent extends EventBase {
+  kind: 'move';
+  from: string;
+  to: string;
+}
+
+/** Lots leave the portfolio without a gain (a transfer to an account outside it). */
+export interface WithdrawEvent extends EventBase {
+  kind: 'withdraw';
+  account: string;
+}
+
+/** One input of the engine. */
+export type GainsEvent = AcquireEvent | DisposeEvent | MoveEvent | WithdrawEvent;
+
+/** One lot (or part of a lot, or the unmatched rest) consumed by one disposal: a Form 8949 line. */
+export interface DisposalLine {
+  token: string;
+  quantity: string;
+  /** Acquisition instant of the lot; `null` for the zero-basis rest of an over-disposal. */
+  acquiredAt: number | null;
+  disposedAt: number;
+  /** Net of the disposal's fee share. */
+  proceeds: string;
+  cost: string;
+  /** `proceeds − cost`, exact. */
+  gain: string;
+  term: Term;
+  taxYear: string;
+  /** Account of the disposal. */
+  account: string;
+  /** Transaction that opened the lot; `null` for a zero-basis rest. */
+  acquiredTxId: string | null;
+  disposedTxId: string;
+}
+
+/** One income receipt. */
+export interface IncomeLine {
+  txId: string;
+  time: number;
+  taxYear: string;
+  category: string;
+  token: string;
+  account: string;
+  quantity: string;
+  /** Fiat value at receipt (without fees); `0` when unknown. */
+  value: string;
+}
+
+/** Why a warning was raised. */
+export type WarningKind =
+  /** A disposal found fewer lots than its quantity; the rest has a zero basis. */
+  | 'zero-basis'
+  /** A fiat value (or fee value) is missing; zero is used. */
+  | 'missing-value'
+  /** A transfer moved or withdrew more than the account held. */
+  | 'negative-balance'
+  /** A transfer in or out without a counterpart in the portfolio (treated as documented). */
+  | 'unmatched-transfer';
+
+/** A problem in the data the accountant should review, with the transaction that caused it. */
+export interface GainsWarning {
+  kind: WarningKind;
+  txId: string;
+  time: number;
+  token: string;
+  account: string;
+  /** Quantity concerned (the missing part for `zero-basis` and `negative-balance`). */
+  quantity: string;
+  message: string;
+}
+
+/** Quantity and cost. */
+export interface Position {
+  quantity: string;
+  cost: string;
+}
+
+/** Roll-forward of one pool (token, and account when pooled by account) over the period. */
+export interface RollForwardLine {
+  token: string;
+  /** `null` when pooled universally. */
+  account: string | null;
+  opening: Position;
+  acquired: Position;
+  transferredIn: Position;
+  /** Lots consumed by disposals (the zero-basis rest is in `unmatchedDisposed`). */
+  disposed: Position;
+  transferredOut: Position;
+  /** Disposed quantity that no lot covered (zero basis, listed in warnings). */
+  unmatchedDisposed: string;
+  /** Read from the pools at the end of the period, not derived. */
+  closing: Position;
+}
+
+/** Counts for the benchmark and the run summary. */
+export interface GainsCounts {
+  events: number;
+  /** Events at or after the period end, ignored. */
+  ignored: number;
+  lotsOpened: number;
+  /** Lines of the disposals report (lots matched, with zero-basis rests), whole history. */
+  lotsMatched: number;
+  disposals: number;
+}
+
+/** Everything the reports need. */
+export interface GainsResult {
+  options: ResolvedGainsOptions;
+  /** In the period, in processing order. */
+  disposals: DisposalLine[];
+  income: IncomeLine[];
+  warnings: GainsWarning[];
+  rollForward: RollForwardLine[];
+  counts: GainsCounts;
+}
+
+/** A lot as carried in {@link GainsState} (strings, JSON-safe). */
+export interface CarriedLot {
+  txId: string;
+  leg: number;
+  token: string;
+  account: string;
+  quantity: string;
+  cost: string;
+  acquiredAt: number;
+  /** Global opening order, the tie-break after the acquisition instant. */
+  seq: number;
+  /** Quantity and cost at opening: the HIFO ordering key. */
+  keyQuantity: string;
+  keyCost: string;
+}
+
+/** The open lots of a run, to resume a later run from (`carry`). JSON-safe. */
+export interface GainsState {
+  version: 1;
+  method: LotMethod;
+  pooling: Pooling;
+  nextSeq: number;
+  /** Per pool: its lots in consumption order, and (average cost) its total cost. */
+  pools: { token: string; account: string | null; cost: string; lots: CarriedLot[] }[];
+}
