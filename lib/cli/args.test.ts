@@ -18,6 +18,26 @@ describe('parseCommandLine', () => {
     expect(command).toMatchObject({ service: { kind: 'service' } });
   });
 
+  it('returns the gains options of the gains flags, the years as a number', () => {
+    const command = parseCommandLine(
+      [
+        'run',
+        '--report=gains',
+        '--gains-method=hifo',
+        '--gains-pooling=account',
+        '--tax-year-start=04-06',
+        '--long-term-years=2',
+      ],
+      {},
+    );
+    expect(command).toMatchObject({
+      request: {
+        reports: ['gains'],
+        gains: { method: 'hifo', pooling: 'account', taxYearStart: '04-06', longTermYears: 2 },
+      },
+    });
+  });
+
   it('returns the request fields of every request flag', () => {
     const command = parseCommandLine(
       [

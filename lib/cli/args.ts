@@ -46,7 +46,8 @@ Request:
   --profile NAME                 Portfolio (profile) name                       (default: demo)
   --period P                     2025-10 (month), 2025 (year), or 2025-01-05..2025-02-10
   --time-zone ZONE               IANA time zone of the period and dates         (default: UTC)
-  --report R                     transactions, movements, summary, changes (repeat or comma-separate)
+  --report R                     transactions, movements, summary, changes, gains
+                                 (repeat or comma-separate)
   --changes-since DATE           Timeline changes since DATE (with --report changes)
   --format F                     csv, xlsx (repeat or comma-separate)           (default: both)
   --token T                      Only transactions moving token T (repeatable)
@@ -54,6 +55,10 @@ Request:
   --protocol P                   One search per protocol (repeatable); "all" = every protocol
   --hash H                       Only this transaction hash (the service then ignores other filters)
   --window W                     month, week, day or year                       (default: month)
+  --gains-method M               gains: fifo, lifo, hifo or average             (default: fifo)
+  --gains-pooling P              gains: universal or account                    (default: universal)
+  --tax-year-start MM-DD         gains: first day of the tax year, e.g. 04-06   (default: 01-01)
+  --long-term-years N            gains: held longer than N years is long term   (default: 1)
   --delimiter D                  CSV delimiter: , ; or tab                      (default: ,)
   --decimal-separator S          CSV decimal separator: . or ,                  (default: .)
 
@@ -83,6 +88,10 @@ const options = {
   protocol: { type: 'string', multiple: true },
   hash: { type: 'string' },
   window: { type: 'string' },
+  'gains-method': { type: 'string' },
+  'gains-pooling': { type: 'string' },
+  'tax-year-start': { type: 'string' },
+  'long-term-years': { type: 'string' },
   delimiter: { type: 'string' },
   'decimal-separator': { type: 'string' },
   simulator: { type: 'boolean' },
@@ -173,6 +182,14 @@ function requestInput(values: Record<string, unknown>): Record<string, unknown> 
   const protocols = list('protocol');
   if (protocols) request.protocols = protocols.length === 1 && protocols[0] === 'all' ? 'all' : protocols;
   if (text('window') !== undefined) request.window = text('window');
+  const gains: Record<string, unknown> = {};
+  if (text('gains-method') !== undefined) gains.method = text('gains-method');
+  if (text('gains-pooling') !== undefined) gains.pooling = text('gains-pooling');
+  if (text('tax-year-start') !== undefined) gains.taxYearStart = text('tax-year-start');
+  const longTermYears = text('long-term-years');
+  if (longTermYears !== undefined)
+    gains.longTermYears = /^\d+$/.test(longTermYears) ? Number(longTermYears) : longTermYears;
+  if (Object.keys(gains).length > 0) request.gains = gains;
   const csv: Record<string, unknown> = {};
   if (text('delimiter') !== undefined) csv.delimiter = text('delimiter') === 'tab' ? '\t' : text('delimiter');
   if (text('decimal-separator') !== undefined) csv.decimalSeparator = text('decimal-separator');

@@ -28,6 +28,15 @@ export interface Manifest {
   counts: Record<string, number>;
   /** Report totals as exact decimal strings, e.g. `totalValue`. */
   totals?: Record<string, string>;
+  /** Settings of the gains reports, when they were asked for. */
+  gains?: {
+    method: string;
+    pooling: string;
+    taxYearStart: string;
+    longTermYears: number;
+    feeTreatment: string;
+    timeZone: string;
+  };
   files: ManifestFile[];
 }
 

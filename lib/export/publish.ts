@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Sink, StoredObject } from '../storage/sink.ts';
+import { FEE_TREATMENT } from './gains-feed.ts';
 import { MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './manifest.ts';
 import { periodLabel, periodRange } from './period.ts';
 import { observeSnapshot, type ReportModel } from './report-model.ts';
@@ -100,8 +101,11 @@ export async function publishReports(input: PublishInput): Promise<Manifest> {
     apiBase: input.header.apiBase,
     windows: input.header.windows,
     shards: input.header.shards,
-    counts: input.counts,
+    counts: { ...input.counts, ...model.counts() },
     totals,
+    ...(request.gains !== undefined
+      ? { gains: { ...request.gains, feeTreatment: FEE_TREATMENT, timeZone: request.timeZone } }
+      : {}),
   } as const;
   if (formats.includes('xlsx')) {
     await publish(`${baseName}.xlsx`, CONTENT_TYPES.xlsx, async (out) => {
@@ -135,6 +139,18 @@ function aboutTable(manifest: Manifest): TableSource {
     ['API base', manifest.apiBase],
     ['Request', JSON.stringify(manifest.request)],
     ['Created at', manifest.createdAt],
+    ...(manifest.gains
+      ? ([
+          ['Gains: lot method', manifest.gains.method],
+          [
+            'Gains: pools',
+            manifest.gains.pooling === 'account' ? 'per account (wallet by wallet)' : 'one universal pool',
+          ],
+          ['Gains: fee treatment', manifest.gains.feeTreatment],
+          ['Gains: tax year starts', `${manifest.gains.taxYearStart} (MM-DD, in ${manifest.gains.timeZone})`],
+          ['Gains: long term', `held more than ${manifest.gains.longTermYears} year(s)`],
+        ] as [string, string][])
+      : []),
     ...Object.entries(manifest.counts).map(([key, value]): [string, string] => [
       `Count: ${key}`,
       String(value),

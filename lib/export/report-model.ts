@@ -1,5 +1,9 @@
+import { getPath } from '../pbs/path.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
+import { transactionInstant } from './assemble.ts';
+import { createGainsFeed } from './gains-feed.ts';
 import { createNormalizer } from './normalize.ts';
+import { periodRange } from './period.ts';
 import type { ExportRequest } from './request.ts';
 import { readSnapshotRecords, type SnapshotHeader, type SnapshotRecord } from './snapshot.ts';
 import { createSummary } from './summary.ts';
@@ -16,26 +20,47 @@ export interface ReportModel {
   tables(snapshotFile: string): TableSource[];
   /** Value and fee totals per currency, as exact decimal strings, e.g. `value (USD)`. */
   totals(): Record<string, string>;
+  /**
+   * Counts learnt while observing, for the manifest. With gains: `transactions` in the period,
+   * `historyTransactions` fed to the engine, and the engine's lots matched, disposals and warnings.
+   */
+  counts(): Record<string, number>;
 }
 
 /** A model for `request` reading transactions laid out as `fields`. */
 export function createReportModel(fields: TransactionFieldMap, request: ExportRequest): ReportModel {
   const normalizer = createNormalizer({ fields, timeZone: request.timeZone });
   const summary = createSummary({ timeZone: request.timeZone });
+  const range = periodRange(request.period, request.timeZone);
+  const period = { start: range.start.toJSDate(), end: range.end.toJSDate() };
+  const gains = request.gains !== undefined ? createGainsFeed(request, period) : null;
+  // With gains the snapshot starts at the portfolio's earliest date: the other reports keep to the period.
+  const inPeriod = (data: Record<string, unknown>): boolean => {
+    if (gains === null) return true;
+    const at = transactionInstant(data, fields, String(getPath(data, fields.id)));
+    return at >= period.start.getTime() && at < period.end.getTime();
+  };
+  let transactionsInPeriod = 0;
   return {
     observe(record) {
       if (record.kind === 'transaction') {
+        const tx = normalizer.canonical(record.data);
+        gains?.add(record.shard.split('~')[0] ?? record.shard, tx);
+        if (!inPeriod(record.data)) return;
+        transactionsInPeriod += 1;
         normalizer.observe(record.data);
-        summary.add(normalizer.canonical(record.data));
+        summary.add(tx);
       } else {
         normalizer.observeChange(record.data);
       }
     },
+    counts: () => (gains === null ? {} : { transactions: transactionsInPeriod, ...gains.counts() }),
     tables(snapshotFile) {
       const rowsOf = (kind: SnapshotRecord['kind'], toRows: (data: Record<string, unknown>) => Row[]) =>
         async function* rows(): AsyncGenerator<Row> {
           for await (const record of readSnapshotRecords(snapshotFile)) {
-            if (record.kind === kind) yield* toRows(record.data);
+            if (record.kind === kind && (kind === 'change' || inPeriod(record.data)))
+              yield* toRows(record.data);
           }
         };
       const tables: TableSource[] = [];
@@ -58,6 +83,7 @@ export function createReportModel(fields: TransactionFieldMap, request: ExportRe
           rows: rowsOf('change', (data) => [normalizer.changeRow(data)]),
         });
       }
+      if (gains !== null) tables.push(...gains.tables());
       return tables;
     },
     totals() {

@@ -8,7 +8,7 @@ import { ValidationError } from '../errors.ts';
 import { isDayOrInstant, type Period, periodProblem } from './period.ts';
 
 /** Reports an export can produce. */
-export const REPORTS = ['transactions', 'movements', 'summary', 'changes'] as const;
+export const REPORTS = ['transactions', 'movements', 'summary', 'changes', 'gains'] as const;
 /** One report name. */
 export type ReportName = (typeof REPORTS)[number];
 
@@ -41,6 +41,24 @@ function dedupe<T>(values: readonly T[]): T[] {
 function inOrder<T extends string>(vocabulary: readonly T[], values: readonly T[]): T[] {
   return vocabulary.filter((value) => values.includes(value));
 }
+
+/**
+ * Options of the gains reports: lot method, pools, tax year start (`MM-DD`, in the report zone)
+ * and the holding period that makes a disposal long term.
+ */
+const gainsSchema = z.strictObject({
+  method: z.enum(['fifo', 'lifo', 'hifo', 'average']).default('fifo'),
+  pooling: z.enum(['universal', 'account']).default('universal'),
+  taxYearStart: z
+    .string()
+    .regex(/^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'expected a month and day "MM-DD", e.g. "04-06"')
+    .refine(
+      (text) => text !== '02-29' && !/^(04|06|09|11)-31$/.test(text) && !/^02-3/.test(text),
+      'no such day',
+    )
+    .default('01-01'),
+  longTermYears: z.number().int().min(1).max(10).default(1),
+});
 
 const periodSchema = z.unknown().superRefine((value, ctx) => {
   const problem = periodProblem(value);
@@ -109,6 +127,7 @@ export const ExportRequestSchema = z
       .optional(),
     window: z.enum(WINDOW_SIZES).default('month'),
     csv: csvSchema.default(() => ({ delimiter: ',' as const, decimalSeparator: '.' as const })),
+    gains: gainsSchema.optional(),
   })
   .superRefine((request, ctx) => {
     // Runs even when another field failed, so the reports may still be the raw input.
@@ -120,6 +139,23 @@ export const ExportRequestSchema = z
         path: ['changesSince'],
       });
     }
+    if (request.reports.includes('gains')) {
+      // Cost basis needs every transaction: a filtered history would give lots that do not exist.
+      const narrowing = [
+        ...Object.keys(request.filters).map((key) => `filters.${key}`),
+        ...(request.protocols !== undefined ? ['protocols'] : []),
+      ];
+      for (const field of narrowing) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'not allowed with the gains report, which needs every transaction',
+          path: field.split('.'),
+        });
+      }
+    }
+    if (request.gains !== undefined && !request.reports.includes('gains')) {
+      ctx.addIssue({ code: 'custom', message: 'only allowed when reports include "gains"', path: ['gains'] });
+    }
     if (!wantsChanges && request.changesSince !== undefined) {
       ctx.addIssue({
         code: 'custom',
@@ -128,7 +164,11 @@ export const ExportRequestSchema = z
       });
     }
   })
-  .transform((request) => ({ ...request, period: request.period as Period }));
+  .transform((request) => ({
+    ...request,
+    period: request.period as Period,
+    ...(request.reports.includes('gains') ? { gains: request.gains ?? gainsSchema.parse({}) } : {}),
+  }));
 
 /** A validated export request with every default filled in. */
 export type ExportRequest = z.output<typeof ExportRequestSchema>;

@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DateTime } from 'luxon';
 import type { DateBounds, RawTimelineItem, TimelineQuery } from '../pbs/model.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import type { Sink } from '../storage/sink.ts';
 import { assembleSnapshot } from './assemble.ts';
 import { type FetchedShard, type FetchProgress, fetchShards, type TransactionPageSource } from './fetch.ts';
 import { type Manifest, publicApiBase } from './manifest.ts';
-import { periodLabel, periodRange, resolveChangesSince } from './period.ts';
+import { type Period, periodLabel, periodRange, resolveChangesSince } from './period.ts';
 import { planShards, planWindows, resolveProtocols, type Shard, type Window } from './plan.ts';
 import { publishReports } from './publish.ts';
 import { createReportModel } from './report-model.ts';
@@ -107,7 +108,7 @@ export async function planExport(
       ? null
       : resolveProtocols(request.protocols, await client.defiProtocols());
   const planned = planWindows({
-    period: request.period,
+    period: request.gains !== undefined ? historyPeriod(request, bounds) : request.period,
     timeZone: request.timeZone,
     window: request.window,
     bounds,
@@ -186,6 +187,17 @@ export async function finishExport(
     onPublished: (file) => deps.onProgress?.({ stage: 'published', file: file.location, bytes: file.bytes }),
   });
   return { runId, prefix, manifest };
+}
+
+/**
+ * Lots need history: for the gains reports the fetch starts on the local day of the portfolio's
+ * earliest transaction and runs to the end of the period; only the output keeps to the period.
+ */
+function historyPeriod(request: ExportRequest, bounds: DateBounds): Period {
+  const range = periodRange(request.period, request.timeZone);
+  if (bounds.earliest === null || bounds.earliest.getTime() >= range.start.toMillis()) return request.period;
+  const from = DateTime.fromJSDate(bounds.earliest, { zone: request.timeZone }).toFormat('yyyy-MM-dd');
+  return { from, to: range.end.minus({ days: 1 }).toFormat('yyyy-MM-dd') };
 }
 
 /** Folder of a run's files: `reports/{profile}/{period}/{runId}`. */

@@ -1,0 +1,139 @@
+import { join } from 'node:path';
+import Big from 'big.js';
+import ExcelJS from 'exceljs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ValidationError } from '../../lib/errors.ts';
+import { createNormalizer } from '../../lib/export/normalize.ts';
+import { parseExportRequest } from '../../lib/export/request.ts';
+import { runExport } from '../../lib/export/run.ts';
+import { runGains } from '../../lib/gains/index.ts';
+import { type ExportHarness, readCsv, startExportHarness } from '../support/export.ts';
+
+const sum = (values: string[]) => values.reduce((total, value) => total.plus(value || '0'), new Big(0));
+
+describe('runExport with the gains reports (simulator over HTTP, local folder)', () => {
+  let harness: ExportHarness;
+  afterEach(async () => {
+    await harness?.close();
+  });
+
+  /** Every transaction from the portfolio's first day to `end`, in canonical form, straight from the service. */
+  async function referenceHistory(end: string, timeZone: string) {
+    const normalizer = createNormalizer({ fields: harness.client.shape.fields, timeZone });
+    const bounds = await harness.client.dateBounds();
+    const history = [];
+    for await (const tx of harness.client.transactions({
+      window: { start: bounds.earliest as Date, end: new Date(end) },
+    })) {
+      history.push(normalizer.canonical(tx));
+    }
+    return history;
+  }
+
+  it('fetches from the earliest date but keeps the transactions report to the period', async () => {
+    harness = await startExportHarness('acme');
+    const bounds = await harness.client.dateBounds();
+    const result = await runExport(
+      parseExportRequest({ profile: 'acme', period: '2024', reports: ['transactions', 'gains'], formats: ['csv'] }),
+      harness.deps(),
+    );
+    expect(result.manifest.windows[0]?.start).toBe(bounds.earliest?.toISOString());
+    expect(bounds.earliest?.getTime()).toBeLessThan(Date.parse('2024-01-01T00:00:00Z'));
+    const rows = await readCsv(join(harness.outDir, result.prefix, 'acme_2024_transactions.csv'));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((row) => row.date_utc?.startsWith('2024-'))).toBe(true);
+    expect(result.manifest.counts.transactions).toBe(rows.length);
+    expect(result.manifest.counts.historyTransactions).toBeGreaterThan(rows.length);
+  });
+
+  it('writes disposals equal to one pass of the engine over the whole history', async () => {
+    harness = await startExportHarness('acme');
+    const timeZone = 'Europe/Berlin';
+    const result = await runExport(
+      parseExportRequest({
+        profile: 'acme',
+        period: '2024',
+        timeZone,
+        reports: ['gains'],
+        formats: ['csv'],
+        gains: { method: 'hifo', pooling: 'account' },
+      }),
+      harness.deps(),
+    );
+    const reference = runGains(await referenceHistory('2024-12-31T23:00:00.000Z', timeZone), {
+      method: 'hifo',
+      pooling: 'account',
+      timeZone,
+      period: { start: '2023-12-31T23:00:00.000Z', end: '2024-12-31T23:00:00.000Z' },
+    });
+    const rows = await readCsv(join(harness.outDir, result.prefix, 'acme_2024_disposals.csv'));
+    expect(reference.result.disposals.length).toBeGreaterThan(0);
+    expect(rows.map((row) => [row.disposed_tx_id, row.acquired_tx_id, row.quantity, row.gain_loss])).toEqual(
+      reference.result.disposals.map((line) => [line.disposedTxId, line.acquiredTxId ?? '', line.quantity, line.gain]),
+    );
+  });
+
+  it('reports total gains equal to total proceeds minus total basis to the last decimal', async () => {
+    harness = await startExportHarness('demo');
+    const result = await runExport(
+      parseExportRequest({ profile: 'demo', period: '2025', reports: ['gains'], formats: ['csv'] }),
+      harness.deps(),
+    );
+    const rows = await readCsv(join(harness.outDir, result.prefix, 'demo_2025_disposals.csv'));
+    const proceeds = sum(rows.map((row) => row.proceeds as string));
+    const basis = sum(rows.map((row) => row.cost_basis as string));
+    const gains = sum(rows.map((row) => row.gain_loss as string));
+    expect(gains.eq(proceeds.minus(basis))).toBe(true);
+    const summary = await readCsv(join(harness.outDir, result.prefix, 'demo_2025_gains_summary.csv'));
+    const perToken = summary.filter((row) => row.token !== 'TOTAL');
+    expect(sum(perToken.map((row) => row.net as string)).toFixed()).toBe(gains.toFixed());
+  });
+
+  it('records method, pooling, fee treatment, tax year start and zone in the manifest and the About sheet', async () => {
+    harness = await startExportHarness('acme');
+    const result = await runExport(
+      parseExportRequest({
+        profile: 'acme',
+        period: '2024',
+        timeZone: 'Europe/London',
+        reports: ['gains'],
+        formats: ['xlsx'],
+        gains: { method: 'average', taxYearStart: '04-06' },
+      }),
+      harness.deps(),
+    );
+    expect(result.manifest.gains).toMatchObject({
+      method: 'average',
+      pooling: 'universal',
+      taxYearStart: '04-06',
+      timeZone: 'Europe/London',
+      feeTreatment: expect.stringMatching(/cost basis.*proceeds/),
+    });
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(join(harness.outDir, result.prefix, 'acme_2024.xlsx'));
+    const about = new Map<string, string>();
+    workbook.getWorksheet('About')?.eachRow((row) => {
+      about.set(String(row.getCell(1).value), String(row.getCell(2).value));
+    });
+    expect(about.get('Gains: lot method')).toBe('average');
+    expect(about.get('Gains: pools')).toBe('one universal pool');
+    expect(about.get('Gains: tax year starts')).toBe('04-06 (MM-DD, in Europe/London)');
+    expect(about.get('Gains: fee treatment')).toMatch(/cost basis/);
+    expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(
+      expect.arrayContaining(['Disposals', 'Gains summary', 'Income', 'Holdings roll-forward', 'Warnings']),
+    );
+  });
+
+  it('refuses filters and protocols with the gains report, naming the field, before any request', () => {
+    const refuse = (input: Record<string, unknown>) => () =>
+      parseExportRequest({ profile: 'acme', period: '2024', reports: ['gains'], ...input });
+    expect(refuse({ filters: { tokens: ['ETH'] } })).toThrow(ValidationError);
+    expect(refuse({ filters: { tokens: ['ETH'] } })).toThrow(/filters\.tokens: not allowed with the gains report/);
+    expect(refuse({ protocols: 'all' })).toThrow(/protocols: not allowed with the gains report/);
+    expect(() => parseExportRequest({ profile: 'acme', period: '2024', gains: { method: 'fifo' } })).toThrow(
+      /gains: only allowed when reports include "gains"/,
+    );
+    expect(refuse({ gains: { taxYearStart: '02-30' } })).toThrow(/gains\.taxYearStart: no such day/);
+    expect(refuse({ gains: { method: 'lofi' } })).toThrow(/gains\.method/);
+  });
+});
