@@ -34,7 +34,12 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     harness = await startExportHarness('acme');
     const bounds = await harness.client.dateBounds();
     const result = await runExport(
-      parseExportRequest({ profile: 'acme', period: '2024', reports: ['transactions', 'gains'], formats: ['csv'] }),
+      parseExportRequest({
+        profile: 'acme',
+        period: '2024',
+        reports: ['transactions', 'gains'],
+        formats: ['csv'],
+      }),
       harness.deps(),
     );
     expect(result.manifest.windows[0]?.start).toBe(bounds.earliest?.toISOString());
@@ -69,7 +74,12 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     const rows = await readCsv(join(harness.outDir, result.prefix, 'acme_2024_disposals.csv'));
     expect(reference.result.disposals.length).toBeGreaterThan(0);
     expect(rows.map((row) => [row.disposed_tx_id, row.acquired_tx_id, row.quantity, row.gain_loss])).toEqual(
-      reference.result.disposals.map((line) => [line.disposedTxId, line.acquiredTxId ?? '', line.quantity, line.gain]),
+      reference.result.disposals.map((line) => [
+        line.disposedTxId,
+        line.acquiredTxId ?? '',
+        line.quantity,
+        line.gain,
+      ]),
     );
   });
 
@@ -128,7 +138,9 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     const refuse = (input: Record<string, unknown>) => () =>
       parseExportRequest({ profile: 'acme', period: '2024', reports: ['gains'], ...input });
     expect(refuse({ filters: { tokens: ['ETH'] } })).toThrow(ValidationError);
-    expect(refuse({ filters: { tokens: ['ETH'] } })).toThrow(/filters\.tokens: not allowed with the gains report/);
+    expect(refuse({ filters: { tokens: ['ETH'] } })).toThrow(
+      /filters\.tokens: not allowed with the gains report/,
+    );
     expect(refuse({ protocols: 'all' })).toThrow(/protocols: not allowed with the gains report/);
     expect(() => parseExportRequest({ profile: 'acme', period: '2024', gains: { method: 'fifo' } })).toThrow(
       /gains: only allowed when reports include "gains"/,
