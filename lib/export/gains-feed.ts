@@ -1,7 +1,26 @@
-import { createGainsEngine, type GainsEngine, gainsReports, toEvents } from '../gains/index.ts';
+import { appendFileSync, createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import {
+  createGainsEngine,
+  createGainsSummary,
+  createIncomeSummary,
+  type DisposalLine,
+  disposalRow,
+  disposalsSpec,
+  GAINS_SUMMARY_SPEC,
+  type GainsEngine,
+  type GainsResult,
+  type GainsWarning,
+  holdingsTable,
+  INCOME_SPEC,
+  toEvents,
+  warningRow,
+  warningsSpec,
+} from '../gains/index.ts';
 import type { CanonicalTransaction } from './normalize.ts';
 import type { ExportRequest } from './request.ts';
-import type { TableSource } from './table.ts';
+import type { Row, TableSource, TableSpec } from './table.ts';
 
 /** How fees are treated, as the manifest and the About sheet state it. */
 export const FEE_TREATMENT =
@@ -18,31 +37,100 @@ export interface GainsFeed {
   counts(): Record<string, number>;
 }
 
+/** Options of {@link createGainsFeed}. */
+export interface GainsFeedOptions {
+  /**
+   * A scratch folder (removed by the caller) where disposal and warning lines are spooled as they
+   * are found, so memory stays flat however long the period. Without it they are kept in memory.
+   */
+  spoolDir?: string;
+}
+
+/** Lines kept in a JSON-lines file or in memory, read back in the order they were added. */
+interface LineStore<T> {
+  add(lines: readonly T[]): void;
+  read(): AsyncIterable<T>;
+}
+
+function memoryStore<T>(): LineStore<T> {
+  const kept: T[] = [];
+  return {
+    add: (lines) => {
+      kept.push(...lines);
+    },
+    async *read() {
+      yield* kept;
+    },
+  };
+}
+
+function fileStore<T>(file: string): LineStore<T> {
+  appendFileSync(file, '');
+  return {
+    add(lines) {
+      if (lines.length > 0) appendFileSync(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    },
+    async *read() {
+      for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+        if (line !== '') yield JSON.parse(line) as T;
+      }
+    },
+  };
+}
+
+function spooledTable<T>(spec: TableSpec, store: LineStore<T>, toRow: (line: T) => Row): TableSource {
+  return {
+    spec,
+    async *rows() {
+      for await (const line of store.read()) yield toRow(line);
+    },
+  };
+}
+
 /** A feed for a request that asks for the gains reports (`request.gains` set). */
-export function createGainsFeed(request: ExportRequest, period: { start: Date; end: Date }): GainsFeed {
-  const options = request.gains ?? {
+export function createGainsFeed(
+  request: ExportRequest,
+  period: { start: Date; end: Date },
+  options: GainsFeedOptions = {},
+): GainsFeed {
+  const gains = request.gains ?? {
     method: 'fifo',
     pooling: 'universal',
     taxYearStart: '01-01',
     longTermYears: 1,
   };
-  const [month, day] = options.taxYearStart.split('-').map(Number) as [number, number];
+  const [month, day] = gains.taxYearStart.split('-').map(Number) as [number, number];
   const engine: GainsEngine = createGainsEngine({
-    method: options.method,
-    pooling: options.pooling,
+    method: gains.method,
+    pooling: gains.pooling,
     timeZone: request.timeZone,
     taxYearStart: { month, day },
-    longTermYears: options.longTermYears,
+    longTermYears: gains.longTermYears,
     period: { start: period.start.toISOString(), end: period.end.toISOString() },
   });
+  const { spoolDir } = options;
+  const disposals: LineStore<DisposalLine> =
+    spoolDir === undefined ? memoryStore() : fileStore(join(spoolDir, 'gains-disposals.jsonl'));
+  const warnings: LineStore<GainsWarning> =
+    spoolDir === undefined ? memoryStore() : fileStore(join(spoolDir, 'gains-warnings.jsonl'));
+  const summary = createGainsSummary(engine.options.taxYearStart);
+  const income = createIncomeSummary();
+  let warningCount = 0;
   let batch: CanonicalTransaction[] = [];
   let batchWindow: string | null = null;
   let transactions = 0;
+
   const flush = () => {
     for (const event of toEvents(batch, { fiatScale: engine.options.fiatScale })) engine.process(event);
     batch = [];
+    const drained = engine.drain();
+    for (const line of drained.disposals) summary.add(line);
+    for (const line of drained.income) income.add(line);
+    disposals.add(drained.disposals);
+    warnings.add(drained.warnings);
+    warningCount += drained.warnings.length;
   };
-  let finished: ReturnType<GainsEngine['result']> | null = null;
+  let finished: GainsResult | null = null;
   const result = () => {
     if (finished === null) {
       flush();
@@ -50,6 +138,12 @@ export function createGainsFeed(request: ExportRequest, period: { start: Date; e
     }
     return finished;
   };
+  const fixed = (spec: TableSpec, rows: () => Row[]): TableSource => ({
+    spec,
+    async *rows() {
+      yield* rows();
+    },
+  });
   return {
     add(windowLabel, tx) {
       if (windowLabel !== batchWindow) {
@@ -59,14 +153,23 @@ export function createGainsFeed(request: ExportRequest, period: { start: Date; e
       batch.push(tx);
       transactions += 1;
     },
-    tables: () => gainsReports(result()),
+    tables: () => {
+      const finalResult = result();
+      return [
+        spooledTable(disposalsSpec(request.timeZone), disposals, disposalRow),
+        fixed(GAINS_SUMMARY_SPEC, () => summary.rows()),
+        fixed(INCOME_SPEC, () => income.rows()),
+        holdingsTable(finalResult),
+        spooledTable(warningsSpec(request.timeZone), warnings, warningRow),
+      ];
+    },
     counts: () => {
       const { counts } = result();
       return {
         historyTransactions: transactions,
         gainsLotsMatched: counts.lotsMatched,
         gainsDisposals: counts.disposals,
-        gainsWarnings: result().warnings.length,
+        gainsWarnings: warningCount,
       };
     },
   };

@@ -27,13 +27,20 @@ export interface ReportModel {
   counts(): Record<string, number>;
 }
 
-/** A model for `request` reading transactions laid out as `fields`. */
-export function createReportModel(fields: TransactionFieldMap, request: ExportRequest): ReportModel {
+/**
+ * A model for `request` reading transactions laid out as `fields`. `spoolDir` (a scratch folder
+ * the caller removes) lets the gains reports spool their lines instead of holding them in memory.
+ */
+export function createReportModel(
+  fields: TransactionFieldMap,
+  request: ExportRequest,
+  options: { spoolDir?: string } = {},
+): ReportModel {
   const normalizer = createNormalizer({ fields, timeZone: request.timeZone });
   const summary = createSummary({ timeZone: request.timeZone });
   const range = periodRange(request.period, request.timeZone);
   const period = { start: range.start.toJSDate(), end: range.end.toJSDate() };
-  const gains = request.gains !== undefined ? createGainsFeed(request, period) : null;
+  const gains = request.gains !== undefined ? createGainsFeed(request, period, options) : null;
   // With gains the snapshot starts at the portfolio's earliest date: the other reports keep to the period.
   const inPeriod = (data: Record<string, unknown>): boolean => {
     if (gains === null) return true;

@@ -158,7 +158,7 @@ export async function finishExport(
         lastModifiedDate: resolveChangesSince(request.changesSince as string, request.timeZone),
       })
     : undefined;
-  const model = createReportModel(deps.fields, request);
+  const model = createReportModel(deps.fields, request, { spoolDir: deps.workDir });
   const assembled = await assembleSnapshot({
     header,
     windows: plan.windows,

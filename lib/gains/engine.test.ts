@@ -516,3 +516,25 @@ describe('createGainsEngine (average cost pooled by account)', () => {
     expect(lines(result)).toEqual([{ from: 'a1', quantity: '1', proceeds: '400', cost: '350', gain: '50' }]);
   });
 });
+
+describe('createGainsEngine (drain)', () => {
+  it('returns the lines recorded since the last drain and leaves only later ones in the result', () => {
+    const engine = createGainsEngine();
+    engine.process(buy('b1', '2025-01-10', 'ETH', '2', '200'));
+    engine.process(sell('s1', '2025-02-10', 'ETH', '1', '150'));
+    const first = engine.drain();
+    engine.process(sell('s2', '2025-03-10', 'ETH', '3', '300'));
+    const second = engine.drain();
+    expect(first.disposals.map((line) => [line.disposedTxId, line.quantity, line.gain])).toEqual([
+      ['s1', '1', '50'],
+    ]);
+    // s2 sells 3 with 1 left: 1 from b1 (cost 100), the rest 2 with a zero basis and a warning.
+    expect(second.disposals.map((line) => [line.disposedTxId, line.quantity, line.cost])).toEqual([
+      ['s2', '1', '100'],
+      ['s2', '2', '0'],
+    ]);
+    expect(second.warnings.map((w) => w.kind)).toEqual(['zero-basis']);
+    expect(engine.result().disposals).toEqual([]);
+    expect(engine.result().counts.lotsMatched).toBe(3);
+  });
+});

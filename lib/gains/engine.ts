@@ -36,8 +36,16 @@ export interface GainsEngine {
   process(event: GainsEvent): boolean;
   /** The open lots now, to resume from with {@link createGainsEngine}. */
   carry(): GainsState;
-  /** The results so far (the roll-forward closes at the current state). */
+  /**
+   * The results so far (the roll-forward closes at the current state). Lines already taken by
+   * {@link GainsEngine.drain} are not in it.
+   */
   result(): GainsResult;
+  /**
+   * Takes the disposal, income and warning lines recorded since the last drain, so a caller can
+   * spool them and keep memory flat over a long period.
+   */
+  drain(): Pick<GainsResult, 'disposals' | 'income' | 'warnings'>;
 }
 
 const UNMATCHED: Readonly<Record<GainsEvent['kind'], string>> = {
@@ -486,6 +494,11 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
       return true;
     },
     carry,
+    drain: () => ({
+      disposals: disposals.splice(0),
+      income: income.splice(0),
+      warnings: warnings.splice(0),
+    }),
     result: () => ({
       options: resolved,
       disposals,

@@ -10,12 +10,22 @@ import type { GainsCounts, GainsOptions, GainsResult, GainsState } from './types
 export { createGainsEngine, type GainsEngine, resolveGainsOptions } from './engine.ts';
 export { type AdapterOptions, DEFAULT_FIAT_SYMBOLS, NO_ACCOUNT, toEvents } from './events.ts';
 export {
+  createGainsSummary,
+  createIncomeSummary,
+  disposalRow,
+  disposalsSpec,
   disposalsTable,
+  GAINS_SUMMARY_SPEC,
+  type GainsSummary,
   gainsReports,
   gainsSummaryTable,
   holdingsTable,
+  INCOME_SPEC,
+  type IncomeSummary,
   incomeTable,
   TOTAL,
+  warningRow,
+  warningsSpec,
   warningsTable,
 } from './reports.ts';
 export { localDate, taxYearLabel, taxYearOf, termOf } from './tax-year.ts';

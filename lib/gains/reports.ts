@@ -5,7 +5,7 @@
 import type { Column, Row, TableSource, TableSpec } from '../export/table.ts';
 import { Big, text, ZERO } from './big.ts';
 import { taxYearBounds } from './tax-year.ts';
-import type { DisposalLine, GainsResult, Term } from './types.ts';
+import type { DisposalLine, GainsResult, GainsWarning, IncomeLine, TaxYearStart, Term } from './types.ts';
 
 /** Token cell of the total rows of the gains summary. */
 export const TOTAL = 'TOTAL';
@@ -43,25 +43,32 @@ export function disposalColumns(timeZone: string): Column[] {
   ];
 }
 
+/** Spec of the disposals report. */
+export function disposalsSpec(timeZone: string): TableSpec {
+  return { name: 'disposals', title: 'Disposals', columns: disposalColumns(timeZone) };
+}
+
+/** The disposals report's row of one line. */
+export function disposalRow(line: DisposalLine): Row {
+  return [
+    line.token,
+    line.quantity,
+    iso(line.acquiredAt),
+    iso(line.disposedAt),
+    line.proceeds,
+    line.cost,
+    line.gain,
+    line.term,
+    line.taxYear,
+    line.account,
+    line.acquiredTxId,
+    line.disposedTxId,
+  ];
+}
+
 /** One row per lot matched (and per zero-basis rest), in processing order. */
 export function disposalsTable(result: GainsResult): TableSource {
-  const spec = { name: 'disposals', title: 'Disposals', columns: disposalColumns(result.options.timeZone) };
-  return source(spec, () =>
-    result.disposals.map((line) => [
-      line.token,
-      line.quantity,
-      iso(line.acquiredAt),
-      iso(line.disposedAt),
-      line.proceeds,
-      line.cost,
-      line.gain,
-      line.term,
-      line.taxYear,
-      line.account,
-      line.acquiredTxId,
-      line.disposedTxId,
-    ]),
-  );
+  return source(disposalsSpec(result.options.timeZone), () => result.disposals.map(disposalRow));
 }
 
 /** Columns of the gains summary. */
@@ -111,20 +118,20 @@ function addLine(target: Totals, line: DisposalLine, withQuantity: boolean): voi
 const TERMS: readonly Term[] = ['short', 'long'];
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/**
- * Per tax year, token and term: proceeds, cost, gains (sum of positive lines), losses (sum of
- * negative lines, negative) and net (= gains + losses = proceeds − cost). After each tax year, a
- * TOTAL row per term (its quantity is empty: tokens do not add up).
- */
-export function gainsSummaryTable(result: GainsResult): TableSource {
-  const spec = { name: 'gains_summary', title: 'Gains summary', columns: SUMMARY_COLUMNS };
-  const start = result.options.taxYearStart;
-  return source(spec, () => {
-    const years = new Map<
-      string,
-      { first: number; tokens: Map<string, Map<Term, Totals>>; total: Map<Term, Totals> }
-    >();
-    for (const line of result.disposals) {
+/** The gains summary, built line by line (see {@link gainsSummaryTable}). */
+export interface GainsSummary {
+  add(line: DisposalLine): void;
+  rows(): Row[];
+}
+
+/** An empty gains summary for tax years starting on `start`. */
+export function createGainsSummary(start: TaxYearStart): GainsSummary {
+  const years = new Map<
+    string,
+    { first: number; tokens: Map<string, Map<Term, Totals>>; total: Map<Term, Totals> }
+  >();
+  return {
+    add(line) {
       let year = years.get(line.taxYear);
       if (year === undefined) {
         year = { first: Number(line.taxYear.slice(0, 4)), tokens: new Map(), total: new Map() };
@@ -141,45 +148,67 @@ export function gainsSummaryTable(result: GainsResult): TableSource {
       const total = year.total.get(line.term) ?? totals();
       year.total.set(line.term, total);
       addLine(total, line, false);
-    }
-    const rows: Row[] = [];
-    const row = (
-      label: string,
-      bounds: { first: string; last: string },
-      token: string,
-      term: Term,
-      t: Totals,
-      withQuantity: boolean,
-    ): Row => [
-      label,
-      bounds.first,
-      bounds.last,
-      token,
-      term,
-      String(t.lines),
-      withQuantity ? text(t.quantity) : null,
-      text(t.proceeds),
-      text(t.cost),
-      text(t.gains),
-      text(t.losses),
-      text(t.gains.plus(t.losses)),
-    ];
-    for (const label of [...years.keys()].sort(compareText)) {
-      const year = years.get(label);
-      if (year === undefined) continue;
-      const bounds = taxYearBounds(year.first, start);
-      for (const token of [...year.tokens.keys()].sort(compareText)) {
+    },
+    rows() {
+      const rows: Row[] = [];
+      const row = (
+        label: string,
+        bounds: { first: string; last: string },
+        token: string,
+        term: Term,
+        t: Totals,
+        withQuantity: boolean,
+      ): Row => [
+        label,
+        bounds.first,
+        bounds.last,
+        token,
+        term,
+        String(t.lines),
+        withQuantity ? text(t.quantity) : null,
+        text(t.proceeds),
+        text(t.cost),
+        text(t.gains),
+        text(t.losses),
+        text(t.gains.plus(t.losses)),
+      ];
+      for (const label of [...years.keys()].sort(compareText)) {
+        const year = years.get(label);
+        if (year === undefined) continue;
+        const bounds = taxYearBounds(year.first, start);
+        for (const token of [...year.tokens.keys()].sort(compareText)) {
+          for (const term of TERMS) {
+            const t = year.tokens.get(token)?.get(term);
+            if (t !== undefined) rows.push(row(label, bounds, token, term, t, true));
+          }
+        }
         for (const term of TERMS) {
-          const t = year.tokens.get(token)?.get(term);
-          if (t !== undefined) rows.push(row(label, bounds, token, term, t, true));
+          const t = year.total.get(term);
+          if (t !== undefined) rows.push(row(label, bounds, TOTAL, term, t, false));
         }
       }
-      for (const term of TERMS) {
-        const t = year.total.get(term);
-        if (t !== undefined) rows.push(row(label, bounds, TOTAL, term, t, false));
-      }
-    }
-    return rows;
+      return rows;
+    },
+  };
+}
+
+/** Spec of the gains summary. */
+export const GAINS_SUMMARY_SPEC: TableSpec = {
+  name: 'gains_summary',
+  title: 'Gains summary',
+  columns: SUMMARY_COLUMNS,
+};
+
+/**
+ * Per tax year, token and term: proceeds, cost, gains (sum of positive lines), losses (sum of
+ * negative lines, negative) and net (= gains + losses = proceeds − cost). After each tax year, a
+ * TOTAL row per term (its quantity is empty: tokens do not add up).
+ */
+export function gainsSummaryTable(result: GainsResult): TableSource {
+  return source(GAINS_SUMMARY_SPEC, () => {
+    const summary = createGainsSummary(result.options.taxYearStart);
+    for (const line of result.disposals) summary.add(line);
+    return summary.rows();
   });
 }
 
@@ -193,15 +222,20 @@ export const INCOME_COLUMNS: readonly Column[] = [
   decimal('value', 'Value at receipt'),
 ];
 
-/** Per tax year, category and token: receipts, quantity and fiat value at receipt. */
-export function incomeTable(result: GainsResult): TableSource {
-  const spec = { name: 'income', title: 'Income', columns: INCOME_COLUMNS };
-  return source(spec, () => {
-    const groups = new Map<
-      string,
-      { key: [string, string, string]; count: number; quantity: Big; value: Big }
-    >();
-    for (const line of result.income) {
+/** The income report, built line by line (see {@link incomeTable}). */
+export interface IncomeSummary {
+  add(line: IncomeLine): void;
+  rows(): Row[];
+}
+
+/** An empty income summary. */
+export function createIncomeSummary(): IncomeSummary {
+  const groups = new Map<
+    string,
+    { key: [string, string, string]; count: number; quantity: Big; value: Big }
+  >();
+  return {
+    add(line) {
       const id = [line.taxYear, line.category, line.token].join('\u0000');
       let group = groups.get(id);
       if (group === undefined) {
@@ -211,10 +245,23 @@ export function incomeTable(result: GainsResult): TableSource {
       group.count += 1;
       group.quantity = group.quantity.plus(line.quantity);
       group.value = group.value.plus(line.value);
-    }
-    return [...groups.entries()]
-      .sort(([a], [b]) => compareText(a, b))
-      .map(([, g]) => [...g.key, String(g.count), text(g.quantity), text(g.value)]);
+    },
+    rows: () =>
+      [...groups.entries()]
+        .sort(([a], [b]) => compareText(a, b))
+        .map(([, g]) => [...g.key, String(g.count), text(g.quantity), text(g.value)]),
+  };
+}
+
+/** Spec of the income report. */
+export const INCOME_SPEC: TableSpec = { name: 'income', title: 'Income', columns: INCOME_COLUMNS };
+
+/** Per tax year, category and token: receipts, quantity and fiat value at receipt. */
+export function incomeTable(result: GainsResult): TableSource {
+  return source(INCOME_SPEC, () => {
+    const summary = createIncomeSummary();
+    for (const line of result.income) summary.add(line);
+    return summary.rows();
   });
 }
 
@@ -293,16 +340,19 @@ export function warningColumns(timeZone: string): Column[] {
   ];
 }
 
+/** Spec of the warnings report. */
+export function warningsSpec(timeZone: string): TableSpec {
+  return { name: 'gains_warnings', title: 'Warnings', columns: warningColumns(timeZone) };
+}
+
+/** The warnings report's row of one warning. */
+export function warningRow(w: GainsWarning): Row {
+  return [iso(w.time), w.txId, w.kind, w.token, w.account, w.quantity, w.message];
+}
+
 /** One row per warning, in processing order. */
 export function warningsTable(result: GainsResult): TableSource {
-  const spec = {
-    name: 'gains_warnings',
-    title: 'Warnings',
-    columns: warningColumns(result.options.timeZone),
-  };
-  return source(spec, () =>
-    result.warnings.map((w) => [iso(w.time), w.txId, w.kind, w.token, w.account, w.quantity, w.message]),
-  );
+  return source(warningsSpec(result.options.timeZone), () => result.warnings.map(warningRow));
 }
 
 /** All five reports, in the order a workbook shows them. */

@@ -4,8 +4,10 @@ import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/errors.ts';
 import { createNormalizer } from '../../lib/export/normalize.ts';
+import { publishReports } from '../../lib/export/publish.ts';
 import { parseExportRequest } from '../../lib/export/request.ts';
-import { runExport } from '../../lib/export/run.ts';
+import { GENERATOR, runExport } from '../../lib/export/run.ts';
+import { readSnapshotHeader } from '../../lib/export/snapshot.ts';
 import { runGains } from '../../lib/gains/index.ts';
 import { type ExportHarness, readCsv, startExportHarness } from '../support/export.ts';
 
@@ -132,6 +134,36 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(
       expect.arrayContaining(['Disposals', 'Gains summary', 'Income', 'Holdings roll-forward', 'Warnings']),
     );
+  });
+
+  it('rebuilds from the snapshot, in memory, gains reports byte-identical to the spooled ones', async () => {
+    harness = await startExportHarness('acme');
+    const request = parseExportRequest({
+      profile: 'acme',
+      period: { from: '2024-07-01', to: '2024-12-31' },
+      reports: ['gains'],
+      formats: ['csv'],
+    });
+    const result = await runExport(request, harness.deps());
+    const snapshot = result.manifest.files.find((file) => file.name.endsWith('_snapshot.ndjson.gz'));
+    const header = await readSnapshotHeader(join(harness.outDir, snapshot?.key as string));
+    const rebuilt = await publishReports({
+      snapshotFile: join(harness.outDir, snapshot?.key as string),
+      header,
+      sink: harness.sink,
+      prefix: 'rebuilt',
+      runId: 'rebuilt',
+      now: () => new Date('2026-11-22T10:00:00.000Z'),
+      generator: GENERATOR,
+      counts: {},
+    });
+    for (const name of ['disposals', 'gains_summary', 'income', 'holdings', 'gains_warnings']) {
+      const original = result.manifest.files.find((f) => f.name === `acme_2024-07-01_2024-12-31_${name}.csv`);
+      const again = rebuilt.files.find((f) => f.name === original?.name);
+      expect(original?.rows, name).toBeGreaterThan(0);
+      expect(again?.sha256, name).toBe(original?.sha256);
+    }
+    expect(rebuilt.counts.gainsLotsMatched).toBe(result.manifest.counts.gainsLotsMatched);
   });
 
   it('refuses filters and protocols with the gains report, naming the field, before any request', () => {
