@@ -189,7 +189,7 @@ if (gains.lotsMatched !== gains.exportLotsMatched) {
   );
 }
 console.log(
-  `\ngains engine (FIFO, one universal pool) over ${fmt(gains.rows)} transactions: ${fmt(gains.lotsMatched ?? 0)} ` +
+  `\ngains engine (FIFO, one universal pool, week windows) over ${fmt(gains.rows)} transactions: ${fmt(gains.lotsMatched ?? 0)} ` +
     `disposals matched (lots consumed, whole history) in ${fmt(gains.engineMs ?? 0)} ms of engine time = ` +
     `${fmt(((gains.lotsMatched ?? 0) / (gains.engineMs ?? Number.NaN)) * 1000)} disposals matched/s, ` +
     `${fmt((gains.rows / (gains.engineMs ?? Number.NaN)) * 1000)} transactions/s; ` +
