@@ -38,10 +38,9 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
     await writer.write(input.header);
     for (const window of input.windows) {
       const parts = input.fetched.filter((fetched) => fetched.shard.window.index === window.index);
-      const kept = new Map<
-        string,
-        { at: number; id: string; shard: string; data: RawTransaction; line: string }
-      >();
+      // Only the text is kept (parsed again when emitted): a parsed object takes several times
+      // the memory of its JSON, and a dense window holds tens of thousands of them.
+      const kept = new Map<string, { at: number; id: string; shard: string; line: string }>();
       for (const part of parts) {
         for await (const line of readNdjsonLines(part.partFile)) {
           const item = JSON.parse(line) as RawTransaction;
@@ -52,14 +51,16 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
           } else if (kept.has(id)) {
             result.duplicates += 1;
           } else {
-            kept.set(id, { at, id, shard: part.shard.id, data: item, line });
+            kept.set(id, { at, id, shard: part.shard.id, line });
           }
         }
       }
       const ordered = [...kept.values()].sort((a, b) => a.at - b.at || compareText(a.id, b.id));
       for (const entry of ordered) {
-        const record: SnapshotRecord = { kind: 'transaction', shard: entry.shard, data: entry.data };
-        input.onRecord?.(record);
+        if (input.onRecord !== undefined) {
+          const data = JSON.parse(entry.line) as RawTransaction;
+          input.onRecord({ kind: 'transaction', shard: entry.shard, data });
+        }
         // The service's own JSON text goes into the snapshot as it came: exact, and not re-encoded.
         await writer.writeJson(
           `{"kind":"transaction","shard":${JSON.stringify(entry.shard)},"data":${entry.line}}`,
