@@ -42,17 +42,36 @@ export function createSfnStarter(options: SfnStarterOptions): ExecutionStarter {
 export interface StartDeps {
   jobs: JobStore;
   starter: ExecutionStarter;
+  /** The clock; without it a stale queued job is never started again. */
+  now?: () => Date;
 }
 
 /**
+ * A job still `queued` this long after its creation was never started: the process that created
+ * its record died before starting the execution. A live start takes milliseconds.
+ */
+export const QUEUED_START_GRACE_MS = 60_000;
+
+/**
  * Creates the job record unless it exists and, only when this call created it, starts the
- * export. An existing job is returned as it is (`created: false`), without a second start. When
- * the start fails the record is removed again, so a retry of the same request can start afresh;
- * throws {@link StartFailedError}.
+ * export. An existing job is returned as it is (`created: false`), without a second start,
+ * except a job left `queued` for longer than {@link QUEUED_START_GRACE_MS}: its creator died
+ * before starting it, so it is started now (the execution is named by the job id, so a job that
+ * did start is not started twice). When the start fails the record is removed again, so a retry
+ * of the same request can start afresh; throws {@link StartFailedError}.
  */
 export async function startJob(deps: StartDeps, job: JobRecord): Promise<CreateResult> {
   const result = await deps.jobs.create(job);
-  if (!result.created) return result;
+  if (!result.created) {
+    const stored = result.job;
+    const queuedFor = deps.now === undefined ? 0 : deps.now().getTime() - Date.parse(stored.createdAt);
+    if (stored.state === 'queued' && queuedFor > QUEUED_START_GRACE_MS) {
+      await deps.starter.start({ jobId: stored.jobId }).catch((error: unknown) => {
+        throw new StartFailedError(stored.jobId, { cause: error });
+      });
+    }
+    return result;
+  }
   try {
     await deps.starter.start({ jobId: job.jobId });
   } catch (error) {
