@@ -14,7 +14,7 @@ import { createGainsFeed } from '../lib/export/gains-feed.ts';
 import { createNormalizer } from '../lib/export/normalize.ts';
 import { periodRange } from '../lib/export/period.ts';
 import { parseExportRequest } from '../lib/export/request.ts';
-import { runExport } from '../lib/export/run.ts';
+import { type ExportDeps, runExport } from '../lib/export/run.ts';
 import { readSnapshotRecords } from '../lib/export/snapshot.ts';
 import { createPbsClient, DEFAULT_SHAPE, type PagePagination } from '../lib/pbs/index.ts';
 import type { SimulatedProfile } from '../lib/simulator/types.ts';
@@ -43,6 +43,17 @@ const client = createPbsClient({
   },
 });
 
+/** Deps of `runExport` over the benchmark's simulator and a scratch folder. */
+const exportDeps = (): ExportDeps => ({
+  client,
+  sink: createLocalSink(workDir),
+  fields: client.shape.fields,
+  apiBase: task.url,
+  now: () => new Date(),
+  concurrency: task.concurrency,
+  workDir,
+});
+
 async function exportRun(format: 'csv' | 'xlsx') {
   const started = performance.now();
   let fetchStarted = 0;
@@ -57,13 +68,7 @@ async function exportRun(format: 'csv' | 'xlsx') {
       formats: [format],
     }),
     {
-      client,
-      sink: createLocalSink(workDir),
-      fields: client.shape.fields,
-      apiBase: task.url,
-      now: () => new Date(),
-      concurrency: task.concurrency,
-      workDir,
+      ...exportDeps(),
       onProgress: (p) => {
         if (p.stage === 'planned') fetchStarted = performance.now();
         if (p.stage === 'page') pages += 1;
@@ -97,16 +102,7 @@ async function gainsRun() {
     // history (1M transactions over three years) inside the benchmark's 128 MB heap.
     window: 'week',
   });
-  const deps = {
-    client,
-    sink: createLocalSink(workDir),
-    fields: client.shape.fields,
-    apiBase: task.url,
-    now: () => new Date(),
-    concurrency: task.concurrency,
-    workDir,
-  };
-  const result = await runExport(request, deps);
+  const result = await runExport(request, exportDeps());
   const ms = performance.now() - started;
   const snapshot = result.manifest.files.find((file) => file.name.endsWith('_snapshot.ndjson.gz'));
   if (snapshot === undefined) throw new Error('the gains export published no snapshot');
