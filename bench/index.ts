@@ -102,6 +102,7 @@ async function withSimulator<T>(
 }
 
 async function measure(task: BenchTask): Promise<Figures> {
+  process.stderr.write(`  measuring ${task.mode} (${fmt(task.rows)} rows)…\n`);
   return (await child<Figures>('run-child.ts', task)).message;
 }
 

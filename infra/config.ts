@@ -2,6 +2,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
 import { PROFILE_NAME } from '../lib/export/request.ts';
+import { CLAIM_NAME, DEFAULT_PROFILES_CLAIM } from '../lib/workflow/authorization.ts';
 
 /** Requests per second the service accepts per API key (spec: token bucket, 429 beyond). */
 export const SERVICE_RATE_LIMIT_PER_KEY = 20;
@@ -64,19 +65,33 @@ export const PbsConfigSchema = z
     noncurrentVersionRetentionDays: z.number().int().min(1).max(3650).default(30),
     /** Retention of every log group (functions, state machines, API access logs). */
     logRetentionDays: retentionDays.default(RetentionDays.ONE_MONTH),
-    /** JWT authorizer for the HTTP API; without it the routes require IAM (SigV4) authorization. */
+    /**
+     * JWT authorizer for the HTTP API; without it the routes require IAM (SigV4) authorization
+     * and every caller allowed to invoke the API may use every profile.
+     */
     jwt: z
       .strictObject({
         issuer: z.url({ protocol: /^https$/ }),
         audience: z.array(z.string().min(1)).min(1),
+        /**
+         * The claim listing the profiles a caller may use (array, or names separated by spaces or
+         * commas; `*` = every profile); a token without it may use none. `null` turns the
+         * per-profile restriction off: every valid token may use every profile.
+         */
+        profilesClaim: z
+          .string()
+          .regex(CLAIM_NAME, 'expected a claim name of 1-256 visible ASCII characters')
+          .nullable()
+          .default(DEFAULT_PROFILES_CLAIM),
       })
       .optional(),
     /**
      * Scheduled profiles exported at once: the monthly Distributed Map's MaxConcurrency, each item
      * holding its slot until its export has ended. The service limits each key (20 requests/s),
      * and one export stays under it by itself (exportMapConcurrency × requestsPerSecond ≤ 20);
-     * profiles have their own keys, so this bound is about the service's total load and our
-     * Lambda concurrency: 10 exports ≤ 10 × 16 = 160 requests/s and ≤ 10 × (4 + 1) Lambdas.
+     * exports of one key never overlap (one running export per registered secret, the others
+     * queued: lib/workflow/profile-slots.ts), so this bound is about the service's total load and
+     * our Lambda concurrency: 10 exports ≤ 10 × 16 = 160 requests/s and ≤ 10 × (4 + 1) Lambdas.
      */
     monthlyMaxConcurrency: z.number().int().min(1).max(1000).default(10),
     /** Shards of one export fetched at once, each by its own Lambda with its own token bucket. */
@@ -94,7 +109,9 @@ export const PbsConfigSchema = z
       .optional(),
   })
   .refine((config) => config.exportMapConcurrency * config.requestsPerSecond <= SERVICE_RATE_LIMIT_PER_KEY, {
-    // Every shard of one export is fetched with the same key, each Lambda with its own token bucket.
+    // Every shard of one export is fetched with the same key, each Lambda with its own token bucket
+    // that starts empty (so the Map slots, tasks one after another, keep the rate however short
+    // their tasks are); only one export per key runs at a time (profile slots).
     message: `exportMapConcurrency × requestsPerSecond must not exceed the service's ${SERVICE_RATE_LIMIT_PER_KEY} requests/s per key`,
     path: ['requestsPerSecond'],
   })

@@ -106,6 +106,9 @@ export class PbsFunction extends Construct {
           format: OutputFormat.ESM,
           target: 'node22',
           minify: true,
+          // Error class names survive minification: the state machine's retriers and catches
+          // match them (`ValidationError`, `ProfileBusyError`, …), and job failure reasons show them.
+          keepNames: true,
           sourceMap: true,
           sourcesContent: false,
           mainFields: ['module', 'main'],

@@ -23,7 +23,7 @@ import { type FunctionCodeMode, PbsFunction, type PbsFunctionProps } from './pbs
 import { ExportStateMachine, MonthlyStateMachine } from './state-machines.ts';
 
 /** Top-level prefixes of the bucket (see `KEYS` in the contract). */
-export type BucketPrefix = 'jobs/' | 'work/' | 'reports/';
+export type BucketPrefix = 'jobs/' | 'work/' | 'reports/' | 'locks/';
 
 /** What a function may do under one prefix. */
 export interface PrefixAccess {
@@ -73,7 +73,12 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
     description: 'Export step 1: plan the shards of a job',
     memorySize: 512,
     timeout: Duration.minutes(5),
-    s3: { 'jobs/': { read: true, write: true }, 'work/': { write: true } },
+    // locks/: the slot of the profile's secret, one running export per API key (profile-slots.ts).
+    s3: {
+      'jobs/': { read: true, write: true },
+      'work/': { write: true },
+      'locks/': { read: true, write: true },
+    },
     secrets: true,
     startsExports: false,
   },
@@ -82,7 +87,11 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
     description: 'Export step 2: fetch one shard into a raw part file',
     memorySize: 1024,
     timeout: Duration.minutes(15),
-    s3: { 'jobs/': { read: true }, 'work/': { read: true, write: true, multipart: true } },
+    s3: {
+      'jobs/': { read: true },
+      'work/': { read: true, write: true, multipart: true },
+      'locks/': { read: true, write: true },
+    },
     secrets: true,
     startsExports: false,
   },
@@ -96,6 +105,7 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
       'jobs/': { read: true, write: true },
       'work/': { read: true },
       'reports/': { read: true, write: true, multipart: true, delete: true },
+      'locks/': { read: true, write: true },
     },
     // The changes report reads the service's timeline while finishing.
     secrets: true,
@@ -106,7 +116,7 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
     description: 'Export failure: mark the job failed',
     memorySize: 256,
     timeout: Duration.minutes(1),
-    s3: { 'jobs/': { read: true, write: true } },
+    s3: { 'jobs/': { read: true, write: true }, 'locks/': { read: true, write: true } },
     secrets: false,
     startsExports: false,
   },
@@ -187,6 +197,10 @@ export class PbsExportStack extends Stack {
       fail: make('fail'),
       monthlyStart: make('monthlyStart'),
     };
+    // Only the HTTP API authorizes callers per profile (lib/workflow/authorization.ts).
+    if (config.jwt?.profilesClaim) {
+      this.functions.httpApi.function.addEnvironment(ENV.profilesClaim, config.jwt.profilesClaim);
+    }
 
     const exportMachine = new ExportStateMachine(this, 'Export', {
       plan: this.functions.plan.function,
@@ -290,6 +304,13 @@ export class PbsExportStack extends Stack {
           prefix: 'jobs/',
           expiration: Duration.days(config.jobRetentionDays),
           // Records are rewritten at every state change: their old versions are of no use.
+          noncurrentVersionExpiration: Duration.days(1),
+        },
+        {
+          // Leases live 30 minutes and are rewritten while held: a day-old one is long free.
+          id: 'expire-locks',
+          prefix: 'locks/',
+          expiration: Duration.days(1),
           noncurrentVersionExpiration: Duration.days(1),
         },
         {

@@ -42,16 +42,39 @@ export const PERMANENT_ERRORS = [
   'TransactionDataError',
 ] as const;
 
+/** Name of the error a plan task throws while its profile's slot is held by another export. */
+export const PROFILE_BUSY_ERROR = 'ProfileBusyError';
+
+/**
+ * The plan task's wait for its profile's slot: 99 attempts, 20 s growing ×1.5 up to 5 minutes,
+ * full jitter: about 4 hours on average before the job fails with ProfileBusyError (within the
+ * export machine's 6-hour timeout).
+ */
+export const PROFILE_BUSY_RETRY: sfn.RetryProps = {
+  errors: [PROFILE_BUSY_ERROR],
+  interval: Duration.seconds(20),
+  maxAttempts: 99,
+  backoffRate: 1.5,
+  maxDelay: Duration.minutes(5),
+  jitterStrategy: sfn.JitterType.FULL,
+};
+
 /**
  * Retries every task gets, in order (the first retrier whose errors match decides): none for
  * {@link PERMANENT_ERRORS}; Lambda's own transient errors (throttling, service errors); then any
- * other task failure, with exponential backoff and full jitter. A failed fetch is retried whole
+ * other task failure, with exponential backoff and full jitter (`first` retriers, such as the plan's
+ * wait for its slot, come right after the permanent errors). A failed fetch is retried whole
  * although the service client already retried each request: a fresh invocation (new token
  * bucket, after the service recovered) often succeeds.
  */
-function addTaskRetries(task: tasks.LambdaInvoke, maxAttempts: number): sfn.TaskStateBase {
+function addTaskRetries(
+  task: tasks.LambdaInvoke,
+  maxAttempts: number,
+  ...first: sfn.RetryProps[]
+): sfn.TaskStateBase {
+  task.addRetry({ errors: [...PERMANENT_ERRORS], maxAttempts: 0 });
+  for (const retry of first) task.addRetry(retry);
   return task
-    .addRetry({ errors: [...PERMANENT_ERRORS], maxAttempts: 0 })
     .addRetry({
       errors: [
         'Lambda.ServiceException',
@@ -127,9 +150,12 @@ export class ExportStateMachine extends Construct {
     super(scope, id);
     const attempts = props.taskRetryAttempts ?? 2;
 
+    // Plan waits while another export of the same secret runs (ProfileBusyError, see
+    // lib/workflow/profile-slots.ts): the job stays queued, retried with backoff for hours.
     const plan = addTaskRetries(
       invoke(this, EXPORT_STATES.plan, props.plan, { 'jobId.$': '$.jobId' }),
       attempts,
+      PROFILE_BUSY_RETRY,
     );
     const fetchShard = addTaskRetries(invoke(this, EXPORT_STATES.fetchShard, props.fetchShard), attempts);
     const fetchShards = new sfn.Map(this, EXPORT_STATES.fetchShards, {

@@ -115,6 +115,36 @@ describe('parseCommandLine', () => {
     expect(() => parseCommandLine(['render'], {})).toThrow(/^--snapshot: is required/);
   });
 
+  it.each([
+    [['--out', ''], /^--out: must not be empty/],
+    [['--s3', 's3://bucket..name/x'], /^--s3: bucket "bucket..name" is not a valid S3 bucket name/],
+    [['--s3', 's3://bucket/a/../b'], /^--s3: the prefix must not hold/],
+    [['--s3', 's3://bucket/x', '--s3-endpoint', 'not a url'], /^--s3-endpoint: must be an http/],
+    [['--s3', 's3://bucket/x', '--s3-endpoint', 'ftp://host'], /^--s3-endpoint: must be an http/],
+    [
+      ['--s3', 's3://bucket/x', '--s3-endpoint', 'http://user:pw@host'],
+      /^--s3-endpoint: must not hold credentials/,
+    ],
+    [['--s3', 's3://bucket/x', '--s3-region', '../x'], /^--s3-region: expected a region name/],
+    [['--s3-region', 'eu-central-1'], /^--s3-region: needs --s3/],
+    [['--transactions', '99999999999'], /^--transactions: must be at most 50000000/],
+    [['--seed', '4294967296'], /^--seed: must be at most 4294967295/],
+  ])('refuses %j, naming the flag', (argv, message) => {
+    expect(() => parseCommandLine(['run', ...argv], {})).toThrow(message);
+  });
+
+  it('refuses simulator flags while the real service is configured, instead of ignoring them', () => {
+    expect(() =>
+      parseCommandLine(['run', '--transactions', '10'], { PBS_BASE_URL: 'https://pbs.example.com' }),
+    ).toThrow(/^--transactions: only applies to the embedded simulator/);
+  });
+
+  it('quotes a hostile argument JSON-escaped and cut in its error', () => {
+    expect(() => parseCommandLine(['run', `\u001b]0;x\u0007${'y'.repeat(100)}`], {})).toThrow(
+      /^arguments: unexpected argument "\\u001b\]0;x\\u0007y+…"$/,
+    );
+  });
+
   it('returns help for no arguments', () => {
     expect(parseCommandLine([], {})).toEqual({ command: 'help' });
   });

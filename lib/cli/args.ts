@@ -64,7 +64,7 @@ Request:
 
 Service:
   --simulator                    Use the embedded simulator (the default when no service is configured)
-  --transactions N               Simulator: transactions in the demo profile
+  --transactions N               Simulator: transactions in the demo profile (at most 50000000)
   --config FILE                  Service settings (JSON); PBS_BASE_URL, PBS_API_KEY, PBS_API_SECRET,
                                  PBS_PROFILE_GUID override it
   --concurrency N                Shards fetched at once                         (default: 4)
@@ -75,6 +75,11 @@ Output:
   --s3-endpoint URL              Endpoint of an S3-compatible store
   --s3-region REGION             Region                                         (default: us-east-1)
 `;
+
+/** Largest `--transactions`: what the simulator accepts (it indexes transactions with typed arrays). */
+export const MAX_SIMULATED_TRANSACTIONS = 50_000_000;
+/** Largest `--seed`: the simulator's seeds are unsigned 32-bit integers. */
+export const MAX_SEED = 0xffff_ffff;
 
 const options = {
   profile: { type: 'string' },
@@ -127,7 +132,7 @@ export function parseCommandLine(
   const command = positionals[0] ?? 'help';
   if (values.help || command === 'help') return { command: 'help' };
   if (positionals.length > 1)
-    throw new ValidationError('arguments', `unexpected argument "${positionals[1]}"`);
+    throw new ValidationError('arguments', `unexpected argument ${preview(positionals[1] as string)}`);
   const destination = parseDestination(values.out, values.s3, values['s3-endpoint'], values['s3-region']);
 
   if (command === 'render') {
@@ -141,17 +146,25 @@ export function parseCommandLine(
     };
   }
   if (command !== 'run')
-    throw new ValidationError('command', `unknown command "${command}" (run, render, help)`);
+    throw new ValidationError('command', `unknown command ${preview(command)} (run, render, help)`);
 
   const configured = values.config !== undefined || (env.PBS_BASE_URL ?? '') !== '';
-  const service: ServiceChoice =
-    values.simulator || !configured
-      ? {
-          kind: 'simulator',
-          ...optionalInt('--transactions', values.transactions, 'transactions'),
-          ...optionalInt('--seed', values.seed, 'seed'),
-        }
-      : { kind: 'service', ...(values.config !== undefined ? { configFile: values.config } : {}) };
+  const simulatorOptions = {
+    ...optionalInt('--transactions', values.transactions, 'transactions', MAX_SIMULATED_TRANSACTIONS),
+    ...optionalInt('--seed', values.seed, 'seed', MAX_SEED),
+  };
+  const simulated = values.simulator || !configured;
+  if (!simulated) {
+    // Silently ignoring them would export the real portfolio while the user asked for demo data.
+    for (const flag of ['--transactions', '--seed'] as const) {
+      if (values[flag.slice(2) as 'transactions' | 'seed'] !== undefined) {
+        throw new ValidationError(flag, 'only applies to the embedded simulator (add --simulator)');
+      }
+    }
+  }
+  const service: ServiceChoice = simulated
+    ? { kind: 'simulator', ...simulatorOptions }
+    : { kind: 'service', ...(values.config !== undefined ? { configFile: values.config } : {}) };
   return {
     command: 'run',
     request: requestInput(values),
@@ -207,17 +220,60 @@ function parseDestination(
     throw new ValidationError('--s3', 'give either --out or --s3, not both');
   if (s3 === undefined) {
     if (endpoint !== undefined) throw new ValidationError('--s3-endpoint', 'needs --s3');
+    if (region !== undefined) throw new ValidationError('--s3-region', 'needs --s3');
+    // An empty --out would resolve to the current directory.
+    if (out !== undefined && out.trim() === '') throw new ValidationError('--out', 'must not be empty');
     return { kind: 'folder', dir: out ?? 'out' };
   }
   const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(s3);
   if (!match) throw new ValidationError('--s3', 'must look like s3://bucket/prefix');
+  const bucket = match[1] as string;
+  if (/\.\.|\.-|-\./.test(bucket) || /^\d+\.\d+\.\d+\.\d+$/.test(bucket)) {
+    throw new ValidationError('--s3', `bucket ${JSON.stringify(bucket)} is not a valid S3 bucket name`);
+  }
+  const prefix = (match[2] ?? '').replace(/\/+$/, '');
+  if (
+    prefix !== '' &&
+    !prefix.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..')
+  ) {
+    throw new ValidationError('--s3', 'the prefix must not hold empty, "." or ".." segments');
+  }
+  if (endpoint !== undefined) checkEndpoint(endpoint);
+  if (region !== undefined && !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(region)) {
+    throw new ValidationError('--s3-region', 'expected a region name such as "eu-central-1"');
+  }
+  if (region !== undefined && region.length > 63) {
+    throw new ValidationError('--s3-region', 'must be at most 63 characters');
+  }
   return {
     kind: 's3',
-    bucket: match[1] as string,
-    prefix: (match[2] ?? '').replace(/\/+$/, ''),
+    bucket,
+    prefix,
     ...(endpoint !== undefined ? { endpoint } : {}),
     ...(region !== undefined ? { region } : {}),
   };
+}
+
+/** An S3-compatible endpoint: an http(s) URL without credentials, query or fragment. */
+function checkEndpoint(endpoint: string): void {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new ValidationError('--s3-endpoint', 'must be an http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ValidationError('--s3-endpoint', 'must be an http:// or https:// URL');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new ValidationError(
+      '--s3-endpoint',
+      'must not hold credentials (use AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)',
+    );
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new ValidationError('--s3-endpoint', 'must not hold a query or fragment');
+  }
 }
 
 function splitList(values: readonly string[]): string[] {
@@ -228,10 +284,17 @@ function optionalInt<K extends string>(
   flag: string,
   value: string | undefined,
   key: K,
+  max = Number.MAX_SAFE_INTEGER,
 ): Partial<Record<K, number>> {
   if (value === undefined) return {};
   if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
-    throw new ValidationError(flag, `must be a positive integer, got "${value}"`);
+    throw new ValidationError(flag, `must be a positive integer, got ${preview(value)}`);
   }
+  if (Number(value) > max) throw new ValidationError(flag, `must be at most ${max}, got ${value}`);
   return { [key]: Number(value) } as Partial<Record<K, number>>;
+}
+
+/** A value quoted for an error message: JSON-escaped (controls visible) and cut at 40 characters. */
+function preview(value: string): string {
+  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
 }

@@ -42,7 +42,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     command = parseCommandLine(argv, io.env);
   } catch (error) {
-    io.stderr.write(`error: ${(error as Error).message}\n\n${USAGE}`);
+    io.stderr.write(`error: ${visible((error as Error).message)}\n\n${USAGE}`);
     return EXIT.usage;
   }
   try {
@@ -53,7 +53,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (command.command === 'render') return await render(command, io);
     return await run(command, io);
   } catch (error) {
-    io.stderr.write(`error: ${describeError(error)}\n`);
+    io.stderr.write(`error: ${visible(describeError(error))}\n`);
     return error instanceof ValidationError ? EXIT.usage : EXIT.failed;
   }
 }
@@ -116,7 +116,13 @@ interface Connection {
 /** Connects to the embedded simulator or to the real service, per the command line. */
 async function connect(command: RunCommand, profile: string, io: CliIo): Promise<Connection> {
   if (command.service.kind === 'service') {
-    const settings = await loadServiceSettings(io.env, command.service.configFile);
+    const settings = await loadServiceSettings(io.env, command.service.configFile).catch((error: unknown) => {
+      // A config file that cannot be read is a bad --config value, not a failure of the export.
+      if (error instanceof PbsExportError && error.code === 'config_unreadable') {
+        throw new ValidationError('--config', error.message, { cause: error });
+      }
+      throw error;
+    });
     const client = createPbsClient({
       baseUrl: settings.baseUrl,
       credentials: {
@@ -206,3 +212,15 @@ function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return String(error);
 }
+
+/**
+ * A message as it may reach a terminal: control characters (ESC sequences, BEL, NUL, C1 controls,
+ * a lone CR) shown as `\uXXXX` escapes, so hostile input echoed in an error cannot drive the
+ * terminal; line feeds and tabs stay.
+ */
+export function visible(message: string): string {
+  return message.replace(TERMINAL_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it escapes
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;

@@ -2,8 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PbsListingError } from '../pbs/errors.ts';
 import type { Page, RawTransaction, TransactionQuery } from '../pbs/model.ts';
-import { type FetchShard, fetchShards, IncompleteShardError, shardQuery } from './fetch.ts';
+import {
+  type FetchShard,
+  fetchShards,
+  IncompleteShardError,
+  InconsistentShardError,
+  shardQuery,
+} from './fetch.ts';
 import { readNdjson } from './snapshot.ts';
 
 const window = {
@@ -83,6 +90,71 @@ describe('fetchShards', () => {
     const shards = [shard('s1', 'A'), shard('s2', 'B'), shard('s3', 'C')];
     const fetched = await fetchShards(source, shards, {}, { workDir, concurrency: 3, shardAttempts: 1 });
     expect(fetched.map((f) => f.shard.id)).toEqual(['s1', 's2', 's3']);
+  });
+
+  it('refetches a shard whose listing repeats an id with a matching count, as when data shifts between pages', async () => {
+    // Page 2 repeats "b" and misses "c": the count still matches the total.
+    const source = scriptedSource([
+      [page(['a', 'b'], 4, 0), page(['b', 'd'], 4, 1)],
+      [page(['a', 'b'], 4, 0), page(['c', 'd'], 4, 1)],
+    ]);
+    const [fetched] = await fetchShards(
+      source,
+      [shard('s1')],
+      {},
+      { workDir, concurrency: 1, shardAttempts: 3, idField: 'id' },
+    );
+    expect(fetched?.attempts).toBe(2);
+    expect(await readIds(fetched?.partFile ?? '')).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('rejects with InconsistentShardError when the repeated ids differ on every attempt', async () => {
+    const source = scriptedSource([[page(['a', 'a'], 2)], [page(['b', 'b'], 2)]]);
+    await expect(
+      fetchShards(source, [shard('s1')], {}, { workDir, concurrency: 1, shardAttempts: 2, idField: 'id' }),
+    ).rejects.toBeInstanceOf(InconsistentShardError);
+  });
+
+  it('accepts duplicates the service returns the same way on two attempts in a row', async () => {
+    const source = scriptedSource([[page(['a', 'a', 'b'], 3)], [page(['a', 'a', 'b'], 3)]]);
+    const [fetched] = await fetchShards(
+      source,
+      [shard('s1')],
+      {},
+      { workDir, concurrency: 1, shardAttempts: 3, idField: 'id' },
+    );
+    expect(fetched).toMatchObject({ rows: 3, attempts: 2 });
+  });
+
+  it('refetches a shard whose listing repeated a page', async () => {
+    let calls = 0;
+    const source = {
+      async *transactionPages(): AsyncIterable<Page<RawTransaction>> {
+        calls += 1;
+        if (calls === 1) throw new PbsListingError('/v2/transactions', '(page)', 'same page twice');
+        yield page(['a'], 1);
+      },
+    };
+    const [fetched] = await fetchShards(
+      source,
+      [shard('s1')],
+      {},
+      { workDir, concurrency: 1, shardAttempts: 2 },
+    );
+    expect(fetched?.attempts).toBe(2);
+  });
+
+  it('rejects, without hanging, when a shard fails while others wait in the queue', async () => {
+    const source = {
+      async *transactionPages(): AsyncIterable<Page<RawTransaction>> {
+        yield* [];
+        throw new Error('service down');
+      },
+    };
+    const shards = [shard('s1', 'A'), shard('s2', 'B'), shard('s3', 'C'), shard('s4', 'D')];
+    await expect(
+      fetchShards(source, shards, {}, { workDir, concurrency: 1, shardAttempts: 1 }),
+    ).rejects.toThrow('service down');
   });
 
   it('accepts a shard without a reported total by its fetched count', async () => {

@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { PbsExportError } from '../errors.ts';
+import { PbsListingError } from '../pbs/errors.ts';
 import type { Page, RawTransaction, TransactionQuery } from '../pbs/model.ts';
+import { getPath } from '../pbs/path.ts';
 import { createNdjsonWriter } from './snapshot.ts';
 
 /** What the fetch stage needs of the service client. */
@@ -45,8 +48,18 @@ export interface FetchOptions {
   workDir: string;
   /** Shards fetched at once. The client's rate limit still bounds requests per second. */
   concurrency: number;
-  /** Whole-shard attempts when the fetched count disagrees with the service's total. */
+  /**
+   * Whole-shard attempts when a listing is inconsistent: the fetched count disagrees with the
+   * service's total, the total changes between pages, an id comes twice, or a page repeats.
+   */
   shardAttempts: number;
+  /**
+   * Dotted path of the transaction id (the shape's `fields.id`). When given, an id seen twice in
+   * one shard's listing makes the shard be fetched again (the data shifted between two pages),
+   * unless two attempts in a row return the very same ids in the same order (the service's own
+   * duplicates, which the snapshot drops and counts).
+   */
+  idField?: string;
   onPage?: (progress: FetchProgress) => void;
   onShardDone?: (shard: FetchedShard) => void;
 }
@@ -68,11 +81,28 @@ export class IncompleteShardError extends PbsExportError {
   }
 }
 
+/** One shard's listing repeated an id, as when data shifts between two page requests. */
+export class InconsistentShardError extends PbsExportError {
+  readonly shardId: string;
+  readonly duplicates: number;
+
+  constructor(shardId: string, duplicates: number, options?: { cause?: unknown }) {
+    super(
+      'inconsistent_fetch',
+      `shard ${shardId}: the listing returned ${duplicates} transaction id(s) twice (the data changed while it was paged)`,
+      options,
+    );
+    this.shardId = shardId;
+    this.duplicates = duplicates;
+  }
+}
+
 /**
- * Fetches every shard with bounded concurrency, each to its own part file. A shard whose
- * fetched count disagrees with the service's reported total is fetched again, up to
- * `shardAttempts` times; the first shard that still fails stops the remaining ones and rejects.
- * Results come back in shard order, whatever order they finished in.
+ * Fetches every shard with bounded concurrency, each to its own part file. A shard whose listing
+ * is inconsistent (count or total disagreeing, an id twice, a repeated page) is fetched again, up
+ * to `shardAttempts` times; the first shard that still fails stops the remaining ones (queued
+ * ones never start) and rejects once the running ones have settled. Results come back in shard
+ * order, whatever order they finished in.
  */
 export async function fetchShards(
   client: TransactionPageSource,
@@ -80,7 +110,8 @@ export async function fetchShards(
   filters: FetchFilters,
   options: FetchOptions,
 ): Promise<FetchedShard[]> {
-  const limit = pLimit(Math.max(1, options.concurrency));
+  // rejectOnClear: cleared tasks must settle, or waiting for them below would never end.
+  const limit = pLimit({ concurrency: Math.max(1, options.concurrency), rejectOnClear: true });
   const tasks = shards.map((shard, index) =>
     limit(() =>
       fetchShardWithRetry(client, shard, filters, join(options.workDir, `part-${index}.ndjson.gz`), options),
@@ -102,14 +133,24 @@ async function fetchShardWithRetry(
   partFile: string,
   options: FetchOptions,
 ): Promise<FetchedShard> {
+  let previousIds: string | null = null;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const { rows, totalReported } = await fetchShardOnce(client, shard, filters, partFile, options);
+      const once = await fetchShardOnce(client, shard, filters, partFile, options);
+      if (once.duplicates > 0 && once.idsDigest !== previousIds) {
+        previousIds = once.idsDigest;
+        throw new InconsistentShardError(shard.id, once.duplicates);
+      }
+      const { rows, totalReported } = once;
       const fetched = { shard, partFile, rows, totalReported, attempts: attempt };
       options.onShardDone?.(fetched);
       return fetched;
     } catch (error) {
-      if (!(error instanceof IncompleteShardError) || attempt >= options.shardAttempts) throw error;
+      const inconsistent =
+        error instanceof IncompleteShardError ||
+        error instanceof InconsistentShardError ||
+        error instanceof PbsListingError;
+      if (!inconsistent || attempt >= options.shardAttempts) throw error;
     }
   }
 }
@@ -120,11 +161,14 @@ async function fetchShardOnce(
   filters: FetchFilters,
   partFile: string,
   options: FetchOptions,
-): Promise<{ rows: number; totalReported: number | null }> {
+): Promise<{ rows: number; totalReported: number | null; duplicates: number; idsDigest: string }> {
   // Part files are scratch: fast compression, the snapshot is compressed properly.
   const writer = createNdjsonWriter(partFile, { level: 1 });
   let rows = 0;
   let totalReported: number | null = null;
+  const seen = new Set<string>();
+  const digest = createHash('sha256');
+  let duplicates = 0;
   try {
     for await (const page of client.transactionPages(shardQuery(shard, filters))) {
       if (page.totalItems !== null) {
@@ -133,7 +177,17 @@ async function fetchShardOnce(
         }
         totalReported = page.totalItems;
       }
-      for (const item of page.items) await writer.write(item);
+      for (const item of page.items) {
+        if (options.idField !== undefined) {
+          const id = idOf(item, options.idField);
+          if (id !== null) {
+            if (seen.has(id)) duplicates += 1;
+            else seen.add(id);
+            digest.update(`${id}\n`);
+          }
+        }
+        await writer.write(item);
+      }
       rows += page.items.length;
       options.onPage?.({ shard: shard.id, page: page.index, rows: page.items.length });
     }
@@ -145,7 +199,14 @@ async function fetchShardOnce(
   if (totalReported !== null && rows !== totalReported) {
     throw new IncompleteShardError(shard.id, rows, totalReported);
   }
-  return { rows, totalReported };
+  return { rows, totalReported, duplicates, idsDigest: digest.digest('hex') };
+}
+
+function idOf(item: RawTransaction, idField: string): string | null {
+  const id = getPath(item, idField);
+  if (typeof id === 'string') return id;
+  if (typeof id === 'number' && Number.isFinite(id)) return String(id);
+  return null;
 }
 
 /** The search of one shard: its window and protocol plus the request's filters, sorted by date. */

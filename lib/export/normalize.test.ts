@@ -192,6 +192,57 @@ describe('createNormalizer transactions', () => {
     ]);
   });
 
+  it('returns a literal key with a dot and a nested key of the same dotted name as two columns', () => {
+    const raw = JSON.parse(
+      JSON.stringify(
+        trade({ 'nest.inner': 'literal', nest: { inner: 'nested' }, '': 'empty', 'a[0]': 'bracket' }),
+      ),
+    ) as RawTransaction;
+    const n = normalizer();
+    n.observe(raw);
+    const spec = n.transactionsSpec();
+    expect(byKey(spec, n.transactionRow(raw))).toMatchObject({
+      '["nest.inner"]': 'literal',
+      'nest.inner': 'nested',
+      '[""]': 'empty',
+      '["a[0]"]': 'bracket',
+    });
+  });
+
+  it('returns a __proto__ key of the service as an extra column like any other', () => {
+    const raw = JSON.parse(
+      '{"id":"tx_1","date":"2025-03-14T09:26:53.000Z","__proto__":"kept","constructor":"too"}',
+    ) as RawTransaction;
+    const n = normalizer();
+    n.observe(raw);
+    const spec = n.transactionsSpec();
+    const cells = byKey(spec, n.transactionRow(raw));
+    expect([Object.getOwnPropertyDescriptor(cells, '__proto__')?.value, cells.constructor]).toEqual([
+      'kept',
+      'too',
+    ]);
+  });
+
+  it('throws a TransactionDataError naming the amount with an exponent past the supported range', () => {
+    const error = thrown(() =>
+      normalizer().transactionRow(trade({ value: { amount: '1e5000', currency: 'USD' } })),
+    );
+    expect(error).toMatchObject({ path: 'value.amount', transactionId: 'tx_1' });
+  });
+
+  it('returns negative zero amounts as unsigned zero with their scale', () => {
+    const raw = trade({
+      value: { amount: '-0.000', currency: 'USD' },
+      fee: { amount: '-0', currency: 'USD' },
+    });
+    const n = normalizer();
+    n.observe(raw);
+    expect(byKey(n.transactionsSpec(), n.transactionRow(raw))).toMatchObject({
+      value_amount: '0.000',
+      fee_amount: '0',
+    });
+  });
+
   it('returns numbers and booleans of extra fields as text', () => {
     const raw = trade({ confirmations: 12, internal: false, note: null });
     const n = normalizer();

@@ -183,9 +183,24 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** A record for extra fields without a prototype, so a `__proto__` key is a key like any other. */
+function leafRecord(): Record<string, Cell> {
+  return Object.create(null) as Record<string, Cell>;
+}
+
 /**
- * Flattens every leaf of `value` not under a `consumed` path into `out`, keyed by dotted path.
- * Arrays and empty objects are leaves (JSON text), so nothing is lost.
+ * The path of `key` under `prefix`: dotted for plain keys (`fee.network`); a key that is empty or
+ * holds `.`, `[`, `]` or `"` is written as a quoted index (`meta["a.b"]`, `[""]`), so a literal
+ * key `a.b` and a nested `a: {b}` get different columns instead of one overwriting the other.
+ */
+export function extraPath(prefix: string, key: string): string {
+  if (key === '' || /[.[\]"]/.test(key)) return `${prefix}[${JSON.stringify(key)}]`;
+  return prefix === '' ? key : `${prefix}.${key}`;
+}
+
+/**
+ * Flattens every leaf of `value` not under a `consumed` path into `out`, keyed by its
+ * {@link extraPath}. Arrays and empty objects are leaves (JSON text), so nothing is lost.
  */
 function collectLeaves(
   value: Record<string, unknown>,
@@ -194,7 +209,7 @@ function collectLeaves(
   prefix = '',
 ): void {
   for (const [key, child] of Object.entries(value)) {
-    const path = prefix === '' ? key : `${prefix}.${key}`;
+    const path = extraPath(prefix, key);
     if (consumed.has(path) || child === undefined) continue;
     if (isPlainObject(child) && Object.keys(child).length > 0) collectLeaves(child, consumed, out, path);
     else out[path] = isPlainObject(child) || Array.isArray(child) ? JSON.stringify(child) : asText(child);
@@ -301,7 +316,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       }
       const amount = decimal(item, fields.movementAmount, at(fields.movementAmount), id, index);
       if (amount === null) throw new TransactionDataError(at(fields.movementAmount), 'is missing', id, index);
-      const extras: Record<string, Cell> = {};
+      const extras = leafRecord();
       collectLeaves(item, movementPaths, extras);
       return {
         symbol,
@@ -313,7 +328,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   }
 
   function extrasOf(raw: RawTransaction): Record<string, Cell> {
-    const extras: Record<string, Cell> = {};
+    const extras = leafRecord();
     collectLeaves(raw, transactionPaths, extras);
     return extras;
   }
@@ -422,7 +437,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       if (Array.isArray(list)) {
         for (const item of list) {
           if (!isPlainObject(item)) continue;
-          const extras: Record<string, Cell> = {};
+          const extras = leafRecord();
           collectLeaves(item, movementPaths, extras);
           for (const path of Object.keys(extras)) movementExtraPaths.add(path);
         }

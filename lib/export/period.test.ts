@@ -139,6 +139,22 @@ describe('isDayOrInstant', () => {
   it('returns false for an impossible time', () => {
     expect(isDayOrInstant('2025-03-14T25:00:00Z')).toBe(false);
   });
+
+  it.each([
+    '2025-03-14T00:00+25:00',
+    '2025-03-14T00:00+15:00',
+    '2025-03-14T00:00-00:60',
+    '2025-03-14T24:00Z',
+  ])('returns false for %s: an offset no zone has, or 24:00', (text) => {
+    expect(isDayOrInstant(text)).toBe(false);
+  });
+
+  it.each(['2025-03-14T00:00+14:00', '2025-03-14T00:00-12:00', '2025-03-14T23:59:59.999+0530'])(
+    'returns true for %s: the extreme offsets real zones have',
+    (text) => {
+      expect(isDayOrInstant(text)).toBe(true);
+    },
+  );
 });
 
 describe('resolveChangesSince', () => {

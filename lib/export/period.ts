@@ -128,11 +128,14 @@ export function periodLabel(period: Period): string {
   return typeof period === 'string' ? period : `${period.from}_${period.to}`;
 }
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+/** Hours 00-23 (no `24:00`), minutes and seconds 00-59, offsets of at most ±14:59 (real zones: −12 … +14). */
+const INSTANT =
+  /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:0\d|1[0-4]):?[0-5]\d)$/i;
 
 /**
  * Whether `text` is an ISO calendar day (`YYYY-MM-DD`) or an ISO instant with an explicit offset
- * (`2025-03-14T09:26:53.000Z`, `…+01:00`). An instant without an offset is refused as ambiguous.
+ * (`2025-03-14T09:26:53.000Z`, `…+01:00`). An instant without an offset is refused as ambiguous,
+ * and so are `24:00` and offsets no zone has (`+25:00`).
  */
 export function isDayOrInstant(text: string): boolean {
   if (parseCalendarDay(text) !== null) return true;

@@ -28,6 +28,8 @@ export interface PublishInput {
   onPublished?: (file: StoredObject) => void;
   /** A model that has already observed every record (during assembly); else one pass is made. */
   model?: ReportModel;
+  /** Told when removing the files of a failed run fails (the run's own error is still thrown). */
+  onCleanupError?: (error: unknown) => void;
 }
 
 const CONTENT_TYPES = {
@@ -40,10 +42,40 @@ const CONTENT_TYPES = {
 /**
  * Renders the requested reports from a snapshot and publishes them with the snapshot itself:
  * the snapshot first, then the CSV files, then the workbook (whose About sheet lists the files
- * before it), and the manifest last. Any failure aborts the file being written and rejects
- * before the manifest, so the run is never marked finished.
+ * before it), and the manifest last. Any failure aborts the file being written, removes what the
+ * run had published (manifest first, when the sink can remove) and rejects, so a failed run
+ * leaves no manifest and no report under its folder.
  */
 export async function publishReports(input: PublishInput): Promise<Manifest> {
+  const attempted: string[] = [];
+  try {
+    return await publishAll(input, attempted);
+  } catch (error) {
+    await removePublished(input, attempted);
+    throw error;
+  }
+}
+
+/**
+ * Best effort: a removal that fails is reported to `onCleanupError` (not thrown), so the error that
+ * failed the run is the one the caller sees. The manifest goes first: while the rest is removed,
+ * nothing looks finished.
+ */
+async function removePublished(input: PublishInput, attempted: readonly string[]): Promise<void> {
+  if (input.sink.remove === undefined) return;
+  const ordered = [...attempted].sort(
+    (a, b) => Number(b.endsWith(`/${MANIFEST_NAME}`)) - Number(a.endsWith(`/${MANIFEST_NAME}`)),
+  );
+  for (const name of ordered) {
+    try {
+      await input.sink.remove(name);
+    } catch (error) {
+      input.onCleanupError?.(error);
+    }
+  }
+}
+
+async function publishAll(input: PublishInput, attempted: string[]): Promise<Manifest> {
   const request: ExportRequest = parseExportRequest(input.header.request);
   const formats = input.formats ?? request.formats;
   const baseName = `${request.profile}_${periodLabel(request.period)}`;
@@ -57,6 +89,7 @@ export async function publishReports(input: PublishInput): Promise<Manifest> {
     contentType: string,
     write: (out: Writable) => Promise<number | undefined>,
   ) => {
+    attempted.push(`${input.prefix}/${name}`);
     const object = input.sink.create(`${input.prefix}/${name}`, contentType);
     try {
       const rows = await write(object.stream);

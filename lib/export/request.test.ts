@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors.ts';
-import { formatPath, parseExportRequest, RequestValidationError, requestWarnings } from './request.ts';
+import {
+  formatPath,
+  hashFilterConflicts,
+  parseExportRequest,
+  RequestValidationError,
+  requestWarnings,
+} from './request.ts';
 
 const base = { profile: 'acme-fund_1', period: '2026-10' };
 
@@ -217,6 +223,59 @@ describe('parseExportRequest', () => {
 describe('formatPath', () => {
   it('returns array indexes in brackets and keys joined by dots', () => {
     expect(formatPath(['filters', 'tokens', 1, 'x'])).toBe('filters.tokens[1].x');
+  });
+
+  it('returns keys that are not plain names as quoted indexes, so every path names its field', () => {
+    expect([
+      formatPath(['']),
+      formatPath(['filters', 'a.b']),
+      formatPath(['x\u0000y']),
+      formatPath(['🚀']),
+    ]).toEqual(['[""]', 'filters["a.b"]', '["x\\u0000y"]', '["🚀"]']);
+  });
+
+  it('returns a key over 100 characters cut', () => {
+    expect(formatPath(['k'.repeat(5_000)])).toBe(`["${'k'.repeat(100)}…"]`);
+  });
+});
+
+describe('parseExportRequest with odd keys', () => {
+  it('refuses an empty top-level key, naming it as [""]', () => {
+    expect(refusal({ ...base, '': 'x' }).field).toBe('[""]');
+  });
+});
+
+describe('parseExportRequest filter values', () => {
+  it.each([
+    ['filters.tokens[0]', { filters: { tokens: ['E'.repeat(257)] } }],
+    ['filters.hash', { filters: { hash: '0xabc\u0000' } }],
+    ['filters.category', { filters: { category: 'trade\u001b[31m' } }],
+    ['protocols[0]', { protocols: ['Lido\ud800'] }],
+  ])('refuses a value the service query cannot carry as sent, naming %s', (field, body) => {
+    expect(refusal({ ...base, ...body }).field).toBe(field);
+  });
+
+  it('accepts a 256-character value with non-ASCII text and emoji', () => {
+    const token = `Ü🚀${'x'.repeat(253)}`;
+    expect(parseExportRequest({ ...base, filters: { tokens: [token] } }).filters.tokens).toEqual([token]);
+  });
+});
+
+describe('hashFilterConflicts', () => {
+  it('returns the filters a hash makes the service ignore, as issues', () => {
+    const request = parseExportRequest({
+      ...base,
+      filters: { hash: '0xabc', tokens: ['ETH'] },
+      protocols: ['Lido'],
+    });
+    expect(hashFilterConflicts(request).map((issue) => issue.field)).toEqual(['filters.tokens', 'protocols']);
+  });
+
+  it('returns nothing for a hash alone or filters without a hash', () => {
+    expect([
+      hashFilterConflicts(parseExportRequest({ ...base, filters: { hash: '0xabc' } })),
+      hashFilterConflicts(parseExportRequest({ ...base, filters: { tokens: ['ETH'], category: 'trade' } })),
+    ]).toEqual([[], []]);
   });
 });
 

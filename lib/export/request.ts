@@ -32,6 +32,19 @@ const trimmedText = z
   .transform((text) => text.trim())
   .refine((text) => text.length > 0, 'must not be empty');
 
+/** Longest filter value or protocol name: they travel in the service's query string. */
+export const MAX_FILTER_TEXT = 256;
+
+/** C0 and C1 control characters, DEL, and lone surrogates (which a URL cannot carry as sent). */
+const UNSENDABLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+  /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** A filter value or protocol name: trimmed, non-empty, at most 256 characters, no controls. */
+const filterText = trimmedText
+  .refine((text) => text.length <= MAX_FILTER_TEXT, `must be at most ${MAX_FILTER_TEXT} characters`)
+  .refine((text) => !UNSENDABLE.test(text), 'must not hold control characters or lone surrogates');
+
 /** Keeps the first occurrence of each value, in order. */
 function dedupe<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
@@ -67,9 +80,9 @@ const periodSchema = z.unknown().superRefine((value, ctx) => {
 
 const filtersSchema = z
   .strictObject({
-    tokens: z.array(trimmedText).optional(),
-    category: trimmedText.optional(),
-    hash: trimmedText.optional(),
+    tokens: z.array(filterText).optional(),
+    category: filterText.optional(),
+    hash: filterText.optional(),
   })
   .transform(({ tokens, category, hash }) => ({
     ...(tokens !== undefined && tokens.length > 0 ? { tokens: dedupe(tokens) } : {}),
@@ -119,10 +132,7 @@ export const ExportRequestSchema = z
       .default(() => [...FORMATS]),
     filters: filtersSchema.default(() => ({})),
     protocols: z
-      .union([
-        z.literal('all'),
-        z.array(trimmedText).min(1, 'must name at least one protocol, or be omitted'),
-      ])
+      .union([z.literal('all'), z.array(filterText).min(1, 'must name at least one protocol, or be omitted')])
       .transform((protocols) => (protocols === 'all' ? protocols : dedupe(protocols)))
       .optional(),
     window: z.enum(WINDOW_SIZES).default('month'),
@@ -197,12 +207,24 @@ export class RequestValidationError extends ValidationError {
   }
 }
 
-/** Writes a zod path the way people read it: `filters.tokens[1]`. */
+/** Longest key a field path quotes in full; longer ones are cut (they come from the caller). */
+const MAX_PATH_KEY = 100;
+
+/**
+ * Writes a zod path the way people read it: `filters.tokens[1]`. A key that is not a plain name
+ * (empty, dots, brackets, spaces, control characters, …) is written as a quoted index, e.g.
+ * `[""]` or `filters["a.b"]`, so every path names its field unambiguously and visibly.
+ */
 export function formatPath(path: readonly PropertyKey[]): string {
   let text = '';
   for (const key of path) {
     if (typeof key === 'number') text += `[${key}]`;
-    else text += text === '' ? String(key) : `.${String(key)}`;
+    else if (typeof key === 'string' && /^[A-Za-z_$][\w$-]*$/.test(key) && key.length <= MAX_PATH_KEY)
+      text += text === '' ? key : `.${key}`;
+    else {
+      const name = String(key);
+      text += `[${JSON.stringify(name.length > MAX_PATH_KEY ? `${name.slice(0, MAX_PATH_KEY)}…` : name)}]`;
+    }
   }
   return text;
 }
@@ -239,17 +261,23 @@ export function parseExportRequest(input: unknown): ExportRequest {
  * filter makes the service ignore every other filter (spec, GET /v2/transactions rule 1).
  */
 export function requestWarnings(request: ExportRequest): string[] {
-  const warnings: string[] = [];
+  const ignored = hashFilterConflicts(request).map((issue) => issue.field);
+  return ignored.length > 0
+    ? [`filters.hash is given: the service ignores ${ignored.join(', ')} when a hash is given`]
+    : [];
+}
+
+/**
+ * The filters a hash filter makes the service ignore (spec rule 1), as issues: the CLI warns about
+ * them, the HTTP API (which has no channel for warnings) refuses them.
+ */
+export function hashFilterConflicts(request: ExportRequest): RequestIssue[] {
   const { hash, tokens, category } = request.filters;
-  if (hash !== undefined) {
-    const ignored = [
-      ...(tokens !== undefined ? ['filters.tokens'] : []),
-      ...(category !== undefined ? ['filters.category'] : []),
-      ...(request.protocols !== undefined ? ['protocols'] : []),
-    ];
-    if (ignored.length > 0) {
-      warnings.push(`filters.hash is given: the service ignores ${ignored.join(', ')} when a hash is given`);
-    }
-  }
-  return warnings;
+  if (hash === undefined) return [];
+  const reason = 'not allowed with filters.hash: the service ignores every other filter when a hash is given';
+  return [
+    ...(tokens !== undefined ? ['filters.tokens'] : []),
+    ...(category !== undefined ? ['filters.category'] : []),
+    ...(request.protocols !== undefined ? ['protocols'] : []),
+  ].map((field) => ({ field, reason }));
 }

@@ -1,4 +1,9 @@
-import { type PbsClientConfig, type ResolvedPbsConfig, resolveConfig } from './config.ts';
+import {
+  type PbsClientConfig,
+  type PbsCredentials,
+  type ResolvedPbsConfig,
+  resolveConfig,
+} from './config.ts';
 import { PbsHttpError, type PbsRequestError } from './errors.ts';
 import type {
   DateBounds,
@@ -121,21 +126,37 @@ function createFetchJson(cfg: ResolvedPbsConfig, stats: PbsClientStats): FetchJs
   const limiter = createTokenBucket({
     ratePerSecond: cfg.requestsPerSecond,
     burst: cfg.burst,
+    initialTokens: cfg.initialTokens,
     now: cfg.now,
     sleep: cfg.sleep,
   });
   let clockOffsetMs = 0;
+  let credentials = cfg.credentials;
+  // One refresh at a time, shared by every request refused meanwhile.
+  let refreshing: Promise<PbsCredentials> | null = null;
+  const refreshCredentials = (refresh: () => Promise<PbsCredentials>): Promise<PbsCredentials> => {
+    refreshing ??= refresh().finally(() => {
+      refreshing = null;
+    });
+    return refreshing;
+  };
 
   return (target) => {
-    let corrected = false;
-    const recover = (error: PbsRequestError): boolean => {
-      if (corrected || !cfg.correctClockSkew || !(error instanceof PbsHttpError)) return false;
-      if (error.status !== 401 || error.serverDateMs === null) return false;
+    let correctedClock = false;
+    let refreshedCredentials = false;
+    // What the last attempt was signed with: a refusal only says something about those.
+    let signedOffsetMs = clockOffsetMs;
+    let signedWith = credentials;
+
+    const recoverClock = (error: PbsHttpError): boolean => {
+      if (correctedClock || !cfg.correctClockSkew || error.serverDateMs === null) return false;
       if (!CLOCK_ERROR.test(`${error.serviceCode ?? ''} ${error.serviceMessage ?? ''}`)) return false;
+      correctedClock = true;
+      // Another request corrected the clock since this one was signed: sign again with it.
+      if (clockOffsetMs !== signedOffsetMs) return true;
       const offset = error.serverDateMs - cfg.now();
       // A Date header has 1 s resolution; only a clear disagreement can explain the refusal.
       if (Math.abs(offset - clockOffsetMs) < MIN_CLOCK_CORRECTION_MS) return false;
-      corrected = true;
       clockOffsetMs = offset;
       cfg.logger.warn('PBS refused the request timestamp; correcting by the server Date header', {
         path: error.path,
@@ -144,17 +165,38 @@ function createFetchJson(cfg: ResolvedPbsConfig, stats: PbsClientStats): FetchJs
       return true;
     };
 
+    const recoverCredentials = async (error: PbsHttpError): Promise<boolean> => {
+      const refresh = cfg.refreshCredentials;
+      if (refreshedCredentials || refresh === undefined) return false;
+      if (CLOCK_ERROR.test(`${error.serviceCode ?? ''} ${error.serviceMessage ?? ''}`)) return false;
+      refreshedCredentials = true;
+      // Another request may already have refreshed them since this one was signed.
+      if (!sameCredentials(credentials, signedWith)) return true;
+      const fresh = await refreshCredentials(refresh);
+      if (sameCredentials(fresh, signedWith)) return false;
+      credentials = { ...fresh };
+      cfg.logger.warn('PBS refused the credentials; signing again with refreshed ones', { path: error.path });
+      return true;
+    };
+
+    const recover = async (error: PbsRequestError): Promise<boolean> => {
+      if (!(error instanceof PbsHttpError) || error.status !== 401) return false;
+      return recoverClock(error) || (await recoverCredentials(error));
+    };
+
     return withRetry(
       async () => {
         await limiter.acquire();
         stats.requestsSent++;
         const nowMs = cfg.now();
+        signedOffsetMs = clockOffsetMs;
+        signedWith = credentials;
         try {
           return await sendSigned(target, {
             fetch: cfg.fetch,
-            credentials: cfg.credentials,
+            credentials: signedWith,
             timeoutMs: cfg.timeoutMs,
-            timestamp: Math.max(0, Math.round(nowMs + clockOffsetMs)),
+            timestamp: Math.max(0, Math.round(nowMs + signedOffsetMs)),
             nowMs,
           });
         } catch (error) {
@@ -174,6 +216,10 @@ function createFetchJson(cfg: ResolvedPbsConfig, stats: PbsClientStats): FetchJs
       },
     );
   };
+}
+
+function sameCredentials(a: PbsCredentials, b: PbsCredentials): boolean {
+  return a.apiKey === b.apiKey && a.apiSecret === b.apiSecret && a.profileGuid === b.profileGuid;
 }
 
 async function* flatten<T>(pages: AsyncIterable<Page<T>>): AsyncGenerator<T> {

@@ -44,10 +44,23 @@ export interface PbsClientConfig {
   /** Token-bucket capacity. Default 1. */
   burst?: number;
   /**
+   * Tokens the bucket starts with, 0 … `burst`. Default `burst`. The Lambda workers use 0: a
+   * client per task, tasks one after another in a Map slot, so a full new bucket per task would let
+   * each slot exceed `requestsPerSecond` when tasks are short.
+   */
+  initialTokens?: number;
+  /**
    * On a 401 that says the timestamp is off, re-sign once using the offset to the server's
    * `Date` header. Default true.
    */
   correctClockSkew?: boolean;
+  /**
+   * Called when the service refuses the credentials (a 401 that is not about the timestamp), e.g.
+   * after a rotation: re-reads them (bypassing any cache). When they differ from the ones the
+   * request was signed with, the request is signed again with them at once, and every later
+   * request of the client uses them. Concurrent refusals share one call.
+   */
+  refreshCredentials?: () => Promise<PbsCredentials>;
   fetch?: typeof fetch;
   /** Clock in ms since the epoch. Default `Date.now`. */
   now?: () => number;
@@ -71,7 +84,9 @@ export interface ResolvedPbsConfig {
   retry: PbsRetryOptions;
   requestsPerSecond: number;
   burst: number;
+  initialTokens: number;
   correctClockSkew: boolean;
+  refreshCredentials?: () => Promise<PbsCredentials>;
   fetch: typeof fetch;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
@@ -130,7 +145,9 @@ export function resolveConfig(config: PbsClientConfig): ResolvedPbsConfig {
     retry,
     requestsPerSecond: config.requestsPerSecond ?? PBS_CLIENT_DEFAULTS.requestsPerSecond,
     burst: config.burst ?? PBS_CLIENT_DEFAULTS.burst,
+    initialTokens: config.initialTokens ?? config.burst ?? PBS_CLIENT_DEFAULTS.burst,
     correctClockSkew: config.correctClockSkew ?? PBS_CLIENT_DEFAULTS.correctClockSkew,
+    ...(config.refreshCredentials ? { refreshCredentials: config.refreshCredentials } : {}),
     fetch: config.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     now: config.now ?? Date.now,
     sleep: config.sleep ?? realSleep,
@@ -140,6 +157,7 @@ export function resolveConfig(config: PbsClientConfig): ResolvedPbsConfig {
   requirePositive(resolved.timeoutMs, 'timeoutMs');
   requirePositive(resolved.requestsPerSecond, 'requestsPerSecond');
   requirePositive(resolved.burst, 'burst');
+  requireNonNegative(resolved.initialTokens, 'initialTokens');
   if (!Number.isInteger(retry.maxAttempts) || retry.maxAttempts < 1) {
     throw new ValidationError('retry.maxAttempts', 'must be an integer of at least 1');
   }

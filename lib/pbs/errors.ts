@@ -118,3 +118,14 @@ export class PbsResponseError extends PbsRequestError {
     this.field = field;
   }
 }
+
+/**
+ * A listing that contradicts itself while being paged: the same page or cursor twice. Not retried
+ * request by request (the same request would page the same way), but a whole new listing may
+ * succeed, so callers that page a listing again (a shard refetch) treat it as transient.
+ */
+export class PbsListingError extends PbsResponseError {
+  constructor(path: string, field: string, reason: string, options?: { cause?: unknown }) {
+    super(path, field, reason, false, options);
+  }
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CREDENTIALS, fakeFetch, json, type RecordedRequest } from '../../test/pbs/support.ts';
-import { PbsResponseError } from './errors.ts';
+import { PbsListingError, PbsResponseError } from './errors.ts';
 import type { Page } from './model.ts';
 import { linkTarget, paginate, parseNextLink } from './pagination.ts';
 import { type Pagination, resolveShape, type ServiceShapeOverrides } from './shape.ts';
@@ -105,12 +105,40 @@ describe('paginate, page numbers', () => {
     ]);
   });
 
-  it('throws PbsResponseError when the service returns the same page again', async () => {
+  it('throws PbsListingError (a PbsResponseError) when the service returns the same page again', async () => {
     const noTotals = { ...pagination, totalItemsPath: null, totalPagesPath: null };
 
-    await expect(collect({ pagination: noTotals }, () => json({ items: ids(2) }))).rejects.toThrow(
-      PbsResponseError,
-    );
+    const failure = collect({ pagination: noTotals }, () => json({ items: ids(2) }));
+
+    await expect(failure).rejects.toThrow(PbsListingError);
+    await expect(failure).rejects.toThrow(PbsResponseError);
+  });
+
+  it('asks for the page after a full last page to confirm the total, and returns its items when it has some', async () => {
+    // The first page claims 2 items in 1 page, but a third item follows.
+    const three = ids(3);
+    const { pages, requests } = await collect({ pagination }, ({ url }) => {
+      const page = Number(url.searchParams.get('page'));
+      const items = three.slice((page - 1) * 2, page * 2);
+      return json(
+        page === 1 ? { items, totalItems: 2, totalPages: 1 } : { items, totalItems: 3, totalPages: 2 },
+      );
+    });
+
+    expect(allItems(pages)).toEqual(three);
+    expect(pages.map((p) => p.totalItems)).toEqual([2, 3]);
+    expect(requests).toHaveLength(2);
+  });
+
+  it('returns after the empty page that confirms a total ending on a full page', async () => {
+    const four = ids(4);
+    const { pages, requests } = await collect({ pagination }, ({ url }) => {
+      const page = Number(url.searchParams.get('page'));
+      return json({ items: four.slice((page - 1) * 2, page * 2), totalItems: 4, totalPages: 2 });
+    });
+
+    expect(allItems(pages)).toEqual(four);
+    expect(requests.map((r) => param(r, 'page'))).toEqual(['1', '2', '3']);
   });
 
   it('returns items of a bare JSON array when itemsPath is null', async () => {
@@ -180,6 +208,21 @@ describe('paginate, offset/limit', () => {
     expect(allItems(pages)).toEqual(data);
     expect(pages[0]?.totalItems).toBeNull();
   });
+
+  it('asks for the offset after a full last page to confirm the total', async () => {
+    const pagination: Pagination = {
+      style: 'offset',
+      offsetParam: 'skip',
+      limitParam: 'take',
+      limit: 7,
+      totalItemsPath: 'count',
+    };
+
+    const { pages, requests } = await collect({ pagination }, serve(true));
+
+    expect(allItems(pages)).toEqual(data);
+    expect(requests.map((r) => param(r, 'skip'))).toEqual(['0', '7']);
+  });
 });
 
 describe('paginate, cursor', () => {
@@ -212,10 +255,10 @@ describe('paginate, cursor', () => {
     expect(requests).toHaveLength(1);
   });
 
-  it('throws PbsResponseError when a cursor repeats', async () => {
+  it('throws PbsListingError when a cursor repeats', async () => {
     await expect(
       collect({ pagination: fieldCursor }, () => json({ items: ids(1), paging: { next: 'same' } })),
-    ).rejects.toMatchObject({ name: 'PbsResponseError', field: 'paging.next' });
+    ).rejects.toMatchObject({ name: 'PbsListingError', field: 'paging.next' });
   });
 
   const linkCursor: Pagination = { ...fieldCursor, next: { from: 'link-header' } };
@@ -252,12 +295,12 @@ describe('paginate, cursor', () => {
     expect(allItems(pages)).toEqual(data);
   });
 
-  it('throws PbsResponseError when the Link URL repeats', async () => {
+  it('throws PbsListingError when the Link URL repeats', async () => {
     await expect(
       collect({ pagination: linkCursor }, () =>
         json({ items: ids(1) }, 200, { link: '</api/v2/accounts?cursor=x>; rel="next"' }),
       ),
-    ).rejects.toMatchObject({ name: 'PbsResponseError', field: 'Link' });
+    ).rejects.toMatchObject({ name: 'PbsListingError', field: 'Link' });
   });
 });
 

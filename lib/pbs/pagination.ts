@@ -1,4 +1,4 @@
-import { PbsResponseError } from './errors.ts';
+import { PbsListingError, PbsResponseError } from './errors.ts';
 import type { Page } from './model.ts';
 import { getPath } from './path.ts';
 import type { QueryParams } from './query.ts';
@@ -33,8 +33,10 @@ export interface PaginateOptions<T> {
 
 /**
  * Pages through a list endpoint to the end, for every pagination style of the shape. Yields each
- * page as it arrives; throws `PbsResponseError` when a page or cursor repeats (a service that
- * would otherwise be paged forever).
+ * page as it arrives; throws `PbsListingError` when a page or cursor repeats (a service that
+ * would otherwise be paged forever). When a reported total ends a page-number or offset listing
+ * on a full page, the next page is asked for too, to confirm it is empty: a total that is too low
+ * (on a first page, say) would otherwise end the listing early without any count disagreeing.
  */
 export async function* paginate<T>(options: PaginateOptions<T>): AsyncGenerator<Page<T>> {
   const { pagination } = options.shape;
@@ -80,11 +82,12 @@ async function* pageNumbers<T>(options: PaginateOptions<T>, style: PageStyle): A
     yield { items, totalItems, index };
     fetched += items.length;
     if (items.length === 0) return;
+    const full = items.length >= style.pageSize;
     if (totalPages !== null) {
-      if (index + 1 >= totalPages) return;
+      if (index + 1 >= totalPages && !full) return;
     } else if (totalItems !== null) {
-      if (fetched >= totalItems) return;
-    } else if (items.length < style.pageSize) {
+      if (fetched >= totalItems && !full) return;
+    } else if (!full) {
       return;
     }
   }
@@ -105,9 +108,10 @@ async function* offsets<T>(options: PaginateOptions<T>, style: OffsetStyle): Asy
     yield { items, totalItems, index };
     offset += items.length;
     if (items.length === 0) return;
+    const full = items.length >= style.limit;
     if (totalItems !== null) {
-      if (offset >= totalItems) return;
-    } else if (items.length < style.limit) {
+      if (offset >= totalItems && !full) return;
+    } else if (!full) {
       return;
     }
   }
@@ -142,7 +146,7 @@ async function* cursors<T>(options: PaginateOptions<T>, style: CursorStyle): Asy
     }
     if (seen.has(key)) {
       const field = style.next.from === 'field' ? style.next.path : 'Link';
-      throw new PbsResponseError(target.path, field, 'the next-page cursor repeats an earlier one', false);
+      throw new PbsListingError(target.path, field, 'the next-page cursor repeats an earlier one');
     }
     seen.add(key);
     target = next;
@@ -157,7 +161,7 @@ function repeatGuard(): { check(items: unknown[], path: string): void } {
       if (items.length === 0) return;
       const fingerprint = JSON.stringify([items.length, items[0], items[items.length - 1]]);
       if (fingerprint === previous) {
-        throw new PbsResponseError(path, '(page)', 'the service returned the same page twice', false);
+        throw new PbsListingError(path, '(page)', 'the service returned the same page twice');
       }
       previous = fingerprint;
     },

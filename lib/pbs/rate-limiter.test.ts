@@ -61,3 +61,38 @@ describe('createTokenBucket', () => {
     expect(clock.sleeps).toEqual([]);
   });
 });
+
+describe('createTokenBucket starting empty', () => {
+  it('returns the first token one interval after creation with initialTokens 0', async () => {
+    const clock = fakeClock(0);
+    const bucket = createTokenBucket({
+      ratePerSecond: 4,
+      burst: 1,
+      initialTokens: 0,
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+
+    await bucket.acquire();
+
+    expect(clock.now()).toBe(250);
+  });
+
+  it('returns requests of buckets created one after another spaced by at least 1/rate', async () => {
+    const clock = fakeClock(0);
+    const times: number[] = [];
+    for (let task = 0; task < 5; task++) {
+      const bucket = createTokenBucket({
+        ratePerSecond: 4,
+        burst: 1,
+        initialTokens: 0,
+        now: clock.now,
+        sleep: clock.sleep,
+      });
+      await bucket.acquire();
+      times.push(clock.now());
+    }
+
+    expect(times).toEqual([250, 500, 750, 1000, 1250]);
+  });
+});

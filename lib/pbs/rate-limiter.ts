@@ -7,8 +7,13 @@ export interface RateLimiter {
 export interface TokenBucketOptions {
   /** Tokens added per second. */
   ratePerSecond: number;
-  /** Capacity; the bucket starts full. */
+  /** Capacity. */
   burst: number;
+  /**
+   * Tokens at the start, 0 … `burst`. Default `burst` (full). 0 makes even the first request wait
+   * one interval, so clients created one after another (one per task) never exceed the rate together.
+   */
+  initialTokens?: number;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
 }
@@ -19,7 +24,7 @@ export interface TokenBucketOptions {
  */
 export function createTokenBucket(options: TokenBucketOptions): RateLimiter {
   const { ratePerSecond, burst, now, sleep } = options;
-  let tokens = burst;
+  let tokens = Math.min(burst, Math.max(0, options.initialTokens ?? burst));
   let last = now();
   let queue: Promise<void> = Promise.resolve();
 

@@ -36,10 +36,10 @@ export interface RetryContext {
   /** Called before each retry (for statistics). */
   onRetry?: (error: PbsRequestError, delayMs: number) => void;
   /**
-   * Lets the caller fix a non-retryable error once (e.g. clock skew): return true to try again
-   * at once. The extra attempt still counts against `maxAttempts`.
+   * Lets the caller fix a non-retryable error (e.g. clock skew, rotated credentials): return (or
+   * resolve to) true to try again at once. The extra attempt still counts against `maxAttempts`.
    */
-  recover?: (error: PbsRequestError) => boolean;
+  recover?: (error: PbsRequestError) => boolean | Promise<boolean>;
 }
 
 /**
@@ -59,7 +59,7 @@ export async function withRetry<T>(
       if (!(error instanceof PbsRequestError)) throw error;
       const last = attempt >= options.maxAttempts;
       if (!error.retryable) {
-        if (!last && context.recover?.(error)) continue;
+        if (!last && (await context.recover?.(error))) continue;
         throw error.withAttempts(attempt);
       }
       if (last) throw error.withAttempts(attempt);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PROFILES } from './profiles.ts';
+import { HOSTILE_AMOUNTS, HOSTILE_EXTRA_KEYS } from './data.ts';
+import { DEFAULT_PROFILES, HOSTILE_PROFILE } from './profiles.ts';
 import { startSimulator } from './server.ts';
 import { fetchAllItems, signedJson } from './test-support.ts';
 import type { RunningSimulator, SimulatedProfile } from './types.ts';
@@ -249,6 +250,38 @@ describe('simulator data generation', () => {
     } finally {
       await sim.close();
     }
+  });
+});
+
+describe('simulator hostile profile', () => {
+  it('serves hostile text, amounts and extra keys, the same for the same seed, over the same dates as its filters', async () => {
+    const sim = await startSimulator({ profiles: [{ ...HOSTILE_PROFILE }], rateLimitPerSecond: 0 });
+    const again = await startSimulator({ profiles: [{ ...HOSTILE_PROFILE }], rateLimitPerSecond: 0 });
+    try {
+      const items = (await fetchAllItems(sim.url, HOSTILE_PROFILE, '/v2/transactions')) as Item[];
+      expect({
+        same: items,
+        formula: items.some((item) => JSON.stringify(item).includes('"=1+2"')),
+        extraKeys: HOSTILE_EXTRA_KEYS.filter((key) => !items.some((item) => Object.hasOwn(item, key))),
+        amounts: HOSTILE_AMOUNTS.filter(
+          (a) => !items.some((item) => JSON.stringify(item).includes(JSON.stringify(a))),
+        ),
+        ordered: items.every((item, i) => i === 0 || (items[i - 1] as Item).date <= item.date),
+      }).toEqual({
+        same: await fetchAllItems(again.url, HOSTILE_PROFILE, '/v2/transactions'),
+        formula: true,
+        extraKeys: [],
+        amounts: [],
+        ordered: true,
+      });
+    } finally {
+      await sim.close();
+      await again.close();
+    }
+  });
+
+  it('is not among the default profiles', () => {
+    expect(DEFAULT_PROFILES.map((profile) => profile.name)).not.toContain(HOSTILE_PROFILE.name);
   });
 });
 

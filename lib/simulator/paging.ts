@@ -101,7 +101,9 @@ export interface RenderedList {
 /**
  * Builds the response of one page: items at `itemsPath` (or a bare array), the paging fields of
  * the style (totals only where the shape has a path for them) and, for cursors, the next cursor
- * in a body field or a `Link: <url>; rel="next"` header (absent at the end).
+ * in a body field or a `Link: <url>; rel="next"` header (absent at the end). `total` decides where
+ * the listing ends; `reportedTotal` (default `total`) is what the count fields say, so a fault can
+ * misreport the count without changing the paging.
  */
 export function renderPage(
   pagination: Pagination,
@@ -110,6 +112,7 @@ export function renderPage(
   total: number,
   window: PageWindow,
   context: ListRequestContext,
+  reportedTotal: number = total,
 ): RenderedList {
   const headers: Record<string, string> = {};
   const body: Record<string, unknown> = {};
@@ -117,16 +120,17 @@ export function renderPage(
   if (pagination.style === 'page') {
     body[pagination.pageParam] = window.page;
     body[pagination.pageSizeParam] = window.size;
-    if (pagination.totalItemsPath) setPath(body, pagination.totalItemsPath, total);
-    if (pagination.totalPagesPath) setPath(body, pagination.totalPagesPath, Math.ceil(total / window.size));
+    if (pagination.totalItemsPath) setPath(body, pagination.totalItemsPath, reportedTotal);
+    if (pagination.totalPagesPath)
+      setPath(body, pagination.totalPagesPath, Math.ceil(reportedTotal / window.size));
   } else if (pagination.style === 'offset') {
     body[pagination.offsetParam] = window.offset;
     body[pagination.limitParam] = window.size;
-    if (pagination.totalItemsPath) setPath(body, pagination.totalItemsPath, total);
+    if (pagination.totalItemsPath) setPath(body, pagination.totalItemsPath, reportedTotal);
   } else {
     const nextOffset = window.offset + window.size;
     const next = nextOffset < total ? encodeCursor(nextOffset, fingerprint(context, pagination)) : null;
-    if (pagination.totalItemsPath) setPath(body, pagination.totalItemsPath, total);
+    if (pagination.totalItemsPath) setPath(body, pagination.totalItemsPath, reportedTotal);
     if (pagination.next.from === 'field' && itemsPath !== null) {
       setPath(body, pagination.next.path, next);
     } else if (next !== null) {

@@ -1,3 +1,4 @@
+import type { HostileProfile } from './data.ts';
 import type { SimulatedProfile } from './types.ts';
 
 /**
@@ -34,3 +35,18 @@ export const DEFAULT_PROFILES: readonly Readonly<SimulatedProfile>[] = Object.fr
 export function profilesWithCounts(counts: Record<string, number>): SimulatedProfile[] {
   return DEFAULT_PROFILES.map((p) => ({ ...p, transactions: counts[p.name] ?? p.transactions }));
 }
+
+/**
+ * A portfolio of hostile data (formula text, control characters, 40,000-character strings, emoji,
+ * bidi overrides, lone surrogates, 30-digit amounts, exponents, negative zero, hostile extra field
+ * names), for the hostile-data tests. Not served unless passed in `profiles`, e.g.
+ * `startSimulator({ profiles: [...DEFAULT_PROFILES, HOSTILE_PROFILE] })`.
+ */
+export const HOSTILE_PROFILE: Readonly<HostileProfile> = Object.freeze({
+  name: 'hostile',
+  apiKey: 'pk_hostile_0d1e2f3a4b5c6d7e',
+  apiSecret: 'sk_hostile_8f7e6d5c4b3a29180f7e6d5c4b3a2918',
+  profileGuid: 'e5d4c3b2-a190-4f8e-9d7c-6b5a49382716',
+  transactions: 90,
+  hostile: true,
+});

@@ -29,12 +29,23 @@ interface Outcome {
   fault: FaultKind | null;
 }
 
+/** A fault that changes what a listing page says (see `FaultOptions.pageShift`/`wrongTotal`). */
+interface ListingFault {
+  kind: 'pageShift' | 'wrongTotal';
+  shift: number;
+  totalDelta: number;
+  adjustTotal: boolean;
+  /** Set by the listing when the fault changed the page (a first page is never shifted). */
+  applied: boolean;
+}
+
 interface Context {
   shape: ServiceShape;
   portfolio: Portfolio;
   params: URLSearchParams;
   list: ListRequestContext;
   engine: QueryEngine;
+  listingFault: ListingFault | null;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -59,15 +70,39 @@ function errorReply(error: HttpError): Reply {
   return { status: error.status, body: errorBody(error.code, error.message), headers: error.headers };
 }
 
-/** Pages through `total` items built by `build(k)` for positions k of the listing. */
+/**
+ * Pages through `total` items built by `build(k)` for positions k of the listing; a listing fault
+ * moves the page's items (pageShift) or misreports its total (wrongTotal).
+ */
 function listReply(ctx: Context, total: number, build: (position: number) => unknown): Reply {
   const { pagination, itemsPath } = ctx.shape;
   const window = parsePageWindow(pagination, ctx.params, ctx.list);
+  let start = window.offset;
+  let pagingTotal = total;
+  let reportedTotal = total;
+  const fault = ctx.listingFault;
+  if (fault?.kind === 'pageShift' && window.offset > 0) {
+    start = Math.max(0, window.offset + fault.shift);
+    if (fault.adjustTotal) {
+      pagingTotal = Math.max(0, total - fault.shift);
+      reportedTotal = pagingTotal;
+    }
+    fault.applied = true;
+  } else if (fault?.kind === 'wrongTotal' && reportsTotal(pagination)) {
+    reportedTotal = Math.max(0, total + fault.totalDelta);
+    fault.applied = reportedTotal !== total;
+  }
   const items: unknown[] = [];
-  const end = Math.min(total, window.offset + window.size);
-  for (let k = window.offset; k < end; k += 1) items.push(build(k));
-  const page = renderPage(pagination, itemsPath, items, total, window, ctx.list);
+  const end = Math.min(total, start + window.size);
+  for (let k = start; k < end; k += 1) items.push(build(k));
+  const page = renderPage(pagination, itemsPath, items, pagingTotal, window, ctx.list, reportedTotal);
   return json(page.body, page.headers);
+}
+
+/** Whether the shape's pages carry a total item or page count. */
+function reportsTotal(pagination: ServiceShape['pagination']): boolean {
+  if (pagination.totalItemsPath) return true;
+  return pagination.style === 'page' && Boolean(pagination.totalPagesPath);
 }
 
 function handle(route: Route, ctx: Context): Reply {
@@ -146,11 +181,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const timers = new Set<NodeJS.Timeout>();
   let closing = false;
 
+  // Keyed by profile name, so a rotated key serves the same portfolio.
   const portfolioOf = (profile: SimulatedProfile): Portfolio => {
-    let portfolio = portfolios.get(profile.apiKey);
+    let portfolio = portfolios.get(profile.name);
     if (!portfolio) {
       portfolio = new Portfolio(profile, seed);
-      portfolios.set(profile.apiKey, portfolio);
+      portfolios.set(profile.name, portfolio);
     }
     return portfolio;
   };
@@ -205,6 +241,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
           fault: fault.kind,
         };
       }
+      const listingFault: ListingFault | null =
+        fault?.kind === 'pageShift' || fault?.kind === 'wrongTotal'
+          ? {
+              kind: fault.kind,
+              shift: fault.shift,
+              totalDelta: fault.totalDelta,
+              adjustTotal: faults.current.pageShift?.adjustTotal ?? false,
+              applied: false,
+            }
+          : null;
       const reply = handle(route, {
         shape,
         portfolio: portfolioOf(profile),
@@ -215,7 +261,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
           query: [...url.searchParams],
           path: signedPath,
         },
+        listingFault,
       });
+      if (listingFault !== null) return { reply, fault: listingFault.applied ? listingFault.kind : null };
       return { reply, fault: fault?.kind ?? null };
     } catch (error) {
       if (error instanceof HttpError) return { reply: errorReply(error), fault: null };
@@ -297,6 +345,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       log.length = 0;
     },
     setFaults: (next: FaultOptions) => faults.replace(next),
+    rotateCredentials: (name, next) => {
+      const profile = profiles.find((p) => p.name === name);
+      if (!profile) throw new ValidationError('profile', `no simulated profile "${name}"`);
+      const holder = profilesByKey.get(next.apiKey);
+      if (holder !== undefined && holder !== profile) {
+        throw new ValidationError('apiKey', 'is used by another profile');
+      }
+      profilesByKey.delete(profile.apiKey);
+      profile.apiKey = next.apiKey;
+      profile.apiSecret = next.apiSecret;
+      profilesByKey.set(profile.apiKey, profile);
+    },
     close: async () => {
       closing = true;
       for (const timer of timers) clearTimeout(timer);

@@ -30,6 +30,29 @@ export interface FaultOptions {
   malformedBody?: { rate: number };
   /** Send headers and part of the body, then stall for `stallMs` (past the client's timeout). */
   stalledBody?: { rate: number; stallMs: number };
+  /**
+   * Serve one page of a listing as if the data had shifted since the previous page was served
+   * (items inserted or removed before it): the page's items start `k` positions earlier or later,
+   * `k` drawn from ±1..±`maxItems`, so it repeats the last `|k|` items of the previous page (k < 0)
+   * or skips `k` items (k > 0). Only pages past the first of a listing are shifted. With
+   * `adjustTotal` the page's total (and page count) moves as the shift says (`-k`: items really
+   * inserted or removed); without it the total stays, as when one item is inserted and another
+   * removed. Paging fields (page number, offset, next cursor) are those of the unshifted page.
+   */
+  pageShift?: { rate: number; maxItems: number; adjustTotal?: boolean };
+  /**
+   * Report a total item count (and page count) that disagrees with the items: off by `d`, `|d|`
+   * drawn from 1..`maxDelta` (never below 0), on one page of a listing; the items are unchanged.
+   * `direction` keeps it below (`under`) or above (`over`) the real count; default either. Only
+   * visible in shapes that report totals.
+   */
+  wrongTotal?: { rate: number; maxDelta: number; direction?: 'under' | 'over' };
+  /**
+   * Inject faults only into the requests numbered `from` to `from + count - 1` (1-based, counting
+   * only requests faults apply to, from the last `setFaults`): a burst or a storm, e.g. 30
+   * consecutive 429s with `rateLimited.rate` 1. Default: every request.
+   */
+  burst?: { from: number; count: number };
   /** Only inject faults on paths starting with this prefix (default: every /v2 path). */
   pathPrefix?: string;
 }
@@ -87,5 +110,11 @@ export interface RunningSimulator {
   clearLog(): void;
   /** Replaces the fault configuration from now on. */
   setFaults(faults: FaultOptions): void;
+  /**
+   * Rotates the credentials of the profile named `profile`: from now on only `next` is accepted
+   * (the old API key is revoked and answers 401 `invalid_api_key`); the portfolio's data stays.
+   * Throws `ValidationError` for an unknown profile or an API key another profile uses.
+   */
+  rotateCredentials(profile: string, next: { apiKey: string; apiSecret: string }): void;
   close(): Promise<void>;
 }

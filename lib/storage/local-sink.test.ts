@@ -220,3 +220,20 @@ describe('createLocalSink', () => {
     await expect(sink.list('../')).rejects.toBeInstanceOf(ValidationError);
   });
 });
+
+describe('createLocalSink remove()', () => {
+  it('deletes a stored file and answers without error for one that does not exist', async () => {
+    const object = sink.create('run/a.csv', 'text/csv');
+    object.stream.end('x');
+    await object.done();
+
+    await sink.remove?.('run/a.csv');
+    await sink.remove?.('run/never.csv');
+
+    expect(await allFiles(join(root, 'out'))).toEqual([]);
+  });
+
+  it('refuses a name that climbs out of the folder', async () => {
+    await expect(sink.remove?.('../x.csv')).rejects.toBeInstanceOf(ValidationError);
+  });
+});

@@ -31,6 +31,16 @@ export function createLocalSink(rootDir: string): Sink {
       await collectFiles(base === '' ? root : join(root, ...base.split('/')), base, names);
       return names.filter((name) => name.startsWith(prefix)).sort();
     },
+    async remove(name: string): Promise<void> {
+      assertObjectName(name);
+      const target = join(root, ...name.split('/'));
+      try {
+        await rm(target, { force: true });
+      } catch (error) {
+        throw new StorageError(target, `could not remove: ${messageOf(error)}`, { cause: error });
+      }
+      await syncDirectory(dirname(target));
+    },
   };
 }
 

@@ -435,4 +435,24 @@ describe('createS3Sink', () => {
       await expect(sink.list('../')).rejects.toBeInstanceOf(ValidationError);
     });
   });
+
+  describe('remove()', () => {
+    it('deletes a stored object and answers without error for one that does not exist', async () => {
+      const sink = createS3Sink({ client: s3.client, bucket: s3.bucket, prefix: 'removing' });
+      const object = sink.create('run/a.csv', 'text/csv');
+      object.stream.end('x');
+      await object.done();
+
+      await sink.remove?.('run/a.csv');
+      await sink.remove?.('run/never.csv');
+
+      expect(await headStatus('removing/run/a.csv')).toBe(404);
+    });
+
+    it('refuses a name that climbs out of the sink prefix', async () => {
+      const sink = createS3Sink({ client: s3.client, bucket: s3.bucket, prefix: 'removing' });
+
+      await expect(sink.remove?.('../x.csv')).rejects.toBeInstanceOf(ValidationError);
+    });
+  });
 });

@@ -85,6 +85,17 @@ export function createS3Sink(options: S3SinkOptions): Sink {
       }
       return names;
     },
+    async remove(name: string): Promise<void> {
+      assertObjectName(name);
+      const key = `${keyPrefix}${name}`;
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+      } catch (error) {
+        throw new StorageError(`s3://${bucket}/${key}`, `could not remove: ${messageOf(error)}`, {
+          cause: error,
+        });
+      }
+    },
   };
 }
 

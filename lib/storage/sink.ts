@@ -34,4 +34,9 @@ export interface Sink {
   create(name: string, contentType: string): SinkObject;
   /** Lists the names already stored under a relative prefix (used to find finished runs). */
   list(prefix: string): Promise<string[]>;
+  /**
+   * Deletes a stored object (a run that failed part-way removes what it had published); no error
+   * when it does not exist. Optional: a sink without it keeps what was stored.
+   */
+  remove?(name: string): Promise<void>;
 }

@@ -7,6 +7,9 @@
  * - `GET /reports/{jobId}`: the job, and once succeeded its files with presigned download links.
  * - `GET /reports?profile=…&limit=…`: the profile's recent jobs, newest first.
  *
+ * With a profiles claim configured (`authorization.ts`), a caller uses only the profiles its JWT
+ * lists: another profile answers `403` on `profile`, another profile's job `404` like a missing one.
+ *
  * Errors are `{ error: { code, message, field, issues } }`; none quotes a secret.
  */
 import { createHash } from 'node:crypto';
@@ -15,11 +18,13 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { periodLabel } from '../export/period.ts';
 import {
   type ExportRequest,
+  hashFilterConflicts,
   PROFILE_NAME,
   parseExportRequest,
   RequestValidationError,
 } from '../export/request.ts';
 import { presignDownload } from '../storage/index.ts';
+import { mayUse, profileAccess } from './authorization.ts';
 import { type JobRecord, jobIdFor, type ProfileRegistry } from './contract.ts';
 import { StartFailedError, UnknownProfileError } from './errors.ts';
 import { JOB_ID, type JobStore } from './jobs.ts';
@@ -49,6 +54,11 @@ export interface ApiDeps {
   now: () => Date;
   /** Expiry of download links, 1 … 604 800 s. Default 3600. */
   linkExpirySeconds?: number;
+  /**
+   * JWT claim listing the profiles a caller may use (see `authorization.ts`). Unset: every caller
+   * may use every registered profile.
+   */
+  profilesClaim?: string;
   metrics?: MetricsSink;
   onJob?: JobObserver;
   /** Told about unexpected failures (answered 500/503 without details). */
@@ -95,6 +105,11 @@ export function apiError(
   return json(statusCode, body);
 }
 
+/** 403 for a profile the caller's authorization does not list (checked before the registry). */
+function forbiddenProfile(): ApiResult {
+  return apiError(403, 'forbidden_profile', 'profile: not allowed for this caller', 'profile');
+}
+
 function invalid(field: string, reason: string): ApiAnswer {
   return new ApiAnswer(apiError(400, 'invalid_request', `${field}: ${reason}`, field, [{ field, reason }]));
 }
@@ -133,10 +148,18 @@ export function createApi(deps: ApiDeps): (event: ApiEvent) => Promise<ApiResult
       const issues = error.issues.map(({ field, reason }) => ({ field, reason }));
       return apiError(400, 'invalid_request', error.message, error.field, issues);
     }
+    // The CLI warns about these; an API caller would never see a warning, so they are refused.
+    const [conflict, ...conflicts] = hashFilterConflicts(request);
+    if (conflict !== undefined) {
+      const issues = [conflict, ...conflicts];
+      const message = issues.map(({ field, reason }) => `${field}: ${reason}`).join('; ');
+      return apiError(400, 'invalid_request', message, conflict.field, issues);
+    }
     const headerKey = header(event, 'idempotency-key');
     if (headerKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(headerKey)) {
       throw invalid('Idempotency-Key', 'expected 1-255 visible ASCII characters');
     }
+    if (!mayUse(profileAccess(event, deps.profilesClaim), request.profile)) return forbiddenProfile();
     lookupProfile(deps.registry, request.profile);
     const canonical = canonicalJson(request);
     const idempotencyKey =
@@ -176,7 +199,10 @@ export function createApi(deps: ApiDeps): (event: ApiEvent) => Promise<ApiResult
   async function getReport(event: ApiEvent, jobId: string): Promise<ApiResult> {
     if (!JOB_ID.test(jobId)) throw invalid('jobId', 'expected 32 lowercase hex characters');
     const job = await deps.jobs.get(jobId);
-    if (job === null) return apiError(404, 'job_not_found', `job ${jobId} does not exist`, 'jobId');
+    // Another profile's job answers exactly as a missing one: its existence is not revealed.
+    if (job === null || !mayUse(profileAccess(event, deps.profilesClaim), job.profile)) {
+      return apiError(404, 'job_not_found', `job ${jobId} does not exist`, 'jobId');
+    }
     deps.onJob?.(job);
     const now = deps.now();
     const body: Record<string, unknown> = {
@@ -226,6 +252,7 @@ export function createApi(deps: ApiDeps): (event: ApiEvent) => Promise<ApiResult
         throw invalid('limit', `expected a whole number from 1 to ${LIST_LIMIT.max}`);
       }
     }
+    if (!mayUse(profileAccess(event, deps.profilesClaim), profile)) return forbiddenProfile();
     lookupProfile(deps.registry, profile);
     const jobs = await deps.jobs.listByProfile(profile, limit);
     const base = baseUrl(event);
@@ -258,9 +285,18 @@ function routeOf(event: ApiEvent): Route | null {
   }
   const match = /(?:^|\/)reports\/([^/]+)$/.exec(path);
   if (match && method === 'GET') {
-    return { name: 'get', jobId: event.pathParameters?.jobId ?? decodeURIComponent(match[1] as string) };
+    return { name: 'get', jobId: event.pathParameters?.jobId ?? decodeSegment(match[1] as string) };
   }
   return null;
+}
+
+/** A percent-decoded path segment; one that does not decode stays as sent (and fails validation). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function header(event: ApiEvent, name: string): string | undefined {
@@ -280,9 +316,16 @@ function readJsonBody(event: ApiEvent): unknown {
     );
   }
   if (bytes.length === 0) throw invalid('body', 'required: a JSON export request');
+  let text: string;
+  try {
+    // Fatal: invalid bytes are refused, not silently replaced by U+FFFD inside a field.
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw invalid('body', 'is not valid UTF-8');
+  }
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     throw invalid('body', 'is not valid JSON');
   }

@@ -24,6 +24,11 @@ export const ENV = {
   exportStateMachineArn: 'PBS_EXPORT_STATE_MACHINE_ARN',
   /** Expiry of presigned download links, in seconds. */
   linkExpirySeconds: 'PBS_LINK_EXPIRY_SECONDS',
+  /**
+   * HTTP API only, optional: the JWT claim listing the profiles a caller may use. Unset: every
+   * caller may use every registered profile (see `authorization.ts`).
+   */
+  profilesClaim: 'PBS_PROFILES_CLAIM',
 } as const;
 
 /** One registered portfolio: a request names the profile, never the secret. */
@@ -129,6 +134,8 @@ export const KEYS = {
   jobIndexPrefix: (profile: string) => `jobs/by-profile/${profile}/`,
   plan: (jobId: string) => `work/${jobId}/plan.json`,
   part: (jobId: string, shard: number) => `work/${jobId}/parts/${shard}.ndjson.gz`,
+  /** Lease of the one export running per registered secret (see `profile-slots.ts`). */
+  slot: (secretHash: string) => `locks/${secretHash}.json`,
   /** Reports go under `reports/{profile}/{period}/{runId}/` (see `finishExport`). */
   reportsPrefix: 'reports/',
 } as const;

@@ -65,3 +65,17 @@ export class WorkFileError extends PbsExportError {
     super('work_file', `${key}: ${reason}`, options);
   }
 }
+
+/**
+ * Another export using the same registered secret (API key) is running: this job waits for its
+ * slot (the state machine retries the plan task on this error; see `profile-slots.ts`).
+ */
+export class ProfileBusyError extends PbsExportError {
+  constructor(profile: string, options?: { cause?: unknown }) {
+    super(
+      'profile_busy',
+      `profile "${profile}": another export using its API key is running; this export waits for it to end`,
+      options,
+    );
+  }
+}

@@ -10,6 +10,7 @@ import type { MonthlyItem, MonthlyItemOutput } from './contract.ts';
 import { JOB_ID } from './jobs.ts';
 import { type MonthlyDeps, startMonthlyExport } from './monthly.ts';
 import { appendJobKeys, type Observability, runInvocation } from './observability.ts';
+import { type ProfileSlots, withProfileSlots } from './profile-slots.ts';
 import { createWorkers, type WorkerDeps, type Workers } from './workers.ts';
 
 /** A value, or a function building it on first use. */
@@ -27,6 +28,8 @@ export function memo<T>(value: Lazy<T>): () => T {
 /** Deps of the export workers' handlers. */
 export interface WorkerContext extends Omit<WorkerDeps, 'metrics' | 'onJob'> {
   obs: Observability;
+  /** One running export per secret (deployed: always; see `profile-slots.ts`). */
+  slots?: ProfileSlots;
 }
 
 /** Deps of the HTTP API handler. */
@@ -61,11 +64,12 @@ export function bindWorkers(
 ) => Promise<R> {
   const built = memo(() => {
     const ctx = memo(context)();
-    const workers = createWorkers({
+    const created = createWorkers({
       ...ctx,
       metrics: ctx.obs.metrics,
       onJob: (job) => appendJobKeys(ctx.obs, { profile: job.profile }),
     });
+    const workers = ctx.slots ? withProfileSlots(created, ctx.slots, ctx.jobs) : created;
     return { obs: ctx.obs, workers };
   });
   return async (event, lambdaContext, task) => {

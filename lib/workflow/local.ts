@@ -125,7 +125,27 @@ export async function startLocalApiServer(
 /** What the local runner reports. */
 export interface LocalRunEvents {
   onDone?: (jobId: string, state: 'succeeded' | 'failed') => void;
+  /** The plan task found the profile's slot held (`ProfileBusyError`) and will be retried. */
+  onBusy?: (jobId: string) => void;
 }
+
+/**
+ * How the plan task is retried on `ProfileBusyError`, as the state machine's retrier does:
+ * exponential backoff with full jitter. Default: 100 ms × 1.5ⁿ up to 2 s, 200 attempts.
+ */
+export interface BusyRetry {
+  intervalMs: number;
+  backoffRate: number;
+  maxDelayMs: number;
+  maxAttempts: number;
+}
+
+const DEFAULT_BUSY_RETRY: BusyRetry = {
+  intervalMs: 100,
+  backoffRate: 1.5,
+  maxDelayMs: 2000,
+  maxAttempts: 200,
+};
 
 /** The local stand-in for the export state machine, and a way to wait for what it runs. */
 export interface LocalStarter extends ExecutionStarter {
@@ -134,22 +154,35 @@ export interface LocalStarter extends ExecutionStarter {
 }
 
 /**
- * Starts exports in-process: plan, every shard (`shardConcurrency` at a time), finish; on any
- * error the fail task with `{ Error, Cause }` shaped as Step Functions hands it. A job id is run
+ * Starts exports in-process: plan (retried while the profile's slot is held, see
+ * {@link BusyRetry}), every shard (`shardConcurrency` at a time), finish; on any error the fail task with `{ Error, Cause }` shaped as Step Functions hands it. A job id is run
  * at most once, as an execution name is. LOCAL USE ONLY (see the module comment).
  */
 export function createLocalStarter(
   tasks: Workers,
-  options: LocalRunEvents & { shardConcurrency?: number } = {},
+  options: LocalRunEvents & { shardConcurrency?: number; busyRetry?: Partial<BusyRetry> } = {},
 ): LocalStarter {
+  const busy = { ...DEFAULT_BUSY_RETRY, ...options.busyRetry };
+  const plan = async (input: ExportInput) => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await tasks.plan(input);
+      } catch (error) {
+        if ((error as Error | null)?.name !== 'ProfileBusyError' || attempt >= busy.maxAttempts) throw error;
+        options.onBusy?.(input.jobId);
+        const ceiling = Math.min(busy.maxDelayMs, busy.intervalMs * busy.backoffRate ** (attempt - 1));
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+      }
+    }
+  };
   const started = new Set<string>();
   const running = new Set<Promise<void>>();
   const run = async (input: ExportInput): Promise<void> => {
     try {
-      const plan = await tasks.plan(input);
+      const planned = await plan(input);
       const limit = pLimit(options.shardConcurrency ?? 2);
       await Promise.all(
-        plan.shards.map((shard) => limit(() => tasks.fetchShard({ jobId: input.jobId, shard }))),
+        planned.shards.map((shard) => limit(() => tasks.fetchShard({ jobId: input.jobId, shard }))),
       );
       await tasks.finish(input);
       options.onDone?.(input.jobId, 'succeeded');

@@ -50,7 +50,14 @@ export async function runInvocation<T>(
     obs.logger.info('invocation succeeded');
     return result;
   } catch (error) {
-    obs.logger.error('invocation failed', error as Error);
+    // A job waiting for its profile's slot is retried by the state machine: not an error.
+    if ((error as { code?: unknown } | null)?.code === 'profile_busy') {
+      obs.logger.info('waiting: another export of the same API key is running', {
+        reason: (error as Error).message,
+      });
+    } else {
+      obs.logger.error('invocation failed', error as Error);
+    }
     throw error;
   } finally {
     if (obs.metrics.hasStoredMetrics()) obs.metrics.publishStoredMetrics();

@@ -52,6 +52,24 @@ describe('createRuntime', () => {
     ).toThrow(expect.objectContaining({ variable: 'PBS_SERVICE_SHAPE' }));
   });
 
+  it('passes the profiles claim to the API context', () => {
+    expect(createRuntime({ ...FULL, [ENV.profilesClaim]: 'custom:pbs_profiles' }).apiContext()).toMatchObject(
+      {
+        profilesClaim: 'custom:pbs_profiles',
+      },
+    );
+  });
+
+  it('builds an API context without a profiles claim when none is set', () => {
+    expect(createRuntime(FULL).apiContext().profilesClaim).toBeUndefined();
+  });
+
+  it('throws ConfigError naming PBS_PROFILES_CLAIM when it holds a space', () => {
+    expect(() => createRuntime({ ...FULL, [ENV.profilesClaim]: 'pbs profiles' }).apiContext()).toThrow(
+      expect.objectContaining({ name: 'ConfigError', variable: 'PBS_PROFILES_CLAIM' }),
+    );
+  });
+
   it('builds a tracer that is disabled outside Lambda', () => {
     expect(createRuntime(FULL).obs.tracer.isTracingEnabled()).toBe(false);
   });

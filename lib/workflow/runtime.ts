@@ -11,11 +11,13 @@ import type { ServiceShapeOverrides } from '../pbs/shape.ts';
 import { parseServiceSettings } from '../settings.ts';
 import { createS3Client, MAX_PRESIGN_EXPIRY_SECONDS } from '../storage/index.ts';
 import { DEFAULT_LINK_EXPIRY_SECONDS } from './api.ts';
+import { CLAIM_NAME } from './authorization.ts';
 import { ENV, OPTIONAL_ENV, type ProfileRegistry } from './contract.ts';
 import { ConfigError } from './errors.ts';
 import { type ApiContext, type MonthlyContext, memo, type WorkerContext } from './handlers.ts';
 import { createJobStore, type JobStore } from './jobs.ts';
 import { createObservability, type Observability } from './observability.ts';
+import { createProfileSlots } from './profile-slots.ts';
 import { parseProfileRegistry } from './registry.ts';
 import { createSecretReader, DEFAULT_SECRET_MAX_AGE_SECONDS } from './secrets.ts';
 import { createServiceFactory, type ServiceFactory } from './service.ts';
@@ -45,6 +47,15 @@ function wholeNumber(env: Env, name: string, fallback: number, min: number, max:
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(name, `expected a whole number from ${min} to ${max}`);
   }
+  return value;
+}
+
+/** An optional claim name: unset or empty means none. */
+function claimName(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (!CLAIM_NAME.test(value))
+    throw new ConfigError(name, 'expected a claim name of 1-256 visible ASCII characters');
   return value;
 }
 
@@ -110,6 +121,9 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
       readSecret,
       baseUrl,
       requestsPerSecond,
+      // One client per task, tasks one after another in each Map slot: a bucket starting empty
+      // keeps each slot at requestsPerSecond however short its tasks are (a full one would not).
+      client: { initialTokens: 0 },
       logger: {
         warn: (message, context) => obs.logger.warn(message, context ?? {}),
         debug: (message, context) => obs.logger.debug(message, context ?? {}),
@@ -118,6 +132,7 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
     });
   });
   const now = () => new Date();
+  const profilesClaim = memo(() => claimName(env, ENV.profilesClaim));
 
   return {
     obs,
@@ -136,9 +151,18 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
         1,
         MAX_PRESIGN_EXPIRY_SECONDS,
       ),
+      profilesClaim: profilesClaim(),
     }),
     monthlyContext: () => ({ obs, registry: registry(), jobs: jobs(), starter: starter(), now }),
-    workerContext: () => ({ obs, jobs: jobs(), s3: s3(), bucket: bucket(), services: services(), now }),
+    workerContext: () => ({
+      obs,
+      jobs: jobs(),
+      s3: s3(),
+      bucket: bucket(),
+      services: services(),
+      now,
+      slots: createProfileSlots({ client: s3(), bucket: bucket(), registry: registry(), now }),
+    }),
   };
 }
 

@@ -30,6 +30,26 @@ describe('createSecretReader', () => {
 
     expect(mock.commandCalls(GetSecretValueCommand)).toHaveLength(1);
   });
+
+  it('reads Secrets Manager again with forceFetch and keeps the fresh value in the cache', async () => {
+    const { client, mock } = mockedSecrets('{}');
+    mock
+      .on(GetSecretValueCommand, { SecretId: ARN })
+      .resolvesOnce({ ARN, SecretString: JSON.stringify({ apiKey: 'pk_old', apiSecret: SECRET }) })
+      .resolves({ ARN, SecretString: JSON.stringify({ apiKey: 'pk_new', apiSecret: SECRET }) });
+    const read = createSecretReader({ client, maxAgeSeconds: 300 });
+
+    const first = await read(ARN);
+    const forced = await read(ARN, { forceFetch: true });
+    const cached = await read(ARN);
+
+    expect([first, forced, cached].map((value) => (value as { apiKey: string }).apiKey)).toEqual([
+      'pk_old',
+      'pk_new',
+      'pk_new',
+    ]);
+    expect(mock.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
 });
 
 describe('createServiceFactory', () => {
@@ -73,5 +93,34 @@ describe('createServiceFactory', () => {
 
     await expect(services('other')).rejects.toMatchObject({ name: 'UnknownProfileError' });
     expect(mock.commandCalls(GetSecretValueCommand)).toHaveLength(0);
+  });
+
+  it('returns a client that signs again with the rotated secret when the cached one is refused', async () => {
+    const { client, mock } = mockedSecrets('{}');
+    mock
+      .on(GetSecretValueCommand, { SecretId: ARN })
+      .resolvesOnce({ ARN, SecretString: JSON.stringify({ apiKey: 'pk_old', apiSecret: SECRET }) })
+      .resolves({ ARN, SecretString: JSON.stringify({ apiKey: 'pk_new', apiSecret: SECRET }) });
+    const keys: string[] = [];
+    const fetch = async (_url: string | URL | Request, init?: RequestInit) => {
+      const key = new Headers(init?.headers).get('x-api-key') ?? '';
+      keys.push(key);
+      return key === 'pk_new'
+        ? new Response(JSON.stringify({ defiProtocols: ['Aave V3'] }), { status: 200 })
+        : new Response(JSON.stringify({ error: { code: 'invalid_api_key', message: 'unknown key' } }), {
+            status: 401,
+          });
+    };
+    const services = createServiceFactory({
+      registry,
+      readSecret: createSecretReader({ client, maxAgeSeconds: 300 }),
+      baseUrl: 'http://127.0.0.1:1',
+      client: { fetch: fetch as typeof globalThis.fetch, logger: { warn: () => {}, debug: () => {} } },
+    });
+
+    const service = await services('acme');
+
+    expect(await service.client.defiProtocols()).toEqual(['Aave V3']);
+    expect(keys).toEqual(['pk_old', 'pk_new']);
   });
 });

@@ -8,8 +8,11 @@ import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { z } from 'zod';
 import type { ServiceSecret } from './contract.ts';
 
-/** Reads the JSON secret under an ARN (validated by the caller). */
-export type SecretReader = (secretArn: string) => Promise<unknown>;
+/**
+ * Reads the JSON secret under an ARN (validated by the caller). `forceFetch` bypasses the cache
+ * and stores the fresh value in it (after the service refused the cached credentials).
+ */
+export type SecretReader = (secretArn: string, options?: { forceFetch?: boolean }) => Promise<unknown>;
 
 /** Default cache age of secrets, in seconds. */
 export const DEFAULT_SECRET_MAX_AGE_SECONDS = 300;
@@ -24,12 +27,13 @@ export interface SecretReaderOptions {
 
 /**
  * A reader over one Powertools `SecretsProvider` (what `getSecret` uses, with our own client so it
- * can be traced and mocked): `provider.get(arn, { maxAge, transform: 'json' })`.
+ * can be traced and mocked): `provider.get(arn, { maxAge, transform: 'json', forceFetch })`.
  */
 export function createSecretReader(options: SecretReaderOptions = {}): SecretReader {
   const provider = new SecretsProvider(options.client ? { awsSdkV3Client: options.client } : {});
   const maxAge = options.maxAgeSeconds ?? DEFAULT_SECRET_MAX_AGE_SECONDS;
-  return (secretArn) => provider.get(secretArn, { maxAge, transform: 'json' });
+  return (secretArn, read = {}) =>
+    provider.get(secretArn, { maxAge, transform: 'json', forceFetch: read.forceFetch ?? false });
 }
 
 const secretSchema = z.object({

@@ -31,13 +31,19 @@ export interface ServiceFactoryOptions {
   client?: Partial<Omit<PbsClientConfig, 'baseUrl' | 'credentials'>>;
 }
 
-/** The factory of profile services over the registry and a secret reader. */
+/**
+ * The factory of profile services over the registry and a secret reader. The client signs with
+ * the cached secret; when the service refuses those credentials (401, e.g. after a rotation in
+ * Secrets Manager) it re-reads the secret past the cache and signs again with the new one, so a
+ * rotated secret never makes exports fail until the cache expires.
+ */
 export function createServiceFactory(options: ServiceFactoryOptions): ServiceFactory {
-  return async (profile) => {
-    const registered = lookupProfile(options.registry, profile);
+  const credentialsOf = async (profile: string, secretArn: string, forceFetch: boolean) => {
     let value: unknown;
     try {
-      value = await options.readSecret(registered.secretArn);
+      value = await (forceFetch
+        ? options.readSecret(secretArn, { forceFetch })
+        : options.readSecret(secretArn));
     } catch (error) {
       // A failed JSON transform quotes the start of the value in its message (JSON.parse does):
       // that cause is dropped. Other causes (access denied, not found) name the ARN at most.
@@ -47,16 +53,22 @@ export function createServiceFactory(options: ServiceFactoryOptions): ServiceFac
     }
     const secret = parseServiceSecret(value);
     if ('problem' in secret) throw new SecretError(profile, secret.problem);
+    return {
+      apiKey: secret.apiKey,
+      apiSecret: secret.apiSecret,
+      ...(secret.profileGuid !== undefined ? { profileGuid: secret.profileGuid } : {}),
+    };
+  };
+  return async (profile) => {
+    const registered = lookupProfile(options.registry, profile);
+    const credentials = await credentialsOf(profile, registered.secretArn, false);
     const client = createPbsClient({
       baseUrl: options.baseUrl,
-      credentials: {
-        apiKey: secret.apiKey,
-        apiSecret: secret.apiSecret,
-        ...(secret.profileGuid !== undefined ? { profileGuid: secret.profileGuid } : {}),
-      },
+      credentials,
       ...(options.shape ? { shape: options.shape } : {}),
       ...(options.requestsPerSecond !== undefined ? { requestsPerSecond: options.requestsPerSecond } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
+      refreshCredentials: () => credentialsOf(profile, registered.secretArn, true),
       ...options.client,
     });
     return { client, fields: client.shape.fields, apiBase: publicApiBase(options.baseUrl) };

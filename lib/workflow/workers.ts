@@ -4,6 +4,7 @@
  * reads, so the payloads stay ids and the tasks can run in separate Lambda invocations.
  */
 
+import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,10 +15,10 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import pLimit from 'p-limit';
 import { type FetchedShard, fetchShards } from '../export/fetch.ts';
-import { MANIFEST_NAME } from '../export/manifest.ts';
+import { MANIFEST_NAME, type Manifest, type ManifestFile } from '../export/manifest.ts';
 import { type PlanJson, planFromJson, planToJson } from '../export/plan.ts';
-import { parseExportRequest } from '../export/request.ts';
-import { finishExport, planExport } from '../export/run.ts';
+import { type ExportRequest, parseExportRequest } from '../export/request.ts';
+import { type ExportPlan, finishExport, planExport, runPrefix } from '../export/run.ts';
 import { createS3Sink, type Sink, type StoredObject } from '../storage/index.ts';
 import type {
   ExportInput,
@@ -95,6 +96,45 @@ export function createWorkers(deps: WorkerDeps): Workers {
   };
   const scratch = () => mkdtemp(join(deps.workDir ?? tmpdir(), 'pbs-job-'));
 
+  /** Assembles the parts, renders and publishes the run (manifest last); returns its files. */
+  const publishRun = async (
+    job: JobRecord,
+    request: ExportRequest,
+    plan: ExportPlan,
+    startedAt: Date,
+    runId: string,
+  ): Promise<{ prefix: string; files: JobFile[] }> => {
+    const service = await deps.services(job.profile);
+    const dir = await scratch();
+    try {
+      const limit = pLimit(4);
+      const fetched = await Promise.all(
+        plan.shards.map((shard, index) =>
+          limit(() => downloadPart(s3, bucket, job.jobId, index, shard, dir)),
+        ),
+      );
+      const output = recordingSink(createS3Sink({ client: s3, bucket }));
+      const result = await finishExport(request, plan, fetched, {
+        client: service.client,
+        sink: output.sink,
+        fields: service.fields,
+        apiBase: service.apiBase,
+        now: deps.now,
+        workDir: dir,
+        startedAt,
+        runId,
+      });
+      const files: JobFile[] = result.manifest.files.map(jobFile);
+      const manifest = output.stored.get(`${result.prefix}/${MANIFEST_NAME}`);
+      if (manifest === undefined)
+        throw new WorkFileError(`${result.prefix}/${MANIFEST_NAME}`, 'was not stored');
+      files.push({ name: MANIFEST_NAME, key: manifest.key, bytes: manifest.bytes, sha256: manifest.sha256 });
+      return { prefix: result.prefix, files };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+
   return {
     async plan({ jobId }) {
       const job = await loadJob(jobId);
@@ -125,6 +165,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
           workDir: dir,
           concurrency: 1,
           shardAttempts: deps.shardAttempts ?? 3,
+          idField: service.fields.id,
         });
         if (fetched === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
         await new Upload({
@@ -156,58 +197,28 @@ export function createWorkers(deps: WorkerDeps): Workers {
       }
       const { startedAt, plan } = await loadPlan(jobId);
       const request = parseExportRequest(job.request);
-      const service = await deps.services(job.profile);
-      const dir = await scratch();
-      try {
-        const limit = pLimit(4);
-        const fetched = await Promise.all(
-          plan.shards.map((shard, index) => limit(() => downloadPart(s3, bucket, jobId, index, shard, dir))),
-        );
-        const output = recordingSink(createS3Sink({ client: s3, bucket }));
-        const result = await finishExport(request, plan, fetched, {
-          client: service.client,
-          sink: output.sink,
-          fields: service.fields,
-          apiBase: service.apiBase,
-          now: deps.now,
-          workDir: dir,
-          startedAt,
-          // Derived from the job, so a retried finish rewrites the same objects instead of a second set.
-          runId: `${startedAt
-            .toISOString()
-            .replace(/[-:]/g, '')
-            .replace(/\.\d{3}/, '')}-${jobId.slice(0, 6)}`,
-        });
-        const files: JobFile[] = result.manifest.files.map((file) => ({
-          name: file.name,
-          key: file.key,
-          bytes: file.bytes,
-          sha256: file.sha256,
-          ...(file.rows !== undefined ? { rows: file.rows } : {}),
-        }));
-        const manifest = output.stored.get(`${result.prefix}/${MANIFEST_NAME}`);
-        if (manifest === undefined)
-          throw new WorkFileError(`${result.prefix}/${MANIFEST_NAME}`, 'was not stored');
-        files.push({
-          name: MANIFEST_NAME,
-          key: manifest.key,
-          bytes: manifest.bytes,
-          sha256: manifest.sha256,
-        });
-        const finishedAt = deps.now();
-        await jobs.update(jobId, (current) => ({
-          ...current,
-          state: 'succeeded',
-          updatedAt: finishedAt.toISOString(),
-          result: { runId: result.runId, prefix: result.prefix, files },
-        }));
-        deps.metrics?.addMetric('ExportBytes', 'Bytes', sum(files.map((file) => file.bytes)));
-        deps.metrics?.addMetric('ExportDuration', 'Milliseconds', finishedAt.getTime() - startedAt.getTime());
-        deps.metrics?.addMetric('ExportsSucceeded', 'Count', 1);
-        return { jobId, state: 'succeeded', files: files.length };
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
+      // Derived from the job, so a retried finish writes the same objects instead of a second set.
+      const runId = `${startedAt
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d{3}/, '')}-${jobId.slice(0, 6)}`;
+      const prefix = runPrefix(request, runId);
+      // A finish that published everything but could not record it (the job update failed, the
+      // invocation ended) is retried: the manifest, written last, says the set is complete, so it
+      // is recorded as it is instead of rewritten under a manifest that would describe it meanwhile.
+      const published = await readPublishedRun(s3, bucket, prefix, runId);
+      const outcome = published ?? (await publishRun(job, request, plan, startedAt, runId));
+      const finishedAt = deps.now();
+      await jobs.update(jobId, (current) => ({
+        ...current,
+        state: 'succeeded',
+        updatedAt: finishedAt.toISOString(),
+        result: { runId, prefix: outcome.prefix, files: outcome.files },
+      }));
+      deps.metrics?.addMetric('ExportBytes', 'Bytes', sum(outcome.files.map((file) => file.bytes)));
+      deps.metrics?.addMetric('ExportDuration', 'Milliseconds', finishedAt.getTime() - startedAt.getTime());
+      deps.metrics?.addMetric('ExportsSucceeded', 'Count', 1);
+      return { jobId, state: 'succeeded', files: outcome.files.length };
     },
 
     async fail({ jobId, error }) {
@@ -224,6 +235,56 @@ export function createWorkers(deps: WorkerDeps): Workers {
       return { jobId, state: 'failed' };
     },
   };
+}
+
+/** A manifest's file as the job lists it. */
+function jobFile(file: ManifestFile): JobFile {
+  return {
+    name: file.name,
+    key: file.key,
+    bytes: file.bytes,
+    sha256: file.sha256,
+    ...(file.rows !== undefined ? { rows: file.rows } : {}),
+  };
+}
+
+/**
+ * The files of a run whose manifest is already stored (an earlier attempt of the finish task
+ * published it), or null when there is none. The manifest's own size and sha256 are those of the
+ * stored bytes.
+ */
+async function readPublishedRun(
+  s3: S3Client,
+  bucket: string,
+  prefix: string,
+  runId: string,
+): Promise<{ prefix: string; files: JobFile[] } | null> {
+  const key = `${prefix}/${MANIFEST_NAME}`;
+  let bytes: Buffer;
+  try {
+    const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    bytes = Buffer.from((await response.Body?.transformToByteArray()) ?? []);
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(bytes.toString('utf8')) as Manifest;
+  } catch (error) {
+    throw new WorkFileError(key, 'is not a readable manifest', { cause: error });
+  }
+  if (manifest.runId !== runId || !Array.isArray(manifest.files)) {
+    throw new WorkFileError(key, `is not the manifest of run ${runId}`);
+  }
+  const files = manifest.files.map(jobFile);
+  files.push({
+    name: MANIFEST_NAME,
+    key,
+    bytes: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+  });
+  return { prefix, files };
 }
 
 function sum(values: readonly number[]): number {
@@ -270,6 +331,10 @@ function recordingSink(sink: Sink): { sink: Sink; stored: Map<string, StoredObje
     sink: {
       root: sink.root,
       list: (prefix) => sink.list(prefix),
+      async remove(name) {
+        stored.delete(name);
+        await sink.remove?.(name);
+      },
       create(name, contentType) {
         const object = sink.create(name, contentType);
         return {

@@ -75,6 +75,26 @@ describe('pbs-export CLI', () => {
     expect(stderr()).toContain('apiSecret: is required (set PBS_API_SECRET)');
   });
 
+  it('exits 2 naming --config when the config file cannot be read', async () => {
+    const { io, stderr } = captureIo();
+    const code = await main(
+      ['run', '--config', join(dir, 'missing.json'), '--period', '2024', '--out', dir],
+      io,
+    );
+    expect({ code, files: await filesUnder(dir) }).toEqual({ code: 2, files: [] });
+    expect(stderr()).toMatch(/^error: --config: cannot read config file /);
+  });
+
+  it('prints control characters of a hostile argument escaped, so they cannot drive the terminal', async () => {
+    const { io, stderr } = captureIo();
+    expect(await main(['run', '--col\u001b]0;owned\u0007our'], io)).toBe(2);
+    const controls = [...stderr()].filter((c) => c.charCodeAt(0) < 32 && c !== '\n' && c !== '\t');
+    expect({ controls, line: stderr().split('\n')[0] }).toEqual({
+      controls: [],
+      line: expect.stringContaining('--col\\u001b]0;owned\\u0007our'),
+    });
+  });
+
   it('rebuilds byte-identical reports from a snapshot without calling the service', async () => {
     const first = captureIo();
     await main(

@@ -173,4 +173,23 @@ describe('runExport (simulator over HTTP, local folder)', () => {
       `${result.prefix}/manifest.json`,
     ]);
   });
+
+  it('removes the files it had published when a later file fails, leaving nothing under the run', async () => {
+    harness = await startExportHarness('acme');
+    const request = parseExportRequest({ profile: 'acme', period: '2024-06', formats: ['csv'] });
+    const sink = harness.sink;
+    const failing = {
+      ...sink,
+      remove: (name: string) => sink.remove?.(name) ?? Promise.resolve(),
+      create(name: string, contentType: string) {
+        const object = sink.create(name, contentType);
+        if (name.endsWith('_summary_by_month.csv')) object.stream.destroy(new Error('disk full'));
+        return object;
+      },
+    };
+
+    await expect(runExport(request, harness.deps({ sink: failing, runId: 'failed' }))).rejects.toThrow();
+
+    expect(await harness.files()).toEqual([]);
+  });
 });

@@ -210,6 +210,36 @@ describe('POST /reports', () => {
     expect(body.error).toMatchObject({ field: 'body', message: 'body: is not valid JSON' });
   });
 
+  it('answers 400 on body for a base64 body that is not valid UTF-8, starting nothing', async () => {
+    const event = await loadEvent('post-reports.json');
+    const bytes = Buffer.concat([
+      Buffer.from('{"profile": "acme", "period": "2025-10", "filters": {"hash": "0x', 'utf8'),
+      Buffer.from([0xff]),
+      Buffer.from('"}}', 'utf8'),
+    ]);
+    event.body = bytes.toString('base64');
+    event.isBase64Encoded = true;
+
+    const { status, body } = await call(event);
+
+    expect({ status, error: body.error }).toMatchObject({
+      status: 400,
+      error: { field: 'body', message: 'body: is not valid UTF-8' },
+    });
+    expect(h.sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+  });
+
+  it('answers 400 naming filters.tokens when a hash filter would make the service ignore them', async () => {
+    const { status, body } = await post({
+      profile: 'acme',
+      period: '2025-10',
+      filters: { hash: '0xabc', tokens: ['ETH'] },
+    });
+
+    expect({ status, field: body.error.field }).toEqual({ status: 400, field: 'filters.tokens' });
+    expect(h.sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+  });
+
   it('answers 413 for a body over 64 KiB', async () => {
     const { status, body } = await post({
       profile: 'acme',
@@ -239,6 +269,16 @@ describe('POST /reports', () => {
 });
 
 describe('GET /reports/{jobId}', () => {
+  it('answers 400 naming jobId for a path segment that does not percent-decode', async () => {
+    const event = await loadEvent('get-report.json');
+    event.rawPath = '/reports/%E0%A4%A';
+    delete event.pathParameters;
+
+    const { status, body } = await call(event);
+
+    expect({ status, field: body.error.field }).toEqual({ status: 400, field: 'jobId' });
+  });
+
   it('answers 404 for an unknown job', async () => {
     const { status, body } = await call(await loadEvent('get-report.json'));
 
@@ -363,5 +403,130 @@ describe('http-api handler logs', () => {
     expect(output.lines().find((line) => line.message === 'invocation succeeded')).not.toHaveProperty(
       'jobId',
     );
+  });
+});
+
+describe('per-profile authorization with a JWT profiles claim', () => {
+  const CLAIM = 'pbs_profiles';
+  const scoped = () => h.apiContext({ profilesClaim: CLAIM });
+
+  /** `event` as API Gateway hands it after the JWT authorizer verified a token with `claims`. */
+  function withClaims(event: APIGatewayProxyEventV2, claims: Record<string, unknown> | null) {
+    (event.requestContext as unknown as Record<string, unknown>).authorizer =
+      claims === null ? undefined : { jwt: { claims: { sub: 'user-1', ...claims }, scopes: null } };
+    return event;
+  }
+
+  async function postAs(claims: Record<string, unknown> | null, body: unknown, context = scoped()) {
+    const event = await loadEvent('post-reports.json');
+    event.body = JSON.stringify(body);
+    return call(withClaims(event, claims), context);
+  }
+
+  async function getAs(claims: Record<string, unknown> | null, jobId: string) {
+    const event = await loadEvent('get-report.json');
+    event.rawPath = `/reports/${jobId}`;
+    event.pathParameters = { jobId };
+    return call(withClaims(event, claims), scoped());
+  }
+
+  async function listAs(claims: Record<string, unknown> | null, profile: string) {
+    const event = await loadEvent('list-reports.json');
+    event.queryStringParameters = { profile };
+    return call(withClaims(event, claims), scoped());
+  }
+
+  it('answers 202 for a profile the claim lists', async () => {
+    const { status } = await postAs({ [CLAIM]: 'demo acme' }, { profile: 'acme', period: freshPeriod() });
+
+    expect(status).toBe(202);
+  });
+
+  it('answers 403 naming profile for a profile the claim does not list, and starts nothing', async () => {
+    const period = freshPeriod();
+
+    const { status, body } = await postAs({ [CLAIM]: ['demo'] }, { profile: 'acme', period });
+
+    expect(status).toBe(403);
+    expect(body.error).toMatchObject({ code: 'forbidden_profile', field: 'profile' });
+    expect(h.sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+    const listed = (await list({ profile: 'acme', limit: '100' })).body.jobs as { period: string }[];
+    expect(listed.map((job) => job.period)).not.toContain(period);
+  });
+
+  it('answers 403, not 404, for an unregistered profile the claim does not list', async () => {
+    const { status } = await postAs({ [CLAIM]: 'demo' }, { profile: 'nobody', period: '2025-01' });
+
+    expect(status).toBe(403);
+  });
+
+  it('answers 404 for an unregistered profile the claim lists', async () => {
+    const { status, body } = await postAs({ [CLAIM]: 'nobody' }, { profile: 'nobody', period: '2025-01' });
+
+    expect(status).toBe(404);
+    expect(body.error.code).toBe('unknown_profile');
+  });
+
+  it.each([
+    ['without the claim', { email: 'user@example.com' }],
+    ['with an empty claim', { [CLAIM]: '' }],
+    ['without JWT claims at all', null],
+  ])('answers 403 to a caller %s', async (_name, claims) => {
+    const { status } = await postAs(claims, { profile: 'acme', period: freshPeriod() });
+
+    expect(status).toBe(403);
+  });
+
+  it('answers 202 for any registered profile when the claim is *', async () => {
+    const { status } = await postAs({ [CLAIM]: '*' }, { profile: 'empty', period: freshPeriod() });
+
+    expect(status).toBe(202);
+  });
+
+  it('answers 200 with the job to a caller of its profile', async () => {
+    const created = await postAs({ [CLAIM]: 'acme' }, { profile: 'acme', period: freshPeriod() });
+
+    const { status, body } = await getAs({ [CLAIM]: 'acme' }, created.body.jobId);
+
+    expect(status).toBe(200);
+    expect(body.profile).toBe('acme');
+  });
+
+  it("answers another profile's job exactly as a job that does not exist", async () => {
+    const created = await postAs({ [CLAIM]: 'acme' }, { profile: 'acme', period: freshPeriod() });
+    const missing = 'f'.repeat(32);
+
+    const foreign = await getAs({ [CLAIM]: 'demo' }, created.body.jobId);
+    const absent = await getAs({ [CLAIM]: 'demo' }, missing);
+
+    expect(foreign.status).toBe(404);
+    expect(JSON.stringify(foreign.body).replaceAll(created.body.jobId, missing)).toBe(
+      JSON.stringify(absent.body),
+    );
+  });
+
+  it("answers 403 naming profile to a listing of another profile's jobs", async () => {
+    const { status, body } = await listAs({ [CLAIM]: 'demo' }, 'acme');
+
+    expect(status).toBe(403);
+    expect(body.error).toMatchObject({ code: 'forbidden_profile', field: 'profile' });
+  });
+
+  it("answers 200 to a listing of the caller's own profile", async () => {
+    const { status } = await listAs({ [CLAIM]: 'demo,acme' }, 'acme');
+
+    expect(status).toBe(200);
+  });
+
+  it('lets every caller use every profile when no profiles claim is configured (IAM)', async () => {
+    const event = await loadEvent('post-reports.json');
+    event.body = JSON.stringify({ profile: 'empty', period: freshPeriod() });
+    (event.requestContext as unknown as Record<string, unknown>).authorizer = {
+      iam: { accountId: '123456789012', userArn: 'arn:aws:iam::123456789012:user/ops', callerId: 'AIDA' },
+    };
+
+    const { status } = await call(event, h.apiContext());
+
+    expect(status).toBe(202);
   });
 });

@@ -66,6 +66,15 @@ describe('cdk synth of the app', () => {
     }
   });
 
+  it('keeps the error class names in every bundle, as the state machine retriers match them', () => {
+    for (const dir of assetDirs()) {
+      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      for (const name of ['ValidationError', 'JobNotFoundError', 'ProfileBusyError']) {
+        expect(code, `${dir}: ${name}`).toContain(`"${name}"`);
+      }
+    }
+  });
+
   it('returns bundles that load and export a handler function', () => {
     const script = `
       const dirs = JSON.parse(process.argv[1]);

@@ -105,6 +105,24 @@ describe('parsePbsConfig', () => {
     ).toThrow(/pbs\.jwt\.audience/);
   });
 
+  it('returns the default profiles claim pbs_profiles for a JWT authorizer', () => {
+    const config = parsePbsConfig({
+      ...minimal,
+      jwt: { issuer: 'https://id.example.com', audience: ['pbs'] },
+    });
+    expect(config.jwt?.profilesClaim).toBe('pbs_profiles');
+  });
+
+  it('accepts a null profiles claim, which turns the per-profile restriction off', () => {
+    const jwt = { issuer: 'https://id.example.com', audience: ['pbs'], profilesClaim: null };
+    expect(parsePbsConfig({ ...minimal, jwt }).jwt?.profilesClaim).toBeNull();
+  });
+
+  it('rejects a profiles claim name with a space, naming the field', () => {
+    const jwt = { issuer: 'https://id.example.com', audience: ['pbs'], profilesClaim: 'pbs profiles' };
+    expect(() => parsePbsConfig({ ...minimal, jwt })).toThrow(/pbs\.jwt\.profilesClaim/);
+  });
+
   it('rejects unknown fields, naming them', () => {
     expect(() => parsePbsConfig({ ...minimal, schedule: 'monthly' })).toThrow(/schedule/);
   });

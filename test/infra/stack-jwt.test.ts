@@ -1,5 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../lib/workflow/contract.ts';
 import { synthesize, TEST_CONFIG } from './support.ts';
 
 let template: Template;
@@ -29,11 +30,47 @@ describe('PbsExportStack with a JWT authorizer', () => {
     });
   });
 
+  it('gives the HTTP API function, and only it, the default profiles claim', () => {
+    const functions = resourcesOfType('AWS::Lambda::Function').map(
+      (fn) => (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables,
+    );
+    const claims = functions.map((variables) => variables[ENV.profilesClaim]).filter(Boolean);
+    expect(claims).toEqual(['pbs_profiles']);
+    expect(
+      functions.find((variables) => variables[ENV.profilesClaim] !== undefined)?.[ENV.exportStateMachineArn],
+    ).toBeDefined();
+  });
+
   it('requires the JWT on every route instead of IAM', () => {
     const routes = resourcesOfType('AWS::ApiGatewayV2::Route').map((route) => route.Properties);
     expect(routes).toHaveLength(3);
     for (const route of routes) {
       expect(route).toMatchObject({ AuthorizationType: 'JWT', AuthorizerId: { Ref: expect.any(String) } });
     }
+  });
+});
+
+describe('PbsExportStack profiles claim', () => {
+  function claimsOf(config: Parameters<typeof synthesize>[0]) {
+    const resources = Object.values(
+      synthesize(config).template.toJSON().Resources as Record<
+        string,
+        { Type: string; Properties: { Environment?: { Variables: Record<string, unknown> } } }
+      >,
+    );
+    return resources
+      .filter((resource) => resource.Type === 'AWS::Lambda::Function')
+      .map((fn) => fn.Properties.Environment?.Variables[ENV.profilesClaim])
+      .filter((claim) => claim !== undefined);
+  }
+
+  it('passes a configured claim name to the HTTP API function', () => {
+    const jwt = { issuer: 'https://id.example.com', audience: ['pbs'], profilesClaim: 'custom:pbs' };
+    expect(claimsOf({ ...TEST_CONFIG, jwt })).toEqual(['custom:pbs']);
+  });
+
+  it('passes no claim with IAM authorization or a null claim', () => {
+    const jwt = { issuer: 'https://id.example.com', audience: ['pbs'], profilesClaim: null };
+    expect([claimsOf(TEST_CONFIG), claimsOf({ ...TEST_CONFIG, jwt })]).toEqual([[], []]);
   });
 });

@@ -2,7 +2,7 @@ import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionKey, type PbsExportStack } from '../../infra/stack.ts';
-import { EXPORT_STATES, MONTHLY_STATES } from '../../infra/state-machines.ts';
+import { EXPORT_STATES, MONTHLY_STATES, PERMANENT_ERRORS } from '../../infra/state-machines.ts';
 import { ENV } from '../../lib/workflow/contract.ts';
 import {
   functionLogicalId,
@@ -156,6 +156,14 @@ describe('PbsExportStack reports bucket', () => {
     });
   });
 
+  it('expires the slot leases under locks/ after a day', () => {
+    expect(bucketProperties().LifecycleConfiguration).toMatchObject({
+      Rules: expect.arrayContaining([
+        expect.objectContaining({ Prefix: 'locks/', ExpirationInDays: 1, Status: 'Enabled' }),
+      ]),
+    });
+  });
+
   it('logs server access into the access log bucket', () => {
     expect(bucketProperties().LoggingConfiguration).toMatchObject({
       DestinationBucketName: { Ref: expect.stringMatching(/^AccessLogs/) },
@@ -256,19 +264,19 @@ describe('PbsExportStack IAM', () => {
         's3:PutObject': ['jobs/'],
         's3:DeleteObject': ['jobs/'],
       },
-      plan: { 's3:GetObject': ['jobs/'], 's3:PutObject': ['jobs/', 'work/'] },
+      plan: { 's3:GetObject': ['jobs/', 'locks/'], 's3:PutObject': ['jobs/', 'locks/', 'work/'] },
       fetchShard: {
-        's3:GetObject': ['jobs/', 'work/'],
-        's3:PutObject': ['work/'],
+        's3:GetObject': ['jobs/', 'locks/', 'work/'],
+        's3:PutObject': ['locks/', 'work/'],
         's3:AbortMultipartUpload': ['work/'],
       },
       finish: {
-        's3:GetObject': ['jobs/', 'reports/', 'work/'],
-        's3:PutObject': ['jobs/', 'reports/'],
+        's3:GetObject': ['jobs/', 'locks/', 'reports/', 'work/'],
+        's3:PutObject': ['jobs/', 'locks/', 'reports/'],
         's3:AbortMultipartUpload': ['reports/'],
         's3:DeleteObject': ['reports/'],
       },
-      fail: { 's3:GetObject': ['jobs/'], 's3:PutObject': ['jobs/'] },
+      fail: { 's3:GetObject': ['jobs/', 'locks/'], 's3:PutObject': ['jobs/', 'locks/'] },
       monthlyStart: { 's3:GetObject': ['jobs/'], 's3:PutObject': ['jobs/'], 's3:DeleteObject': ['jobs/'] },
     });
   });
@@ -278,7 +286,9 @@ describe('PbsExportStack IAM', () => {
       (statement) => statement.Action === 's3:ListBucket',
     );
     expect(listing).toEqual([
-      expect.objectContaining({ Condition: { StringLike: { 's3:prefix': ['jobs/*', 'work/*'] } } }),
+      expect.objectContaining({
+        Condition: { StringLike: { 's3:prefix': ['jobs/*', 'work/*', 'locks/*'] } },
+      }),
     ]);
   });
 
@@ -342,7 +352,7 @@ describe('PbsExportStack export state machine', () => {
     const flow = definitionOf('export').States[EXPORT_STATES.flow] as {
       Branches: { States: Record<string, { Retry: Record<string, unknown>[] }> }[];
     };
-    const retry = flow.Branches[0]?.States[EXPORT_STATES.plan]?.Retry ?? [];
+    const retry = flow.Branches[0]?.States[EXPORT_STATES.finish]?.Retry ?? [];
     expect(retry[0]).toEqual({ ErrorEquals: expect.arrayContaining(['ValidationError']), MaxAttempts: 0 });
     expect(retry.slice(1)).toEqual([
       expect.objectContaining({
@@ -351,6 +361,31 @@ describe('PbsExportStack export state machine', () => {
       }),
       expect.objectContaining({ ErrorEquals: ['States.TaskFailed'], BackoffRate: 3, MaxAttempts: 2 }),
     ]);
+  });
+
+  it('retries Plan on ProfileBusyError for hours, before the generic retriers', () => {
+    const flow = definitionOf('export').States[EXPORT_STATES.flow] as {
+      Branches: { States: Record<string, { Retry: Record<string, unknown>[] }> }[];
+    };
+    const retry = flow.Branches[0]?.States[EXPORT_STATES.plan]?.Retry ?? [];
+    expect(retry.map((retrier) => retrier.ErrorEquals)).toEqual([
+      expect.arrayContaining(['ValidationError']),
+      ['ProfileBusyError'],
+      expect.arrayContaining(['Lambda.ServiceException']),
+      ['States.TaskFailed'],
+    ]);
+    expect(retry[1]).toEqual({
+      ErrorEquals: ['ProfileBusyError'],
+      IntervalSeconds: 20,
+      MaxAttempts: 99,
+      BackoffRate: 1.5,
+      MaxDelaySeconds: 300,
+      JitterStrategy: 'FULL',
+    });
+  });
+
+  it('does not count ProfileBusyError as permanent, so a task that lost its slot is retried', () => {
+    expect(PERMANENT_ERRORS).not.toContain('ProfileBusyError');
   });
 
   it('invokes each function by its ARN and takes its result as the output', () => {

@@ -141,4 +141,51 @@ describe('PbsClient signing against the simulator', () => {
     expect(h.sim.requestLog.map((entry) => entry.status)).toEqual([401, 200]);
     expect(h.logger.warnings).toHaveLength(1);
   });
+
+  it('returns data for every concurrent request refused for the timestamp, correcting the clock once', async () => {
+    const h = await startHarness();
+    const client = h.client({ now: () => h.clock.now() - 600_000, requestsPerSecond: 1000, burst: 10 });
+
+    const results = await Promise.all([1, 2, 3, 4].map(() => client.defiProtocols()));
+
+    expect(results.every((names) => Array.isArray(names))).toBe(true);
+    expect(h.sim.requestLog.filter((entry) => entry.status === 401)).toHaveLength(4);
+    expect(h.logger.warnings).toHaveLength(1);
+  });
+
+  it('returns data after a key rotation by signing again with refreshed credentials, once for concurrent refusals', async () => {
+    const h = await startHarness();
+    const rotated = { apiKey: 'pk_acme_rotated_0002', apiSecret: 'sk_acme_rotated_secret_0002' };
+    const client = h.client({ requestsPerSecond: 1000, burst: 10, refreshCredentials: async () => rotated });
+    let refreshes = 0;
+    const counting = h.client({
+      requestsPerSecond: 1000,
+      burst: 10,
+      refreshCredentials: async () => {
+        refreshes += 1;
+        return rotated;
+      },
+    });
+    h.sim.rotateCredentials('acme', rotated);
+
+    await expect(client.defiProtocols()).resolves.toBeInstanceOf(Array);
+    await Promise.all([1, 2, 3].map(() => counting.defiProtocols()));
+    await counting.dateBounds();
+
+    expect(refreshes).toBe(1);
+    expect(h.sim.requestLog.at(-1)).toMatchObject({ status: 200, apiKey: rotated.apiKey });
+  });
+
+  it('throws the 401 when refreshed credentials are the ones refused, without the secret in it', async () => {
+    const h = await startHarness();
+    const p = h.profile();
+    const stale = { apiKey: p.apiKey, apiSecret: p.apiSecret };
+    const client = h.client({ refreshCredentials: async () => stale });
+    h.sim.rotateCredentials('acme', { apiKey: 'pk_acme_rotated_0003', apiSecret: 'sk_rotated_0003' });
+
+    const error = (await client.defiProtocols().catch((e: unknown) => e)) as PbsHttpError;
+
+    expect(error).toMatchObject({ status: 401, serviceCode: 'invalid_api_key', attempts: 1 });
+    expect(error.message).not.toContain(p.apiSecret);
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../errors.ts';
 import type { Column, Row } from '../table.ts';
+import { unguardFormula } from './cells.ts';
 import { writeCsv } from './csv.ts';
 import { ReportCellError } from './errors.ts';
 import { parseCsv, SlowWritable, sink, table } from './test-support.ts';
@@ -84,6 +85,25 @@ describe('writeCsv', () => {
       expect(parseCsv(text)[1]).toEqual([`'${value}`]);
     },
   );
+
+  it('returns text starting with quotes before a formula character guarded once more, so the guard can be undone', async () => {
+    const values = ['=1', "'=1", "''@x", "'plain", '-', 'a=1'];
+
+    const text = await csv(
+      [note],
+      values.map((v) => [v]),
+      { bom: false },
+    );
+
+    expect(parseCsv(text).slice(1).flat()).toEqual(["'=1", "''=1", "'''@x", "'plain", "'-", 'a=1']);
+    expect(parseCsv(text).slice(1).flat().map(unguardFormula)).toEqual(values);
+  });
+
+  it('returns control characters as sent and lone surrogates as U+FFFD', async () => {
+    const text = await csv([note], [['a\u0000b\u001b\u007fc'], ['x\ud800y']], { bom: false });
+
+    expect(parseCsv(text).slice(1).flat()).toEqual(['a\u0000b\u001b\u007fc', 'x\ufffdy']);
+  });
 
   it('returns a negative decimal verbatim, without formula guard', async () => {
     const text = await csv([amount], [['-1.25']], { bom: false });

@@ -12,6 +12,7 @@ import {
   isDecimalLiteral,
   isIntegerLiteral,
   preview,
+  wellFormed,
 } from './cells.ts';
 import { ReportCellError } from './errors.ts';
 
@@ -29,7 +30,9 @@ export interface CsvOptions {
 
 /**
  * Streams `source` as CSV into `out` and ends it (on failure `out` is destroyed with the error).
- * Header row = column keys. Text cells are guarded against formula injection (leading `'`);
+ * Header row = column keys. Text cells are guarded against formula injection (leading `'`, see
+ * `guardFormula`) and written with every character as sent, controls included (quoted where
+ * needed), except lone surrogates, which UTF-8 cannot hold (U+FFFD);
  * decimal and integer cells are validated literals written verbatim; datetimes are ISO-8601 with
  * the offset of the column's zone (`Z` for UTC); null is an empty field. Honours backpressure.
  */
@@ -45,7 +48,7 @@ export async function writeCsv(
   checkSpec(spec);
   let rows = 0;
   async function* records(): AsyncGenerator<string[]> {
-    yield spec.columns.map((column) => guardFormula(column.key));
+    yield spec.columns.map((column) => guardFormula(wellFormed(column.key)));
     for await (const row of source.rows()) {
       rows += 1;
       if (row.length !== spec.columns.length) {
@@ -107,7 +110,7 @@ function renderCell(
   if (cell === null) return '';
   switch (column.kind) {
     case 'text':
-      return guardFormula(cell);
+      return guardFormula(wellFormed(cell));
     case 'decimal':
       if (!isDecimalLiteral(cell)) {
         throw new ReportCellError(table, column.key, row, `not a decimal literal: ${preview(cell)}`);

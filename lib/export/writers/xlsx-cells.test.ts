@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { decimalFormat, isExactNumber, toSheetText } from './xlsx-cells.ts';
+import {
+  cutMarker,
+  decimalFormat,
+  encodeSheetText,
+  isExactNumber,
+  sheetTextValue,
+  toSheetText,
+  toXlsxCell,
+} from './xlsx-cells.ts';
 
 describe('isExactNumber', () => {
   it.each(['0', '-1.25', '1234567.89', '1.500000000000000000', '123456789012345'])(
@@ -28,16 +36,83 @@ describe('decimalFormat', () => {
   });
 });
 
+describe('isExactNumber beyond a spreadsheet number', () => {
+  it('returns false for an amount past the range of a number', () => {
+    const huge = `1${'0'.repeat(400)}`;
+    expect(isExactNumber(huge, Number(huge))).toBe(false);
+  });
+});
+
 describe('toSheetText', () => {
-  it('returns CR and CRLF as LF', () => {
-    expect(toSheetText('a\r\nb\rc')).toBe('a\nb\nc');
+  it('returns CR, CRLF and every control character as sent', () => {
+    expect(toSheetText('a\r\nb\rc\u0000d\u0007e\tf\u007f')).toBe('a\r\nb\rc\u0000d\u0007e\tf\u007f');
   });
 
-  it('returns text without XML-invalid control characters', () => {
-    expect(toSheetText('a\u0000b\u0007c\td')).toBe('abc\td');
+  it('returns lone surrogates as U+FFFD and keeps surrogate pairs', () => {
+    expect(toSheetText('a\ud800b\udc00c🚀')).toBe('a\ufffdb\ufffdc🚀');
   });
 
-  it('returns text cut to the 32,767 characters Excel holds', () => {
-    expect(toSheetText('x'.repeat(40_000))).toHaveLength(32_767);
+  it('returns text over 32,767 characters cut to fit, ending with a marker naming what was cut', () => {
+    const text = toSheetText('x'.repeat(40_000));
+
+    expect(text.length).toBeLessThanOrEqual(32_767);
+    expect(text).toBe(`${'x'.repeat(40_000 - 7_301)}${cutMarker(7_301)}`);
+  });
+
+  it('never cuts a surrogate pair in two', () => {
+    const text = toSheetText('🚀'.repeat(20_000));
+
+    expect(text.replace(/…\[.*$/, '')).toMatch(/^(🚀)+$/u);
+  });
+});
+
+describe('encodeSheetText', () => {
+  it('returns C0 controls but tab and LF, CR and DEL as _xHHHH_ escapes', () => {
+    expect(encodeSheetText('a\u0000b\u001b\tc\nd\re\u007f')).toBe('a_x0000_b_x001B_\tc\nd_x000D_e_x007F_');
+  });
+
+  it('escapes the underscore of text that looks like an escape, overlapping ones included', () => {
+    expect([
+      encodeSheetText('_x0041_'),
+      encodeSheetText('_x005F_x0041_'),
+      encodeSheetText('_x00ff_ x_1'),
+    ]).toEqual(['_x005F_x0041_', '_x005F_x005F_x005F_x0041_', '_x005F_x00ff_ x_1']);
+  });
+});
+
+describe('sheetTextValue', () => {
+  it('returns plain text as a string and text needing escapes, edge spaces or holding &name; as rich text', () => {
+    expect([
+      sheetTextValue('plain'),
+      sheetTextValue('a\u0001'),
+      sheetTextValue(' x'),
+      sheetTextValue('&amp;'),
+    ]).toEqual([
+      'plain',
+      { richText: [{ text: 'a_x0001_' }] },
+      { richText: [{ text: ' x' }] },
+      { richText: [{ text: '&amp;' }] },
+    ]);
+  });
+});
+
+describe('toXlsxCell beyond a spreadsheet number', () => {
+  const column = (companion: boolean) => ({
+    source: { key: 'q', header: 'Q', kind: 'decimal' as const, exact: true },
+    index: 0,
+    companion,
+    header: companion ? 'Q (exact)' : 'Q',
+  });
+
+  it('returns the exact decimal as text where no number can hold it, in the cell and its companion', () => {
+    const huge = `1${'0'.repeat(400)}`;
+    const tiny = `0.${'0'.repeat(399)}1`;
+
+    expect([huge, tiny].flatMap((d) => [toXlsxCell(d, column(false)), toXlsxCell(d, column(true))])).toEqual([
+      { value: huge },
+      { value: huge },
+      { value: tiny },
+      { value: tiny },
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import Big from 'big.js';
 import type { Cell, Column } from '../table.ts';
 import { wallClock } from '../zoned.ts';
-import { instantMillis, isDecimalLiteral, isIntegerLiteral, preview } from './cells.ts';
+import { instantMillis, isDecimalLiteral, isIntegerLiteral, preview, wellFormed } from './cells.ts';
 
 /** Excel's per-cell text limit. */
 export const MAX_CELL_TEXT = 32_767;
@@ -42,12 +42,8 @@ export function toXlsxCell(cell: Cell, column: SheetColumn): XlsxCell | string {
   if (cell === null) return { value: null };
   const { kind } = column.source;
   switch (kind) {
-    case 'text': {
-      const text = toSheetText(cell);
-      // exceljs writes plain strings as `t="str"` values, which LibreOffice trims; a one-run rich
-      // text becomes an inline string with xml:space="preserve", which keeps edge whitespace.
-      return { value: /^\s|\s$/.test(text) ? { richText: [{ text }] } : text };
-    }
+    case 'text':
+      return { value: sheetTextValue(cell) };
     case 'integer':
       if (!isIntegerLiteral(cell)) return `not an integer literal: ${preview(cell)}`;
       // Past 2^53 a number would silently change the count: keep such values as text.
@@ -55,8 +51,9 @@ export function toXlsxCell(cell: Cell, column: SheetColumn): XlsxCell | string {
     case 'decimal': {
       if (!isDecimalLiteral(cell)) return `not a decimal literal: ${preview(cell)}`;
       const value = Number(cell);
-      if (!Number.isFinite(value)) return `out of the range of a spreadsheet number: ${preview(cell)}`;
       if (column.companion) return { value: isExactNumber(cell, value) ? null : cell };
+      // Past a spreadsheet number's range (1e400, or 1e-400 which would read 0): the exact text.
+      if (!Number.isFinite(value) || (value === 0 && !/^-?[0.]+$/.test(cell))) return { value: cell };
       return { value, numFmt: decimalFormat(cell) };
     }
     case 'datetime': {
@@ -70,6 +67,7 @@ export function toXlsxCell(cell: Cell, column: SheetColumn): XlsxCell | string {
 
 /** True when `value` (= Number(decimal)) shows and round-trips as exactly `decimal` in Excel. */
 export function isExactNumber(decimal: string, value: number): boolean {
+  if (!Number.isFinite(value)) return false;
   const exact = new Big(decimal);
   return exact.c.length <= EXCEL_DIGITS && new Big(String(value)).eq(exact);
 }
@@ -82,14 +80,53 @@ export function decimalFormat(decimal: string): string {
 }
 
 /**
- * Text as XLSX can hold it: XML turns CR and CRLF into LF anyway, other C0 controls are not
- * allowed in XML 1.0 (exceljs would drop them silently), and Excel cuts cells at 32,767 chars.
- * No formula guard is needed: a string cell is never evaluated.
+ * Marker ending a text cut to fit a spreadsheet cell: how many characters are missing.
+ * The CSV report and the snapshot keep the whole text.
+ */
+export function cutMarker(missing: number): string {
+  return `…[${missing} more characters cut: a spreadsheet cell holds at most ${MAX_CELL_TEXT}]`;
+}
+
+/**
+ * The text a spreadsheet cell shows for `text`: lone surrogates become U+FFFD (see `wellFormed`),
+ * and text longer than Excel's 32,767 characters is cut to fit, ending with {@link cutMarker}
+ * (never inside a surrogate pair). Every other character, controls and CR included, is kept: the
+ * cell is written with {@link encodeSheetText} so the XML can carry it.
  */
 export function toSheetText(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
-  const clean = text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '');
-  return clean.length > MAX_CELL_TEXT ? clean.slice(0, MAX_CELL_TEXT) : clean;
+  const clean = wellFormed(text);
+  if (clean.length <= MAX_CELL_TEXT) return clean;
+  let keep = MAX_CELL_TEXT - cutMarker(clean.length).length;
+  if (/[\ud800-\udbff]/.test(clean.charAt(keep - 1))) keep -= 1;
+  return `${clean.slice(0, keep)}${cutMarker(clean.length - keep)}`;
+}
+
+/**
+ * OOXML's escape of characters XML 1.0 cannot carry (ST_Xstring): `_xHHHH_`, decoded back by
+ * Excel, LibreOffice and exceljs. Used for C0 controls except tab and LF, for CR (which XML
+ * parsers turn into LF), DEL (which exceljs drops), and for every `_` that starts text looking
+ * like an escape (`_x0041_` is written `_x005F_x0041_`, so it is not read back as `A`).
+ */
+export function encodeSheetText(text: string): string {
+  return text.replace(SHEET_ESCAPES, (match) =>
+    match === '_' ? '_x005F_' : `_x${match.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`,
+  );
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it escapes
+const SHEET_ESCAPES = /[\u0000-\u0008\u000b-\u001f\u007f]|_(?=x[0-9A-Fa-f]{4}_)/g;
+
+/**
+ * The exceljs value of a text cell. Text that needs no escape is a plain string. Text with escapes,
+ * edge whitespace or an entity-like `&name;` is a one-run rich text, which exceljs writes as an
+ * inline string (`<is><t>`, with xml:space="preserve"): there `_xHHHH_` escapes are decoded, edge
+ * whitespace is kept (LibreOffice trims plain `t="str"` values) and the text is not entity-decoded
+ * a second time (exceljs's reader turns a plain value's `&amp;` into `&`).
+ */
+export function sheetTextValue(text: string): string | { richText: { text: string }[] } {
+  const shown = toSheetText(text);
+  const encoded = encodeSheetText(shown);
+  return encoded !== shown || /^\s|\s$|&[a-z]*;/.test(shown) ? { richText: [{ text: encoded }] } : shown;
 }
 
 /** Rough display width of a cell for column sizing. */

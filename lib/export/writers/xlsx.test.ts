@@ -110,6 +110,52 @@ describe('writeXlsx', () => {
     expect(values.map((_, i) => sheet.getCell(`A${i + 2}`).text)).toEqual(values);
   });
 
+  it('returns control characters, CR, DEL, escape look-alikes and entities read back as sent', async () => {
+    const values = [
+      'a\u0000b\u0001c\u001b[0m',
+      'cr\ronly',
+      'crlf\r\nx',
+      'del\u007f',
+      '_x0041_',
+      '_x005F_x0041_',
+      '<b>&amp;</b>',
+    ];
+
+    const sheet = firstSheet(
+      await xlsx([
+        table(
+          [note],
+          values.map((v) => [v]),
+        ),
+      ]),
+    );
+
+    expect(values.map((_, i) => sheet.getCell(`A${i + 2}`).text)).toEqual(values);
+  });
+
+  it('returns a header with control characters and formula-like text read back as sent', async () => {
+    const odd: Column = { key: 'x', header: '=tab\there\u0001', kind: 'text' };
+
+    const sheet = firstSheet(await xlsx([table([odd], [])]));
+
+    expect([sheet.getCell('A1').type, sheet.getCell('A1').text]).toEqual([
+      ExcelJS.ValueType.RichText,
+      '=tab\there\u0001',
+    ]);
+  });
+
+  it('returns an amount past the range of a spreadsheet number as its exact text instead of failing', async () => {
+    const huge = `1${'0'.repeat(400)}`;
+
+    const sheet = firstSheet(await xlsx([table([amount, quantity], [[huge, huge]])]));
+
+    expect([sheet.getCell('A2').value, sheet.getCell('B2').value, sheet.getCell('C2').value]).toEqual([
+      huge,
+      huge,
+      huge,
+    ]);
+  });
+
   it('returns a bold header row of column headers', async () => {
     const sheet = firstSheet(await xlsx([table([note, amount], [])]));
 

@@ -5,7 +5,7 @@ import type { Row, TableSource } from '../table.ts';
 import { checkSpec } from './cells.ts';
 import { ReportCellError } from './errors.ts';
 import { SheetNames } from './sheet-names.ts';
-import { displayWidth, type SheetColumn, sheetColumns, toXlsxCell } from './xlsx-cells.ts';
+import { displayWidth, type SheetColumn, sheetColumns, sheetTextValue, toXlsxCell } from './xlsx-cells.ts';
 import { outputClosed, type PacingStats, type StreamInternals, XlsxPacer } from './xlsx-pacing.ts';
 
 /** Excel's 1,048,576 rows minus the header row. */
@@ -142,7 +142,7 @@ async function writeTable(
     const worksheet = workbook.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1 }] });
     worksheet.columns = widths.map((width) => ({ width }));
     worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } };
-    const header = worksheet.addRow(columns.map((column) => column.header));
+    const header = worksheet.addRow(columns.map((column) => sheetTextValue(column.header)));
     header.font = { bold: true };
     header.commit();
     const result = { name, title: spec.title, rows: 0 };

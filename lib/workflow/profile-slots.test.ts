@@ -1,0 +1,173 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type S3TestServer, startS3rver } from '../../test/support/s3.ts';
+import { captureOutput, emulateConditionalWrites } from '../../test/support/workflow.ts';
+import { parseExportRequest } from '../export/request.ts';
+import type { JobRecord, ProfileRegistry } from './contract.ts';
+import { ProfileBusyError } from './errors.ts';
+import { createJobStore, type JobStore } from './jobs.ts';
+import { createObservability, runInvocation } from './observability.ts';
+import {
+  createProfileSlots,
+  type ProfileSlots,
+  type SlotLease,
+  slotKey,
+  withProfileSlots,
+} from './profile-slots.ts';
+import { getJson } from './s3-objects.ts';
+import type { Workers } from './workers.ts';
+
+const arn = (name: string) => `arn:aws:secretsmanager:eu-central-1:123456789012:secret:pbs/${name}-AbCdEf`;
+const registry: ProfileRegistry = {
+  acme: { secretArn: arn('acme'), timeZone: 'UTC', monthly: false },
+  'acme-eu': { secretArn: arn('acme'), timeZone: 'Europe/Berlin', monthly: false },
+  demo: { secretArn: arn('demo'), timeZone: 'UTC', monthly: false },
+};
+
+let server: S3TestServer;
+let client: S3Client;
+let jobs: JobStore;
+let clock: number;
+let slots: ProfileSlots;
+beforeAll(async () => {
+  server = await startS3rver();
+  client = server.createClient();
+  emulateConditionalWrites(client, server.client);
+  jobs = createJobStore({ client, bucket: server.bucket });
+});
+afterAll(async () => {
+  await server.close();
+});
+let run = 0;
+beforeEach(() => {
+  run += 1;
+  clock = Date.parse('2026-11-22T10:00:00Z') + run * 86_400_000;
+  slots = createProfileSlots({ client, bucket: server.bucket, registry, now: () => new Date(clock) });
+});
+
+const busy = expect.objectContaining({ name: 'ProfileBusyError' });
+const lease = async (profile: string) =>
+  (await getJson<SlotLease>(client, server.bucket, slotKey(registry[profile]?.secretArn ?? '')))?.value;
+
+describe('createProfileSlots', () => {
+  it('refuses a second job while the first holds the slot, with ProfileBusyError', async () => {
+    await slots.acquire('acme', 'job-a');
+
+    await expect(slots.acquire('acme', 'job-b')).rejects.toEqual(busy);
+  });
+
+  it('shares one slot between profiles registered with the same secret', async () => {
+    await slots.acquire('acme', 'job-a');
+
+    await expect(slots.acquire('acme-eu', 'job-b')).rejects.toEqual(busy);
+    await expect(slots.acquire('demo', 'job-c')).resolves.toBeUndefined();
+  });
+
+  it('lets the holder renew it and the next job take it once released', async () => {
+    await slots.acquire('demo', 'job-a');
+    await slots.acquire('demo', 'job-a');
+    await slots.release('demo', 'job-a');
+
+    await expect(slots.acquire('demo', 'job-b')).resolves.toBeUndefined();
+    expect((await lease('demo'))?.jobId).toBe('job-b');
+  });
+
+  it('ignores a release by a job that does not hold the slot', async () => {
+    await slots.acquire('demo', 'job-a');
+    await slots.release('demo', 'job-b');
+
+    await expect(slots.acquire('demo', 'job-c')).rejects.toEqual(busy);
+  });
+
+  it('lets another job take over a lease that expired (a crashed export)', async () => {
+    await slots.acquire('demo', 'job-a');
+    clock += 31 * 60_000;
+
+    await expect(slots.acquire('demo', 'job-b')).resolves.toBeUndefined();
+  });
+
+  it('extends the lease when a task of the holder finds less than half of it left', async () => {
+    await slots.acquire('demo', 'job-a');
+    const first = (await lease('demo'))?.expiresAt;
+    clock += 16 * 60_000;
+
+    await slots.acquire('demo', 'job-a');
+
+    expect(Date.parse((await lease('demo'))?.expiresAt ?? '')).toBe(clock + 30 * 60_000);
+    expect(first).not.toBe((await lease('demo'))?.expiresAt);
+  });
+});
+
+describe('withProfileSlots', () => {
+  function job(jobId: string, profile: string): JobRecord {
+    return {
+      jobId,
+      profile,
+      request: parseExportRequest({ profile, period: '2025-01' }),
+      state: 'queued',
+      source: 'api',
+      idempotencyKey: jobId,
+      createdAt: new Date(clock).toISOString(),
+      updatedAt: new Date(clock).toISOString(),
+    };
+  }
+  const calls: string[] = [];
+  const inner: Workers = {
+    plan: async ({ jobId }) => {
+      calls.push(`plan ${jobId}`);
+      return { jobId, shards: [0] };
+    },
+    fetchShard: async ({ jobId, shard }) => ({ jobId, shard, rows: 0, totalReported: 0 }),
+    finish: async ({ jobId }) => ({ jobId, state: 'succeeded', files: 1 }),
+    fail: async ({ jobId }) => ({ jobId, state: 'failed' }),
+  };
+
+  it('does not plan a job while another job of the same secret runs, and plans it after finish', async () => {
+    const first = job(`a${run}`.padEnd(32, '0'), 'acme');
+    const second = job(`b${run}`.padEnd(32, '0'), 'acme-eu');
+    await jobs.create(first);
+    await jobs.create(second);
+    const workers = withProfileSlots(inner, slots, jobs);
+    calls.length = 0;
+
+    await workers.plan({ jobId: first.jobId });
+    await expect(workers.plan({ jobId: second.jobId })).rejects.toEqual(busy);
+    await workers.finish({ jobId: first.jobId });
+    await workers.plan({ jobId: second.jobId });
+
+    expect(calls).toEqual([`plan ${first.jobId}`, `plan ${second.jobId}`]);
+  });
+
+  it('frees the slot when the job fails', async () => {
+    const first = job(`c${run}`.padEnd(32, '0'), 'demo');
+    const second = job(`d${run}`.padEnd(32, '0'), 'demo');
+    await jobs.create(first);
+    await jobs.create(second);
+    const workers = withProfileSlots(inner, slots, jobs);
+
+    await workers.plan({ jobId: first.jobId });
+    await workers.fail({ jobId: first.jobId, error: { Error: 'Error', Cause: 'boom' } });
+
+    await expect(workers.plan({ jobId: second.jobId })).resolves.toMatchObject({ jobId: second.jobId });
+  });
+});
+
+describe('a plan task waiting for the slot', () => {
+  it('logs an info line, not an error, and still throws ProfileBusyError for the retrier', async () => {
+    const obs = createObservability('pbs-export-test');
+    const output = captureOutput();
+    let thrown: unknown;
+    try {
+      await runInvocation(obs, {}, undefined, async () => {
+        throw new ProfileBusyError('acme');
+      }).catch((error: unknown) => {
+        thrown = error;
+      });
+    } finally {
+      output.stop();
+    }
+
+    expect((thrown as Error).name).toBe('ProfileBusyError');
+    expect(output.lines().map((line) => line.level)).toEqual(['INFO']);
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * Headless LibreOffice for the fault tests, as in `test/interop/*.interop.ts`: converts files to
+ * CSV with a private user profile and reads the result back.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { parse } from 'csv-parse/sync';
+
+const run = promisify(execFile);
+
+/**
+ * CSV export filter: comma, double quote, UTF-8, raw values (not as shown), every sheet of a
+ * workbook into its own file (`<name>-<Sheet>.csv`, token 12 = -1).
+ */
+export const CSV_EXPORT_ALL_SHEETS =
+  'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1';
+
+/** CSV import filter: comma, double quote, UTF-8, from line 1, the first `columns` columns as text. */
+export function csvImportAsText(columns: number): string {
+  const formats = Array.from({ length: columns }, (_, i) => `${i + 1}/2`).join('/');
+  return `CSV:44,34,76,1,${formats}`;
+}
+
+/** CSV export filter of one sheet: comma, double quote, UTF-8, raw values (not as shown). */
+export const CSV_EXPORT = 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false';
+
+/**
+ * Converts `files` to CSV in `outdir` with one `soffice --headless --convert-to` run and returns
+ * the CSV files written, by name. `profileDir` holds LibreOffice's user profile (created on first
+ * use); `options.import` is the input filter of every file (e.g. {@link csvImportAsText}).
+ */
+export async function convertToCsv(
+  files: string | readonly string[],
+  outdir: string,
+  profileDir: string,
+  options: { export?: string; import?: string } = {},
+): Promise<Map<string, string>> {
+  await mkdir(outdir, { recursive: true });
+  await run(
+    'soffice',
+    [
+      `-env:UserInstallation=${pathToFileURL(profileDir).href}`,
+      '--headless',
+      ...(options.import ? [`--infilter=${options.import}`] : []),
+      '--convert-to',
+      options.export ?? CSV_EXPORT_ALL_SHEETS,
+      '--outdir',
+      outdir,
+      ...(typeof files === 'string' ? [files] : files),
+    ],
+    { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+  );
+  const written = new Map<string, string>();
+  for (const name of await readdir(outdir)) {
+    if (name.endsWith('.csv')) written.set(name, await readFile(join(outdir, name), 'utf8'));
+  }
+  return written;
+}
+
+/** The records of a CSV text (a leading BOM dropped), as arrays of fields. */
+export function csvRecords(text: string): string[][] {
+  return parse(text.replace(/^\ufeff/, ''), { relax_column_count: true }) as string[][];
+}
