@@ -1,11 +1,11 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type S3TestServer, startS3rver } from '../../test/support/s3.ts';
-import { captureOutput, emulateConditionalWrites } from '../../test/support/workflow.ts';
+import type { S3TestServer } from '../../test/support/s3.ts';
+import { captureOutput, startJobStoreServer } from '../../test/support/workflow.ts';
 import { parseExportRequest } from '../export/request.ts';
 import type { JobRecord, ProfileRegistry } from './contract.ts';
 import { ProfileBusyError } from './errors.ts';
-import { createJobStore, type JobStore } from './jobs.ts';
+import type { JobStore } from './jobs.ts';
 import { createObservability, runInvocation } from './observability.ts';
 import {
   createProfileSlots,
@@ -30,10 +30,7 @@ let jobs: JobStore;
 let clock: number;
 let slots: ProfileSlots;
 beforeAll(async () => {
-  server = await startS3rver();
-  client = server.createClient();
-  emulateConditionalWrites(client, server.client);
-  jobs = createJobStore({ client, bucket: server.bucket });
+  ({ server, client, jobs } = await startJobStoreServer());
 });
 afterAll(async () => {
   await server.close();

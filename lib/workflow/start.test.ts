@@ -1,20 +1,15 @@
-import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type S3TestServer, startS3rver } from '../../test/support/s3.ts';
-import { emulateConditionalWrites } from '../../test/support/workflow.ts';
+import type { S3TestServer } from '../../test/support/s3.ts';
+import { startJobStoreServer } from '../../test/support/workflow.ts';
 import { parseExportRequest } from '../export/request.ts';
 import { type ExportInput, type JobRecord, jobIdFor } from './contract.ts';
-import { createJobStore, type JobStore } from './jobs.ts';
+import type { JobStore } from './jobs.ts';
 import { QUEUED_START_GRACE_MS, startJob } from './start.ts';
 
 let server: S3TestServer;
-let client: S3Client;
 let jobs: JobStore;
 beforeAll(async () => {
-  server = await startS3rver();
-  client = server.createClient();
-  emulateConditionalWrites(client, server.client);
-  jobs = createJobStore({ client, bucket: server.bucket });
+  ({ server, jobs } = await startJobStoreServer());
 });
 afterAll(async () => {
   await server.close();

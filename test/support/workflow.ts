@@ -35,6 +35,24 @@ export function s3Error(name: string, status: number): Error {
 }
 
 /**
+ * Throws the 412 `PreconditionFailed` S3 answers when a conditional PutObject's condition
+ * (`If-None-Match: *`, `If-Match`) fails, reading the object's ETag through `probe`.
+ */
+export async function checkWriteCondition(
+  probe: S3Client,
+  input: { Bucket?: string; Key?: string; IfNoneMatch?: string; IfMatch?: string },
+): Promise<void> {
+  let etag: string | undefined;
+  try {
+    etag = (await probe.send(new HeadObjectCommand({ Bucket: input.Bucket, Key: input.Key }))).ETag;
+  } catch {
+    etag = undefined;
+  }
+  if (input.IfNoneMatch === '*' && etag !== undefined) throw s3Error('PreconditionFailed', 412);
+  if (input.IfMatch !== undefined && etag !== input.IfMatch) throw s3Error('PreconditionFailed', 412);
+}
+
+/**
  * Emulates S3 conditional writes on `client` (s3rver ignores `If-None-Match`/`If-Match`): before
  * a conditional PutObject, `probe` (another client of the same server) checks the object and a
  * failed condition is answered with a 412 PreconditionFailed, as S3 does. Not atomic: enough for
@@ -45,19 +63,27 @@ export function emulateConditionalWrites(client: S3Client, probe: S3Client): voi
     (next, context) => async (args) => {
       const input = args.input as { Bucket?: string; Key?: string; IfNoneMatch?: string; IfMatch?: string };
       if (context.commandName === 'PutObjectCommand' && (input.IfNoneMatch || input.IfMatch)) {
-        let etag: string | undefined;
-        try {
-          etag = (await probe.send(new HeadObjectCommand({ Bucket: input.Bucket, Key: input.Key }))).ETag;
-        } catch {
-          etag = undefined;
-        }
-        if (input.IfNoneMatch === '*' && etag !== undefined) throw s3Error('PreconditionFailed', 412);
-        if (input.IfMatch !== undefined && etag !== input.IfMatch) throw s3Error('PreconditionFailed', 412);
+        await checkWriteCondition(probe, input);
       }
       return next(args);
     },
     { step: 'initialize', name: 'testConditionalWrites' },
   );
+}
+
+/** s3rver with a job store over a client that emulates conditional writes. */
+export interface JobStoreServer {
+  server: S3TestServer;
+  client: S3Client;
+  jobs: JobStore;
+}
+
+/** Starts s3rver and a job store over it (close with `server.close()`). */
+export async function startJobStoreServer(): Promise<JobStoreServer> {
+  const server = await startS3rver();
+  const client = server.createClient();
+  emulateConditionalWrites(client, server.client);
+  return { server, client, jobs: createJobStore({ client, bucket: server.bucket }) };
 }
 
 /** Captures everything written to stdout and stderr (Powertools logs and EMF metrics) until `stop()`. */

@@ -9,8 +9,8 @@
  *   conditional writes of that key in flight: s3rver writes the file in place, so a read during a
  *   write can see it half written (an empty JSON body), which S3 never returns.
  */
-import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { s3Error } from '../../support/workflow.ts';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { checkWriteCondition } from '../../support/workflow.ts';
 
 /** Adds the emulation to `client`; `probe` is another client of the same server. */
 export function emulateAtomicConditionalWrites(client: S3Client, probe: S3Client): void {
@@ -50,14 +50,7 @@ export function emulateAtomicConditionalWrites(client: S3Client, probe: S3Client
       }
       if (context.commandName !== 'PutObjectCommand' || !conditional) return next(args);
       return serialise(key, async () => {
-        let etag: string | undefined;
-        try {
-          etag = (await probe.send(new HeadObjectCommand({ Bucket: input.Bucket, Key: input.Key }))).ETag;
-        } catch {
-          etag = undefined;
-        }
-        if (input.IfNoneMatch === '*' && etag !== undefined) throw s3Error('PreconditionFailed', 412);
-        if (input.IfMatch !== undefined && etag !== input.IfMatch) throw s3Error('PreconditionFailed', 412);
+        await checkWriteCondition(probe, input);
         return next(args);
       });
     },
