@@ -115,15 +115,23 @@ describe('fetchShards', () => {
     ).rejects.toBeInstanceOf(InconsistentShardError);
   });
 
-  it('accepts duplicates the service returns the same way on two attempts in a row', async () => {
-    const source = scriptedSource([[page(['a', 'a', 'b'], 3)], [page(['a', 'a', 'b'], 3)]]);
+  it('accepts duplicates the service returns the same way on three attempts in a row', async () => {
+    const same = () => [page(['a', 'a', 'b'], 3)];
+    const source = scriptedSource([same(), same(), same()]);
     const [fetched] = await fetchShards(
       source,
       [shard('s1')],
       {},
       { workDir, concurrency: 1, shardAttempts: 3, idField: 'id' },
     );
-    expect(fetched).toMatchObject({ rows: 3, attempts: 2 });
+    expect(fetched).toMatchObject({ rows: 3, attempts: 3 });
+  });
+
+  it('refuses duplicates listed the same way on only two attempts in a row', async () => {
+    const source = scriptedSource([[page(['a', 'a', 'b'], 3)], [page(['a', 'a', 'b'], 3)]]);
+    await expect(
+      fetchShards(source, [shard('s1')], {}, { workDir, concurrency: 1, shardAttempts: 2, idField: 'id' }),
+    ).rejects.toBeInstanceOf(InconsistentShardError);
   });
 
   it('refetches a shard whose listing repeated a page', async () => {

@@ -56,8 +56,8 @@ export interface FetchOptions {
   /**
    * Dotted path of the transaction id (the shape's `fields.id`). When given, an id seen twice in
    * one shard's listing makes the shard be fetched again (the data shifted between two pages),
-   * unless two attempts in a row return the very same ids in the same order (the service's own
-   * duplicates, which the snapshot drops and counts).
+   * unless {@link DUPLICATES_CONFIRMED_BY} attempts in a row return the very same ids in the same
+   * order (the service's own duplicates, which the snapshot drops and counts).
    */
   idField?: string;
   onPage?: (progress: FetchProgress) => void;
@@ -126,6 +126,13 @@ export async function fetchShards(
   }
 }
 
+/**
+ * Attempts in a row that must list the very same ids, duplicates included, before duplicates are
+ * taken as the service's own data. Two are not enough: a page shifted the same way on two
+ * attempts by chance would publish a listing that skipped items.
+ */
+export const DUPLICATES_CONFIRMED_BY = 3;
+
 async function fetchShardWithRetry(
   client: TransactionPageSource,
   shard: FetchShard,
@@ -134,12 +141,15 @@ async function fetchShardWithRetry(
   options: FetchOptions,
 ): Promise<FetchedShard> {
   let previousIds: string | null = null;
+  let sameIdsInARow = 0;
   for (let attempt = 1; ; attempt += 1) {
     try {
       const once = await fetchShardOnce(client, shard, filters, partFile, options);
-      if (once.duplicates > 0 && once.idsDigest !== previousIds) {
+      if (once.duplicates > 0) {
+        sameIdsInARow = once.idsDigest === previousIds ? sameIdsInARow + 1 : 1;
         previousIds = once.idsDigest;
-        throw new InconsistentShardError(shard.id, once.duplicates);
+        if (sameIdsInARow < DUPLICATES_CONFIRMED_BY)
+          throw new InconsistentShardError(shard.id, once.duplicates);
       }
       const { rows, totalReported } = once;
       const fetched = { shard, partFile, rows, totalReported, attempts: attempt };
