@@ -19,7 +19,7 @@ import { exportUnderFaults, recordRun } from './support/export-runs.ts';
 import { listKeys, referenceFor } from './support/fault-harness.ts';
 import { runExportMachine } from './support/machine.ts';
 import { CHILD_CONFIG_ENV, type ChildConfig } from './support/worker-child.ts';
-import { checkSucceededJob, manifestsOf, queuedJob, workersOf } from './support/workflow-runs.ts';
+import { checkSucceededJob, manifestsOf, workersOf } from './support/workflow-runs.ts';
 
 /** The crash a test injects: what a killed or timed-out invocation looks like from inside. */
 class WorkerCrash extends Error {
@@ -147,7 +147,7 @@ describe('workflow tasks when the worker dies part-way', () => {
 
   it('retries a shard task that crashed mid-fetch and publishes exactly the data', async () => {
     const reference = await referenceFor({ profile: 'acme', request });
-    const job = await queuedJob(h, request);
+    const job = await h.queueJob(request);
     let shardTasks = 0;
     const workers = workersOf(h, {
       services: wrappedServices((client) => {
@@ -175,7 +175,7 @@ describe('workflow tasks when the worker dies part-way', () => {
       changesSince: '2024-01-01',
     });
     const reference = await referenceFor({ profile: 'acme', request: withChanges });
-    const job = await queuedJob(h, withChanges);
+    const job = await h.queueJob(withChanges);
     let timelines = 0;
     const workers = workersOf(h, {
       services: wrappedServices((client) => ({
@@ -243,7 +243,7 @@ describe('workflow tasks when the worker dies part-way', () => {
 
   it('leaves no manifest when the finish process is killed mid-publish, and the retried finish publishes the data once', async () => {
     const reference = await referenceFor({ profile: 'acme', request });
-    const job = await queuedJob(h, request);
+    const job = await h.queueJob(request);
     const workers = workersOf(h);
     const plan = await workers.plan({ jobId: job.jobId });
     for (const shard of plan.shards) await workers.fetchShard({ jobId: job.jobId, shard });
@@ -265,7 +265,7 @@ describe('workflow tasks when the worker dies part-way', () => {
 
   it('leaves no part when a shard process is killed mid-fetch, and the retried shard publishes the data', async () => {
     const reference = await referenceFor({ profile: 'acme', request });
-    const job = await queuedJob(h, request);
+    const job = await h.queueJob(request);
     const workers = workersOf(h);
     const plan = await workers.plan({ jobId: job.jobId });
 

@@ -17,7 +17,7 @@ import { emulateConditionalWrites, startWorkflowHarness, type WorkflowHarness } 
 import { exportUnderFaults, recordRun } from './support/export-runs.ts';
 import { injectS3Faults, referenceFor } from './support/fault-harness.ts';
 import { runExportMachine } from './support/machine.ts';
-import { checkFailedJob, checkSucceededJob, queuedJob, workersOf } from './support/workflow-runs.ts';
+import { checkFailedJob, checkSucceededJob, workersOf } from './support/workflow-runs.ts';
 
 function envInt(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? '');
@@ -133,7 +133,7 @@ describe('workflow jobs under seeded random service and S3 faults', () => {
 
       h.simulator.setFaults(faults);
       try {
-        const job = await queuedJob(h, request);
+        const job = await h.queueJob(request);
         const run = await runExportMachine(workers, job.jobId);
         if (run.state === 'succeeded') {
           const check = await checkSucceededJob(h, job, reference);
@@ -143,7 +143,7 @@ describe('workflow jobs under seeded random service and S3 faults', () => {
           problems.push(...(await checkFailedJob(h, job)).map((p) => `failed job: ${p}`));
           h.simulator.setFaults({});
           reruns = 1;
-          const again = await queuedJob(h, request);
+          const again = await h.queueJob(request);
           const rerun = await runExportMachine(workersOf(h), again.jobId);
           const check = await checkSucceededJob(h, again, reference);
           problems.push(...check.problems.map((p) => `new job: ${p}`));

@@ -14,7 +14,7 @@ import { secretArnOf, startWorkflowHarness, type WorkflowHarness } from '../supp
 import { exportUnderFaults, recordRun } from './support/export-runs.ts';
 import { referenceFor } from './support/fault-harness.ts';
 import { runExportMachine } from './support/machine.ts';
-import { checkSucceededJob, queuedJob, workersOf } from './support/workflow-runs.ts';
+import { checkSucceededJob, workersOf } from './support/workflow-runs.ts';
 
 const YEAR = parseExportRequest({ profile: 'acme', period: '2024', formats: ['csv'] });
 
@@ -190,7 +190,7 @@ describe('workflow jobs when the credentials rotate in Secrets Manager', () => {
     const request = parseExportRequest({ profile: 'acme', period: '2024', formats: ['csv'] });
     const reference = await referenceFor({ profile: 'acme', request });
     const workers = workersOf(h);
-    const before = await queuedJob(h, request);
+    const before = await h.queueJob(request);
     expect((await runExportMachine(workers, before.jobId)).state).toBe('succeeded');
     const reads = h.secrets.commandCalls(GetSecretValueCommand).length;
     const rotated = { apiKey: 'pk_acme_rotated_7e1f', apiSecret: 'sk_acme_rotated_4c2d9b8a7f6e5d4c' };
@@ -202,7 +202,7 @@ describe('workflow jobs when the credentials rotate in Secrets Manager', () => {
     });
     h.simulator.clearLog();
 
-    const job = await queuedJob(h, request);
+    const job = await h.queueJob(request);
     const run = await runExportMachine(workers, job.jobId);
     const check = await checkSucceededJob(h, job, reference);
     recordRun('service: credentials rotated between runs', { ...check, reruns: run.retries });

@@ -16,7 +16,7 @@ import { emulateConditionalWrites, startWorkflowHarness, type WorkflowHarness } 
 import { exportUnderFaults, recordRun } from './support/export-runs.ts';
 import { injectS3Faults, readS3Run, referenceFor, type S3FaultRule } from './support/fault-harness.ts';
 import { runExportMachine } from './support/machine.ts';
-import { checkSucceededJob, jobPrefix, queuedJob, workersOf } from './support/workflow-runs.ts';
+import { checkSucceededJob, jobPrefix, workersOf } from './support/workflow-runs.ts';
 
 describe('runExport to S3 under S3 faults', () => {
   let s3: S3TestServer;
@@ -107,7 +107,7 @@ describe('workflow jobs under S3 faults', () => {
   /** Runs a job through the state machine with its workers on an S3 client failing as `rule` says. */
   async function jobUnderS3Fault(name: string, rule: (jobId: string) => S3FaultRule) {
     const reference = await referenceFor({ profile: 'acme', request });
-    const job = await queuedJob(h, request);
+    const job = await h.queueJob(request);
     const client = h.s3.createClient();
     emulateConditionalWrites(client, h.s3.client);
     const counter = injectS3Faults(client, rule(job.jobId));
@@ -151,7 +151,7 @@ describe('workflow jobs under S3 faults', () => {
   it('records the published run on retry without rewriting it, even when a rewrite would fail', async () => {
     let workbooks = 0;
     const reference = await referenceFor({ profile: 'acme', request });
-    const job = await queuedJob(h, request);
+    const job = await h.queueJob(request);
     const client = h.s3.createClient();
     emulateConditionalWrites(client, h.s3.client);
     const recordFault = injectS3Faults(

@@ -1,19 +1,12 @@
 import { createHash } from 'node:crypto';
-import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createFailHandler } from '../../functions/export-fail.ts';
 import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
 import { createFinishHandler } from '../../functions/export-finish.ts';
 import { createPlanHandler } from '../../functions/export-plan.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
-import { type FailInput, type JobRecord, jobIdFor, KEYS } from '../../lib/workflow/contract.ts';
-import {
-  captureOutput,
-  loadEvent,
-  NOW,
-  startWorkflowHarness,
-  type WorkflowHarness,
-} from '../support/workflow.ts';
+import { type FailInput, KEYS } from '../../lib/workflow/contract.ts';
+import { captureOutput, loadEvent, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 
 let h: WorkflowHarness;
 beforeAll(async () => {
@@ -22,31 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.close();
 });
-
-let counter = 0;
-/** Creates a queued job (as the API would) and returns it. */
-async function queuedJob(request: Record<string, unknown>): Promise<JobRecord> {
-  counter += 1;
-  const parsed = parseExportRequest(request);
-  const key = `test-${counter}`;
-  const job: JobRecord = {
-    jobId: jobIdFor(parsed.profile, key),
-    profile: parsed.profile,
-    request: parsed,
-    state: 'queued',
-    source: 'api',
-    idempotencyKey: key,
-    createdAt: NOW.toISOString(),
-    updatedAt: NOW.toISOString(),
-  };
-  await h.jobs.create(job);
-  return job;
-}
-
-async function keysUnder(prefix: string): Promise<string[]> {
-  const page = await h.s3.client.send(new ListObjectsV2Command({ Bucket: h.bucket, Prefix: prefix }));
-  return (page.Contents ?? []).map((object) => object.Key ?? '').sort();
-}
 
 /** Runs plan → every shard → finish as the state machine would. */
 async function runAll(jobId: string) {
@@ -61,16 +29,16 @@ async function runAll(jobId: string) {
 
 describe('export-plan handler', () => {
   it('returns one shard index per planned shard and writes the plan', async () => {
-    const job = await queuedJob({ profile: 'acme', period: '2025', formats: ['csv'] });
+    const job = await h.queueJob({ profile: 'acme', period: '2025', formats: ['csv'] });
 
     const output = await createPlanHandler(h.workerContext())({ jobId: job.jobId });
 
     expect(output).toEqual({ jobId: job.jobId, shards: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] });
-    expect(await keysUnder(`work/${job.jobId}/`)).toEqual([KEYS.plan(job.jobId)]);
+    expect(await h.keysUnder(`work/${job.jobId}/`)).toEqual([KEYS.plan(job.jobId)]);
   });
 
   it('marks the job running', async () => {
-    const job = await queuedJob({ profile: 'acme', period: '2025-03' });
+    const job = await h.queueJob({ profile: 'acme', period: '2025-03' });
 
     await createPlanHandler(h.workerContext())({ jobId: job.jobId });
 
@@ -93,18 +61,18 @@ describe('export-plan handler', () => {
 
 describe('export-fetch-shard handler', () => {
   it('uploads the shard part and returns its row count', async () => {
-    const job = await queuedJob({ profile: 'acme', period: '2025-06', formats: ['csv'] });
+    const job = await h.queueJob({ profile: 'acme', period: '2025-06', formats: ['csv'] });
     await createPlanHandler(h.workerContext())({ jobId: job.jobId });
 
     const output = await createFetchShardHandler(h.workerContext())({ jobId: job.jobId, shard: 0 });
 
     expect(output.rows).toBeGreaterThan(0);
     expect(output).toEqual({ jobId: job.jobId, shard: 0, rows: output.rows, totalReported: output.rows });
-    expect(await keysUnder(`work/${job.jobId}/parts/`)).toEqual([KEYS.part(job.jobId, 0)]);
+    expect(await h.keysUnder(`work/${job.jobId}/parts/`)).toEqual([KEYS.part(job.jobId, 0)]);
   });
 
   it('rejects a shard index the plan does not have', async () => {
-    const job = await queuedJob({ profile: 'acme', period: '2025-06' });
+    const job = await h.queueJob({ profile: 'acme', period: '2025-06' });
     await createPlanHandler(h.workerContext())({ jobId: job.jobId });
 
     await expect(
@@ -115,14 +83,14 @@ describe('export-fetch-shard handler', () => {
 
 describe('export-finish handler', () => {
   it('publishes the reports and manifest under reports/ after plan and every shard', async () => {
-    const job = await queuedJob({ profile: 'acme', period: '2025', formats: ['csv', 'xlsx'] });
+    const job = await h.queueJob({ profile: 'acme', period: '2025', formats: ['csv', 'xlsx'] });
 
     const { finish } = await runAll(job.jobId);
 
     const stored = await h.jobs.require(job.jobId);
     const prefix = stored.result?.prefix ?? '';
     expect(prefix).toMatch(/^reports\/acme\/2025\/20261122T100000Z-[0-9a-f]{6}$/);
-    const names = (await keysUnder(`${prefix}/`)).map((key) => key.slice(prefix.length + 1));
+    const names = (await h.keysUnder(`${prefix}/`)).map((key) => key.slice(prefix.length + 1));
     expect(names).toEqual([
       'acme_2025.xlsx',
       'acme_2025_movements.csv',
@@ -136,7 +104,7 @@ describe('export-finish handler', () => {
   });
 
   it('marks the job succeeded with files whose counts match the fetched rows', async () => {
-    const job = await queuedJob({ profile: 'acme', period: '2025', formats: ['csv'] });
+    const job = await h.queueJob({ profile: 'acme', period: '2025', formats: ['csv'] });
 
     const { shards } = await runAll(job.jobId);
 
@@ -149,7 +117,7 @@ describe('export-finish handler', () => {
   });
 
   it('records the manifest with the sha256 of its stored bytes', async () => {
-    const job = await queuedJob({ profile: 'acme', period: '2025-02', formats: ['csv'] });
+    const job = await h.queueJob({ profile: 'acme', period: '2025-02', formats: ['csv'] });
     await runAll(job.jobId);
     const manifest = (await h.jobs.require(job.jobId)).result?.files.find(
       (file) => file.name === 'manifest.json',
@@ -162,7 +130,7 @@ describe('export-finish handler', () => {
   });
 
   it('rejects a job whose plan was never written', async () => {
-    const job = await queuedJob({ profile: 'acme', period: '2025-02' });
+    const job = await h.queueJob({ profile: 'acme', period: '2025-02' });
 
     await expect(createFinishHandler(h.workerContext())({ jobId: job.jobId })).rejects.toMatchObject({
       name: 'WorkFileError',
@@ -178,7 +146,7 @@ describe('export-fail handler', () => {
   });
 
   it('marks the job failed with the reason from the Lambda error', async () => {
-    const job = await queuedJob({ profile: 'acme', period: '2025-04' });
+    const job = await h.queueJob({ profile: 'acme', period: '2025-04' });
     const event: FailInput = {
       jobId: job.jobId,
       error: {
@@ -200,7 +168,7 @@ describe('export-fail handler', () => {
   });
 
   it('keeps the secret out of the reason even when the cause quotes it', async () => {
-    const job = await queuedJob({ profile: 'acme', period: '2025-05' });
+    const job = await h.queueJob({ profile: 'acme', period: '2025-05' });
     const event = { ...(await loadEvent<FailInput>('fail-input.json')), jobId: job.jobId };
     const secret = h.simulator.profiles.find((p) => p.name === 'acme')?.apiSecret as string;
     expect(event.error?.Cause).toContain(secret);
@@ -213,7 +181,7 @@ describe('export-fail handler', () => {
   });
 
   it('leaves a succeeded job succeeded', async () => {
-    const job = await queuedJob({ profile: 'empty', period: '2025-05', formats: ['csv'] });
+    const job = await h.queueJob({ profile: 'empty', period: '2025-05', formats: ['csv'] });
     await runAll(job.jobId);
 
     await createFailHandler(h.workerContext())({ jobId: job.jobId, error: { Error: 'States.Timeout' } });
@@ -222,7 +190,7 @@ describe('export-fail handler', () => {
   });
 
   it('logs JSON lines carrying the jobId and profile', async () => {
-    const job = await queuedJob({ profile: 'acme', period: '2025-07' });
+    const job = await h.queueJob({ profile: 'acme', period: '2025-07' });
     output = captureOutput();
 
     await createFailHandler(h.workerContext())({ jobId: job.jobId, error: { Error: 'States.Timeout' } });
@@ -241,8 +209,8 @@ describe('export-fail handler', () => {
 describe('export workers output', () => {
   it('never contain the API secret in logs, errors or job records', async () => {
     const secret = h.simulator.profiles.find((p) => p.name === 'acme')?.apiSecret as string;
-    const job = await queuedJob({ profile: 'acme', period: '2025-08', formats: ['csv'] });
-    const failing = await queuedJob({ profile: 'acme', period: '2025-09', formats: ['csv'] });
+    const job = await h.queueJob({ profile: 'acme', period: '2025-08', formats: ['csv'] });
+    const failing = await h.queueJob({ profile: 'acme', period: '2025-09', formats: ['csv'] });
     const output = captureOutput();
     let text: string;
     let failure: unknown;

@@ -5,7 +5,7 @@
  * inline Map as declared, and the monthly Distributed Map as an inline map over its ItemsPath
  * (no batching or result writing: those are asserted on the template in stack.test.ts).
  */
-import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFailHandler } from '../../functions/export-fail.ts';
 import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
@@ -13,10 +13,9 @@ import { createFinishHandler } from '../../functions/export-finish.ts';
 import { createPlanHandler } from '../../functions/export-plan.ts';
 import { createMonthlyStartHandler } from '../../functions/monthly-start.ts';
 import { EXPORT_STATES, MONTHLY_STATES } from '../../infra/state-machines.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
-import { type JobRecord, jobIdFor, KEYS } from '../../lib/workflow/contract.ts';
+import { type JobRecord, KEYS } from '../../lib/workflow/contract.ts';
 import type { WorkerContext } from '../../lib/workflow/handlers.ts';
-import { captureOutput, NOW, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
+import { captureOutput, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 import { functionLogicalId, logicalIdOf, stateMachineDefinition, synthesize, TEST_ENV } from './support.ts';
 
 // aws-local-stepfunctions 3.0.0 (the only version on the registry here) calls Promise.withResolvers,
@@ -180,37 +179,13 @@ function runExport(jobId: string, context: WorkerContext): Promise<Execution> {
   return execute(exportDefinition, { jobId }, exportHandlers(context));
 }
 
-let jobCounter = 0;
-async function queuedJob(request: Record<string, unknown>): Promise<JobRecord> {
-  jobCounter += 1;
-  const parsed = parseExportRequest(request);
-  const key = `state-machine-test-${jobCounter}`;
-  const job: JobRecord = {
-    jobId: jobIdFor(parsed.profile, key),
-    profile: parsed.profile,
-    request: parsed,
-    state: 'queued',
-    source: 'api',
-    idempotencyKey: key,
-    createdAt: NOW.toISOString(),
-    updatedAt: NOW.toISOString(),
-  };
-  await h.jobs.create(job);
-  return job;
-}
-
-async function keysUnder(prefix: string): Promise<string[]> {
-  const page = await h.s3.client.send(new ListObjectsV2Command({ Bucket: h.bucket, Prefix: prefix }));
-  return (page.Contents ?? []).map((object) => object.Key ?? '').sort();
-}
-
 describe('export state machine, executed locally', () => {
   describe('with a healthy service', () => {
     let job: JobRecord;
     let execution: Execution;
 
     beforeAll(async () => {
-      job = await queuedJob({
+      job = await h.queueJob({
         profile: 'acme',
         period: { from: '2025-01-01', to: '2025-03-31' },
         formats: ['csv', 'xlsx'],
@@ -249,7 +224,7 @@ describe('export state machine, executed locally', () => {
 
     it('publishes the report files and the manifest in the bucket', async () => {
       const record = await h.jobs.require(job.jobId);
-      const published = await keysUnder(`${record.result?.prefix}/`);
+      const published = await h.keysUnder(`${record.result?.prefix}/`);
       const listed = (record.result?.files ?? []).map((file) => file.key).sort();
       expect(published).toEqual(listed);
       expect(published.some((key) => key.endsWith('.csv'))).toBe(true);
@@ -263,7 +238,7 @@ describe('export state machine, executed locally', () => {
     let execution: Execution;
 
     beforeAll(async () => {
-      job = await queuedJob({ profile: 'acme', period: '2025-02', formats: ['csv'] });
+      job = await h.queueJob({ profile: 'acme', period: '2025-02', formats: ['csv'] });
       h.simulator.setFaults({ serverError: { rate: 1 } });
       try {
         const services = h.servicesWith({ retry: { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0 } });
@@ -293,7 +268,7 @@ describe('export state machine, executed locally', () => {
     });
 
     it('publishes no report', async () => {
-      expect(await keysUnder('reports/acme/2025-02/')).toEqual([]);
+      expect(await h.keysUnder('reports/acme/2025-02/')).toEqual([]);
     });
   });
 });

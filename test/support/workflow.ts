@@ -5,15 +5,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
+import { parseExportRequest } from '../../lib/export/request.ts';
 import type { PbsClientConfig } from '../../lib/pbs/index.ts';
 import { startSimulator } from '../../lib/simulator/index.ts';
 import type { RunningSimulator } from '../../lib/simulator/types.ts';
-import type { ProfileRegistry } from '../../lib/workflow/contract.ts';
+import { type JobRecord, jobIdFor, type ProfileRegistry } from '../../lib/workflow/contract.ts';
 import type { ApiContext, MonthlyContext, WorkerContext } from '../../lib/workflow/handlers.ts';
 import { createJobStore, type JobStore } from '../../lib/workflow/jobs.ts';
 import { createObservability, type Observability } from '../../lib/workflow/observability.ts';
@@ -145,8 +146,14 @@ export interface WorkflowHarness {
   resetSfn(): void;
   /** StartExecution calls received by the mocked SFN client, with their inputs. */
   startCalls(): { stateMachineArn?: string; name?: string; input?: string }[];
+  /** Creates a queued job for `request` (as the API would, at {@link NOW}) and returns it. */
+  queueJob(request: Record<string, unknown>): Promise<JobRecord>;
+  /** Keys of the bucket under `prefix`, sorted. */
+  keysUnder(prefix: string): Promise<string[]>;
   close(): Promise<void>;
 }
+
+let queuedJobs = 0;
 
 /**
  * Starts the harness. Registered profiles: the simulator's `demo`, `acme` and `empty`, plus `ny`
@@ -240,6 +247,27 @@ export async function startWorkflowHarness(): Promise<WorkflowHarness> {
         const { stateMachineArn, name, input } = call.args[0].input;
         return { stateMachineArn, name, input };
       }),
+    async queueJob(input) {
+      queuedJobs += 1;
+      const request = parseExportRequest(input);
+      const key = `test-${process.pid}-${queuedJobs}`;
+      const job: JobRecord = {
+        jobId: jobIdFor(request.profile, key),
+        profile: request.profile,
+        request,
+        state: 'queued',
+        source: 'api',
+        idempotencyKey: key,
+        createdAt: NOW.toISOString(),
+        updatedAt: NOW.toISOString(),
+      };
+      await jobs.create(job);
+      return job;
+    },
+    async keysUnder(prefix) {
+      const page = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }));
+      return (page.Contents ?? []).map((object) => object.Key ?? '').sort();
+    },
     close: async () => {
       secrets.restore();
       sfn.restore();

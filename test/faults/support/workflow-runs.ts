@@ -4,32 +4,11 @@
  * files equal to the reference; a failed job's record and no manifest.
  */
 import { createHash } from 'node:crypto';
-import type { ExportRequest } from '../../../lib/export/request.ts';
 import { runPrefix } from '../../../lib/export/run.ts';
-import { type JobRecord, jobIdFor } from '../../../lib/workflow/contract.ts';
+import type { JobRecord } from '../../../lib/workflow/contract.ts';
 import { createWorkers, type WorkerDeps, type Workers } from '../../../lib/workflow/workers.ts';
 import { NOW, type WorkflowHarness } from '../../support/workflow.ts';
 import { checkFinishedRun, listKeys, type Reference, readS3Run } from './fault-harness.ts';
-
-let counter = 0;
-
-/** Creates a queued job for `request` (as the API would) and returns it. */
-export async function queuedJob(h: WorkflowHarness, request: ExportRequest): Promise<JobRecord> {
-  counter += 1;
-  const key = `faults-${process.pid}-${counter}`;
-  const job: JobRecord = {
-    jobId: jobIdFor(request.profile, key),
-    profile: request.profile,
-    request,
-    state: 'queued',
-    source: 'api',
-    idempotencyKey: key,
-    createdAt: NOW.toISOString(),
-    updatedAt: NOW.toISOString(),
-  };
-  await h.jobs.create(job);
-  return job;
-}
 
 /** The worker tasks over the harness (no waiting between retries), with overrides. */
 export function workersOf(h: WorkflowHarness, overrides: Partial<WorkerDeps> = {}): Workers {
