@@ -48,6 +48,29 @@ describe('validateTransactions', () => {
   it('throws PbsResponseError for an item that is not an object', () => {
     expect(() => validateTransactions(['x'], shape.fields, 'items', '/p')).toThrow(PbsResponseError);
   });
+
+  it('throws the schema messages for an array item, a numeric id and a date that is not finite', () => {
+    const message = (items: unknown[]) => {
+      try {
+        validateTransactions(items, shape.fields, 'items', '/p');
+      } catch (error) {
+        return [(error as PbsResponseError).field, (error as Error).message];
+      }
+      return null;
+    };
+
+    expect(message([[]])).toEqual(['items[0]', expect.stringContaining('expected object')]);
+    expect(message([tx({ id: 7 })])).toEqual(['items[0].id', expect.stringContaining('expected string')]);
+    expect(message([tx({ date: Number.NaN })])[0]).toBe('items[0].date');
+    expect(message([tx({ date: Number.POSITIVE_INFINITY })])[0]).toBe('items[0].date');
+    expect(message([tx({ date: null })])[0]).toBe('items[0].date');
+  });
+
+  it('returns items whose date is epoch milliseconds or a parseable string of another form', () => {
+    const items = [tx({ date: 0 }), tx({ date: '2025-03-14' })];
+
+    expect(validateTransactions(items, shape.fields, 'items', '/p')).toBe(items);
+  });
 });
 
 describe('validateIdRecords', () => {

@@ -7,6 +7,7 @@ import type { ServiceShape, TransactionFieldMap } from './shape.ts';
 // Loose objects: unknown fields pass through untouched; nothing is transformed or dropped.
 const recordSchema = z.looseObject({});
 const idRecordSchema = z.looseObject({ id: z.string() });
+const stringSchema = z.string();
 const instantText = z.string().refine((text) => !Number.isNaN(Date.parse(text)), 'not a parseable date');
 const instantSchema = z.union([instantText, z.number().finite()]);
 const boundSchema = z.union([z.null(), instantText]);
@@ -48,6 +49,10 @@ export function validateIdRecords(
 /**
  * Checks that every item is an object with a string id and a parseable date at the mapped field
  * paths. `deletedPath`, when given, exempts deleted timeline items from the date check.
+ *
+ * The common valid item is checked with plain JS; only an item that fails those checks goes
+ * through the zod schemas, which build the error (so messages and paths are zod's). The plain
+ * checks accept nothing the schemas refuse.
  */
 export function validateTransactions(
   items: unknown[],
@@ -56,17 +61,42 @@ export function validateTransactions(
   path: string,
   deletedPath?: string,
 ): RawTransaction[] {
-  items.forEach((item, index) => {
-    const at = `${label(itemsPath)}[${index}]`;
-    const record = recordSchema.safeParse(item);
-    if (!record.success) fail(path, at, record.error.issues[0], 'expected an object');
-    const id = z.string().safeParse(getPath(item, fields.id));
-    if (!id.success) fail(path, `${at}.${fields.id}`, id.error.issues[0], 'expected a string');
-    if (deletedPath !== undefined && getPath(item, deletedPath) === true) return;
-    const date = instantSchema.safeParse(getPath(item, fields.date));
-    if (!date.success) fail(path, `${at}.${fields.date}`, date.error.issues[0], 'expected a date');
-  });
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index];
+    if (!plainValidTransaction(item, fields, deletedPath)) {
+      failTransaction(item, index, fields, itemsPath, path, deletedPath);
+    }
+  }
   return items as RawTransaction[];
+}
+
+/** What the zod path below accepts, for the common case, without building any schema. */
+function plainValidTransaction(item: unknown, fields: TransactionFieldMap, deletedPath?: string): boolean {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return false;
+  if (typeof getPath(item, fields.id) !== 'string') return false;
+  if (deletedPath !== undefined && getPath(item, deletedPath) === true) return true;
+  const date = getPath(item, fields.date);
+  if (typeof date === 'string') return !Number.isNaN(Date.parse(date));
+  return typeof date === 'number' && Number.isFinite(date);
+}
+
+/** Throws the error zod gives for an item the plain checks refused (returns if zod accepts it). */
+function failTransaction(
+  item: unknown,
+  index: number,
+  fields: TransactionFieldMap,
+  itemsPath: string | null,
+  path: string,
+  deletedPath?: string,
+): void {
+  const at = `${label(itemsPath)}[${index}]`;
+  const record = recordSchema.safeParse(item);
+  if (!record.success) fail(path, at, record.error.issues[0], 'expected an object');
+  const id = stringSchema.safeParse(getPath(item, fields.id));
+  if (!id.success) fail(path, `${at}.${fields.id}`, id.error.issues[0], 'expected a string');
+  if (deletedPath !== undefined && getPath(item, deletedPath) === true) return;
+  const date = instantSchema.safeParse(getPath(item, fields.date));
+  if (!date.success) fail(path, `${at}.${fields.date}`, date.error.issues[0], 'expected a date');
 }
 
 /** Reads the date-bounds response: each bound a string instant or null. */
