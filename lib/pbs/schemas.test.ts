@@ -61,9 +61,9 @@ describe('validateTransactions', () => {
 
     expect(message([[]])).toEqual(['items[0]', expect.stringContaining('expected object')]);
     expect(message([tx({ id: 7 })])).toEqual(['items[0].id', expect.stringContaining('expected string')]);
-    expect(message([tx({ date: Number.NaN })])[0]).toBe('items[0].date');
-    expect(message([tx({ date: Number.POSITIVE_INFINITY })])[0]).toBe('items[0].date');
-    expect(message([tx({ date: null })])[0]).toBe('items[0].date');
+    expect(message([tx({ date: Number.NaN })])?.[0]).toBe('items[0].date');
+    expect(message([tx({ date: Number.POSITIVE_INFINITY })])?.[0]).toBe('items[0].date');
+    expect(message([tx({ date: null })])?.[0]).toBe('items[0].date');
   });
 
   it('returns items whose date is epoch milliseconds or a parseable string of another form', () => {
