@@ -6,7 +6,13 @@ import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
 import { createFinishHandler } from '../../functions/export-finish.ts';
 import { createPlanHandler } from '../../functions/export-plan.ts';
 import { type FailInput, KEYS } from '../../lib/workflow/contract.ts';
-import { captureOutput, loadEvent, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
+import {
+  captureOutput,
+  loadEvent,
+  NOW,
+  startWorkflowHarness,
+  type WorkflowHarness,
+} from '../support/workflow.ts';
 
 let h: WorkflowHarness;
 beforeAll(async () => {
@@ -89,7 +95,8 @@ describe('export-finish handler', () => {
 
     const stored = await h.jobs.require(job.jobId);
     const prefix = stored.result?.prefix ?? '';
-    expect(prefix).toMatch(/^reports\/acme\/2025\/20261122T100000Z-[0-9a-f]{6}$/);
+    const stamp = NOW.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+    expect(prefix).toMatch(new RegExp(`^reports/acme/2025/${stamp}-[0-9a-f]{6}$`));
     const names = (await h.keysUnder(`${prefix}/`)).map((key) => key.slice(prefix.length + 1));
     expect(names).toEqual([
       'acme_2025.xlsx',

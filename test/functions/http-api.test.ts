@@ -316,7 +316,7 @@ describe('GET /reports/{jobId}', () => {
     const { body } = await getJob(jobId);
 
     expect(body.state).toBe('succeeded');
-    expect(body.linksExpireAt).toBe('2026-11-22T10:10:00.000Z');
+    expect(body.linksExpireAt).toBe(new Date(NOW.getTime() + 10 * 60_000).toISOString());
     const transactions = body.files.find(
       (file: { name: string }) => file.name === 'acme_2025-10_transactions.csv',
     );

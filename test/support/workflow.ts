@@ -119,8 +119,11 @@ export const secretArnOf = (profile: string) =>
   `arn:aws:secretsmanager:eu-central-1:123456789012:secret:pbs/${profile}-AbCdEf`;
 /** ARN of the mocked export state machine. */
 export const STATE_MACHINE_ARN = 'arn:aws:states:eu-central-1:123456789012:stateMachine:pbs-export';
-/** The clock of every test: 2026-11-22 10:00 UTC. */
-export const NOW = new Date('2026-11-22T10:00:00.000Z');
+/**
+ * The clock of every test: the minute the suite started. Not a fixed date: s3rver checks a
+ * presigned link's expiry against the real time, so links signed at a fixed past date expire.
+ */
+export const NOW = new Date(Math.floor(Date.now() / 60_000) * 60_000);
 
 /** Everything a workflow test needs, wired like production but on loopback and mocks. */
 export interface WorkflowHarness {

@@ -19,8 +19,11 @@ import { startSimulator } from '../../../lib/simulator/index.ts';
 import type { SimulatedProfile, SimulatorOptions } from '../../../lib/simulator/types.ts';
 import { createLocalSink } from '../../../lib/storage/index.ts';
 
-/** The clock of every fault test's export. */
-export const FAULT_NOW = new Date('2026-11-22T10:00:00.000Z');
+/**
+ * The clock of every fault test's export: the minute the suite started (s3rver checks the expiry
+ * of presigned links against the real time).
+ */
+export const FAULT_NOW = new Date(Math.floor(Date.now() / 60_000) * 60_000);
 
 /** The GAPS.md default shape with small pages, so faults hit many requests. */
 export function smallPages(pageSize: number): ServiceShapeOverrides {
