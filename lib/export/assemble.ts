@@ -1,21 +1,42 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { PbsExportError } from '../errors.ts';
 import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
 import { getPath } from '../pbs/path.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
-import type { FetchedShard } from './fetch.ts';
+import type { FetchedShard, FetchShard } from './fetch.ts';
 import { createNdjsonWriter, readNdjsonLines, type SnapshotHeader, type SnapshotRecord } from './snapshot.ts';
 
+/** Shards still being fetched: each one's part file as soon as it is complete. */
+export interface ShardsInFlight {
+  shards: readonly FetchShard[];
+  /** Resolves once shard `index` is fetched in full; rejects when the fetch fails. */
+  shard(index: number): Promise<FetchedShard>;
+}
+
 export interface AssembleInput {
-  header: SnapshotHeader;
+  /**
+   * The snapshot's first line. A function is called once every window is assembled (when the
+   * shards' row counts are known): the header is then written as a gzip member of its own before
+   * the records, which were compressed meanwhile (a reader of gzip sees one stream).
+   */
+  header: SnapshotHeader | (() => Promise<SnapshotHeader>);
   /** Windows in order; each transaction is kept only inside its window's `[start, end)`. */
   windows: readonly { index: number; start: Date; end: Date }[];
-  fetched: readonly FetchedShard[];
+  /** Fetched shards, or shards still being fetched: a window is assembled once its own are done. */
+  fetched: readonly FetchedShard[] | ShardsInFlight;
   fields: Pick<TransactionFieldMap, 'id' | 'date'>;
   /** Timeline items for the changes report, when requested. */
   changes?: AsyncIterable<RawTimelineItem>;
   snapshotFile: string;
-  /** Sees every record as it is written (so the reports' first pass needs no extra read). */
-  onRecord?: (record: SnapshotRecord) => void;
+  /** Sees each window's records (parsed anew on each pass) before `onRecord` sees them one by one. */
+  onWindow?: (records: Iterable<SnapshotRecord>) => void;
+  /**
+   * Sees every record as it is written (so the reports' first pass needs no extra read); a
+   * promise it returns is awaited before the next record.
+   */
+  onRecord?: (record: SnapshotRecord) => Promise<void> | undefined | void;
 }
 
 export interface AssembleResult {
@@ -29,15 +50,19 @@ export interface AssembleResult {
 
 /**
  * Writes the run's snapshot: the header, then each window's transactions deduplicated by id and
- * ordered by date then id, then the timeline items. Only one window is held in memory at a time.
+ * ordered by date then id, then the timeline items. Only one window is held in memory at a time;
+ * with shards in flight, each window is assembled as soon as its shards are fetched.
  */
 export async function assembleSnapshot(input: AssembleInput): Promise<AssembleResult> {
-  const writer = createNdjsonWriter(input.snapshotFile);
+  const deferredHeader = typeof input.header === 'function' ? input.header : null;
+  const bodyFile = deferredHeader === null ? input.snapshotFile : `${input.snapshotFile}.body`;
+  const writer = createNdjsonWriter(bodyFile);
   const result: AssembleResult = { transactions: 0, duplicates: 0, outsideWindow: 0, changes: 0 };
+  const partsOf = windowParts(input.fetched);
   try {
-    await writer.write(input.header);
+    if (deferredHeader === null) await writer.write(input.header);
     for (const window of input.windows) {
-      const parts = input.fetched.filter((fetched) => fetched.shard.window.index === window.index);
+      const parts = await partsOf(window.index);
       // Only the text is kept (parsed again when emitted): a parsed object takes several times
       // the memory of its JSON, and a dense window holds tens of thousands of them.
       const kept = new Map<string, { at: number; id: string; shard: string; line: string }>();
@@ -56,10 +81,20 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
         }
       }
       const ordered = [...kept.values()].sort((a, b) => a.at - b.at || compareText(a.id, b.id));
+      const record = (entry: (typeof ordered)[number]): SnapshotRecord => ({
+        kind: 'transaction',
+        shard: entry.shard,
+        data: JSON.parse(entry.line) as RawTransaction,
+      });
+      input.onWindow?.({
+        *[Symbol.iterator]() {
+          for (const entry of ordered) yield record(entry);
+        },
+      });
       for (const entry of ordered) {
         if (input.onRecord !== undefined) {
-          const data = JSON.parse(entry.line) as RawTransaction;
-          input.onRecord({ kind: 'transaction', shard: entry.shard, data });
+          const pending = input.onRecord(record(entry));
+          if (pending) await pending;
         }
         // The service's own JSON text goes into the snapshot as it came: exact, and not re-encoded.
         await writer.writeJson(
@@ -71,17 +106,48 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
     if (input.changes) {
       for await (const change of input.changes) {
         const record: SnapshotRecord = { kind: 'change', data: change };
-        input.onRecord?.(record);
+        const pending = input.onRecord?.(record);
+        if (pending) await pending;
         await writer.write(record);
         result.changes += 1;
       }
     }
     await writer.close();
+    if (deferredHeader !== null) await prependHeader(await deferredHeader(), bodyFile, input.snapshotFile);
   } catch (error) {
     writer.destroy();
     throw error;
   }
   return result;
+}
+
+/** The shards of each window, waiting for shards still in flight. */
+function windowParts(fetched: AssembleInput['fetched']): (window: number) => Promise<FetchedShard[]> {
+  if (Array.isArray(fetched)) {
+    const done = fetched as readonly FetchedShard[];
+    return async (window) => done.filter((part) => part.shard.window.index === window);
+  }
+  const inFlight = fetched as ShardsInFlight;
+  return (window) =>
+    Promise.all(
+      inFlight.shards.flatMap((shard, index) =>
+        shard.window.index === window ? [inFlight.shard(index)] : [],
+      ),
+    );
+}
+
+/** Writes `header` as a gzip member of its own, followed by the records' member(s), into `snapshotFile`. */
+async function prependHeader(header: SnapshotHeader, bodyFile: string, snapshotFile: string): Promise<void> {
+  const headerWriter = createNdjsonWriter(snapshotFile);
+  try {
+    await headerWriter.write(header);
+    await headerWriter.close();
+  } catch (error) {
+    headerWriter.destroy();
+    throw error;
+  }
+  await pipeline(createReadStream(bodyFile), createWriteStream(snapshotFile, { flags: 'a' }));
+  await rm(bodyFile, { force: true });
 }
 
 function compareText(a: string, b: string): number {

@@ -80,8 +80,18 @@ export interface NormalizerOptions {
 export interface Normalizer {
   /** First pass: records the extra fields of one item (its 0-based `index` improves errors). */
   observe(raw: RawTransaction, index?: number): void;
+  /**
+   * First pass from an already canonical transaction (its extras were read by `canonical`):
+   * the same columns as `observe` on its raw item, without walking the item again.
+   */
+  observeCanonical(tx: CanonicalTransaction): void;
   /** First pass over timeline items: records the extra fields of the changes report. */
   observeChange(raw: RawTimelineItem, index?: number): void;
+  /**
+   * How many extra columns have been observed so far, per report. Columns are only ever added,
+   * so two equal counts over the same observed prefix mean the same column sets.
+   */
+  extraCounts(): { transactions: number; movements: number; changes: number };
   /** Reads and validates the known fields; throws {@link TransactionDataError}. */
   canonical(raw: RawTransaction, index?: number): CanonicalTransaction;
   transactionsSpec(): TableSpec;
@@ -443,6 +453,20 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         }
       }
     },
+    observeCanonical(tx) {
+      if (frozen !== null) {
+        throw new PbsExportError('normalizer_frozen', 'observe() called after the columns were fixed');
+      }
+      for (const path in tx.extras) extraPaths.add(path);
+      for (const movement of tx.movements) {
+        for (const path in movement.extras) movementExtraPaths.add(path);
+      }
+    },
+    extraCounts: () => ({
+      transactions: extraPaths.size,
+      movements: movementExtraPaths.size,
+      changes: changeExtraPaths.size,
+    }),
     observeChange(raw, index) {
       checkObservable(raw, index);
       for (const path of Object.keys(extrasOf(raw))) changeExtraPaths.add(path);

@@ -3,6 +3,7 @@ import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Sink, StoredObject } from '../storage/sink.ts';
 import { FEE_TREATMENT } from './gains-feed.ts';
+import type { LiveOutputs } from './live-outputs.ts';
 import { MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './manifest.ts';
 import { periodLabel, periodRange } from './period.ts';
 import { observeSnapshot, type ReportModel } from './report-model.ts';
@@ -30,6 +31,8 @@ export interface PublishInput {
   model?: ReportModel;
   /** Told when removing the files of a failed run fails (the run's own error is still thrown). */
   onCleanupError?: (error: unknown) => void;
+  /** Report files the model's live tables were written to while assembling (see `LiveOutputs`). */
+  live?: LiveOutputs;
 }
 
 const CONTENT_TYPES = {
@@ -102,12 +105,23 @@ async function publishAll(input: PublishInput, attempted: string[]): Promise<Man
     }
   };
 
-  await publish(`${baseName}_snapshot.ndjson.gz`, CONTENT_TYPES.gzip, async (out) => {
-    await pipeline(createReadStream(input.snapshotFile), out);
-    return undefined;
-  });
+  /** Publishes a file written in full beforehand, as it is. */
+  const copy = (file: string, rows?: number) => async (out: Writable) => {
+    await pipeline(createReadStream(file), out);
+    return rows;
+  };
+  await publish(`${baseName}_snapshot.ndjson.gz`, CONTENT_TYPES.gzip, copy(input.snapshotFile));
   if (formats.includes('csv')) {
     for (const table of tables) {
+      const written = (await input.live?.csv(table.spec.name)) ?? null;
+      if (written !== null) {
+        await publish(
+          `${baseName}_${table.spec.name}.csv`,
+          CONTENT_TYPES.csv,
+          copy(written.file, written.rows),
+        );
+        continue;
+      }
       await publish(`${baseName}_${table.spec.name}.csv`, CONTENT_TYPES.csv, async (out) => {
         const { rows } = await writeCsv(table, out, {
           delimiter: request.csv.delimiter,
@@ -141,13 +155,21 @@ async function publishAll(input: PublishInput, attempted: string[]): Promise<Man
       : {}),
   } as const;
   if (formats.includes('xlsx')) {
-    await publish(`${baseName}.xlsx`, CONTENT_TYPES.xlsx, async (out) => {
-      const about = aboutTable({
+    const about = () =>
+      aboutTable({
         ...manifestBase,
         completedAt: input.now().toISOString(),
         files: [...files],
       });
-      const result = await writeXlsx([...tables, about], out);
+    // The live workbook's first sheet is the first table: it goes on with the others and About.
+    const written =
+      (await input.live?.workbook(async function* rest() {
+        yield* tables.slice(1);
+        yield about();
+      })) ?? null;
+    await publish(`${baseName}.xlsx`, CONTENT_TYPES.xlsx, async (out) => {
+      if (written !== null) return await copy(written.file, written.rows)(out);
+      const result = await writeXlsx([...tables, about()], out);
       return result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0);
     });
   }

@@ -7,7 +7,14 @@ import type { DateBounds, RawTimelineItem, TimelineQuery } from '../pbs/model.ts
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import type { Sink } from '../storage/sink.ts';
 import { assembleSnapshot } from './assemble.ts';
-import { type FetchedShard, type FetchProgress, fetchShards, type TransactionPageSource } from './fetch.ts';
+import {
+  type FetchedShard,
+  type FetchProgress,
+  type FetchRun,
+  startFetch,
+  type TransactionPageSource,
+} from './fetch.ts';
+import { createLiveOutputs } from './live-outputs.ts';
 import { type Manifest, publicApiBase } from './manifest.ts';
 import { type Period, periodLabel, periodRange, resolveChangesSince } from './period.ts';
 import { planShards, planWindows, resolveProtocols, type Shard, type Window } from './plan.ts';
@@ -75,7 +82,8 @@ export async function runExport(request: ExportRequest, deps: ExportDeps): Promi
   try {
     const plan = await planExport(request, deps.client);
     deps.onProgress?.({ stage: 'planned', windows: plan.windows.length, shards: plan.shards.length });
-    const fetched = await fetchShards(deps.client, plan.shards, request.filters, {
+    // Windows are assembled and rendered while later shards are still being fetched.
+    const fetching = startFetch(deps.client, plan.shards, request.filters, {
       workDir,
       concurrency: deps.concurrency ?? 4,
       shardAttempts: deps.shardAttempts ?? 3,
@@ -83,7 +91,7 @@ export async function runExport(request: ExportRequest, deps: ExportDeps): Promi
       onPage: (page) => deps.onProgress?.({ stage: 'page', ...page }),
       onShardDone: (done) => deps.onProgress?.({ stage: 'shard', shard: done.shard.id, rows: done.rows }),
     });
-    return await finishExport(request, plan, fetched, { ...deps, workDir, startedAt });
+    return await finishExport(request, plan, fetching, { ...deps, workDir, startedAt });
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
@@ -120,19 +128,22 @@ export async function planExport(
 }
 
 /**
- * The last stage of an export, once every shard is fetched: writes the snapshot (plus the
- * timeline items when the changes report is asked for), renders and publishes the reports, and
- * writes the manifest last. `deps.workDir` must exist; the caller owns it.
+ * The last stage of an export: writes the snapshot (plus the timeline items when the changes
+ * report is asked for) window by window as the shards arrive, renders the transactions and
+ * movements reports meanwhile, then the others, publishes them all and writes the manifest last.
+ * `fetched` holds every shard fetched already, or a fetch still under way. `deps.workDir` must
+ * exist; the caller owns it.
  */
 export async function finishExport(
   request: ExportRequest,
   plan: ExportPlan,
-  fetched: readonly FetchedShard[],
+  fetched: readonly FetchedShard[] | FetchRun,
   deps: ExportDeps & { workDir: string; startedAt: Date },
 ): Promise<ExportResult> {
   const runId = deps.runId ?? newRunId(deps.startedAt);
   const prefix = runPrefix(request, runId);
-  const header: SnapshotHeader = {
+  const allFetched = isFetchRun(fetched) ? fetched.done : Promise.resolve(fetched);
+  const headerOf = (shards: readonly FetchedShard[]): SnapshotHeader => ({
     kind: 'header',
     format: SNAPSHOT_FORMAT,
     request,
@@ -145,49 +156,69 @@ export async function finishExport(
       start: w.start.toISOString(),
       end: w.end.toISOString(),
     })),
-    shards: fetched.map((f) => ({
+    shards: shards.map((f) => ({
       id: f.shard.id,
       window: f.shard.window.index,
       protocol: f.shard.protocol,
       rows: f.rows,
       totalReported: f.totalReported,
     })),
-  };
+  });
   const snapshotFile = join(deps.workDir, 'snapshot.ndjson.gz');
   const changes = request.reports.includes('changes')
     ? deps.client.timeline({
         lastModifiedDate: resolveChangesSince(request.changesSince as string, request.timeZone),
       })
     : undefined;
-  const model = createReportModel(deps.fields, request, { spoolDir: deps.workDir });
-  const assembled = await assembleSnapshot({
-    header,
-    windows: plan.windows,
-    fetched,
-    fields: deps.fields,
-    snapshotFile,
-    onRecord: (record) => model.observe(record),
-    ...(changes ? { changes } : {}),
-  });
-  deps.onProgress?.({ stage: 'fetched', transactions: assembled.transactions });
-  const manifest = await publishReports({
-    snapshotFile,
-    header,
-    model,
-    sink: deps.sink,
-    prefix,
-    runId,
-    now: deps.now,
-    generator: deps.generator ?? GENERATOR,
-    counts: {
-      transactions: assembled.transactions,
-      duplicatesDropped: assembled.duplicates,
-      outsideWindowDropped: assembled.outsideWindow,
-      changes: assembled.changes,
-    },
-    onPublished: (file) => deps.onProgress?.({ stage: 'published', file: file.location, bytes: file.bytes }),
-  });
-  return { runId, prefix, manifest };
+  const live = createLiveOutputs({ formats: request.formats, csv: request.csv, workDir: deps.workDir });
+  const model = createReportModel(deps.fields, request, { spoolDir: deps.workDir, live });
+  try {
+    const assembled = await assembleSnapshot({
+      header: async () => headerOf(await allFetched),
+      windows: plan.windows,
+      fetched: isFetchRun(fetched)
+        ? { shards: plan.shards, shard: (index) => fetched.shard(index) }
+        : fetched,
+      fields: deps.fields,
+      snapshotFile,
+      onWindow: (records) => model.lookAhead(records),
+      onRecord: (record) => model.observe(record),
+      ...(changes ? { changes } : {}),
+    });
+    model.endLive();
+    deps.onProgress?.({ stage: 'fetched', transactions: assembled.transactions });
+    const header = headerOf(await allFetched);
+    const manifest = await publishReports({
+      snapshotFile,
+      header,
+      model,
+      live,
+      sink: deps.sink,
+      prefix,
+      runId,
+      now: deps.now,
+      generator: deps.generator ?? GENERATOR,
+      counts: {
+        transactions: assembled.transactions,
+        duplicatesDropped: assembled.duplicates,
+        outsideWindowDropped: assembled.outsideWindow,
+        changes: assembled.changes,
+      },
+      onPublished: (file) =>
+        deps.onProgress?.({ stage: 'published', file: file.location, bytes: file.bytes }),
+    });
+    return { runId, prefix, manifest };
+  } catch (error) {
+    await live.abort(error instanceof Error ? error : new Error(String(error)));
+    // The fetch may still be running (a window failed before the last shard came): let it settle
+    // before the caller removes the scratch folder it writes into.
+    await allFetched.catch(() => {});
+    throw error;
+  }
+}
+
+function isFetchRun(fetched: readonly FetchedShard[] | FetchRun): fetched is FetchRun {
+  return !Array.isArray(fetched);
 }
 
 /**

@@ -48,15 +48,18 @@ const MAX_UNZIPPED_SHEET_BYTES = 1 << 20;
  * `<header> (exact)` text companion filled where the number is not exact; tables longer than
  * `maxRowsPerSheet` continue on `<title> (2)`, …. The caller must be consuming `out` already.
  * Wall times cannot tell apart the two instants of a DST fall-back hour; the CSV keeps offsets.
- * Memory stays flat: rows are paced on the zip's and `out`'s drain (see `XlsxPacer`).
+ * Memory stays flat: rows are paced on the zip's and `out`'s drain (see `XlsxPacer`). `sheets`
+ * may be an async iterable, so a workbook can start before its later tables exist.
  */
 export async function writeXlsx(
-  sheets: readonly TableSource[],
+  sheets: readonly TableSource[] | AsyncIterable<TableSource>,
   out: Writable,
   options: XlsxOptions = {},
 ): Promise<XlsxResult> {
   const settings = checkOptions(options);
-  for (const source of sheets) checkSpec(source.spec);
+  // A list is checked before anything is written; tables that arrive one by one, as they come.
+  const listed = Array.isArray(sheets);
+  if (listed) for (const source of sheets) checkSpec(source.spec);
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
     stream: out,
     useSharedStrings: false,
@@ -71,7 +74,10 @@ export async function writeXlsx(
   const results: XlsxSheetResult[] = [];
   try {
     const names = new SheetNames();
-    for (const source of sheets) await writeTable(workbook, source, settings, names, pacer, results);
+    for await (const source of sheets) {
+      if (!listed) checkSpec(source.spec);
+      await writeTable(workbook, source, settings, names, pacer, results);
+    }
     await Promise.race([workbook.commit(), outFailed]);
   } catch (error) {
     // archiver may still emit into the dead pipe; the caller has the error from this promise.

@@ -1,0 +1,186 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FetchedShard } from '../../lib/export/fetch.ts';
+import { publishReports } from '../../lib/export/publish.ts';
+import { parseExportRequest } from '../../lib/export/request.ts';
+import { type ExportDeps, type ExportPlan, finishExport } from '../../lib/export/run.ts';
+import { createNdjsonWriter, readSnapshotHeader } from '../../lib/export/snapshot.ts';
+import { DEFAULT_SHAPE } from '../../lib/pbs/shape.ts';
+import { createLocalSink } from '../../lib/storage/index.ts';
+
+const jan = {
+  index: 0,
+  label: '2025-01',
+  start: new Date('2025-01-01T00:00:00Z'),
+  end: new Date('2025-02-01T00:00:00Z'),
+};
+const feb = {
+  index: 1,
+  label: '2025-02',
+  start: new Date('2025-02-01T00:00:00Z'),
+  end: new Date('2025-03-01T00:00:00Z'),
+};
+
+function tx(id: string, date: string, extra: Record<string, unknown> = {}) {
+  return {
+    id,
+    date,
+    type: 'trade',
+    category: 'swap',
+    movements: [
+      { symbol: 'ETH', amount: '-1.5', value: '-3000.10' },
+      { symbol: 'USDC', amount: '3000', value: '3000' },
+    ],
+    value: { amount: '3000.10', currency: 'USD' },
+    ...extra,
+  };
+}
+
+describe('reports rendered while the snapshot is assembled', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pbs-live-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function part(name: string, window: typeof jan, items: object[]): Promise<FetchedShard> {
+    const partFile = join(dir, `${name}.ndjson.gz`);
+    const writer = createNdjsonWriter(partFile);
+    for (const item of items) await writer.write(item);
+    await writer.close();
+    return {
+      shard: { id: name, window, protocol: null },
+      partFile,
+      rows: items.length,
+      totalReported: null,
+      attempts: 1,
+    };
+  }
+
+  /** Runs the finish stage over prepared parts, then renders the same snapshot again without the live path. */
+  async function exportBothWays(feb2: object[]) {
+    const request = parseExportRequest({
+      profile: 'demo',
+      period: { from: '2025-01-01', to: '2025-02-28' },
+      reports: ['transactions', 'movements', 'summary'],
+      formats: ['csv', 'xlsx'],
+    });
+    const plan: ExportPlan = {
+      windows: [jan, feb],
+      shards: [
+        { id: '2025-01', window: jan, protocol: null },
+        { id: '2025-02', window: feb, protocol: null },
+      ],
+    };
+    const fetched = [
+      await part('2025-01', jan, [
+        tx('a', '2025-01-03T10:00:00Z'),
+        tx('b', '2025-01-04T10:00:00Z', { memo: 'x' }),
+      ]),
+      await part('2025-02', feb, feb2),
+    ];
+    const workDir = await mkdtemp(join(dir, 'work-'));
+    const sink = createLocalSink(join(dir, 'out'));
+    const deps: ExportDeps & { workDir: string; startedAt: Date } = {
+      client: {
+        dateBounds: async () => ({ earliest: null, latest: null }),
+        defiProtocols: async () => [],
+        timeline: async function* () {},
+        transactionPages: async function* () {},
+      },
+      sink,
+      fields: DEFAULT_SHAPE.fields,
+      apiBase: 'http://127.0.0.1:1',
+      now: () => new Date('2026-11-22T10:00:00Z'),
+      runId: 'live',
+      workDir,
+      startedAt: new Date('2026-11-22T10:00:00Z'),
+    };
+    const live = await finishExport(request, plan, fetched, deps);
+    const snapshotFile = join(dir, 'out', live.prefix, 'demo_2025-01-01_2025-02-28_snapshot.ndjson.gz');
+    const rendered = await publishReports({
+      snapshotFile,
+      header: await readSnapshotHeader(snapshotFile),
+      sink,
+      prefix: 'rendered',
+      runId: 'rendered',
+      now: deps.now,
+      generator: { name: 'pbs-export', version: 'test' },
+      counts: {},
+    });
+    const read = (prefix: string, name: string) => readFile(join(dir, 'out', prefix, name), 'utf8');
+    return { live, rendered, read, workDir };
+  }
+
+  async function sheetRows(path: string): Promise<unknown[][]> {
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(path);
+    const sheet = workbook.getWorksheet('Transactions');
+    const rows: unknown[][] = [];
+    sheet?.eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
+    return rows;
+  }
+
+  for (const [name, feb2] of [
+    [
+      'with the columns of the first window',
+      [tx('c', '2025-02-02T10:00:00Z'), tx('d', '2025-02-03T10:00:00Z', { memo: 'y' })],
+    ],
+    [
+      'when a later window brings a field the first did not have',
+      [tx('c', '2025-02-02T10:00:00Z', { network: 'base' })],
+    ],
+  ] as const) {
+    it(`writes the same CSV files and Transactions sheet as a render from the snapshot, ${name}`, async () => {
+      const { live, read } = await exportBothWays([...feb2]);
+      for (const table of ['transactions', 'movements', 'summary_by_month', 'summary_by_token']) {
+        const file = `demo_2025-01-01_2025-02-28_${table}.csv`;
+        expect(await read(live.prefix, file), table).toBe(await read('rendered', file));
+      }
+      expect(await sheetRows(join(dir, 'out', live.prefix, 'demo_2025-01-01_2025-02-28.xlsx'))).toEqual(
+        await sheetRows(join(dir, 'out', 'rendered', 'demo_2025-01-01_2025-02-28.xlsx')),
+      );
+    });
+  }
+
+  it('publishes the files written during assembly when the columns held, and renders again when not', async () => {
+    const held = await exportBothWays([tx('c', '2025-02-02T10:00:00Z')]);
+    const published = await held.read(held.live.prefix, 'demo_2025-01-01_2025-02-28_transactions.csv');
+    expect(await readFile(join(held.workDir, 'live-transactions.csv'), 'utf8')).toBe(published);
+    expect(await readFile(join(held.workDir, 'live.xlsx'))).toEqual(
+      await readFile(join(dir, 'out', held.live.prefix, 'demo_2025-01-01_2025-02-28.xlsx')),
+    );
+    const changed = await exportBothWays([tx('c', '2025-02-02T10:00:00Z', { network: 'base' })]);
+    const republished = await changed.read(
+      changed.live.prefix,
+      'demo_2025-01-01_2025-02-28_transactions.csv',
+    );
+    const abandoned = await readFile(join(changed.workDir, 'live-transactions.csv'), 'utf8').catch(() => '');
+    expect(abandoned).not.toBe(republished);
+  });
+
+  it('gives a field first seen in a later window its own column in every format', async () => {
+    const { live, read } = await exportBothWays([tx('c', '2025-02-02T10:00:00Z', { network: 'base' })]);
+    const csv = await read(live.prefix, 'demo_2025-01-01_2025-02-28_transactions.csv');
+    expect(csv.split('\r\n')[0]).toMatch(/,memo,network$/);
+    expect(csv.split('\r\n')[3]).toMatch(/,,base$/);
+    const [header] = await sheetRows(join(dir, 'out', live.prefix, 'demo_2025-01-01_2025-02-28.xlsx'));
+    expect(header?.slice(-2)).toEqual(['memo', 'network']);
+  });
+
+  it('writes a snapshot whose header records every shard with its row count', async () => {
+    const { live } = await exportBothWays([tx('c', '2025-02-02T10:00:00Z')]);
+    const header = await readSnapshotHeader(
+      join(dir, 'out', live.prefix, 'demo_2025-01-01_2025-02-28_snapshot.ndjson.gz'),
+    );
+    expect(header.shards.map((s) => [s.id, s.rows])).toEqual([
+      ['2025-01', 2],
+      ['2025-02', 1],
+    ]);
+  });
+});
