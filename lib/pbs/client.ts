@@ -15,7 +15,7 @@ import type {
   TimelineQuery,
   TransactionQuery,
 } from './model.ts';
-import { type FetchJson, paginate } from './pagination.ts';
+import { type FetchJson, type PageRequestOptions, paginate } from './pagination.ts';
 import { type QueryParams, timelineParams, transactionParams } from './query.ts';
 import { createTokenBucket } from './rate-limiter.ts';
 import { withRetry } from './retry.ts';
@@ -45,8 +45,17 @@ export interface PbsClient {
   ledgers(): AsyncIterable<RawLedger>;
   /** GET /v2/transactions, every page. Throws `ValidationError` at once for an invalid query. */
   transactions(query?: TransactionQuery): AsyncIterable<RawTransaction>;
-  /** GET /v2/transactions page by page, with the service's total item count when it sends one. */
-  transactionPages(query?: TransactionQuery): AsyncIterable<Page<RawTransaction>>;
+  /**
+   * GET /v2/transactions page by page, with the service's total item count when it sends one.
+   * Every request goes through `requests.schedule` when given; with `requests.readAhead`, pages a
+   * reported total promises are requested ahead (see `PageRequestOptions`), still yielded in order.
+   */
+  transactionPages(
+    query?: TransactionQuery,
+    requests?: PageRequestOptions,
+  ): AsyncIterable<Page<RawTransaction>>;
+  /** Always true: `transactionPages` sends every request through `requests.schedule`. */
+  readonly schedulesRequests: true;
   /** The timeline endpoint, every page; deleted items are included when `lastModifiedDate` is given. */
   timeline(query?: TimelineQuery): AsyncIterable<RawTimelineItem>;
   timelinePages(query?: TimelineQuery): AsyncIterable<Page<RawTimelineItem>>;
@@ -76,12 +85,19 @@ export function createPbsClient(config: PbsClientConfig): PbsClient {
     signedPath: string,
     params: QueryParams,
     validate: (items: unknown[], path: string) => T[],
-  ) => paginate<T>({ shape, base, signedPath, params, fetchJson, validate });
+    requests: PageRequestOptions = {},
+  ) => paginate<T>({ shape, base, signedPath, params, fetchJson, validate, ...requests });
 
-  const transactionPages = (query: TransactionQuery = {}): AsyncIterable<Page<RawTransaction>> => {
+  const transactionPages = (
+    query: TransactionQuery = {},
+    requests: PageRequestOptions = {},
+  ): AsyncIterable<Page<RawTransaction>> => {
     const params = transactionParams(query, shape, cfg.logger);
-    return pages('/v2/transactions', params, (items, path) =>
-      validateTransactions(items, shape.fields, shape.itemsPath, path),
+    return pages(
+      '/v2/transactions',
+      params,
+      (items, path) => validateTransactions(items, shape.fields, shape.itemsPath, path),
+      requests,
     );
   };
 
@@ -108,6 +124,7 @@ export function createPbsClient(config: PbsClientConfig): PbsClient {
       flatten(pages('/v2/ledgers', [], (items, path) => validateIdRecords(items, shape.itemsPath, path))),
     transactions: (query) => flatten(transactionPages(query)),
     transactionPages,
+    schedulesRequests: true,
     timeline: (query) => flatten(timelinePages(query)),
     timelinePages,
     async dateBounds() {

@@ -16,6 +16,7 @@ export {
   PbsTimeoutError,
 } from './errors.ts';
 export type * from './model.ts';
+export type { PageRequestOptions, RequestScheduler } from './pagination.ts';
 export { getPath, setPath } from './path.ts';
 export {
   formatInstant,

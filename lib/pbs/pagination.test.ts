@@ -1,8 +1,15 @@
+import pLimit from 'p-limit';
 import { describe, expect, it } from 'vitest';
 import { CREDENTIALS, fakeFetch, json, type RecordedRequest } from '../../test/pbs/support.ts';
 import { PbsListingError, PbsResponseError } from './errors.ts';
 import type { Page } from './model.ts';
-import { linkTarget, paginate, parseNextLink } from './pagination.ts';
+import {
+  createReadAheadBudget,
+  linkTarget,
+  type PageRequestOptions,
+  paginate,
+  parseNextLink,
+} from './pagination.ts';
 import { type Pagination, resolveShape, type ServiceShapeOverrides } from './shape.ts';
 import { signRequest } from './signing.ts';
 import { sendSigned } from './transport.ts';
@@ -12,7 +19,8 @@ const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `a${i}` })
 
 async function collect(
   overrides: ServiceShapeOverrides,
-  handler: (request: RecordedRequest, index: number) => Response,
+  handler: (request: RecordedRequest, index: number) => Response | Promise<Response>,
+  requests: PageRequestOptions = {},
 ): Promise<{ pages: Page<unknown>[]; requests: RecordedRequest[] }> {
   const fake = fakeFetch(handler);
   const pages: Page<unknown>[] = [];
@@ -30,6 +38,7 @@ async function collect(
         nowMs: 1,
       }),
     validate: (items) => items,
+    ...requests,
   });
   for await (const page of iterable) pages.push(page);
   return { pages, requests: fake.requests };
@@ -222,6 +231,107 @@ describe('paginate, offset/limit', () => {
 
     expect(allItems(pages)).toEqual(data);
     expect(requests.map((r) => param(r, 'skip'))).toEqual(['0', '7']);
+  });
+});
+
+describe('paginate, read-ahead', () => {
+  const data = ids(11);
+  const turns = async (n: number) => {
+    for (let i = 0; i < n; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+  };
+  /** Serves `data` by page number or offset; later pages answer first; counts requests in flight. */
+  function service(shapeOf: (items: unknown[], request: RecordedRequest) => unknown) {
+    const state = { inFlight: 0, maxInFlight: 0 };
+    const handler = async (request: RecordedRequest) => {
+      state.inFlight += 1;
+      state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+      const page = Number(param(request, 'page') ?? 0);
+      await turns(12 - Math.min(page, 11));
+      state.inFlight -= 1;
+      const offset = request.url.searchParams.has('skip') ? Number(param(request, 'skip')) : (page - 1) * 2;
+      return json(shapeOf(data.slice(offset, offset + 2), request));
+    };
+    return { state, handler };
+  }
+  const pages: Pagination = {
+    style: 'page',
+    pageParam: 'page',
+    pageSizeParam: 'pageSize',
+    pageSize: 2,
+    firstPage: 1,
+    totalItemsPath: 'totalItems',
+    totalPagesPath: null,
+  };
+
+  it('requests the pages a total promises at once through the scheduler, and yields them in order', async () => {
+    const { state, handler } = service((items) => ({ items, totalItems: 11 }));
+
+    const { pages: got, requests } = await collect({ pagination: pages }, handler, {
+      schedule: pLimit(3),
+      readAhead: 4,
+    });
+
+    expect(allItems(got)).toEqual(data);
+    expect(got.map((p) => p.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(requests.map((r) => param(r, 'page'))).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(state.maxInFlight).toBe(3);
+  });
+
+  it('requests no page ahead of the budget', async () => {
+    const { state, handler } = service((items) => ({ items, totalItems: 11 }));
+
+    const { pages: got } = await collect({ pagination: pages }, handler, {
+      readAhead: 4,
+      readAheadBudget: createReadAheadBudget(1),
+    });
+
+    expect(allItems(got)).toEqual(data);
+    expect(state.maxInFlight).toBe(1);
+  });
+
+  it('requests one page at a time without a total', async () => {
+    const { state, handler } = service((items) => ({ items }));
+
+    const { pages: got } = await collect({ pagination: { ...pages, totalItemsPath: null } }, handler, {
+      schedule: pLimit(3),
+      readAhead: 4,
+    });
+
+    expect(allItems(got)).toEqual(data);
+    expect(state.maxInFlight).toBe(1);
+  });
+
+  it('still throws PbsListingError when the service returns the same page again', async () => {
+    const { handler } = service(() => ({ items: ids(2), totalItems: 11 }));
+
+    await expect(
+      collect({ pagination: pages }, handler, { schedule: pLimit(3), readAhead: 4 }),
+    ).rejects.toThrow(PbsListingError);
+  });
+
+  it('requests the offset a short page leads to when it differs from the one requested ahead', async () => {
+    const offsets: Pagination = {
+      style: 'offset',
+      offsetParam: 'skip',
+      limitParam: 'take',
+      limit: 2,
+      totalItemsPath: 'count',
+    };
+    // The page at offset 2 comes back with one item: the listing continues at 3, not 4.
+    const { handler } = service((items, request) => ({
+      items: param(request, 'skip') === '2' ? items.slice(0, 1) : items,
+      count: 11,
+    }));
+
+    const sequential = await collect({ pagination: offsets }, handler);
+    const ahead = await collect({ pagination: offsets }, handler, { schedule: pLimit(3), readAhead: 3 });
+
+    expect(allItems(ahead.pages)).toEqual(allItems(sequential.pages));
+    expect(ahead.pages.map((p) => p.index)).toEqual(sequential.pages.map((p) => p.index));
+    const skips = (r: RecordedRequest[]) => r.map((x) => param(x, 'skip'));
+    expect(skips(ahead.requests)).toEqual(expect.arrayContaining(skips(sequential.requests)));
+    expect(skips(ahead.requests)).toContain('4');
+    expect(skips(sequential.requests)).not.toContain('4');
   });
 });
 

@@ -19,7 +19,51 @@ export interface BaseLocation {
   basePathname: string;
 }
 
-export interface PaginateOptions<T> {
+/**
+ * Runs one request and resolves as it does: a request-level limiter that several listings may
+ * share, so that their requests in flight together stay bounded.
+ */
+export type RequestScheduler = <R>(request: () => Promise<R>) => Promise<R>;
+
+/** How a listing sends its page requests. */
+export interface PageRequestOptions {
+  /** Every page request goes through it (the client's rate limit still applies inside). */
+  schedule?: RequestScheduler;
+  /**
+   * Pages that may be requested ahead of the one being read, when a page-number or offset listing
+   * reports a total (the pages still to come are then known). Pages are still yielded in order,
+   * with the same checks; a prediction the listing does not follow is dropped and the page
+   * requested as it would be without read-ahead. 0 (the default): one request after another.
+   */
+  readAhead?: number;
+  /** Bounds the pages requested ahead over several listings (memory), besides `readAhead` each. */
+  readAheadBudget?: ReadAheadBudget;
+}
+
+/** Pages that may be held requested ahead at once, shared by several listings. */
+export interface ReadAheadBudget {
+  /** Takes one page of the budget; false when none is left. */
+  tryTake(): boolean;
+  /** Gives one page back: it was read, or dropped. */
+  giveBack(): void;
+}
+
+/** A {@link ReadAheadBudget} of `pages` pages. */
+export function createReadAheadBudget(pages: number): ReadAheadBudget {
+  let left = Math.max(0, Math.floor(pages));
+  return {
+    tryTake() {
+      if (left <= 0) return false;
+      left -= 1;
+      return true;
+    },
+    giveBack() {
+      left += 1;
+    },
+  };
+}
+
+export interface PaginateOptions<T> extends PageRequestOptions {
   shape: ServiceShape;
   base: BaseLocation;
   /** Endpoint path from `/v2`. */
@@ -33,7 +77,8 @@ export interface PaginateOptions<T> {
 
 /**
  * Pages through a list endpoint to the end, for every pagination style of the shape. Yields each
- * page as it arrives; throws `PbsListingError` when a page or cursor repeats (a service that
+ * page in order (with `readAhead`, later pages of a listing with a total may be requested before
+ * an earlier one is yielded); throws `PbsListingError` when a page or cursor repeats (a service that
  * would otherwise be paged forever). When a reported total ends a page-number or offset listing
  * on a full page, the next page is asked for too, to confirm it is empty: a total that is too low
  * (on a first page, say) would otherwise end the listing early without any count disagreeing.
@@ -57,63 +102,140 @@ type PageStyle = Extract<ServiceShape['pagination'], { style: 'page' }>;
 type OffsetStyle = Extract<ServiceShape['pagination'], { style: 'offset' }>;
 type CursorStyle = Extract<ServiceShape['pagination'], { style: 'cursor' }>;
 
-async function fetchPage<T>(
-  options: PaginateOptions<T>,
-  target: RequestTarget,
-): Promise<{ response: JsonResponse; items: T[] }> {
-  const response = await options.fetchJson(target);
+type Fetched<T> = { response: JsonResponse; items: T[] };
+
+async function fetchPage<T>(options: PaginateOptions<T>, target: RequestTarget): Promise<Fetched<T>> {
+  const response = await (options.schedule === undefined
+    ? options.fetchJson(target)
+    : options.schedule(() => options.fetchJson(target)));
   const raw = extractItems(response.body, options.shape.itemsPath, target.path);
   return { response, items: options.validate(raw, target.path) };
 }
 
+/**
+ * The page requests of one listing: those requested ahead, by target, and the one taken next. A
+ * page requested ahead that the listing never takes is left to settle on its own (its failure
+ * unobserved), still counted by the scheduler while in flight.
+ */
+function pageRequests<T>(options: PaginateOptions<T>) {
+  const ahead = new Map<string, Promise<Fetched<T>>>();
+  const keyOf = (target: RequestTarget) => `${target.endpoint}?${target.query}`;
+  const readAhead = Math.max(0, Math.floor(options.readAhead ?? 0));
+  const budget = options.readAheadBudget;
+  return {
+    readAhead,
+    /** Requests these targets, in order, unless already requested. */
+    prefetch(targets: readonly RequestTarget[]): void {
+      for (const target of targets) {
+        const key = keyOf(target);
+        if (ahead.has(key)) continue;
+        if (budget !== undefined && !budget.tryTake()) return;
+        const request = fetchPage(options, target);
+        request.catch(() => undefined);
+        ahead.set(key, request);
+      }
+    },
+    /** The page at `target`: the one requested ahead, or a request sent now. */
+    take(target: RequestTarget): Promise<Fetched<T>> {
+      const key = keyOf(target);
+      const request = ahead.get(key);
+      if (request === undefined) return fetchPage(options, target);
+      ahead.delete(key);
+      budget?.giveBack();
+      return request;
+    },
+    /** Forgets every page requested ahead (the listing ended or changed course). */
+    drop(): void {
+      for (let i = 0; i < ahead.size; i++) budget?.giveBack();
+      ahead.clear();
+    },
+  };
+}
+
 async function* pageNumbers<T>(options: PaginateOptions<T>, style: PageStyle): AsyncGenerator<Page<T>> {
   const repeat = repeatGuard();
-  let fetched = 0;
-  for (let index = 0; ; index++) {
-    const target = endpointTarget(options.base.baseUrl, options.signedPath, [
+  const requests = pageRequests(options);
+  const targetAt = (index: number) =>
+    endpointTarget(options.base.baseUrl, options.signedPath, [
       ...options.params,
       [style.pageParam, String(style.firstPage + index)],
       [style.pageSizeParam, String(style.pageSize)],
     ]);
-    const { response, items } = await fetchPage(options, target);
-    repeat.check(items, target.path);
-    const totalItems = readCount(response.body, style.totalItemsPath, target.path);
-    const totalPages = readCount(response.body, style.totalPagesPath, target.path);
-    yield { items, totalItems, index };
-    fetched += items.length;
-    if (items.length === 0) return;
-    const full = items.length >= style.pageSize;
-    if (totalPages !== null) {
-      if (index + 1 >= totalPages && !full) return;
-    } else if (totalItems !== null) {
-      if (fetched >= totalItems && !full) return;
-    } else if (!full) {
-      return;
+  let fetched = 0;
+  try {
+    for (let index = 0; ; index++) {
+      const target = targetAt(index);
+      const { response, items } = await requests.take(target);
+      repeat.check(items, target.path);
+      const totalItems = readCount(response.body, style.totalItemsPath, target.path);
+      const totalPages = readCount(response.body, style.totalPagesPath, target.path);
+      if (requests.readAhead > 0 && items.length > 0) {
+        // The pages the reported total still promises, up to the read-ahead.
+        const pages = totalPages ?? (totalItems === null ? null : Math.ceil(totalItems / style.pageSize));
+        if (pages !== null) {
+          const until = Math.min(pages, index + 1 + requests.readAhead);
+          const targets: RequestTarget[] = [];
+          for (let next = index + 1; next < until; next++) targets.push(targetAt(next));
+          requests.prefetch(targets);
+        }
+      }
+      yield { items, totalItems, index };
+      fetched += items.length;
+      if (items.length === 0) return;
+      const full = items.length >= style.pageSize;
+      if (totalPages !== null) {
+        if (index + 1 >= totalPages && !full) return;
+      } else if (totalItems !== null) {
+        if (fetched >= totalItems && !full) return;
+      } else if (!full) {
+        return;
+      }
     }
+  } finally {
+    requests.drop();
   }
 }
 
 async function* offsets<T>(options: PaginateOptions<T>, style: OffsetStyle): AsyncGenerator<Page<T>> {
   const repeat = repeatGuard();
-  let offset = 0;
-  for (let index = 0; ; index++) {
-    const target = endpointTarget(options.base.baseUrl, options.signedPath, [
+  const requests = pageRequests(options);
+  const targetAt = (offset: number) =>
+    endpointTarget(options.base.baseUrl, options.signedPath, [
       ...options.params,
       [style.offsetParam, String(offset)],
       [style.limitParam, String(style.limit)],
     ]);
-    const { response, items } = await fetchPage(options, target);
-    repeat.check(items, target.path);
-    const totalItems = readCount(response.body, style.totalItemsPath, target.path);
-    yield { items, totalItems, index };
-    offset += items.length;
-    if (items.length === 0) return;
-    const full = items.length >= style.limit;
-    if (totalItems !== null) {
-      if (offset >= totalItems && !full) return;
-    } else if (!full) {
-      return;
+  let offset = 0;
+  try {
+    for (let index = 0; ; index++) {
+      const target = targetAt(offset);
+      const { response, items } = await requests.take(target);
+      repeat.check(items, target.path);
+      const totalItems = readCount(response.body, style.totalItemsPath, target.path);
+      if (requests.readAhead > 0 && items.length > 0 && totalItems !== null) {
+        // The offsets the reported total still promises if pages stay full, up to the read-ahead.
+        const targets: RequestTarget[] = [];
+        for (
+          let next = offset + items.length;
+          next < totalItems && targets.length < requests.readAhead;
+          next += style.limit
+        ) {
+          targets.push(targetAt(next));
+        }
+        requests.prefetch(targets);
+      }
+      yield { items, totalItems, index };
+      offset += items.length;
+      if (items.length === 0) return;
+      const full = items.length >= style.limit;
+      if (totalItems !== null) {
+        if (offset >= totalItems && !full) return;
+      } else if (!full) {
+        return;
+      }
     }
+  } finally {
+    requests.drop();
   }
 }
 
