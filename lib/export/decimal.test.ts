@@ -4,6 +4,7 @@ import {
   absDecimal,
   addDecimal,
   compareDecimal,
+  DecimalSum,
   isDecimal,
   isZeroDecimal,
   negateDecimal,
@@ -177,5 +178,43 @@ describe('signDecimal', () => {
 describe('trimDecimal', () => {
   it('returns the value without trailing fractional zeros', () => {
     expect(trimDecimal('4205.120000')).toBe('4205.12');
+  });
+});
+
+describe('DecimalSum', () => {
+  it('equals the sum big.js computes, for any plain decimals of any scales and signs', () => {
+    fc.assert(
+      fc.property(fc.array(plainDecimal, { maxLength: 40 }), (values) => {
+        const sum = new DecimalSum();
+        for (const value of values) sum.add(value);
+        expect(sum.text()).toBe(sumDecimals(values));
+      }),
+    );
+  });
+
+  it('prints a sum that cancels out as 0 and keeps no trailing fractional zeros', () => {
+    const sum = new DecimalSum();
+    for (const value of ['0.10', '-0.1', '2.500', '-0.5']) sum.add(value);
+    expect(sum.text()).toBe('2');
+  });
+
+  it('adds amounts in exponent form exactly, and refuses text that is not a decimal', () => {
+    const sum = new DecimalSum();
+    sum.add('1e-7');
+    sum.add('-1.5E+3');
+    expect(sum.text()).toBe('-1499.9999999');
+    expect(() => sum.add('1,5')).toThrow(/not a decimal: "1,5"/);
+  });
+});
+
+describe('signDecimal and trimDecimal on plain decimals', () => {
+  it('agree with big.js for any plain decimal', () => {
+    fc.assert(
+      fc.property(plainDecimal, (value) => {
+        expect(signDecimal(value)).toBe(compareDecimal(value, '0'));
+        expect(compareDecimal(trimDecimal(value), value)).toBe(0);
+        expect(trimDecimal(value)).toBe(addDecimal(value, '0'));
+      }),
+    );
   });
 });

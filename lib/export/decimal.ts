@@ -1,6 +1,8 @@
 /**
  * Exact decimal strings: validation, normalisation and the few operations the export needs.
- * Amounts never pass through binary floating point; sums use big.js, whose addition is exact.
+ * Amounts never pass through binary floating point. Occasional arithmetic uses big.js; the running
+ * sums of the summaries, which see every amount of every transaction, add scaled BigInt integers
+ * (several times faster than big.js, measured by `npm run bench`), exact all the same.
  */
 import BigFactory from 'big.js';
 
@@ -8,6 +10,11 @@ import BigFactory from 'big.js';
 const Big = BigFactory();
 
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+/** Already plain and normal: no leading zero in the integer part, no exponent. */
+const NORMAL_PLAIN = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
+/** A plain decimal: `-?\d+(\.\d+)?`, the form every other function here prefers. */
+const PLAIN = /^(-?)(\d+)(?:\.(\d+))?$/;
+const NEGATIVE_ZERO = /^-[0.]+$/;
 
 /** Largest exponent magnitude accepted in `1e-7` forms; bounds the plain string's length. */
 export const MAX_DECIMAL_EXPONENT = 1000;
@@ -21,8 +28,11 @@ export const MAX_DECIMAL_EXPONENT = 1000;
  */
 export function parseDecimal(input: unknown): string | null {
   let text: string;
-  if (typeof input === 'string') text = input;
-  else if (typeof input === 'number' && Number.isFinite(input)) text = String(input);
+  if (typeof input === 'string') {
+    // The common case, what the service sends: already plain, nothing to convert.
+    if (NORMAL_PLAIN.test(input)) return NEGATIVE_ZERO.test(input) ? input.slice(1) : input;
+    text = input;
+  } else if (typeof input === 'number' && Number.isFinite(input)) text = String(input);
   else return null;
   const match = DECIMAL.exec(text);
   if (match === null) return null;
@@ -101,28 +111,57 @@ export function compareDecimal(a: string, b: string): -1 | 0 | 1 {
 
 /** The sign of a decimal string: -1, 0 or 1. */
 export function signDecimal(a: string): -1 | 0 | 1 {
-  return compareDecimal(a, '0');
+  if (!PLAIN.test(a)) return compareDecimal(a, '0');
+  if (/^-?[0.]+$/.test(a)) return 0;
+  return a.startsWith('-') ? -1 : 1;
 }
 
 /** Plain notation without trailing fractional zeros, for display (`4205.120000` → `4205.12`). */
 export function trimDecimal(a: string): string {
-  return plain(new Big(a));
+  if (!NORMAL_PLAIN.test(a)) return plain(new Big(a));
+  const trimmed = a.includes('.') ? a.replace(/\.?0+$/, '') : a;
+  return trimmed === '-0' ? '0' : trimmed;
+}
+
+const POWERS_OF_TEN: bigint[] = [1n];
+function tenTo(exponent: number): bigint {
+  for (let n = POWERS_OF_TEN.length; n <= exponent; n += 1)
+    POWERS_OF_TEN.push((POWERS_OF_TEN[n - 1] as bigint) * 10n);
+  return POWERS_OF_TEN[exponent] as bigint;
 }
 
 /**
- * A running exact sum. Keeps the total as a big.js number between additions, so summing many
- * amounts parses each one once and prints the total only when asked.
+ * A running exact sum: the total is an integer count of units of 10^-scale, where scale is the
+ * largest number of decimals added so far. Each amount is read once; the total is printed only
+ * when asked.
  */
 export class DecimalSum {
-  #total = new Big(0);
+  #units = 0n;
+  #scale = 0;
 
-  /** Adds an exact decimal string. */
+  /** Adds an exact decimal string (plain, or any form {@link parseDecimal} accepts). */
   add(value: string): void {
-    this.#total = this.#total.plus(value);
+    const match = PLAIN.exec(value) ?? PLAIN.exec(parseDecimal(value) ?? '');
+    if (match === null) throw new RangeError(`not a decimal: ${JSON.stringify(value.slice(0, 40))}`);
+    const fraction = match[3] ?? '';
+    let units = BigInt((match[2] as string) + fraction);
+    if (match[1] === '-') units = -units;
+    if (fraction.length > this.#scale) {
+      this.#units *= tenTo(fraction.length - this.#scale);
+      this.#scale = fraction.length;
+    } else if (fraction.length < this.#scale) {
+      units *= tenTo(this.#scale - fraction.length);
+    }
+    this.#units += units;
   }
 
   /** The sum in plain notation without trailing fractional zeros (`0` for none). */
   text(): string {
-    return plain(this.#total);
+    const negative = this.#units < 0n;
+    const digits = (negative ? -this.#units : this.#units).toString().padStart(this.#scale + 1, '0');
+    const whole = digits.slice(0, digits.length - this.#scale);
+    const fraction = digits.slice(digits.length - this.#scale).replace(/0+$/, '');
+    const text = fraction === '' ? whole : `${whole}.${fraction}`;
+    return negative && text !== '0' ? `-${text}` : text;
   }
 }
