@@ -4,12 +4,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PbsListingError } from '../pbs/errors.ts';
 import type { Page, RawTransaction, TransactionQuery } from '../pbs/model.ts';
+import { type PageRequestOptions, paginate } from '../pbs/pagination.ts';
+import { DEFAULT_SHAPE, type PagePagination } from '../pbs/shape.ts';
 import {
   type FetchShard,
   fetchShards,
   IncompleteShardError,
   InconsistentShardError,
   shardQuery,
+  startFetch,
 } from './fetch.ts';
 import { readNdjson } from './snapshot.ts';
 
@@ -38,6 +41,93 @@ const page = (ids: string[], totalItems: number | null, index = 0): Page<RawTran
   totalItems,
   index,
 });
+
+const PAGE_SIZE = 2;
+const BASE = { baseUrl: 'http://host.test', origin: 'http://host.test', basePathname: '' };
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+};
+
+interface ServedPage {
+  protocol: string;
+  page: number;
+}
+
+/**
+ * A source that schedules its requests, paging through the client's own `paginate` (page numbers
+ * with totals, PAGE_SIZE per page) over an in-memory service: each protocol has `sizes[protocol]`
+ * items `<protocol>-<n>`. Requests in flight are counted, overall and per protocol; `respond`
+ * may hold a request back before it answers (by default later pages answer first).
+ */
+function pagedSource(
+  sizes: Record<string, number>,
+  options: {
+    respond?: (request: ServedPage) => Promise<void>;
+    totalOf?: (request: ServedPage & { attempt: number }) => number;
+  } = {},
+) {
+  const state = {
+    inFlight: 0,
+    maxInFlight: 0,
+    maxInFlightOf: {} as Record<string, number>,
+    requests: [] as ServedPage[],
+    listings: 0,
+  };
+  const inFlightOf: Record<string, number> = {};
+  const respond = options.respond ?? (({ page }) => turns(10 - Math.min(page, 9)));
+  return {
+    state,
+    schedulesRequests: true as const,
+    transactionPages(
+      query: TransactionQuery,
+      requests?: PageRequestOptions,
+    ): AsyncIterable<Page<RawTransaction>> {
+      const protocol = query.protocol ?? '';
+      state.listings += 1;
+      const attempt = state.listings;
+      return paginate<RawTransaction>({
+        shape: {
+          ...DEFAULT_SHAPE,
+          pagination: { ...(DEFAULT_SHAPE.pagination as PagePagination), pageSize: PAGE_SIZE },
+        },
+        base: BASE,
+        signedPath: '/v2/transactions',
+        params: [['p', protocol]],
+        validate: (items) => items as RawTransaction[],
+        ...requests,
+        fetchJson: async (target) => {
+          const page = Number(new URLSearchParams(target.query).get('page'));
+          const request = { protocol, page };
+          state.requests.push(request);
+          state.inFlight += 1;
+          inFlightOf[protocol] = (inFlightOf[protocol] ?? 0) + 1;
+          state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+          state.maxInFlightOf[protocol] = Math.max(
+            state.maxInFlightOf[protocol] ?? 0,
+            inFlightOf[protocol] ?? 0,
+          );
+          try {
+            await respond(request);
+          } finally {
+            state.inFlight -= 1;
+            inFlightOf[protocol] = (inFlightOf[protocol] ?? 0) - 1;
+          }
+          const size = sizes[protocol] ?? 0;
+          const totalItems = options.totalOf?.({ ...request, attempt }) ?? size;
+          const ids = Array.from({ length: size }, (_, n) => `${protocol}-${n}`);
+          const items = ids
+            .slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE)
+            .map((id) => ({ id, date: '2025-01-02T00:00:00.000Z' }));
+          const body = { items, totalItems, totalPages: Math.ceil(totalItems / PAGE_SIZE) };
+          return { body, headers: new Headers(), unsignedUrl: `${target.endpoint}?${target.query}` };
+        },
+      });
+    },
+  };
+}
+
+const idsOf = (protocol: string, count: number) =>
+  Array.from({ length: count }, (_, n) => `${protocol}-${n}`);
 
 async function readIds(file: string): Promise<string[]> {
   const ids: string[] = [];
@@ -174,6 +264,144 @@ describe('fetchShards', () => {
       { workDir, concurrency: 1, shardAttempts: 1 },
     );
     expect(fetched).toMatchObject({ rows: 2, totalReported: null });
+  });
+});
+
+describe('startFetch with a source that schedules its requests', () => {
+  let workDir: string;
+  beforeEach(async () => {
+    workDir = await mkdtemp(join(tmpdir(), 'pbs-fetch-'));
+  });
+  afterEach(async () => {
+    await rm(workDir, { recursive: true, force: true });
+  });
+
+  it('requests the pages of one shard at once, never more than concurrency, and writes them in page order', async () => {
+    // 7 pages; later pages answer first.
+    const source = pagedSource({ A: 13 });
+    const [fetched] = await fetchShards(
+      source,
+      [shard('s1', 'A')],
+      {},
+      { workDir, concurrency: 3, shardAttempts: 1, idField: 'id' },
+    );
+
+    expect(source.state.maxInFlight).toBe(3);
+    expect(source.state.requests.map((r) => r.page)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(fetched).toMatchObject({ rows: 13, totalReported: 13, attempts: 1 });
+    expect(await readIds(fetched?.partFile ?? '')).toEqual(idsOf('A', 13));
+  });
+
+  it('keeps at most concurrency requests in flight over every shard of the run', async () => {
+    const sizes = { A: 9, B: 1, C: 12, D: 7, E: 0, F: 10 };
+    const source = pagedSource(sizes);
+    const shards = Object.keys(sizes).map((protocol, i) => shard(`s${i}`, protocol));
+
+    const fetched = await fetchShards(source, shards, {}, { workDir, concurrency: 4, shardAttempts: 1 });
+
+    expect(source.state.maxInFlight).toBe(4);
+    expect(Math.max(...Object.values(source.state.maxInFlightOf))).toBeGreaterThan(1);
+    expect(fetched.map((f) => f.shard.id)).toEqual(shards.map((s) => s.id));
+    for (const [i, protocol] of Object.keys(sizes).entries()) {
+      const count = sizes[protocol as keyof typeof sizes];
+      expect(fetched[i]?.rows).toBe(count);
+      expect(await readIds(fetched[i]?.partFile ?? '')).toEqual(idsOf(protocol, count));
+    }
+  });
+
+  it('fetches a shard again when its total changes between pages requested at once', async () => {
+    // The first listing's fourth page reports one item more than its first page did.
+    const source = pagedSource(
+      { A: 9 },
+      { totalOf: ({ attempt, page }) => (attempt === 1 && page === 4 ? 10 : 9) },
+    );
+    const [fetched] = await fetchShards(
+      source,
+      [shard('s1', 'A')],
+      {},
+      { workDir, concurrency: 3, shardAttempts: 2 },
+    );
+
+    expect(fetched).toMatchObject({ rows: 9, attempts: 2 });
+    expect(await readIds(fetched?.partFile ?? '')).toEqual(idsOf('A', 9));
+  });
+
+  it('resolves an early shard while a later one is still being fetched', async () => {
+    let openGate: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    // Shard B's first page waits until the test has shard A in hand.
+    const source = pagedSource({ A: 5, B: 3 }, { respond: (r) => (r.protocol === 'B' ? gate : turns(1)) });
+    const run = startFetch(
+      source,
+      [shard('s1', 'A'), shard('s2', 'B')],
+      {},
+      { workDir, concurrency: 2, shardAttempts: 1 },
+    );
+
+    const first = await run.shard(0);
+    expect(first).toMatchObject({ rows: 5 });
+    expect(source.state.inFlight).toBe(1);
+    openGate();
+    const all = await run.done;
+    expect(all[0]).toBe(first);
+    expect(await run.shard(1)).toBe(all[1]);
+  });
+
+  it('rejects every unfinished shard with the run error once the run settles, with no unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const failing = {
+        schedulesRequests: true as const,
+        async *transactionPages(query: TransactionQuery): AsyncIterable<Page<RawTransaction>> {
+          await turns(1);
+          if (query.protocol === 'A') throw new Error('service down');
+          yield page(['x'], 1);
+        },
+      };
+      const shards = ['A', 'B', 'C', 'D', 'E', 'F'].map((p, i) => shard(`s${i}`, p));
+      // A fails; the shard started in its place may finish, the last ones never start.
+      const run = startFetch(failing, shards, {}, { workDir, concurrency: 1, shardAttempts: 1 });
+
+      await expect(run.done).rejects.toThrow('service down');
+      await turns(3);
+      expect(unhandled).toEqual([]);
+      const error = await run.done.catch((e: unknown) => e);
+      const outcomes = await Promise.allSettled(shards.map((_, i) => run.shard(i)));
+      for (const outcome of outcomes) {
+        if (outcome.status === 'rejected') expect(outcome.reason).toBe(error);
+      }
+      expect(outcomes[0]).toEqual({ status: 'rejected', reason: error });
+      expect(outcomes[5]).toEqual({ status: 'rejected', reason: error });
+      await expect(run.shard(6)).rejects.toBeInstanceOf(RangeError);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('runs at most concurrency shards at once for a source that does not schedule its requests', async () => {
+    let active = 0;
+    let maxActive = 0;
+    const source = {
+      async *transactionPages(): AsyncIterable<Page<RawTransaction>> {
+        active += 1;
+        maxActive = Math.max(maxActive, active);
+        try {
+          await turns(2);
+          yield page(['a'], 1);
+        } finally {
+          active -= 1;
+        }
+      },
+    };
+    const shards = ['A', 'B', 'C', 'D', 'E'].map((p, i) => shard(`s${i}`, p));
+
+    await fetchShards(source, shards, {}, { workDir, concurrency: 2, shardAttempts: 1 });
+
+    expect(maxActive).toBe(2);
   });
 });
 

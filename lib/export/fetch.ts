@@ -4,12 +4,27 @@ import pLimit from 'p-limit';
 import { PbsExportError } from '../errors.ts';
 import { PbsListingError } from '../pbs/errors.ts';
 import type { Page, RawTransaction, TransactionQuery } from '../pbs/model.ts';
+import { createReadAheadBudget, type PageRequestOptions, type RequestScheduler } from '../pbs/pagination.ts';
 import { getPath } from '../pbs/path.ts';
 import { createNdjsonWriter } from './snapshot.ts';
 
 /** What the fetch stage needs of the service client. */
 export interface TransactionPageSource {
-  transactionPages(query: TransactionQuery): AsyncIterable<Page<RawTransaction>>;
+  /**
+   * One search, page by page in order. A source that declares {@link schedulesRequests} sends
+   * every request through `requests.schedule` and may request pages ahead (`requests.readAhead`).
+   */
+  transactionPages(
+    query: TransactionQuery,
+    requests?: PageRequestOptions,
+  ): AsyncIterable<Page<RawTransaction>>;
+  /**
+   * True when `transactionPages` sends every request through `requests.schedule`. The fetch then
+   * bounds requests, not only shards: one limiter shared by every shard keeps at most
+   * `concurrency` requests in flight, and pages a reported total promises are requested ahead.
+   * Otherwise (a source that ignores the options) each shard pages one request at a time.
+   */
+  readonly schedulesRequests?: boolean;
 }
 
 /** One unit of fetching: a date window, optionally narrowed to one protocol. */
@@ -46,7 +61,10 @@ export interface FetchProgress {
 export interface FetchOptions {
   /** Folder for the part files; one file per shard. */
   workDir: string;
-  /** Shards fetched at once. The client's rate limit still bounds requests per second. */
+  /**
+   * Requests in flight at once over all shards, and shards open at once. The client's rate limit
+   * still bounds requests per second.
+   */
   concurrency: number;
   /**
    * Whole-shard attempts when a listing is inconsistent: the fetched count disagrees with the
@@ -97,33 +115,120 @@ export class InconsistentShardError extends PbsExportError {
   }
 }
 
+/** A fetch under way: each shard's result as soon as it is fetched, and all of them. */
+export interface FetchRun {
+  /**
+   * Resolves when shard `index` (position in the `shards` argument) is fetched in full; rejects,
+   * with the run's error, once a failed run has settled. Never an unhandled rejection if unused.
+   */
+  shard(index: number): Promise<FetchedShard>;
+  /** Every shard, in shard order (what {@link fetchShards} returns). */
+  done: Promise<FetchedShard[]>;
+}
+
 /**
- * Fetches every shard with bounded concurrency, each to its own part file. A shard whose listing
- * is inconsistent (count or total disagreeing, an id twice, a repeated page) is fetched again, up
- * to `shardAttempts` times; the first shard that still fails stops the remaining ones (queued
- * ones never start) and rejects once the running ones have settled. Results come back in shard
- * order, whatever order they finished in.
+ * Pages requested ahead over the whole run, per allowed request. With as many shards open as
+ * requests allowed, each waiting on at most one page of its own, these keep the shared limiter's
+ * queue from running dry (also when fewer shards than that are left), while the pages held in
+ * memory stay within twice the shards' own.
  */
-export async function fetchShards(
+const READ_AHEAD_PAGES_PER_REQUEST = 1;
+
+/**
+ * Starts fetching every shard, each to its own part file, and returns at once. For a source that
+ * schedules its requests (see {@link TransactionPageSource.schedulesRequests}) at most
+ * `concurrency` requests are in flight over the whole run, and a shard whose listing reports a
+ * total has its remaining pages requested at once through that shared limiter, written in page
+ * order. A shard whose listing is inconsistent (count or total disagreeing, an id twice, a
+ * repeated page) is fetched again, up to `shardAttempts` times; the first shard that still fails
+ * stops the remaining ones (queued ones never start) and the run rejects once the running ones
+ * have settled. Shards start in order; `done` lists them in shard order, whatever order they
+ * finished in.
+ */
+export function startFetch(
+  client: TransactionPageSource,
+  shards: readonly FetchShard[],
+  filters: FetchFilters,
+  options: FetchOptions,
+): FetchRun {
+  const concurrency = Math.max(1, Math.floor(options.concurrency) || 1);
+  const scheduled = client.schedulesRequests === true;
+  const requests: PageRequestOptions = {};
+  if (scheduled) {
+    const requestLimit = pLimit(concurrency);
+    const schedule: RequestScheduler = (request) => requestLimit(request);
+    requests.schedule = schedule;
+    requests.readAhead = concurrency;
+    // Pages requested ahead wait in memory until their shard reads them: bounded over the run.
+    requests.readAheadBudget = createReadAheadBudget(concurrency * READ_AHEAD_PAGES_PER_REQUEST);
+  }
+  // rejectOnClear: cleared tasks must settle, or waiting for them below would never end.
+  const limit = pLimit({ concurrency, rejectOnClear: true });
+  const settlers = shards.map(() => settleable<FetchedShard>());
+  const tasks = shards.map((shard, index) =>
+    limit(() =>
+      fetchShardWithRetry(
+        client,
+        shard,
+        filters,
+        join(options.workDir, `part-${index}.ndjson.gz`),
+        options,
+        requests,
+      ),
+    ).then((fetched) => {
+      settlers[index]?.resolve(fetched);
+      return fetched;
+    }),
+  );
+  const done = (async () => {
+    try {
+      return await Promise.all(tasks);
+    } catch (error) {
+      limit.clearQueue();
+      await Promise.allSettled(tasks);
+      throw error;
+    }
+  })();
+  // A failed run rejects every shard still waiting, once it has settled; a consumer that only
+  // awaits shards sees the error there (the failed shard's own promise rejects too).
+  done.catch((error: unknown) => {
+    for (const settler of settlers) settler.reject(error);
+  });
+  return {
+    shard(index) {
+      const settler = settlers[index];
+      if (settler === undefined) {
+        return Promise.reject(new RangeError(`no shard ${index}: the run has ${shards.length}`));
+      }
+      return settler.promise;
+    },
+    done,
+  };
+}
+
+/**
+ * Fetches every shard (see {@link startFetch}) and resolves with them in shard order; rejects
+ * with the first shard's failure once the running shards have settled.
+ */
+export function fetchShards(
   client: TransactionPageSource,
   shards: readonly FetchShard[],
   filters: FetchFilters,
   options: FetchOptions,
 ): Promise<FetchedShard[]> {
-  // rejectOnClear: cleared tasks must settle, or waiting for them below would never end.
-  const limit = pLimit({ concurrency: Math.max(1, options.concurrency), rejectOnClear: true });
-  const tasks = shards.map((shard, index) =>
-    limit(() =>
-      fetchShardWithRetry(client, shard, filters, join(options.workDir, `part-${index}.ndjson.gz`), options),
-    ),
-  );
-  try {
-    return await Promise.all(tasks);
-  } catch (error) {
-    limit.clearQueue();
-    await Promise.allSettled(tasks);
-    throw error;
-  }
+  return startFetch(client, shards, filters, options).done;
+}
+
+/** A promise settled from outside, whose rejection is never unhandled; the first settle wins. */
+function settleable<T>(): { promise: Promise<T>; resolve(value: T): void; reject(error: unknown): void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
 }
 
 /**
@@ -139,12 +244,13 @@ async function fetchShardWithRetry(
   filters: FetchFilters,
   partFile: string,
   options: FetchOptions,
+  requests: PageRequestOptions,
 ): Promise<FetchedShard> {
   let previousIds: string | null = null;
   let sameIdsInARow = 0;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const once = await fetchShardOnce(client, shard, filters, partFile, options);
+      const once = await fetchShardOnce(client, shard, filters, partFile, options, requests);
       if (once.duplicates > 0) {
         sameIdsInARow = once.idsDigest === previousIds ? sameIdsInARow + 1 : 1;
         previousIds = once.idsDigest;
@@ -171,6 +277,7 @@ async function fetchShardOnce(
   filters: FetchFilters,
   partFile: string,
   options: FetchOptions,
+  requests: PageRequestOptions,
 ): Promise<{ rows: number; totalReported: number | null; duplicates: number; idsDigest: string }> {
   // Part files are scratch: fast compression, the snapshot is compressed properly.
   const writer = createNdjsonWriter(partFile, { level: 1 });
@@ -180,7 +287,7 @@ async function fetchShardOnce(
   const digest = createHash('sha256');
   let duplicates = 0;
   try {
-    for await (const page of client.transactionPages(shardQuery(shard, filters))) {
+    for await (const page of client.transactionPages(shardQuery(shard, filters), requests)) {
       if (page.totalItems !== null) {
         if (totalReported !== null && totalReported !== page.totalItems) {
           throw new IncompleteShardError(shard.id, rows, page.totalItems);
