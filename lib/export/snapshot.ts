@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { constants, createGunzip, createGzip } from 'node:zlib';
+import type { TransformOptions } from 'node:stream';
+import { constants, createGunzip, createGzip, type ZlibOptions } from 'node:zlib';
 import { PbsExportError } from '../errors.ts';
 import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
@@ -55,13 +56,24 @@ export interface NdjsonWriter {
 
 /** Bytes of NDJSON text gathered before one write to the compressor. */
 const WRITE_CHUNK = 256 * 1024;
+/**
+ * Text the compressor may hold before the writer waits. Several chunks, so the next ones are
+ * being gathered while the thread pool compresses the earlier: with room for one only, the two
+ * take turns instead of working at once.
+ */
+const COMPRESSOR_BUFFER = 8 * WRITE_CHUNK;
 
 /**
  * Opens `filePath` for gzip NDJSON output (created or truncated). Lines are gathered into large
  * chunks before compression: one small write per record costs a thread-pool round trip each.
  */
 export function createNdjsonWriter(filePath: string, options: { level?: number } = {}): NdjsonWriter {
-  const gzip = createGzip({ level: options.level ?? constants.Z_DEFAULT_COMPRESSION });
+  // zlib streams take the stream options too; Node's typings of createGzip omit them.
+  const gzipOptions: ZlibOptions & TransformOptions = {
+    level: options.level ?? constants.Z_DEFAULT_COMPRESSION,
+    writableHighWaterMark: COMPRESSOR_BUFFER,
+  };
+  const gzip = createGzip(gzipOptions);
   const file = createWriteStream(filePath);
   gzip.pipe(file);
   let failure: Error | undefined;
