@@ -1,6 +1,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
+import { setImmediate as giveWay } from 'node:timers/promises';
 import { PbsExportError } from '../errors.ts';
 import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
 import { getPath } from '../pbs/path.ts';
@@ -91,7 +92,11 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
           for (const entry of ordered) yield record(entry);
         },
       });
-      for (const entry of ordered) {
+      for (const [position, entry] of ordered.entries()) {
+        // Records chain on promises only, which never let the event loop run: now and then give
+        // way, so the responses of the shards still being fetched are read and the next
+        // requests sent while a window is assembled.
+        if (position % YIELD_EVERY === YIELD_EVERY - 1) await giveWay();
         if (input.onRecord !== undefined) {
           const pending = input.onRecord(record(entry));
           if (pending) await pending;
@@ -149,6 +154,9 @@ async function prependHeader(header: SnapshotHeader, bodyFile: string, snapshotF
   await pipeline(createReadStream(bodyFile), createWriteStream(snapshotFile, { flags: 'a' }));
   await rm(bodyFile, { force: true });
 }
+
+/** Records assembled between two turns of the event loop. */
+const YIELD_EVERY = 32;
 
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

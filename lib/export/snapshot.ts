@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
 import type { TransformOptions } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { constants, createGunzip, createGzip, type ZlibOptions } from 'node:zlib';
 import { PbsExportError } from '../errors.ts';
 import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
@@ -62,6 +62,8 @@ const WRITE_CHUNK = 256 * 1024;
  * take turns instead of working at once.
  */
 const COMPRESSOR_BUFFER = 8 * WRITE_CHUNK;
+/** Bytes zlib produces per step (its default, 16 KiB, means a thread-pool round trip per 16 KiB). */
+const ZLIB_CHUNK = 128 * 1024;
 
 /**
  * Opens `filePath` for gzip NDJSON output (created or truncated). Lines are gathered into large
@@ -72,6 +74,8 @@ export function createNdjsonWriter(filePath: string, options: { level?: number }
   const gzipOptions: ZlibOptions & TransformOptions = {
     level: options.level ?? constants.Z_DEFAULT_COMPRESSION,
     writableHighWaterMark: COMPRESSOR_BUFFER,
+    // Output in large pieces: each piece is a round trip between the thread pool and this thread.
+    chunkSize: ZLIB_CHUNK,
   };
   const gzip = createGzip(gzipOptions);
   const file = createWriteStream(filePath);
@@ -117,7 +121,9 @@ export function createNdjsonWriter(filePath: string, options: { level?: number }
 
 /** Reads the lines of a gzip NDJSON file one by one (JSON text without the newline). */
 export async function* readNdjsonLines(filePath: string): AsyncGenerator<string> {
-  const input = createReadStream(filePath, { highWaterMark: WRITE_CHUNK }).pipe(createGunzip());
+  const input = createReadStream(filePath, { highWaterMark: WRITE_CHUNK }).pipe(
+    createGunzip({ chunkSize: ZLIB_CHUNK }),
+  );
   const decoder = new StringDecoder('utf8');
   let carry = '';
   for await (const chunk of input) {
