@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import ExcelJS, { type Worksheet } from 'exceljs';
+import ExcelJS, { type Style, type Worksheet } from 'exceljs';
 import { ValidationError } from '../../errors.ts';
 import type { Row, TableSource } from '../table.ts';
 import { checkSpec } from './cells.ts';
@@ -156,6 +156,18 @@ async function writeTable(
     return { worksheet, result };
   };
 
+  // One style object per number format, shared by every cell that has it: exceljs remembers the
+  // style id of a style object it has seen, and works it out again (XML and all) for a new one.
+  const styles = new Map<string | undefined, Partial<Style>>();
+  const styleOf = (numFmt: string | undefined): Partial<Style> => {
+    let style = styles.get(numFmt);
+    if (style === undefined) {
+      style = numFmt === undefined ? {} : { numFmt };
+      styles.set(numFmt, style);
+    }
+    return style;
+  };
+
   const writeRow = async (row: Row): Promise<void> => {
     dataRow += 1;
     if (row.length !== spec.columns.length) {
@@ -174,7 +186,7 @@ async function writeTable(
     });
     const added = sheet.worksheet.addRow(cells.map((cell) => cell.value));
     cells.forEach((cell, i) => {
-      if (cell.numFmt !== undefined && cell.value !== null) added.getCell(i + 1).numFmt = cell.numFmt;
+      if (cell.value !== null) added.getCell(i + 1).style = styleOf(cell.numFmt);
     });
     added.commit();
     sheet.result.rows += 1;
