@@ -1,10 +1,9 @@
-import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { LiveListener, LiveTables } from './report-model.ts';
 import type { RowChannel } from './row-channel.ts';
 import type { TableSource } from './table.ts';
-import { type CsvOptions, writeCsv } from './writers/csv.ts';
-import { writeXlsx } from './writers/xlsx.ts';
+import type { CsvOptions } from './writers/csv.ts';
+import { writeReportFile } from './writers/off-thread.ts';
 
 /** A report file written in full to the run's scratch folder, ready to be published as it is. */
 export interface LiveFile {
@@ -32,7 +31,11 @@ export interface LiveOutputs extends LiveListener {
   abort(error: Error): Promise<void>;
 }
 
-/** Live outputs for `formats`, written under `workDir`. */
+async function* once(table: TableSource): AsyncGenerator<TableSource> {
+  yield table;
+}
+
+/** Live outputs for `formats`, written under `workDir` (in worker threads where possible). */
 export function createLiveOutputs(options: {
   formats: readonly ('csv' | 'xlsx')[];
   csv: CsvOptions;
@@ -63,7 +66,7 @@ export function createLiveOutputs(options: {
           const channel = tables.channel(spec.name);
           channels.push(channel);
           const file = join(options.workDir, `live-${spec.name}.csv`);
-          const written = writeCsv(channel, createWriteStream(file), options.csv).then((r) => r.rows);
+          const written = writeReportFile('csv', once(channel), file, { csv: options.csv });
           csvFiles.set(spec.name, settle(written, file, channel));
         }
       }
@@ -82,9 +85,7 @@ export function createLiveOutputs(options: {
           yield* more();
         }
         const file = join(options.workDir, 'live.xlsx');
-        const written = writeXlsx(sheets(), createWriteStream(file)).then((result) =>
-          result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0),
-        );
+        const written = writeReportFile('xlsx', sheets(), file);
         workbook = { result: settle(written, file, channel), rest };
       }
     },
