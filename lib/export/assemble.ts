@@ -2,11 +2,10 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { setImmediate as giveWay } from 'node:timers/promises';
-import { PbsExportError } from '../errors.ts';
 import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
-import { getPath } from '../pbs/path.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import type { FetchedShard, FetchShard } from './fetch.ts';
+import { decodePartLine } from './part-line.ts';
 import { createNdjsonWriter, readNdjsonLines, type SnapshotHeader, type SnapshotRecord } from './snapshot.ts';
 
 /** Shards still being fetched: each one's part file as soon as it is complete. */
@@ -68,10 +67,9 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
       // the memory of its JSON, and a dense window holds tens of thousands of them.
       const kept = new Map<string, { at: number; id: string; shard: string; line: string }>();
       for (const part of parts) {
-        for await (const line of readNdjsonLines(part.partFile)) {
-          const item = JSON.parse(line) as RawTransaction;
-          const id = transactionId(item, input.fields);
-          const at = transactionInstant(item, input.fields, id);
+        for await (const text of readNdjsonLines(part.partFile)) {
+          // The part line carries the instant and id ahead of the JSON: no parse needed here.
+          const { at, id, json: line } = decodePartLine(text, input.fields);
           if (at < window.start.getTime() || at >= window.end.getTime()) {
             result.outsideWindow += 1;
           } else if (kept.has(id)) {
@@ -160,28 +158,4 @@ const YIELD_EVERY = 32;
 
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function transactionId(item: RawTransaction, fields: Pick<TransactionFieldMap, 'id'>): string {
-  const id = getPath(item, fields.id);
-  if (typeof id === 'string' && id !== '') return id;
-  if (typeof id === 'number' && Number.isSafeInteger(id)) return String(id);
-  throw new PbsExportError('invalid_transaction', `transaction without an id at field "${fields.id}"`);
-}
-
-/** Milliseconds since the epoch of a transaction's date (ISO text or epoch milliseconds). */
-export function transactionInstant(
-  item: RawTransaction,
-  fields: Pick<TransactionFieldMap, 'date'>,
-  id: string,
-): number {
-  const value = getPath(item, fields.date);
-  const at = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(at)) {
-    throw new PbsExportError(
-      'invalid_transaction',
-      `transaction ${id}: field "${fields.date}" is not a date (${JSON.stringify(value)?.slice(0, 40)})`,
-    );
-  }
-  return at;
 }

@@ -6,6 +6,7 @@ import { PbsListingError } from '../pbs/errors.ts';
 import type { Page, RawTransaction, TransactionQuery } from '../pbs/model.ts';
 import { createReadAheadBudget, type PageRequestOptions, type RequestScheduler } from '../pbs/pagination.ts';
 import { getPath } from '../pbs/path.ts';
+import { encodePartLine, type PartLineFields } from './part-line.ts';
 import { createNdjsonWriter } from './snapshot.ts';
 
 /** What the fetch stage needs of the service client. */
@@ -78,6 +79,11 @@ export interface FetchOptions {
    * order (the service's own duplicates, which the snapshot drops and counts).
    */
   idField?: string;
+  /**
+   * Where each transaction's id and date are: when given, each part line carries them ahead of
+   * the JSON (see `encodePartLine`), so the assembly orders lines without parsing them.
+   */
+  fields?: PartLineFields;
   onPage?: (progress: FetchProgress) => void;
   onShardDone?: (shard: FetchedShard) => void;
 }
@@ -303,7 +309,9 @@ async function fetchShardOnce(
             digest.update(`${id}\n`);
           }
         }
-        await writer.write(item);
+        await (options.fields === undefined
+          ? writer.write(item)
+          : writer.writeJson(encodePartLine(item, options.fields)));
       }
       rows += page.items.length;
       options.onPage?.({ shard: shard.id, page: page.index, rows: page.items.length });

@@ -1,7 +1,7 @@
 import { PbsExportError } from '../errors.ts';
 import { getPath } from '../pbs/path.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
-import { transactionInstant } from './assemble.ts';
+import { transactionInstant } from './part-line.ts';
 import { createGainsFeed } from './gains-feed.ts';
 import { type CanonicalTransaction, createNormalizer, type Normalizer } from './normalize.ts';
 import { periodRange } from './period.ts';

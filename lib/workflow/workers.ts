@@ -166,6 +166,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
           concurrency: 1,
           shardAttempts: deps.shardAttempts ?? 3,
           idField: service.fields.id,
+          fields: service.fields,
         });
         if (fetched === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
         await new Upload({
