@@ -286,7 +286,7 @@ async function fetchShardOnce(
   requests: PageRequestOptions,
 ): Promise<{ rows: number; totalReported: number | null; duplicates: number; idsDigest: string }> {
   // Part files are scratch: fast compression, the snapshot is compressed properly.
-  const writer = createNdjsonWriter(partFile, { level: 1 });
+  const writer = createNdjsonWriter(partFile, { level: 1, bufferedChunks: 1 });
   let rows = 0;
   let totalReported: number | null = null;
   const seen = new Set<string>();

@@ -57,11 +57,11 @@ export interface NdjsonWriter {
 /** Bytes of NDJSON text gathered before one write to the compressor. */
 const WRITE_CHUNK = 256 * 1024;
 /**
- * Text the compressor may hold before the writer waits. Several chunks, so the next ones are
+ * Chunks of text the compressor may hold before the writer waits. Several, so the next ones are
  * being gathered while the thread pool compresses the earlier: with room for one only, the two
  * take turns instead of working at once.
  */
-const COMPRESSOR_BUFFER = 8 * WRITE_CHUNK;
+const COMPRESSOR_CHUNKS = 8;
 /** Bytes zlib produces per step (its default, 16 KiB, means a thread-pool round trip per 16 KiB). */
 const ZLIB_CHUNK = 128 * 1024;
 
@@ -69,11 +69,21 @@ const ZLIB_CHUNK = 128 * 1024;
  * Opens `filePath` for gzip NDJSON output (created or truncated). Lines are gathered into large
  * chunks before compression: one small write per record costs a thread-pool round trip each.
  */
-export function createNdjsonWriter(filePath: string, options: { level?: number } = {}): NdjsonWriter {
+export function createNdjsonWriter(
+  filePath: string,
+  options: {
+    level?: number;
+    /**
+     * Chunks the compressor may hold before `write` waits. Default 8: gathering and compressing
+     * overlap. One suits many writers at once (part files), whose waiting text is on the heap.
+     */
+    bufferedChunks?: number;
+  } = {},
+): NdjsonWriter {
   // zlib streams take the stream options too; Node's typings of createGzip omit them.
   const gzipOptions: ZlibOptions & TransformOptions = {
     level: options.level ?? constants.Z_DEFAULT_COMPRESSION,
-    writableHighWaterMark: COMPRESSOR_BUFFER,
+    writableHighWaterMark: (options.bufferedChunks ?? COMPRESSOR_CHUNKS) * WRITE_CHUNK,
     // Output in large pieces: each piece is a round trip between the thread pool and this thread.
     chunkSize: ZLIB_CHUNK,
   };
