@@ -382,6 +382,26 @@ describe('startFetch with a source that schedules its requests', () => {
     }
   });
 
+  it('starts no further shard once stopped, lets the running one finish, and then rejects', async () => {
+    const started: string[] = [];
+    const source = {
+      async *transactionPages(query: TransactionQuery): AsyncIterable<Page<RawTransaction>> {
+        started.push(String(query.protocol));
+        await turns(2);
+        yield page([`${query.protocol}-1`], 1);
+      },
+    };
+    const shards = ['A', 'B', 'C', 'D'].map((p, i) => shard(`s${i}`, p));
+    const run = startFetch(source, shards, {}, { workDir, concurrency: 1, shardAttempts: 1 });
+    await turns(1);
+    run.stop();
+
+    await expect(run.done).rejects.toThrow();
+    expect(started).toEqual(['A']);
+    expect(await run.shard(0)).toMatchObject({ rows: 1 });
+    await expect(run.shard(3)).rejects.toThrow();
+  });
+
   it('runs at most concurrency shards at once for a source that does not schedule its requests', async () => {
     let active = 0;
     let maxActive = 0;

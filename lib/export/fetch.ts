@@ -130,6 +130,11 @@ export interface FetchRun {
   shard(index: number): Promise<FetchedShard>;
   /** Every shard, in shard order (what {@link fetchShards} returns). */
   done: Promise<FetchedShard[]>;
+  /**
+   * Starts no further shard, as when the consumer failed: the shards already running finish,
+   * and `done` then rejects.
+   */
+  stop(): void;
 }
 
 /**
@@ -209,6 +214,7 @@ export function startFetch(
       return settler.promise;
     },
     done,
+    stop: () => limit.clearQueue(),
   };
 }
 

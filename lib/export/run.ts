@@ -211,8 +211,9 @@ export async function finishExport(
     return { runId, prefix, manifest };
   } catch (error) {
     await live.abort(error instanceof Error ? error : new Error(String(error)));
-    // The fetch may still be running (a window failed before the last shard came): let it settle
-    // before the caller removes the scratch folder it writes into.
+    // The fetch may still be running (a window failed before the last shard came): start no
+    // more shards, and let the running ones settle before the caller removes their folder.
+    if (isFetchRun(fetched)) fetched.stop();
     await allFetched.catch(() => {});
     throw error;
   }
