@@ -67,7 +67,7 @@ Service:
   --transactions N               Simulator: transactions in the demo profile (at most 50000000)
   --config FILE                  Service settings (JSON); PBS_BASE_URL, PBS_API_KEY, PBS_API_SECRET,
                                  PBS_PROFILE_GUID override it
-  --concurrency N                Shards fetched at once                         (default: 4)
+  --concurrency N                Requests in flight (and shards open) at once   (default: 4)
 
 Output:
   --out DIR                      Local folder                                   (default: ./out)

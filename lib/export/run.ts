@@ -49,7 +49,7 @@ export interface ExportDeps {
   now: () => Date;
   /** Folder for the run's scratch files (removed afterwards). Default: the OS temp folder. */
   workDir?: string;
-  /** Shards fetched at once. Default 4. */
+  /** Requests in flight at once over the whole fetch (and shards open at once). Default 4. */
   concurrency?: number;
   /** Whole-shard attempts on an incomplete fetch. Default 3. */
   shardAttempts?: number;
