@@ -218,7 +218,9 @@ function collectLeaves(
   out: Record<string, Cell>,
   prefix = '',
 ): void {
-  for (const [key, child] of Object.entries(value)) {
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const child = value[key];
     const path = extraPath(prefix, key);
     if (consumed.has(path) || child === undefined) continue;
     if (isPlainObject(child) && Object.keys(child).length > 0) collectLeaves(child, consumed, out, path);
