@@ -55,12 +55,7 @@ const CHILD_NODE_FLAGS = ['--max-old-space-size=128'];
 // process would also carry the TypeScript loader's own thread and memory.
 const bundleDir = here('../.bench');
 await build({
-  // The render worker goes beside the children, where the export looks for it in a bundle.
-  entryPoints: {
-    'sim-child': here('sim-child.ts'),
-    'run-child': here('run-child.ts'),
-    'render-worker': here('../lib/export/writers/render-worker.ts'),
-  },
+  entryPoints: [here('sim-child.ts'), here('run-child.ts')],
   outdir: bundleDir,
   bundle: true,
   platform: 'node',

@@ -21,29 +21,6 @@ export type FunctionCodeMode =
   /** An inline stub instead of the bundle, for template assertions in tests only. */
   | 'stub';
 
-/** CommonJS dependencies (exceljs and others) call require() for Node built-ins. */
-const ESM_REQUIRE_BANNER =
-  "import{createRequire as __pbsCreateRequire}from'node:module';const require=__pbsCreateRequire(import.meta.url);";
-
-/** After the function's bundle, the render worker's, with the same esbuild and settings. */
-function renderWorkerHooks() {
-  const esbuild = join(PROJECT_ROOT, 'node_modules', '.bin', 'esbuild');
-  return {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (inputDir: string, outputDir: string) => [
-      [
-        `"${esbuild}"`,
-        `"${join(inputDir, 'lib/export/writers/render-worker.ts')}"`,
-        '--bundle --platform=node --format=esm --target=node22 --minify --keep-names',
-        '--main-fields=module,main --log-level=warning',
-        `--banner:js="${ESM_REQUIRE_BANNER}"`,
-        `--outfile="${join(outputDir, 'render-worker.mjs')}"`,
-      ].join(' '),
-    ],
-  };
-}
-
 /** Properties of {@link PbsFunction}. */
 export interface PbsFunctionProps {
   /** Entry file relative to the repository root (e.g. `functions/export-plan.ts`); exports `handler`. */
@@ -58,12 +35,6 @@ export interface PbsFunctionProps {
   readonly logRetention: logs.RetentionDays;
   /** @default 'bundle' */
   readonly codeMode?: FunctionCodeMode;
-  /**
-   * Also bundles `render-worker.mjs` beside `index.mjs`: the worker thread the export writes its
-   * CSV and XLSX files in (lib/export/writers/off-thread.ts). Without it they are written on the
-   * main thread. @default false
-   */
-  readonly renderWorker?: boolean;
 }
 
 /**
@@ -144,8 +115,9 @@ export class PbsFunction extends Construct {
           // The whole SDK is bundled: the versions the project pins, and @aws-sdk/lib-storage and
           // the presigner, which the runtime does not promise to include.
           externalModules: [],
-          banner: ESM_REQUIRE_BANNER,
-          ...(props.renderWorker ? { commandHooks: renderWorkerHooks() } : {}),
+          // CommonJS dependencies (exceljs and others) call require() for Node built-ins.
+          banner:
+            "import{createRequire as __pbsCreateRequire}from'node:module';const require=__pbsCreateRequire(import.meta.url);",
         },
       });
     }

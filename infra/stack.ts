@@ -50,8 +50,6 @@ interface FunctionSpec {
   secrets: boolean;
   /** Starts executions of the export state machine. */
   startsExports: boolean;
-  /** Renders reports: ships the render worker beside its bundle (see `PbsFunctionProps`). */
-  renderWorker?: boolean;
 }
 
 /**
@@ -100,7 +98,6 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
   finish: {
     entry: 'functions/export-finish.ts',
     description: 'Export step 3: assemble the snapshot, render and publish the reports',
-    renderWorker: true,
     memorySize: 2048,
     timeout: Duration.minutes(15),
     // Reads back the manifest it wrote (size and sha256); deletes or aborts a file whose rendering failed.
@@ -182,7 +179,6 @@ export class PbsExportStack extends Stack {
         environment,
         logRetention: config.logRetentionDays,
         codeMode: props.codeMode ?? 'bundle',
-        renderWorker: spec.renderWorker ?? false,
       };
       const fn = new PbsFunction(this, key[0]?.toUpperCase() + key.slice(1), fnProps);
       this.grantBucket(fn.role, spec.s3);

@@ -1,9 +1,10 @@
+import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { LiveListener, LiveTables } from './report-model.ts';
 import type { RowChannel } from './row-channel.ts';
 import type { TableSource } from './table.ts';
-import type { CsvOptions } from './writers/csv.ts';
-import { writeReportFile } from './writers/off-thread.ts';
+import { type CsvOptions, writeCsv } from './writers/csv.ts';
+import { writeXlsx } from './writers/xlsx.ts';
 
 /** A report file written in full to the run's scratch folder, ready to be published as it is. */
 export interface LiveFile {
@@ -31,11 +32,7 @@ export interface LiveOutputs extends LiveListener {
   abort(error: Error): Promise<void>;
 }
 
-async function* once(table: TableSource): AsyncGenerator<TableSource> {
-  yield table;
-}
-
-/** Live outputs for `formats`, written under `workDir` (in worker threads where possible). */
+/** Live outputs for `formats`, written under `workDir`. */
 export function createLiveOutputs(options: {
   formats: readonly ('csv' | 'xlsx')[];
   csv: CsvOptions;
@@ -66,7 +63,7 @@ export function createLiveOutputs(options: {
           const channel = tables.channel(spec.name);
           channels.push(channel);
           const file = join(options.workDir, `live-${spec.name}.csv`);
-          const written = writeReportFile('csv', once(channel), file, { csv: options.csv });
+          const written = writeCsv(channel, createWriteStream(file), options.csv).then((r) => r.rows);
           csvFiles.set(spec.name, settle(written, file, channel));
         }
       }
@@ -85,7 +82,9 @@ export function createLiveOutputs(options: {
           yield* more();
         }
         const file = join(options.workDir, 'live.xlsx');
-        const written = writeReportFile('xlsx', sheets(), file);
+        const written = writeXlsx(sheets(), createWriteStream(file)).then((result) =>
+          result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0),
+        );
         workbook = { result: settle(written, file, channel), rest };
       }
     },

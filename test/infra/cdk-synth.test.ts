@@ -75,37 +75,6 @@ describe('cdk synth of the app', () => {
     }
   });
 
-  it('ships the render worker beside the bundle of the function that renders reports, and only there', () => {
-    const withWorker = functions()
-      .filter((fn) => existsSync(join(outDir, String(fn.Metadata?.['aws:asset:path']), 'render-worker.mjs')))
-      .map((fn) => String(fn.Properties.Description));
-    expect(withWorker).toEqual([expect.stringMatching(/^Export step 3: .*render/)]);
-  });
-
-  it('returns a render worker that writes a CSV file in a worker thread from the bundle', () => {
-    const finish = functions().find((fn) => String(fn.Properties.Description).includes('Export step 3'));
-    const dir = join(outDir, String(finish?.Metadata?.['aws:asset:path']));
-    const file = join(outDir, 'worker-check.csv');
-    const script = `
-      import { Worker } from 'node:worker_threads';
-      const [workerFile, file] = JSON.parse(process.argv[1]);
-      const worker = new Worker(workerFile, { workerData: { format: 'csv', file }, execArgv: [] });
-      worker.on('message', (message) => { console.log(JSON.stringify(message)); if (message.type !== 'ack') worker.terminate(); });
-      const spec = { name: 't', title: 'T', columns: [{ key: 'a', header: 'A', kind: 'text' }] };
-      worker.postMessage({ type: 'table', spec });
-      worker.postMessage({ type: 'rows', rows: [['x'], ['=y']] });
-      worker.postMessage({ type: 'end-table' });
-      worker.postMessage({ type: 'end' });`;
-    const run = spawnSync(
-      process.execPath,
-      ['--input-type=module', '-e', script, JSON.stringify([join(dir, 'render-worker.mjs'), file])],
-      { encoding: 'utf8', timeout: 60_000 },
-    );
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toContain('{"type":"done","rows":2}');
-    expect(readFileSync(file, 'utf8')).toBe("\ufeffa\r\nx\r\n'=y\r\n");
-  });
-
   it('returns bundles that load and export a handler function', () => {
     const script = `
       const dirs = JSON.parse(process.argv[1]);
