@@ -138,12 +138,12 @@ export interface FetchRun {
 }
 
 /**
- * Pages requested ahead over the whole run, per allowed request. With as many shards open as
- * requests allowed, each waiting on at most one page of its own, these keep the shared limiter's
- * queue from running dry (also when fewer shards than that are left), while the pages held in
- * memory stay within twice the shards' own.
+ * Transactions held in pages requested ahead over the whole run, per allowed request. With as
+ * many shards open as requests allowed, pages requested ahead keep the shared limiter's queue
+ * from running dry; bounding them by items, not pages, keeps large pages (1 000 items, a few MB
+ * parsed) from multiplying the memory the fetch holds (at least one page still goes ahead).
  */
-const READ_AHEAD_PAGES_PER_REQUEST = 1;
+const READ_AHEAD_ITEMS_PER_REQUEST = 250;
 
 /**
  * Starts fetching every shard, each to its own part file, and returns at once. For a source that
@@ -171,7 +171,7 @@ export function startFetch(
     requests.schedule = schedule;
     requests.readAhead = concurrency;
     // Pages requested ahead wait in memory until their shard reads them: bounded over the run.
-    requests.readAheadBudget = createReadAheadBudget(concurrency * READ_AHEAD_PAGES_PER_REQUEST);
+    requests.readAheadBudget = createReadAheadBudget(concurrency * READ_AHEAD_ITEMS_PER_REQUEST);
   }
   // rejectOnClear: cleared tasks must settle, or waiting for them below would never end.
   const limit = pLimit({ concurrency, rejectOnClear: true });

@@ -277,12 +277,13 @@ describe('paginate, read-ahead', () => {
     expect(state.maxInFlight).toBe(3);
   });
 
-  it('requests no page ahead of the budget', async () => {
+  it('requests no page ahead with an empty budget', async () => {
     const { state, handler } = service((items) => ({ items, totalItems: 11 }));
 
     const { pages: got } = await collect({ pagination: pages }, handler, {
+      schedule: pLimit(3),
       readAhead: 4,
-      readAheadBudget: createReadAheadBudget(1),
+      readAheadBudget: createReadAheadBudget(0),
     });
 
     expect(allItems(got)).toEqual(data);
@@ -457,5 +458,23 @@ describe('linkTarget', () => {
     expect(() => linkTarget('/v1/accounts', 'http://host.test/api/v2/accounts', base, '/x')).toThrow(
       PbsResponseError,
     );
+  });
+});
+
+describe('createReadAheadBudget', () => {
+  it('lets pages ahead while their items fit the budget, and again once given back', () => {
+    const budget = createReadAheadBudget(10);
+    expect([budget.tryTake(4), budget.tryTake(4), budget.tryTake(4)]).toEqual([true, true, false]);
+    budget.giveBack(4);
+    expect(budget.tryTake(4)).toBe(true);
+  });
+
+  it('lets one page ahead that holds more items than the whole budget, but not two', () => {
+    const budget = createReadAheadBudget(1);
+    expect([budget.tryTake(1000), budget.tryTake(1000)]).toEqual([true, false]);
+  });
+
+  it('lets no page ahead when empty', () => {
+    expect(createReadAheadBudget(0).tryTake(1)).toBe(false);
   });
 });

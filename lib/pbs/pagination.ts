@@ -36,29 +36,34 @@ export interface PageRequestOptions {
    * requested as it would be without read-ahead. 0 (the default): one request after another.
    */
   readAhead?: number;
-  /** Bounds the pages requested ahead over several listings (memory), besides `readAhead` each. */
+  /** Bounds the items of pages requested ahead over several listings (memory), besides `readAhead` each. */
   readAheadBudget?: ReadAheadBudget;
 }
 
-/** Pages that may be held requested ahead at once, shared by several listings. */
+/** Items that may be held in pages requested ahead at once, shared by several listings. */
 export interface ReadAheadBudget {
-  /** Takes one page of the budget; false when none is left. */
-  tryTake(): boolean;
-  /** Gives one page back: it was read, or dropped. */
-  giveBack(): void;
+  /** Takes a page of `items` from the budget; false when it does not fit. */
+  tryTake(items: number): boolean;
+  /** Gives a page of `items` back: it was read, or dropped. */
+  giveBack(items: number): void;
 }
 
-/** A {@link ReadAheadBudget} of `pages` pages. */
-export function createReadAheadBudget(pages: number): ReadAheadBudget {
-  let left = Math.max(0, Math.floor(pages));
+/**
+ * A {@link ReadAheadBudget} of `items` items. A page larger than the whole budget still fits
+ * when nothing else is taken, so large pages are read one ahead rather than none; 0 reads none.
+ */
+export function createReadAheadBudget(items: number): ReadAheadBudget {
+  const size = Math.max(0, Math.floor(items));
+  let taken = 0;
   return {
-    tryTake() {
-      if (left <= 0) return false;
-      left -= 1;
+    tryTake(pageItems) {
+      if (size === 0) return false;
+      if (taken > 0 && taken + pageItems > size) return false;
+      taken += pageItems;
       return true;
     },
-    giveBack() {
-      left += 1;
+    giveBack(pageItems) {
+      taken = Math.max(0, taken - pageItems);
     },
   };
 }
@@ -117,7 +122,7 @@ async function fetchPage<T>(options: PaginateOptions<T>, target: RequestTarget):
  * page requested ahead that the listing never takes is left to settle on its own (its failure
  * unobserved), still counted by the scheduler while in flight.
  */
-function pageRequests<T>(options: PaginateOptions<T>) {
+function pageRequests<T>(options: PaginateOptions<T>, pageSize: number) {
   const ahead = new Map<string, Promise<Fetched<T>>>();
   const keyOf = (target: RequestTarget) => `${target.endpoint}?${target.query}`;
   const readAhead = Math.max(0, Math.floor(options.readAhead ?? 0));
@@ -129,7 +134,7 @@ function pageRequests<T>(options: PaginateOptions<T>) {
       for (const target of targets) {
         const key = keyOf(target);
         if (ahead.has(key)) continue;
-        if (budget !== undefined && !budget.tryTake()) return;
+        if (budget !== undefined && !budget.tryTake(pageSize)) return;
         const request = fetchPage(options, target);
         request.catch(() => undefined);
         ahead.set(key, request);
@@ -141,12 +146,12 @@ function pageRequests<T>(options: PaginateOptions<T>) {
       const request = ahead.get(key);
       if (request === undefined) return fetchPage(options, target);
       ahead.delete(key);
-      budget?.giveBack();
+      budget?.giveBack(pageSize);
       return request;
     },
     /** Forgets every page requested ahead (the listing ended or changed course). */
     drop(): void {
-      for (let i = 0; i < ahead.size; i++) budget?.giveBack();
+      for (let i = 0; i < ahead.size; i++) budget?.giveBack(pageSize);
       ahead.clear();
     },
   };
@@ -154,7 +159,7 @@ function pageRequests<T>(options: PaginateOptions<T>) {
 
 async function* pageNumbers<T>(options: PaginateOptions<T>, style: PageStyle): AsyncGenerator<Page<T>> {
   const repeat = repeatGuard();
-  const requests = pageRequests(options);
+  const requests = pageRequests(options, style.pageSize);
   const targetAt = (index: number) =>
     endpointTarget(options.base.baseUrl, options.signedPath, [
       ...options.params,
@@ -198,7 +203,7 @@ async function* pageNumbers<T>(options: PaginateOptions<T>, style: PageStyle): A
 
 async function* offsets<T>(options: PaginateOptions<T>, style: OffsetStyle): AsyncGenerator<Page<T>> {
   const repeat = repeatGuard();
-  const requests = pageRequests(options);
+  const requests = pageRequests(options, style.limit);
   const targetAt = (offset: number) =>
     endpointTarget(options.base.baseUrl, options.signedPath, [
       ...options.params,
