@@ -1,9 +1,9 @@
 import { PbsExportError } from '../errors.ts';
 import { getPath } from '../pbs/path.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
-import { transactionInstant } from './part-line.ts';
 import { createGainsFeed } from './gains-feed.ts';
 import { type CanonicalTransaction, createNormalizer, type Normalizer } from './normalize.ts';
+import { transactionInstant } from './part-line.ts';
 import { periodRange } from './period.ts';
 import type { ExportRequest } from './request.ts';
 import { createRowChannel, type RowChannel } from './row-channel.ts';

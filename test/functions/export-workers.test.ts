@@ -95,7 +95,9 @@ describe('export-finish handler', () => {
 
     const stored = await h.jobs.require(job.jobId);
     const prefix = stored.result?.prefix ?? '';
-    const stamp = NOW.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+    const stamp = NOW.toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
     expect(prefix).toMatch(new RegExp(`^reports/acme/2025/${stamp}-[0-9a-f]{6}$`));
     const names = (await h.keysUnder(`${prefix}/`)).map((key) => key.slice(prefix.length + 1));
     expect(names).toEqual([
