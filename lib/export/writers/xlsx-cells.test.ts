@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   cutMarker,
@@ -93,6 +94,24 @@ describe('sheetTextValue', () => {
       { richText: [{ text: ' x' }] },
       { richText: [{ text: '&amp;' }] },
     ]);
+  });
+
+  it('returns any text as it is only when it needs no escape, no cut, no edge-space or entity care', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.stringMatching(/^[ -~]{0,40}$/),
+      fc.constantFrom('_x0041_', 'tx_1', 'a&b;', '&lt;', ' a', 'a ', 'x'.repeat(40_000)),
+    );
+    fc.assert(
+      fc.property(text, (value) => {
+        const shown = toSheetText(value);
+        const needsCare =
+          encodeSheetText(shown) !== shown || /^\s|\s$|&[a-z]*;/.test(shown) || shown !== value;
+        const result = sheetTextValue(value);
+        if (needsCare) expect(result).not.toBe(value);
+        else expect(result).toBe(value);
+      }),
+    );
   });
 });
 

@@ -113,6 +113,9 @@ export function encodeSheetText(text: string): string {
   );
 }
 
+/** Printable ASCII without `&` or `_`, not starting or ending with a space: shown as it is. */
+const PLAIN_TEXT = /^[!-%'-^`-~](?:[ -%'-^`-~]*[!-%'-^`-~])?$/;
+
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it escapes
 const SHEET_ESCAPES = /[\u0000-\u0008\u000b-\u001f\u007f]|_(?=x[0-9A-Fa-f]{4}_)/g;
 
@@ -124,6 +127,8 @@ const SHEET_ESCAPES = /[\u0000-\u0008\u000b-\u001f\u007f]|_(?=x[0-9A-Fa-f]{4}_)/
  * a second time (exceljs's reader turns a plain value's `&amp;` into `&`).
  */
 export function sheetTextValue(text: string): string | { richText: { text: string }[] } {
+  // Most cells (ids, hashes, names) are printable ASCII that needs none of the below.
+  if (text.length <= MAX_CELL_TEXT && PLAIN_TEXT.test(text)) return text;
   const shown = toSheetText(text);
   const encoded = encodeSheetText(shown);
   return encoded !== shown || /^\s|\s$|&[a-z]*;/.test(shown) ? { richText: [{ text: encoded }] } : shown;
