@@ -74,7 +74,12 @@ const LIVE_HIGH_WATER = 2048;
 export function createReportModel(
   fields: TransactionFieldMap,
   request: ExportRequest,
-  options: { spoolDir?: string; live?: LiveListener } = {},
+  options: {
+    spoolDir?: string;
+    live?: LiveListener;
+    /** Told when the live rows are given up and the tables will be rendered from the snapshot. */
+    warn?: (message: string) => void;
+  } = {},
 ): ReportModel {
   const normalizer = createNormalizer({ fields, timeZone: request.timeZone });
   const summary = createSummary({ timeZone: request.timeZone });
@@ -87,7 +92,7 @@ export function createReportModel(
     const at = transactionInstant(data, fields, String(getPath(data, fields.id)));
     return at >= period.start.getTime() && at < period.end.getTime();
   };
-  const live = createLive(fields, request, options.live);
+  const live = createLive(fields, request, options.live, options.warn);
   let transactionsInPeriod = 0;
   return {
     lookAhead(records) {
@@ -167,7 +172,12 @@ type ExtraCounts = ReturnType<Normalizer['extraCounts']>;
  * transactions, then renders every row with them; the model's normalizer keeps observing, and
  * the moment it knows more columns than were fixed, the live rows are given up.
  */
-function createLive(fields: TransactionFieldMap, request: ExportRequest, listener: LiveListener | undefined) {
+function createLive(
+  fields: TransactionFieldMap,
+  request: ExportRequest,
+  listener: LiveListener | undefined,
+  warn: ((message: string) => void) | undefined,
+) {
   const reports = LIVE_REPORTS.filter((name) => request.reports.includes(name));
   if (listener === undefined || reports.length === 0) return null;
   const columns = createNormalizer({ fields, timeZone: request.timeZone });
@@ -202,7 +212,7 @@ function createLive(fields: TransactionFieldMap, request: ExportRequest, listene
     push(tx: CanonicalTransaction, seen: ExtraCounts): Promise<void> | undefined {
       if (live.state !== 'open' || fixed === null) return undefined;
       if (seen.transactions > fixed.transactions || seen.movements > fixed.movements) {
-        live.abandon(`transaction ${tx.id} has a field the first rows did not have`);
+        live.abandon(`transaction ${tx.id} has a field the first window's transactions did not have`);
         return undefined;
       }
       let wait: Promise<void> | undefined;
@@ -217,6 +227,7 @@ function createLive(fields: TransactionFieldMap, request: ExportRequest, listene
     },
     abandon(reason: string) {
       live.state = 'abandoned';
+      warn?.(`${reason}: the ${reports.join(' and ')} reports will be rendered again from the snapshot`);
       const error = new LiveAbandonedError(reason);
       for (const list of channels.values()) for (const channel of list) channel.fail(error);
     },

@@ -172,7 +172,11 @@ export async function finishExport(
       })
     : undefined;
   const live = createLiveOutputs({ formats: request.formats, csv: request.csv, workDir: deps.workDir });
-  const model = createReportModel(deps.fields, request, { spoolDir: deps.workDir, live });
+  const model = createReportModel(deps.fields, request, {
+    spoolDir: deps.workDir,
+    live,
+    ...(deps.warn ? { warn: deps.warn } : {}),
+  });
   try {
     const assembled = await assembleSnapshot({
       header: async () => headerOf(await allFetched),

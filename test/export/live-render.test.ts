@@ -101,7 +101,8 @@ describe('reports rendered while the snapshot is assembled', () => {
       workDir,
       startedAt: new Date('2026-11-22T10:00:00Z'),
     };
-    const live = await finishExport(request, plan, fetched, deps);
+    const warnings: string[] = [];
+    const live = await finishExport(request, plan, fetched, { ...deps, warn: (m) => warnings.push(m) });
     const snapshotFile = join(dir, 'out', live.prefix, 'demo_2025-01-01_2025-02-28_snapshot.ndjson.gz');
     const rendered = await publishReports({
       snapshotFile,
@@ -114,7 +115,7 @@ describe('reports rendered while the snapshot is assembled', () => {
       counts: {},
     });
     const read = (prefix: string, name: string) => readFile(join(dir, 'out', prefix, name), 'utf8');
-    return { live, rendered, read, workDir };
+    return { live, rendered, read, workDir, warnings };
   }
 
   async function sheetRows(path: string): Promise<unknown[][]> {
@@ -162,6 +163,10 @@ describe('reports rendered while the snapshot is assembled', () => {
     );
     const abandoned = await readFile(join(changed.workDir, 'live-transactions.csv'), 'utf8').catch(() => '');
     expect(abandoned).not.toBe(republished);
+    expect(held.warnings).toEqual([]);
+    expect(changed.warnings).toEqual([
+      "transaction c has a field the first window's transactions did not have: the transactions and movements reports will be rendered again from the snapshot",
+    ]);
   });
 
   it('gives a field first seen in a later window its own column in every format', async () => {
