@@ -63,8 +63,8 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
     if (deferredHeader === null) await writer.write(input.header);
     for (const window of input.windows) {
       const parts = await partsOf(window.index);
-      // Only the text is kept (parsed again when emitted): a parsed object takes several times
-      // the memory of its JSON, and a dense window holds tens of thousands of them.
+      // Only the text is kept (parsed when emitted): a parsed object takes several times the
+      // memory of its JSON, and a dense window holds tens of thousands of them.
       const kept = new Map<string, { at: number; id: string; shard: string; line: string }>();
       for (const part of parts) {
         for await (const text of readNdjsonLines(part.partFile)) {
