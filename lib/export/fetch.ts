@@ -81,7 +81,8 @@ export interface FetchOptions {
   idField?: string;
   /**
    * Where each transaction's id and date are: when given, each part line carries them ahead of
-   * the JSON (see `encodePartLine`), so the assembly orders lines without parsing them.
+   * the JSON (see `encodePartLine`), so the assembly orders lines without parsing them; the ids
+   * are checked for repeats as with `idField` (which, when given too, wins for that check).
    */
   fields?: PartLineFields;
   onPage?: (progress: FetchProgress) => void;
@@ -298,6 +299,7 @@ async function fetchShardOnce(
   const seen = new Set<string>();
   const digest = createHash('sha256');
   let duplicates = 0;
+  const idField = options.idField ?? options.fields?.id;
   try {
     for await (const page of client.transactionPages(shardQuery(shard, filters), requests)) {
       if (page.totalItems !== null) {
@@ -307,8 +309,8 @@ async function fetchShardOnce(
         totalReported = page.totalItems;
       }
       for (const item of page.items) {
-        if (options.idField !== undefined) {
-          const id = idOf(item, options.idField);
+        if (idField !== undefined) {
+          const id = idOf(item, idField);
           if (id !== null) {
             if (seen.has(id)) duplicates += 1;
             else seen.add(id);

@@ -268,10 +268,14 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     return frozen;
   }
 
-  function checkObservable(raw: unknown, index: number | undefined): asserts raw is Record<string, unknown> {
+  function refuseIfFrozen(): void {
     if (frozen !== null) {
       throw new PbsExportError('normalizer_frozen', 'observe() called after the columns were fixed');
     }
+  }
+
+  function checkObservable(raw: unknown, index: number | undefined): asserts raw is Record<string, unknown> {
+    refuseIfFrozen();
     if (!isPlainObject(raw))
       throw new TransactionDataError('(item)', 'is not an object', null, index ?? null);
   }
@@ -456,9 +460,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       }
     },
     observeCanonical(tx) {
-      if (frozen !== null) {
-        throw new PbsExportError('normalizer_frozen', 'observe() called after the columns were fixed');
-      }
+      refuseIfFrozen();
       for (const path in tx.extras) extraPaths.add(path);
       for (const movement of tx.movements) {
         for (const path in movement.extras) movementExtraPaths.add(path);

@@ -114,21 +114,18 @@ async function publishAll(input: PublishInput, attempted: string[]): Promise<Man
   if (formats.includes('csv')) {
     for (const table of tables) {
       const written = (await input.live?.csv(table.spec.name)) ?? null;
-      if (written !== null) {
-        await publish(
-          `${baseName}_${table.spec.name}.csv`,
-          CONTENT_TYPES.csv,
-          copy(written.file, written.rows),
-        );
-        continue;
-      }
-      await publish(`${baseName}_${table.spec.name}.csv`, CONTENT_TYPES.csv, async (out) => {
+      const render = async (out: Writable) => {
         const { rows } = await writeCsv(table, out, {
           delimiter: request.csv.delimiter,
           decimalSeparator: request.csv.decimalSeparator,
         });
         return rows;
-      });
+      };
+      await publish(
+        `${baseName}_${table.spec.name}.csv`,
+        CONTENT_TYPES.csv,
+        written === null ? render : copy(written.file, written.rows),
+      );
     }
   }
   const range = periodRange(request.period, request.timeZone);

@@ -87,7 +87,6 @@ export async function runExport(request: ExportRequest, deps: ExportDeps): Promi
       workDir,
       concurrency: deps.concurrency ?? 4,
       shardAttempts: deps.shardAttempts ?? 3,
-      idField: deps.fields.id,
       fields: deps.fields,
       onPage: (page) => deps.onProgress?.({ stage: 'page', ...page }),
       onShardDone: (done) => deps.onProgress?.({ stage: 'shard', shard: done.shard.id, rows: done.rows }),

@@ -165,7 +165,6 @@ export function createWorkers(deps: WorkerDeps): Workers {
           workDir: dir,
           concurrency: 1,
           shardAttempts: deps.shardAttempts ?? 3,
-          idField: service.fields.id,
           fields: service.fields,
         });
         if (fetched === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
