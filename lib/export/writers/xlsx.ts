@@ -185,8 +185,10 @@ async function writeTable(
       return cell;
     });
     const added = sheet.worksheet.addRow(cells.map((cell) => cell.value));
+    // Empty cells too: exceljs gives each new cell a style object of its own, which it cannot
+    // recognise and works out again.
     cells.forEach((cell, i) => {
-      if (cell.value !== null) added.getCell(i + 1).style = styleOf(cell.numFmt);
+      added.getCell(i + 1).style = styleOf(cell.numFmt);
     });
     added.commit();
     sheet.result.rows += 1;
