@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import type { TransformOptions } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { constants, createGunzip, createGzip, type ZlibOptions } from 'node:zlib';
+import { createGunzip, createGzip, type ZlibOptions } from 'node:zlib';
 import { PbsExportError } from '../errors.ts';
 import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
@@ -64,6 +64,12 @@ const WRITE_CHUNK = 256 * 1024;
 const COMPRESSOR_CHUNKS = 8;
 /** Bytes zlib produces per step (its default, 16 KiB, means a thread-pool round trip per 16 KiB). */
 const ZLIB_CHUNK = 128 * 1024;
+/**
+ * Deflate level of the snapshot. On the transactions' JSON, level 3 takes about half the CPU of
+ * the default 6 for a file some 13 % larger (100k transactions: 0.52 s vs 0.97 s, 12.8 MB vs
+ * 11.3 MB with `gzip -3`/`-6`); the thread pool shares the machine's cores with the export.
+ */
+const SNAPSHOT_LEVEL = 3;
 
 /**
  * Opens `filePath` for gzip NDJSON output (created or truncated). Lines are gathered into large
@@ -82,7 +88,7 @@ export function createNdjsonWriter(
 ): NdjsonWriter {
   // zlib streams take the stream options too; Node's typings of createGzip omit them.
   const gzipOptions: ZlibOptions & TransformOptions = {
-    level: options.level ?? constants.Z_DEFAULT_COMPRESSION,
+    level: options.level ?? SNAPSHOT_LEVEL,
     writableHighWaterMark: (options.bufferedChunks ?? COMPRESSOR_CHUNKS) * WRITE_CHUNK,
     // Output in large pieces: each piece is a round trip between the thread pool and this thread.
     chunkSize: ZLIB_CHUNK,
