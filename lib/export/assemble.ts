@@ -2,6 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { setImmediate as giveWay } from 'node:timers/promises';
+import { parseJsonValue } from '../pbs/exact-json.ts';
 import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import type { FetchedShard, FetchShard } from './fetch.ts';
@@ -83,7 +84,7 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
       const record = (entry: (typeof ordered)[number]): SnapshotRecord => ({
         kind: 'transaction',
         shard: entry.shard,
-        data: JSON.parse(entry.line) as RawTransaction,
+        data: parseJsonValue(entry.line) as RawTransaction,
       });
       input.onWindow?.({
         *[Symbol.iterator]() {

@@ -5,6 +5,7 @@
  * (several times faster than big.js, measured by `npm run bench`), exact all the same.
  */
 import BigFactory from 'big.js';
+import { isExactNumber } from '../pbs/exact-json.ts';
 
 // A private constructor so no other module's big.js settings can affect ours.
 const Big = BigFactory();
@@ -23,8 +24,9 @@ export const MAX_DECIMAL_EXPONENT = 1000;
  * Parses a decimal amount into plain notation, exactly. Accepts `-?\d+(\.\d+)?` and exponent forms
  * (`1e-7`, `-1.5E+3`), converted digit by digit (`1e-7` → `0.0000001`). The fractional scale given
  * is kept (`4205.120000` stays as is), leading integer zeros are dropped and `-0` becomes `0`.
- * A finite JSON number is accepted through its shortest round-trip text, which is all that is left
- * of it after `JSON.parse`. Returns `null` for anything else (including `+1`, `.5`, `1.`, `NaN`).
+ * A JSON number arrives from the lossless parser (`pbs/exact-json.ts`) as an `ExactNumber` (its
+ * source text) or, when a double gives back its text exactly, as a `number`, accepted through its
+ * shortest round-trip text. Returns `null` for anything else (including `+1`, `.5`, `1.`, `NaN`).
  */
 export function parseDecimal(input: unknown): string | null {
   let text: string;
@@ -33,6 +35,7 @@ export function parseDecimal(input: unknown): string | null {
     if (NORMAL_PLAIN.test(input)) return NEGATIVE_ZERO.test(input) ? input.slice(1) : input;
     text = input;
   } else if (typeof input === 'number' && Number.isFinite(input)) text = String(input);
+  else if (isExactNumber(input)) text = input.value;
   else return null;
   const match = DECIMAL.exec(text);
   if (match === null) return null;

@@ -319,7 +319,7 @@ async function fetchShardOnce(
         }
         await (options.fields === undefined
           ? writer.write(item)
-          : writer.writeJson(encodePartLine(item, options.fields)));
+          : writer.writeJson(encodePartLine(item, options.fields, page.exactNumbers === true)));
       }
       rows += page.items.length;
       options.onPage?.({ shard: shard.id, page: page.index, rows: page.items.length });

@@ -5,6 +5,7 @@
  */
 import { DateTime } from 'luxon';
 import { PbsExportError } from '../errors.ts';
+import { isExactNumber, stringifyJson } from '../pbs/exact-json.ts';
 import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
 import { getPath } from '../pbs/path.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
@@ -186,11 +187,13 @@ function asText(value: unknown): Cell {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
     return String(value);
-  return JSON.stringify(value);
+  // A number token kept as its source text: the text is the value.
+  if (isExactNumber(value)) return value.value;
+  return stringifyJson(value);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !isExactNumber(value);
 }
 
 /** A record for extra fields without a prototype, so a `__proto__` key is a key like any other. */
@@ -224,7 +227,7 @@ function collectLeaves(
     const path = extraPath(prefix, key);
     if (consumed.has(path) || child === undefined) continue;
     if (isPlainObject(child) && Object.keys(child).length > 0) collectLeaves(child, consumed, out, path);
-    else out[path] = isPlainObject(child) || Array.isArray(child) ? JSON.stringify(child) : asText(child);
+    else out[path] = isPlainObject(child) || Array.isArray(child) ? stringifyJson(child) : asText(child);
   }
 }
 

@@ -1,4 +1,5 @@
 import { PbsExportError } from '../errors.ts';
+import { isExactNumber, parseJsonValue, stringifyJson } from '../pbs/exact-json.ts';
 import type { RawTransaction } from '../pbs/model.ts';
 import { getPath } from '../pbs/path.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
@@ -19,15 +20,17 @@ export interface PartLine {
  * (`1735689600000\t"tx-1"\t{…}`), so the assembly can order and deduplicate a window's lines
  * without parsing them. JSON text never holds a raw tab, so the first two tabs split the line.
  */
-export function encodePartLine(item: RawTransaction, fields: PartLineFields): string {
+export function encodePartLine(item: RawTransaction, fields: PartLineFields, exactNumbers = false): string {
   const id = transactionId(item, fields);
-  return `${transactionInstant(item, fields, id)}\t${JSON.stringify(id)}\t${JSON.stringify(item)}`;
+  // Items with number tokens kept as text (see `pbs/exact-json.ts`) are written with them as sent.
+  const json = exactNumbers ? stringifyJson(item) : JSON.stringify(item);
+  return `${transactionInstant(item, fields, id)}\t${JSON.stringify(id)}\t${json}`;
 }
 
 /** Reads a part line; a line of bare JSON (no prefix) is parsed to read its instant and id. */
 export function decodePartLine(line: string, fields: PartLineFields): PartLine {
   if (line.startsWith('{')) {
-    const data = JSON.parse(line) as RawTransaction;
+    const data = parseJsonValue(line) as RawTransaction;
     const id = transactionId(data, fields);
     return { at: transactionInstant(data, fields, id), id, json: line, data };
   }
@@ -45,6 +48,7 @@ export function transactionId(item: RawTransaction, fields: Pick<TransactionFiel
   const id = getPath(item, fields.id);
   if (typeof id === 'string' && id !== '') return id;
   if (typeof id === 'number' && Number.isSafeInteger(id)) return String(id);
+  if (isExactNumber(id) && /^-?\d+$/.test(id.value)) return id.value;
   throw new PbsExportError('invalid_transaction', `transaction without an id at field "${fields.id}"`);
 }
 

@@ -4,6 +4,7 @@ import type { TransformOptions } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, createGzip, type ZlibOptions } from 'node:zlib';
 import { PbsExportError } from '../errors.ts';
+import { parseJsonValue, stringifyJson } from '../pbs/exact-json.ts';
 import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 
@@ -113,7 +114,8 @@ export function createNdjsonWriter(
   };
   return {
     async write(record) {
-      await this.writeJson(JSON.stringify(record));
+      // Records may hold number tokens kept as text (timeline items): written as they came.
+      await this.writeJson(stringifyJson(record));
     },
     async writeJson(json) {
       if (failure) throw failure;
@@ -159,7 +161,7 @@ export async function* readNdjson(filePath: string): AsyncGenerator<unknown> {
   for await (const line of readNdjsonLines(filePath)) {
     lineNumber += 1;
     try {
-      yield JSON.parse(line);
+      yield parseJsonValue(line);
     } catch (error) {
       throw new SnapshotError(`${filePath}: line ${lineNumber} is not JSON`, { cause: error });
     }

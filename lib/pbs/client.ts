@@ -213,6 +213,7 @@ function createFetchJson(cfg: ResolvedPbsConfig, stats: PbsClientStats): FetchJs
             fetch: cfg.fetch,
             credentials: signedWith,
             timeoutMs: cfg.timeoutMs,
+            maxResponseBytes: cfg.maxResponseBytes,
             timestamp: Math.max(0, Math.round(nowMs + signedOffsetMs)),
             nowMs,
           });

@@ -38,6 +38,11 @@ export interface PbsClientConfig {
   shape?: ServiceShapeOverrides;
   /** Per-attempt timeout covering the headers and the whole body. Default 30 000 ms. */
   timeoutMs?: number;
+  /**
+   * Largest response body read, in bytes; a longer one fails the request (not retried) instead
+   * of growing the process without bound. Default 64 MiB, some fifty times a 1 000-item page.
+   */
+  maxResponseBytes?: number;
   retry?: Partial<PbsRetryOptions>;
   /** Token-bucket rate shared by all callers of one client, retries included. Default 10. */
   requestsPerSecond?: number;
@@ -81,6 +86,7 @@ export interface ResolvedPbsConfig {
   credentials: PbsCredentials;
   shape: ServiceShape;
   timeoutMs: number;
+  maxResponseBytes: number;
   retry: PbsRetryOptions;
   requestsPerSecond: number;
   burst: number;
@@ -97,6 +103,7 @@ export interface ResolvedPbsConfig {
 /** Default values, in one place. */
 export const PBS_CLIENT_DEFAULTS = Object.freeze({
   timeoutMs: 30_000,
+  maxResponseBytes: 64 * 1024 * 1024,
   retry: Object.freeze({ maxAttempts: 6, baseDelayMs: 250, maxDelayMs: 20_000, maxRetryAfterMs: 60_000 }),
   requestsPerSecond: 10,
   burst: 1,
@@ -142,6 +149,7 @@ export function resolveConfig(config: PbsClientConfig): ResolvedPbsConfig {
     credentials: { ...credentials },
     shape,
     timeoutMs: config.timeoutMs ?? PBS_CLIENT_DEFAULTS.timeoutMs,
+    maxResponseBytes: config.maxResponseBytes ?? PBS_CLIENT_DEFAULTS.maxResponseBytes,
     retry,
     requestsPerSecond: config.requestsPerSecond ?? PBS_CLIENT_DEFAULTS.requestsPerSecond,
     burst: config.burst ?? PBS_CLIENT_DEFAULTS.burst,
@@ -155,6 +163,7 @@ export function resolveConfig(config: PbsClientConfig): ResolvedPbsConfig {
     logger: config.logger ?? consoleLogger,
   };
   requirePositive(resolved.timeoutMs, 'timeoutMs');
+  requirePositive(resolved.maxResponseBytes, 'maxResponseBytes');
   requirePositive(resolved.requestsPerSecond, 'requestsPerSecond');
   requirePositive(resolved.burst, 'burst');
   requireNonNegative(resolved.initialTokens, 'initialTokens');

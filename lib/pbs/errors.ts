@@ -129,3 +129,42 @@ export class PbsListingError extends PbsResponseError {
     super(path, field, reason, false, options);
   }
 }
+
+/**
+ * The service answered with a redirect. Redirects are never followed: the request carries the API
+ * key and a signed URL, which must not reach another host or leave TLS. Not retryable.
+ */
+export class PbsRedirectError extends PbsRequestError {
+  readonly status: number;
+  /** Origin of the `Location` target (never its path or query), or null when there was none. */
+  readonly targetOrigin: string | null;
+
+  constructor(path: string, status: number, targetOrigin: string | null, options?: { cause?: unknown }) {
+    super(
+      'pbs_redirect',
+      `PBS GET ${path} answered with a redirect (HTTP ${status}) to ${targetOrigin ?? 'no valid Location'}; ` +
+        'redirects are not followed (the request carries credentials): check the base URL',
+      path,
+      false,
+      options,
+    );
+    this.status = status;
+    this.targetOrigin = targetOrigin;
+  }
+}
+
+/** A response body longer than the client's `maxResponseBytes`. Not retryable. */
+export class PbsResponseTooLargeError extends PbsRequestError {
+  readonly maxBytes: number;
+
+  constructor(path: string, maxBytes: number, options?: { cause?: unknown }) {
+    super(
+      'pbs_response_too_large',
+      `PBS GET ${path} returned a body over ${maxBytes} bytes (maxResponseBytes); reading stopped there`,
+      path,
+      false,
+      options,
+    );
+    this.maxBytes = maxBytes;
+  }
+}

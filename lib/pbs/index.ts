@@ -11,10 +11,21 @@ export {
 export {
   PbsHttpError,
   PbsNetworkError,
+  PbsRedirectError,
   PbsRequestError,
   PbsResponseError,
+  PbsResponseTooLargeError,
   PbsTimeoutError,
 } from './errors.ts';
+export {
+  type ExactNumber,
+  isExactNumber,
+  numberText,
+  type ParsedJson,
+  parseJson,
+  parseJsonValue,
+  stringifyJson,
+} from './exact-json.ts';
 export type * from './model.ts';
 export type { PageRequestOptions, RequestScheduler } from './pagination.ts';
 export { getPath, setPath } from './path.ts';

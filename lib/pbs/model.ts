@@ -52,4 +52,9 @@ export interface Page<T> {
   totalItems: number | null;
   /** 0-based index of the page in this listing. */
   index: number;
+  /**
+   * True when the page's items may hold number tokens kept as text (`ExactNumber`, see
+   * `exact-json.ts`): write them with `stringifyJson`, never `JSON.stringify`.
+   */
+  exactNumbers?: boolean;
 }

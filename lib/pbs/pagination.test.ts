@@ -34,6 +34,7 @@ async function collect(
         fetch: fake.fetch,
         credentials: CREDENTIALS,
         timeoutMs: 1000,
+        maxResponseBytes: 1 << 20,
         timestamp: 1,
         nowMs: 1,
       }),

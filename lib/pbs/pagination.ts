@@ -184,7 +184,7 @@ async function* pageNumbers<T>(options: PaginateOptions<T>, style: PageStyle): A
           requests.prefetch(targets);
         }
       }
-      yield { items, totalItems, index };
+      yield { items, totalItems, index, exactNumbers: response.exactNumbers };
       fetched += items.length;
       if (items.length === 0) return;
       const full = items.length >= style.pageSize;
@@ -229,7 +229,7 @@ async function* offsets<T>(options: PaginateOptions<T>, style: OffsetStyle): Asy
         }
         requests.prefetch(targets);
       }
-      yield { items, totalItems, index };
+      yield { items, totalItems, index, exactNumbers: response.exactNumbers };
       offset += items.length;
       if (items.length === 0) return;
       const full = items.length >= style.limit;
@@ -251,7 +251,7 @@ async function* cursors<T>(options: PaginateOptions<T>, style: CursorStyle): Asy
   for (let index = 0; ; index++) {
     const { response, items } = await fetchPage(options, target);
     const totalItems = readCount(response.body, style.totalItemsPath, target.path);
-    yield { items, totalItems, index };
+    yield { items, totalItems, index, exactNumbers: response.exactNumbers };
 
     let next: RequestTarget;
     let key: string;

@@ -99,14 +99,38 @@ function failTransaction(
   if (!date.success) fail(path, `${at}.${fields.date}`, date.error.issues[0], 'expected a date');
 }
 
-/** Reads the date-bounds response: each bound a string instant or null. */
+/**
+ * Reads the date-bounds response: each bound a string instant, or both null (an empty portfolio).
+ * Bounds that contradict each other (only one null, or the latest before the earliest) are refused
+ * by field: planning from them would give an empty, finished-looking report.
+ */
 export function parseDateBounds(body: unknown, shape: ServiceShape, path: string): DateBounds {
+  const { earliestPath, latestPath } = shape.dateBounds;
   const read = (fieldPath: string): Date | null => {
     const result = boundSchema.safeParse(getPath(body, fieldPath));
     if (!result.success) fail(path, fieldPath, result.error.issues[0], 'expected an ISO instant or null');
     return result.data === null ? null : new Date(result.data);
   };
-  return { earliest: read(shape.dateBounds.earliestPath), latest: read(shape.dateBounds.latestPath) };
+  const earliest = read(earliestPath);
+  const latest = read(latestPath);
+  if ((earliest === null) !== (latest === null)) {
+    const [nullField, setField] = earliest === null ? [earliestPath, latestPath] : [latestPath, earliestPath];
+    throw new PbsResponseError(
+      path,
+      nullField,
+      `is null while ${setField} is set (inconsistent date-bounds)`,
+      false,
+    );
+  }
+  if (earliest !== null && latest !== null && latest.getTime() < earliest.getTime()) {
+    throw new PbsResponseError(
+      path,
+      latestPath,
+      `${latest.toISOString()} is before ${earliestPath} ${earliest.toISOString()} (inconsistent date-bounds)`,
+      false,
+    );
+  }
+  return { earliest, latest };
 }
 
 /** Reads the metadata response: an array of protocol names at `protocolsPath` or the body. */

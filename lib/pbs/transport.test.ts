@@ -12,7 +12,15 @@ const target = endpointTarget('http://host.test/api', '/v2/transactions', [
 ]);
 
 function options(fetchImpl: typeof fetch, extra: Partial<SendOptions> = {}): SendOptions {
-  return { fetch: fetchImpl, credentials: CREDENTIALS, timeoutMs: 1000, timestamp: TS, nowMs: TS, ...extra };
+  return {
+    fetch: fetchImpl,
+    credentials: CREDENTIALS,
+    timeoutMs: 1000,
+    maxResponseBytes: 1 << 20,
+    timestamp: TS,
+    nowMs: TS,
+    ...extra,
+  };
 }
 
 describe('sendSigned', () => {

@@ -1,5 +1,14 @@
+import { secretRedactor } from '../redaction.ts';
 import type { PbsCredentials } from './config.ts';
-import { PbsHttpError, PbsNetworkError, PbsResponseError, PbsTimeoutError } from './errors.ts';
+import {
+  PbsHttpError,
+  PbsNetworkError,
+  PbsRedirectError,
+  PbsResponseError,
+  PbsResponseTooLargeError,
+  PbsTimeoutError,
+} from './errors.ts';
+import { parseJson } from './exact-json.ts';
 import { parseRetryAfter } from './retry.ts';
 import { signRequest, timestampText } from './signing.ts';
 
@@ -17,7 +26,10 @@ export interface RequestTarget {
 
 /** A successful (2xx) response with a JSON body. */
 export interface JsonResponse {
+  /** The parsed body; number tokens a double cannot hold are `ExactNumber`s (see `exact-json.ts`). */
   body: unknown;
+  /** True when the body may hold `ExactNumber`s: write it back with `stringifyJson`. */
+  exactNumbers?: boolean;
   headers: Headers;
   /** The request URL without timestamp and signature, for resolving relative links. */
   unsignedUrl: string;
@@ -27,6 +39,8 @@ export interface SendOptions {
   fetch: typeof fetch;
   credentials: PbsCredentials;
   timeoutMs: number;
+  /** Largest body read; a longer one throws `PbsResponseTooLargeError`. */
+  maxResponseBytes: number;
   /** Signing time in ms since the epoch. */
   timestamp: number;
   /** Clock used to read `Retry-After` dates. */
@@ -57,15 +71,17 @@ export function signedUrl(target: RequestTarget, timestamp: number, signature: s
 }
 
 /**
- * Sends one signed GET and reads its whole body within `timeoutMs`. Returns the parsed JSON of a
- * 2xx response; throws `PbsHttpError`, `PbsNetworkError`, `PbsTimeoutError` or (body not JSON)
- * a retryable `PbsResponseError`. Nothing thrown contains the key, the secret or the signature.
+ * Sends one signed GET and reads its whole body within `timeoutMs` and `maxResponseBytes`.
+ * Returns the losslessly parsed JSON of a 2xx response; throws `PbsHttpError`, `PbsNetworkError`,
+ * `PbsTimeoutError`, `PbsRedirectError` (redirects are never followed), `PbsResponseTooLargeError`
+ * or (body not JSON) a retryable `PbsResponseError`. Nothing thrown contains the key, the secret
+ * or the signature, in any encoding.
  */
 export async function sendSigned(target: RequestTarget, options: SendOptions): Promise<JsonResponse> {
   const { credentials } = options;
   const signature = signRequest(target.signedPath, options.timestamp, credentials.apiSecret);
   const url = signedUrl(target, options.timestamp, signature);
-  const redact = redactor([credentials.apiKey, credentials.apiSecret, signature]);
+  const redact = secretRedactor([credentials.apiKey, credentials.apiSecret, signature]);
   const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': credentials.apiKey };
   if (credentials.profileGuid !== undefined) headers['x-service-profile'] = credentials.profileGuid;
 
@@ -74,12 +90,21 @@ export async function sendSigned(target: RequestTarget, options: SendOptions): P
   let response: Response;
   let text: string;
   try {
+    // Never follow a redirect: it would carry the key and the signed URL to wherever it points.
     response = await untilAborted(
-      options.fetch(url, { method: 'GET', headers, signal: controller.signal }),
+      options.fetch(url, { method: 'GET', headers, signal: controller.signal, redirect: 'manual' }),
       controller.signal,
     );
-    text = await untilAborted(response.text(), controller.signal);
+    if (isRedirect(response.status)) {
+      await response.body?.cancel().catch(() => {});
+      throw new PbsRedirectError(target.path, response.status, redirectOrigin(response, target.endpoint));
+    }
+    text = await untilAborted(
+      readBodyText(response, options.maxResponseBytes, target.path),
+      controller.signal,
+    );
   } catch (error) {
+    if (error instanceof PbsRedirectError || error instanceof PbsResponseTooLargeError) throw error;
     if (controller.signal.aborted)
       throw new PbsTimeoutError(target.path, options.timeoutMs, { cause: error });
     throw new PbsNetworkError(target.path, redact(describeNetworkError(error)), { cause: error });
@@ -92,7 +117,8 @@ export async function sendSigned(target: RequestTarget, options: SendOptions): P
     throw httpError(target.path, response, text, redact, options.nowMs);
   }
   try {
-    return { body: JSON.parse(text), headers: response.headers, unsignedUrl };
+    const { value, exactNumbers } = parseJson(text);
+    return { body: value, exactNumbers, headers: response.headers, unsignedUrl };
   } catch (error) {
     const reason = text.trim() === '' ? 'empty body' : 'body is not valid JSON (truncated or malformed)';
     throw new PbsResponseError(target.path, '(body)', reason, true, { cause: error });
@@ -163,7 +189,46 @@ function describeNetworkError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function redactor(secrets: readonly string[]): (text: string) => string {
-  const present = secrets.filter((secret) => secret.length > 0);
-  return (text) => present.reduce((result, secret) => result.split(secret).join('[redacted]'), text);
+function isRedirect(status: number): boolean {
+  return status >= 300 && status <= 399 && status !== 304;
+}
+
+/** Origin of a redirect's `Location` (resolved against the request), or null when unusable. */
+function redirectOrigin(response: Response, requestUrl: string): string | null {
+  const location = response.headers.get('location');
+  if (location === null) return null;
+  try {
+    const origin = new URL(location, requestUrl).origin;
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads a body as UTF-8 text, failing as soon as it exceeds `maxBytes` (a declared
+ * `Content-Length` over the limit fails before reading), so an endless body cannot grow the
+ * process without bound.
+ */
+async function readBodyText(response: Response, maxBytes: number, path: string): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw new PbsResponseTooLargeError(path, maxBytes);
+  }
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new PbsResponseTooLargeError(path, maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, length).toString('utf8');
 }
