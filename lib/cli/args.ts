@@ -43,7 +43,8 @@ export const USAGE = `Usage:
                                  Rebuild the reports from a raw snapshot, without the service
 
 Request:
-  --profile NAME                 Portfolio (profile) name                       (default: demo)
+  --profile NAME                 Portfolio (profile) name; required against the real service
+                                 (default with the simulator: demo)
   --period P                     2025-10 (month), 2025 (year), or 2025-01-05..2025-02-10
   --time-zone ZONE               IANA time zone of the period and dates         (default: UTC)
   --report R                     transactions, movements, summary, changes, gains
@@ -61,6 +62,8 @@ Request:
   --long-term-years N            gains: held longer than N years is long term   (default: 1)
   --delimiter D                  CSV delimiter: , ; or tab                      (default: ,)
   --decimal-separator S          CSV decimal separator: . or ,                  (default: .)
+  --conflicting-copies C         An id sent twice with different content: fail, first or last
+                                 (which copy the reports keep)                  (default: fail)
 
 Service:
   --simulator                    Use the embedded simulator (the default when no service is configured)
@@ -99,6 +102,7 @@ const options = {
   'long-term-years': { type: 'string' },
   delimiter: { type: 'string' },
   'decimal-separator': { type: 'string' },
+  'conflicting-copies': { type: 'string' },
   simulator: { type: 'boolean' },
   transactions: { type: 'string' },
   seed: { type: 'string' },
@@ -165,6 +169,13 @@ export function parseCommandLine(
   const service: ServiceChoice = simulated
     ? { kind: 'simulator', ...simulatorOptions }
     : { kind: 'service', ...(values.config !== undefined ? { configFile: values.config } : {}) };
+  // A real portfolio's files must not be named after the simulator's demo profile.
+  if (!simulated && values.profile === undefined) {
+    throw new ValidationError(
+      '--profile',
+      'is required against the real service (it names the files and folders)',
+    );
+  }
   return {
     command: 'run',
     request: requestInput(values),
@@ -207,6 +218,7 @@ function requestInput(values: Record<string, unknown>): Record<string, unknown> 
   if (text('delimiter') !== undefined) csv.delimiter = text('delimiter') === 'tab' ? '\t' : text('delimiter');
   if (text('decimal-separator') !== undefined) csv.decimalSeparator = text('decimal-separator');
   if (Object.keys(csv).length > 0) request.csv = csv;
+  if (text('conflicting-copies') !== undefined) request.conflictingCopies = text('conflicting-copies');
   return request;
 }
 

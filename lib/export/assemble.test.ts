@@ -54,6 +54,7 @@ describe('assembleSnapshot', () => {
       partFile,
       rows: items.length,
       totalReported: items.length,
+      completeness: 'total',
       attempts: 1,
     } satisfies FetchedShard;
   }

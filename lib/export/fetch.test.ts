@@ -7,12 +7,15 @@ import type { Page, RawTransaction, TransactionQuery } from '../pbs/model.ts';
 import { type PageRequestOptions, paginate } from '../pbs/pagination.ts';
 import { DEFAULT_SHAPE, type PagePagination } from '../pbs/shape.ts';
 import {
+  checkWindowCoverage,
   type FetchShard,
   fetchShards,
   IncompleteShardError,
+  IncompleteWindowError,
   InconsistentShardError,
   shardQuery,
   startFetch,
+  UnconfirmedShardError,
 } from './fetch.ts';
 import { readNdjson } from './snapshot.ts';
 
@@ -255,15 +258,81 @@ describe('fetchShards', () => {
     ).rejects.toThrow('service down');
   });
 
-  it('accepts a shard without a reported total by its fetched count', async () => {
-    const source = scriptedSource([[page(['a', 'b'], null)]]);
+  it('accepts a shard without a reported total once a second listing gives the same ids', async () => {
+    const source = scriptedSource([[page(['a', 'b'], null)], [page(['a', 'b'], null)]]);
     const [fetched] = await fetchShards(
       source,
       [shard('s1')],
       {},
-      { workDir, concurrency: 1, shardAttempts: 1 },
+      { workDir, concurrency: 1, shardAttempts: 1, idField: 'id' },
     );
-    expect(fetched).toMatchObject({ rows: 2, totalReported: null });
+    expect(fetched).toMatchObject({
+      rows: 2,
+      totalReported: null,
+      attempts: 2,
+      completeness: 'second-listing',
+    });
+    expect(source.queries).toHaveLength(2);
+  });
+
+  it('takes rows of one date in another order on the second listing as the same listing', async () => {
+    const source = scriptedSource([[page(['a', 'b', 'c'], null)], [page(['c', 'a', 'b'], null)]]);
+    const [fetched] = await fetchShards(
+      source,
+      [shard('s1')],
+      {},
+      { workDir, concurrency: 1, shardAttempts: 1, idField: 'id' },
+    );
+    expect(fetched).toMatchObject({ rows: 3, completeness: 'second-listing' });
+  });
+
+  it('lists a shard without a total again when two listings disagree, keeping the one confirmed', async () => {
+    // The first listing lost `b` (a row moved between two page requests).
+    const source = scriptedSource([
+      [page(['a'], null, 0), page(['c'], null, 1)],
+      [page(['a', 'b'], null, 0), page(['c'], null, 1)],
+      [page(['a', 'b'], null, 0), page(['c'], null, 1)],
+    ]);
+    const [fetched] = await fetchShards(
+      source,
+      [shard('s1')],
+      {},
+      { workDir, concurrency: 1, shardAttempts: 3, idField: 'id' },
+    );
+    expect(fetched).toMatchObject({ rows: 3, attempts: 3, completeness: 'second-listing' });
+    expect(await readIds(fetched?.partFile as string)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('keeps only the transactions of no searched protocol in a rest shard, counting every one listed', async () => {
+    const items = [
+      { id: 'a', date: '2025-01-02T00:00:00.000Z', protocol: 'Aave V3' },
+      { id: 'b', date: '2025-01-02T00:00:00.000Z', protocol: null },
+      { id: 'c', date: '2025-01-02T00:00:00.000Z' },
+      { id: 'd', date: '2025-01-02T00:00:00.000Z', protocol: 'Unlisted' },
+    ];
+    const source = scriptedSource([[{ items, totalItems: 4, index: 0 }]]);
+    const rest = { ...shard('2025-01~none'), otherThan: ['Aave V3'] };
+    const [fetched] = await fetchShards(source, [rest], {}, { workDir, concurrency: 1, shardAttempts: 1 });
+    expect(fetched).toMatchObject({ rows: 3, listed: 4, completeness: 'total' });
+    expect(await readIds(fetched?.partFile as string)).toEqual(['b', 'c', 'd']);
+    expect(source.queries[0]?.protocol).toBeUndefined();
+  });
+
+  it('fails with UnconfirmedShardError when listings without a total keep disagreeing', async () => {
+    const source = scriptedSource([
+      [page(['a'], null)],
+      [page(['a', 'b'], null)],
+      [page(['b'], null)],
+      [page(['a', 'b', 'c'], null)],
+    ]);
+    const run = fetchShards(
+      source,
+      [shard('s1')],
+      {},
+      { workDir, concurrency: 1, shardAttempts: 3, idField: 'id' },
+    );
+    await expect(run).rejects.toBeInstanceOf(UnconfirmedShardError);
+    expect(source.queries).toHaveLength(4);
   });
 });
 
@@ -443,5 +512,36 @@ describe('shardQuery', () => {
       sort: 'date',
       order: 'asc',
     });
+  });
+});
+
+describe('checkWindowCoverage', () => {
+  const fetchedShard = (id: string, rows: number, extra: Partial<FetchShard> = {}, listed?: number) => ({
+    shard: { ...shard(id), ...extra },
+    partFile: '',
+    rows,
+    totalReported: null,
+    attempts: 1,
+    completeness: 'total' as const,
+    ...(listed !== undefined ? { listed } : {}),
+  });
+
+  it('accepts a window whose protocol searches and rest add up to the unfiltered listing', () => {
+    expect(() =>
+      checkWindowCoverage([
+        fetchedShard('w~aave', 7, { protocol: 'Aave V3' }),
+        fetchedShard('w~lido', 3, { protocol: 'Lido' }),
+        fetchedShard('w~none', 5, { otherThan: ['Aave V3', 'Lido'] }, 15),
+      ]),
+    ).not.toThrow();
+  });
+
+  it('refuses a window where a protocol search returned fewer than the unfiltered search shows', () => {
+    expect(() =>
+      checkWindowCoverage([
+        fetchedShard('w~aave', 6, { protocol: 'Aave V3' }),
+        fetchedShard('w~none', 5, { otherThan: ['Aave V3'] }, 12),
+      ]),
+    ).toThrow(IncompleteWindowError);
   });
 });

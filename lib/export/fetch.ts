@@ -33,7 +33,19 @@ export interface FetchShard {
   id: string;
   window: { index: number; start: Date; end: Date };
   protocol: string | null;
+  /**
+   * With `protocol: null`: keep only the transactions whose protocol is none of these (the rest of
+   * a window searched protocol by protocol, `p` taking one name), read from the unfiltered search.
+   */
+  otherThan?: readonly string[];
 }
+
+/**
+ * How a shard's listing was shown to be complete: the service's reported total matched the items
+ * (`total`), or, for a wire shape that reports no total, a second listing gave the very same ids
+ * in the same order (`second-listing`, twice the requests).
+ */
+export type Completeness = 'total' | 'second-listing';
 
 /** Filters applied to every shard's search besides its window and protocol. */
 export interface FetchFilters {
@@ -50,7 +62,14 @@ export interface FetchedShard {
   rows: number;
   /** The total the service reported, when it reports one. */
   totalReported: number | null;
+  /** Listings made: one per attempt, a second one to confirm a listing without a total. */
   attempts: number;
+  completeness: Completeness;
+  /**
+   * Transactions the search listed, when some were not kept (a shard with `otherThan`: the
+   * unfiltered search lists every transaction of the window, `rows` those of no searched protocol).
+   */
+  listed?: number;
 }
 
 export interface FetchProgress {
@@ -76,9 +95,12 @@ export interface FetchOptions {
    * Dotted path of the transaction id (the shape's `fields.id`). When given, an id seen twice in
    * one shard's listing makes the shard be fetched again (the data shifted between two pages),
    * unless {@link DUPLICATES_CONFIRMED_BY} attempts in a row return the very same ids in the same
-   * order (the service's own duplicates, which the snapshot drops and counts).
+   * order (the service's own duplicates, which the snapshot drops and counts). A listing without a
+   * reported total is complete only when the listing before it gave the very same ids.
    */
   idField?: string;
+  /** Dotted path of the protocol, for shards with `otherThan`. Default `protocol`. */
+  protocolField?: string;
   /**
    * Where each transaction's id and date are: when given, each part line carries them ahead of
    * the JSON (see `encodePartLine`), so the assembly orders lines without parsing them; the ids
@@ -120,6 +142,41 @@ export class InconsistentShardError extends PbsExportError {
     this.shardId = shardId;
     this.duplicates = duplicates;
   }
+}
+
+/**
+ * A window searched protocol by protocol does not add up: the unfiltered search of its rest shard
+ * listed a different number of transactions than the protocol searches and the rest together.
+ */
+export class IncompleteWindowError extends PbsExportError {
+  readonly windowIndex: number;
+
+  constructor(windowIndex: number, listed: number, covered: number, detail: string) {
+    super(
+      'incomplete_window',
+      `window ${windowIndex}: the unfiltered search listed ${listed} transactions, but ${detail} add up to ${covered}`,
+    );
+    this.windowIndex = windowIndex;
+  }
+}
+
+/**
+ * Checks that a window searched protocol by protocol (a rest shard among `parts`) is covered: the
+ * rest shard's unfiltered search listed exactly the transactions the protocol searches returned
+ * plus those it kept. Throws {@link IncompleteWindowError}; does nothing for other windows.
+ */
+export function checkWindowCoverage(parts: readonly FetchedShard[]): void {
+  const rest = parts.find((part) => part.shard.otherThan !== undefined);
+  if (rest === undefined || rest.listed === undefined) return;
+  const searched = parts.filter((part) => part !== rest);
+  const byProtocol = searched.reduce((total, part) => total + part.rows, 0);
+  if (byProtocol + rest.rows === rest.listed) return;
+  throw new IncompleteWindowError(
+    rest.shard.window.index,
+    rest.listed,
+    byProtocol + rest.rows,
+    `the ${searched.length} protocol searches (${byProtocol}) and the transactions of no searched protocol (${rest.rows})`,
+  );
 }
 
 /** A fetch under way: each shard's result as soon as it is fetched, and all of them. */
@@ -251,6 +308,73 @@ function settleable<T>(): { promise: Promise<T>; resolve(value: T): void; reject
  */
 export const DUPLICATES_CONFIRMED_BY = 3;
 
+/** Listings in a row that must agree on the ids when the service reports no total. */
+export const UNTOTALLED_CONFIRMED_BY = 2;
+
+/** Two listings of a shard without a reported total disagreed: the data moved while it was paged. */
+export class UnconfirmedShardError extends PbsExportError {
+  readonly shardId: string;
+
+  constructor(shardId: string, previousRows: number, rows: number) {
+    super(
+      'unconfirmed_fetch',
+      `shard ${shardId}: the service reports no total, and two listings disagree ` +
+        `(${previousRows} then ${rows} transactions, or other ids): the data changed while it was paged`,
+    );
+    this.shardId = shardId;
+  }
+}
+
+/** One listing of a shard, written to its part file. */
+interface Listing {
+  /** Transactions kept (all of them, unless the shard has `otherThan`). */
+  rows: number;
+  /** Transactions the search listed. */
+  listed: number;
+  totalReported: number | null;
+  duplicates: number;
+  /** sha256 of the listed ids in order, repeats included: equal digests, same listing. */
+  idsInOrder: string;
+  /**
+   * sha256 of the set of listed ids, in code-unit order: equal digests, the same transactions,
+   * whatever order the service gave rows of the same date in.
+   */
+  idSet: string;
+}
+
+/** Listings in a row that agree, by what each kind of listing must agree on. */
+interface Agreement {
+  sameOrder: number;
+  sameSet: number;
+}
+
+function agreementAfter(previous: Listing | null, listing: Listing, agreement: Agreement): Agreement {
+  return {
+    sameOrder: listing.idsInOrder === previous?.idsInOrder ? agreement.sameOrder + 1 : 1,
+    sameSet: listing.idSet === previous?.idSet ? agreement.sameSet + 1 : 1,
+  };
+}
+
+/** True when the listings so far show this one complete (see {@link fetchShardWithRetry}). */
+function confirmed(listing: Listing, agreement: Agreement): boolean {
+  if (listing.duplicates > 0) return agreement.sameOrder >= DUPLICATES_CONFIRMED_BY;
+  return listing.totalReported !== null || agreement.sameSet >= UNTOTALLED_CONFIRMED_BY;
+}
+
+function isInconsistentListing(error: unknown): boolean {
+  return (
+    error instanceof IncompleteShardError ||
+    error instanceof InconsistentShardError ||
+    error instanceof UnconfirmedShardError ||
+    error instanceof PbsListingError
+  );
+}
+
+/**
+ * Lists a shard until it is shown complete: a reported total that matches, or (no total, or ids
+ * repeated) the same ids listed again. A listing that disagrees counts against `shardAttempts`;
+ * the confirming listing of a shard without a total does not, when it agrees.
+ */
 async function fetchShardWithRetry(
   client: TransactionPageSource,
   shard: FetchShard,
@@ -259,27 +383,35 @@ async function fetchShardWithRetry(
   options: FetchOptions,
   requests: PageRequestOptions,
 ): Promise<FetchedShard> {
-  let previousIds: string | null = null;
-  let sameIdsInARow = 0;
+  let previous: Listing | null = null;
+  let agreement: Agreement = { sameOrder: 0, sameSet: 0 };
+  let failures = 0;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const once = await fetchShardOnce(client, shard, filters, partFile, options, requests);
-      if (once.duplicates > 0) {
-        sameIdsInARow = once.idsDigest === previousIds ? sameIdsInARow + 1 : 1;
-        previousIds = once.idsDigest;
-        if (sameIdsInARow < DUPLICATES_CONFIRMED_BY)
-          throw new InconsistentShardError(shard.id, once.duplicates);
+      const listing = await fetchShardOnce(client, shard, filters, partFile, options, requests);
+      agreement = agreementAfter(previous, listing, agreement);
+      const before = previous;
+      previous = listing;
+      if (!confirmed(listing, agreement)) {
+        // The first listing of a shard without a total waits for its second: not a failure.
+        if (before === null && listing.duplicates === 0) continue;
+        if (listing.duplicates > 0) throw new InconsistentShardError(shard.id, listing.duplicates);
+        throw new UnconfirmedShardError(shard.id, before?.listed ?? 0, listing.listed);
       }
-      const { rows, totalReported } = once;
-      const fetched = { shard, partFile, rows, totalReported, attempts: attempt };
+      const fetched: FetchedShard = {
+        shard,
+        partFile,
+        rows: listing.rows,
+        totalReported: listing.totalReported,
+        attempts: attempt,
+        completeness: listing.totalReported === null ? 'second-listing' : 'total',
+        ...(shard.otherThan !== undefined ? { listed: listing.listed } : {}),
+      };
       options.onShardDone?.(fetched);
       return fetched;
     } catch (error) {
-      const inconsistent =
-        error instanceof IncompleteShardError ||
-        error instanceof InconsistentShardError ||
-        error instanceof PbsListingError;
-      if (!inconsistent || attempt >= options.shardAttempts) throw error;
+      failures += 1;
+      if (!isInconsistentListing(error) || failures >= options.shardAttempts) throw error;
     }
   }
 }
@@ -291,37 +423,43 @@ async function fetchShardOnce(
   partFile: string,
   options: FetchOptions,
   requests: PageRequestOptions,
-): Promise<{ rows: number; totalReported: number | null; duplicates: number; idsDigest: string }> {
+): Promise<Listing> {
   // Part files are scratch: fast compression, the snapshot is compressed properly.
   const writer = createNdjsonWriter(partFile, { level: 1, bufferedChunks: 1 });
-  let rows = 0;
-  let totalReported: number | null = null;
+  const listing: Listing = {
+    rows: 0,
+    listed: 0,
+    totalReported: null,
+    duplicates: 0,
+    idsInOrder: '',
+    idSet: '',
+  };
   const seen = new Set<string>();
   const digest = createHash('sha256');
-  let duplicates = 0;
   const idField = options.idField ?? options.fields?.id;
+  const keep = keepFilter(shard, options.protocolField ?? 'protocol');
   try {
     for await (const page of client.transactionPages(shardQuery(shard, filters), requests)) {
       if (page.totalItems !== null) {
-        if (totalReported !== null && totalReported !== page.totalItems) {
-          throw new IncompleteShardError(shard.id, rows, page.totalItems);
+        if (listing.totalReported !== null && listing.totalReported !== page.totalItems) {
+          throw new IncompleteShardError(shard.id, listing.listed, page.totalItems);
         }
-        totalReported = page.totalItems;
+        listing.totalReported = page.totalItems;
       }
       for (const item of page.items) {
-        if (idField !== undefined) {
-          const id = idOf(item, idField);
-          if (id !== null) {
-            if (seen.has(id)) duplicates += 1;
-            else seen.add(id);
-            digest.update(`${id}\n`);
-          }
+        const id = idField === undefined ? null : idOf(item, idField);
+        if (id !== null) {
+          if (seen.has(id)) listing.duplicates += 1;
+          else seen.add(id);
+          digest.update(`${id}\n`);
         }
+        if (keep !== null && !keep(item)) continue;
+        listing.rows += 1;
         await (options.fields === undefined
           ? writer.write(item)
           : writer.writeJson(encodePartLine(item, options.fields, page.exactNumbers === true)));
       }
-      rows += page.items.length;
+      listing.listed += page.items.length;
       options.onPage?.({ shard: shard.id, page: page.index, rows: page.items.length });
     }
     await writer.close();
@@ -329,10 +467,28 @@ async function fetchShardOnce(
     writer.destroy();
     throw error;
   }
-  if (totalReported !== null && rows !== totalReported) {
-    throw new IncompleteShardError(shard.id, rows, totalReported);
+  if (listing.totalReported !== null && listing.listed !== listing.totalReported) {
+    throw new IncompleteShardError(shard.id, listing.listed, listing.totalReported);
   }
-  return { rows, totalReported, duplicates, idsDigest: digest.digest('hex') };
+  listing.idsInOrder = digest.digest('hex');
+  listing.idSet = setDigest(seen);
+  return listing;
+}
+
+function setDigest(ids: ReadonlySet<string>): string {
+  const hash = createHash('sha256');
+  for (const id of [...ids].sort()) hash.update(`${id}\n`);
+  return hash.digest('hex');
+}
+
+/** For a shard with `otherThan`: keeps the items whose protocol is none of those; else null. */
+function keepFilter(shard: FetchShard, protocolField: string): ((item: RawTransaction) => boolean) | null {
+  if (shard.otherThan === undefined) return null;
+  const searched = new Set(shard.otherThan);
+  return (item) => {
+    const protocol = getPath(item, protocolField);
+    return typeof protocol !== 'string' || !searched.has(protocol);
+  };
 }
 
 function idOf(item: RawTransaction, idField: string): string | null {

@@ -24,11 +24,22 @@ export interface Window {
 
 /** One unit of fetching: a window, narrowed to one protocol or (`null`) to none. */
 export interface Shard {
-  /** Stable and file-name safe: `2025-03`, or `2025-03~aave-v3` with a protocol. */
+  /**
+   * Stable and file-name safe: `2025-03`, or `2025-03~aave-v3` with a protocol, or `2025-03~none`
+   * for the transactions of no searched protocol.
+   */
   id: string;
   window: Window;
   protocol: string | null;
+  /**
+   * The rest of a window searched protocol by protocol: the unfiltered search, keeping the
+   * transactions whose protocol is none of these (no protocol at all, or one the metadata lacks).
+   */
+  otherThan?: readonly string[];
 }
+
+/** Slug of the shard that holds the transactions of no searched protocol. */
+export const REST_SLUG = 'none';
 
 /** What {@link planWindows} needs: the request's period, zone and window size, and the bounds. */
 export interface PlanWindowsInput {
@@ -102,7 +113,8 @@ export function protocolSlugs(names: readonly string[]): Map<string, string> {
   const slugs = new Map<string, string>();
   for (const name of unique) {
     const slug = protocolSlug(name);
-    const clash = slug === '' || (counts.get(slug) ?? 0) > 1;
+    // `none` is the rest shard's: a protocol of that slug gets a hash like any clash.
+    const clash = slug === '' || slug === REST_SLUG || (counts.get(slug) ?? 0) > 1;
     slugs.set(name, clash ? [slug, shortHash(name)].filter((part) => part !== '').join('-') : slug);
   }
   return slugs;
@@ -110,15 +122,31 @@ export function protocolSlugs(names: readonly string[]): Map<string, string> {
 
 /**
  * The shards of a plan: every window × every protocol (window-major), or one shard per window
- * with `protocol: null` when `protocols` is `null` (no protocol filter).
+ * with `protocol: null` when `protocols` is `null` (no protocol filter). With `withRest` (the
+ * request's `all`), each window also gets a last shard for the transactions of no searched
+ * protocol, so the protocol searches together cover the whole window.
  */
-export function planShards(windows: readonly Window[], protocols: readonly string[] | null): Shard[] {
+export function planShards(
+  windows: readonly Window[],
+  protocols: readonly string[] | null,
+  options: { withRest?: boolean } = {},
+): Shard[] {
   if (protocols === null) return windows.map((window) => ({ id: window.label, window, protocol: null }));
   const slugs = protocolSlugs(protocols);
   const unique = [...slugs.keys()];
-  return windows.flatMap((window) =>
-    unique.map((protocol) => ({ id: `${window.label}~${slugs.get(protocol) as string}`, window, protocol })),
-  );
+  return windows.flatMap((window) => {
+    const shards: Shard[] = unique.map((protocol) => ({
+      id: `${window.label}~${slugs.get(protocol) as string}`,
+      window,
+      protocol,
+    }));
+    if (options.withRest) shards.push(restShard(window, unique));
+    return shards;
+  });
+}
+
+function restShard(window: Window, protocols: readonly string[]): Shard {
+  return { id: `${window.label}~${REST_SLUG}`, window, protocol: null, otherThan: protocols };
 }
 
 /**
@@ -146,7 +174,8 @@ export function resolveProtocols(
 /** A plan as JSON (instants as ISO strings), to hand from one Step Functions task to another. */
 export interface PlanJson {
   windows: { index: number; label: string; start: string; end: string }[];
-  shards: { id: string; window: number; protocol: string | null }[];
+  /** `rest`: the window's transactions of no searched protocol (the other shards of its window). */
+  shards: { id: string; window: number; protocol: string | null; rest?: true }[];
 }
 
 /** Writes a plan as JSON-safe data. */
@@ -158,7 +187,12 @@ export function planToJson(plan: { windows: readonly Window[]; shards: readonly 
       start: w.start.toISOString(),
       end: w.end.toISOString(),
     })),
-    shards: plan.shards.map((s) => ({ id: s.id, window: s.window.index, protocol: s.protocol })),
+    shards: plan.shards.map((s) => ({
+      id: s.id,
+      window: s.window.index,
+      protocol: s.protocol,
+      ...(s.otherThan !== undefined ? { rest: true as const } : {}),
+    })),
   };
 }
 
@@ -171,11 +205,15 @@ export function planFromJson(json: PlanJson): { windows: Window[]; shards: Shard
     end: new Date(w.end),
   }));
   const byIndex = new Map(windows.map((w) => [w.index, w]));
-  const shards = json.shards.map((s) => {
+  const shards = json.shards.map((s): Shard => {
     const window = byIndex.get(s.window);
     if (window === undefined)
       throw new ValidationError('plan.shards', `shard ${s.id} names unknown window ${s.window}`);
-    return { id: s.id, window, protocol: s.protocol };
+    if (s.rest !== true) return { id: s.id, window, protocol: s.protocol };
+    const searched = json.shards.flatMap((other) =>
+      other.window === s.window && other.rest !== true && other.protocol !== null ? [other.protocol] : [],
+    );
+    return restShard(window, searched);
   });
   return { windows, shards };
 }

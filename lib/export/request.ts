@@ -138,6 +138,12 @@ export const ExportRequestSchema = z
     window: z.enum(WINDOW_SIZES).default('month'),
     csv: csvSchema.default(() => ({ delimiter: ',' as const, decimalSeparator: '.' as const })),
     gains: gainsSchema.optional(),
+    /**
+     * What to do with a transaction id the service sent twice with different content: `fail` the
+     * run (absent: the default), or keep the `first` or the `last` copy (in shard, page and item
+     * order) in the reports. Every copy stays in the snapshot either way.
+     */
+    conflictingCopies: z.enum(['fail', 'first', 'last']).optional(),
   })
   .superRefine((request, ctx) => {
     // Runs even when another field failed, so the reports may still be the raw input.

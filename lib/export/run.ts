@@ -88,6 +88,7 @@ export async function runExport(request: ExportRequest, deps: ExportDeps): Promi
       concurrency: deps.concurrency ?? 4,
       shardAttempts: deps.shardAttempts ?? 3,
       fields: deps.fields,
+      protocolField: deps.fields.protocol,
       onPage: (page) => deps.onProgress?.({ stage: 'page', ...page }),
       onShardDone: (done) => deps.onProgress?.({ stage: 'shard', shard: done.shard.id, rows: done.rows }),
     });
@@ -124,7 +125,8 @@ export async function planExport(
   });
   // The service ignores the window when a hash is given, so one search covers the period.
   const windows = request.filters.hash !== undefined && planned.length > 0 ? [wholePeriod(request)] : planned;
-  return { windows, shards: planShards(windows, protocols) };
+  // `all` covers the whole period: the per-protocol searches plus the transactions of none of them.
+  return { windows, shards: planShards(windows, protocols, { withRest: request.protocols === 'all' }) };
 }
 
 /**
@@ -162,6 +164,9 @@ export async function finishExport(
       protocol: f.shard.protocol,
       rows: f.rows,
       totalReported: f.totalReported,
+      completeness: f.completeness,
+      listings: f.attempts,
+      ...(f.listed !== undefined ? { listed: f.listed } : {}),
     })),
   });
   const snapshotFile = join(deps.workDir, 'snapshot.ndjson.gz');
@@ -188,6 +193,8 @@ export async function finishExport(
       onWindow: (records) => model.lookAhead(records),
       onRecord: (record) => model.observe(record),
       ...(changes ? { changes } : {}),
+      ...(request.conflictingCopies !== undefined ? { conflictingCopies: request.conflictingCopies } : {}),
+      ...(deps.warn ? { warn: deps.warn } : {}),
     });
     model.endLive();
     deps.onProgress?.({ stage: 'fetched', transactions: assembled.transactions });
@@ -205,6 +212,7 @@ export async function finishExport(
       counts: {
         transactions: assembled.transactions,
         duplicatesDropped: assembled.duplicates,
+        conflictingCopies: assembled.conflictingCopies,
         outsideWindowDropped: assembled.outsideWindow,
         changes: assembled.changes,
       },

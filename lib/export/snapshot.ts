@@ -29,10 +29,21 @@ export interface SnapshotHeader {
     protocol: string | null;
     rows: number;
     totalReported: number | null;
+    /** How the listing was shown complete (`total` or `second-listing`); absent in older snapshots. */
+    completeness?: 'total' | 'second-listing';
+    /** Listings made, the confirming one included. */
+    listings?: number;
+    /** For the rest of a window searched by protocol: transactions the unfiltered search listed. */
+    listed?: number;
   }[];
 }
 
-/** A record after the header: one transaction of a shard, or one timeline item. */
+/**
+ * A record after the header: one transaction of a shard, or one timeline item. A snapshot may also
+ * hold `{"kind":"conflicting-copy","id","shard","data"}` lines after a transaction: other copies of
+ * its id that the service sent with different content, kept for the audit and never reported
+ * ({@link readSnapshotRecords} skips them).
+ */
 export type SnapshotRecord =
   | { kind: 'transaction'; shard: string; data: RawTransaction }
   | { kind: 'change'; data: RawTimelineItem };
@@ -186,6 +197,7 @@ export async function* readSnapshotRecords(filePath: string): AsyncGenerator<Sna
       continue;
     }
     const kind = (record as { kind?: unknown } | null)?.kind;
+    if (kind === 'conflicting-copy') continue;
     if (kind !== 'transaction' && kind !== 'change') {
       throw new SnapshotError(`${filePath}: unknown record kind ${JSON.stringify(kind)}`);
     }

@@ -177,7 +177,7 @@ describe('createPbsClient', () => {
     const { client } = setup(
       ({ url }) =>
         url.pathname.endsWith('date-bounds')
-          ? json({ first: '2024-01-01T00:00:00.000Z', last: null })
+          ? json({ first: '2024-01-01T00:00:00.000Z', last: '2024-06-30T12:00:00.000Z' })
           : json(['Aave V3', 'Lido']),
       {
         shape: {
@@ -189,7 +189,7 @@ describe('createPbsClient', () => {
 
     expect(await client.dateBounds()).toEqual({
       earliest: new Date('2024-01-01T00:00:00.000Z'),
-      latest: null,
+      latest: new Date('2024-06-30T12:00:00.000Z'),
     });
     expect(await client.defiProtocols()).toEqual(['Aave V3', 'Lido']);
   });

@@ -106,7 +106,8 @@ describe('parseDateBounds', () => {
     const custom = resolveShape({ dateBounds: { earliestPath: 'range.from', latestPath: 'range.to' } });
 
     expect(
-      parseDateBounds({ range: { from: null, to: '2025-01-01T00:00:00Z' } }, custom, '/p').latest,
+      parseDateBounds({ range: { from: '2024-01-01T00:00:00Z', to: '2025-01-01T00:00:00Z' } }, custom, '/p')
+        .latest,
     ).toEqual(new Date('2025-01-01T00:00:00Z'));
   });
 

@@ -166,6 +166,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
           concurrency: 1,
           shardAttempts: deps.shardAttempts ?? 3,
           fields: service.fields,
+          protocolField: service.fields.protocol,
         });
         if (fetched === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
         await new Upload({
@@ -180,6 +181,8 @@ export function createWorkers(deps: WorkerDeps): Workers {
               rows: String(fetched.rows),
               'total-reported': fetched.totalReported === null ? '' : String(fetched.totalReported),
               attempts: String(fetched.attempts),
+              completeness: fetched.completeness,
+              ...(fetched.listed !== undefined ? { listed: String(fetched.listed) } : {}),
             },
           },
         }).done();
@@ -312,6 +315,8 @@ async function downloadPart(
       rows: Number(metadata.rows ?? 0),
       totalReported: reported === undefined || reported === '' ? null : Number(reported),
       attempts: Number(metadata.attempts ?? 1),
+      completeness: metadata.completeness === 'second-listing' ? 'second-listing' : 'total',
+      ...(metadata.listed !== undefined ? { listed: Number(metadata.listed) } : {}),
     };
   } catch (error) {
     if (isNotFound(error))

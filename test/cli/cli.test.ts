@@ -71,14 +71,25 @@ describe('pbs-export CLI', () => {
 
   it('exits 2 with the missing setting named when the real service is not fully configured', async () => {
     const { io, stderr } = captureIo({ PBS_BASE_URL: 'http://127.0.0.1:9', PBS_API_KEY: 'k' });
-    expect(await main(['run', '--period', '2024', '--out', dir], io)).toBe(2);
+    expect(await main(['run', '--profile', 'acme', '--period', '2024', '--out', dir], io)).toBe(2);
     expect(stderr()).toContain('apiSecret: is required (set PBS_API_SECRET)');
+  });
+
+  it('exits 2 naming --profile when it is left out against the real service, so no file is named demo', async () => {
+    const { io, stderr } = captureIo({
+      PBS_BASE_URL: 'http://127.0.0.1:9',
+      PBS_API_KEY: 'k',
+      PBS_API_SECRET: 's',
+    });
+    const code = await main(['run', '--period', '2024', '--out', dir], io);
+    expect({ code, files: await filesUnder(dir) }).toEqual({ code: 2, files: [] });
+    expect(stderr()).toMatch(/^error: --profile: is required against the real service/);
   });
 
   it('exits 2 naming --config when the config file cannot be read', async () => {
     const { io, stderr } = captureIo();
     const code = await main(
-      ['run', '--config', join(dir, 'missing.json'), '--period', '2024', '--out', dir],
+      ['run', '--config', join(dir, 'missing.json'), '--profile', 'acme', '--period', '2024', '--out', dir],
       io,
     );
     expect({ code, files: await filesUnder(dir) }).toEqual({ code: 2, files: [] });

@@ -58,6 +58,7 @@ describe('reports rendered while the snapshot is assembled', () => {
       partFile,
       rows: items.length,
       totalReported: null,
+      completeness: 'second-listing',
       attempts: 1,
     };
   }

@@ -99,18 +99,30 @@ describe('runExport (simulator over HTTP, local folder)', () => {
     expect(result.manifest.counts.transactions).toBe(0);
   });
 
-  it('fetches one shard per protocol for "all" and only DeFi transactions of those protocols', async () => {
+  it('covers the whole period with "all": one shard per protocol plus the rest, the same ids as an unfiltered export', async () => {
     harness = await startExportHarness('acme');
     const protocols = await harness.client.defiProtocols();
-    const result = await runExport(
+    const deps = harness.deps();
+    const all = await runExport(
       parseExportRequest({ profile: 'acme', period: '2024-05', protocols: 'all', formats: ['csv'] }),
-      harness.deps(),
+      deps,
     );
-    const rows = await readCsv(join(harness.outDir, result.prefix, 'acme_2024-05_transactions.csv'));
-    expect({
-      shards: result.manifest.shards.map((s) => s.protocol).sort(),
-      rowProtocols: [...new Set(rows.map((r) => r.protocol))].every((p) => protocols.includes(p as string)),
-    }).toEqual({ shards: [...protocols].sort(), rowProtocols: true });
+    const unfiltered = await runExport(
+      parseExportRequest({ profile: 'acme', period: '2024-05', formats: ['csv'] }),
+      { ...deps, runId: 'unfiltered' },
+    );
+    const idsOf = async (prefix: string) =>
+      (await readCsv(join(harness.outDir, prefix, 'acme_2024-05_transactions.csv'))).map((r) => r.id).sort();
+
+    const allIds = await idsOf(all.prefix);
+    const withoutProtocol = (
+      await readCsv(join(harness.outDir, all.prefix, 'acme_2024-05_transactions.csv'))
+    ).filter((row) => row.protocol === '');
+    expect(all.manifest.shards.map((s) => s.protocol ?? '(rest)').sort()).toEqual(
+      [...protocols, '(rest)'].sort(),
+    );
+    expect(withoutProtocol.length).toBeGreaterThan(0);
+    expect(allIds).toEqual(await idsOf(unfiltered.prefix));
   });
 
   it('refuses an unknown protocol with the valid names and publishes nothing', async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IncompleteShardError } from '../../lib/export/fetch.ts';
 import { parseExportRequest } from '../../lib/export/request.ts';
 import { PbsHttpError } from '../../lib/pbs/errors.ts';
+import type { ServiceShapeOverrides } from '../../lib/pbs/index.ts';
 import type { FaultOptions } from '../../lib/simulator/types.ts';
 import { secretArnOf, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 import { exportUnderFaults, recordRun } from './support/export-runs.ts';
@@ -101,6 +102,64 @@ describe('runExport under service faults', () => {
     expect(result.problems).toEqual([]);
     expect(result.faultKinds.pageShift).toBeGreaterThan(0);
   });
+
+  it.each<[string, ServiceShapeOverrides]>([
+    [
+      'page numbers without totals',
+      {
+        pagination: {
+          style: 'page',
+          pageParam: 'page',
+          pageSizeParam: 'pageSize',
+          pageSize: 4,
+          firstPage: 1,
+          totalItemsPath: null,
+          totalPagesPath: null,
+        },
+      },
+    ],
+    [
+      'offset/limit without totals',
+      {
+        pagination: {
+          style: 'offset',
+          offsetParam: 'offset',
+          limitParam: 'limit',
+          limit: 4,
+          totalItemsPath: null,
+        },
+      },
+    ],
+    [
+      'a cursor in a field',
+      {
+        pagination: {
+          style: 'cursor',
+          cursorParam: 'cursor',
+          limitParam: 'limit',
+          limit: 4,
+          next: { from: 'field', path: 'nextCursor' },
+          totalItemsPath: null,
+        },
+      },
+    ],
+  ])(
+    'establishes completeness by a second listing with %s when rows shift between pages',
+    async (name, shape) => {
+      const faults: FaultOptions = { pageShift: { rate: 0.15, maxItems: 2, adjustTotal: true } };
+      const result = await exportUnderFaults({
+        request: YEAR,
+        shape,
+        faults,
+        maxReruns: 3,
+        rerunFaults: faults,
+      });
+      recordRun(`service: rows shift, no total (${name})`, result);
+
+      expect(result.problems).toEqual([]);
+      expect(result.faultKinds.pageShift).toBeGreaterThan(0);
+    },
+  );
 
   it('refetches a shard whose reported total disagrees with its items on one page, publishing exactly the data', async () => {
     const result = await exportUnderFaults({

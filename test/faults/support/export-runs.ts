@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExportRequest } from '../../../lib/export/request.ts';
 import { type ExportDeps, type ExportServiceClient, runExport, runPrefix } from '../../../lib/export/run.ts';
-import type { PbsClientConfig } from '../../../lib/pbs/index.ts';
+import type { PbsClientConfig, ServiceShapeOverrides } from '../../../lib/pbs/index.ts';
 import { startSimulator } from '../../../lib/simulator/index.ts';
 import type { FaultOptions, RunningSimulator, SimulatedProfile } from '../../../lib/simulator/types.ts';
 import { createLocalSink } from '../../../lib/storage/index.ts';
@@ -36,6 +36,8 @@ export interface FaultyExportOptions {
   seed?: number;
   /** Page size of the GAPS.md default shape (default 10). */
   pageSize?: number;
+  /** A wire shape of GAPS.md's alternatives instead of the default's (for the simulator and the client). */
+  shape?: ServiceShapeOverrides;
   faults: FaultOptions;
   /** Faults while rerunning (default none: the incident is over); the last rerun allowed has none. */
   rerunFaults?: FaultOptions;
@@ -84,7 +86,7 @@ export interface FaultyExportResult {
 export async function exportUnderFaults(options: FaultyExportOptions): Promise<FaultyExportResult> {
   const profile = options.profile ?? 'acme';
   const seed = options.seed ?? 1;
-  const shape = smallPages(options.pageSize ?? 10);
+  const shape = options.shape ?? smallPages(options.pageSize ?? 10);
   const reference = await referenceFor({
     seed,
     shape,
