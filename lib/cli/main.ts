@@ -7,6 +7,7 @@ import { GENERATOR, newRunId, runExport, runPrefix } from '../export/run.ts';
 import { readSnapshotHeader } from '../export/snapshot.ts';
 import { createPbsClient, type PbsClient } from '../pbs/index.ts';
 import { resolveShape } from '../pbs/shape.ts';
+import { secretRedactor } from '../redaction.ts';
 import { loadServiceSettings } from '../settings.ts';
 import { profilesWithCounts, startSimulator } from '../simulator/index.ts';
 import type { RunningSimulator } from '../simulator/types.ts';
@@ -37,7 +38,8 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
  * Runs the command line and returns the exit code. Errors are printed as one line naming the
  * field or stage and the reason; secrets never reach the output.
  */
-export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+export async function main(argv: readonly string[], cliIo: CliIo): Promise<number> {
+  const io = redactingIo(cliIo);
   let command: CliCommand;
   try {
     command = parseCommandLine(argv, io.env);
@@ -58,7 +60,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
-async function run(command: RunCommand, io: CliIo): Promise<number> {
+async function run(command: RunCommand, io: RedactingIo): Promise<number> {
   const request = parseExportRequest(command.request);
   const service = await connect(command, request.profile, io);
   try {
@@ -114,7 +116,7 @@ interface Connection {
 }
 
 /** Connects to the embedded simulator or to the real service, per the command line. */
-async function connect(command: RunCommand, profile: string, io: CliIo): Promise<Connection> {
+async function connect(command: RunCommand, profile: string, io: RedactingIo): Promise<Connection> {
   if (command.service.kind === 'service') {
     const settings = await loadServiceSettings(io.env, command.service.configFile).catch((error: unknown) => {
       // A config file that cannot be read is a bad --config value, not a failure of the export.
@@ -123,6 +125,7 @@ async function connect(command: RunCommand, profile: string, io: CliIo): Promise
       }
       throw error;
     });
+    io.addSecrets([settings.apiKey, settings.apiSecret]);
     const client = createPbsClient({
       baseUrl: settings.baseUrl,
       credentials: {
@@ -204,6 +207,36 @@ function createSink(destination: Destination): Destinations {
           }),
         })),
       ),
+  };
+}
+
+/** The CLI's streams, with every form of the known secrets redacted from what they write. */
+interface RedactingIo extends CliIo {
+  /** Secrets learnt later (from a config file): redacted from then on too. */
+  addSecrets(secrets: readonly string[]): void;
+}
+
+/**
+ * Wraps the streams so that no form of a secret (raw, URL-encoded, JSON-escaped, base64: see
+ * `redaction.ts`) reaches the terminal, whatever a server echoed into an error or a warning.
+ * The environment's key and secret are known at once; a config file's when it is read.
+ */
+function redactingIo(io: CliIo): RedactingIo {
+  const secrets = [io.env.PBS_API_KEY, io.env.PBS_API_SECRET].filter(
+    (secret): secret is string => typeof secret === 'string' && secret !== '',
+  );
+  let redact = secretRedactor(secrets);
+  const wrap = (stream: { write(text: string): unknown }) => ({
+    write: (text: string) => stream.write(redact(text)),
+  });
+  return {
+    ...io,
+    stdout: { ...wrap(io.stdout), ...(io.stdout.isTTY !== undefined ? { isTTY: io.stdout.isTTY } : {}) },
+    stderr: wrap(io.stderr),
+    addSecrets(more) {
+      secrets.push(...more.filter((secret) => secret !== ''));
+      redact = secretRedactor(secrets);
+    },
   };
 }
 
