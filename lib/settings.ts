@@ -16,6 +16,8 @@ export interface ServiceSettings {
   requestsPerSecond?: number;
   burst?: number;
   timeoutMs?: number;
+  /** Largest response body read, in bytes (the client's default: 64 MiB). */
+  maxResponseBytes?: number;
   retry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number };
   shape?: ServiceShapeOverrides;
 }
@@ -76,6 +78,7 @@ const settingsSchema = z.strictObject({
   requestsPerSecond: z.number().positive().optional(),
   burst: positiveInt.optional(),
   timeoutMs: positiveInt.optional(),
+  maxResponseBytes: positiveInt.optional(),
   retry: z
     .strictObject({ maxAttempts: positiveInt, baseDelayMs: positiveInt, maxDelayMs: positiveInt })
     .partial()

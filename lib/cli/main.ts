@@ -137,6 +137,7 @@ async function connect(command: RunCommand, profile: string, io: RedactingIo): P
       ...(settings.requestsPerSecond !== undefined ? { requestsPerSecond: settings.requestsPerSecond } : {}),
       ...(settings.burst !== undefined ? { burst: settings.burst } : {}),
       ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
+      ...(settings.maxResponseBytes !== undefined ? { maxResponseBytes: settings.maxResponseBytes } : {}),
       ...(settings.retry ? { retry: settings.retry } : {}),
     });
     return { client, apiBase: publicApiBase(settings.baseUrl), close: async () => {} };
