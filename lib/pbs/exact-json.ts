@@ -20,18 +20,25 @@ export function isExactNumber(value: unknown): value is ExactNumber {
 }
 
 /**
- * A number token (after `:`, `,` or `[`, before `,`, `}` or `]`) that a double does not give back
- * as the same text: more than 15 significant digits, a trailing fractional zero, an exponent, a
- * leading zero, `-0`, or `0.000000x` (which `String` writes with an exponent). Inside a string
- * the pattern may match too (`"a:1.50]"`): that only costs the slower parse, never exactness. A real
- * token is never missed: one always stands between those characters, whitespace aside.
+ * A number token: after `:`, `,` or `[` (or at the start), before `,`, `}` or `]` (or the end),
+ * whitespace aside. A real token is never missed, since one always stands between those
+ * characters. Inside a string the pattern may match too (`"a:1.50]"`): that only costs the slower
+ * parse, never exactness. Date-times (`"09:26:53.000Z"`) do not match: a letter follows the digits.
  */
-const INEXACT_NUMBER_TOKEN =
-  /(?:^|[:,[])[ \t\n\r]*(?!-?(?:0|[1-9]\d{0,14})(?:\.\d{0,13}[1-9])?[ \t\n\r]*(?:[,}\]]|$))-?\d[\d.eE+-]*[ \t\n\r]*(?:[,}\]]|$)/;
+const NUMBER_TOKEN = /(?:^|[:,[])[ \t\n\r]*(-?\d[\d.eE+-]*)(?=[ \t\n\r]*(?:[,}\]]|$))/g;
 
-/** True when `text` may hold a number token that `JSON.parse` would not keep exactly. */
+/**
+ * True when `text` may hold a number token that `JSON.parse` would not keep exactly: one whose
+ * double, written back as `JSON.stringify` writes it, is not the same text (`1.50`, `1e3`, `-0`,
+ * more than 15 significant digits, `0.0000001`). Decided by that very round trip, token by token.
+ */
 export function mayHoldInexactNumbers(text: string): boolean {
-  return INEXACT_NUMBER_TOKEN.test(text);
+  NUMBER_TOKEN.lastIndex = 0;
+  for (let match = NUMBER_TOKEN.exec(text); match !== null; match = NUMBER_TOKEN.exec(text)) {
+    const token = match[1] as string;
+    if (String(Number(token)) !== token) return true;
+  }
+  return false;
 }
 
 function parseNumberToken(token: string): number | ExactNumber {
