@@ -29,6 +29,11 @@ export const ENV = {
    * caller may use every registered profile (see `authorization.ts`).
    */
   profilesClaim: 'PBS_PROFILES_CLAIM',
+  /**
+   * HTTP API only: the URL callers reach the API at (`https://host[/base path]`); status URLs are
+   * built from it, never from request headers. The stack sets the API's own endpoint.
+   */
+  publicBaseUrl: 'PBS_PUBLIC_BASE_URL',
 } as const;
 
 /** One registered portfolio: a request names the profile, never the secret. */

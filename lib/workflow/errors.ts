@@ -92,3 +92,15 @@ export class LocalPreconditionFailedError extends PbsExportError {
   }
 }
 
+/**
+ * An `Idempotency-Key` already names a job of another request: the existing job is left as it is
+ * (answered 422 naming the header).
+ */
+export class IdempotencyKeyReusedError extends PbsExportError {
+  readonly jobId: string;
+
+  constructor(jobId: string, options?: { cause?: unknown }) {
+    super('idempotency_key_reused', 'Idempotency-Key: already used for a different request', options);
+    this.jobId = jobId;
+  }
+}

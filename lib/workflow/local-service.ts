@@ -19,8 +19,16 @@ import { createS3Client } from '../storage/index.ts';
 import type { ProfileRegistry } from './contract.ts';
 import type { WorkerContext } from './handlers.ts';
 import { createJobStore, type JobStore } from './jobs.ts';
-import { createLocalStarter, type LocalRunEvents, type LocalStarter, startLocalApiServer } from './local.ts';
+import {
+  createLocalStarter,
+  type LocalApiServer,
+  type LocalRunEvents,
+  type LocalStarter,
+  startLocalApiServer,
+} from './local.ts';
+import { addConditionalWrites } from './local-s3.ts';
 import { createObservability } from './observability.ts';
+import { createProfileSlots } from './profile-slots.ts';
 import { createServiceFactory } from './service.ts';
 
 /** Bucket of the local S3 store. */
@@ -34,6 +42,11 @@ export interface LocalServiceOptions extends LocalRunEvents {
   s3Port?: number;
   /** Time zone registered for every profile. Default UTC. */
   timeZone?: string;
+  /**
+   * URL callers reach the API at, for status URLs (e.g. behind a proxy). Default: the URL the
+   * server listens on. Request headers (`Host`, `X-Forwarded-Proto`) are never used.
+   */
+  publicUrl?: string;
 }
 
 /** A running local stack. */
@@ -73,6 +86,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     forcePathStyle: true,
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
+  // The job store and the slots need S3's conditional writes, which s3rver ignores.
+  addConditionalWrites(s3);
 
   const arnOf = (name: string) => `arn:aws:secretsmanager:local:000000000000:secret:pbs/${name}`;
   const registry: ProfileRegistry = Object.fromEntries(
@@ -86,12 +101,15 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const obs = createObservability('pbs-export-local');
   const jobs = createJobStore({ client: s3, bucket: LOCAL_BUCKET });
   const now = () => new Date();
+  // One export per API key at a time, queued jobs first in, first out: as deployed.
+  const slots = createProfileSlots({ client: s3, bucket: LOCAL_BUCKET, registry, now });
   const workerContext: WorkerContext = {
     obs,
     jobs,
     s3,
     bucket: LOCAL_BUCKET,
     now,
+    slots,
     // Two shards at a time × 10 requests/s stays within the simulator's 20 per key.
     services: createServiceFactory({ registry, readSecret, baseUrl: simulator.url, requestsPerSecond: 10 }),
   };
@@ -107,8 +125,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       ...(options.onBusy ? { onBusy: options.onBusy } : {}),
     },
   );
-  const api = await startLocalApiServer(
-    createApiHandler({
+  // Built on the first request, when the server's own URL is known (port 0 picks a free port).
+  const api: LocalApiServer = await startLocalApiServer(
+    createApiHandler(() => ({
       obs,
       registry,
       jobs,
@@ -117,7 +136,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       bucket: LOCAL_BUCKET,
       now,
       linkExpirySeconds: 3600,
-    }),
+      publicBaseUrl: options.publicUrl ?? api.url,
+      slots,
+    })),
     { port: options.port ?? 3000 },
   );
 
