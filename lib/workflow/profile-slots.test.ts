@@ -151,6 +151,16 @@ describe('the queue of a slot', () => {
     expect((await lease('demo'))?.queue).toEqual([]);
   });
 
+  it('refuses the renewal of a slot its job no longer holds, without queueing that job', async () => {
+    await slots.acquire('demo', 'job-a');
+    await slots.renew('demo', 'job-a');
+    await slots.release('demo', 'job-a');
+
+    await expect(slots.renew('demo', 'job-a')).rejects.toEqual(busy);
+    expect(await slots.position('demo', 'job-a')).toBeNull();
+    await expect(slots.acquire('demo', 'job-b')).resolves.toBeUndefined();
+  });
+
   it('keeps the place of a job whose plan retries now and then, however long it waits', async () => {
     await slots.acquire('demo', 'holder');
     await slots.enqueue('demo', 'job-a', created(1));

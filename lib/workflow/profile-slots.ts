@@ -74,6 +74,12 @@ export interface ProfileSlots {
    * (default: now).
    */
   acquire(profile: string, jobId: string, createdAt?: string): Promise<void>;
+  /**
+   * Renews the lease of `jobId` (a later task of a running export) when less than half is left,
+   * taking it back if it expired and nobody took it since; throws {@link ProfileBusyError} when
+   * `jobId` no longer holds it (released, or taken by another job). Never joins the queue.
+   */
+  renew(profile: string, jobId: string): Promise<void>;
   /** Frees the slot if `jobId` holds it and takes `jobId` out of the queue (otherwise does nothing). */
   release(profile: string, jobId: string): Promise<void>;
   /** Puts a new job in the queue of its profile's secret, in order of `createdAt` (idempotent). */
@@ -182,6 +188,17 @@ export function createProfileSlots(options: ProfileSlotsOptions): ProfileSlots {
       if (busy) throw new ProfileBusyError(profile);
     },
 
+    async renew(profile, jobId) {
+      let held = true;
+      await change(profile, jobId, (current, at) => {
+        held = current?.jobId === jobId;
+        if (current === undefined || !held) return null;
+        if (Date.parse(current.expiresAt) - at > leaseMs / 2) return null;
+        return { ...current, expiresAt: new Date(at + leaseMs).toISOString() };
+      });
+      if (!held) throw new ProfileBusyError(profile);
+    },
+
     async release(profile, jobId) {
       await change(profile, jobId, (current) => {
         if (current === undefined) return null;
@@ -222,7 +239,9 @@ export function createProfileSlots(options: ProfileSlotsOptions): ProfileSlots {
 
 /**
  * The export tasks holding their profile's slot: plan takes it (or throws
- * {@link ProfileBusyError}), fetch-shard and finish renew it, finish and fail release it.
+ * {@link ProfileBusyError} and waits in the queue), fetch-shard and finish renew it (a task of an
+ * export whose slot was released or taken meanwhile throws {@link ProfileBusyError}: that export
+ * has ended or lost its slot), finish and fail release it.
  */
 export function withProfileSlots(workers: Workers, slots: ProfileSlots, jobs: JobStore): Workers {
   const profileOf = async (jobId: string) => (await jobs.require(jobId)).profile;
@@ -233,13 +252,13 @@ export function withProfileSlots(workers: Workers, slots: ProfileSlots, jobs: Jo
       return workers.plan(input);
     },
     async fetchShard(input) {
-      await slots.acquire(await profileOf(input.jobId), input.jobId);
+      await slots.renew(await profileOf(input.jobId), input.jobId);
       return workers.fetchShard(input);
     },
     async finish(input) {
       const job = await jobs.require(input.jobId);
       // A finish retried after success has nothing left to do and must not wait for the slot.
-      if (job.state !== 'succeeded') await slots.acquire(job.profile, input.jobId);
+      if (job.state !== 'succeeded') await slots.renew(job.profile, input.jobId);
       const output = await workers.finish(input);
       await slots.release(job.profile, input.jobId);
       return output;
