@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { startLocalService } from '../lib/workflow/local-service.ts';
 
-const USAGE = `Usage: npm run serve -- [--port N] [--s3-port N] [--time-zone ZONE]
+const USAGE = `Usage: npm run serve -- [--port N] [--s3-port N] [--time-zone ZONE] [--public-url URL]
 
 Serves the pbs-export HTTP API on http://127.0.0.1:PORT (default 3000) over the embedded
 simulator (demo data) and a local S3-compatible store (s3rver, temporary folder, removed on exit).
@@ -17,6 +17,7 @@ Exports run in-process (a local stand-in for the Step Functions state machine).
   --port N          port of the API (default 3000; 0 = any free port)
   --s3-port N       port of the local S3 store (default: any free port)
   --time-zone ZONE  time zone registered for every profile (default UTC)
+  --public-url URL  URL clients reach the API at, for status URLs (default: the server's own URL)
   -h, --help        this text
 
 Log level: POWERTOOLS_LOG_LEVEL (default WARN here).`;
@@ -27,12 +28,17 @@ async function main(): Promise<void> {
       port: { type: 'string', default: '3000' },
       's3-port': { type: 'string', default: '0' },
       'time-zone': { type: 'string', default: 'UTC' },
+      'public-url': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return;
+  }
+  const publicUrl = values['public-url'];
+  if (publicUrl !== undefined && !/^https?:\/\/[^\s?#]+$/.test(publicUrl)) {
+    throw new Error('--public-url: expected an http(s) URL without query or fragment');
   }
   // Local defaults: quieter logs, no EMF metric lines (both still overridable).
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
@@ -42,6 +48,7 @@ async function main(): Promise<void> {
     port: Number(values.port),
     s3Port: Number(values['s3-port']),
     timeZone: values['time-zone'],
+    ...(publicUrl !== undefined ? { publicUrl } : {}),
     onDone: (jobId, state) => process.stderr.write(`export ${jobId}: ${state}\n`),
   });
   const { simulator } = service;
@@ -58,7 +65,8 @@ async function main(): Promise<void> {
       `       -d '{"profile":"demo","period":"2025-10","formats":["csv","xlsx"]}'`,
       `  curl -s ${base}/reports/<jobId>            # state, then files with download links`,
       `  curl -s '${base}/reports?profile=demo&limit=5'`,
-      `  curl -s -X POST ${base}/reports -H 'Idempotency-Key: my-key-1' -d '{"profile":"acme","period":"2025"}'`,
+      `  curl -s -X POST ${base}/reports -H 'content-type: application/json' -H 'Idempotency-Key: my-key-1' \\`,
+      `       -d '{"profile":"acme","period":"2025"}'`,
       '',
       'Ctrl-C to stop.',
       '',

@@ -143,7 +143,9 @@ export function createApi(deps: ApiDeps): (event: ApiEvent) => Promise<ApiResult
       if (error instanceof UnknownProfileError)
         return apiError(404, 'unknown_profile', error.message, 'profile');
       if (error instanceof IdempotencyKeyReusedError) {
-        return apiError(422, 'idempotency_key_reused', error.message, 'Idempotency-Key');
+        return apiError(422, 'idempotency_key_reused', error.message, 'Idempotency-Key', [
+          { field: 'Idempotency-Key', reason: 'already used for a different request' },
+        ]);
       }
       if (error instanceof StartFailedError) {
         deps.onError?.('could not start the export', error);
