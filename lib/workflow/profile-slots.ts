@@ -43,6 +43,9 @@ export const DEFAULT_SLOT_LEASE_SECONDS = 30 * 60;
  */
 export const DEFAULT_QUEUE_STALE_SECONDS = 15 * 60;
 
+/** Longest pause after the first lost conditional-write race, growing with each attempt. */
+const RACE_PAUSE_MS = 20;
+
 /** A waiting job refreshes its `seenAt` at most this often (one write per minute and job at most). */
 const SEEN_REFRESH_MS = 60_000;
 
@@ -130,7 +133,7 @@ export function createProfileSlots(options: ProfileSlotsOptions): ProfileSlots {
 
   /**
    * Reads the slot, lets `decide` return the lease to write (or `null`: nothing to write), and
-   * writes it conditionally; again on a lost race. Returns what `decide` returned last.
+   * writes it conditionally; again on a lost race, {@link JobConflictError} after `attempts`.
    */
   const change = async (
     profile: string,
@@ -153,6 +156,9 @@ export function createProfileSlots(options: ProfileSlotsOptions): ProfileSlots {
         return;
       } catch (error) {
         if (!lost(error)) throw error;
+        // Creates, plan attempts and renewals of one key all write this object: a short
+        // jittered pause keeps the losers of a race from meeting again at once.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * RACE_PAUSE_MS * attempt));
       }
     }
     throw new JobConflictError(jobId);

@@ -1,7 +1,7 @@
 /** Starting a job: create the record conditionally, then start the export execution named by it. */
 import { type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { ExportInput, JobRecord } from './contract.ts';
-import { IdempotencyKeyReusedError, StartFailedError } from './errors.ts';
+import { IdempotencyKeyReusedError, JobConflictError, StartFailedError } from './errors.ts';
 import type { CreateResult, JobStore } from './jobs.ts';
 import type { ProfileSlots } from './profile-slots.ts';
 
@@ -94,7 +94,7 @@ export async function startJob(
     const queuedFor = deps.now === undefined ? 0 : deps.now().getTime() - Date.parse(stored.createdAt);
     if (stored.state === 'queued' && queuedFor > QUEUED_START_GRACE_MS) {
       try {
-        await deps.slots?.enqueue(stored.profile, stored.jobId, stored.createdAt);
+        await joinQueue(deps, stored);
         await deps.starter.start({ jobId: stored.jobId });
       } catch (error) {
         throw new StartFailedError(stored.jobId, { cause: error });
@@ -103,7 +103,7 @@ export async function startJob(
     return result;
   }
   try {
-    await deps.slots?.enqueue(job.profile, job.jobId, job.createdAt);
+    await joinQueue(deps, job);
     await deps.starter.start({ jobId: job.jobId });
   } catch (error) {
     await deps.slots?.release(job.profile, job.jobId).catch(() => {});
@@ -111,4 +111,16 @@ export async function startJob(
     throw new StartFailedError(job.jobId, { cause: error });
   }
   return result;
+}
+
+/**
+ * Puts the job in its key's queue. Losing every race on a busy key's queue object is not fatal:
+ * the plan task queues the job at its first attempt, in the same order (by creation time).
+ */
+async function joinQueue(deps: StartDeps, job: JobRecord): Promise<void> {
+  try {
+    await deps.slots?.enqueue(job.profile, job.jobId, job.createdAt);
+  } catch (error) {
+    if (!(error instanceof JobConflictError)) throw error;
+  }
 }
