@@ -390,16 +390,24 @@ describe('GET /reports/{jobId}', () => {
   });
 
   it('shows the queuePosition of each queued job of one API key, 1 for the next, none for the running one', async () => {
-    // An hour on: the queue entries of the jobs other tests left behind are stale by then.
-    h.setNow(new Date(NOW.getTime() + 60 * 60_000));
-    const running = await post({ profile: 'demo', period: freshPeriod() });
-    h.setNow(new Date(NOW.getTime() + 61 * 60_000));
-    const next = await post({ profile: 'demo', period: freshPeriod() });
-    h.setNow(new Date(NOW.getTime() + 62 * 60_000));
-    const after = await post({ profile: 'demo', period: freshPeriod() });
-    await h.slots.acquire('demo', running.body.jobId);
+    const context = h.apiContext({ slots: h.slots });
+    const postQueued = async (minutes: number) => {
+      h.setNow(new Date(NOW.getTime() + minutes * 60_000));
+      const event = await loadEvent('post-reports.json');
+      event.body = JSON.stringify({ profile: 'demo', period: freshPeriod() });
+      return (await call(event, context)).body.jobId as string;
+    };
+    const [running, next, after] = [await postQueued(1), await postQueued(2), await postQueued(3)];
+    await h.slots.acquire('demo', running);
 
-    const shown = await Promise.all([running, next, after].map(({ body }) => getJob(body.jobId)));
+    const shown = await Promise.all(
+      [running, next, after].map(async (jobId) => {
+        const event = await loadEvent('get-report.json');
+        event.rawPath = `/reports/${jobId}`;
+        event.pathParameters = { jobId };
+        return call(event, context);
+      }),
+    );
 
     expect(shown.map(({ body }) => [body.state, body.queuePosition])).toEqual([
       ['queued', undefined],
