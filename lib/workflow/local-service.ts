@@ -8,16 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
-import { createFailHandler } from '../../functions/export-fail.ts';
-import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
-import { createFinishHandler } from '../../functions/export-finish.ts';
-import { createPlanHandler } from '../../functions/export-plan.ts';
-import { createApiHandler } from '../../functions/http-api.ts';
 import { startSimulator } from '../simulator/index.ts';
 import type { RunningSimulator } from '../simulator/types.ts';
 import { createS3Client } from '../storage/index.ts';
 import type { ProfileRegistry } from './contract.ts';
-import type { WorkerContext } from './handlers.ts';
+import { bindApi, bindWorkers, type WorkerContext } from './handlers.ts';
 import { createJobStore, type JobStore } from './jobs.ts';
 import {
   createLocalStarter,
@@ -113,12 +108,14 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     // Two shards at a time × 10 requests/s stays within the simulator's 20 per key.
     services: createServiceFactory({ registry, readSecret, baseUrl: simulator.url, requestsPerSecond: 10 }),
   };
+  // What the functions' handlers are (functions/export-*.ts): the workers bound to the context.
+  const run = bindWorkers(workerContext);
   const starter = createLocalStarter(
     {
-      plan: createPlanHandler(workerContext),
-      fetchShard: createFetchShardHandler(workerContext),
-      finish: createFinishHandler(workerContext),
-      fail: createFailHandler(workerContext),
+      plan: (input) => run(input, undefined, (workers) => workers.plan(input)),
+      fetchShard: (input) => run(input, undefined, (workers) => workers.fetchShard(input)),
+      finish: (input) => run(input, undefined, (workers) => workers.finish(input)),
+      fail: (input) => run(input, undefined, (workers) => workers.fail(input)),
     },
     {
       ...(options.onDone ? { onDone: options.onDone } : {}),
@@ -127,7 +124,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   );
   // Built on the first request, when the server's own URL is known (port 0 picks a free port).
   const api: LocalApiServer = await startLocalApiServer(
-    createApiHandler(() => ({
+    bindApi(() => ({
       obs,
       registry,
       jobs,
