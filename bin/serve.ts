@@ -5,26 +5,10 @@
  * machine (`lib/workflow/local.ts`: same task handlers, in order; for local use only). Secrets
  * come from the simulator's demo profiles. Nothing here is used on AWS.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import S3rver from 's3rver';
-import { createFailHandler } from '../functions/export-fail.ts';
-import { createFetchShardHandler } from '../functions/export-fetch-shard.ts';
-import { createFinishHandler } from '../functions/export-finish.ts';
-import { createPlanHandler } from '../functions/export-plan.ts';
-import { createApiHandler } from '../functions/http-api.ts';
-import { startSimulator } from '../lib/simulator/index.ts';
-import { createS3Client } from '../lib/storage/index.ts';
-import type { ProfileRegistry } from '../lib/workflow/contract.ts';
-import type { WorkerContext } from '../lib/workflow/handlers.ts';
-import { createJobStore } from '../lib/workflow/jobs.ts';
-import { createLocalStarter, startLocalApiServer } from '../lib/workflow/local.ts';
-import { createObservability } from '../lib/workflow/observability.ts';
-import { createServiceFactory } from '../lib/workflow/service.ts';
+import { startLocalService } from '../lib/workflow/local-service.ts';
 
-const USAGE = `Usage: npm run serve -- [--port N] [--s3-port N] [--time-zone ZONE]
+const USAGE = `Usage: npm run serve -- [--port N] [--s3-port N] [--time-zone ZONE] [--public-url URL]
 
 Serves the pbs-export HTTP API on http://127.0.0.1:PORT (default 3000) over the embedded
 simulator (demo data) and a local S3-compatible store (s3rver, temporary folder, removed on exit).
@@ -33,11 +17,10 @@ Exports run in-process (a local stand-in for the Step Functions state machine).
   --port N          port of the API (default 3000; 0 = any free port)
   --s3-port N       port of the local S3 store (default: any free port)
   --time-zone ZONE  time zone registered for every profile (default UTC)
+  --public-url URL  URL clients reach the API at, for status URLs (default: the server's own URL)
   -h, --help        this text
 
 Log level: POWERTOOLS_LOG_LEVEL (default WARN here).`;
-
-const BUCKET = 'pbs-local';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -45,6 +28,7 @@ async function main(): Promise<void> {
       port: { type: 'string', default: '3000' },
       's3-port': { type: 'string', default: '0' },
       'time-zone': { type: 'string', default: 'UTC' },
+      'public-url': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -52,78 +36,37 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
+  const publicUrl = values['public-url'];
+  if (publicUrl !== undefined && !/^https?:\/\/[^\s?#]+$/.test(publicUrl)) {
+    throw new Error('--public-url: expected an http(s) URL without query or fragment');
+  }
   // Local defaults: quieter logs, no EMF metric lines (both still overridable).
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
-  const simulator = await startSimulator({});
-  const dir = await mkdtemp(join(tmpdir(), 'pbs-serve-s3-'));
-  const s3rver = new S3rver({
-    address: '127.0.0.1',
-    port: Number(values['s3-port']),
-    silent: true,
-    directory: dir,
-    configureBuckets: [{ name: BUCKET }],
+  const service = await startLocalService({
+    port: Number(values.port),
+    s3Port: Number(values['s3-port']),
+    timeZone: values['time-zone'],
+    ...(publicUrl !== undefined ? { publicUrl } : {}),
+    onDone: (jobId, state) => process.stderr.write(`export ${jobId}: ${state}\n`),
   });
-  const { port: s3Port } = await s3rver.run();
-  const s3 = createS3Client({
-    region: 'us-east-1',
-    endpoint: `http://127.0.0.1:${s3Port}`,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
+  const { simulator } = service;
 
-  const arnOf = (name: string) => `arn:aws:secretsmanager:local:000000000000:secret:pbs/${name}`;
-  const registry: ProfileRegistry = Object.fromEntries(
-    simulator.profiles.map((p) => [
-      p.name,
-      { secretArn: arnOf(p.name), timeZone: values['time-zone'], monthly: true },
-    ]),
-  );
-  const readSecret = async (arn: string) => {
-    const profile = simulator.profiles.find((p) => arnOf(p.name) === arn);
-    if (!profile) throw new Error('no such local secret');
-    return { apiKey: profile.apiKey, apiSecret: profile.apiSecret, profileGuid: profile.profileGuid };
-  };
-  const obs = createObservability('pbs-export-local');
-  const jobs = createJobStore({ client: s3, bucket: BUCKET });
-  const now = () => new Date();
-  const workerContext: WorkerContext = {
-    obs,
-    jobs,
-    s3,
-    bucket: BUCKET,
-    now,
-    // Two shards at a time × 10 requests/s stays within the simulator's 20 per key.
-    services: createServiceFactory({ registry, readSecret, baseUrl: simulator.url, requestsPerSecond: 10 }),
-  };
-  const starter = createLocalStarter(
-    {
-      plan: createPlanHandler(workerContext),
-      fetchShard: createFetchShardHandler(workerContext),
-      finish: createFinishHandler(workerContext),
-      fail: createFailHandler(workerContext),
-    },
-    { onDone: (jobId, state) => process.stderr.write(`export ${jobId}: ${state}\n`) },
-  );
-  const api = await startLocalApiServer(
-    createApiHandler({ obs, registry, jobs, starter, s3, bucket: BUCKET, now, linkExpirySeconds: 3600 }),
-    { port: Number(values.port) },
-  );
-
-  const base = api.url;
+  const base = service.url;
   process.stdout.write(
     [
       `pbs-export HTTP API (local): ${base}`,
       `  simulator (demo data): ${simulator.url}   profiles: ${simulator.profiles.map((p) => p.name).join(', ')}`,
-      `  local S3 store: http://127.0.0.1:${s3Port} bucket ${BUCKET} (data in ${dir}, removed on exit)`,
+      `  local S3 store: ${service.s3Endpoint} bucket ${service.bucket} (data in ${service.s3Dir}, removed on exit)`,
       '',
       'Try:',
       `  curl -s -X POST ${base}/reports -H 'content-type: application/json' \\`,
       `       -d '{"profile":"demo","period":"2025-10","formats":["csv","xlsx"]}'`,
       `  curl -s ${base}/reports/<jobId>            # state, then files with download links`,
       `  curl -s '${base}/reports?profile=demo&limit=5'`,
-      `  curl -s -X POST ${base}/reports -H 'Idempotency-Key: my-key-1' -d '{"profile":"acme","period":"2025"}'`,
+      `  curl -s -X POST ${base}/reports -H 'content-type: application/json' -H 'Idempotency-Key: my-key-1' \\`,
+      `       -d '{"profile":"acme","period":"2025"}'`,
       '',
       'Ctrl-C to stop.',
       '',
@@ -135,12 +78,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     void (async () => {
-      await api.close().catch(() => {});
-      await starter.idle().catch(() => {});
-      s3.destroy();
-      await s3rver.close().catch(() => {});
-      await simulator.close().catch(() => {});
-      await rm(dir, { recursive: true, force: true });
+      await service.close();
       process.exit(0);
     })();
   };

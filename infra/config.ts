@@ -50,6 +50,14 @@ export const PbsConfigSchema = z
     baseUrl: z.url({ protocol: /^https$/ }),
     /** Optional wire-shape overrides (README "Wire shapes"), passed to the functions as JSON. */
     serviceShape: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * The URL callers reach the HTTP API at (a custom domain, a proxy), for the status URLs it
+     * answers. Default: the API's own endpoint. Never taken from request headers.
+     */
+    publicBaseUrl: z
+      .url({ protocol: /^https$/ })
+      .refine((url) => !/[?#]/.test(url), 'expected a URL without query or fragment')
+      .optional(),
     /** IANA zone of the monthly schedule's cron. */
     scheduleTimeZone: ianaZone.default('UTC'),
     /** EventBridge Scheduler cron expression of the monthly exports. */

@@ -1,6 +1,8 @@
 import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, TimeZone } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -15,7 +17,12 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { ENV, type ProfileRegistry } from '../lib/workflow/contract.ts';
+import {
+  ENV,
+  EXECUTION_END_STATUSES,
+  type ExecutionEndedInput,
+  type ProfileRegistry,
+} from '../lib/workflow/contract.ts';
 import { monthlyProfiles, type PbsConfig } from './config.ts';
 import { ReportsApi } from './http-api.ts';
 import { acknowledge } from './nag.ts';
@@ -55,7 +62,7 @@ interface FunctionSpec {
 /**
  * Every function with exactly what it may touch (read from `lib/workflow/`). Job records are
  * created with a conditional write and removed again when starting their execution fails
- * (`jobs/` delete).
+ * (`jobs/` delete); a new job joins the queue of its API key in `locks/` (profile-slots.ts).
  */
 export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
   httpApi: {
@@ -64,7 +71,12 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
     memorySize: 512,
     // API Gateway gives up on an integration after 30 seconds.
     timeout: Duration.seconds(29),
-    s3: { 'jobs/': { read: true, write: true, delete: true }, 'reports/': { read: true } },
+    // locks/: new jobs join their key's queue; GET shows a queued job's position in it.
+    s3: {
+      'jobs/': { read: true, write: true, delete: true },
+      'reports/': { read: true },
+      'locks/': { read: true, write: true },
+    },
     secrets: false,
     startsExports: true,
   },
@@ -113,7 +125,8 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
   },
   fail: {
     entry: 'functions/export-fail.ts',
-    description: 'Export failure: mark the job failed',
+    description:
+      'Export failure (catch, or an execution that timed out, was aborted or failed): mark the job failed, free its key',
     memorySize: 256,
     timeout: Duration.minutes(1),
     s3: { 'jobs/': { read: true, write: true }, 'locks/': { read: true, write: true } },
@@ -125,7 +138,7 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
     description: 'Monthly schedule: create the month job of one profile and start its export',
     memorySize: 256,
     timeout: Duration.minutes(1),
-    s3: { 'jobs/': { read: true, write: true, delete: true } },
+    s3: { 'jobs/': { read: true, write: true, delete: true }, 'locks/': { read: true, write: true } },
     secrets: false,
     startsExports: true,
   },
@@ -148,6 +161,9 @@ export class PbsExportStack extends Stack {
   readonly exportStateMachine: sfn.StateMachine;
   readonly monthlyStateMachine: sfn.StateMachine;
   readonly scheduleDeadLetterQueue: sqs.Queue;
+  /** Where the execution-end rule keeps the events the fail function could not take. */
+  readonly executionEndDeadLetterQueue: sqs.Queue;
+  readonly executionEndRule: events.Rule;
   readonly api: ReportsApi;
   readonly alarms: cloudwatch.Alarm[];
 
@@ -236,6 +252,12 @@ export class PbsExportStack extends Stack {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
+    this.executionEndDeadLetterQueue = new sqs.Queue(this, 'ExecutionEndDeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.executionEndRule = this.createExecutionEndRule();
     new Schedule(this, 'MonthlySchedule', {
       description: 'pbs-export: monthly exports of the scheduled profiles (their previous local month)',
       schedule: ScheduleExpression.expression(config.scheduleCron, TimeZone.of(config.scheduleTimeZone)),
@@ -255,6 +277,8 @@ export class PbsExportStack extends Stack {
       jwt: config.jwt,
       logRetention: config.logRetentionDays,
     });
+    // Status URLs come from configuration, never from the request's Host header.
+    this.functions.httpApi.function.addEnvironment(ENV.publicBaseUrl, config.publicBaseUrl ?? this.api.url);
 
     this.alarms = this.createAlarms(config, exportMachine.stateMachine, monthlyMachine.stateMachine);
 
@@ -264,6 +288,41 @@ export class PbsExportStack extends Stack {
     new CfnOutput(this, 'MonthlyStateMachineArn', { value: this.monthlyStateMachine.stateMachineArn });
 
     this.suppressNagFindings(exportMachine, monthlyMachine);
+  }
+
+  /**
+   * An export execution can end without its catch running: it TIMED_OUT (the machine's timeout),
+   * was ABORTED (StopExecution), or FAILED where the catch itself failed. Step Functions reports
+   * each on EventBridge; this rule hands `{ jobId, executionStatus }` (the execution is named by
+   * the job id) to the fail function, which marks a job still queued or running failed and frees
+   * its key's slot and queue place (a job the catch already marked keeps its reason).
+   */
+  private createExecutionEndRule(): events.Rule {
+    const input: Record<keyof ExecutionEndedInput, string> = {
+      jobId: events.EventField.fromPath('$.detail.name'),
+      executionStatus: events.EventField.fromPath('$.detail.status'),
+    };
+    return new events.Rule(this, 'ExecutionEndRule', {
+      description:
+        'pbs-export: an export execution that timed out, was aborted or failed marks its job failed and frees its API key',
+      eventPattern: {
+        source: ['aws.states'],
+        detailType: ['Step Functions Execution Status Change'],
+        detail: {
+          status: [...EXECUTION_END_STATUSES],
+          stateMachineArn: [this.exportStateMachine.stateMachineArn],
+        },
+      },
+      targets: [
+        new targets.LambdaFunction(this.functions.fail.function, {
+          event: events.RuleTargetInput.fromObject(input),
+          // EventBridge's longest retry: a job must not stay running because the function was throttled.
+          retryAttempts: 185,
+          maxEventAge: Duration.hours(24),
+          deadLetterQueue: this.executionEndDeadLetterQueue,
+        }),
+      ],
+    });
   }
 
   private createBucket(config: PbsConfig): s3.Bucket {
@@ -386,6 +445,15 @@ export class PbsExportStack extends Stack {
         metric: monthlyMachine.metricFailed({ period: Duration.minutes(5), statistic: 'Sum' }),
         ...atLeastOne,
       }),
+      new cloudwatch.Alarm(this, 'ExecutionEndDeadLetterAlarm', {
+        alarmDescription:
+          'An ended export execution could not be recorded: its job may still show running (event in the dead-letter queue).',
+        metric: this.executionEndDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(5),
+          statistic: 'Maximum',
+        }),
+        ...atLeastOne,
+      }),
       new cloudwatch.Alarm(this, 'ScheduleDeadLetterAlarm', {
         alarmDescription:
           'The monthly schedule could not start the monthly run (event in the dead-letter queue).',
@@ -456,6 +524,11 @@ export class PbsExportStack extends Stack {
       this.scheduleDeadLetterQueue,
       'AwsSolutions-SQS3',
       'This queue is itself the dead-letter queue of the monthly schedule.',
+    );
+    acknowledge(
+      this.executionEndDeadLetterQueue,
+      'AwsSolutions-SQS3',
+      'This queue is itself the dead-letter queue of the execution-end rule.',
     );
   }
 }

@@ -1,16 +1,19 @@
 /**
  * The HTTP API (API Gateway HTTP API, payload format 2.0):
  *
- * - `POST /reports` validates an export request and starts it: `202 { jobId, state, statusUrl }`;
- *   the same `Idempotency-Key` (or, without one, an identical request) answers `200` with the
- *   existing job instead of starting another.
- * - `GET /reports/{jobId}`: the job, and once succeeded its files with presigned download links.
+ * - `POST /reports` (`content-type: application/json`, else `415`) validates an export request
+ *   and starts it: `202 { jobId, state, statusUrl }`; the same `Idempotency-Key` (or, without one,
+ *   an identical request) answers `200` with the existing job as `GET` shows it, finished or not,
+ *   instead of starting another; the same key with another body answers `422` and leaves the job.
+ * - `GET /reports/{jobId}`: the job (while queued, its `queuePosition` among the jobs of its API
+ *   key), and once succeeded its files with presigned download links.
  * - `GET /reports?profile=…&limit=…`: the profile's recent jobs, newest first.
  *
  * With a profiles claim configured (`authorization.ts`), a caller uses only the profiles its JWT
  * lists: another profile answers `403` on `profile`, another profile's job `404` like a missing one.
  *
- * Errors are `{ error: { code, message, field, issues } }`; none quotes a secret.
+ * Errors are `{ error: { code, message, field, issues } }`; none quotes a secret. Status URLs are
+ * built from the configured `publicBaseUrl`, never from request headers.
  */
 import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -26,8 +29,9 @@ import {
 import { presignDownload } from '../storage/index.ts';
 import { mayUse, profileAccess } from './authorization.ts';
 import { type JobRecord, jobIdFor, type ProfileRegistry } from './contract.ts';
-import { StartFailedError, UnknownProfileError } from './errors.ts';
+import { IdempotencyKeyReusedError, StartFailedError, UnknownProfileError } from './errors.ts';
 import { JOB_ID, type JobStore } from './jobs.ts';
+import type { ProfileSlots } from './profile-slots.ts';
 import { lookupProfile } from './registry.ts';
 import { type ExecutionStarter, startJob } from './start.ts';
 import type { JobObserver, MetricsSink } from './workers.ts';
@@ -52,6 +56,13 @@ export interface ApiDeps {
   s3: S3Client;
   bucket: string;
   now: () => Date;
+  /**
+   * Where callers reach the API (`https://host[/base path]`): `statusUrl` and `Location` are
+   * built from it, never from the request's `Host` or `X-Forwarded-Proto`.
+   */
+  publicBaseUrl: string;
+  /** The per-key queues: new jobs join them, `GET` shows a queued job's position. */
+  slots?: Pick<ProfileSlots, 'enqueue' | 'release' | 'position'>;
   /** Expiry of download links, 1 … 604 800 s. Default 3600. */
   linkExpirySeconds?: number;
   /**
@@ -117,6 +128,8 @@ function invalid(field: string, reason: string): ApiAnswer {
 /** Builds the API handler. */
 export function createApi(deps: ApiDeps): (event: ApiEvent) => Promise<ApiResult> {
   const linkExpirySeconds = deps.linkExpirySeconds ?? DEFAULT_LINK_EXPIRY_SECONDS;
+  const base = deps.publicBaseUrl.replace(/\/+$/, '');
+  const statusUrlOf = (jobId: string) => `${base}/reports/${jobId}`;
 
   return async (event) => {
     try {
@@ -129,6 +142,11 @@ export function createApi(deps: ApiDeps): (event: ApiEvent) => Promise<ApiResult
       if (error instanceof ApiAnswer) return error.result;
       if (error instanceof UnknownProfileError)
         return apiError(404, 'unknown_profile', error.message, 'profile');
+      if (error instanceof IdempotencyKeyReusedError) {
+        return apiError(422, 'idempotency_key_reused', error.message, 'Idempotency-Key', [
+          { field: 'Idempotency-Key', reason: 'already used for a different request' },
+        ]);
+      }
       if (error instanceof StartFailedError) {
         deps.onError?.('could not start the export', error);
         return apiError(503, 'start_failed', 'the export could not be started; try again');
@@ -139,6 +157,7 @@ export function createApi(deps: ApiDeps): (event: ApiEvent) => Promise<ApiResult
   };
 
   async function createReport(event: ApiEvent): Promise<ApiResult> {
+    requireJsonContentType(event);
     const input = readJsonBody(event);
     let request: ExportRequest;
     try {
@@ -178,22 +197,14 @@ export function createApi(deps: ApiDeps): (event: ApiEvent) => Promise<ApiResult
       updatedAt: at,
     };
     deps.onJob?.(job);
-    const { created, job: stored } = await startJob(deps, job);
-    if (!created && canonicalJson(stored.request) !== canonical) {
-      return apiError(
-        409,
-        'idempotency_key_reused',
-        'Idempotency-Key: already used for a different request',
-        'Idempotency-Key',
-      );
-    }
-    if (created) deps.metrics?.addMetric('JobsStarted', 'Count', 1);
-    const statusUrl = `${baseUrl(event)}/reports/${stored.jobId}`;
-    return json(
-      created ? 202 : 200,
-      { jobId: stored.jobId, state: stored.state, statusUrl },
-      created ? { location: statusUrl } : {},
-    );
+    // A key reused with another body throws before the existing job is touched (answered 422).
+    const { created, job: stored } = await startJob(deps, job, {
+      sameRequest: (existing) => canonicalJson(existing.request) === canonical,
+    });
+    if (!created) return json(200, await jobView(stored));
+    deps.metrics?.addMetric('JobsStarted', 'Count', 1);
+    const statusUrl = statusUrlOf(stored.jobId);
+    return json(202, { jobId: stored.jobId, state: stored.state, statusUrl }, { location: statusUrl });
   }
 
   async function getReport(event: ApiEvent, jobId: string): Promise<ApiResult> {
@@ -204,6 +215,11 @@ export function createApi(deps: ApiDeps): (event: ApiEvent) => Promise<ApiResult
       return apiError(404, 'job_not_found', `job ${jobId} does not exist`, 'jobId');
     }
     deps.onJob?.(job);
+    return json(200, await jobView(job));
+  }
+
+  /** A job as `GET /reports/{jobId}` shows it: links for a succeeded one, the position of a queued one. */
+  async function jobView(job: JobRecord): Promise<Record<string, unknown>> {
     const now = deps.now();
     const body: Record<string, unknown> = {
       jobId: job.jobId,
@@ -214,9 +230,13 @@ export function createApi(deps: ApiDeps): (event: ApiEvent) => Promise<ApiResult
       createdAt: job.createdAt,
       updatedAt: job.updatedAt,
       request: job.request,
-      statusUrl: `${baseUrl(event)}/reports/${job.jobId}`,
+      statusUrl: statusUrlOf(job.jobId),
       ...(job.reason !== undefined ? { reason: job.reason } : {}),
     };
+    if (job.state === 'queued' && deps.slots !== undefined) {
+      const position = await deps.slots.position(job.profile, job.jobId);
+      if (position !== null) body.queuePosition = position;
+    }
     if (job.state === 'succeeded' && job.result) {
       body.runId = job.result.runId;
       body.linksExpireAt = new Date(now.getTime() + linkExpirySeconds * 1000).toISOString();
@@ -237,7 +257,7 @@ export function createApi(deps: ApiDeps): (event: ApiEvent) => Promise<ApiResult
         })),
       );
     }
-    return json(200, body);
+    return body;
   }
 
   async function listReports(event: ApiEvent): Promise<ApiResult> {
@@ -255,7 +275,6 @@ export function createApi(deps: ApiDeps): (event: ApiEvent) => Promise<ApiResult
     if (!mayUse(profileAccess(event, deps.profilesClaim), profile)) return forbiddenProfile();
     lookupProfile(deps.registry, profile);
     const jobs = await deps.jobs.listByProfile(profile, limit);
-    const base = baseUrl(event);
     return json(200, {
       profile,
       jobs: jobs.map((job) => ({
@@ -265,7 +284,7 @@ export function createApi(deps: ApiDeps): (event: ApiEvent) => Promise<ApiResult
         period: periodLabel(job.request.period),
         createdAt: job.createdAt,
         updatedAt: job.updatedAt,
-        statusUrl: `${base}/reports/${job.jobId}`,
+        statusUrl: statusUrlOf(job.jobId),
         ...(job.reason !== undefined ? { reason: job.reason } : {}),
       })),
     });
@@ -305,6 +324,30 @@ function header(event: ApiEvent, name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * 415 unless the body is declared `application/json` (parameters allowed, a charset only UTF-8):
+ * a form or `text/plain` POST, which any web page can make a browser send without asking, never
+ * starts an export.
+ */
+function requireJsonContentType(event: ApiEvent): void {
+  const value = header(event, 'content-type');
+  const [type, ...parameters] = (value ?? '').split(';').map((part) => part.trim().toLowerCase());
+  const charset = parameters
+    .find((parameter) => parameter.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '');
+  let reason: string | undefined;
+  if (value === undefined) reason = 'required: application/json';
+  else if (type !== 'application/json') reason = 'expected application/json';
+  else if (charset !== undefined && charset !== 'utf-8') reason = 'expected charset=utf-8';
+  if (reason === undefined) return;
+  throw new ApiAnswer(
+    apiError(415, 'unsupported_media_type', `Content-Type: ${reason}`, 'Content-Type', [
+      { field: 'Content-Type', reason },
+    ]),
+  );
+}
+
 function readJsonBody(event: ApiEvent): unknown {
   const raw = event.body ?? '';
   const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
@@ -333,14 +376,6 @@ function readJsonBody(event: ApiEvent): unknown {
     throw invalid('body', 'expected a JSON object');
   }
   return value;
-}
-
-/** `https://host[/stage]`: where the API was called, for status URLs. */
-function baseUrl(event: ApiEvent): string {
-  const proto = header(event, 'x-forwarded-proto') ?? 'https';
-  const host = event.requestContext.domainName || header(event, 'host') || 'localhost';
-  const stagePath = event.rawPath.replace(/\/+$/, '').replace(/\/reports(\/[^/]*)?$/, '');
-  return `${proto}://${host}${stagePath}`;
 }
 
 /** JSON with object keys sorted, so equal requests serialise equally. */

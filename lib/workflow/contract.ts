@@ -29,6 +29,11 @@ export const ENV = {
    * caller may use every registered profile (see `authorization.ts`).
    */
   profilesClaim: 'PBS_PROFILES_CLAIM',
+  /**
+   * HTTP API only: the URL callers reach the API at (`https://host[/base path]`); status URLs are
+   * built from it, never from request headers. The stack sets the API's own endpoint.
+   */
+  publicBaseUrl: 'PBS_PUBLIC_BASE_URL',
 } as const;
 
 /** One registered portfolio: a request names the profile, never the secret. */
@@ -103,10 +108,26 @@ export interface FinishOutput {
   state: 'succeeded';
   files: number;
 }
-/** The catch hands the error as Step Functions gives it: `{ Error, Cause }`. */
+/** How an export execution can end without success (Step Functions execution statuses). */
+export const EXECUTION_END_STATUSES = ['FAILED', 'TIMED_OUT', 'ABORTED'] as const;
+
+/**
+ * What the stack's execution-end rule hands the fail function, from the Step Functions "Execution
+ * Status Change" event: the execution's name (the job id) and how it ended.
+ */
+export interface ExecutionEndedInput {
+  jobId: string;
+  executionStatus: (typeof EXECUTION_END_STATUSES)[number];
+}
+
+/**
+ * The fail task's input: from the state machine's catch, the error as Step Functions gives it
+ * (`{ Error, Cause }`); from the execution-end rule, `executionStatus` instead.
+ */
 export interface FailInput {
   jobId: string;
   error?: { Error?: string; Cause?: string };
+  executionStatus?: ExecutionEndedInput['executionStatus'];
 }
 export interface FailOutput {
   jobId: string;

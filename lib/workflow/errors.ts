@@ -79,3 +79,28 @@ export class ProfileBusyError extends PbsExportError {
     );
   }
 }
+
+/**
+ * The local S3 layer refused a conditional write (`local-s3.ts`), shaped as S3's own 412
+ * `PreconditionFailed` (`$metadata.httpStatusCode`), which the job store and the slots expect.
+ */
+export class LocalPreconditionFailedError extends PbsExportError {
+  readonly $metadata = { httpStatusCode: 412 };
+
+  constructor(key: string, condition: string, options?: { cause?: unknown }) {
+    super('precondition_failed', `${key}: ${condition} does not hold`, options);
+  }
+}
+
+/**
+ * An `Idempotency-Key` already names a job of another request: the existing job is left as it is
+ * (answered 422 naming the header).
+ */
+export class IdempotencyKeyReusedError extends PbsExportError {
+  readonly jobId: string;
+
+  constructor(jobId: string, options?: { cause?: unknown }) {
+    super('idempotency_key_reused', 'Idempotency-Key: already used for a different request', options);
+    this.jobId = jobId;
+  }
+}

@@ -5,6 +5,7 @@
  * runner only replays that order with the same task functions so the API can be tried on a
  * laptop. It is not a scheduler and has no retries or durability.
  */
+import { isUtf8 } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pLimit from 'p-limit';
@@ -16,14 +17,17 @@ import type { Workers } from './workers.ts';
 /** Largest body the adapter reads (API Gateway's own limit is 10 MB); the API refuses > 64 KiB. */
 const MAX_READ_BYTES = 1024 * 1024;
 
-/** Converts a node request (body already read) into an API Gateway HTTP API v2 event. */
+/**
+ * Converts a node request (body already read) into an API Gateway HTTP API v2 event. A body that
+ * is not valid UTF-8 is passed base64-encoded, byte for byte (a JS string would replace the
+ * invalid bytes with U+FFFD, and the API would never see them to refuse them).
+ */
 export function toApiEvent(request: IncomingMessage, body: Buffer, now: Date = new Date()): ApiEvent {
   const url = new URL(request.url ?? '/', 'http://localhost');
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
-  headers['x-forwarded-proto'] ??= 'http';
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams)
     query[name] = name in query ? `${query[name]},${value}` : value;
@@ -54,8 +58,8 @@ export function toApiEvent(request: IncomingMessage, body: Buffer, now: Date = n
       time: now.toUTCString(),
       timeEpoch: now.getTime(),
     },
-    ...(body.length > 0 ? { body: body.toString('utf8') } : {}),
-    isBase64Encoded: false,
+    ...(body.length > 0 ? { body: isUtf8(body) ? body.toString('utf8') : body.toString('base64') } : {}),
+    isBase64Encoded: body.length > 0 && !isUtf8(body),
   };
 }
 

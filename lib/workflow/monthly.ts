@@ -11,6 +11,7 @@ import {
   type ProfileRegistry,
 } from './contract.ts';
 import type { JobStore } from './jobs.ts';
+import type { ProfileSlots } from './profile-slots.ts';
 import { lookupProfile } from './registry.ts';
 import { type ExecutionStarter, startJob } from './start.ts';
 import type { JobObserver, MetricsSink } from './workers.ts';
@@ -21,6 +22,8 @@ export interface MonthlyDeps {
   jobs: JobStore;
   starter: ExecutionStarter;
   now: () => Date;
+  /** The per-key queues the new job joins (see `startJob`). */
+  slots?: Pick<ProfileSlots, 'enqueue' | 'release'>;
   metrics?: MetricsSink;
   onJob?: JobObserver;
 }

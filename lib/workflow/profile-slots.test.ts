@@ -95,6 +95,88 @@ describe('createProfileSlots', () => {
   });
 });
 
+describe('the queue of a slot', () => {
+  const created = (minutes: number) => new Date(clock - 60 * 60_000 + minutes * 60_000).toISOString();
+
+  it('gives a freed slot to the oldest waiting job, whatever order the waiting jobs retry in', async () => {
+    await slots.acquire('demo', 'holder');
+    for (const [jobId, minute] of [
+      ['job-c', 3],
+      ['job-a', 1],
+      ['job-b', 2],
+    ] as const) {
+      await expect(slots.acquire('demo', jobId, created(minute))).rejects.toEqual(busy);
+    }
+    await slots.release('demo', 'holder');
+
+    await expect(slots.acquire('demo', 'job-c', created(3))).rejects.toEqual(busy);
+    await expect(slots.acquire('demo', 'job-b', created(2))).rejects.toEqual(busy);
+    await expect(slots.acquire('demo', 'job-a', created(1))).resolves.toBeUndefined();
+    await slots.release('demo', 'job-a');
+    await expect(slots.acquire('demo', 'job-c', created(3))).rejects.toEqual(busy);
+    await expect(slots.acquire('demo', 'job-b', created(2))).resolves.toBeUndefined();
+  });
+
+  it('counts the position of each queued job from 1 for the next, in order of creation', async () => {
+    await slots.acquire('acme', 'holder');
+    await slots.enqueue('acme', 'job-late', created(9));
+    await slots.enqueue('acme-eu', 'job-early', created(1));
+    await expect(slots.acquire('acme', 'job-middle', created(5))).rejects.toEqual(busy);
+
+    const positions = await Promise.all(
+      ['job-early', 'job-middle', 'job-late', 'holder'].map((jobId) => slots.position('acme', jobId)),
+    );
+
+    expect(positions).toEqual([1, 2, 3, null]);
+  });
+
+  it('takes a released job out of the queue, so the jobs behind it move up', async () => {
+    await slots.acquire('demo', 'holder');
+    await slots.enqueue('demo', 'job-a', created(1));
+    await slots.enqueue('demo', 'job-b', created(2));
+
+    await slots.release('demo', 'job-a');
+
+    expect(await slots.position('demo', 'job-a')).toBeNull();
+    expect(await slots.position('demo', 'job-b')).toBe(1);
+  });
+
+  it('skips a queued job that has not been seen for 15 minutes (its execution is gone)', async () => {
+    await slots.enqueue('demo', 'job-dead', created(1));
+    await slots.enqueue('demo', 'job-alive', created(2));
+    await expect(slots.acquire('demo', 'job-alive', created(2))).rejects.toEqual(busy);
+    clock += 16 * 60_000;
+
+    await expect(slots.acquire('demo', 'job-alive', created(2))).resolves.toBeUndefined();
+    expect((await lease('demo'))?.queue).toEqual([]);
+  });
+
+  it('refuses the renewal of a slot its job no longer holds, without queueing that job', async () => {
+    await slots.acquire('demo', 'job-a');
+    await slots.renew('demo', 'job-a');
+    await slots.release('demo', 'job-a');
+
+    await expect(slots.renew('demo', 'job-a')).rejects.toEqual(busy);
+    expect(await slots.position('demo', 'job-a')).toBeNull();
+    await expect(slots.acquire('demo', 'job-b')).resolves.toBeUndefined();
+  });
+
+  it('keeps the place of a job whose plan retries now and then, however long it waits', async () => {
+    await slots.acquire('demo', 'holder');
+    await slots.enqueue('demo', 'job-a', created(1));
+    await slots.enqueue('demo', 'job-b', created(2));
+    for (let step = 0; step < 6; step += 1) {
+      clock += 5 * 60_000;
+      await slots.acquire('demo', 'holder');
+      await expect(slots.acquire('demo', 'job-b', created(2))).rejects.toEqual(busy);
+      await expect(slots.acquire('demo', 'job-a', created(1))).rejects.toEqual(busy);
+    }
+
+    expect(await slots.position('demo', 'job-a')).toBe(1);
+    expect(await slots.position('demo', 'job-b')).toBe(2);
+  });
+});
+
 describe('withProfileSlots', () => {
   function job(jobId: string, profile: string): JobRecord {
     return {

@@ -14,6 +14,7 @@ const FULL = {
   [ENV.profiles]: PROFILES,
   [ENV.exportStateMachineArn]: 'arn:aws:states:eu-central-1:123456789012:stateMachine:pbs-export',
   [ENV.baseUrl]: 'https://pbs.example.com/api',
+  [ENV.publicBaseUrl]: 'https://abc123.execute-api.eu-central-1.amazonaws.com/',
 };
 
 describe('createRuntime', () => {
@@ -24,6 +25,24 @@ describe('createRuntime', () => {
       bucket: 'reports-bucket',
       linkExpirySeconds: 3600,
     });
+  });
+
+  it('builds status URLs from PBS_PUBLIC_BASE_URL, without its trailing slash', () => {
+    expect(createRuntime(FULL).apiContext().publicBaseUrl).toBe(
+      'https://abc123.execute-api.eu-central-1.amazonaws.com',
+    );
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['not a URL', 'abc123.execute-api.eu-central-1.amazonaws.com'],
+    ['with a query', 'https://api.example.com/?x=1'],
+  ])('throws ConfigError naming PBS_PUBLIC_BASE_URL when it is %s', (_case, value) => {
+    const { [ENV.publicBaseUrl]: _unused, ...env } = FULL;
+
+    expect(() =>
+      createRuntime(value === undefined ? env : { ...env, [ENV.publicBaseUrl]: value }).apiContext(),
+    ).toThrow(expect.objectContaining({ name: 'ConfigError', variable: 'PBS_PUBLIC_BASE_URL' }));
   });
 
   it('throws ConfigError naming PBS_BUCKET when it is missing', () => {

@@ -59,6 +59,21 @@ function claimName(env: Env, name: string): string | undefined {
   return value;
 }
 
+/** An http(s) URL without query or fragment, trailing slashes removed. */
+function publicUrl(env: Env, name: string): string {
+  const value = required(env, name);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch (error) {
+    throw new ConfigError(name, 'expected an http(s) URL', { cause: error });
+  }
+  if (!/^https?:$/.test(url.protocol) || url.search !== '' || url.hash !== '' || url.username !== '') {
+    throw new ConfigError(name, 'expected an http(s) URL without credentials, query or fragment');
+  }
+  return value.replace(/\/+$/, '');
+}
+
 /** Builds the runtime over `env` (`serviceName` names the function in logs and metrics). */
 export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
   const obs = createObservability(serviceName);
@@ -133,6 +148,7 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
   });
   const now = () => new Date();
   const profilesClaim = memo(() => claimName(env, ENV.profilesClaim));
+  const slots = memo(() => createProfileSlots({ client: s3(), bucket: bucket(), registry: registry(), now }));
 
   return {
     obs,
@@ -152,8 +168,17 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
         MAX_PRESIGN_EXPIRY_SECONDS,
       ),
       profilesClaim: profilesClaim(),
+      publicBaseUrl: publicUrl(env, ENV.publicBaseUrl),
+      slots: slots(),
     }),
-    monthlyContext: () => ({ obs, registry: registry(), jobs: jobs(), starter: starter(), now }),
+    monthlyContext: () => ({
+      obs,
+      registry: registry(),
+      jobs: jobs(),
+      starter: starter(),
+      now,
+      slots: slots(),
+    }),
     workerContext: () => ({
       obs,
       jobs: jobs(),
@@ -161,7 +186,7 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
       bucket: bucket(),
       services: services(),
       now,
-      slots: createProfileSlots({ client: s3(), bucket: bucket(), registry: registry(), now }),
+      slots: slots(),
     }),
   };
 }

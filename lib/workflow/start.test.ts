@@ -1,16 +1,34 @@
+import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { S3TestServer } from '../../test/support/s3.ts';
 import { startJobStoreServer } from '../../test/support/workflow.ts';
 import { parseExportRequest } from '../export/request.ts';
 import { type ExportInput, type JobRecord, jobIdFor } from './contract.ts';
 import type { JobStore } from './jobs.ts';
+import { createProfileSlots } from './profile-slots.ts';
 import { QUEUED_START_GRACE_MS, startJob } from './start.ts';
 
 let server: S3TestServer;
+let client: S3Client;
 let jobs: JobStore;
 beforeAll(async () => {
-  ({ server, jobs } = await startJobStoreServer());
+  ({ server, client, jobs } = await startJobStoreServer());
 });
+
+/** The per-key slots and queues over the test store, at `at`. */
+const slotsOver = (at: Date) =>
+  createProfileSlots({
+    client,
+    bucket: server.bucket,
+    registry: {
+      acme: {
+        secretArn: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:pbs/acme-AbCdEf',
+        timeZone: 'UTC',
+        monthly: false,
+      },
+    },
+    now: () => at,
+  });
 afterAll(async () => {
   await server.close();
 });
@@ -77,5 +95,28 @@ describe('startJob', () => {
     const { started, starter } = recordingStarter();
     expect((await startJob({ jobs, starter, now: () => CREATED }, job)).created).toBe(true);
     expect(started).toHaveLength(1);
+  });
+
+  it('puts a new job in its key queue before its execution starts', async () => {
+    const job = queuedJob();
+    const slots = slotsOver(CREATED);
+    const positions: (number | null)[] = [];
+    const starter = {
+      start: async ({ jobId }: ExportInput) => void positions.push(await slots.position('acme', jobId)),
+    };
+
+    await startJob({ jobs, starter, slots, now: () => CREATED }, job);
+
+    expect(positions).toEqual([expect.any(Number)]);
+  });
+
+  it('takes the job out of the queue again when its start fails', async () => {
+    const job = queuedJob();
+    const slots = slotsOver(CREATED);
+    const failing = { start: async () => Promise.reject(new Error('throttled')) };
+
+    await expect(startJob({ jobs, starter: failing, slots, now: () => CREATED }, job)).rejects.toThrow();
+
+    expect(await slots.position('acme', job.jobId)).toBeNull();
   });
 });

@@ -14,6 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import pLimit from 'p-limit';
+import { ValidationError } from '../errors.ts';
 import { type FetchedShard, fetchShards } from '../export/fetch.ts';
 import { MANIFEST_NAME, type Manifest, type ManifestFile } from '../export/manifest.ts';
 import { type PlanJson, planFromJson, planToJson } from '../export/plan.ts';
@@ -31,7 +32,7 @@ import type {
   JobRecord,
   PlanOutput,
 } from './contract.ts';
-import { KEYS } from './contract.ts';
+import { EXECUTION_END_STATUSES, KEYS } from './contract.ts';
 import { JobStateError, WorkFileError } from './errors.ts';
 import type { JobStore } from './jobs.ts';
 import { failureReason } from './redact.ts';
@@ -224,20 +225,43 @@ export function createWorkers(deps: WorkerDeps): Workers {
       return { jobId, state: 'succeeded', files: outcome.files.length };
     },
 
-    async fail({ jobId, error }) {
-      const reason = failureReason(error);
-      deps.metrics?.addMetric('ExportFailures', 'Count', 1);
+    async fail({ jobId, error, executionStatus }) {
+      // From the execution-end rule, the state machine's own catch may have marked the job already
+      // (with the precise reason, kept) or the job may have ended otherwise: only a job still
+      // queued or running is marked, so a repeated or late event changes nothing.
+      const ended = executionStatus !== undefined;
+      const reason = ended ? executionEndReason(executionStatus) : failureReason(error);
+      if (!ended) deps.metrics?.addMetric('ExportFailures', 'Count', 1);
       const job = await jobs.get(jobId);
       if (job === null) return { jobId, state: 'failed' };
       deps.onJob?.(job);
-      await jobs.update(jobId, (current) =>
-        current.state === 'succeeded'
-          ? current
-          : { ...current, state: 'failed', reason, updatedAt: deps.now().toISOString() },
-      );
+      let marked = false;
+      await jobs.update(jobId, (current) => {
+        if (current.state === 'succeeded' || (ended && current.state === 'failed')) return current;
+        marked = true;
+        return { ...current, state: 'failed', reason, updatedAt: deps.now().toISOString() };
+      });
+      if (ended && marked) deps.metrics?.addMetric('ExportFailures', 'Count', 1);
       return { jobId, state: 'failed' };
     },
   };
+}
+
+/**
+ * The reason recorded for an execution that ended without its catch running: in words, since
+ * Step Functions' event carries no error for a timeout or an abort.
+ */
+export function executionEndReason(status: string): string {
+  if (!(EXECUTION_END_STATUSES as readonly string[]).includes(status)) {
+    throw new ValidationError('executionStatus', `expected one of ${EXECUTION_END_STATUSES.join(', ')}`);
+  }
+  if (status === 'TIMED_OUT') {
+    return 'ExecutionTimedOut: the export ran longer than the state machine allows and was stopped; a smaller period or fewer filters per request may finish in time';
+  }
+  if (status === 'ABORTED') {
+    return 'ExecutionAborted: the export was stopped (its execution aborted) before it ended';
+  }
+  return 'ExecutionFailed: the export execution failed before it could record why (see the execution of this job in Step Functions)';
 }
 
 /** A manifest's file as the job lists it. */

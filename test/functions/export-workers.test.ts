@@ -5,7 +5,7 @@ import { createFailHandler } from '../../functions/export-fail.ts';
 import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
 import { createFinishHandler } from '../../functions/export-finish.ts';
 import { createPlanHandler } from '../../functions/export-plan.ts';
-import { type FailInput, KEYS } from '../../lib/workflow/contract.ts';
+import { type ExecutionEndedInput, type FailInput, KEYS } from '../../lib/workflow/contract.ts';
 import {
   captureOutput,
   loadEvent,
@@ -243,5 +243,77 @@ describe('export workers output', () => {
     expect(`${String(failure)} ${JSON.stringify(failure)}`).not.toContain(secret);
     expect(JSON.stringify(await h.jobs.require(job.jobId))).not.toContain(secret);
     expect(JSON.stringify(await h.jobs.require(failing.jobId))).not.toContain(secret);
+  });
+});
+
+describe('export-fail handler on an execution that ended without success (the execution-end rule)', () => {
+  /** A job of the `demo` key that holds the slot (running) or waits in the queue behind it. */
+  async function jobOfDemo(period: string, state: 'running' | 'queued') {
+    const job = await h.queueJob({ profile: 'demo', period, formats: ['csv'] });
+    if (state === 'running') {
+      await h.slots.acquire('demo', job.jobId, job.createdAt);
+      await h.jobs.update(job.jobId, (current) => ({ ...current, state: 'running' }));
+    } else {
+      await h.slots.enqueue('demo', job.jobId, job.createdAt);
+    }
+    return job;
+  }
+  const ended = (jobId: string, executionStatus: ExecutionEndedInput['executionStatus']): FailInput => ({
+    jobId,
+    executionStatus,
+  });
+  const context = () => h.workerContext({ slots: h.slots });
+
+  it('marks a running job failed with the reason in words when its execution timed out, and frees its key', async () => {
+    const job = await jobOfDemo('2024-01', 'running');
+
+    const result = await createFailHandler(context())(ended(job.jobId, 'TIMED_OUT'));
+
+    expect(result).toEqual({ jobId: job.jobId, state: 'failed' });
+    expect(await h.jobs.require(job.jobId)).toMatchObject({
+      state: 'failed',
+      reason: expect.stringMatching(/^ExecutionTimedOut: the export ran longer than/),
+    });
+    await expect(h.slots.acquire('demo', 'next-job-of-demo')).resolves.toBeUndefined();
+    await h.slots.release('demo', 'next-job-of-demo');
+  });
+
+  it('marks a queued job failed and takes it out of the queue when its execution was aborted', async () => {
+    const holder = await jobOfDemo('2024-02', 'running');
+    const waiting = await jobOfDemo('2024-03', 'queued');
+
+    await createFailHandler(context())(ended(waiting.jobId, 'ABORTED'));
+
+    expect(await h.jobs.require(waiting.jobId)).toMatchObject({
+      state: 'failed',
+      reason: expect.stringMatching(/^ExecutionAborted: the export was stopped/),
+    });
+    expect(await h.slots.position('demo', waiting.jobId)).toBeNull();
+    await h.slots.release('demo', holder.jobId);
+  });
+
+  it('leaves the reason the state machine recorded when its catch already marked the job failed', async () => {
+    const job = await jobOfDemo('2024-04', 'running');
+    const fail = createFailHandler(context());
+    await fail({
+      jobId: job.jobId,
+      error: { Error: 'IncompleteShardError', Cause: 'shard 2024-04: 3 of 4' },
+    });
+    const marked = await h.jobs.require(job.jobId);
+
+    await fail(ended(job.jobId, 'FAILED'));
+
+    expect(await h.jobs.require(job.jobId)).toEqual(marked);
+    expect(marked.reason).toBe('IncompleteShardError: shard 2024-04: 3 of 4');
+  });
+
+  it('leaves a succeeded job succeeded', async () => {
+    const job = await h.queueJob({ profile: 'empty', period: '2024-06', formats: ['csv'] });
+    await runAll(job.jobId);
+    const succeeded = await h.jobs.require(job.jobId);
+
+    await createFailHandler(context())(ended(job.jobId, 'ABORTED'));
+
+    expect(await h.jobs.require(job.jobId)).toEqual(succeeded);
   });
 });

@@ -60,6 +60,14 @@ async function getJob(jobId: string) {
   return call(event);
 }
 
+/** Runs the export of a job to its end with the real task handlers, as the state machine would. */
+async function runExport(jobId: string) {
+  const context = h.workerContext();
+  const plan = await createPlanHandler(context)({ jobId });
+  for (const shard of plan.shards) await createFetchShardHandler(context)({ jobId, shard });
+  await createFinishHandler(context)({ jobId });
+}
+
 async function list(query: Record<string, string>) {
   const event = await loadEvent('list-reports.json');
   event.queryStringParameters = query;
@@ -121,16 +129,101 @@ describe('POST /reports', () => {
     expect(h.sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
   });
 
-  it('answers 409 when an Idempotency-Key is reused for another request', async () => {
-    await post({ profile: 'acme', period: freshPeriod() }, { 'idempotency-key': 'reused-key' });
+  it('answers 422 naming Idempotency-Key when the key is reused for another request, leaving the job', async () => {
+    const first = await post({ profile: 'acme', period: freshPeriod() }, { 'idempotency-key': 'reused-key' });
+    const before = await h.jobs.get(first.body.jobId);
 
     const { status, body } = await post(
       { profile: 'acme', period: freshPeriod() },
       { 'idempotency-key': 'reused-key' },
     );
 
-    expect(status).toBe(409);
+    expect(status).toBe(422);
     expect(body.error).toMatchObject({ code: 'idempotency_key_reused', field: 'Idempotency-Key' });
+    expect(await h.jobs.get(first.body.jobId)).toEqual(before);
+  });
+
+  it('starts nothing for a reused key with another body, even when its job has been queued for minutes', async () => {
+    const first = await post({ profile: 'acme', period: freshPeriod() }, { 'idempotency-key': 'stale-key' });
+    h.sfn.resetHistory();
+    h.setNow(new Date(NOW.getTime() + 10 * 60_000));
+
+    const reused = await post({ profile: 'acme', period: freshPeriod() }, { 'idempotency-key': 'stale-key' });
+
+    expect(reused.status).toBe(422);
+    expect(h.sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+    expect((await h.jobs.get(first.body.jobId))?.state).toBe('queued');
+  });
+
+  it('answers a repeat of a succeeded request with 200 and the job as GET shows it, files included', async () => {
+    const request = { profile: 'acme', period: '2025-08', formats: ['csv'] };
+    const created = await post(request);
+    await runExport(created.body.jobId);
+
+    const repeat = await post(request);
+
+    expect(repeat.status).toBe(200);
+    expect(repeat.body).toMatchObject({
+      jobId: created.body.jobId,
+      state: 'succeeded',
+      runId: expect.any(String),
+    });
+    expect(repeat.body.files.length).toBeGreaterThan(0);
+    expect((await h.jobs.get(created.body.jobId))?.state).toBe('succeeded');
+    expect(h.sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
+  });
+
+  it.each([
+    ['text/plain', 'text/plain'],
+    ['a form', 'application/x-www-form-urlencoded'],
+    ['JSON in another charset', 'application/json; charset=iso-8859-1'],
+  ])('answers 415 naming Content-Type for %s, starting nothing', async (_case, contentType) => {
+    const { status, body } = await post(
+      { profile: 'acme', period: freshPeriod() },
+      { 'content-type': contentType },
+    );
+
+    expect(status).toBe(415);
+    expect(body.error).toMatchObject({ code: 'unsupported_media_type', field: 'Content-Type' });
+    expect(h.sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+  });
+
+  it('answers 415 naming Content-Type when the header is missing', async () => {
+    const event = await loadEvent('post-reports.json');
+    const { 'content-type': _removed, ...headers } = event.headers;
+    event.headers = headers;
+
+    const { status, body } = await call(event);
+
+    expect(status).toBe(415);
+    expect(body.error).toMatchObject({
+      field: 'Content-Type',
+      message: 'Content-Type: required: application/json',
+    });
+  });
+
+  it('accepts application/json with a UTF-8 charset', async () => {
+    const { status } = await post(
+      { profile: 'acme', period: freshPeriod() },
+      { 'content-type': 'Application/JSON; charset="UTF-8"' },
+    );
+
+    expect(status).toBe(202);
+  });
+
+  it('builds statusUrl and Location from the configured base URL, not from Host or X-Forwarded-Proto', async () => {
+    const event = await loadEvent('post-reports.json');
+    event.body = JSON.stringify({ profile: 'acme', period: freshPeriod() });
+    event.headers = { ...event.headers, host: 'evil.example', 'x-forwarded-proto': 'http' };
+    event.requestContext.domainName = 'evil.example';
+
+    const { body, headers } = await call(
+      event,
+      h.apiContext({ publicBaseUrl: 'https://reports.example.com/v1/' }),
+    );
+
+    expect(body.statusUrl).toBe(`https://reports.example.com/v1/reports/${body.jobId}`);
+    expect(headers.location).toBe(body.statusUrl);
   });
 
   it('returns the existing job when the conditional create loses a race (412)', async () => {
@@ -294,6 +387,33 @@ describe('GET /reports/{jobId}', () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ jobId: created.body.jobId, state: 'queued', profile: 'acme' });
     expect(body.files).toBeUndefined();
+  });
+
+  it('shows the queuePosition of each queued job of one API key, 1 for the next, none for the running one', async () => {
+    const context = h.apiContext({ slots: h.slots });
+    const postQueued = async (minutes: number) => {
+      h.setNow(new Date(NOW.getTime() + minutes * 60_000));
+      const event = await loadEvent('post-reports.json');
+      event.body = JSON.stringify({ profile: 'demo', period: freshPeriod() });
+      return (await call(event, context)).body.jobId as string;
+    };
+    const [running, next, after] = [await postQueued(1), await postQueued(2), await postQueued(3)];
+    await h.slots.acquire('demo', running);
+
+    const shown = await Promise.all(
+      [running, next, after].map(async (jobId) => {
+        const event = await loadEvent('get-report.json');
+        event.rawPath = `/reports/${jobId}`;
+        event.pathParameters = { jobId };
+        return call(event, context);
+      }),
+    );
+
+    expect(shown.map(({ body }) => [body.state, body.queuePosition])).toEqual([
+      ['queued', undefined],
+      ['queued', 1],
+      ['queued', 2],
+    ]);
   });
 
   it('answers the failure reason of a failed job', async () => {

@@ -29,7 +29,8 @@ beforeAll(async () => {
     },
     { onDone: (jobId, state) => done.push([jobId, state]) },
   );
-  api = await startLocalApiServer(createApiHandler(h.apiContext({ starter })));
+  // Built on the first request, when the server's URL (a free port) is known.
+  api = await startLocalApiServer(createApiHandler(() => h.apiContext({ starter, publicBaseUrl: api.url })));
 });
 afterAll(async () => {
   await api.close();

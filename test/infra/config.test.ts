@@ -72,6 +72,13 @@ describe('parsePbsConfig', () => {
     expect(() => parsePbsConfig({ ...minimal, baseUrl: 'http://pbs.example.com' })).toThrow(PbsConfigError);
   });
 
+  it.each([
+    ['plain http', 'http://reports.example.com'],
+    ['with a query', 'https://reports.example.com/?x=1'],
+  ])('rejects a public base URL %s, naming pbs.publicBaseUrl', (_case, publicBaseUrl) => {
+    expect(() => parsePbsConfig({ ...minimal, publicBaseUrl })).toThrow(/pbs\.publicBaseUrl: /);
+  });
+
   it('rejects a shard concurrency and request rate above the service limit of one key', () => {
     expect(() => parsePbsConfig({ ...minimal, exportMapConcurrency: 5, requestsPerSecond: 5 })).toThrow(
       /exportMapConcurrency × requestsPerSecond must not exceed the service's 20 requests\/s per key/,

@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionKey, type PbsExportStack } from '../../infra/stack.ts';
 import { EXPORT_STATES, MONTHLY_STATES, PERMANENT_ERRORS } from '../../infra/state-machines.ts';
-import { ENV } from '../../lib/workflow/contract.ts';
+import { ENV, EXECUTION_END_STATUSES } from '../../lib/workflow/contract.ts';
 import {
   functionLogicalId,
   logicalIdOf,
@@ -11,6 +13,7 @@ import {
   secretArn,
   stateMachineDefinition,
   synthesize,
+  TEST_CONFIG,
 } from './support.ts';
 
 interface Statement {
@@ -214,6 +217,23 @@ describe('PbsExportStack functions', () => {
     });
   });
 
+  it("gives only the HTTP API function its public base URL, the API's own endpoint", () => {
+    const withUrl = FUNCTION_KEYS.filter((key) => ENV.publicBaseUrl in environmentOf(key));
+    expect(withUrl).toEqual(['httpApi']);
+    expect(environmentOf('httpApi')[ENV.publicBaseUrl]).toEqual({
+      'Fn::GetAtt': [logicalIdOf(stack, stack.api.api), 'ApiEndpoint'],
+    });
+  });
+
+  it('gives the HTTP API function the configured public base URL instead, when there is one', () => {
+    const custom = synthesize({ ...TEST_CONFIG, publicBaseUrl: 'https://reports.example.com/pbs' });
+    const id = functionLogicalId(custom.stack, 'httpApi');
+    const variables = (
+      custom.template.toJSON().Resources[id].Properties.Environment as { Variables: Record<string, unknown> }
+    ).Variables;
+    expect(variables[ENV.publicBaseUrl]).toBe('https://reports.example.com/pbs');
+  });
+
   it('gives the export state machine ARN only to the functions that start exports', () => {
     const withArn = FUNCTION_KEYS.filter((key) => ENV.exportStateMachineArn in environmentOf(key));
     expect(withArn.sort()).toEqual(['httpApi', 'monthlyStart']);
@@ -260,8 +280,8 @@ describe('PbsExportStack IAM', () => {
     const access = Object.fromEntries(FUNCTION_KEYS.map((key) => [key, s3ObjectAccess(key)]));
     expect(access).toEqual({
       httpApi: {
-        's3:GetObject': ['jobs/', 'reports/'],
-        's3:PutObject': ['jobs/'],
+        's3:GetObject': ['jobs/', 'locks/', 'reports/'],
+        's3:PutObject': ['jobs/', 'locks/'],
         's3:DeleteObject': ['jobs/'],
       },
       plan: { 's3:GetObject': ['jobs/', 'locks/'], 's3:PutObject': ['jobs/', 'locks/', 'work/'] },
@@ -277,7 +297,11 @@ describe('PbsExportStack IAM', () => {
         's3:DeleteObject': ['reports/'],
       },
       fail: { 's3:GetObject': ['jobs/', 'locks/'], 's3:PutObject': ['jobs/', 'locks/'] },
-      monthlyStart: { 's3:GetObject': ['jobs/'], 's3:PutObject': ['jobs/'], 's3:DeleteObject': ['jobs/'] },
+      monthlyStart: {
+        's3:GetObject': ['jobs/', 'locks/'],
+        's3:PutObject': ['jobs/', 'locks/'],
+        's3:DeleteObject': ['jobs/'],
+      },
     });
   });
 
@@ -570,6 +594,103 @@ describe('PbsExportStack HTTP API', () => {
   });
 });
 
+describe('PbsExportStack execution-end rule', () => {
+  /** The one rule on Step Functions status changes. */
+  function rule() {
+    const found = resourcesOfType('AWS::Events::Rule').filter(([, candidate]) =>
+      JSON.stringify(candidate.Properties.EventPattern ?? {}).includes('Execution Status Change'),
+    );
+    expect(found).toHaveLength(1);
+    const [id, resource] = found[0] as [string, { Properties: Record<string, unknown> }];
+    return {
+      id,
+      properties: resource.Properties,
+      target: (resource.Properties.Targets as Record<string, unknown>[])[0] ?? {},
+    };
+  }
+
+  /**
+   * What EventBridge hands the target: each `<name>` of the template replaced by the value at its
+   * path, as JSON (inside quotes, a string's characters only).
+   */
+  function transform(
+    transformer: { InputPathsMap: Record<string, string>; InputTemplate: string },
+    event: unknown,
+  ) {
+    return transformer.InputTemplate.replace(
+      /("?)<([A-Za-z0-9_.-]+)>("?)/g,
+      (_all, open: string, name: string, close: string) => {
+        const path = transformer.InputPathsMap[name];
+        if (path === undefined) throw new Error(`no path for <${name}>`);
+        const value = path
+          .replace(/^\$\.?/, '')
+          .split('.')
+          .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], event);
+        return open === '"' && close === '"'
+          ? `"${String(value)}"`
+          : `${open}${JSON.stringify(value)}${close}`;
+      },
+    );
+  }
+
+  it('matches the executions of the export state machine that timed out, were aborted or failed', () => {
+    expect(rule().properties.EventPattern).toEqual({
+      source: ['aws.states'],
+      'detail-type': ['Step Functions Execution Status Change'],
+      detail: {
+        status: [...EXECUTION_END_STATUSES],
+        stateMachineArn: [{ Ref: logicalIdOf(stack, stack.exportStateMachine) }],
+      },
+    });
+    expect(rule().properties.State).toBe('ENABLED');
+  });
+
+  it('targets the fail function, retrying for a day and then keeping the event in a dead-letter queue', () => {
+    expect(rule().target).toMatchObject({
+      Arn: { 'Fn::GetAtt': [functionLogicalId(stack, 'fail'), 'Arn'] },
+      RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 },
+      DeadLetterConfig: {
+        Arn: { 'Fn::GetAtt': [logicalIdOf(stack, stack.executionEndDeadLetterQueue), 'Arn'] },
+      },
+    });
+  });
+
+  it('hands the fail function the job id and the status of a real TIMED_OUT event', () => {
+    const event = JSON.parse(
+      readFileSync(join(import.meta.dirname, '..', 'fixtures', 'events', 'execution-timed-out.json'), 'utf8'),
+    ) as { detail: { name: string } };
+
+    const input = transform(rule().target.InputTransformer as Parameters<typeof transform>[0], event);
+
+    expect(JSON.parse(input)).toEqual({ jobId: event.detail.name, executionStatus: 'TIMED_OUT' });
+  });
+
+  it('lets EventBridge invoke the fail function for this rule only', () => {
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: { 'Fn::GetAtt': [functionLogicalId(stack, 'fail'), 'Arn'] },
+      Principal: 'events.amazonaws.com',
+      SourceArn: { 'Fn::GetAtt': [rule().id, 'Arn'] },
+    });
+  });
+
+  it('alarms on one event in its dead-letter queue', () => {
+    const alarms = resourcesOfType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [
+          {
+            Name: 'QueueName',
+            Value: { 'Fn::GetAtt': [logicalIdOf(stack, stack.executionEndDeadLetterQueue), 'QueueName'] },
+          },
+        ],
+        Threshold: 1,
+      }),
+    );
+  });
+});
+
 describe('PbsExportStack alarms', () => {
   const alarms = () => resourcesOfType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
 
@@ -603,6 +724,39 @@ describe('PbsExportStack alarms', () => {
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       }),
     );
+  });
+});
+
+describe('PbsExportStack template', () => {
+  it('has no dependency cycle (the HTTP API function names the API that invokes it)', () => {
+    const dependencies = (value: unknown, found = new Set<string>()): Set<string> => {
+      if (Array.isArray(value)) for (const item of value) dependencies(item, found);
+      else if (value !== null && typeof value === 'object') {
+        for (const [key, item] of Object.entries(value)) {
+          if (key === 'Ref' && typeof item === 'string' && item in resources) found.add(item);
+          else if (key === 'Fn::GetAtt' && Array.isArray(item)) found.add(String(item[0]));
+          else if (key === 'DependsOn') for (const id of [item].flat()) found.add(String(id));
+          else dependencies(item, found);
+        }
+      }
+      return found;
+    };
+    const graph = new Map(Object.entries(resources).map(([id, resource]) => [id, dependencies(resource)]));
+    const state = new Map<string, 'visiting' | 'done'>();
+    const cycles: string[] = [];
+    const visit = (id: string, path: string[]) => {
+      if (state.get(id) === 'done') return;
+      if (state.get(id) === 'visiting') {
+        cycles.push([...path, id].join(' → '));
+        return;
+      }
+      state.set(id, 'visiting');
+      for (const next of graph.get(id) ?? []) visit(next, [...path, id]);
+      state.set(id, 'done');
+    };
+    for (const id of graph.keys()) visit(id, []);
+
+    expect(cycles).toEqual([]);
   });
 });
 

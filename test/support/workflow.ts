@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
@@ -17,7 +17,9 @@ import type { RunningSimulator } from '../../lib/simulator/types.ts';
 import { type JobRecord, jobIdFor, type ProfileRegistry } from '../../lib/workflow/contract.ts';
 import type { ApiContext, MonthlyContext, WorkerContext } from '../../lib/workflow/handlers.ts';
 import { createJobStore, type JobStore } from '../../lib/workflow/jobs.ts';
+import { addConditionalWrites } from '../../lib/workflow/local-s3.ts';
 import { createObservability, type Observability } from '../../lib/workflow/observability.ts';
+import { createProfileSlots, type ProfileSlots } from '../../lib/workflow/profile-slots.ts';
 import { createSecretReader } from '../../lib/workflow/secrets.ts';
 import { createServiceFactory, type ServiceFactory } from '../../lib/workflow/service.ts';
 import { createSfnStarter } from '../../lib/workflow/start.ts';
@@ -35,41 +37,14 @@ export function s3Error(name: string, status: number): Error {
   return Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
 }
 
-/**
- * Throws the 412 `PreconditionFailed` S3 answers when a conditional PutObject's condition
- * (`If-None-Match: *`, `If-Match`) fails, reading the object's ETag through `probe`.
- */
-export async function checkWriteCondition(
-  probe: S3Client,
-  input: { Bucket?: string; Key?: string; IfNoneMatch?: string; IfMatch?: string },
-): Promise<void> {
-  let etag: string | undefined;
-  try {
-    etag = (await probe.send(new HeadObjectCommand({ Bucket: input.Bucket, Key: input.Key }))).ETag;
-  } catch {
-    etag = undefined;
-  }
-  if (input.IfNoneMatch === '*' && etag !== undefined) throw s3Error('PreconditionFailed', 412);
-  if (input.IfMatch !== undefined && etag !== input.IfMatch) throw s3Error('PreconditionFailed', 412);
-}
+export { checkWriteCondition } from '../../lib/workflow/local-s3.ts';
 
 /**
- * Emulates S3 conditional writes on `client` (s3rver ignores `If-None-Match`/`If-Match`): before
- * a conditional PutObject, `probe` (another client of the same server) checks the object and a
- * failed condition is answered with a 412 PreconditionFailed, as S3 does. Not atomic: enough for
- * sequential tests, races are tested with an injected 412.
+ * Adds S3's conditional writes to `client` (s3rver ignores `If-None-Match`/`If-Match`): the same
+ * layer `npm run serve` uses (`lib/workflow/local-s3.ts`), `probe` reading the ETags.
  */
 export function emulateConditionalWrites(client: S3Client, probe: S3Client): void {
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as { Bucket?: string; Key?: string; IfNoneMatch?: string; IfMatch?: string };
-      if (context.commandName === 'PutObjectCommand' && (input.IfNoneMatch || input.IfMatch)) {
-        await checkWriteCondition(probe, input);
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'testConditionalWrites' },
-  );
+  addConditionalWrites(client, probe);
 }
 
 /** s3rver with a job store over a client that emulates conditional writes. */
@@ -117,6 +92,8 @@ export function captureOutput(): { text(): string; lines(): Record<string, unkno
 /** ARN of the test secret of a simulated profile. */
 export const secretArnOf = (profile: string) =>
   `arn:aws:secretsmanager:eu-central-1:123456789012:secret:pbs/${profile}-AbCdEf`;
+/** The URL the harness' API is configured to be reached at (the fixtures' API Gateway domain). */
+export const PUBLIC_BASE_URL = 'https://abc123.execute-api.eu-central-1.amazonaws.com';
 /** ARN of the mocked export state machine. */
 export const STATE_MACHINE_ARN = 'arn:aws:states:eu-central-1:123456789012:stateMachine:pbs-export';
 /**
@@ -134,6 +111,12 @@ export interface WorkflowHarness {
   bucket: string;
   registry: ProfileRegistry;
   jobs: JobStore;
+  /**
+   * The per-key slots and queues over the harness' store and clock. Not in the default contexts
+   * (jobs created and never run would hold up their key's queue for the tests after): pass
+   * `{ slots: h.slots }` where a test is about them.
+   */
+  slots: ProfileSlots;
   secrets: AwsClientStub<SecretsManagerClient>;
   sfn: AwsClientStub<SFNClient>;
   obs: Observability;
@@ -197,6 +180,7 @@ export async function startWorkflowHarness(): Promise<WorkflowHarness> {
   let current = NOW;
   const now = () => current;
   const jobs = createJobStore({ client, bucket: s3.bucket });
+  const slots = createProfileSlots({ client, bucket: s3.bucket, registry, now });
   const obs = createObservability('pbs-export-test');
   const readSecret = createSecretReader({ client: secretsClient, maxAgeSeconds: 300 });
   const servicesWith = (overrides: Partial<PbsClientConfig>) =>
@@ -215,6 +199,7 @@ export async function startWorkflowHarness(): Promise<WorkflowHarness> {
     bucket: s3.bucket,
     registry,
     jobs,
+    slots,
     secrets,
     sfn,
     obs,
@@ -231,6 +216,7 @@ export async function startWorkflowHarness(): Promise<WorkflowHarness> {
       bucket: s3.bucket,
       now,
       linkExpirySeconds: 600,
+      publicBaseUrl: PUBLIC_BASE_URL,
       ...overrides,
     }),
     monthlyContext: (overrides = {}) => ({ obs, registry, jobs, starter, now, ...overrides }),

@@ -93,6 +93,7 @@ async function run(scenario: LoadScenario): Promise<LoadResult> {
     [ENV.baseUrl]: scenario.simulatorUrl,
     [ENV.requestsPerSecond]: String(scenario.requestsPerSecond),
     [ENV.exportStateMachineArn]: 'arn:aws:states:us-east-1:123456789012:stateMachine:unused',
+    [ENV.publicBaseUrl]: 'https://api.example.com',
     [OPTIONAL_ENV.s3Endpoint]: scenario.s3.endpoint,
   });
   const deployed = runtime.workerContext();
