@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/errors.ts';
 import { parseExportRequest } from '../../lib/export/request.ts';
 import { runExport } from '../../lib/export/run.ts';
+import type { Sink } from '../../lib/storage/sink.ts';
 import { type ExportHarness, readCsv, startExportHarness } from '../support/export.ts';
 
 describe('runExport (simulator over HTTP, local folder)', () => {
@@ -178,13 +179,19 @@ describe('runExport (simulator over HTTP, local folder)', () => {
     harness = await startExportHarness('acme');
     const request = parseExportRequest({ profile: 'acme', period: '2024-06', formats: ['csv'] });
     const sink = harness.sink;
-    const failing = {
+    const failing: Sink = {
       ...sink,
-      remove: (name: string) => sink.remove?.(name) ?? Promise.resolve(),
-      create(name: string, contentType: string) {
-        const object = sink.create(name, contentType);
-        if (name.endsWith('_summary_by_month.csv')) object.stream.destroy(new Error('disk full'));
-        return object;
+      async openSet(prefix) {
+        const set = await sink.openSet(prefix);
+        return {
+          ...set,
+          prefix: set.prefix,
+          create(name: string, contentType: string) {
+            const object = set.create(name, contentType);
+            if (name.endsWith('_summary_by_month.csv')) object.stream.destroy(new Error('disk full'));
+            return object;
+          },
+        };
       },
     };
 

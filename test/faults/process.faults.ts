@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExportRequest } from '../../lib/export/request.ts';
 import type { ExportServiceClient } from '../../lib/export/run.ts';
 import type { Page, RawTransaction, TransactionQuery } from '../../lib/pbs/model.ts';
-import type { Sink } from '../../lib/storage/sink.ts';
+import type { Sink, SinkObject } from '../../lib/storage/sink.ts';
 import type { ServiceFactory } from '../../lib/workflow/service.ts';
 import { NOW, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 import { exportUnderFaults, recordRun } from './support/export-runs.ts';
@@ -56,27 +56,33 @@ function crashingClient(client: ExportServiceClient, shardCall: number, times = 
 
 /** A sink whose workbook stream is destroyed after `bytes` bytes, as when the invocation times out. */
 function abortingWorkbook(sink: Sink, bytes: number, crash: Error): Sink {
+  const aborting = (name: string, object: SinkObject): SinkObject => {
+    if (!name.endsWith('.xlsx')) return object;
+    let written = 0;
+    const write = object.stream.write.bind(object.stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    object.stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+      written += (chunk as { length?: number }).length ?? 0;
+      if (written > bytes) {
+        object.stream.destroy(crash);
+        return false;
+      }
+      return write(chunk, ...rest);
+    }) as typeof object.stream.write;
+    return object;
+  };
   return {
     root: sink.root,
     list: (prefix) => sink.list(prefix),
     remove: (name) => sink.remove?.(name) ?? Promise.resolve(),
-    create(name, contentType) {
-      const object = sink.create(name, contentType);
-      if (!name.endsWith('.xlsx')) return object;
-      let written = 0;
-      const write = object.stream.write.bind(object.stream) as (
-        chunk: unknown,
-        ...rest: unknown[]
-      ) => boolean;
-      object.stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-        written += (chunk as { length?: number }).length ?? 0;
-        if (written > bytes) {
-          object.stream.destroy(crash);
-          return false;
-        }
-        return write(chunk, ...rest);
-      }) as typeof object.stream.write;
-      return object;
+    create: (name, contentType) => aborting(name, sink.create(name, contentType)),
+    async openSet(prefix) {
+      const set = await sink.openSet(prefix);
+      return {
+        prefix: set.prefix,
+        create: (name, contentType) => aborting(name, set.create(name, contentType)),
+        commit: (options) => set.commit(options),
+        discard: () => set.discard(),
+      };
     },
   };
 }
