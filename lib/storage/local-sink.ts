@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type Dirent, type WriteStream } from 'node:fs';
-import { mkdir, mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { messageOf, StorageAbortedError, StorageError } from './errors.ts';
@@ -59,9 +59,13 @@ export function createLocalSink(rootDir: string, options: LocalSinkOptions = {})
       if (await exists(finalDir)) {
         throw new StorageError(finalDir, 'already exists: a run is never written over another');
       }
-      let stagingDir: string;
+      // mkdir, not mkdtemp: the folder becomes the run's folder, with the usual permissions.
+      const stagingDir = join(
+        parent,
+        `.${basename(finalDir)}.staging-${ownerTag(owner)}-${randomBytes(3).toString('hex')}`,
+      );
       try {
-        stagingDir = await mkdtemp(join(parent, `.${basename(finalDir)}.staging-${ownerTag(owner)}-`));
+        await mkdir(stagingDir);
       } catch (error) {
         throw new StorageError(parent, `could not create a staging folder: ${messageOf(error)}`, {
           cause: error,
