@@ -262,10 +262,32 @@ describe('workflow tasks when the worker dies part-way', () => {
     recordRun('process: finish killed mid-publish (SIGKILL)', { ...check, reruns: 1 });
 
     expect(killed).toMatchObject({
-      message: { hanging: expect.stringMatching(/^reports\//) },
+      message: { hanging: expect.stringMatching(/^_staging\/reports\//) },
       signal: 'SIGKILL',
     });
     expect([manifestsAfterKill, stateAfterKill]).toEqual([[], 'running']);
+    expect(check.problems).toEqual([]);
+  });
+
+  it('leaves no manifest when the finish process is killed while copying the staged set into place, and the retried finish publishes the data once', async () => {
+    const reference = await referenceFor({ profile: 'acme', request });
+    const job = await h.queueJob(request);
+    const workers = workersOf(h);
+    const plan = await workers.plan({ jobId: job.jobId });
+    for (const shard of plan.shards) await workers.fetchShard({ jobId: job.jobId, shard });
+
+    const killed = await killChildMidTask({ jobId: job.jobId, task: 'finish', hangOn: 'report-copy' });
+    const manifestsAfterKill = await manifestsOf(h, job);
+    await workers.finish({ jobId: job.jobId });
+    const check = await checkSucceededJob(h, job, reference);
+    recordRun('process: finish killed while copying into place (SIGKILL)', { ...check, reruns: 1 });
+
+    expect(killed).toMatchObject({
+      message: { hanging: expect.stringMatching(/^reports\//) },
+      signal: 'SIGKILL',
+    });
+    // Some files may be in place, never the manifest: the set does not look finished.
+    expect(manifestsAfterKill).toEqual([]);
     expect(check.problems).toEqual([]);
   });
 
