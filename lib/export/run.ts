@@ -93,7 +93,7 @@ export const GENERATOR = { name: 'pbs-export', version: '0.1.0' };
  * finished unless it is.
  */
 export async function runExport(request: ExportRequest, deps: ExportDeps): Promise<ExportResult> {
-  deps.signal?.throwIfAborted();
+  if (deps.signal?.aborted) throw new RunAbortedError({ cause: deps.signal.reason });
   for (const warning of requestWarnings(request)) deps.warn?.(warning);
   const startedAt = deps.now();
   const workDir = await openScratch(

@@ -69,8 +69,8 @@ export interface Sink {
   /** Lists the names already stored under a relative prefix (used to find finished runs). */
   list(prefix: string): Promise<string[]>;
   /**
-   * Deletes a stored object (a run that failed part-way removes what it had published); no error
-   * when it does not exist. Optional: a sink without it keeps what was stored.
+   * Deletes an object stored on its own (`create`); no error when it does not exist. Optional: a
+   * sink without it keeps what was stored. Sets clean up through `SinkSet.discard`.
    */
   remove?(name: string): Promise<void>;
 }
