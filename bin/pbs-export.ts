@@ -1,9 +1,17 @@
 #!/usr/bin/env node
 import { main } from '../lib/cli/main.ts';
+import { stopOnSignals } from '../lib/cli/signals.ts';
 
-process.exitCode = await main(process.argv.slice(2), {
+// The first Ctrl-C or SIGTERM stops the run, which removes what it wrote; a second one exits now.
+const stop = stopOnSignals(process, (code) => process.exit(code));
+const code = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,
   now: () => new Date(),
+  signal: stop.signal,
 });
+stop.dispose();
+// A stopped run has cleaned up: requests it abandoned must not keep the process alive.
+if (stop.signal.aborted) process.exit(code);
+process.exitCode = code;

@@ -29,8 +29,11 @@ import { acknowledge } from './nag.ts';
 import { type FunctionCodeMode, PbsFunction, type PbsFunctionProps } from './pbs-function.ts';
 import { ExportStateMachine, MonthlyStateMachine } from './state-machines.ts';
 
-/** Top-level prefixes of the bucket (see `KEYS` in the contract). */
-export type BucketPrefix = 'jobs/' | 'work/' | 'reports/' | 'locks/';
+/**
+ * Top-level prefixes of the bucket (see `KEYS` in the contract; `_staging/` is where the S3 sink
+ * stages a run's files before copying them under `reports/`, see `STAGING_SEGMENT`).
+ */
+export type BucketPrefix = 'jobs/' | 'work/' | 'reports/' | 'locks/' | '_staging/';
 
 /** What a function may do under one prefix. */
 export interface PrefixAccess {
@@ -112,10 +115,13 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
     description: 'Export step 3: assemble the snapshot, render and publish the reports',
     memorySize: 2048,
     timeout: Duration.minutes(15),
-    // Reads back the manifest it wrote (size and sha256); deletes or aborts a file whose rendering failed.
+    // Stages a run's files under _staging/ (read: the source of the server-side copies), copies
+    // them under reports/ manifest last, then deletes the staged ones; reads back a manifest a
+    // retried finish already published; deletes or aborts what a failed run had written.
     s3: {
       'jobs/': { read: true, write: true },
       'work/': { read: true },
+      '_staging/': { read: true, write: true, multipart: true, delete: true },
       'reports/': { read: true, write: true, multipart: true, delete: true },
       'locks/': { read: true, write: true },
     },
@@ -356,6 +362,14 @@ export class PbsExportStack extends Stack {
           id: 'expire-work',
           prefix: 'work/',
           expiration: Duration.days(config.workRetentionDays),
+          noncurrentVersionExpiration: Duration.days(1),
+        },
+        {
+          // A run's files are staged here for seconds before being copied under reports/; what a
+          // killed run staged (never a finished set) goes after a day.
+          id: 'expire-staging',
+          prefix: '_staging/',
+          expiration: Duration.days(1),
           noncurrentVersionExpiration: Duration.days(1),
         },
         {

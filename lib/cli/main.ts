@@ -21,6 +21,7 @@ import {
 } from '../storage/index.ts';
 import { type CliCommand, type Destination, parseCommandLine, type RunCommand, USAGE } from './args.ts';
 import { createProgressReporter } from './progress.ts';
+import { stopExitCode } from './signals.ts';
 import { printLinks, printSummary } from './summary.ts';
 
 /** The process around the CLI: streams, environment and clock, injected for tests. */
@@ -29,10 +30,15 @@ export interface CliIo {
   stderr: { write(text: string): unknown };
   env: Record<string, string | undefined>;
   now: () => Date;
+  /** Aborted on SIGINT/SIGTERM (see `stopOnSignals`): the run stops and removes what it wrote. */
+  signal?: AbortSignal;
 }
 
-/** Exit codes: 0 only when every file was published. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+/**
+ * Exit codes: 0 only when every file was published; 130 (SIGINT) and 143 (SIGTERM) when a signal
+ * stopped the run before its set was in place (nothing published, scratch folder removed).
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130, terminated: 143 } as const;
 
 /**
  * Runs the command line and returns the exit code. Errors are printed as one line naming the
@@ -55,6 +61,13 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
     if (command.command === 'render') return await render(command, io);
     return await run(command, io);
   } catch (error) {
+    const stopped = stopExitCode(io.signal);
+    if (stopped !== undefined) {
+      io.stderr.write(
+        `${visible(describeError(io.signal?.reason))}: nothing was published, and the run's scratch files were removed\n`,
+      );
+      return stopped;
+    }
     io.stderr.write(`error: ${visible(describeError(error))}\n`);
     return error instanceof ValidationError ? EXIT.usage : EXIT.failed;
   }
@@ -73,10 +86,10 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
       apiBase: service.apiBase,
       now: io.now,
       ...(command.concurrency !== undefined ? { concurrency: command.concurrency } : {}),
+      ...(io.signal ? { signal: io.signal } : {}),
       onProgress: progress.update,
       warn: (message) => io.stderr.write(`warning: ${message}\n`),
-    });
-    progress.stop();
+    }).finally(() => progress.stop());
     printSummary(io.stdout, result.manifest, sink.root);
     if (presign) printLinks(io.stdout, await presign(result.manifest.files), LINK_EXPIRY_SECONDS);
     return EXIT.ok;
@@ -103,6 +116,11 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
     generator: GENERATOR,
     counts: { renderedFromSnapshot: 1 },
     ...(formats ? { formats } : {}),
+    ...(io.signal ? { signal: io.signal } : {}),
+    onCleanupError: (error) =>
+      io.stderr.write(
+        `warning: could not remove what the failed run had written: ${visible(describeError(error))}\n`,
+      ),
   });
   printSummary(io.stdout, manifest, sink.root);
   if (presign) printLinks(io.stdout, await presign(manifest.files), LINK_EXPIRY_SECONDS);

@@ -31,7 +31,8 @@ function lineReporter(out: { write(text: string): unknown }): ProgressReporter {
           out.write(`fetched ${progress.transactions} transaction(s)\n`);
           break;
         case 'published':
-          out.write(`published ${progress.file} (${progress.bytes} bytes)\n`);
+          // Staged: the file reaches this name with the rest of the run, manifest last.
+          out.write(`written ${progress.file} (${progress.bytes} bytes)\n`);
           break;
         case 'page':
           break;

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Sink, StoredObject } from '../storage/sink.ts';
+import type { Sink, SinkObject, SinkSet, StoredObject } from '../storage/sink.ts';
 import { FEE_TREATMENT } from './gains-feed.ts';
 import type { LiveOutputs } from './live-outputs.ts';
 import { MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './manifest.ts';
@@ -31,6 +31,11 @@ export interface PublishInput {
   model?: ReportModel;
   /** Told when removing the files of a failed run fails (the run's own error is still thrown). */
   onCleanupError?: (error: unknown) => void;
+  /**
+   * Stops publishing (Ctrl-C, SIGTERM): the file being written is aborted, what was staged is
+   * removed, and the promise rejects with the signal's reason. Once the set is in place it stays.
+   */
+  signal?: AbortSignal;
   /** Report files the model's live tables were written to while assembling (see `LiveOutputs`). */
   live?: LiveOutputs;
 }
@@ -43,42 +48,39 @@ const CONTENT_TYPES = {
 } as const;
 
 /**
- * Renders the requested reports from a snapshot and publishes them with the snapshot itself:
- * the snapshot first, then the CSV files, then the workbook (whose About sheet lists the files
- * before it), and the manifest last. Any failure aborts the file being written, removes what the
- * run had published (manifest first, when the sink can remove) and rejects, so a failed run
- * leaves no manifest and no report under its folder.
+ * Renders the requested reports from a snapshot and publishes them with the snapshot itself, as
+ * one set of the sink (see `SinkSet`): the snapshot first, then the CSV files, then the workbook
+ * (whose About sheet lists the files before it), and the manifest last; then the set is put in
+ * place, the manifest last. Any failure or abort aborts the file being written, removes what the
+ * set had staged (and anything already put in place) and rejects, so a failed or stopped run
+ * leaves nothing under its final folder.
  */
 export async function publishReports(input: PublishInput): Promise<Manifest> {
-  const attempted: string[] = [];
+  input.signal?.throwIfAborted();
+  const set = await input.sink.openSet(input.prefix);
   try {
-    return await publishAll(input, attempted);
+    const manifest = await publishAll(input, set);
+    input.signal?.throwIfAborted();
+    await set.commit(input.signal ? { signal: input.signal } : {});
+    return manifest;
   } catch (error) {
-    await removePublished(input, attempted);
+    // Best effort: the error that failed the run is the one the caller sees.
+    await set.discard().catch((cleanupError: unknown) => input.onCleanupError?.(cleanupError));
     throw error;
   }
 }
 
-/**
- * Best effort: a removal that fails is reported to `onCleanupError` (not thrown), so the error that
- * failed the run is the one the caller sees. The manifest goes first: while the rest is removed,
- * nothing looks finished.
- */
-async function removePublished(input: PublishInput, attempted: readonly string[]): Promise<void> {
-  if (input.sink.remove === undefined) return;
-  const ordered = [...attempted].sort(
-    (a, b) => Number(b.endsWith(`/${MANIFEST_NAME}`)) - Number(a.endsWith(`/${MANIFEST_NAME}`)),
-  );
-  for (const name of ordered) {
-    try {
-      await input.sink.remove(name);
-    } catch (error) {
-      input.onCleanupError?.(error);
-    }
-  }
+/** Aborts `object` when `signal` fires while it is written; returns the listener's remover. */
+function abortOnSignal(object: SinkObject, signal: AbortSignal | undefined): () => void {
+  if (signal === undefined) return () => {};
+  const abort = () => {
+    void object.abort(signal.reason);
+  };
+  signal.addEventListener('abort', abort, { once: true });
+  return () => signal.removeEventListener('abort', abort);
 }
 
-async function publishAll(input: PublishInput, attempted: string[]): Promise<Manifest> {
+async function publishAll(input: PublishInput, set: SinkSet): Promise<Manifest> {
   const request: ExportRequest = parseExportRequest(input.header.request);
   const formats = input.formats ?? request.formats;
   const baseName = `${request.profile}_${periodLabel(request.period)}`;
@@ -92,16 +94,22 @@ async function publishAll(input: PublishInput, attempted: string[]): Promise<Man
     contentType: string,
     write: (out: Writable) => Promise<number | undefined>,
   ) => {
-    attempted.push(`${input.prefix}/${name}`);
-    const object = input.sink.create(`${input.prefix}/${name}`, contentType);
+    input.signal?.throwIfAborted();
+    const object = set.create(name, contentType);
+    const unlisten = abortOnSignal(object, input.signal);
     try {
       const rows = await write(object.stream);
       const stored = { ...(await object.done()), name };
+      input.signal?.throwIfAborted();
       files.push(rows === undefined ? stored : { ...stored, rows });
       input.onPublished?.(stored);
     } catch (error) {
       await object.abort(error);
+      // Whatever failed once the signal fired (a destroyed stream), the run was stopped.
+      input.signal?.throwIfAborted();
       throw error;
+    } finally {
+      unlisten();
     }
   };
 

@@ -1,12 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import type { DateBounds, RawTimelineItem, TimelineQuery } from '../pbs/model.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
+import { messageOf } from '../storage/errors.ts';
+import { currentProcessOwner, type ProcessOwner } from '../storage/owner.ts';
+import { openScratch } from '../storage/scratch.ts';
 import type { Sink } from '../storage/sink.ts';
+import { abortableClient } from './abort.ts';
 import { assembleSnapshot } from './assemble.ts';
+import { RunAbortedError } from './errors.ts';
 import {
   type FetchedShard,
   type FetchProgress,
@@ -47,8 +52,19 @@ export interface ExportDeps {
   /** Base URL of the service, recorded in the manifest without any credential. */
   apiBase: string;
   now: () => Date;
-  /** Folder for the run's scratch files (removed afterwards). Default: the OS temp folder. */
+  /**
+   * Parent of the run's scratch folder (removed afterwards; the scratch folders that dead runs
+   * left there are removed first). Default: the OS temp folder.
+   */
   workDir?: string;
+  /** Owner of the scratch folder, and judge of whether another run's owner is alive (default: this process). */
+  owner?: ProcessOwner;
+  /**
+   * Stops the run (Ctrl-C, SIGTERM): no further request, the file being published is aborted,
+   * what was staged and the scratch folder are removed, and `runExport` rejects with a
+   * `RunAbortedError`. A set already in place when it fires is kept.
+   */
+  signal?: AbortSignal;
   /** Requests in flight at once over the whole fetch (and shards open at once). Default 4. */
   concurrency?: number;
   /** Whole-shard attempts on an incomplete fetch. Default 3. */
@@ -72,18 +88,27 @@ export const GENERATOR = { name: 'pbs-export', version: '0.1.0' };
 
 /**
  * Runs one export: plans windows from the portfolio's date-bounds, fetches every shard in full,
- * spools a raw snapshot, renders the reports from it and publishes them, manifest last. A run
- * that fails publishes no manifest, so no report set looks finished unless it is.
+ * spools a raw snapshot, renders the reports from it and publishes them as one set, manifest
+ * last. A run that fails or is stopped leaves nothing at a final name, so no report set looks
+ * finished unless it is.
  */
 export async function runExport(request: ExportRequest, deps: ExportDeps): Promise<ExportResult> {
+  if (deps.signal?.aborted) throw new RunAbortedError({ cause: deps.signal.reason });
   for (const warning of requestWarnings(request)) deps.warn?.(warning);
   const startedAt = deps.now();
-  const workDir = await mkdtemp(join(deps.workDir ?? tmpdir(), 'pbs-export-'));
+  const workDir = await openScratch(
+    deps.workDir ?? tmpdir(),
+    deps.owner ?? currentProcessOwner(),
+    (path, error) =>
+      deps.warn?.(`could not remove the scratch folder of a stopped run (${path}): ${messageOf(error)}`),
+  );
+  const { signal } = deps;
+  const client = signal === undefined ? deps.client : abortableClient(deps.client, signal);
   try {
-    const plan = await planExport(request, deps.client);
+    const plan = await planExport(request, client);
     deps.onProgress?.({ stage: 'planned', windows: plan.windows.length, shards: plan.shards.length });
     // Windows are assembled and rendered while later shards are still being fetched.
-    const fetching = startFetch(deps.client, plan.shards, request.filters, {
+    const fetching = startFetch(client, plan.shards, request.filters, {
       workDir,
       concurrency: deps.concurrency ?? 4,
       shardAttempts: deps.shardAttempts ?? 3,
@@ -92,7 +117,11 @@ export async function runExport(request: ExportRequest, deps: ExportDeps): Promi
       onPage: (page) => deps.onProgress?.({ stage: 'page', ...page }),
       onShardDone: (done) => deps.onProgress?.({ stage: 'shard', shard: done.shard.id, rows: done.rows }),
     });
-    return await finishExport(request, plan, fetching, { ...deps, workDir, startedAt });
+    return await finishExport(request, plan, fetching, { ...deps, client, workDir, startedAt });
+  } catch (error) {
+    // Whatever surfaced first (a destroyed stream, an abandoned request), the run was stopped.
+    if (signal?.aborted) throw new RunAbortedError({ cause: signal.reason });
+    throw error;
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
@@ -218,6 +247,9 @@ export async function finishExport(
       },
       onPublished: (file) =>
         deps.onProgress?.({ stage: 'published', file: file.location, bytes: file.bytes }),
+      onCleanupError: (error) =>
+        deps.warn?.(`could not remove what the failed run had written: ${messageOf(error)}`),
+      ...(deps.signal ? { signal: deps.signal } : {}),
     });
     return { runId, prefix, manifest };
   } catch (error) {

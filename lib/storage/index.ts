@@ -1,7 +1,8 @@
 export { StorageAbortedError, StorageError } from './errors.ts';
 export { HashingStream } from './hashing.ts';
-export { createLocalSink } from './local-sink.ts';
+export { createLocalSink, type LocalSinkOptions } from './local-sink.ts';
 export { assertListPrefix, assertObjectName } from './names.ts';
+export { currentProcessOwner, type ProcessOwner } from './owner.ts';
 export {
   attachmentDisposition,
   DEFAULT_PRESIGN_EXPIRY_SECONDS,
@@ -10,5 +11,12 @@ export {
   presignDownload,
 } from './presign.ts';
 export { createS3Client, type S3ClientSettings } from './s3-client.ts';
-export { createS3Sink, MIN_PART_SIZE, type S3SinkOptions } from './s3-sink.ts';
-export type { Sink, SinkObject, StoredObject } from './sink.ts';
+export {
+  createS3Sink,
+  MAX_COPY_SIZE,
+  MIN_PART_SIZE,
+  type S3SinkOptions,
+  STAGING_SEGMENT,
+} from './s3-sink.ts';
+export { openScratch, removeDeadFolders, SCRATCH_PREFIX, scratchOwner } from './scratch.ts';
+export type { Sink, SinkObject, SinkSet, StoredObject } from './sink.ts';

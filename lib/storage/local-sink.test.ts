@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors.ts';
 import { StorageError } from './errors.ts';
 import { createLocalSink } from './local-sink.ts';
-import type { Sink } from './sink.ts';
+import type { ProcessOwner } from './owner.ts';
+import type { Sink, SinkSet } from './sink.ts';
 
 let root: string;
 let sink: Sink;
@@ -235,5 +236,106 @@ describe('createLocalSink remove()', () => {
 
   it('refuses a name that climbs out of the folder', async () => {
     await expect(sink.remove?.('../x.csv')).rejects.toBeInstanceOf(ValidationError);
+  });
+});
+
+/** An owner on host `aaaaaaaa` as pid 100, for whom exactly the pids in `alive` run. */
+function ownerWith(alive: number[]): ProcessOwner {
+  return { host: 'aaaaaaaa', pid: 100, isAlive: (pid) => alive.includes(pid) };
+}
+
+/** Writes `files` into `set`, each stored in turn. */
+async function writeSet(set: SinkSet, files: [string, string][]): Promise<void> {
+  for (const [name, content] of files) {
+    const object = set.create(name, 'text/csv');
+    object.stream.end(content);
+    await object.done();
+  }
+}
+
+describe('createLocalSink openSet()', () => {
+  const files: [string, string][] = [
+    ['a.csv', 'a\n'],
+    ['b.csv', 'b\n'],
+    ['manifest.json', '{}\n'],
+  ];
+
+  it('builds the set in a hidden staging folder beside its place and shows nothing at its final folder until commit()', async () => {
+    const set = await sink.openSet('reports/demo/2025/run-1');
+    await writeSet(set, files);
+    const parent = join(root, 'out', 'reports', 'demo', '2025');
+
+    const before = { entries: await readdir(parent), listed: await sink.list('reports/') };
+    await set.commit();
+
+    expect(before.entries).toEqual([expect.stringMatching(/^\.run-1\.staging-[0-9a-f]{8}-\d+-[0-9a-f]{6}$/)]);
+    expect(before.listed).toEqual([]);
+    expect(await readdir(parent)).toEqual(['run-1']);
+    expect(await allFiles(parent)).toEqual(['run-1/a.csv', 'run-1/b.csv', 'run-1/manifest.json']);
+    expect(await readFile(join(parent, 'run-1', 'a.csv'), 'utf8')).toBe('a\n');
+  });
+
+  it('describes each object at its final path', async () => {
+    const set = await sink.openSet('reports/run-2');
+    const object = set.create('a.csv', 'text/csv');
+    object.stream.end('x');
+
+    const stored = await object.done();
+
+    expect(stored).toMatchObject({
+      name: 'a.csv',
+      key: 'reports/run-2/a.csv',
+      location: join(root, 'out', 'reports', 'run-2', 'a.csv'),
+    });
+    await set.discard();
+  });
+
+  it('leaves nothing, staging folder included, after discard()', async () => {
+    const set = await sink.openSet('reports/run-3');
+    await writeSet(set, files);
+
+    await set.discard();
+
+    expect(await readdir(join(root, 'out', 'reports'))).toEqual([]);
+  });
+
+  it('refuses to put a set over an existing folder', async () => {
+    const object = sink.create('reports/run-4/old.csv', 'text/csv');
+    object.stream.end('old');
+    await object.done();
+
+    await expect(sink.openSet('reports/run-4')).rejects.toBeInstanceOf(StorageError);
+    expect(await allFiles(join(root, 'out'))).toEqual(['reports/run-4/old.csv']);
+  });
+
+  it('refuses to commit while a file is still being written', async () => {
+    const set = await sink.openSet('reports/run-5');
+    const open = set.create('a.csv', 'text/csv');
+    open.stream.write('partial');
+
+    await expect(set.commit()).rejects.toThrow(/still being written/);
+    await open.abort();
+    await set.discard();
+    expect(await allFiles(join(root, 'out'))).toEqual([]);
+  });
+
+  it('removes staging folders that dead processes of this host left beside it, and keeps the others', async () => {
+    const parent = join(root, 'out', 'reports');
+    const leftovers = {
+      dead: '.run-a.staging-aaaaaaaa-201-abc123',
+      live: '.run-b.staging-aaaaaaaa-202-abc123',
+      otherHost: '.run-c.staging-bbbbbbbb-201-abc123',
+      notStaging: '.run-d.staging-x',
+    };
+    for (const name of Object.values(leftovers)) await mkdir(join(parent, name), { recursive: true });
+    await writeFile(join(parent, leftovers.dead, 'snapshot.ndjson.gz'), 'raw data');
+    const owned = createLocalSink(join(root, 'out'), { owner: ownerWith([202]) });
+
+    const set = await owned.openSet('reports/run-6');
+    await set.discard();
+
+    expect((await readdir(parent)).sort()).toEqual(
+      [leftovers.live, leftovers.otherHost, leftovers.notStaging].sort(),
+    );
   });
 });

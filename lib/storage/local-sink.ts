@@ -1,27 +1,77 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type Dirent, type WriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { messageOf, StorageAbortedError, StorageError } from './errors.ts';
 import { HashingStream } from './hashing.ts';
-import { assertListPrefix, assertObjectName, isPartialSegment } from './names.ts';
-import type { Sink, SinkObject, StoredObject } from './sink.ts';
+import { assertListPrefix, assertObjectName, isPartialSegment, isStagingSegment } from './names.ts';
+import {
+  currentProcessOwner,
+  OWNER_TAG_PATTERN,
+  type OwnerTag,
+  ownerTag,
+  type ProcessOwner,
+} from './owner.ts';
+import { removeDeadFolders } from './scratch.ts';
+import type { Sink, SinkObject, SinkSet, StoredObject } from './sink.ts';
+
+/** Options of {@link createLocalSink}. */
+export interface LocalSinkOptions {
+  /** Owner of the staging folders this sink makes, and judge of others' (default: this process). */
+  owner?: ProcessOwner;
+  /** Told when a dead run's staging folder cannot be removed (the set is still written). */
+  onSweepError?: (path: string, error: unknown) => void;
+}
 
 /**
  * A sink writing into a local folder. Each object is written to a hidden temporary file beside its
  * target (`.<file>.partial-<hex>`), fsynced, then renamed into place, so a finished name never
- * shows partial content. Names are relative paths; anything that could leave `rootDir` is refused.
+ * shows partial content. A set (a run's folder) is built in a hidden staging folder beside its
+ * final place (`.<folder>.staging-<host>-<pid>-<random>`, same parent so same filesystem) and
+ * renamed into place in one step once complete; opening a set removes the staging folders that
+ * dead processes of this host left beside it. Names are relative paths; anything that could leave
+ * `rootDir` is refused.
  *
  * @param rootDir folder that receives the files; created on demand.
  */
-export function createLocalSink(rootDir: string): Sink {
+export function createLocalSink(rootDir: string, options: LocalSinkOptions = {}): Sink {
   const root = resolve(rootDir);
+  const owner = options.owner ?? currentProcessOwner();
   return {
     root,
     create(name: string, contentType: string): SinkObject {
       assertObjectName(name);
-      return openLocalObject(root, name, contentType);
+      const target = join(root, ...name.split('/'));
+      return openLocalObject(target, { name, key: name, location: target }, contentType);
+    },
+    async openSet(prefix: string): Promise<SinkSet> {
+      assertObjectName(prefix);
+      const finalDir = join(root, ...prefix.split('/'));
+      const parent = dirname(finalDir);
+      try {
+        await mkdir(parent, { recursive: true });
+      } catch (error) {
+        throw new StorageError(parent, `could not create: ${messageOf(error)}`, { cause: error });
+      }
+      const swept = await removeDeadFolders(parent, stagingOwner, owner);
+      for (const failure of swept.failed) options.onSweepError?.(failure.path, failure.error);
+      if (await exists(finalDir)) {
+        throw new StorageError(finalDir, 'already exists: a run is never written over another');
+      }
+      // mkdir, not mkdtemp: the folder becomes the run's folder, with the usual permissions.
+      const stagingDir = join(
+        parent,
+        `.${basename(finalDir)}.staging-${ownerTag(owner)}-${randomBytes(3).toString('hex')}`,
+      );
+      try {
+        await mkdir(stagingDir);
+      } catch (error) {
+        throw new StorageError(parent, `could not create a staging folder: ${messageOf(error)}`, {
+          cause: error,
+        });
+      }
+      return openLocalSet(prefix, finalDir, stagingDir);
     },
     async list(prefix: string): Promise<string[]> {
       assertListPrefix(prefix);
@@ -44,8 +94,102 @@ export function createLocalSink(rootDir: string): Sink {
   };
 }
 
-function openLocalObject(root: string, name: string, contentType: string): SinkObject {
-  const target = join(root, ...name.split('/'));
+const STAGING_NAME = new RegExp(`^\\..+\\.staging-${OWNER_TAG_PATTERN}-[A-Za-z0-9]{6}$`);
+
+/** The owner a staging folder's name records, or null for any other name. */
+export function stagingOwner(name: string): OwnerTag | null {
+  const match = STAGING_NAME.exec(name);
+  return match === null ? null : { host: match[1] as string, pid: Number(match[2]) };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new StorageError(path, `could not inspect: ${messageOf(error)}`, { cause: error });
+  }
+}
+
+function openLocalSet(prefix: string, finalDir: string, stagingDir: string): SinkSet {
+  let state: 'open' | 'committed' | 'discarded' = 'open';
+  const pending = new Set<Promise<unknown>>();
+  return {
+    prefix,
+    create(name: string, contentType: string): SinkObject {
+      assertObjectName(name);
+      if (state !== 'open') throw new StorageError(finalDir, `the set is already ${state}`);
+      const segments = name.split('/');
+      const object = openLocalObject(
+        join(stagingDir, ...segments),
+        { name, key: `${prefix}/${name}`, location: join(finalDir, ...segments) },
+        contentType,
+      );
+      return trackPending(object, pending);
+    },
+    async commit(options = {}) {
+      options.signal?.throwIfAborted();
+      if (state !== 'open') throw new StorageError(finalDir, `the set is already ${state}`);
+      if (pending.size > 0) throw new StorageError(finalDir, `${pending.size} file(s) still being written`);
+      try {
+        // One step: the folder appears at its final name complete, or not at all.
+        await rename(stagingDir, finalDir);
+      } catch (error) {
+        throw new StorageError(finalDir, `could not put the run in place: ${messageOf(error)}`, {
+          cause: error,
+        });
+      }
+      state = 'committed';
+      await syncDirectory(dirname(finalDir));
+    },
+    async discard() {
+      if (state === 'committed') return;
+      state = 'discarded';
+      await Promise.allSettled(pending);
+      try {
+        await rm(stagingDir, { recursive: true, force: true });
+      } catch (error) {
+        throw new StorageError(stagingDir, `could not remove: ${messageOf(error)}`, { cause: error });
+      }
+    },
+  };
+}
+
+/** `object`, with its outcome (stored or aborted) tracked in `pending` until it settles. */
+function trackPending(object: SinkObject, pending: Set<Promise<unknown>>): SinkObject {
+  let settle!: () => void;
+  const settled = new Promise<void>((resolveSettled) => {
+    settle = resolveSettled;
+  });
+  pending.add(settled);
+  const finish = () => {
+    pending.delete(settled);
+    settle();
+  };
+  return {
+    stream: object.stream,
+    async done() {
+      try {
+        return await object.done();
+      } finally {
+        finish();
+      }
+    },
+    async abort(reason?: unknown) {
+      try {
+        await object.abort(reason);
+      } finally {
+        finish();
+      }
+    },
+  };
+}
+
+/** What `done()` reports of an object: its name, key and final location. */
+type Described = Pick<StoredObject, 'name' | 'key' | 'location'>;
+
+function openLocalObject(target: string, described: Described, contentType: string): SinkObject {
   const dir = dirname(target);
   const temp = join(dir, `.${basename(target)}.partial-${randomBytes(6).toString('hex')}`);
   const stream = new HashingStream();
@@ -68,12 +212,14 @@ function openLocalObject(root: string, name: string, contentType: string): SinkO
       await rename(temp, target);
     } catch (error) {
       await rm(temp, { force: true });
-      throw new StorageError(target, `could not write ${JSON.stringify(name)}: ${messageOf(error)}`, {
-        cause: error,
-      });
+      throw new StorageError(
+        target,
+        `could not write ${JSON.stringify(described.name)}: ${messageOf(error)}`,
+        { cause: error },
+      );
     }
     await syncDirectory(dir);
-    return { name, location: target, key: name, bytes: stream.bytes, sha256: stream.sha256, contentType };
+    return { ...described, bytes: stream.bytes, sha256: stream.sha256, contentType };
   };
 
   return {
@@ -132,6 +278,8 @@ async function collectFiles(dir: string, relative: string, names: string[]): Pro
   }
   for (const entry of entries) {
     const name = relative === '' ? entry.name : `${relative}/${entry.name}`;
+    // A staging folder holds a set that is not in place yet: it is not listed.
+    if (entry.isDirectory() && isStagingSegment(entry.name)) continue;
     if (entry.isDirectory()) await collectFiles(join(dir, entry.name), name, names);
     else if (entry.isFile() && !isPartialSegment(entry.name)) names.push(name);
   }

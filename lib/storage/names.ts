@@ -13,6 +13,7 @@ function problemOf(value: string, allowTrailingSlash: boolean): string | undefin
     if (segment === '.') return "contains a '.' segment";
     if (segment === '') return 'contains an empty segment';
     if (isPartialSegment(segment)) return 'looks like an unfinished temporary file';
+    if (isStagingSegment(segment)) return "looks like a run's staging folder";
   }
   return undefined;
 }
@@ -20,6 +21,14 @@ function problemOf(value: string, allowTrailingSlash: boolean): string | undefin
 /** True for the temporary names the local sink writes before renaming (`.<file>.partial-<id>`). */
 export function isPartialSegment(segment: string): boolean {
   return /^\..*\.partial-[0-9a-f]+$/.test(segment);
+}
+
+/**
+ * True for the hidden folders the local sink builds a set in before renaming it into place
+ * (`.<folder>.staging-<host>-<pid>-<random>`).
+ */
+export function isStagingSegment(segment: string): boolean {
+  return /^\..+\.staging-[0-9a-f]{8}-\d{1,10}-[A-Za-z0-9]{6}$/.test(segment);
 }
 
 /**

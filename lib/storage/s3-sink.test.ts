@@ -3,11 +3,17 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failCommands, recordCommands, type S3TestServer, startS3rver } from '../../test/support/s3.ts';
+import {
+  emulateUploadPartCopy,
+  failCommands,
+  recordCommands,
+  type S3TestServer,
+  startS3rver,
+} from '../../test/support/s3.ts';
 import { ValidationError } from '../errors.ts';
 import { StorageError } from './errors.ts';
 import { createS3Sink, MIN_PART_SIZE } from './s3-sink.ts';
-import type { SinkObject } from './sink.ts';
+import type { Sink, SinkObject, SinkSet } from './sink.ts';
 
 let s3: S3TestServer;
 
@@ -454,5 +460,202 @@ describe('createS3Sink', () => {
 
       await expect(sink.remove?.('../x.csv')).rejects.toBeInstanceOf(ValidationError);
     });
+  });
+});
+
+/** Writes `files` into `set`, each stored in turn; returns what done() reported. */
+async function writeSet(set: SinkSet, files: [string, Buffer | string, string?][]) {
+  const stored = [];
+  for (const [name, content, contentType] of files) {
+    const object = set.create(name, contentType ?? 'text/csv');
+    await pipeline(Readable.from([content]), object.stream);
+    stored.push(await object.done());
+  }
+  return stored;
+}
+
+/** The keys of every `commandName` sent through `client`, in order. */
+function keysOf(client: S3Client, commandName: string): string[] {
+  const keys: string[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === commandName) keys.push(String((args.input as { Key?: string }).Key));
+      return next(args);
+    },
+    { step: 'initialize', name: `testKeysOf${commandName}` },
+  );
+  return keys;
+}
+
+describe('createS3Sink openSet()', () => {
+  const files = (): [string, string][] => [
+    ['a.csv', 'a,b\n1,2\n'],
+    ['b.csv', 'c\n3\n'],
+    ['manifest.json', '{"files":[]}\n'],
+  ];
+
+  it('stages a set under _staging/ and shows nothing at its final keys until commit()', async () => {
+    const sink = createS3Sink({ client: s3.client, bucket: s3.bucket, prefix: 'sets' });
+    const set = await sink.openSet('reports/run-1');
+    await writeSet(set, files());
+
+    const before = {
+      final: await listedKeys('sets/reports/run-1/'),
+      staged: await listedKeys('sets/_staging/reports/run-1/'),
+    };
+    await set.commit();
+
+    expect(before).toEqual({
+      final: [],
+      staged: [
+        'sets/_staging/reports/run-1/a.csv',
+        'sets/_staging/reports/run-1/b.csv',
+        'sets/_staging/reports/run-1/manifest.json',
+      ],
+    });
+    expect(await listedKeys('sets/reports/run-1/')).toEqual([
+      'sets/reports/run-1/a.csv',
+      'sets/reports/run-1/b.csv',
+      'sets/reports/run-1/manifest.json',
+    ]);
+    expect((await getObject(s3.client, 'sets/reports/run-1/a.csv')).body.toString()).toBe('a,b\n1,2\n');
+    expect(await listedKeys('sets/_staging/')).toEqual([]);
+  });
+
+  it('describes each object at its final key and location', async () => {
+    const sink = createS3Sink({ client: s3.client, bucket: s3.bucket, prefix: 'sets' });
+    const set = await sink.openSet('reports/run-2');
+
+    const [stored] = await writeSet(set, [['a.csv', 'x\n']]);
+
+    expect(stored).toEqual({
+      name: 'a.csv',
+      key: 'sets/reports/run-2/a.csv',
+      location: `s3://${s3.bucket}/sets/reports/run-2/a.csv`,
+      bytes: 2,
+      sha256: sha256(Buffer.from('x\n')),
+      contentType: 'text/csv',
+    });
+    await set.discard();
+  });
+
+  it('copies the object stored last (the manifest) after every other one, keeping content types', async () => {
+    const client = s3.createClient();
+    const copies = keysOf(client, 'CopyObjectCommand');
+    const sink = createS3Sink({ client, bucket: s3.bucket, prefix: 'sets' });
+    const set = await sink.openSet('reports/run-3');
+    await writeSet(set, [
+      ['a.csv', 'a\n', 'text/csv; charset=utf-8'],
+      ['b.xlsx', 'b', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+      ['manifest.json', '{}', 'application/json'],
+    ]);
+
+    await set.commit();
+
+    expect(copies.at(-1)).toBe('sets/reports/run-3/manifest.json');
+    expect(copies.slice(0, -1).sort()).toEqual(['sets/reports/run-3/a.csv', 'sets/reports/run-3/b.xlsx']);
+    expect((await getObject(s3.client, 'sets/reports/run-3/a.csv')).contentType).toBe(
+      'text/csv; charset=utf-8',
+    );
+    expect((await getObject(s3.client, 'sets/reports/run-3/manifest.json')).contentType).toBe(
+      'application/json',
+    );
+  });
+
+  it('copies an object over copyThreshold in parts (UploadPartCopy), byte-equal with its content type', async () => {
+    const client = s3.createClient();
+    const commands = recordCommands(client);
+    emulateUploadPartCopy(client, s3.client);
+    const sink = createS3Sink({
+      client,
+      bucket: s3.bucket,
+      prefix: 'sets',
+      copyThreshold: MIN_PART_SIZE,
+      copyPartSize: MIN_PART_SIZE,
+    });
+    const set = await sink.openSet('reports/run-4');
+    const content = Buffer.concat(randomChunks(12 * MIB));
+    await writeSet(set, [
+      ['big.xlsx', content, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+      ['manifest.json', '{}', 'application/json'],
+    ]);
+
+    await set.commit();
+
+    const big = await getObject(s3.client, 'sets/reports/run-4/big.xlsx');
+    expect(sha256(big.body)).toBe(sha256(content));
+    expect(big.contentType).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    expect(commands.filter((command) => command === 'UploadPartCopyCommand')).toHaveLength(3);
+    // The small manifest still goes by one CopyObject.
+    expect(commands.filter((command) => command === 'CopyObjectCommand')).toHaveLength(1);
+  });
+
+  it('removes the final keys already copied (the last one first) and the staged keys when a commit fails', async () => {
+    const client = s3.createClient();
+    failCommands(
+      client,
+      (command, input) => command === 'CopyObjectCommand' && String(input.Key).endsWith('/manifest.json'),
+      new Error('injected CopyObject failure'),
+    );
+    const deletes = keysOf(client, 'DeleteObjectCommand');
+    const sink = createS3Sink({ client, bucket: s3.bucket, prefix: 'sets' });
+    const set = await sink.openSet('reports/run-5');
+    await writeSet(set, files());
+
+    const error = await set.commit().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    const copiedBeforeDiscard = await listedKeys('sets/reports/run-5/');
+    await set.discard();
+
+    expect(error).toBeInstanceOf(StorageError);
+    expect(copiedBeforeDiscard).toEqual(['sets/reports/run-5/a.csv', 'sets/reports/run-5/b.csv']);
+    expect(deletes[0]).toBe('sets/reports/run-5/manifest.json');
+    expect(await listedKeys('sets/reports/run-5/')).toEqual([]);
+    expect(await listedKeys('sets/_staging/reports/run-5/')).toEqual([]);
+  });
+
+  it('copies nothing when its signal has fired, and discard() then leaves nothing', async () => {
+    const client = s3.createClient();
+    const commands = recordCommands(client);
+    const sink = createS3Sink({ client, bucket: s3.bucket, prefix: 'sets' });
+    const set = await sink.openSet('reports/run-6');
+    await writeSet(set, files());
+    const controller = new AbortController();
+    const reason = new Error('stopped');
+    controller.abort(reason);
+
+    await expect(set.commit({ signal: controller.signal })).rejects.toBe(reason);
+    await set.discard();
+
+    expect(commands).not.toContain('CopyObjectCommand');
+    expect(await listedKeys('sets/reports/run-6/')).toEqual([]);
+    expect(await listedKeys('sets/_staging/reports/run-6/')).toEqual([]);
+  });
+
+  it('does not list staged objects', async () => {
+    const sink: Sink = createS3Sink({ client: s3.client, bucket: s3.bucket, prefix: 'sets-listing' });
+    const set = await sink.openSet('reports/run-7');
+    await writeSet(set, files());
+
+    expect(await sink.list('')).toEqual([]);
+    await set.discard();
+  });
+
+  it('refuses a set or an object inside the staging area', async () => {
+    const sink = createS3Sink({ client: s3.client, bucket: s3.bucket, prefix: 'sets' });
+
+    await expect(sink.openSet('_staging/reports/x')).rejects.toBeInstanceOf(ValidationError);
+    expect(() => sink.create('_staging/x.csv', 'text/csv')).toThrow(ValidationError);
+  });
+
+  it('refuses a copy threshold over 5 GiB and a copy part size under 5 MiB', () => {
+    expect(() =>
+      createS3Sink({ client: s3.client, bucket: s3.bucket, copyThreshold: 5 * 1024 * MIB + 1 }),
+    ).toThrow(/copyThreshold/);
+    expect(() => createS3Sink({ client: s3.client, bucket: s3.bucket, copyPartSize: MIB })).toThrow(
+      /copyPartSize/,
+    );
   });
 });

@@ -1,19 +1,35 @@
 import {
   AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   ListObjectsV2Command,
   type S3Client,
+  UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import pLimit from 'p-limit';
 import { ValidationError } from '../errors.ts';
 import { messageOf, StorageAbortedError, StorageError } from './errors.ts';
 import { HashingStream } from './hashing.ts';
 import { assertListPrefix, assertObjectName } from './names.ts';
-import type { Sink, SinkObject, StoredObject } from './sink.ts';
+import type { Sink, SinkObject, SinkSet, StoredObject } from './sink.ts';
 
 const MIB = 1024 * 1024;
+const GIB = 1024 * MIB;
 /** S3's smallest part size (except for the last part). */
 export const MIN_PART_SIZE = 5 * MIB;
+/** The largest object one CopyObject can copy, and the largest part of a multipart copy. */
+export const MAX_COPY_SIZE = 5 * GIB;
+/**
+ * First segment (under the sink's prefix) of the keys a set is staged under:
+ * `<prefix>/_staging/<set prefix>/<name>`. One fixed prefix, so one lifecycle rule expires what a
+ * killed run staged (a rule cannot match a segment in the middle of a key); the underscore keeps
+ * it apart from the `reports/`, `work/`, `jobs/` and `locks/` prefixes, and no request's profile
+ * or report name can start with it.
+ */
+export const STAGING_SEGMENT = '_staging';
 
 /** Options for {@link createS3Sink}. */
 export interface S3SinkOptions {
@@ -31,6 +47,13 @@ export interface S3SinkOptions {
    * hides the failure that caused it. A failed `done()` carries the same error as `cleanupError`.
    */
   onCleanupError?: (error: StorageError) => void;
+  /**
+   * Objects of a set larger than this are put in place by a multipart copy (UploadPartCopy)
+   * instead of one CopyObject; at most {@link MAX_COPY_SIZE} (the default), S3's CopyObject limit.
+   */
+  copyThreshold?: number;
+  /** Part size of a multipart copy: 5 MiB to 5 GiB, default 512 MiB. */
+  copyPartSize?: number;
 }
 
 type Settled = { ok: true } | { ok: false; error: unknown };
@@ -42,8 +65,18 @@ type Settled = { ok: true } | { ok: false; error: unknown };
  */
 export function createS3Sink(options: S3SinkOptions): Sink {
   const { client, bucket, partSize = MIN_PART_SIZE, queueSize = 2, onCleanupError } = options;
+  const { copyThreshold = MAX_COPY_SIZE, copyPartSize = 512 * MIB } = options;
   if (!Number.isInteger(partSize) || partSize < MIN_PART_SIZE) {
     throw new ValidationError('partSize', `must be an integer of at least ${MIN_PART_SIZE} bytes`);
+  }
+  if (!Number.isInteger(copyThreshold) || copyThreshold < 0 || copyThreshold > MAX_COPY_SIZE) {
+    throw new ValidationError('copyThreshold', `must be an integer from 0 to ${MAX_COPY_SIZE} bytes`);
+  }
+  if (!Number.isInteger(copyPartSize) || copyPartSize < MIN_PART_SIZE || copyPartSize > MAX_COPY_SIZE) {
+    throw new ValidationError(
+      'copyPartSize',
+      `must be an integer from ${MIN_PART_SIZE} to ${MAX_COPY_SIZE} bytes`,
+    );
   }
   if (!Number.isInteger(queueSize) || queueSize < 1) {
     throw new ValidationError('queueSize', 'must be a positive integer');
@@ -56,9 +89,33 @@ export function createS3Sink(options: S3SinkOptions): Sink {
   return {
     root,
     create(name: string, contentType: string): SinkObject {
-      assertObjectName(name);
+      assertUnstaged(name, 'name');
       const key = `${keyPrefix}${name}`;
-      return openS3Object({ client, bucket, key, name, contentType, partSize, queueSize, onCleanupError });
+      return openS3Object({
+        client,
+        bucket,
+        key,
+        described: { name, key, location: `s3://${bucket}/${key}` },
+        contentType,
+        partSize,
+        queueSize,
+        onCleanupError,
+      });
+    },
+    async openSet(setPrefix: string): Promise<SinkSet> {
+      assertUnstaged(setPrefix, 'prefix');
+      return openS3Set({
+        client,
+        bucket,
+        prefix: setPrefix,
+        stagingPrefix: `${keyPrefix}${STAGING_SEGMENT}/${setPrefix}/`,
+        finalPrefix: `${keyPrefix}${setPrefix}/`,
+        partSize,
+        queueSize,
+        copyThreshold,
+        copyPartSize,
+        onCleanupError,
+      });
     },
     async list(listPrefix: string): Promise<string[]> {
       assertListPrefix(listPrefix);
@@ -74,7 +131,9 @@ export function createS3Sink(options: S3SinkOptions): Sink {
             }),
           );
           for (const object of page.Contents ?? []) {
-            if (object.Key !== undefined) names.push(object.Key.slice(keyPrefix.length));
+            const name = object.Key?.slice(keyPrefix.length);
+            // Staged objects are not in place yet: they are not listed.
+            if (name !== undefined && !name.startsWith(`${STAGING_SEGMENT}/`)) names.push(name);
           }
           continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
         } while (continuationToken !== undefined);
@@ -86,7 +145,7 @@ export function createS3Sink(options: S3SinkOptions): Sink {
       return names;
     },
     async remove(name: string): Promise<void> {
-      assertObjectName(name);
+      assertUnstaged(name, 'name');
       const key = `${keyPrefix}${name}`;
       try {
         await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
@@ -99,11 +158,255 @@ export function createS3Sink(options: S3SinkOptions): Sink {
   };
 }
 
+/**
+ * Checks an object name or set prefix as `assertObjectName` does, and refuses the staging area.
+ *
+ * @throws ValidationError naming `field` and the reason.
+ */
+function assertUnstaged(name: string, field: 'name' | 'prefix'): void {
+  assertObjectName(name);
+  if (name.split('/')[0] === STAGING_SEGMENT) {
+    throw new ValidationError(
+      field,
+      `${JSON.stringify(name)} is inside the staging area ${STAGING_SEGMENT}/`,
+    );
+  }
+}
+
+interface SetSettings {
+  client: S3Client;
+  bucket: string;
+  prefix: string;
+  /** Full key prefixes, ending with `/`. */
+  stagingPrefix: string;
+  finalPrefix: string;
+  partSize: number;
+  queueSize: number;
+  copyThreshold: number;
+  copyPartSize: number;
+  onCleanupError: ((error: StorageError) => void) | undefined;
+}
+
+/** An object of a set, stored under its staging key. */
+interface Staged {
+  stagingKey: string;
+  finalKey: string;
+  bytes: number;
+  contentType: string;
+}
+
+/** Server-side copies at once while a set is put in place. */
+const COPY_CONCURRENCY = 4;
+
+/**
+ * A set staged under `stagingPrefix` and copied to `finalPrefix` by `commit()`: the other objects
+ * first, then the one stored last (the manifest), so a reader never finds a manifest before every
+ * file it lists; then the staged copies are deleted. S3 has no multi-object rename: a process
+ * killed while copying (seconds, server-side) can leave some files at their final names without
+ * the manifest, and the staged set stays until the bucket's lifecycle rule expires it.
+ */
+function openS3Set(settings: SetSettings): SinkSet {
+  const { client, bucket, prefix, stagingPrefix, finalPrefix } = settings;
+  const stored: Staged[] = [];
+  const pending = new Set<Promise<unknown>>();
+  /** Final keys a commit has started to write, in order. */
+  const placed: string[] = [];
+  const copying = new Set<Promise<unknown>>();
+  let state: 'open' | 'committing' | 'committed' | 'discarded' = 'open';
+  const where = `s3://${bucket}/${finalPrefix}`;
+
+  const place = async (object: Staged, signal: AbortSignal | undefined): Promise<void> => {
+    signal?.throwIfAborted();
+    placed.push(object.finalKey);
+    const copy = copyObject(settings, object);
+    copying.add(copy);
+    try {
+      await copy;
+    } finally {
+      copying.delete(copy);
+    }
+  };
+
+  return {
+    prefix,
+    create(name: string, contentType: string): SinkObject {
+      assertObjectName(name);
+      if (state !== 'open') throw new StorageError(where, `the set is already ${state}`);
+      const stagingKey = `${stagingPrefix}${name}`;
+      const finalKey = `${finalPrefix}${name}`;
+      const object = openS3Object({
+        ...settings,
+        key: stagingKey,
+        described: { name, key: finalKey, location: `s3://${bucket}/${finalKey}` },
+        contentType,
+      });
+      let settle!: () => void;
+      const settled = new Promise<void>((resolve) => {
+        settle = resolve;
+      });
+      pending.add(settled);
+      const finish = () => {
+        pending.delete(settled);
+        settle();
+      };
+      return {
+        stream: object.stream,
+        async done() {
+          try {
+            const result = await object.done();
+            if (!stored.some((entry) => entry.stagingKey === stagingKey)) {
+              stored.push({ stagingKey, finalKey, bytes: result.bytes, contentType });
+            }
+            return result;
+          } finally {
+            finish();
+          }
+        },
+        async abort(reason?: unknown) {
+          try {
+            await object.abort(reason);
+          } finally {
+            finish();
+          }
+        },
+      };
+    },
+    async commit(options = {}) {
+      const { signal } = options;
+      signal?.throwIfAborted();
+      if (state !== 'open') throw new StorageError(where, `the set is already ${state}`);
+      if (pending.size > 0) throw new StorageError(where, `${pending.size} file(s) still being written`);
+      state = 'committing';
+      const last = stored.at(-1);
+      const limit = pLimit(COPY_CONCURRENCY);
+      const copies = await Promise.allSettled(
+        stored.slice(0, -1).map((object) => limit(() => place(object, signal))),
+      );
+      const failed = copies.find((copy): copy is PromiseRejectedResult => copy.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+      if (last !== undefined) await place(last, signal);
+      state = 'committed';
+      // The set is in place: a staged copy left by a failed delete only costs storage until the
+      // lifecycle rule expires it, so it is reported, not thrown.
+      for (const object of stored) {
+        const error = await deleteKey(client, bucket, object.stagingKey);
+        if (error !== undefined) settings.onCleanupError?.(error);
+      }
+    },
+    async discard() {
+      if (state === 'committed') return;
+      state = 'discarded';
+      await Promise.allSettled([...pending, ...copying]);
+      const errors: StorageError[] = [];
+      // Final names first, the one placed last first: a manifest never outlives a file it lists.
+      for (const key of [...placed].reverse()) {
+        const error = await deleteKey(client, bucket, key);
+        if (error !== undefined) errors.push(error);
+      }
+      for (const object of stored) {
+        const error = await deleteKey(client, bucket, object.stagingKey);
+        if (error !== undefined) errors.push(error);
+      }
+      if (errors[0] !== undefined) throw errors[0];
+    },
+  };
+}
+
+/** Deletes one key; returns the failure instead of throwing it. */
+async function deleteKey(client: S3Client, bucket: string, key: string): Promise<StorageError | undefined> {
+  try {
+    await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    return undefined;
+  } catch (error) {
+    return new StorageError(`s3://${bucket}/${key}`, `could not remove: ${messageOf(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/** `x-amz-copy-source`: the bucket and key, each segment URL-encoded. */
+function copySource(bucket: string, key: string): string {
+  return `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/**
+ * Copies a staged object to its final key on the server: one CopyObject up to `copyThreshold`,
+ * else a multipart copy in `copyPartSize` ranges (UploadPartCopy), aborted if a part fails.
+ */
+async function copyObject(settings: SetSettings, object: Staged): Promise<void> {
+  const { client, bucket, copyThreshold, copyPartSize } = settings;
+  const location = `s3://${bucket}/${object.finalKey}`;
+  const source = copySource(bucket, object.stagingKey);
+  if (object.bytes <= copyThreshold) {
+    try {
+      await client.send(
+        new CopyObjectCommand({
+          Bucket: bucket,
+          Key: object.finalKey,
+          CopySource: source,
+          MetadataDirective: 'COPY',
+        }),
+      );
+    } catch (error) {
+      throw new StorageError(location, `could not copy into place: ${messageOf(error)}`, { cause: error });
+    }
+    return;
+  }
+  let uploadId: string | undefined;
+  try {
+    const created = await client.send(
+      new CreateMultipartUploadCommand({
+        Bucket: bucket,
+        Key: object.finalKey,
+        ContentType: object.contentType,
+      }),
+    );
+    uploadId = created.UploadId;
+    const parts: { ETag: string; PartNumber: number }[] = [];
+    for (let start = 0, part = 1; start < object.bytes; start += copyPartSize, part += 1) {
+      const end = Math.min(start + copyPartSize, object.bytes) - 1;
+      const copied = await client.send(
+        new UploadPartCopyCommand({
+          Bucket: bucket,
+          Key: object.finalKey,
+          UploadId: uploadId,
+          PartNumber: part,
+          CopySource: source,
+          CopySourceRange: `bytes=${start}-${end}`,
+        }),
+      );
+      parts.push({ ETag: copied.CopyPartResult?.ETag ?? '', PartNumber: part });
+    }
+    await client.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: bucket,
+        Key: object.finalKey,
+        UploadId: uploadId,
+        MultipartUpload: { Parts: parts },
+      }),
+    );
+  } catch (error) {
+    let cleanupError: unknown;
+    if (uploadId !== undefined) {
+      await client
+        .send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: object.finalKey, UploadId: uploadId }))
+        .catch((abortError: unknown) => {
+          cleanupError = abortError;
+        });
+    }
+    throw new StorageError(location, `could not copy into place (multipart): ${messageOf(error)}`, {
+      cause: error,
+      cleanupError,
+    });
+  }
+}
+
 interface ObjectSettings {
   client: S3Client;
   bucket: string;
   key: string;
-  name: string;
+  /** What `done()` reports besides bytes, sha256 and content type. */
+  described: Pick<StoredObject, 'name' | 'key' | 'location'>;
   contentType: string;
   partSize: number;
   queueSize: number;
@@ -111,7 +414,7 @@ interface ObjectSettings {
 }
 
 function openS3Object(settings: ObjectSettings): SinkObject {
-  const { client, bucket, key, name, contentType, partSize, queueSize, onCleanupError } = settings;
+  const { client, bucket, key, described, contentType, partSize, queueSize, onCleanupError } = settings;
   const location = `s3://${bucket}/${key}`;
   const stream = new HashingStream();
   // Failures are reported by done(); without a listener, destroying the stream would crash a
@@ -177,7 +480,7 @@ function openS3Object(settings: ObjectSettings): SinkObject {
       });
     }
     committed = true;
-    return { name, location, key, bytes: stream.bytes, sha256: stream.sha256, contentType };
+    return { ...described, bytes: stream.bytes, sha256: stream.sha256, contentType };
   };
 
   return {

@@ -26,17 +26,51 @@ export interface SinkObject {
   abort(reason?: unknown): Promise<void>;
 }
 
+/**
+ * Objects published together under one prefix (a run's files): built where no reader looks and put
+ * at their final names only by `commit()`, so a process killed at any instant leaves nothing at a
+ * final name unless the whole set was complete.
+ */
+export interface SinkSet {
+  /** The set's prefix relative to the sink, e.g. `reports/demo/2025/20261122T041500Z-3f9a1c`. */
+  readonly prefix: string;
+  /**
+   * Opens `name` (relative to the set, e.g. `manifest.json`) for writing into the staging area.
+   * `done()` describes the object as it will be once committed: `name` as given, `key` and
+   * `location` at the final name.
+   */
+  create(name: string, contentType: string): SinkObject;
+  /**
+   * Puts every stored object at its final name, the one stored last (the manifest) last: one
+   * rename of the staging folder (folder), or server-side copies then removal of the staged
+   * objects (S3). `signal` stops a commit still copying (it then rejects; call `discard()`).
+   * Every object must be stored (`done()` resolved) or aborted before.
+   */
+  commit(options?: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * Removes what the set staged and whatever an unfinished commit had already put at a final
+   * name (the one stored last first). Best effort: tries everything, then rejects with the first
+   * failure. Does nothing after a commit that resolved.
+   */
+  discard(): Promise<void>;
+}
+
 /** Where a run's files go: a local folder or an S3 prefix. */
 export interface Sink {
   /** Human-readable root, e.g. `/home/me/out` or `s3://bucket/prefix`. */
   readonly root: string;
-  /** Opens `name` (a relative path such as `reports/demo/2025/run/transactions.csv`) for writing. */
+  /**
+   * Opens `name` (a relative path such as `reports/demo/2025/run/transactions.csv`) for writing
+   * on its own: it appears under its final name when `done()` resolves.
+   */
   create(name: string, contentType: string): SinkObject;
+  /** Starts a set of objects under `prefix` that appear together (see {@link SinkSet}). */
+  openSet(prefix: string): Promise<SinkSet>;
   /** Lists the names already stored under a relative prefix (used to find finished runs). */
   list(prefix: string): Promise<string[]>;
   /**
-   * Deletes a stored object (a run that failed part-way removes what it had published); no error
-   * when it does not exist. Optional: a sink without it keeps what was stored.
+   * Deletes an object stored on its own (`create`); no error when it does not exist. Optional: a
+   * sink without it keeps what was stored. Sets clean up through `SinkSet.discard`.
    */
   remove?(name: string): Promise<void>;
 }

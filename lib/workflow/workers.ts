@@ -20,7 +20,7 @@ import { MANIFEST_NAME, type Manifest, type ManifestFile } from '../export/manif
 import { type PlanJson, planFromJson, planToJson } from '../export/plan.ts';
 import { type ExportRequest, parseExportRequest } from '../export/request.ts';
 import { type ExportPlan, finishExport, planExport, runPrefix } from '../export/run.ts';
-import { createS3Sink, type Sink, type StoredObject } from '../storage/index.ts';
+import { createS3Sink, type Sink, type SinkObject, type StoredObject } from '../storage/index.ts';
 import type {
   ExportInput,
   FailInput,
@@ -352,9 +352,19 @@ async function downloadPart(
 /**
  * The sink plus what it stored: `finishExport` returns the manifest but not the manifest's own
  * object, whose size and sha256 the job lists too (no read-back, so no GetObject on reports/).
+ * Stored objects are recorded by their name relative to the sink (`{set prefix}/{name}`).
  */
 function recordingSink(sink: Sink): { sink: Sink; stored: Map<string, StoredObject> } {
   const stored = new Map<string, StoredObject>();
+  const recording = (object: SinkObject, name: string): SinkObject => ({
+    stream: object.stream,
+    abort: (reason) => object.abort(reason),
+    async done() {
+      const result = await object.done();
+      stored.set(name, result);
+      return result;
+    },
+  });
   return {
     stored,
     sink: {
@@ -364,15 +374,16 @@ function recordingSink(sink: Sink): { sink: Sink; stored: Map<string, StoredObje
         stored.delete(name);
         await sink.remove?.(name);
       },
-      create(name, contentType) {
-        const object = sink.create(name, contentType);
+      create: (name, contentType) => recording(sink.create(name, contentType), name),
+      async openSet(prefix) {
+        const set = await sink.openSet(prefix);
         return {
-          stream: object.stream,
-          abort: (reason) => object.abort(reason),
-          async done() {
-            const result = await object.done();
-            stored.set(name, result);
-            return result;
+          prefix: set.prefix,
+          create: (name, contentType) => recording(set.create(name, contentType), `${prefix}/${name}`),
+          commit: (options) => set.commit(options),
+          async discard() {
+            for (const name of [...stored.keys()]) if (name.startsWith(`${prefix}/`)) stored.delete(name);
+            await set.discard();
           },
         };
       },

@@ -1,9 +1,12 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type StopSignal, StopSignalReceived } from '../../lib/cli/errors.ts';
 import { type CliIo, main } from '../../lib/cli/main.ts';
 import { type S3TestServer, startS3rver } from '../support/s3.ts';
 
@@ -24,6 +27,21 @@ async function filesUnder(dir: string): Promise<string[]> {
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
     .sort();
+}
+
+/** Io whose signal is aborted by `signal` when stdout first gets a line `when` matches. */
+function stoppingIo(signal: StopSignal, when: RegExp) {
+  const captured = captureIo();
+  const controller = new AbortController();
+  const write = captured.io.stdout.write;
+  captured.io.stdout = {
+    write(text: string) {
+      if (when.test(text) && !controller.signal.aborted) controller.abort(new StopSignalReceived(signal));
+      return write(text);
+    },
+  };
+  captured.io.signal = controller.signal;
+  return captured;
 }
 
 const sha256 = async (path: string) =>
@@ -106,6 +124,24 @@ describe('pbs-export CLI', () => {
     });
   });
 
+  it('exits 130 when SIGINT stops the run mid-fetch, saying nothing was published, and leaves no file', async () => {
+    const { io, stderr } = stoppingIo('SIGINT', /^fetched shard/);
+
+    const code = await main(['run', '--profile', 'acme', '--period', '2024', '--out', dir], io);
+
+    expect({ code, files: await filesUnder(dir) }).toEqual({ code: 130, files: [] });
+    expect(stderr()).toContain('stopped by SIGINT: nothing was published');
+  });
+
+  it('exits 143 when SIGTERM stops the run while it writes its files, and leaves no file', async () => {
+    const { io, stderr } = stoppingIo('SIGTERM', /^written /);
+
+    const code = await main(['run', '--profile', 'acme', '--period', '2024', '--out', dir], io);
+
+    expect({ code, files: await filesUnder(dir) }).toEqual({ code: 143, files: [] });
+    expect(stderr()).toContain('stopped by SIGTERM');
+  });
+
   it('rebuilds byte-identical reports from a snapshot without calling the service', async () => {
     const first = captureIo();
     await main(
@@ -167,6 +203,16 @@ describe('pbs-export CLI with --s3 (s3rver on loopback)', () => {
     });
   });
 
+  it('leaves no object in the bucket, staged ones included, when SIGTERM stops the run while it writes', async () => {
+    const { io } = stoppingIo('SIGTERM', /^written /);
+    const s3Args = ['--s3', `s3://${s3.bucket}/exports`, '--s3-endpoint', s3.endpoint];
+
+    const code = await main(['run', '--profile', 'acme', '--period', '2024', ...s3Args], io);
+    const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket }));
+
+    expect({ code, keys: listed.Contents ?? [] }).toEqual({ code: 143, keys: [] });
+  });
+
   it('publishes the run under the prefix with the manifest readable from the bucket', async () => {
     const { io } = captureIo();
     const code = await main(
@@ -199,5 +245,54 @@ describe('pbs-export CLI with --s3 (s3rver on loopback)', () => {
       files: 6,
       location: expect.stringMatching(new RegExp(`^s3://${s3.bucket}/exports/reports/acme/2024-06/`)),
     });
+  });
+});
+
+describe('bin/pbs-export.ts as a process', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pbs-cli-process-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('exits 130 on a real SIGINT mid-run, leaving no file in the folder and no scratch folder', async () => {
+    const temp = join(dir, 'tmp');
+    await mkdir(temp);
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'bin/pbs-export.ts',
+        'run',
+        '--profile',
+        'acme',
+        '--period',
+        '2024',
+        '--out',
+        join(dir, 'out'),
+      ],
+      { env: { ...process.env, TMPDIR: temp }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    // One signal: a second one means "exit now" and leaves the scratch folder to the next run.
+    let sent = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (!sent && chunk.toString().includes('fetched shard')) sent = child.kill('SIGINT');
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+
+    const scratch = (await readdir(temp)).filter((name) => name.startsWith('pbs-export-'));
+    expect({ code, files: await filesUnder(join(dir, 'out')).catch(() => []), scratch }).toEqual({
+      code: 130,
+      files: [],
+      scratch: [],
+    });
+    expect(stderr).toContain('stopped by SIGINT');
   });
 });

@@ -63,8 +63,15 @@ describe('reports rendered while the snapshot is assembled', () => {
     };
   }
 
-  /** Runs the finish stage over prepared parts, then renders the same snapshot again without the live path. */
+  let calls = 0;
+
+  /**
+   * Runs the finish stage over prepared parts, then renders the same snapshot again without the
+   * live path. Each call has run ids of its own: a run is never written over another.
+   */
   async function exportBothWays(feb2: object[]) {
+    calls += 1;
+    const renderedPrefix = `rendered-${calls}`;
     const request = parseExportRequest({
       profile: 'demo',
       period: { from: '2025-01-01', to: '2025-02-28' },
@@ -98,7 +105,7 @@ describe('reports rendered while the snapshot is assembled', () => {
       fields: DEFAULT_SHAPE.fields,
       apiBase: 'http://127.0.0.1:1',
       now: () => new Date('2026-11-22T10:00:00Z'),
-      runId: 'live',
+      runId: `live-${calls}`,
       workDir,
       startedAt: new Date('2026-11-22T10:00:00Z'),
     };
@@ -109,14 +116,14 @@ describe('reports rendered while the snapshot is assembled', () => {
       snapshotFile,
       header: await readSnapshotHeader(snapshotFile),
       sink,
-      prefix: 'rendered',
-      runId: 'rendered',
+      prefix: renderedPrefix,
+      runId: renderedPrefix,
       now: deps.now,
       generator: { name: 'pbs-export', version: 'test' },
       counts: {},
     });
     const read = (prefix: string, name: string) => readFile(join(dir, 'out', prefix, name), 'utf8');
-    return { live, rendered, read, workDir, warnings };
+    return { live, rendered, renderedPrefix, read, workDir, warnings };
   }
 
   async function sheetRows(path: string): Promise<unknown[][]> {
@@ -139,13 +146,13 @@ describe('reports rendered while the snapshot is assembled', () => {
     ],
   ] as const) {
     it(`writes the same CSV files and Transactions sheet as a render from the snapshot, ${name}`, async () => {
-      const { live, read } = await exportBothWays([...feb2]);
+      const { live, renderedPrefix, read } = await exportBothWays([...feb2]);
       for (const table of ['transactions', 'movements', 'summary_by_month', 'summary_by_token']) {
         const file = `demo_2025-01-01_2025-02-28_${table}.csv`;
-        expect(await read(live.prefix, file), table).toBe(await read('rendered', file));
+        expect(await read(live.prefix, file), table).toBe(await read(renderedPrefix, file));
       }
       expect(await sheetRows(join(dir, 'out', live.prefix, 'demo_2025-01-01_2025-02-28.xlsx'))).toEqual(
-        await sheetRows(join(dir, 'out', 'rendered', 'demo_2025-01-01_2025-02-28.xlsx')),
+        await sheetRows(join(dir, 'out', renderedPrefix, 'demo_2025-01-01_2025-02-28.xlsx')),
       );
     });
   }

@@ -1,11 +1,16 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Big from 'big.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/errors.ts';
+import { RunAbortedError } from '../../lib/export/errors.ts';
 import { parseExportRequest } from '../../lib/export/request.ts';
-import { runExport } from '../../lib/export/run.ts';
+import { type ExportProgress, runExport } from '../../lib/export/run.ts';
+import { currentProcessOwner, type ProcessOwner } from '../../lib/storage/owner.ts';
+import type { Sink } from '../../lib/storage/sink.ts';
 import { type ExportHarness, readCsv, startExportHarness } from '../support/export.ts';
 
 describe('runExport (simulator over HTTP, local folder)', () => {
@@ -190,13 +195,19 @@ describe('runExport (simulator over HTTP, local folder)', () => {
     harness = await startExportHarness('acme');
     const request = parseExportRequest({ profile: 'acme', period: '2024-06', formats: ['csv'] });
     const sink = harness.sink;
-    const failing = {
+    const failing: Sink = {
       ...sink,
-      remove: (name: string) => sink.remove?.(name) ?? Promise.resolve(),
-      create(name: string, contentType: string) {
-        const object = sink.create(name, contentType);
-        if (name.endsWith('_summary_by_month.csv')) object.stream.destroy(new Error('disk full'));
-        return object;
+      async openSet(prefix) {
+        const set = await sink.openSet(prefix);
+        return {
+          ...set,
+          prefix: set.prefix,
+          create(name: string, contentType: string) {
+            const object = set.create(name, contentType);
+            if (name.endsWith('_summary_by_month.csv')) object.stream.destroy(new Error('disk full'));
+            return object;
+          },
+        };
       },
     };
 
@@ -204,4 +215,94 @@ describe('runExport (simulator over HTTP, local folder)', () => {
 
     expect(await harness.files()).toEqual([]);
   });
+});
+
+describe('runExport stopped or killed part-way', () => {
+  let harness: ExportHarness;
+  let scratchParent: string;
+  beforeEach(async () => {
+    harness = await startExportHarness('acme');
+    scratchParent = await mkdtemp(join(tmpdir(), 'pbs-run-scratch-'));
+  });
+  afterEach(async () => {
+    await harness.close();
+    await rm(scratchParent, { recursive: true, force: true });
+  });
+
+  const request = parseExportRequest({ profile: 'acme', period: '2024', formats: ['csv', 'xlsx'] });
+
+  /** Every entry under the sink folder, hidden ones included. */
+  const entries = async () => (await readdir(harness.outDir, { recursive: true })).sort();
+
+  /** Runs the export, aborting it at the first progress event `at` matches. */
+  async function abortedAt(at: (progress: ExportProgress) => boolean) {
+    const controller = new AbortController();
+    const reason = new Error('Ctrl-C');
+    const error = await runExport(
+      request,
+      harness.deps({
+        workDir: scratchParent,
+        signal: controller.signal,
+        onProgress: (progress) => {
+          if (at(progress)) controller.abort(reason);
+        },
+      }),
+    ).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    return { error, reason, aborted: controller.signal.aborted };
+  }
+
+  it('stops mid-fetch with a RunAbortedError, leaving no file, no staging folder and no scratch folder', async () => {
+    const { error, reason, aborted } = await abortedAt((progress) => progress.stage === 'shard');
+
+    expect(aborted).toBe(true);
+    expect(error).toBeInstanceOf(RunAbortedError);
+    expect((error as RunAbortedError).cause).toBe(reason);
+    expect(await entries()).toEqual([]);
+    expect(await readdir(scratchParent)).toEqual([]);
+  });
+
+  it('stops while publishing, removing what it had staged and its scratch folder', async () => {
+    const { error } = await abortedAt((progress) => progress.stage === 'published');
+
+    expect(error).toBeInstanceOf(RunAbortedError);
+    // The run's parent folders may stay; no file and no staging folder does.
+    expect(await entries()).toEqual(['reports', join('reports', 'acme'), join('reports', 'acme', '2024')]);
+    expect(await readdir(scratchParent)).toEqual([]);
+  });
+
+  it('removes the scratch folders dead runs left before it starts, and keeps those of live runs', async () => {
+    const owner: ProcessOwner = { host: 'aaaaaaaa', pid: 100, isAlive: (pid) => pid === 202 };
+    const dead = join(scratchParent, 'pbs-export-aaaaaaaa-201-Ab12Cd');
+    const live = join(scratchParent, 'pbs-export-aaaaaaaa-202-Ab12Cd');
+    await mkdir(dead);
+    await mkdir(live);
+    await writeFile(join(dead, 'snapshot.ndjson.gz'), 'raw portfolio data');
+
+    await runExport(request, harness.deps({ workDir: scratchParent, owner }));
+
+    expect(await readdir(scratchParent)).toEqual(['pbs-export-aaaaaaaa-202-Ab12Cd']);
+  });
+
+  it('removes the staging folder a killed run left beside its own run folder', async () => {
+    const { host } = currentProcessOwner();
+    const parent = join(harness.outDir, 'reports', 'acme', '2024');
+    const left = join(parent, `.killed-run.staging-${host}-${deadPid}-abc123`);
+    await mkdir(left, { recursive: true });
+    await writeFile(join(left, 'acme_2024_snapshot.ndjson.gz'), 'raw portfolio data');
+
+    const result = await runExport(request, harness.deps({ workDir: scratchParent }));
+
+    expect(await readdir(parent)).toEqual([result.runId]);
+  });
+});
+
+/** A pid of this host that no process has: a child that has exited. */
+let deadPid = 0;
+beforeAll(async () => {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.once('exit', resolve));
+  deadPid = child.pid as number;
 });

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExportRequest } from '../../lib/export/request.ts';
 import type { ExportServiceClient } from '../../lib/export/run.ts';
 import type { Page, RawTransaction, TransactionQuery } from '../../lib/pbs/model.ts';
-import type { Sink } from '../../lib/storage/sink.ts';
+import type { Sink, SinkObject } from '../../lib/storage/sink.ts';
 import type { ServiceFactory } from '../../lib/workflow/service.ts';
 import { NOW, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 import { exportUnderFaults, recordRun } from './support/export-runs.ts';
@@ -56,27 +56,33 @@ function crashingClient(client: ExportServiceClient, shardCall: number, times = 
 
 /** A sink whose workbook stream is destroyed after `bytes` bytes, as when the invocation times out. */
 function abortingWorkbook(sink: Sink, bytes: number, crash: Error): Sink {
+  const aborting = (name: string, object: SinkObject): SinkObject => {
+    if (!name.endsWith('.xlsx')) return object;
+    let written = 0;
+    const write = object.stream.write.bind(object.stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    object.stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+      written += (chunk as { length?: number }).length ?? 0;
+      if (written > bytes) {
+        object.stream.destroy(crash);
+        return false;
+      }
+      return write(chunk, ...rest);
+    }) as typeof object.stream.write;
+    return object;
+  };
   return {
     root: sink.root,
     list: (prefix) => sink.list(prefix),
     remove: (name) => sink.remove?.(name) ?? Promise.resolve(),
-    create(name, contentType) {
-      const object = sink.create(name, contentType);
-      if (!name.endsWith('.xlsx')) return object;
-      let written = 0;
-      const write = object.stream.write.bind(object.stream) as (
-        chunk: unknown,
-        ...rest: unknown[]
-      ) => boolean;
-      object.stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-        written += (chunk as { length?: number }).length ?? 0;
-        if (written > bytes) {
-          object.stream.destroy(crash);
-          return false;
-        }
-        return write(chunk, ...rest);
-      }) as typeof object.stream.write;
-      return object;
+    create: (name, contentType) => aborting(name, sink.create(name, contentType)),
+    async openSet(prefix) {
+      const set = await sink.openSet(prefix);
+      return {
+        prefix: set.prefix,
+        create: (name, contentType) => aborting(name, set.create(name, contentType)),
+        commit: (options) => set.commit(options),
+        discard: () => set.discard(),
+      };
     },
   };
 }
@@ -256,10 +262,32 @@ describe('workflow tasks when the worker dies part-way', () => {
     recordRun('process: finish killed mid-publish (SIGKILL)', { ...check, reruns: 1 });
 
     expect(killed).toMatchObject({
-      message: { hanging: expect.stringMatching(/^reports\//) },
+      message: { hanging: expect.stringMatching(/^_staging\/reports\//) },
       signal: 'SIGKILL',
     });
     expect([manifestsAfterKill, stateAfterKill]).toEqual([[], 'running']);
+    expect(check.problems).toEqual([]);
+  });
+
+  it('leaves no manifest when the finish process is killed while copying the staged set into place, and the retried finish publishes the data once', async () => {
+    const reference = await referenceFor({ profile: 'acme', request });
+    const job = await h.queueJob(request);
+    const workers = workersOf(h);
+    const plan = await workers.plan({ jobId: job.jobId });
+    for (const shard of plan.shards) await workers.fetchShard({ jobId: job.jobId, shard });
+
+    const killed = await killChildMidTask({ jobId: job.jobId, task: 'finish', hangOn: 'report-copy' });
+    const manifestsAfterKill = await manifestsOf(h, job);
+    await workers.finish({ jobId: job.jobId });
+    const check = await checkSucceededJob(h, job, reference);
+    recordRun('process: finish killed while copying into place (SIGKILL)', { ...check, reruns: 1 });
+
+    expect(killed).toMatchObject({
+      message: { hanging: expect.stringMatching(/^reports\//) },
+      signal: 'SIGKILL',
+    });
+    // Some files may be in place, never the manifest: the set does not look finished.
+    expect(manifestsAfterKill).toEqual([]);
     expect(check.problems).toEqual([]);
   });
 

@@ -72,7 +72,7 @@ function s3ObjectAccess(key: FunctionKey): Record<string, string[]> {
     for (const action of asArray(statement.Action)) {
       if (!action.startsWith('s3:') || action === 's3:ListBucket') continue;
       for (const resource of asArray(statement.Resource)) {
-        const suffix = JSON.stringify(resource).match(/"\/([a-z]+\/)\*"/)?.[1];
+        const suffix = JSON.stringify(resource).match(/"\/([a-z_]+\/)\*"/)?.[1];
         if (suffix === undefined) throw new Error(`unexpected S3 resource ${JSON.stringify(resource)}`);
         access[action] = [...(access[action] ?? []), suffix].sort();
       }
@@ -155,6 +155,19 @@ describe('PbsExportStack reports bucket', () => {
       Rules: expect.arrayContaining([
         expect.objectContaining({ Prefix: 'work/', ExpirationInDays: 5, Status: 'Enabled' }),
         expect.objectContaining({ Prefix: 'jobs/', ExpirationInDays: 60, Status: 'Enabled' }),
+      ]),
+    });
+  });
+
+  it('expires what killed runs staged under _staging/ after a day, old versions included', () => {
+    expect(bucketProperties().LifecycleConfiguration).toMatchObject({
+      Rules: expect.arrayContaining([
+        expect.objectContaining({
+          Prefix: '_staging/',
+          ExpirationInDays: 1,
+          NoncurrentVersionExpiration: { NoncurrentDays: 1 },
+          Status: 'Enabled',
+        }),
       ]),
     });
   });
@@ -291,10 +304,10 @@ describe('PbsExportStack IAM', () => {
         's3:AbortMultipartUpload': ['work/'],
       },
       finish: {
-        's3:GetObject': ['jobs/', 'locks/', 'reports/', 'work/'],
-        's3:PutObject': ['jobs/', 'locks/', 'reports/'],
-        's3:AbortMultipartUpload': ['reports/'],
-        's3:DeleteObject': ['reports/'],
+        's3:GetObject': ['_staging/', 'jobs/', 'locks/', 'reports/', 'work/'],
+        's3:PutObject': ['_staging/', 'jobs/', 'locks/', 'reports/'],
+        's3:AbortMultipartUpload': ['_staging/', 'reports/'],
+        's3:DeleteObject': ['_staging/', 'reports/'],
       },
       fail: { 's3:GetObject': ['jobs/', 'locks/'], 's3:PutObject': ['jobs/', 'locks/'] },
       monthlyStart: {

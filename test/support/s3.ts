@@ -1,7 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  type S3Client,
+  UploadPartCommand,
+  type UploadPartCopyCommandInput,
+} from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { createS3Client } from '../../lib/storage/s3-client.ts';
 
@@ -96,5 +101,42 @@ export function failCommands(
       return next(args);
     },
     { step: 'initialize', name: 'testFailCommands' },
+  );
+}
+
+/**
+ * Adds UploadPartCopy, which s3rver lacks, to `client`: the part's range is read from the source
+ * object (GetObject with Range) and uploaded as that part (UploadPart) through `probe`, another
+ * client of the same server, and the answer carries the part's ETag as S3's does. The command
+ * never reaches s3rver, so a middleware added to `client` before this one still sees it.
+ */
+export function emulateUploadPartCopy(client: S3Client, probe: S3Client): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName !== 'UploadPartCopyCommand') return next(args);
+      const input = args.input as UploadPartCopyCommandInput;
+      const [sourceBucket, ...segments] = String(input.CopySource).split('/');
+      const source = await probe.send(
+        new GetObjectCommand({
+          Bucket: sourceBucket,
+          Key: segments.map(decodeURIComponent).join('/'),
+          Range: input.CopySourceRange,
+        }),
+      );
+      const part = await probe.send(
+        new UploadPartCommand({
+          Bucket: input.Bucket,
+          Key: input.Key,
+          UploadId: input.UploadId,
+          PartNumber: input.PartNumber,
+          Body: Buffer.from((await source.Body?.transformToByteArray()) ?? []),
+        }),
+      );
+      return {
+        output: { CopyPartResult: { ETag: part.ETag }, $metadata: { httpStatusCode: 200 } },
+        response: {},
+      } as Awaited<ReturnType<typeof next>>;
+    },
+    { step: 'initialize', name: 'emulateUploadPartCopy' },
   );
 }

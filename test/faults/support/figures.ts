@@ -12,6 +12,16 @@ export const FIGURE_TABLES = {
   hostileData: ['values', 'readBackExactly', 'formulas'],
   load: ['jobs', 'requests', 'status429', 'rateLimitViolations', 'starved', 'peakRssMb'],
   security: ['checks', 'passed', 'leaks'],
+  kills: [
+    'killed',
+    'killedWhilePublishing',
+    'stopped',
+    'finishedAnyway',
+    'lookedFinishedIncomplete',
+    'filesWithoutManifest',
+    'scratchLeft',
+    'stagingLeft',
+  ],
 } as const;
 
 /** One of the tables. */

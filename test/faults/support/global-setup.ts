@@ -13,6 +13,8 @@ const TITLES: Record<FigureTable, string> = {
   hostileData: 'Hostile data from the service: values / read back exactly / formulas reaching a sheet',
   load: 'Load (concurrent jobs through the handlers): rate-limit violations / starved jobs / peak RSS',
   security: 'Security (isolation, secrets, IAM): checks / passed / leaks',
+  kills:
+    'CLI runs killed at seeded instants (kill -9, SIGINT, SIGTERM): killed (of them by kill -9 while publishing) / stopped cleanly / finished anyway / looked finished while incomplete / files at final names without a manifest / scratch and staging left after the next run',
 };
 
 interface Line {

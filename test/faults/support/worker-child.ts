@@ -23,8 +23,13 @@ export interface ChildConfig {
   jobId: string;
   task: 'fetchShard' | 'finish';
   shard?: number;
-  /** `report-upload`: the second object under reports/; `second-page`: a request for page 2. */
-  hangOn: 'report-upload' | 'second-page';
+  /**
+   * `report-upload`: the second report object staged (under `_staging/reports/`);
+   * `report-copy`: the second server-side copy of the staged set to its final keys under
+   * `reports/` (the set is complete, partly in place, without its manifest);
+   * `second-page`: a request for page 2.
+   */
+  hangOn: 'report-upload' | 'report-copy' | 'second-page';
   /** Page size the child's client asks for (default shape otherwise). */
   pageSize?: number;
 }
@@ -44,13 +49,21 @@ async function main(): Promise<void> {
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
   let reportUploads = 0;
+  let reportCopies = 0;
   s3.middlewareStack.add(
     (next, context) => async (args) => {
       const key = String((args.input as { Key?: unknown }).Key ?? '');
       const upload = /^(PutObject|CreateMultipartUpload)Command$/.test(context.commandName ?? '');
-      if (config.hangOn === 'report-upload' && upload && key.startsWith('reports/')) {
+      if (config.hangOn === 'report-upload' && upload && key.startsWith('_staging/reports/')) {
         reportUploads += 1;
         if (reportUploads === 2) {
+          tell({ hanging: key });
+          await forever();
+        }
+      }
+      if (config.hangOn === 'report-copy' && context.commandName === 'CopyObjectCommand') {
+        reportCopies += 1;
+        if (reportCopies === 2) {
           tell({ hanging: key });
           await forever();
         }
