@@ -11,6 +11,7 @@ import S3rver from 's3rver';
 import { startSimulator } from '../simulator/index.ts';
 import type { RunningSimulator } from '../simulator/types.ts';
 import { createS3Client } from '../storage/index.ts';
+import { makeObjectWritesAtomic } from '../storage/s3rver-atomic.ts';
 import type { ProfileRegistry } from './contract.ts';
 import { bindApi, bindWorkers, type WorkerContext } from './handlers.ts';
 import { createJobStore, type JobStore } from './jobs.ts';
@@ -73,6 +74,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     directory: dir,
     configureBuckets: [{ name: LOCAL_BUCKET }],
   });
+  makeObjectWritesAtomic(s3rver);
   const { port: s3Port } = await s3rver.run();
   const s3Endpoint = `http://127.0.0.1:${s3Port}`;
   const s3 = createS3Client({

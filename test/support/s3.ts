@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { createS3Client } from '../../lib/storage/s3-client.ts';
+import { makeObjectWritesAtomic } from '../../lib/storage/s3rver-atomic.ts';
 
 /** A running s3rver on loopback, with a client and an empty bucket. */
 export interface S3TestServer {
@@ -42,6 +43,7 @@ export async function startS3rver(): Promise<S3TestServer> {
     directory: dir,
     configureBuckets: [{ name: bucket }],
   });
+  makeObjectWritesAtomic(server);
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const clients: S3Client[] = [];
