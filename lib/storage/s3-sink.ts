@@ -100,7 +100,7 @@ export function createS3Sink(options: S3SinkOptions): Sink {
   const root = `s3://${bucket}${prefix === '' ? '' : `/${prefix}`}`;
   const owner = options.owner ?? currentProcessOwner();
   let repaired: Promise<void> | undefined;
-  /** Runs the repair once per sink, before its first set; never rejects. */
+  /** Runs the repair once per sink, before its first set; its failures go to `onRepair`, never thrown. */
   const repairOnce = (): Promise<void> => {
     if (options.repairDeadSets !== true) return Promise.resolve();
     repaired ??= repairDeadSets({ client, bucket, copyThreshold, copyPartSize, keyPrefix, owner }).then(
