@@ -16,6 +16,7 @@ import {
   createS3Client,
   createS3Sink,
   presignDownload,
+  type RepairResult,
   type Sink,
   type StoredObject,
 } from '../storage/index.ts';
@@ -77,7 +78,7 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
   const request = parseExportRequest(command.request);
   const service = await connect(command, request.profile, io);
   try {
-    const { sink, presign } = createSink(command.destination);
+    const { sink, presign } = createSink(command.destination, io);
     const progress = createProgressReporter(io.stdout);
     const result = await runExport(request, {
       client: service.client,
@@ -102,7 +103,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   const header = await readSnapshotHeader(command.snapshot);
   const request = parseExportRequest(header.request);
   const runId = newRunId(io.now());
-  const { sink, presign } = createSink(command.destination);
+  const { sink, presign } = createSink(command.destination, io);
   const formats = command.formats
     ? parseExportRequest({ ...request, formats: command.formats }).formats
     : undefined;
@@ -204,15 +205,29 @@ interface Destinations {
   presign?: (files: readonly StoredObject[]) => Promise<{ name: string; url: string }[]>;
 }
 
-function createSink(destination: Destination): Destinations {
+/**
+ * The run's sink. In S3 its first set first completes the sets that runs of this host killed while
+ * copying them into place (files at their final keys without the manifest), and says so.
+ */
+function createSink(destination: Destination, io: CliIo): Destinations {
   if (destination.kind === 'folder') return { sink: createLocalSink(resolve(destination.dir)) };
   const client = createS3Client({
     region: destination.region ?? 'us-east-1',
     ...(destination.endpoint !== undefined ? { endpoint: destination.endpoint, forcePathStyle: true } : {}),
   });
   const { bucket } = destination;
+  const onRepair = (result: RepairResult) => {
+    for (const location of result.completed) {
+      io.stderr.write(`Completed ${location}: a killed run had left it without its manifest.\n`);
+    }
+    for (const { location, error } of result.failed) {
+      io.stderr.write(
+        `warning: could not complete ${location}, left by a killed run: ${visible(describeError(error))}\n`,
+      );
+    }
+  };
   return {
-    sink: createS3Sink({ client, bucket, prefix: destination.prefix }),
+    sink: createS3Sink({ client, bucket, prefix: destination.prefix, repairDeadSets: true, onRepair }),
     presign: (files) =>
       Promise.all(
         files.map(async (file) => ({

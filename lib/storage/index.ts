@@ -11,6 +11,7 @@ export {
   presignDownload,
 } from './presign.ts';
 export { createS3Client, type S3ClientSettings } from './s3-client.ts';
+export { type RepairResult, repairDeadSets } from './s3-repair.ts';
 export {
   createS3Sink,
   MAX_COPY_SIZE,

@@ -1,20 +1,28 @@
 import {
   AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CopyObjectCommand,
-  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   ListObjectsV2Command,
   type S3Client,
-  UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import pLimit from 'p-limit';
 import { ValidationError } from '../errors.ts';
 import { messageOf, StorageAbortedError, StorageError } from './errors.ts';
 import { HashingStream } from './hashing.ts';
 import { assertListPrefix, assertObjectName } from './names.ts';
+import { currentProcessOwner, type ProcessOwner } from './owner.ts';
+import { COMMIT_MARKER, writeCommitMarker } from './s3-commit-marker.ts';
+import {
+  copyManifestLast,
+  copyObject,
+  deleteKey,
+  deleteKeys,
+  STAGING_SEGMENT,
+  type StagedObject,
+} from './s3-copy.ts';
+import { type RepairResult, repairDeadSets } from './s3-repair.ts';
 import type { Sink, SinkObject, SinkSet, StoredObject } from './sink.ts';
+
+export { STAGING_SEGMENT } from './s3-copy.ts';
 
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
@@ -22,14 +30,6 @@ const GIB = 1024 * MIB;
 export const MIN_PART_SIZE = 5 * MIB;
 /** The largest object one CopyObject can copy, and the largest part of a multipart copy. */
 export const MAX_COPY_SIZE = 5 * GIB;
-/**
- * First segment (under the sink's prefix) of the keys a set is staged under:
- * `<prefix>/_staging/<set prefix>/<name>`. One fixed prefix, so one lifecycle rule expires what a
- * killed run staged (a rule cannot match a segment in the middle of a key); the underscore keeps
- * it apart from the `reports/`, `work/`, `jobs/` and `locks/` prefixes, and no request's profile
- * or report name can start with it.
- */
-export const STAGING_SEGMENT = '_staging';
 
 /** Options for {@link createS3Sink}. */
 export interface S3SinkOptions {
@@ -54,6 +54,19 @@ export interface S3SinkOptions {
   copyThreshold?: number;
   /** Part size of a multipart copy: 5 MiB to 5 GiB, default 512 MiB. */
   copyPartSize?: number;
+  /**
+   * The process committing sets, recorded in each set's commit marker, and judge of whether
+   * another marker's owner is alive (default: this process).
+   */
+  owner?: ProcessOwner;
+  /**
+   * When true, the first `openSet` first completes the sets that dead processes of this host left
+   * half copied into place (see `repairDeadSets`). For the CLI; a Lambda leaves it off: its host
+   * name and pids say nothing about another invocation, and its state machine retries a finish.
+   */
+  repairDeadSets?: boolean;
+  /** Told what the repair did (sets completed, failures); a failed repair never fails the run. */
+  onRepair?: (result: RepairResult) => void;
 }
 
 type Settled = { ok: true } | { ok: false; error: unknown };
@@ -85,6 +98,16 @@ export function createS3Sink(options: S3SinkOptions): Sink {
   assertListPrefix(prefix);
   const keyPrefix = prefix === '' ? '' : `${prefix}/`;
   const root = `s3://${bucket}${prefix === '' ? '' : `/${prefix}`}`;
+  const owner = options.owner ?? currentProcessOwner();
+  let repaired: Promise<void> | undefined;
+  /** Runs the repair once per sink, before its first set; its failures go to `onRepair`, never thrown. */
+  const repairOnce = (): Promise<void> => {
+    if (options.repairDeadSets !== true) return Promise.resolve();
+    repaired ??= repairDeadSets({ client, bucket, copyThreshold, copyPartSize, keyPrefix, owner }).then(
+      (result) => options.onRepair?.(result),
+    );
+    return repaired;
+  };
 
   return {
     root,
@@ -104,6 +127,7 @@ export function createS3Sink(options: S3SinkOptions): Sink {
     },
     async openSet(setPrefix: string): Promise<SinkSet> {
       assertUnstaged(setPrefix, 'prefix');
+      await repairOnce();
       return openS3Set({
         client,
         bucket,
@@ -115,6 +139,7 @@ export function createS3Sink(options: S3SinkOptions): Sink {
         copyThreshold,
         copyPartSize,
         onCleanupError,
+        owner,
       });
     },
     async list(listPrefix: string): Promise<string[]> {
@@ -185,37 +210,32 @@ interface SetSettings {
   copyThreshold: number;
   copyPartSize: number;
   onCleanupError: ((error: StorageError) => void) | undefined;
+  owner: ProcessOwner;
 }
-
-/** An object of a set, stored under its staging key. */
-interface Staged {
-  stagingKey: string;
-  finalKey: string;
-  bytes: number;
-  contentType: string;
-}
-
-/** Server-side copies at once while a set is put in place. */
-const COPY_CONCURRENCY = 4;
 
 /**
- * A set staged under `stagingPrefix` and copied to `finalPrefix` by `commit()`: the other objects
- * first, then the one stored last (the manifest), so a reader never finds a manifest before every
- * file it lists; then the staged copies are deleted. S3 has no multi-object rename: a process
- * killed while copying (seconds, server-side) can leave some files at their final names without
- * the manifest, and the staged set stays until the bucket's lifecycle rule expires it.
+ * A set staged under `stagingPrefix` and copied to `finalPrefix` by `commit()`. Once every object
+ * is staged, the commit records the set as complete (its commit marker, naming this process and
+ * every key) and then copies: the other objects at once, then the one stored last (the manifest),
+ * so a reader never finds a manifest before every file it lists; then the marker and the staged
+ * copies are deleted. S3 has no multi-object rename: a process killed while copying (one round of
+ * server-side copies) can leave some files at their final names without the manifest. The marker
+ * lets the next run of this host complete such a set (`repairDeadSets`); a set killed before its
+ * marker has nothing at a final name and stays until the bucket's lifecycle rule expires it.
  */
 function openS3Set(settings: SetSettings): SinkSet {
-  const { client, bucket, prefix, stagingPrefix, finalPrefix } = settings;
-  const stored: Staged[] = [];
+  const { client, bucket, prefix, stagingPrefix, finalPrefix, owner } = settings;
+  const stored: StagedObject[] = [];
   const pending = new Set<Promise<unknown>>();
   /** Final keys a commit has started to write, in order. */
   const placed: string[] = [];
   const copying = new Set<Promise<unknown>>();
   let state: 'open' | 'committing' | 'committed' | 'discarded' = 'open';
+  let marked = false;
+  const markerKey = `${stagingPrefix}${COMMIT_MARKER}`;
   const where = `s3://${bucket}/${finalPrefix}`;
 
-  const place = async (object: Staged, signal: AbortSignal | undefined): Promise<void> => {
+  const place = async (object: StagedObject, signal: AbortSignal | undefined): Promise<void> => {
     signal?.throwIfAborted();
     placed.push(object.finalKey);
     const copy = copyObject(settings, object);
@@ -231,6 +251,9 @@ function openS3Set(settings: SetSettings): SinkSet {
     prefix,
     create(name: string, contentType: string): SinkObject {
       assertObjectName(name);
+      if (name === COMMIT_MARKER) {
+        throw new ValidationError('name', `${JSON.stringify(name)} is the name of a set's commit marker`);
+      }
       if (state !== 'open') throw new StorageError(where, `the set is already ${state}`);
       const stagingKey = `${stagingPrefix}${name}`;
       const finalKey = `${finalPrefix}${name}`;
@@ -277,21 +300,29 @@ function openS3Set(settings: SetSettings): SinkSet {
       if (state !== 'open') throw new StorageError(where, `the set is already ${state}`);
       if (pending.size > 0) throw new StorageError(where, `${pending.size} file(s) still being written`);
       state = 'committing';
-      const last = stored.at(-1);
-      const limit = pLimit(COPY_CONCURRENCY);
-      const copies = await Promise.allSettled(
-        stored.slice(0, -1).map((object) => limit(() => place(object, signal))),
-      );
-      const failed = copies.find((copy): copy is PromiseRejectedResult => copy.status === 'rejected');
-      if (failed !== undefined) throw failed.reason;
-      if (last !== undefined) await place(last, signal);
-      state = 'committed';
-      // The set is in place: a staged copy left by a failed delete only costs storage until the
-      // lifecycle rule expires it, so it is reported, not thrown.
-      for (const object of stored) {
-        const error = await deleteKey(client, bucket, object.stagingKey);
-        if (error !== undefined) settings.onCleanupError?.(error);
+      if (stored.length > 0) {
+        marked = true;
+        await writeCommitMarker(
+          client,
+          bucket,
+          { stagingPrefix, finalPrefix },
+          { version: 1, owner: { host: owner.host, pid: owner.pid }, objects: stored },
+        );
       }
+      await copyManifestLast(stored, (object) => place(object, signal));
+      state = 'committed';
+      // The set is in place: the marker goes first (nothing left to repair), then the staged
+      // copies. A key left by a failed delete only costs storage until the lifecycle rule expires
+      // it, so it is reported, not thrown.
+      const errors = [
+        ...(marked ? [await deleteKey(client, bucket, markerKey)] : []),
+        ...(await deleteKeys(
+          client,
+          bucket,
+          stored.map((object) => object.stagingKey),
+        )),
+      ];
+      for (const error of errors) if (error !== undefined) settings.onCleanupError?.(error);
     },
     async discard() {
       if (state === 'committed') return;
@@ -299,106 +330,27 @@ function openS3Set(settings: SetSettings): SinkSet {
       await Promise.allSettled([...pending, ...copying]);
       const errors: StorageError[] = [];
       // Final names first, the one placed last first: a manifest never outlives a file it lists.
+      // The marker stays until they are gone, so a process killed meanwhile leaves a set the next
+      // run completes rather than files without a manifest; then it goes before the staged keys,
+      // so it never names a staged key that is gone.
       for (const key of [...placed].reverse()) {
         const error = await deleteKey(client, bucket, key);
         if (error !== undefined) errors.push(error);
       }
-      for (const object of stored) {
-        const error = await deleteKey(client, bucket, object.stagingKey);
+      if (marked) {
+        const error = await deleteKey(client, bucket, markerKey);
         if (error !== undefined) errors.push(error);
       }
+      errors.push(
+        ...(await deleteKeys(
+          client,
+          bucket,
+          stored.map((object) => object.stagingKey),
+        )),
+      );
       if (errors[0] !== undefined) throw errors[0];
     },
   };
-}
-
-/** Deletes one key; returns the failure instead of throwing it. */
-async function deleteKey(client: S3Client, bucket: string, key: string): Promise<StorageError | undefined> {
-  try {
-    await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
-    return undefined;
-  } catch (error) {
-    return new StorageError(`s3://${bucket}/${key}`, `could not remove: ${messageOf(error)}`, {
-      cause: error,
-    });
-  }
-}
-
-/** `x-amz-copy-source`: the bucket and key, each segment URL-encoded. */
-function copySource(bucket: string, key: string): string {
-  return `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
-}
-
-/**
- * Copies a staged object to its final key on the server: one CopyObject up to `copyThreshold`,
- * else a multipart copy in `copyPartSize` ranges (UploadPartCopy), aborted if a part fails.
- */
-async function copyObject(settings: SetSettings, object: Staged): Promise<void> {
-  const { client, bucket, copyThreshold, copyPartSize } = settings;
-  const location = `s3://${bucket}/${object.finalKey}`;
-  const source = copySource(bucket, object.stagingKey);
-  if (object.bytes <= copyThreshold) {
-    try {
-      await client.send(
-        new CopyObjectCommand({
-          Bucket: bucket,
-          Key: object.finalKey,
-          CopySource: source,
-          MetadataDirective: 'COPY',
-        }),
-      );
-    } catch (error) {
-      throw new StorageError(location, `could not copy into place: ${messageOf(error)}`, { cause: error });
-    }
-    return;
-  }
-  let uploadId: string | undefined;
-  try {
-    const created = await client.send(
-      new CreateMultipartUploadCommand({
-        Bucket: bucket,
-        Key: object.finalKey,
-        ContentType: object.contentType,
-      }),
-    );
-    uploadId = created.UploadId;
-    const parts: { ETag: string; PartNumber: number }[] = [];
-    for (let start = 0, part = 1; start < object.bytes; start += copyPartSize, part += 1) {
-      const end = Math.min(start + copyPartSize, object.bytes) - 1;
-      const copied = await client.send(
-        new UploadPartCopyCommand({
-          Bucket: bucket,
-          Key: object.finalKey,
-          UploadId: uploadId,
-          PartNumber: part,
-          CopySource: source,
-          CopySourceRange: `bytes=${start}-${end}`,
-        }),
-      );
-      parts.push({ ETag: copied.CopyPartResult?.ETag ?? '', PartNumber: part });
-    }
-    await client.send(
-      new CompleteMultipartUploadCommand({
-        Bucket: bucket,
-        Key: object.finalKey,
-        UploadId: uploadId,
-        MultipartUpload: { Parts: parts },
-      }),
-    );
-  } catch (error) {
-    let cleanupError: unknown;
-    if (uploadId !== undefined) {
-      await client
-        .send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: object.finalKey, UploadId: uploadId }))
-        .catch((abortError: unknown) => {
-          cleanupError = abortError;
-        });
-    }
-    throw new StorageError(location, `could not copy into place (multipart): ${messageOf(error)}`, {
-      cause: error,
-      cleanupError,
-    });
-  }
 }
 
 interface ObjectSettings {

@@ -8,7 +8,9 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type StopSignal, StopSignalReceived } from '../../lib/cli/errors.ts';
 import { type CliIo, main } from '../../lib/cli/main.ts';
-import { type S3TestServer, startS3rver } from '../support/s3.ts';
+import { currentProcessOwner } from '../../lib/storage/owner.ts';
+import { createS3Sink } from '../../lib/storage/s3-sink.ts';
+import { failCommands, type S3TestServer, startS3rver } from '../support/s3.ts';
 
 function captureIo(env: Record<string, string | undefined> = {}) {
   const out: string[] = [];
@@ -211,6 +213,63 @@ describe('pbs-export CLI with --s3 (s3rver on loopback)', () => {
     const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket }));
 
     expect({ code, keys: listed.Contents ?? [] }).toEqual({ code: 143, keys: [] });
+  });
+
+  it('completes a set that a killed run of this host left half copied into place, and says so', async () => {
+    // A run killed while copying its complete set into place: one file at its final key, no
+    // manifest, the staged set with its commit marker. Its pid is a real process that has exited.
+    const gone = spawn(process.execPath, ['-e', '']);
+    await once(gone, 'exit');
+    const client = s3.createClient();
+    let copies = 0;
+    failCommands(
+      client,
+      (command) => command === 'CopyObjectCommand' && ++copies > 1,
+      new Error('killed while copying'),
+    );
+    const killed = createS3Sink({
+      client,
+      bucket: s3.bucket,
+      prefix: 'exports',
+      owner: { ...currentProcessOwner(), pid: gone.pid as number },
+    });
+    const set = await killed.openSet('reports/acme/2024-05/20261101T000000Z-dead01');
+    for (const [name, content] of [
+      ['acme_2024-05_transactions.csv', 'id\n'],
+      ['manifest.json', '{}'],
+    ] as const) {
+      const object = set.create(name, 'text/plain');
+      object.stream.end(content);
+      await object.done();
+    }
+    await set.commit().catch(() => {});
+    const { io, stderr } = captureIo();
+
+    const code = await main(
+      [
+        'run',
+        '--profile',
+        'acme',
+        '--period',
+        '2024-06',
+        '--format',
+        'csv',
+        '--s3',
+        `s3://${s3.bucket}/exports`,
+        '--s3-endpoint',
+        s3.endpoint,
+      ],
+      io,
+    );
+    const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'exports/' }));
+    const keys = (listed.Contents ?? []).map((object) => object.Key);
+
+    expect(code).toBe(0);
+    expect(stderr()).toContain(
+      `Completed s3://${s3.bucket}/exports/reports/acme/2024-05/20261101T000000Z-dead01/: a killed run had left it without its manifest.`,
+    );
+    expect(keys).toContain('exports/reports/acme/2024-05/20261101T000000Z-dead01/manifest.json');
+    expect(keys.filter((key) => key?.startsWith('exports/_staging/'))).toEqual([]);
   });
 
   it('publishes the run under the prefix with the manifest readable from the bucket', async () => {

@@ -4,9 +4,11 @@
  * reader of the folder or bucket must never find a set that looks finished (a manifest) while
  * incomplete; a run stopped by SIGINT/SIGTERM must exit 130/143 having removed its scratch folder
  * and what it staged; and once the next run has run, no scratch folder (raw portfolio data in the
- * temp folder) and, in the folder sink, no staging folder may be left. Half the instants fall
- * anywhere in the run, half in its publishing phase (measured on a clean run first), where sets
- * are staged and put in place. `PBS_KILL_RUNS` runs per sink (default 8) from `PBS_FAULT_SEED`.
+ * temp folder), no run with files at final names but no manifest (in S3, a kill -9 during the
+ * copy phase leaves one; the next run completes it) and, in the folder sink, no staging folder
+ * may be left. Half the instants fall anywhere in the run, half in its publishing phase (measured
+ * on a clean run first), where sets are staged and put in place; in S3 one more kill -9 is made to
+ * land in the copy phase. `PBS_KILL_RUNS` runs per sink (default 8) from `PBS_FAULT_SEED`.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../../lib/simulator/random.ts';
 import { type S3TestServer, startS3rver } from '../support/s3.ts';
 import { recordFigures } from './support/figures.ts';
+import { isCopyInto, startHoldingProxy } from './support/holding-proxy.ts';
 import {
   type Findings,
   inspectBucket,
@@ -53,7 +56,8 @@ describe.each<SinkKind>(['folder', 's3'])('CLI runs killed at seeded random inst
     await rm(dir, { recursive: true, force: true });
   });
 
-  const args = () => [
+  /** The command line of a run; in S3, `endpoint` (default: s3rver itself) may be a proxy in front of it. */
+  const args = (endpoint = s3?.endpoint) => [
     '--simulator',
     '--profile',
     'demo',
@@ -61,7 +65,7 @@ describe.each<SinkKind>(['folder', 's3'])('CLI runs killed at seeded random inst
     '2025',
     ...(s3 === undefined
       ? ['--out', join(dir, 'out')]
-      : ['--s3', `s3://${s3.bucket}/exports`, '--s3-endpoint', s3.endpoint]),
+      : ['--s3', `s3://${s3.bucket}/exports`, '--s3-endpoint', endpoint ?? s3.endpoint]),
   ];
   const env = (): Record<string, string> =>
     s3 === undefined ? {} : { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
@@ -94,6 +98,30 @@ describe.each<SinkKind>(['folder', 's3'])('CLI runs killed at seeded random inst
     });
     const rows = { SIGKILL: emptyRow(), 'SIGINT/SIGTERM': emptyRow() };
     const judged = new Set<string>();
+    /** Runs that a reader found with files at final names and no manifest at some point. */
+    const everWithoutManifest = new Set<string>();
+    /** Counts and checks the run folders a kill left in a new state. */
+    const judge = (label: string, row: ReturnType<typeof emptyRow>, after: Findings) => {
+      for (const [runId, state] of after.runs) {
+        if (judged.has(`${runId}:${state}`)) continue;
+        judged.add(`${runId}:${state}`);
+        if (state === 'lookedFinishedIncomplete') {
+          row.lookedFinishedIncomplete += 1;
+          problems.push(`${label}: ${runId} has a manifest but is not complete`);
+        } else if (state === 'noManifest') {
+          row.filesWithoutManifest += 1;
+          everWithoutManifest.add(runId);
+          // S3 has no multi-object rename: only a run killed while copying its complete staged set
+          // into place (its commit marker written) may leave some of its files at their final
+          // names, never its manifest; the next run completes it.
+          if (kind === 'folder' || !after.stagedComplete.has(runId) || !after.marked.has(runId)) {
+            problems.push(
+              `${label}: ${runId} has files at final names without a complete, marked set behind them`,
+            );
+          }
+        }
+      }
+    };
     let before = await inspect();
     for (let k = 1; k <= RUNS; k += 1) {
       const signal = rng.pick(SIGNALS);
@@ -125,21 +153,7 @@ describe.each<SinkKind>(['folder', 's3'])('CLI runs killed at seeded random inst
       else if (exit.signal !== signal) {
         problems.push(`${label}: exited with ${exit.code ?? exit.signal}: ${run.output().slice(-300)}`);
       }
-      for (const [runId, state] of after.runs) {
-        if (judged.has(`${runId}:${state}`)) continue;
-        judged.add(`${runId}:${state}`);
-        if (state === 'lookedFinishedIncomplete') {
-          row.lookedFinishedIncomplete += 1;
-          problems.push(`${label}: ${runId} has a manifest but is not complete`);
-        } else if (state === 'noManifest') {
-          row.filesWithoutManifest += 1;
-          // S3 has no multi-object rename: only a run killed while copying its complete staged set
-          // into place may leave some of its files at their final names, never its manifest.
-          if (kind === 'folder' || !after.stagedComplete.has(runId)) {
-            problems.push(`${label}: ${runId} has files at final names without a complete set behind them`);
-          }
-        }
-      }
+      judge(label, row, after);
       if (exit.code === STOP_CODES[signal]) {
         const scratch = await scratchFolders(tmpDir, pid);
         if (scratch.length > 0) problems.push(`${label}: stopped, but left its scratch folder ${scratch}`);
@@ -149,21 +163,67 @@ describe.each<SinkKind>(['folder', 's3'])('CLI runs killed at seeded random inst
       before = after;
     }
 
-    // The next run: finishes, and removes the scratch (and staging) folders the killed runs left.
+    if (s3 !== undefined) {
+      // The S3 copy phase is one round of server-side copies, rarely hit at random: one kill -9
+      // made certain to land in it, the manifest's copy into place held by a proxy in front of
+      // s3rver (the other files' copies done) while the run is killed.
+      const row = emptyRow();
+      const label = 'kill -9 while copying (manifest copy held)';
+      const proxy = await startHoldingProxy(s3.endpoint, (incoming) => isCopyInto(incoming, 'manifest.json'));
+      try {
+        const run = startCliRun(args(proxy.endpoint), tmpDir, env());
+        const held = await Promise.race([proxy.held, run.exited.then(() => null)]);
+        if (held === null) {
+          problems.push(`${label}: the run exited before copying its manifest: ${run.output().slice(-300)}`);
+        } else {
+          run.child.kill('SIGKILL');
+          await run.exited;
+          row.killed += 1;
+          const after = await inspect();
+          if (after.staging.some((name) => !before.staging.includes(name))) row.killedWhilePublishing += 1;
+          judge(label, row, after);
+          if (row.filesWithoutManifest !== 1) {
+            problems.push(
+              `${label}: expected one run with files and no manifest, found ${row.filesWithoutManifest}`,
+            );
+          }
+          before = after;
+        }
+      } finally {
+        await proxy.close();
+      }
+      recordFigures('kills', `${kind}: ${label}`, row);
+    }
+
+    // The next run: finishes, completes the sets killed while copying (S3), and removes the
+    // scratch (and staging) folders the killed runs left.
     const next = startCliRun(args(), tmpDir, env());
     const nextExit = await next.exited;
     if (nextExit.code !== 0)
       problems.push(`the next run exited with ${nextExit.code}: ${next.output().slice(-300)}`);
     const scratchLeft = (await scratchFolders(tmpDir)).length;
     const final = await inspect();
-    // In a bucket, sets staged by runs killed with -9 stay for the lifecycle rule (no owner to ask).
+    // In a bucket, sets staged by runs killed with -9 before their copy phase stay for the
+    // lifecycle rule (nothing of them is at a final key).
     const stagingLeft = final.staging.length;
 
     recordFigures('kills', `${kind}: kill -9`, rows.SIGKILL);
     recordFigures('kills', `${kind}: SIGINT/SIGTERM`, rows['SIGINT/SIGTERM']);
-    recordFigures('kills', `${kind}: after the next run`, { scratchLeft, stagingLeft });
+    // What a reader finds once the next run has run: no run with files but no manifest.
+    const withoutManifest = [...final.runs]
+      .filter(([, state]) => state === 'noManifest')
+      .map(([runId]) => runId);
+    const completedLater = [...everWithoutManifest].filter((runId) => final.runs.get(runId) === 'complete');
+    recordFigures('kills', `${kind}: after the next run`, {
+      completedLater: completedLater.length,
+      withoutManifestAfterNextRun: withoutManifest.length,
+      scratchLeft,
+      stagingLeft,
+    });
 
     expect(problems).toEqual([]);
+    expect(withoutManifest).toEqual([]);
+    expect(completedLater).toEqual([...everWithoutManifest]);
     expect(scratchLeft).toBe(0);
     if (kind === 'folder') expect(stagingLeft).toBe(0);
     expect(rows.SIGKILL.killed + rows['SIGINT/SIGTERM'].killed).toBe(RUNS);

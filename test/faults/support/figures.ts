@@ -19,6 +19,8 @@ export const FIGURE_TABLES = {
     'finishedAnyway',
     'lookedFinishedIncomplete',
     'filesWithoutManifest',
+    'completedLater',
+    'withoutManifestAfterNextRun',
     'scratchLeft',
     'stagingLeft',
   ],

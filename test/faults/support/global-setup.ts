@@ -14,7 +14,7 @@ const TITLES: Record<FigureTable, string> = {
   load: 'Load (concurrent jobs through the handlers): rate-limit violations / starved jobs / peak RSS',
   security: 'Security (isolation, secrets, IAM): checks / passed / leaks',
   kills:
-    'CLI runs killed at seeded instants (kill -9, SIGINT, SIGTERM): killed (of them by kill -9 while publishing) / stopped cleanly / finished anyway / looked finished while incomplete / files at final names without a manifest / scratch and staging left after the next run',
+    'CLI runs killed at seeded instants (kill -9, SIGINT, SIGTERM): killed (of them by kill -9 while publishing) / stopped cleanly / finished anyway / looked finished while incomplete / runs with files at final names but no manifest, right after the kill / of them completed by a later run / still so after the next run (must be 0) / scratch and staging left after the next run',
 };
 
 interface Line {

@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { COMMIT_MARKER } from '../../../lib/storage/s3-commit-marker.ts';
 import { scratchOwner } from '../../../lib/storage/scratch.ts';
 import { listKeys } from './fault-harness.ts';
 
@@ -110,11 +111,13 @@ export interface Findings {
   staging: string[];
   /** For a bucket: run ids whose staged set is complete (manifest and every file it lists). */
   stagedComplete: Set<string>;
+  /** For a bucket: run ids whose staged set has its commit marker (`.commit`: the copy phase began). */
+  marked: Set<string>;
 }
 
 /** Reads a folder sink's period folder (`out/reports/demo/2025`). */
 export async function inspectFolder(periodDir: string): Promise<Findings> {
-  const findings: Findings = { runs: new Map(), staging: [], stagedComplete: new Set() };
+  const findings: Findings = { runs: new Map(), staging: [], stagedComplete: new Set(), marked: new Set() };
   let entries: string[];
   try {
     entries = await readdir(periodDir);
@@ -143,7 +146,7 @@ export async function inspectBucket(
   sinkPrefix: string,
   periodPath: string,
 ): Promise<Findings> {
-  const findings: Findings = { runs: new Map(), staging: [], stagedComplete: new Set() };
+  const findings: Findings = { runs: new Map(), staging: [], stagedComplete: new Set(), marked: new Set() };
   const byRun = async (prefix: string) => {
     const runs = new Map<string, Map<string, Buffer>>();
     for (const key of await listKeys(client, bucket, prefix)) {
@@ -161,6 +164,8 @@ export async function inspectBucket(
   }
   for (const [runId, files] of await byRun(`${sinkPrefix}/_staging/${periodPath}/`)) {
     findings.staging.push(runId);
+    // The commit marker is the set's bookkeeping, not one of its files.
+    if (files.delete(COMMIT_MARKER)) findings.marked.add(runId);
     if (judgeSet(files) === 'complete') findings.stagedComplete.add(runId);
   }
   return findings;

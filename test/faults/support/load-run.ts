@@ -23,9 +23,9 @@ import { createApiHandler } from '../../../functions/http-api.ts';
 import { createS3Client } from '../../../lib/storage/index.ts';
 import { ENV, OPTIONAL_ENV, type ProfileRegistry } from '../../../lib/workflow/contract.ts';
 import { createLocalStarter } from '../../../lib/workflow/local.ts';
+import { addConditionalWrites } from '../../../lib/workflow/local-s3.ts';
 import { createRuntime } from '../../../lib/workflow/runtime.ts';
 import type { Workers } from '../../../lib/workflow/workers.ts';
-import { emulateAtomicConditionalWrites } from './conditional-writes.ts';
 
 /** Environment variable carrying the scenario to the child. */
 export const SCENARIO_ENV = 'PBS_LOAD_SCENARIO';
@@ -105,7 +105,9 @@ async function run(scenario: LoadScenario): Promise<LoadResult> {
     forcePathStyle: true,
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
-  emulateAtomicConditionalWrites(worker.s3, probe);
+  // s3rver has no conditional writes: the layer `npm run serve` adds (every writer here shares
+  // this one client, as there).
+  addConditionalWrites(worker.s3, probe);
 
   let busyRetries = 0;
   const planHandler = createPlanHandler(worker);
