@@ -14,7 +14,7 @@ import {
   type ProcessOwner,
 } from './owner.ts';
 import { removeDeadFolders } from './scratch.ts';
-import type { Sink, SinkObject, SinkSet, StoredObject } from './sink.ts';
+import { type Sink, type SinkObject, type SinkSet, type StoredObject, trackPending } from './sink.ts';
 
 /** Options of {@link createLocalSink}. */
 export interface LocalSinkOptions {
@@ -151,36 +151,6 @@ function openLocalSet(prefix: string, finalDir: string, stagingDir: string): Sin
         await rm(stagingDir, { recursive: true, force: true });
       } catch (error) {
         throw new StorageError(stagingDir, `could not remove: ${messageOf(error)}`, { cause: error });
-      }
-    },
-  };
-}
-
-/** `object`, with its outcome (stored or aborted) tracked in `pending` until it settles. */
-function trackPending(object: SinkObject, pending: Set<Promise<unknown>>): SinkObject {
-  let settle!: () => void;
-  const settled = new Promise<void>((resolveSettled) => {
-    settle = resolveSettled;
-  });
-  pending.add(settled);
-  const finish = () => {
-    pending.delete(settled);
-    settle();
-  };
-  return {
-    stream: object.stream,
-    async done() {
-      try {
-        return await object.done();
-      } finally {
-        finish();
-      }
-    },
-    async abort(reason?: unknown) {
-      try {
-        await object.abort(reason);
-      } finally {
-        finish();
       }
     },
   };

@@ -20,7 +20,7 @@ import {
   type StagedObject,
 } from './s3-copy.ts';
 import { type RepairResult, repairDeadSets } from './s3-repair.ts';
-import type { Sink, SinkObject, SinkSet, StoredObject } from './sink.ts';
+import { type Sink, type SinkObject, type SinkSet, type StoredObject, trackPending } from './sink.ts';
 
 export { STAGING_SEGMENT } from './s3-copy.ts';
 
@@ -263,36 +263,11 @@ function openS3Set(settings: SetSettings): SinkSet {
         described: { name, key: finalKey, location: `s3://${bucket}/${finalKey}` },
         contentType,
       });
-      let settle!: () => void;
-      const settled = new Promise<void>((resolve) => {
-        settle = resolve;
+      return trackPending(object, pending, (result) => {
+        if (!stored.some((entry) => entry.stagingKey === stagingKey)) {
+          stored.push({ stagingKey, finalKey, bytes: result.bytes, contentType });
+        }
       });
-      pending.add(settled);
-      const finish = () => {
-        pending.delete(settled);
-        settle();
-      };
-      return {
-        stream: object.stream,
-        async done() {
-          try {
-            const result = await object.done();
-            if (!stored.some((entry) => entry.stagingKey === stagingKey)) {
-              stored.push({ stagingKey, finalKey, bytes: result.bytes, contentType });
-            }
-            return result;
-          } finally {
-            finish();
-          }
-        },
-        async abort(reason?: unknown) {
-          try {
-            await object.abort(reason);
-          } finally {
-            finish();
-          }
-        },
-      };
     },
     async commit(options = {}) {
       const { signal } = options;

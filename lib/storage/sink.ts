@@ -74,3 +74,43 @@ export interface Sink {
    */
   remove?(name: string): Promise<void>;
 }
+
+/**
+ * `object`, with its outcome (stored or aborted) tracked in `pending` until it settles, so a set's
+ * commit or discard can wait for the objects still being written. `onStored` sees each stored
+ * object before `done()` resolves.
+ */
+export function trackPending(
+  object: SinkObject,
+  pending: Set<Promise<unknown>>,
+  onStored?: (stored: StoredObject) => void,
+): SinkObject {
+  let settle!: () => void;
+  const settled = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  pending.add(settled);
+  const finish = () => {
+    pending.delete(settled);
+    settle();
+  };
+  return {
+    stream: object.stream,
+    async done() {
+      try {
+        const stored = await object.done();
+        onStored?.(stored);
+        return stored;
+      } finally {
+        finish();
+      }
+    },
+    async abort(reason?: unknown) {
+      try {
+        await object.abort(reason);
+      } finally {
+        finish();
+      }
+    },
+  };
+}
