@@ -71,7 +71,20 @@ const gainsSchema = z.strictObject({
     )
     .default('01-01'),
   longTermYears: z.number().int().min(1).max(10).default(1),
+  /**
+   * Hours the two sides of a transfer between own accounts may be apart and still pair (a side
+   * waits this long for its counterpart across fetch windows).
+   */
+  transferToleranceHours: z.number().min(0).max(720).default(24),
 });
+
+/** The gains options of a request with every default filled in. */
+export type GainsRequestOptions = z.output<typeof gainsSchema>;
+
+/** Validates gains options alone and fills in their defaults (the value `gains` gets when omitted). */
+export function parseGainsOptions(input: unknown): GainsRequestOptions {
+  return gainsSchema.parse(input);
+}
 
 const periodSchema = z.unknown().superRefine((value, ctx) => {
   const problem = periodProblem(value);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toEvents } from './events.ts';
+import { GainsOrderError } from './errors.ts';
+import { createEventStream, toEvents } from './events.ts';
 import { leg, tx } from './test-support.ts';
 
 /** The events without their instants, for compact comparisons. */
@@ -240,5 +241,64 @@ describe('toEvents (transfer to itself)', () => {
     expect(shapes(events)).toEqual([
       { kind: 'move', txId: 'x', leg: 0, token: 'ETH', quantity: '1', from: 'A', to: 'A' },
     ]);
+  });
+});
+
+describe('createEventStream (pieces of the history)', () => {
+  const send = tx({
+    id: 'o',
+    date: '2025-05-31T23:58:00.000Z',
+    category: 'transfer',
+    hash: '0x1',
+    accountId: 'A',
+    movements: [leg('ETH', '-1', '-3000')],
+  });
+  const receive = tx({
+    id: 'i',
+    date: '2025-06-01T00:03:00.000Z',
+    category: 'transfer',
+    hash: '0x1',
+    accountId: 'B',
+    movements: [leg('ETH', '1', '3000')],
+  });
+
+  it('returns a move for a pair whose in side comes in a later piece', () => {
+    const stream = createEventStream();
+    stream.add(send);
+    // The out side waits for its counterpart: nothing is final at the end of May.
+    expect(stream.advance(Date.parse('2025-05-31T23:59:59.999Z'))).toEqual([]);
+    stream.add(receive);
+    expect(stream.finish().map((e) => [e.kind, e.txId])).toEqual([['move', 'o']]);
+  });
+
+  it('returns a move for a pair whose in side comes first, in an earlier piece', () => {
+    const stream = createEventStream();
+    stream.add({ ...receive, date: '2025-05-31T23:50:00.000Z' });
+    expect(stream.advance(Date.parse('2025-05-31T23:55:00.000Z'))).toEqual([]);
+    stream.add(send);
+    expect(stream.finish().map((e) => [e.kind, e.txId])).toEqual([['move', 'o']]);
+  });
+
+  it('returns the events before a waiting transfer once it is decided', () => {
+    const buy = tx({ id: 'b', date: '2025-05-30T10:00:00.000Z', movements: [leg('ETH', '1', '1000')] });
+    const stream = createEventStream({ transferTolerance: 3_600_000 });
+    stream.add(buy);
+    stream.add(send);
+    expect(stream.advance(Date.parse('2025-05-31T23:59:00.000Z')).map((e) => e.txId)).toEqual(['b']);
+    // An hour after the out side without a counterpart: it leaves the portfolio.
+    expect(stream.advance(Date.parse('2025-06-01T01:00:00.000Z')).map((e) => [e.kind, e.txId])).toEqual([
+      ['withdraw', 'o'],
+    ]);
+  });
+
+  it('returns no pair for sides further apart than the tolerance', () => {
+    const events = toEvents([send, receive], { transferTolerance: 60_000 });
+    expect(events.map((e) => e.kind)).toEqual(['withdraw', 'acquire']);
+  });
+
+  it('throws GainsOrderError for a transaction at or before an instant declared complete', () => {
+    const stream = createEventStream();
+    stream.advance(Date.parse('2025-06-01T00:03:00.000Z'));
+    expect(() => stream.add(receive)).toThrow(GainsOrderError);
   });
 });

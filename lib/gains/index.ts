@@ -8,7 +8,16 @@ import { type AdapterOptions, toEvents } from './events.ts';
 import type { GainsCounts, GainsOptions, GainsResult, GainsState } from './types.ts';
 
 export { createGainsEngine, type GainsEngine, resolveGainsOptions } from './engine.ts';
-export { type AdapterOptions, DEFAULT_FIAT_SYMBOLS, NO_ACCOUNT, toEvents } from './events.ts';
+export { GainsOrderError } from './errors.ts';
+export {
+  type AdapterOptions,
+  createEventStream,
+  DEFAULT_FIAT_SYMBOLS,
+  DEFAULT_TRANSFER_TOLERANCE,
+  type EventStream,
+  NO_ACCOUNT,
+  toEvents,
+} from './events.ts';
 export {
   createGainsSummary,
   createIncomeSummary,
