@@ -60,6 +60,17 @@ Request:
   --gains-pooling P              gains: universal or account                    (default: universal)
   --tax-year-start MM-DD         gains: first day of the tax year, e.g. 04-06   (default: 01-01)
   --long-term-years N            gains: held longer than N years is long term   (default: 1)
+  --same-instant-order O         gains: events at one instant in input order, or
+                                 acquisitions-first                             (default: input)
+  --protocol-moves T             gains: lending supply/withdraw, liquidity add/remove, staking
+                                 delegate/undelegate as taxable exchanges at value, or as
+                                 non-taxable moves that keep the lots           (default: taxable)
+  --transfer-in-basis B          gains: basis of a transfer in from outside: market-value, or
+                                 zero (with a missing cost basis warning)       (default: market-value)
+  --transfer-fee F               gains: fiat fee on a transfer between own accounts: dropped, or
+                                 added to the moved lots' basis                 (default: dropped)
+  --transfer-tolerance-hours H   gains: largest time between the two sides of a transfer between
+                                 own accounts                                   (default: 24)
   --delimiter D                  CSV delimiter: , ; or tab                      (default: ,)
   --decimal-separator S          CSV decimal separator: . or ,                  (default: .)
   --conflicting-copies C         An id sent twice with different content: fail, first or last
@@ -100,6 +111,11 @@ const options = {
   'gains-pooling': { type: 'string' },
   'tax-year-start': { type: 'string' },
   'long-term-years': { type: 'string' },
+  'same-instant-order': { type: 'string' },
+  'protocol-moves': { type: 'string' },
+  'transfer-in-basis': { type: 'string' },
+  'transfer-fee': { type: 'string' },
+  'transfer-tolerance-hours': { type: 'string' },
   delimiter: { type: 'string' },
   'decimal-separator': { type: 'string' },
   'conflicting-copies': { type: 'string' },
@@ -213,6 +229,14 @@ function requestInput(values: Record<string, unknown>): Record<string, unknown> 
   const longTermYears = text('long-term-years');
   if (longTermYears !== undefined)
     gains.longTermYears = /^\d+$/.test(longTermYears) ? Number(longTermYears) : longTermYears;
+  if (text('same-instant-order') !== undefined) gains.sameInstantOrder = text('same-instant-order');
+  if (text('protocol-moves') !== undefined) gains.protocolMoves = text('protocol-moves');
+  if (text('transfer-in-basis') !== undefined) gains.transferInBasis = text('transfer-in-basis');
+  if (text('transfer-fee') !== undefined) gains.transferFee = text('transfer-fee');
+  const tolerance = text('transfer-tolerance-hours');
+  // A number goes to the schema as one (so its range check names the field); anything else as sent.
+  if (tolerance !== undefined)
+    gains.transferToleranceHours = /^\d+(\.\d+)?$/.test(tolerance) ? Number(tolerance) : tolerance;
   if (Object.keys(gains).length > 0) request.gains = gains;
   const csv: Record<string, unknown> = {};
   if (text('delimiter') !== undefined) csv.delimiter = text('delimiter') === 'tab' ? '\t' : text('delimiter');

@@ -120,6 +120,10 @@ export function createGainsFeed(
   const stream = createEventStream({
     fiatScale: engine.options.fiatScale,
     transferTolerance: gains.transferToleranceHours * HOUR_MS,
+    sameTimeOrder: gains.sameInstantOrder,
+    protocolMoves: gains.protocolMoves,
+    transferInBasis: gains.transferInBasis,
+    transferFee: gains.transferFee,
   });
   let batchWindow: string | null = null;
   let latest = Number.NEGATIVE_INFINITY;

@@ -76,6 +76,17 @@ const gainsSchema = z.strictObject({
    * waits this long for its counterpart across fetch windows).
    */
   transferToleranceHours: z.number().min(0).max(720).default(24),
+  /** Events at one instant: in `input` order, or `acquisitions-first` (then moves, then disposals). */
+  sameInstantOrder: z.enum(['input', 'acquisitions-first']).default('input'),
+  /**
+   * Lending supply/withdraw, liquidity add/remove, staking delegate/undelegate: `taxable` disposals
+   * and acquisitions at value, or `non-taxable` moves into and out of a position that keep the lots.
+   */
+  protocolMoves: z.enum(['taxable', 'non-taxable']).default('taxable'),
+  /** Basis of a transfer in from outside: `market-value` at receipt, or `zero` with a warning. */
+  transferInBasis: z.enum(['market-value', 'zero']).default('market-value'),
+  /** A fiat fee on a transfer between own accounts: `dropped`, or added to the moved lots' `basis`. */
+  transferFee: z.enum(['dropped', 'basis']).default('dropped'),
 });
 
 /** The gains options of a request with every default filled in. */

@@ -267,6 +267,15 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
         'acquisition without a fiat value: zero basis',
       );
     }
+    if (event.missingBasis === true) {
+      warn(
+        event,
+        'missing-cost-basis',
+        event.account,
+        text(quantity),
+        'transfer in from outside the portfolio: zero cost basis until its cost is supplied',
+      );
+    }
     if (event.income !== null) {
       income.push({
         txId: event.txId,
@@ -343,13 +352,24 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
   }
 
   function move(event: MoveEvent, reported: boolean): void {
-    if (pooling === 'universal' || event.from === event.to) return;
+    const fee = event.fee === undefined ? ZERO : new Big(event.fee);
+    if (event.from === event.to) return;
+    if (pooling === 'universal') {
+      if (fee.gt(0)) addToBasis(event, fee, reported);
+      return;
+    }
     const quantity = new Big(event.quantity);
     const taken = pool(event.from, event.token).take(quantity);
     const target = pool(event.to, event.token);
-    for (const piece of taken.pieces) {
-      target.add({ ...piece.lot, account: event.to, quantity: piece.quantity, cost: piece.cost });
-    }
+    const feeShares = shares(
+      fee,
+      [...taken.pieces.map((piece) => piece.quantity), ...(taken.shortfall.gt(0) ? [taken.shortfall] : [])],
+      fiatScale,
+    );
+    taken.pieces.forEach((piece, index) => {
+      const cost = piece.cost.plus(feeShares[index] ?? ZERO);
+      target.add({ ...piece.lot, account: event.to, quantity: piece.quantity, cost });
+    });
     if (taken.shortfall.gt(0)) {
       target.add(
         openLot({
@@ -358,7 +378,7 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
           token: event.token,
           account: event.to,
           quantity: taken.shortfall,
-          cost: ZERO,
+          cost: feeShares[taken.pieces.length] ?? ZERO,
           acquiredAt: event.time,
           seq: nextSeq++,
         }),
@@ -367,7 +387,7 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
     }
     if (!reported) return;
     addFlow(activityOf(event.from, event.token).transferredOut, taken.quantity, taken.cost);
-    addFlow(activityOf(event.to, event.token).transferredIn, quantity, taken.cost);
+    addFlow(activityOf(event.to, event.token).transferredIn, quantity, taken.cost.plus(fee));
     if (taken.shortfall.gt(0)) {
       warn(
         event,
@@ -377,6 +397,31 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
         `transfer of ${text(quantity)} to ${event.to} found only ${text(taken.quantity)}: the rest arrives with a zero basis`,
       );
     }
+  }
+
+  /**
+   * One pool for every account: the moved quantity stays where it is, and the fee joins the basis
+   * of the lots the move would have taken (taken and put back with their share of it).
+   */
+  function addToBasis(event: MoveEvent, fee: Big, reported: boolean): void {
+    const target = pool(event.from, event.token);
+    const taken = target.take(new Big(event.quantity));
+    // Nothing held: no lot to carry the fee, which is dropped.
+    if (taken.pieces.length === 0) return;
+    const feeShares = shares(
+      fee,
+      taken.pieces.map((piece) => piece.quantity),
+      fiatScale,
+    );
+    // Put back in front of what is left of their lots, so the next consumption takes them first.
+    for (let index = taken.pieces.length - 1; index >= 0; index -= 1) {
+      const piece = taken.pieces[index] as Piece;
+      target.add(
+        { ...piece.lot, quantity: piece.quantity, cost: piece.cost.plus(feeShares[index] ?? ZERO) },
+        true,
+      );
+    }
+    if (reported) addFlow(activityOf(event.to, event.token).transferredIn, ZERO, fee);
   }
 
   function withdraw(event: WithdrawEvent, reported: boolean): void {

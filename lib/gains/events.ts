@@ -6,9 +6,9 @@
  */
 import { ValidationError } from '../errors.ts';
 import type { CanonicalMovement, CanonicalTransaction } from '../export/normalize.ts';
-import { Big, mulDiv, text } from './big.ts';
+import { Big, mulDiv, text, ZERO } from './big.ts';
 import { GainsOrderError } from './errors.ts';
-import type { AcquireEvent, DisposeEvent, GainsEvent, SameTimeOrder } from './types.ts';
+import type { AcquireEvent, DisposeEvent, GainsEvent, MoveEvent, SameTimeOrder } from './types.ts';
 
 /** Symbols treated as fiat (never lots) besides each transaction's value and fee currencies. */
 export const DEFAULT_FIAT_SYMBOLS: readonly string[] = [
@@ -53,14 +53,75 @@ export interface AdapterOptions {
   /** Scale of fiat amounts split pro rata (a transfer's lost quantity). Default 18. */
   fiatScale?: number;
   /**
+   * The basis of a transfer in from outside the portfolio: `market-value` (default) opens the lot
+   * at the movement's fiat value; `zero` opens it at zero with a `missing-cost-basis` warning.
+   */
+  transferInBasis?: TransferInBasis;
+  /**
+   * A fiat fee (`feeAmount`) on a transfer between own accounts (both sides' fees) or on a move into
+   * or out of a protocol position: `dropped` (default) or `basis`, added to the basis of the moved
+   * lots.
+   */
+  transferFee?: TransferFee;
+  /**
+   * Lending supply/withdraw, liquidity add/remove, staking delegate/undelegate (see
+   * {@link POSITION_MOVES}): `taxable` (default) disposes and acquires at value like any exchange;
+   * `non-taxable` moves the lots into a position account and back, keeping their basis and dates.
+   */
+  protocolMoves?: ProtocolMoves;
+  /**
    * Largest time between the two sides of a transfer between own accounts, in milliseconds: a
    * side waits this long for its counterpart before it is taken as external. Default 24 hours.
    */
   transferTolerance?: number;
 }
 
+/** See {@link AdapterOptions.transferInBasis}. */
+export type TransferInBasis = 'market-value' | 'zero';
+/** See {@link AdapterOptions.transferFee}. */
+export type TransferFee = 'dropped' | 'basis';
+/** See {@link AdapterOptions.protocolMoves}. */
+export type ProtocolMoves = 'taxable' | 'non-taxable';
+
+/**
+ * The sub-types (per category) that enter or leave a protocol position: with
+ * `protocolMoves: 'non-taxable'` the out movements of an `enter` move the lots into the position
+ * and the in movements of an `exit` move them back; the other side (a receipt token such as an
+ * aToken or LP token) stands for the position and is not a lot.
+ */
+export const POSITION_MOVES: Readonly<Record<string, { enter: readonly string[]; exit: readonly string[] }>> =
+  {
+    lending: { enter: ['supply'], exit: ['withdraw'] },
+    liquidity: { enter: ['add-liquidity'], exit: ['remove-liquidity'] },
+    staking: { enter: ['delegate'], exit: ['undelegate'] },
+  };
+
+/** The account holding the lots of a protocol position: `A [lending Aave V3]`. */
+export function positionAccount(account: string, category: string, protocol: string | null): string {
+  return `${account} [${category}${protocol === null || protocol === '' ? '' : ` ${protocol}`}]`;
+}
+
 /** Default {@link AdapterOptions.transferTolerance}: 24 hours. */
 export const DEFAULT_TRANSFER_TOLERANCE = 24 * 3600 * 1000;
+
+/** A move of lots between two accounts (of the portfolio, or into and out of a protocol position). */
+function moveEvent(
+  txId: string,
+  leg: number,
+  time: number,
+  token: string,
+  quantity: string,
+  from: string,
+  to: string,
+): MoveEvent {
+  return { kind: 'move', txId, leg, time, token, quantity, from, to };
+}
+
+/** Adds a fiat fee to the first move among `events`, if any. */
+function addMoveFee(events: readonly GainsEvent[], fee: string): void {
+  const move = events.find((event): event is MoveEvent => event.kind === 'move');
+  if (move !== undefined) move.fee = text(new Big(move.fee ?? 0).plus(fee));
+}
 
 const RANK: Readonly<Record<GainsEvent['kind'], number>> = { acquire: 0, move: 1, withdraw: 2, dispose: 2 };
 
@@ -191,6 +252,13 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
   if (!Number.isFinite(tolerance) || tolerance < 0)
     throw new ValidationError('transferTolerance', 'must be a non-negative number of milliseconds');
   const byRank = options.sameTimeOrder === 'acquisitions-first';
+  const zeroInBasis = options.transferInBasis === 'zero';
+  const transferFeeToBasis = options.transferFee === 'basis';
+  const positionMoves = options.protocolMoves === 'non-taxable';
+  /** Quantity in each protocol position (`position account \0 token`), to tell what comes back from the excess. */
+  const positions = new Map<string, Big>();
+  /** Transactions whose fiat fee has joined a move already (a paired in side, before its own turn). */
+  const feesApplied = new Set<Entry>();
 
   /** Transactions not yet turned into events, by instant and arrival. */
   const pending: Entry[] = [];
@@ -319,6 +387,55 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
     return out;
   }
 
+  /** Which side of a protocol position the transaction is, with `protocolMoves: 'non-taxable'`. */
+  function positionSide(tx: CanonicalTransaction): 'enter' | 'exit' | null {
+    if (!positionMoves) return null;
+    const moves = POSITION_MOVES[tx.category ?? ''];
+    const subType = tx.subType ?? '';
+    if (moves === undefined) return null;
+    if (moves.enter.includes(subType)) return 'enter';
+    if (moves.exit.includes(subType)) return 'exit';
+    return null;
+  }
+
+  /** The fiat fee of a transaction as a positive decimal, or `null` when none. */
+  function fiatFee(tx: CanonicalTransaction): string | null {
+    const fee = tx.feeAmount === null ? null : abs(tx.feeAmount);
+    return fee === null || new Big(fee).eq(0) ? null : fee;
+  }
+
+  /** Appends the moves of a protocol position: lots in (enter) or back out, the excess acquired at value. */
+  function positionEvents(entry: Entry, side: 'enter' | 'exit', events: GainsEvent[]): void {
+    const { tx, time, account } = entry;
+    const position = positionAccount(account, tx.category ?? '', tx.protocol);
+    for (const leg of entry.legs) {
+      const { symbol, value } = leg.movement;
+      const key = `${position}\u0000${symbol}`;
+      const held = positions.get(key) ?? ZERO;
+      if (side === 'enter' && leg.quantity.lt(0)) {
+        const quantity = leg.quantity.abs();
+        positions.set(key, held.plus(quantity));
+        events.push(moveEvent(tx.id, leg.leg, time, symbol, text(quantity), account, position));
+      } else if (side === 'exit' && leg.quantity.gt(0)) {
+        const back = leg.quantity.lt(held) ? leg.quantity : held;
+        if (back.gt(0)) {
+          positions.set(key, held.minus(back));
+          events.push(moveEvent(tx.id, leg.leg, time, symbol, text(back), position, account));
+        }
+        const extra = leg.quantity.minus(back);
+        if (extra.gt(0)) {
+          // More comes back than went in (interest, pool fees, price moves): acquired at its share of the value.
+          const extraValue =
+            value === null ? null : text(mulDiv(new Big(abs(value)), extra, leg.quantity, scale));
+          events.push(
+            acquisition(tx.id, leg.leg, time, symbol, account, text(extra), extraValue, null, undefined),
+          );
+        }
+      }
+      // The other side (a receipt token) stands for the position: not a lot.
+    }
+  }
+
   /** Appends the events of one transaction. */
   function eventsOf(entry: Entry, events: GainsEvent[]): void {
     const { tx, time, account } = entry;
@@ -330,81 +447,99 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
     const incomeCategory = incomeCategories.has(category) && outs.length === 0 ? category : null;
     const unmatched = isTransfer ? true : undefined;
     const first = events.length;
+    const side = isTransfer ? null : positionSide(tx);
+    /** Fiat fees of the paired in sides (`transferFee: 'basis'`), added to their moves once per transaction. */
+    const inFees: { move: MoveEvent; fee: string }[] = [];
 
-    for (const leg of outs) {
-      const { symbol, amount, value } = leg.movement;
-      const pair = isTransfer ? leg.pair : undefined;
-      if (pair !== undefined && pair !== null) {
-        const quantity = leg.quantity.abs();
-        const received = pair.quantity;
-        const to = pair.entry.account;
-        const moved = received.lt(quantity) ? received : quantity;
-        events.push({
-          kind: 'move',
-          txId: tx.id,
-          leg: leg.leg,
-          time,
-          token: symbol,
-          quantity: text(moved),
-          from: account,
-          to,
-        });
-        if (received.lt(quantity)) {
-          // Sent more than arrived: the difference is spent (a fee taken from the amount) at its share of the value.
-          const lost = quantity.minus(received);
-          const lostValue = value === null ? null : text(mulDiv(new Big(abs(value)), lost, quantity, scale));
-          events.push(disposal(tx.id, leg.leg, time, symbol, account, text(lost), lostValue, undefined));
-        } else if (received.gt(quantity)) {
-          const extra = received.minus(quantity);
-          const inValue = pair.movement.value;
-          const extraValue =
-            inValue === null ? null : text(mulDiv(new Big(abs(inValue)), extra, received, scale));
-          events.push(
-            acquisition(
-              pair.entry.tx.id,
-              pair.leg,
-              time,
-              symbol,
-              to,
-              text(extra),
-              extraValue,
-              null,
-              undefined,
-            ),
-          );
+    if (side !== null) positionEvents(entry, side, events);
+    else {
+      for (const leg of outs) {
+        const { symbol, amount, value } = leg.movement;
+        const pair = isTransfer ? leg.pair : undefined;
+        if (pair !== undefined && pair !== null) {
+          const quantity = leg.quantity.abs();
+          const received = pair.quantity;
+          const to = pair.entry.account;
+          const moved = received.lt(quantity) ? received : quantity;
+          const move = moveEvent(tx.id, leg.leg, time, symbol, text(moved), account, to);
+          events.push(move);
+          const inFee = pair.entry === entry ? null : fiatFee(pair.entry.tx);
+          if (transferFeeToBasis && inFee !== null && !feesApplied.has(pair.entry)) {
+            feesApplied.add(pair.entry);
+            inFees.push({ move, fee: inFee });
+          }
+          if (received.lt(quantity)) {
+            // Sent more than arrived: the difference is spent (a fee taken from the amount) at its share of the value.
+            const lost = quantity.minus(received);
+            const lostValue =
+              value === null ? null : text(mulDiv(new Big(abs(value)), lost, quantity, scale));
+            events.push(disposal(tx.id, leg.leg, time, symbol, account, text(lost), lostValue, undefined));
+          } else if (received.gt(quantity)) {
+            const extra = received.minus(quantity);
+            const inValue = pair.movement.value;
+            const extraValue =
+              inValue === null ? null : text(mulDiv(new Big(abs(inValue)), extra, received, scale));
+            events.push(
+              acquisition(
+                pair.entry.tx.id,
+                pair.leg,
+                time,
+                symbol,
+                to,
+                text(extra),
+                extraValue,
+                null,
+                undefined,
+              ),
+            );
+          }
+        } else if (isTransfer && external === 'non-taxable') {
+          events.push({
+            kind: 'withdraw',
+            txId: tx.id,
+            leg: leg.leg,
+            time,
+            token: symbol,
+            account,
+            quantity: abs(amount),
+            unmatchedTransfer: true,
+          });
+        } else {
+          events.push(disposal(tx.id, leg.leg, time, symbol, account, abs(amount), abs(value), unmatched));
         }
-      } else if (isTransfer && external === 'non-taxable') {
-        events.push({
-          kind: 'withdraw',
-          txId: tx.id,
-          leg: leg.leg,
-          time,
-          token: symbol,
-          account,
-          quantity: abs(amount),
-          unmatchedTransfer: true,
-        });
-      } else {
-        events.push(disposal(tx.id, leg.leg, time, symbol, account, abs(amount), abs(value), unmatched));
       }
-    }
-    for (const leg of insOf) {
-      if (isTransfer && leg.paired === true) continue;
-      const { symbol, amount, value } = leg.movement;
-      const income = isTransfer ? null : incomeCategory;
-      events.push(acquisition(tx.id, leg.leg, time, symbol, account, amount, abs(value), income, unmatched));
+      for (const leg of insOf) {
+        if (isTransfer && leg.paired === true) continue;
+        const { symbol, amount, value } = leg.movement;
+        if (isTransfer && zeroInBasis) {
+          const event = acquisition(tx.id, leg.leg, time, symbol, account, amount, '0', null, unmatched);
+          event.missingBasis = true;
+          events.push(event);
+          continue;
+        }
+        const income = isTransfer ? null : incomeCategory;
+        events.push(
+          acquisition(tx.id, leg.leg, time, symbol, account, amount, abs(value), income, unmatched),
+        );
+      }
     }
 
     // In a fee category the out movements are the fee itself; the fee fields only stand in for missing ones.
     if (!isFeeCategory || outs.length === 0) {
-      const fee = tx.feeAmount === null ? null : abs(tx.feeAmount);
-      // A fiat fee: from the first disposal's proceeds, else onto the first acquisition's basis.
-      if (!isTransfer && fee !== null && !new Big(fee).eq(0)) {
-        const own = events.slice(first);
+      const fee = fiatFee(tx);
+      const own = events.slice(first);
+      if (fee !== null && !isTransfer) {
+        // A fiat fee: from the first disposal's proceeds, else onto the first acquisition's basis,
+        // else (a move into or out of a position) as a transfer's fee.
         const target =
           own.find((event): event is DisposeEvent => event.kind === 'dispose') ??
           own.find((event): event is AcquireEvent => event.kind === 'acquire');
         if (target !== undefined) target.fee = fee;
+        else if (transferFeeToBasis) addMoveFee(own, fee);
+      } else if (fee !== null && transferFeeToBasis && !feesApplied.has(entry)) {
+        // A transfer's fee joins the basis of its first move (an unpaired transfer has none: dropped).
+        feesApplied.add(entry);
+        addMoveFee(own, fee);
       }
       const feeQuantity = tx.feeQuantity === null ? null : abs(tx.feeQuantity);
       if (
@@ -414,10 +549,21 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
         new Big(feeQuantity).gt(0)
       ) {
         events.push(
-          disposal(tx.id, tx.movements.length, time, tx.feeSymbol, account, feeQuantity, fee, undefined),
+          disposal(
+            tx.id,
+            tx.movements.length,
+            time,
+            tx.feeSymbol,
+            account,
+            feeQuantity,
+            tx.feeAmount === null ? null : abs(tx.feeAmount),
+            undefined,
+          ),
         );
       }
     }
+    for (const { move, fee } of inFees) move.fee = text(new Big(move.fee ?? 0).plus(fee));
+    feesApplied.delete(entry);
   }
 
   return {

@@ -77,8 +77,11 @@ export class Pool {
     return this.#lots.slice(this.#head);
   }
 
-  /** Adds a lot at its place in the consumption order; its cost joins the pool's basis. */
-  add(lot: Lot): void {
+  /**
+   * Adds a lot at its place in the consumption order; its cost joins the pool's basis. With
+   * `beforeEqual`, it goes before the lots it ties with (a piece put back in front of its rest).
+   */
+  add(lot: Lot, beforeEqual = false): void {
     this.quantity = this.quantity.plus(lot.quantity);
     this.cost = this.cost.plus(lot.cost);
     if (this.method === 'average') lot.cost = ZERO;
@@ -87,7 +90,8 @@ export class Pool {
     let high = lots.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if (this.#order(lots[mid] as Lot, lot) <= 0) low = mid + 1;
+      const order = this.#order(lots[mid] as Lot, lot);
+      if (order < 0 || (order === 0 && !beforeEqual)) low = mid + 1;
       else high = mid;
     }
     if (low === lots.length) lots.push(lot);

@@ -99,6 +99,11 @@ export interface AcquireEvent extends EventBase {
   fee: string;
   /** Income category (e.g. `income`, `staking`) when the acquisition is income, else `null`. */
   income: string | null;
+  /**
+   * The cost basis is not known (a transfer in from outside with `transferInBasis: 'zero'`): the
+   * lot opens at a zero basis and a `missing-cost-basis` warning asks for it.
+   */
+  missingBasis?: true;
 }
 
 /** Lots are consumed with a gain or loss: a sell, the out side of a swap, a spend, a fee in a token. */
@@ -116,6 +121,8 @@ export interface MoveEvent extends EventBase {
   kind: 'move';
   from: string;
   to: string;
+  /** Fiat fee added to the basis of the moved lots (`transferFee: 'basis'`); absent: none. */
+  fee?: string;
 }
 
 /** Lots leave the portfolio without a gain (a transfer to an account outside it). */
@@ -170,7 +177,9 @@ export type WarningKind =
   /** A transfer moved or withdrew more than the account held. */
   | 'negative-balance'
   /** A transfer in or out without a counterpart in the portfolio (treated as documented). */
-  | 'unmatched-transfer';
+  | 'unmatched-transfer'
+  /** A lot opened with a zero cost basis because its cost is not known (transfer in from outside). */
+  | 'missing-cost-basis';
 
 /** A problem in the data the accountant should review, with the transaction that caused it. */
 export interface GainsWarning {

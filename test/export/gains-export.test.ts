@@ -136,6 +136,46 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     );
   });
 
+  it('records the gains policies in the manifest, defaults included', async () => {
+    harness = await startExportHarness('acme');
+    const result = await runExport(
+      parseExportRequest({
+        profile: 'acme',
+        period: '2024',
+        reports: ['gains'],
+        formats: ['csv'],
+        gains: {
+          pooling: 'account',
+          protocolMoves: 'non-taxable',
+          transferFee: 'basis',
+          transferToleranceHours: 2,
+        },
+      }),
+      harness.deps(),
+    );
+    expect(result.manifest.gains).toMatchObject({
+      sameInstantOrder: 'input',
+      protocolMoves: 'non-taxable',
+      transferInBasis: 'market-value',
+      transferFee: 'basis',
+      transferToleranceHours: 2,
+    });
+    // Lending supplies and liquidity adds moved lots into positions, shown per position account.
+    const holdings = await readCsv(join(harness.outDir, result.prefix, 'acme_2024_holdings.csv'));
+    expect(holdings.some((row) => /\[lending (Aave V3|Compound V3)\]$/.test(row.account ?? ''))).toBe(true);
+    expect(holdings.every((row) => row.check_quantity === '0' && row.check_cost === '0')).toBe(true);
+  });
+
+  it('refuses a gains policy outside its vocabulary, naming the field', () => {
+    const refuse = (gains: Record<string, unknown>) => () =>
+      parseExportRequest({ profile: 'acme', period: '2024', reports: ['gains'], gains });
+    expect(refuse({ sameInstantOrder: 'random' })).toThrow(/gains\.sameInstantOrder/);
+    expect(refuse({ protocolMoves: 'maybe' })).toThrow(/gains\.protocolMoves/);
+    expect(refuse({ transferInBasis: 'cost' })).toThrow(/gains\.transferInBasis/);
+    expect(refuse({ transferFee: 'disposal' })).toThrow(/gains\.transferFee/);
+    expect(refuse({ transferToleranceHours: -1 })).toThrow(/gains\.transferToleranceHours/);
+  });
+
   it('rebuilds from the snapshot, in memory, gains reports byte-identical to the spooled ones', async () => {
     harness = await startExportHarness('acme');
     const request = parseExportRequest({
