@@ -38,11 +38,12 @@ describe('parseCommandLine', () => {
     });
   });
 
-  it('returns the gains policies of their flags, the tolerance as a number', () => {
+  it('returns the tax rules and the gains policies of their flags, the tolerance as a number', () => {
     const command = parseCommandLine(
       [
         'run',
         '--report=gains',
+        '--tax-rules=uk',
         '--same-instant-order=acquisitions-first',
         '--protocol-moves=non-taxable',
         '--transfer-in-basis=zero',
@@ -54,6 +55,7 @@ describe('parseCommandLine', () => {
     expect(command).toMatchObject({
       request: {
         gains: {
+          taxRules: 'uk',
           sameInstantOrder: 'acquisitions-first',
           protocolMoves: 'non-taxable',
           transferInBasis: 'zero',

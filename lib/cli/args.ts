@@ -56,9 +56,14 @@ Request:
   --protocol P                   One search per protocol (repeatable); "all" = every protocol
   --hash H                       Only this transaction hash (the service then ignores other filters)
   --window W                     month, week, day or year                       (default: month)
-  --gains-method M               gains: fifo, lifo, hifo or average             (default: fifo)
-  --gains-pooling P              gains: universal or account                    (default: universal)
-  --tax-year-start MM-DD         gains: first day of the tax year, e.g. 04-06   (default: 01-01)
+  --tax-rules R                  gains: generic, us, uk or de; a rule set fixes what its law
+                                 fixes and refuses contradicting options        (default: generic)
+  --gains-method M               gains: fifo, lifo, hifo, average or hmrc       (default: fifo;
+                                 uk: hmrc)
+  --gains-pooling P              gains: universal, account or wallet-from-2025  (default: universal;
+                                 de: account, us: wallet-from-2025)
+  --tax-year-start MM-DD         gains: first day of the tax year, e.g. 04-06   (default: 01-01;
+                                 uk: 04-06)
   --long-term-years N            gains: held longer than N years is long term   (default: 1)
   --same-instant-order O         gains: events at one instant in input order, or
                                  acquisitions-first                             (default: input)
@@ -107,6 +112,7 @@ const options = {
   protocol: { type: 'string', multiple: true },
   hash: { type: 'string' },
   window: { type: 'string' },
+  'tax-rules': { type: 'string' },
   'gains-method': { type: 'string' },
   'gains-pooling': { type: 'string' },
   'tax-year-start': { type: 'string' },
@@ -223,6 +229,7 @@ function requestInput(values: Record<string, unknown>): Record<string, unknown> 
   if (protocols) request.protocols = protocols.length === 1 && protocols[0] === 'all' ? 'all' : protocols;
   if (text('window') !== undefined) request.window = text('window');
   const gains: Record<string, unknown> = {};
+  if (text('tax-rules') !== undefined) gains.taxRules = text('tax-rules');
   if (text('gains-method') !== undefined) gains.method = text('gains-method');
   if (text('gains-pooling') !== undefined) gains.pooling = text('gains-pooling');
   if (text('tax-year-start') !== undefined) gains.taxYearStart = text('tax-year-start');

@@ -226,14 +226,19 @@ describe('createGainsFeed (invariance under the fetch window)', () => {
       fc.asyncProperty(
         portfolio,
         fc.constantFrom('UTC', 'Europe/Berlin', 'America/New_York'),
-        fc.constantFrom('universal', 'account'),
-        fc.constantFrom('fifo', 'hifo', 'average'),
-        async (history, timeZone, pooling, method) => {
+        fc.constantFrom<Record<string, unknown>>(
+          { pooling: 'universal', method: 'fifo' },
+          { pooling: 'account', method: 'hifo' },
+          { pooling: 'account', method: 'average' },
+          { pooling: 'universal', method: 'hmrc' },
+          { taxRules: 'uk' },
+          { taxRules: 'de' },
+          { taxRules: 'us', method: 'lifo' },
+        ),
+        async (history, timeZone, gains) => {
           const results = [];
           for (const window of WINDOWS) {
-            results.push(
-              await feedByWindows(history, { period: '2025', timeZone, window, gains: { pooling, method } }),
-            );
+            results.push(await feedByWindows(history, { period: '2025', timeZone, window, gains }));
           }
           const [first, ...rest] = results;
           for (const other of rest) {
@@ -241,6 +246,8 @@ describe('createGainsFeed (invariance under the fetch window)', () => {
             expect(other.income).toEqual(first?.income);
             expect(other.holdings).toEqual(first?.holdings);
             expect(other.gains_warnings).toEqual(first?.gains_warnings);
+            expect(other.pool_history).toEqual(first?.pool_history);
+            expect(other.tax_summary).toEqual(first?.tax_summary);
           }
         },
       ),

@@ -6,6 +6,7 @@ import {
   createGainsEngine,
   createGainsSummary,
   createIncomeSummary,
+  createTaxSummary,
   type DisposalLine,
   disposalRow,
   disposalsSpec,
@@ -16,6 +17,7 @@ import {
   type GainsWarning,
   holdingsTable,
   INCOME_SPEC,
+  poolHistoryTable,
   warningRow,
   warningsSpec,
 } from '../gains/index.ts';
@@ -107,6 +109,7 @@ export function createGainsFeed(
     timeZone: request.timeZone,
     taxYearStart: { month, day },
     longTermYears: gains.longTermYears,
+    taxRules: gains.taxRules,
     period: { start: period.start.toISOString(), end: period.end.toISOString() },
   });
   const { spoolDir } = options;
@@ -116,9 +119,10 @@ export function createGainsFeed(
     spoolDir === undefined ? memoryStore() : fileStore(join(spoolDir, 'gains-warnings.jsonl'));
   const summary = createGainsSummary(engine.options.taxYearStart);
   const income = createIncomeSummary();
+  const tax = createTaxSummary(engine.options);
   let warningCount = 0;
   const stream = createEventStream({
-    fiatScale: engine.options.fiatScale,
+    fiatScale: Math.max(engine.options.fiatScale, 2),
     transferTolerance: gains.transferToleranceHours * HOUR_MS,
     sameTimeOrder: gains.sameInstantOrder,
     protocolMoves: gains.protocolMoves,
@@ -134,6 +138,8 @@ export function createGainsFeed(
     const drained = engine.drain();
     for (const line of drained.disposals) summary.add(line);
     for (const line of drained.income) income.add(line);
+    for (const line of drained.disposals) tax?.add(line);
+    for (const line of drained.income) tax?.addIncome(line);
     disposals.add(drained.disposals);
     warnings.add(drained.warnings);
     warningCount += drained.warnings.length;
@@ -142,6 +148,8 @@ export function createGainsFeed(
   const result = () => {
     if (finished === null) {
       feedEvents(stream.finish());
+      engine.finish();
+      feedEvents([]);
       finished = engine.result();
     }
     return finished;
@@ -166,12 +174,15 @@ export function createGainsFeed(
     },
     tables: () => {
       const finalResult = result();
+      const hmrc = engine.options.method === 'hmrc';
       return [
-        spooledTable(disposalsSpec(request.timeZone), disposals, disposalRow),
+        spooledTable(disposalsSpec(request.timeZone, hmrc), disposals, disposalRow),
         fixed(GAINS_SUMMARY_SPEC, () => summary.rows()),
         fixed(INCOME_SPEC, () => income.rows()),
         holdingsTable(finalResult),
         spooledTable(warningsSpec(request.timeZone), warnings, warningRow),
+        ...(hmrc ? [poolHistoryTable(finalResult)] : []),
+        ...(tax === null ? [] : [fixed(tax.spec, () => tax.rows())]),
       ];
     },
     counts: () => {

@@ -21,6 +21,9 @@ export {
 export {
   createGainsSummary,
   createIncomeSummary,
+  createTaxSummary,
+  DE_SERVICES_LIMIT,
+  deSaleLimit,
   disposalRow,
   disposalsSpec,
   disposalsTable,
@@ -32,11 +35,26 @@ export {
   INCOME_SPEC,
   type IncomeSummary,
   incomeTable,
+  POOL_HISTORY_SPEC,
+  poolHistoryRow,
+  poolHistoryTable,
+  TAX_SUMMARY_COLUMNS,
+  type TaxSummary,
   TOTAL,
+  taxSummaryTable,
   warningRow,
   warningsSpec,
   warningsTable,
 } from './reports.ts';
+export {
+  type RuleChoices,
+  type RuleConflict,
+  type RuleSet,
+  resolveChoices,
+  ruleConflicts,
+  ruleSet,
+  TAX_RULES,
+} from './rules.ts';
 export { localDate, taxYearLabel, taxYearOf, termOf } from './tax-year.ts';
 export type * from './types.ts';
 
@@ -71,8 +89,10 @@ export function runGains(
     }
   })();
   const engine = createGainsEngine(rest, state);
-  const events = toEvents(counted, { ...rest, fiatScale: engine.options.fiatScale });
+  // Transfer splits keep at least cents when the rules round the engine's divisions to whole units.
+  const events = toEvents(counted, { ...rest, fiatScale: Math.max(engine.options.fiatScale, 2) });
   for (const event of events) engine.process(event);
+  engine.finish();
   const result = engine.result();
   return { result, state: engine.carry(), counts: { ...result.counts, transactions: count } };
 }
