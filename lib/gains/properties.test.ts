@@ -7,7 +7,7 @@ import { run } from './test-support.ts';
 import type { GainsEvent, GainsOptions, GainsResult, GainsState, LotMethod, Pooling } from './types.ts';
 
 const METHODS: readonly LotMethod[] = ['fifo', 'lifo', 'hifo', 'average'];
-const POOLINGS: readonly Pooling[] = ['account', 'universal'];
+const POOLINGS: readonly Pooling[] = ['account', 'universal', 'wallet-from-2025'];
 const BASE = Date.parse('2023-01-01T00:00:00Z');
 const SIX_HOURS = 6 * 3600 * 1000;
 
