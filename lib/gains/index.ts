@@ -16,6 +16,11 @@ export {
   DEFAULT_TRANSFER_TOLERANCE,
   type EventStream,
   NO_ACCOUNT,
+  POSITION_MOVES,
+  type ProtocolMoves,
+  positionAccount,
+  type TransferFee,
+  type TransferInBasis,
   toEvents,
 } from './events.ts';
 export {
