@@ -38,6 +38,34 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('returns the tax rules and the gains policies of their flags, the tolerance as a number', () => {
+    const command = parseCommandLine(
+      [
+        'run',
+        '--report=gains',
+        '--tax-rules=uk',
+        '--same-instant-order=acquisitions-first',
+        '--protocol-moves=non-taxable',
+        '--transfer-in-basis=zero',
+        '--transfer-fee=basis',
+        '--transfer-tolerance-hours=1.5',
+      ],
+      {},
+    );
+    expect(command).toMatchObject({
+      request: {
+        gains: {
+          taxRules: 'uk',
+          sameInstantOrder: 'acquisitions-first',
+          protocolMoves: 'non-taxable',
+          transferInBasis: 'zero',
+          transferFee: 'basis',
+          transferToleranceHours: 1.5,
+        },
+      },
+    });
+  });
+
   it('returns the request fields of every request flag', () => {
     const command = parseCommandLine(
       [

@@ -56,10 +56,26 @@ Request:
   --protocol P                   One search per protocol (repeatable); "all" = every protocol
   --hash H                       Only this transaction hash (the service then ignores other filters)
   --window W                     month, week, day or year                       (default: month)
-  --gains-method M               gains: fifo, lifo, hifo or average             (default: fifo)
-  --gains-pooling P              gains: universal or account                    (default: universal)
-  --tax-year-start MM-DD         gains: first day of the tax year, e.g. 04-06   (default: 01-01)
+  --tax-rules R                  gains: generic, us, uk or de; a rule set fixes what its law
+                                 fixes and refuses contradicting options        (default: generic)
+  --gains-method M               gains: fifo, lifo, hifo, average or hmrc       (default: fifo;
+                                 uk: hmrc)
+  --gains-pooling P              gains: universal, account or wallet-from-2025  (default: universal;
+                                 de: account, us: wallet-from-2025)
+  --tax-year-start MM-DD         gains: first day of the tax year, e.g. 04-06   (default: 01-01;
+                                 uk: 04-06)
   --long-term-years N            gains: held longer than N years is long term   (default: 1)
+  --same-instant-order O         gains: events at one instant in input order, or
+                                 acquisitions-first                             (default: input)
+  --protocol-moves T             gains: lending supply/withdraw, liquidity add/remove, staking
+                                 delegate/undelegate as taxable exchanges at value, or as
+                                 non-taxable moves that keep the lots           (default: taxable)
+  --transfer-in-basis B          gains: basis of a transfer in from outside: market-value, or
+                                 zero (with a missing cost basis warning)       (default: market-value)
+  --transfer-fee F               gains: fiat fee on a transfer between own accounts: dropped, or
+                                 added to the moved lots' basis                 (default: dropped)
+  --transfer-tolerance-hours H   gains: largest time between the two sides of a transfer between
+                                 own accounts                                   (default: 24)
   --delimiter D                  CSV delimiter: , ; or tab                      (default: ,)
   --decimal-separator S          CSV decimal separator: . or ,                  (default: .)
   --conflicting-copies C         An id sent twice with different content: fail, first or last
@@ -96,10 +112,16 @@ const options = {
   protocol: { type: 'string', multiple: true },
   hash: { type: 'string' },
   window: { type: 'string' },
+  'tax-rules': { type: 'string' },
   'gains-method': { type: 'string' },
   'gains-pooling': { type: 'string' },
   'tax-year-start': { type: 'string' },
   'long-term-years': { type: 'string' },
+  'same-instant-order': { type: 'string' },
+  'protocol-moves': { type: 'string' },
+  'transfer-in-basis': { type: 'string' },
+  'transfer-fee': { type: 'string' },
+  'transfer-tolerance-hours': { type: 'string' },
   delimiter: { type: 'string' },
   'decimal-separator': { type: 'string' },
   'conflicting-copies': { type: 'string' },
@@ -207,12 +229,21 @@ function requestInput(values: Record<string, unknown>): Record<string, unknown> 
   if (protocols) request.protocols = protocols.length === 1 && protocols[0] === 'all' ? 'all' : protocols;
   if (text('window') !== undefined) request.window = text('window');
   const gains: Record<string, unknown> = {};
+  if (text('tax-rules') !== undefined) gains.taxRules = text('tax-rules');
   if (text('gains-method') !== undefined) gains.method = text('gains-method');
   if (text('gains-pooling') !== undefined) gains.pooling = text('gains-pooling');
   if (text('tax-year-start') !== undefined) gains.taxYearStart = text('tax-year-start');
   const longTermYears = text('long-term-years');
   if (longTermYears !== undefined)
     gains.longTermYears = /^\d+$/.test(longTermYears) ? Number(longTermYears) : longTermYears;
+  if (text('same-instant-order') !== undefined) gains.sameInstantOrder = text('same-instant-order');
+  if (text('protocol-moves') !== undefined) gains.protocolMoves = text('protocol-moves');
+  if (text('transfer-in-basis') !== undefined) gains.transferInBasis = text('transfer-in-basis');
+  if (text('transfer-fee') !== undefined) gains.transferFee = text('transfer-fee');
+  const tolerance = text('transfer-tolerance-hours');
+  // A number goes to the schema as one (so its range check names the field); anything else as sent.
+  if (tolerance !== undefined)
+    gains.transferToleranceHours = /^\d+(\.\d+)?$/.test(tolerance) ? Number(tolerance) : tolerance;
   if (Object.keys(gains).length > 0) request.gains = gains;
   const csv: Record<string, unknown> = {};
   if (text('delimiter') !== undefined) csv.delimiter = text('delimiter') === 'tab' ? '\t' : text('delimiter');

@@ -2,25 +2,30 @@ import { appendFileSync, createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
+  createEventStream,
   createGainsEngine,
   createGainsSummary,
   createIncomeSummary,
+  createTaxSummary,
   type DisposalLine,
   disposalRow,
   disposalsSpec,
   GAINS_SUMMARY_SPEC,
   type GainsEngine,
+  type GainsEvent,
   type GainsResult,
   type GainsWarning,
   holdingsTable,
   INCOME_SPEC,
-  toEvents,
+  poolHistoryTable,
   warningRow,
   warningsSpec,
 } from '../gains/index.ts';
 import type { CanonicalTransaction } from './normalize.ts';
-import type { ExportRequest } from './request.ts';
+import { type ExportRequest, parseGainsOptions } from './request.ts';
 import type { Row, TableSource, TableSpec } from './table.ts';
+
+const HOUR_MS = 3_600_000;
 
 /** How fees are treated, as the manifest and the About sheet state it. */
 export const FEE_TREATMENT =
@@ -28,8 +33,11 @@ export const FEE_TREATMENT =
 
 /**
  * Feeds the gains engine while the snapshot is written, one fetch window at a time: the engine
- * needs the whole history in date order, but only one window of it is held in memory. Transfers
- * between the portfolio's own accounts are paired within a window.
+ * needs the whole history in date order, but only the current window (and the transactions of the
+ * transfer tolerance before it) is held in memory. Transfers between the portfolio's own accounts
+ * are paired across windows: a side waits up to the tolerance for its counterpart, so the results
+ * do not depend on the window size or the time zone the history was fetched in. Windows must come
+ * in time order; a transaction at or before the end of an earlier window is refused.
  */
 export interface GainsFeed {
   add(windowLabel: string, tx: CanonicalTransaction): void;
@@ -93,12 +101,7 @@ export function createGainsFeed(
   period: { start: Date; end: Date },
   options: GainsFeedOptions = {},
 ): GainsFeed {
-  const gains = request.gains ?? {
-    method: 'fifo',
-    pooling: 'universal',
-    taxYearStart: '01-01',
-    longTermYears: 1,
-  };
+  const gains = request.gains ?? parseGainsOptions({});
   const [month, day] = gains.taxYearStart.split('-').map(Number) as [number, number];
   const engine: GainsEngine = createGainsEngine({
     method: gains.method,
@@ -106,6 +109,7 @@ export function createGainsFeed(
     timeZone: request.timeZone,
     taxYearStart: { month, day },
     longTermYears: gains.longTermYears,
+    taxRules: gains.taxRules,
     period: { start: period.start.toISOString(), end: period.end.toISOString() },
   });
   const { spoolDir } = options;
@@ -115,17 +119,27 @@ export function createGainsFeed(
     spoolDir === undefined ? memoryStore() : fileStore(join(spoolDir, 'gains-warnings.jsonl'));
   const summary = createGainsSummary(engine.options.taxYearStart);
   const income = createIncomeSummary();
+  const tax = createTaxSummary(engine.options);
   let warningCount = 0;
-  let batch: CanonicalTransaction[] = [];
+  const stream = createEventStream({
+    fiatScale: Math.max(engine.options.fiatScale, 2),
+    transferTolerance: gains.transferToleranceHours * HOUR_MS,
+    sameTimeOrder: gains.sameInstantOrder,
+    protocolMoves: gains.protocolMoves,
+    transferInBasis: gains.transferInBasis,
+    transferFee: gains.transferFee,
+  });
   let batchWindow: string | null = null;
+  let latest = Number.NEGATIVE_INFINITY;
   let transactions = 0;
 
-  const flush = () => {
-    for (const event of toEvents(batch, { fiatScale: engine.options.fiatScale })) engine.process(event);
-    batch = [];
+  const feedEvents = (events: readonly GainsEvent[]) => {
+    for (const event of events) engine.process(event);
     const drained = engine.drain();
     for (const line of drained.disposals) summary.add(line);
     for (const line of drained.income) income.add(line);
+    for (const line of drained.disposals) tax?.add(line);
+    for (const line of drained.income) tax?.addIncome(line);
     disposals.add(drained.disposals);
     warnings.add(drained.warnings);
     warningCount += drained.warnings.length;
@@ -133,7 +147,9 @@ export function createGainsFeed(
   let finished: GainsResult | null = null;
   const result = () => {
     if (finished === null) {
-      flush();
+      feedEvents(stream.finish());
+      engine.finish();
+      feedEvents([]);
       finished = engine.result();
     }
     return finished;
@@ -147,20 +163,26 @@ export function createGainsFeed(
   return {
     add(windowLabel, tx) {
       if (windowLabel !== batchWindow) {
-        flush();
+        // Every transaction of the earlier windows is in: everything up to the latest of them is complete.
+        if (batchWindow !== null) feedEvents(stream.advance(latest));
         batchWindow = windowLabel;
       }
-      batch.push(tx);
+      stream.add(tx);
+      const at = Date.parse(tx.date);
+      if (at > latest) latest = at;
       transactions += 1;
     },
     tables: () => {
       const finalResult = result();
+      const hmrc = engine.options.method === 'hmrc';
       return [
-        spooledTable(disposalsSpec(request.timeZone), disposals, disposalRow),
+        spooledTable(disposalsSpec(request.timeZone, hmrc), disposals, disposalRow),
         fixed(GAINS_SUMMARY_SPEC, () => summary.rows()),
         fixed(INCOME_SPEC, () => income.rows()),
         holdingsTable(finalResult),
         spooledTable(warningsSpec(request.timeZone), warnings, warningRow),
+        ...(hmrc ? [poolHistoryTable(finalResult)] : []),
+        ...(tax === null ? [] : [fixed(tax.spec, () => tax.rows())]),
       ];
     },
     counts: () => {

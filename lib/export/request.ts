@@ -5,6 +5,8 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
+import { resolveChoices, ruleConflicts, TAX_RULES } from '../gains/rules.ts';
+import type { TaxRules } from '../gains/types.ts';
 import { isDayOrInstant, type Period, periodProblem } from './period.ts';
 
 /** Reports an export can produce. */
@@ -56,12 +58,16 @@ function inOrder<T extends string>(vocabulary: readonly T[], values: readonly T[
 }
 
 /**
- * Options of the gains reports: lot method, pools, tax year start (`MM-DD`, in the report zone)
- * and the holding period that makes a disposal long term.
+ * Options of the gains reports: the jurisdiction rule set, lot method, pools, tax year start
+ * (`MM-DD`, in the report zone), the holding period that makes a disposal long term, and the
+ * policies. The rule set fixes what its law fixes: a contradicting choice is refused by name
+ * (`gains.method: uk rules match by HMRC identification …`); the choices left out take the rule
+ * set's defaults (`generic`: fifo, universal, 01-01, 1 year, as before rule sets existed).
  */
-const gainsSchema = z.strictObject({
-  method: z.enum(['fifo', 'lifo', 'hifo', 'average']).default('fifo'),
-  pooling: z.enum(['universal', 'account']).default('universal'),
+const gainsInputSchema = z.strictObject({
+  taxRules: z.enum(TAX_RULES as [TaxRules, ...TaxRules[]]).default('generic'),
+  method: z.enum(['fifo', 'lifo', 'hifo', 'average', 'hmrc']).optional(),
+  pooling: z.enum(['universal', 'account', 'wallet-from-2025']).optional(),
   taxYearStart: z
     .string()
     .regex(/^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'expected a month and day "MM-DD", e.g. "04-06"')
@@ -69,9 +75,41 @@ const gainsSchema = z.strictObject({
       (text) => text !== '02-29' && !/^(04|06|09|11)-31$/.test(text) && !/^02-3/.test(text),
       'no such day',
     )
-    .default('01-01'),
-  longTermYears: z.number().int().min(1).max(10).default(1),
+    .optional(),
+  longTermYears: z.number().int().min(1).max(10).optional(),
+  /**
+   * Hours the two sides of a transfer between own accounts may be apart and still pair (a side
+   * waits this long for its counterpart across fetch windows).
+   */
+  transferToleranceHours: z.number().min(0).max(720).default(24),
+  /** Events at one instant: in `input` order, or `acquisitions-first` (then moves, then disposals). */
+  sameInstantOrder: z.enum(['input', 'acquisitions-first']).default('input'),
+  /**
+   * Lending supply/withdraw, liquidity add/remove, staking delegate/undelegate: `taxable` disposals
+   * and acquisitions at value, or `non-taxable` moves into and out of a position that keep the lots.
+   */
+  protocolMoves: z.enum(['taxable', 'non-taxable']).default('taxable'),
+  /** Basis of a transfer in from outside: `market-value` at receipt, or `zero` with a warning. */
+  transferInBasis: z.enum(['market-value', 'zero']).default('market-value'),
+  /** A fiat fee on a transfer between own accounts: `dropped`, or added to the moved lots' `basis`. */
+  transferFee: z.enum(['dropped', 'basis']).default('dropped'),
 });
+
+const gainsSchema = gainsInputSchema
+  .superRefine((gains, ctx) => {
+    for (const conflict of ruleConflicts(gains.taxRules, gains)) {
+      ctx.addIssue({ code: 'custom', message: conflict.reason, path: [conflict.field] });
+    }
+  })
+  .transform((gains) => ({ ...gains, ...resolveChoices(gains.taxRules, gains) }));
+
+/** The gains options of a request with every default filled in. */
+export type GainsRequestOptions = z.output<typeof gainsSchema>;
+
+/** Validates gains options alone and fills in their defaults (the value `gains` gets when omitted). */
+export function parseGainsOptions(input: unknown): GainsRequestOptions {
+  return gainsSchema.parse(input);
+}
 
 const periodSchema = z.unknown().superRefine((value, ctx) => {
   const problem = periodProblem(value);

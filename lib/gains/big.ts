@@ -22,11 +22,15 @@ function scaled(value: Big): { n: bigint; scale: number } {
 
 const TEN = 10n;
 
+/** How a division is rounded: half to even (the default), or half up (away from zero, HMRC's examples). */
+export type Rounding = 'half-even' | 'half-up';
+
 /**
- * `a × b / c`, rounded half to even at `scale` decimal places: the only inexact operation of the
- * engine, rounded once. Computed on integers (big.js's long division is slow at this precision).
+ * `a × b / c`, rounded half to even (or half up) at `scale` decimal places: the only inexact
+ * operation of the engine, rounded once. Computed on integers (big.js's long division is slow at
+ * this precision).
  */
-export function mulDiv(a: Big, b: Big, c: Big, scale: number): Big {
+export function mulDiv(a: Big, b: Big, c: Big, scale: number, rounding: Rounding = 'half-even'): Big {
   const x = scaled(a);
   const y = scaled(b);
   const z = scaled(c);
@@ -38,7 +42,7 @@ export function mulDiv(a: Big, b: Big, c: Big, scale: number): Big {
   if (den < 0n) den = -den;
   let q = num / den;
   const twice = (num % den) * 2n;
-  if (twice > den || (twice === den && q % 2n === 1n)) q += 1n;
+  if (twice > den || (twice === den && (rounding === 'half-up' || q % 2n === 1n))) q += 1n;
   let digits = q.toString();
   if (scale > 0) {
     digits = digits.padStart(scale + 1, '0');

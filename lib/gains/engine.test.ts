@@ -538,3 +538,42 @@ describe('createGainsEngine (drain)', () => {
     expect(engine.result().counts.lotsMatched).toBe(3);
   });
 });
+
+describe('createGainsEngine (transfer fee in the basis)', () => {
+  const events = [
+    buy('b1', '2025-01-10', 'ETH', '1', '100'),
+    buy('b2', '2025-01-11', 'ETH', '1', '300'),
+    { ...move('m', '2025-02-01', 'ETH', '1.5', 'A', 'B'), fee: '6' },
+    sell('s', '2025-03-01', 'ETH', '1.5', '900', { account: 'B' }),
+  ];
+
+  it('returns the fee spread over the moved lots by quantity when pooled by account', () => {
+    // Moved: all of b1 (100 + 6 × 1/1.5 = 104) and half of b2 (150 + 2 = 152).
+    expect(lines(run(events, { pooling: 'account' })).map((l) => [l.from, l.quantity, l.cost])).toEqual([
+      ['b1', '1', '104'],
+      ['b2', '0.5', '152'],
+    ]);
+  });
+
+  it('returns the fee in the basis of the lots the move would take when pooled universally', () => {
+    expect(lines(run(events, { pooling: 'universal' })).map((l) => [l.from, l.quantity, l.cost])).toEqual([
+      ['b1', '1', '104'],
+      ['b2', '0.5', '152'],
+    ]);
+  });
+
+  it('returns a zero check in the roll-forward with the fee as cost transferred in', () => {
+    const result = run(events, { pooling: 'account' });
+    const b = result.rollForward.find((l) => l.account === 'B');
+    expect(b?.transferredIn).toEqual({ quantity: '1.5', cost: '256' });
+  });
+});
+
+describe('createGainsEngine (missing cost basis)', () => {
+  it('returns a missing-cost-basis warning for a lot opened without its cost', () => {
+    const result = run([buy('in', '2025-01-10', 'ETH', '1', '0', { missingBasis: true })]);
+    expect(result.warnings.map((w) => [w.kind, w.txId, w.quantity])).toEqual([
+      ['missing-cost-basis', 'in', '1'],
+    ]);
+  });
+});

@@ -3,10 +3,12 @@
  * warnings and the roll-forward of the reported period. Its lot state can be carried to a later
  * run (`carry`), which then continues exactly as one pass would.
  */
-import { IANAZone } from 'luxon';
+import { DateTime, IANAZone } from 'luxon';
 import { ValidationError } from '../errors.ts';
 import { Big, text, ZERO } from './big.ts';
+import { dayNumber, type HmrcDisposal, HmrcLedger, joinIds } from './hmrc.ts';
 import { type Lot, openLot, type Piece, Pool, shares } from './lots.ts';
+import { resolveChoices, ruleConflicts, ruleSet, TAX_RULES } from './rules.ts';
 import { localDate, taxYearLabel, taxYearOf, termOf, validTaxYearStart } from './tax-year.ts';
 import type {
   AcquireEvent,
@@ -20,8 +22,10 @@ import type {
   GainsWarning,
   IncomeLine,
   MoveEvent,
+  PoolHistoryLine,
   ResolvedGainsOptions,
   RollForwardLine,
+  TaxYearStart,
   Term,
   WithdrawEvent,
 } from './types.ts';
@@ -34,7 +38,13 @@ export interface GainsEngine {
    * after the period end). Throws {@link ValidationError} for a quantity that is not positive.
    */
   process(event: GainsEvent): boolean;
-  /** The open lots now, to resume from with {@link createGainsEngine}. */
+  /**
+   * Declares the history complete: HMRC identification matches the days still waiting for their
+   * 30 days, and a period reaching into 2025 switches `wallet-from-2025` pools to per account.
+   * Call it before the final {@link GainsEngine.result}; events after it are not expected.
+   */
+  finish(): void;
+  /** The open lots (and waiting days) now, to resume from with {@link createGainsEngine}. */
   carry(): GainsState;
   /**
    * The results so far (the roll-forward closes at the current state). Lines already taken by
@@ -58,8 +68,9 @@ const UNMATCHED: Readonly<Record<GainsEvent['kind'], string>> = {
 const DAY_MS = 86_400_000;
 const POSITIVE = /^\d+(?:\.\d+)?$/;
 
-const METHODS = new Set(['fifo', 'lifo', 'hifo', 'average']);
-const POOLINGS = new Set(['account', 'universal']);
+const METHODS = new Set(['fifo', 'lifo', 'hifo', 'average', 'hmrc']);
+const POOLINGS = new Set(['account', 'universal', 'wallet-from-2025']);
+const ROUNDINGS = new Set(['half-even', 'half-up']);
 
 function instantOption(field: string, value: string | null | undefined): number | null {
   if (value === undefined || value === null) return null;
@@ -68,22 +79,47 @@ function instantOption(field: string, value: string | null | undefined): number 
   return ms;
 }
 
-/** Applies the defaults and validates the options. */
+const monthDay = (start: TaxYearStart) =>
+  `${String(start.month).padStart(2, '0')}-${String(start.day).padStart(2, '0')}`;
+
+/**
+ * Applies the rule set and the defaults, and validates the options. A rule set refuses a choice
+ * its law contradicts ({@link ValidationError} naming the option and the law's reason) and fixes
+ * the zone of its days and its rounding.
+ */
 export function resolveGainsOptions(options: GainsOptions = {}): ResolvedGainsOptions {
+  const taxRules = options.taxRules ?? 'generic';
+  if (!TAX_RULES.includes(taxRules)) throw new ValidationError('taxRules', 'must be generic, us, uk or de');
+  const rules = ruleSet(taxRules);
+  const given = {
+    method: options.method,
+    pooling: options.pooling,
+    taxYearStart: options.taxYearStart === undefined ? undefined : monthDay(options.taxYearStart),
+    longTermYears: options.longTermYears,
+  };
+  const [conflict] = ruleConflicts(taxRules, given);
+  if (conflict !== undefined) throw new ValidationError(conflict.field, conflict.reason);
+  const choices = resolveChoices(taxRules, given);
+  const [month, day] = choices.taxYearStart.split('-').map(Number) as [number, number];
   const resolved: ResolvedGainsOptions = {
-    method: options.method ?? 'fifo',
-    pooling: options.pooling ?? 'universal',
-    timeZone: options.timeZone ?? 'UTC',
-    taxYearStart: options.taxYearStart ?? { month: 1, day: 1 },
-    longTermYears: options.longTermYears ?? 1,
+    method: choices.method,
+    pooling: choices.pooling,
+    timeZone: rules.timeZone ?? options.timeZone ?? 'UTC',
+    taxYearStart: options.taxYearStart ?? { month, day },
+    longTermYears: choices.longTermYears,
     longTermDays: options.longTermDays ?? null,
-    fiatScale: options.fiatScale ?? 18,
+    fiatScale: rules.rounding?.scale ?? options.fiatScale ?? 18,
     periodStart: instantOption('period.start', options.period?.start),
     periodEnd: instantOption('period.end', options.period?.end),
+    rounding: rules.rounding?.mode ?? options.rounding ?? 'half-even',
+    taxRules,
   };
   if (!METHODS.has(resolved.method))
-    throw new ValidationError('method', 'must be fifo, lifo, hifo or average');
-  if (!POOLINGS.has(resolved.pooling)) throw new ValidationError('pooling', 'must be account or universal');
+    throw new ValidationError('method', 'must be fifo, lifo, hifo, average or hmrc');
+  if (!POOLINGS.has(resolved.pooling))
+    throw new ValidationError('pooling', 'must be account, universal or wallet-from-2025');
+  if (!ROUNDINGS.has(resolved.rounding))
+    throw new ValidationError('rounding', 'must be half-even or half-up');
   if (!IANAZone.isValidZone(resolved.timeZone)) throw new ValidationError('timeZone', 'is not an IANA zone');
   if (!validTaxYearStart(resolved.taxYearStart))
     throw new ValidationError('taxYearStart', 'is not a day that exists every year');
@@ -94,8 +130,9 @@ export function resolveGainsOptions(options: GainsOptions = {}): ResolvedGainsOp
     (!Number.isInteger(resolved.longTermDays) || resolved.longTermDays < 0)
   )
     throw new ValidationError('longTermDays', 'must be a whole number of days');
-  if (!Number.isInteger(resolved.fiatScale) || resolved.fiatScale < 2 || resolved.fiatScale > 60)
-    throw new ValidationError('fiatScale', 'must be an integer from 2 to 60');
+  // 0 places: whole units (pounds), as HMRC's examples round.
+  if (!Number.isInteger(resolved.fiatScale) || resolved.fiatScale < 0 || resolved.fiatScale > 60)
+    throw new ValidationError('fiatScale', 'must be an integer from 0 to 60');
   if (
     resolved.periodStart !== null &&
     resolved.periodEnd !== null &&
@@ -142,8 +179,21 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
     fiatScale,
     periodStart,
     periodEnd,
+    rounding,
   } = resolved;
   const pools = new Map<string, Pool>();
+  const poolHistory: PoolHistoryLine[] = [];
+  /** First local date of the period (HMRC identification reports whole days). */
+  const startDate = periodStart === null ? null : localDate(periodStart, timeZone);
+  /** `wallet-from-2025`: the instant the pools become per account, local midnight of 1 January 2025. */
+  const switchAt =
+    pooling === 'wallet-from-2025'
+      ? DateTime.fromObject({ year: 2025, month: 1, day: 1 }, { zone: timeZone }).toMillis()
+      : null;
+  let accountPools = pooling === 'account';
+  /** Until the switch: each account's holding per token (`account \0 token`), to allocate the pool by. */
+  const balances = new Map<string, Big>();
+  let finished = false;
   const disposals: DisposalLine[] = [];
   const income: IncomeLine[] = [];
   const warnings: GainsWarning[] = [];
@@ -153,20 +203,23 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
   let nextSeq = 0;
 
   const keyOf = (account: string, token: string) =>
-    pooling === 'account' ? `${account}\u0000${token}` : `\u0000${token}`;
+    accountPools ? `${account}\u0000${token}` : `\u0000${token}`;
 
   function pool(account: string, token: string): Pool {
     const key = keyOf(account, token);
     let found = pools.get(key);
     if (found === undefined) {
-      found = new Pool(token, pooling === 'account' ? account : null, method, fiatScale);
+      found = new Pool(token, accountPools ? account : null, method, fiatScale, rounding);
       pools.set(key, found);
     }
     return found;
   }
 
   function activityOf(account: string, token: string): Activity {
-    const key = keyOf(account, token);
+    return activityOfKey(keyOf(account, token));
+  }
+
+  function activityOfKey(key: string): Activity {
     let found = activity.get(key);
     if (found === undefined) {
       found = {
@@ -183,8 +236,112 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
 
   function snapshot(): Map<string, Flow> {
     const positions = new Map<string, Flow>();
+    if (ledger !== null) {
+      for (const [token, p] of ledger.pools()) positions.set(keyOf('', token), { ...p });
+      return positions;
+    }
     for (const [key, p] of pools) positions.set(key, { quantity: p.quantity, cost: p.cost });
     return positions;
+  }
+
+  const ledger =
+    method === 'hmrc'
+      ? new HmrcLedger(fiatScale, rounding, {
+          beforeDay(day) {
+            // The opening of the period: the pools once every day before it is final.
+            if (opening === null && startDate !== null && day >= dayNumber(startDate)) opening = snapshot();
+          },
+          disposal: hmrcDisposal,
+          withdrawal(token, w, taken, cost, shortfall) {
+            if (!w.reported) return;
+            addFlow(activityOf(w.account, token).transferredOut, taken, cost);
+            if (shortfall.gt(0)) {
+              warnAt({
+                kind: 'negative-balance',
+                txId: w.txId,
+                time: w.time,
+                token,
+                account: w.account,
+                quantity: text(shortfall),
+                message: `transfer out of ${text(w.quantity)} found only ${text(taken)} in the section 104 pool`,
+              });
+            }
+          },
+          poolChange(change) {
+            if (!change.reported) return;
+            if (change.change === 'fee')
+              addFlow(activityOf('', change.token).transferredIn, ZERO, change.cost);
+            poolHistory.push({
+              token: change.token,
+              date: change.date,
+              taxYear: taxYear(change.date),
+              change: change.change,
+              quantity: text(change.quantity),
+              cost: text(change.cost),
+              poolQuantity: text(change.poolQuantity),
+              poolCost: text(change.poolCost),
+              txIds: joinIds(change.txIds),
+            });
+          },
+        })
+      : null;
+
+  /** A day's disposal matched by HMRC identification: one line per part, with its rule. */
+  function hmrcDisposal(d: HmrcDisposal): void {
+    counts.lotsMatched += d.parts.length;
+    const act = activityOf(d.account, d.token);
+    d.parts.forEach((part, index) => {
+      // Consumed in the period: by a disposal of the period, or an acquisition of it (30 days).
+      if (!d.reported && !d.partsReported[index]) return;
+      if (part.rule === 'no-basis') act.unmatched = act.unmatched.plus(part.quantity);
+      else addFlow(act.disposed, part.quantity, part.cost);
+    });
+    if (!d.reported) return;
+    const proceedShares = shares(
+      d.proceeds,
+      d.parts.map((part) => part.quantity),
+      fiatScale,
+      rounding,
+    );
+    const year = taxYear(d.date);
+    const disposedTxId = joinIds(d.txIds);
+    d.parts.forEach((part, index) => {
+      const share = proceedShares[index] ?? ZERO;
+      disposals.push({
+        token: d.token,
+        quantity: text(part.quantity),
+        acquiredAt: part.acquiredAt,
+        disposedAt: d.time,
+        proceeds: text(share),
+        cost: text(part.cost),
+        gain: text(share.minus(part.cost)),
+        term: 'none',
+        taxYear: year,
+        account: d.account,
+        acquiredTxId: part.acquiredTxIds.length > 0 ? joinIds(part.acquiredTxIds) : null,
+        disposedTxId,
+        rule: part.rule,
+      });
+    });
+    const at = { txId: d.txIds[0] ?? '', time: d.time, token: d.token, account: d.account };
+    const missing = d.parts.find((part) => part.rule === 'no-basis');
+    if (missing !== undefined) {
+      warnAt({
+        ...at,
+        kind: 'zero-basis',
+        quantity: text(missing.quantity),
+        message: `disposal of ${text(d.quantity)} on ${d.date} found only ${text(d.quantity.minus(missing.quantity))} to match: the rest has a zero basis`,
+      });
+    }
+    const open = d.parts.some((part) => part.rule === 'section-104' || part.rule === 'no-basis');
+    if (open && periodEnd !== null && d.windowEnd >= localDate(periodEnd - 1, timeZone)) {
+      warnAt({
+        ...at,
+        kind: 'thirty-day-window',
+        quantity: text(d.quantity),
+        message: `the 30 days after this disposal run to ${d.windowEnd}, past the period end: an acquisition this run did not see may still match it`,
+      });
+    }
   }
 
   if (state !== undefined) {
@@ -207,10 +364,23 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
         });
       }
       target.cost = new Big(carried.cost);
-      pools.set(keyOf(carried.account ?? '', carried.token), target);
+      pools.set(
+        carried.account === null ? `\u0000${carried.token}` : `${carried.account}\u0000${carried.token}`,
+        target,
+      );
+    }
+    if (state.hmrc !== undefined) ledger?.restore(state.hmrc);
+    if (state.walletSwitch !== undefined) {
+      accountPools = state.walletSwitch.done;
+      for (const b of state.walletSwitch.balances)
+        balances.set(`${b.account}\u0000${b.token}`, new Big(b.quantity));
     }
   }
   if (periodStart === null) opening = snapshot();
+
+  function warnAt(warning: GainsWarning): void {
+    warnings.push(warning);
+  }
 
   function warn(
     event: GainsEvent,
@@ -219,15 +389,7 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
     quantity: string,
     message: string,
   ) {
-    warnings.push({
-      kind,
-      txId: event.txId,
-      time: event.time,
-      token: event.token,
-      account,
-      quantity,
-      message,
-    });
+    warnAt({ kind, txId: event.txId, time: event.time, token: event.token, account, quantity, message });
   }
 
   function term(acquiredAt: number, disposedAt: number, disposedDate: string): Term {
@@ -240,21 +402,25 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
     return taxYearLabel(taxYearOf(date, taxYearStart), taxYearStart);
   }
 
-  function acquire(event: AcquireEvent, reported: boolean): void {
+  function acquire(event: AcquireEvent, reported: boolean, date: string): void {
     const quantity = new Big(event.quantity);
     const cost = new Big(event.value ?? 0).plus(event.fee);
-    pool(event.account, event.token).add(
-      openLot({
-        txId: event.txId,
-        leg: event.leg,
-        token: event.token,
-        account: event.account,
-        quantity,
-        cost,
-        acquiredAt: event.time,
-        seq: nextSeq++,
-      }),
-    );
+    if (ledger !== null) {
+      ledger.acquire(event.token, date, quantity, cost, event.txId, event.time, reported, event.account);
+    } else {
+      pool(event.account, event.token).add(
+        openLot({
+          txId: event.txId,
+          leg: event.leg,
+          token: event.token,
+          account: event.account,
+          quantity,
+          cost,
+          acquiredAt: event.time,
+          seq: nextSeq++,
+        }),
+      );
+    }
     counts.lotsOpened += 1;
     if (!reported) return;
     addFlow(activityOf(event.account, event.token).acquired, quantity, cost);
@@ -265,6 +431,15 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
         event.account,
         text(quantity),
         'acquisition without a fiat value: zero basis',
+      );
+    }
+    if (event.missingBasis === true) {
+      warn(
+        event,
+        'missing-cost-basis',
+        event.account,
+        text(quantity),
+        'transfer in from outside the portfolio: zero cost basis until its cost is supplied',
       );
     }
     if (event.income !== null) {
@@ -281,8 +456,23 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
     }
   }
 
-  function dispose(event: DisposeEvent, reported: boolean): void {
+  function dispose(event: DisposeEvent, reported: boolean, date: string): void {
     const quantity = new Big(event.quantity);
+    if (ledger !== null) {
+      counts.disposals += 1;
+      const proceeds = new Big(event.value ?? 0).minus(event.fee);
+      ledger.dispose(event.token, date, quantity, proceeds, event.txId, event.time, reported, event.account);
+      if (reported && event.value === null) {
+        warn(
+          event,
+          'missing-value',
+          event.account,
+          text(quantity),
+          'disposal without a fiat value: zero proceeds',
+        );
+      }
+      return;
+    }
     const taken = pool(event.account, event.token).take(quantity);
     const parts: { piece: Piece | null; quantity: Big }[] = taken.pieces.map((piece) => ({
       piece,
@@ -297,6 +487,7 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
       proceeds,
       parts.map((part) => part.quantity),
       fiatScale,
+      rounding,
     );
     const disposedDate = localDate(event.time, timeZone);
     const year = taxYear(disposedDate);
@@ -342,14 +533,30 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
     }
   }
 
-  function move(event: MoveEvent, reported: boolean): void {
-    if (pooling === 'universal' || event.from === event.to) return;
+  function move(event: MoveEvent, reported: boolean, date: string): void {
+    const fee = event.fee === undefined ? ZERO : new Big(event.fee);
+    if (event.from === event.to) return;
+    if (ledger !== null) {
+      if (fee.gt(0)) ledger.addCost(event.token, date, fee, event.txId, reported, event.from);
+      return;
+    }
+    if (!accountPools) {
+      if (fee.gt(0)) addToBasis(event, fee, reported);
+      return;
+    }
     const quantity = new Big(event.quantity);
     const taken = pool(event.from, event.token).take(quantity);
     const target = pool(event.to, event.token);
-    for (const piece of taken.pieces) {
-      target.add({ ...piece.lot, account: event.to, quantity: piece.quantity, cost: piece.cost });
-    }
+    const feeShares = shares(
+      fee,
+      [...taken.pieces.map((piece) => piece.quantity), ...(taken.shortfall.gt(0) ? [taken.shortfall] : [])],
+      fiatScale,
+      rounding,
+    );
+    taken.pieces.forEach((piece, index) => {
+      const cost = piece.cost.plus(feeShares[index] ?? ZERO);
+      target.add({ ...piece.lot, account: event.to, quantity: piece.quantity, cost });
+    });
     if (taken.shortfall.gt(0)) {
       target.add(
         openLot({
@@ -358,7 +565,7 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
           token: event.token,
           account: event.to,
           quantity: taken.shortfall,
-          cost: ZERO,
+          cost: feeShares[taken.pieces.length] ?? ZERO,
           acquiredAt: event.time,
           seq: nextSeq++,
         }),
@@ -367,7 +574,7 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
     }
     if (!reported) return;
     addFlow(activityOf(event.from, event.token).transferredOut, taken.quantity, taken.cost);
-    addFlow(activityOf(event.to, event.token).transferredIn, quantity, taken.cost);
+    addFlow(activityOf(event.to, event.token).transferredIn, quantity, taken.cost.plus(fee));
     if (taken.shortfall.gt(0)) {
       warn(
         event,
@@ -379,8 +586,38 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
     }
   }
 
-  function withdraw(event: WithdrawEvent, reported: boolean): void {
+  /**
+   * One pool for every account: the moved quantity stays where it is, and the fee joins the basis
+   * of the lots the move would have taken (taken and put back with their share of it).
+   */
+  function addToBasis(event: MoveEvent, fee: Big, reported: boolean): void {
+    const target = pool(event.from, event.token);
+    const taken = target.take(new Big(event.quantity));
+    // Nothing held: no lot to carry the fee, which is dropped.
+    if (taken.pieces.length === 0) return;
+    const feeShares = shares(
+      fee,
+      taken.pieces.map((piece) => piece.quantity),
+      fiatScale,
+      rounding,
+    );
+    // Put back in front of what is left of their lots, so the next consumption takes them first.
+    for (let index = taken.pieces.length - 1; index >= 0; index -= 1) {
+      const piece = taken.pieces[index] as Piece;
+      target.add(
+        { ...piece.lot, quantity: piece.quantity, cost: piece.cost.plus(feeShares[index] ?? ZERO) },
+        true,
+      );
+    }
+    if (reported) addFlow(activityOf(event.to, event.token).transferredIn, ZERO, fee);
+  }
+
+  function withdraw(event: WithdrawEvent, reported: boolean, date: string): void {
     const quantity = new Big(event.quantity);
+    if (ledger !== null) {
+      ledger.withdraw(event.token, date, quantity, event.txId, event.time, reported, event.account);
+      return;
+    }
     const taken = pool(event.account, event.token).take(quantity);
     if (!reported) return;
     addFlow(activityOf(event.account, event.token).transferredOut, taken.quantity, taken.cost);
@@ -419,19 +656,99 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
       });
     }
     carried.sort((a, b) => compareText(a.token, b.token) || compareText(a.account ?? '', b.account ?? ''));
-    return { version: 1, method, pooling, nextSeq, pools: carried };
+    const out: GainsState = { version: 1, method, pooling, nextSeq, pools: carried };
+    if (ledger !== null) out.hmrc = ledger.carry();
+    if (switchAt !== null) {
+      out.walletSwitch = {
+        done: accountPools,
+        balances: [...balances]
+          .filter(([, quantity]) => !quantity.eq(0))
+          .map(([key, quantity]) => {
+            const [account, token] = key.split('\u0000') as [string, string];
+            return { account, token, quantity: text(quantity) };
+          })
+          .sort((a, b) => compareText(a.token, b.token) || compareText(a.account, b.account)),
+      };
+    }
+    return out;
+  }
+
+  /** Until the switch to wallet-by-wallet pools, each account's holding per token. */
+  function track(account: string, token: string, quantity: string, sign: 1 | -1): void {
+    const key = `${account}\u0000${token}`;
+    const next = (balances.get(key) ?? ZERO).plus(sign === 1 ? quantity : new Big(quantity).neg());
+    balances.set(key, next);
+  }
+
+  function trackEvent(event: GainsEvent): void {
+    switch (event.kind) {
+      case 'acquire':
+        track(event.account, event.token, event.quantity, 1);
+        break;
+      case 'dispose':
+      case 'withdraw':
+        track(event.account, event.token, event.quantity, -1);
+        break;
+      case 'move':
+        track(event.from, event.token, event.quantity, -1);
+        track(event.to, event.token, event.quantity, 1);
+        break;
+    }
+  }
+
+  /**
+   * From one pool per token to one per account and token (Rev. Proc. 2024-28's allocation of the
+   * unused basis): each account with a positive holding, in account order, takes its holding from
+   * the token's pool in the pool's consumption order; what no holding claims goes to the account
+   * each lot was acquired in. Recorded as transfers out of the universal line into the accounts.
+   */
+  function switchToWallets(): void {
+    const reported = periodStart === null || (switchAt ?? 0) >= periodStart;
+    const universal = [...pools.values()];
+    pools.clear();
+    accountPools = true;
+    for (const source of universal) {
+      const token = source.token;
+      const moveOut = (account: string, quantity: Big) => {
+        const taken = source.take(quantity);
+        const target = pool(account, token);
+        for (const piece of taken.pieces) {
+          target.add({ ...piece.lot, account, quantity: piece.quantity, cost: piece.cost });
+        }
+        if (!reported) return;
+        addFlow(activityOf(account, token).transferredIn, taken.quantity, taken.cost);
+        const before = activity.get(`\u0000${token}`) ?? activityOfKey(`\u0000${token}`);
+        addFlow(before.transferredOut, taken.quantity, taken.cost);
+      };
+      const holders = [...balances]
+        .filter(([key, quantity]) => key.endsWith(`\u0000${token}`) && quantity.gt(0))
+        .map(([key, quantity]) => ({ account: key.slice(0, -token.length - 1), quantity }))
+        .sort((a, b) => compareText(a.account, b.account));
+      for (const holder of holders) {
+        if (source.quantity.eq(0)) break;
+        moveOut(holder.account, holder.quantity.lt(source.quantity) ? holder.quantity : source.quantity);
+      }
+      for (const lot of source.lots()) moveOut(lot.account, lot.quantity);
+    }
+    balances.clear();
+  }
+
+  /** Whether the pools switch to per account before an event at `time` (or at the end). */
+  function switchDue(time: number): boolean {
+    return switchAt !== null && !accountPools && time >= switchAt;
   }
 
   function rollForward(): RollForwardLine[] {
     // Before the period has started the opening is the current state (not frozen: events may follow).
     const open = opening ?? snapshot();
-    const keys = new Set([...open.keys(), ...activity.keys(), ...pools.keys()]);
+    const now = snapshot();
+    const keys = new Set([...open.keys(), ...activity.keys(), ...now.keys()]);
     const lines: RollForwardLine[] = [];
     for (const key of keys) {
       const [account, token] = key.split('\u0000') as [string, string];
       const start = open.get(key) ?? flow();
       const act = activity.get(key);
-      const end = pools.get(key);
+      const end = now.get(key);
       const closing = end === undefined ? flow() : { quantity: end.quantity, cost: end.cost };
       const idle =
         act === undefined &&
@@ -442,7 +759,7 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
       if (idle) continue;
       lines.push({
         token,
-        account: pooling === 'account' ? account : null,
+        account: account === '' ? null : account,
         opening: position(start),
         acquired: position(act?.acquired ?? flow()),
         transferredIn: position(act?.transferredIn ?? flow()),
@@ -464,8 +781,13 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
         counts.ignored += 1;
         return false;
       }
-      const reported = periodStart === null || event.time >= periodStart;
-      if (reported && opening === null) opening = snapshot();
+      const date = localDate(event.time, timeZone);
+      // HMRC identification reports whole local days; the opening waits for the days before them.
+      const reported =
+        ledger !== null
+          ? startDate === null || date >= startDate
+          : periodStart === null || event.time >= periodStart;
+      if (ledger === null && reported && opening === null) opening = snapshot();
       if (!POSITIVE.test(event.quantity) || new Big(event.quantity).eq(0)) {
         throw new ValidationError(
           `event ${event.txId}#${event.leg}.quantity`,
@@ -473,25 +795,35 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
         );
       }
       counts.events += 1;
+      if (switchDue(event.time)) switchToWallets();
+      ledger?.arrive(date);
       if (reported && event.unmatchedTransfer === true) {
         const account = event.kind === 'move' ? event.from : event.account;
         warn(event, 'unmatched-transfer', account, text(new Big(event.quantity)), UNMATCHED[event.kind]);
       }
       switch (event.kind) {
         case 'acquire':
-          acquire(event, reported);
+          acquire(event, reported, date);
           break;
         case 'dispose':
-          dispose(event, reported);
+          dispose(event, reported, date);
           break;
         case 'move':
-          move(event, reported);
+          move(event, reported, date);
           break;
         case 'withdraw':
-          withdraw(event, reported);
+          withdraw(event, reported, date);
           break;
       }
+      if (switchAt !== null && !accountPools) trackEvent(event);
       return true;
+    },
+    finish() {
+      if (finished) return;
+      finished = true;
+      ledger?.finish();
+      // A period reaching into 2025 closes wallet by wallet even without a later event.
+      if (periodEnd !== null && switchDue(periodEnd - 1)) switchToWallets();
     },
     carry,
     drain: () => ({
@@ -505,6 +837,7 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
       income,
       warnings,
       rollForward: rollForward(),
+      poolHistory,
       counts: { ...counts },
     }),
   };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toEvents } from './events.ts';
+import { GainsOrderError } from './errors.ts';
+import { createEventStream, toEvents } from './events.ts';
 import { leg, tx } from './test-support.ts';
 
 /** The events without their instants, for compact comparisons. */
@@ -240,5 +241,182 @@ describe('toEvents (transfer to itself)', () => {
     expect(shapes(events)).toEqual([
       { kind: 'move', txId: 'x', leg: 0, token: 'ETH', quantity: '1', from: 'A', to: 'A' },
     ]);
+  });
+});
+
+describe('createEventStream (pieces of the history)', () => {
+  const send = tx({
+    id: 'o',
+    date: '2025-05-31T23:58:00.000Z',
+    category: 'transfer',
+    hash: '0x1',
+    accountId: 'A',
+    movements: [leg('ETH', '-1', '-3000')],
+  });
+  const receive = tx({
+    id: 'i',
+    date: '2025-06-01T00:03:00.000Z',
+    category: 'transfer',
+    hash: '0x1',
+    accountId: 'B',
+    movements: [leg('ETH', '1', '3000')],
+  });
+
+  it('returns a move for a pair whose in side comes in a later piece', () => {
+    const stream = createEventStream();
+    stream.add(send);
+    // The out side waits for its counterpart: nothing is final at the end of May.
+    expect(stream.advance(Date.parse('2025-05-31T23:59:59.999Z'))).toEqual([]);
+    stream.add(receive);
+    expect(stream.finish().map((e) => [e.kind, e.txId])).toEqual([['move', 'o']]);
+  });
+
+  it('returns a move for a pair whose in side comes first, in an earlier piece', () => {
+    const stream = createEventStream();
+    stream.add({ ...receive, date: '2025-05-31T23:50:00.000Z' });
+    expect(stream.advance(Date.parse('2025-05-31T23:55:00.000Z'))).toEqual([]);
+    stream.add(send);
+    expect(stream.finish().map((e) => [e.kind, e.txId])).toEqual([['move', 'o']]);
+  });
+
+  it('returns the events before a waiting transfer once it is decided', () => {
+    const buy = tx({ id: 'b', date: '2025-05-30T10:00:00.000Z', movements: [leg('ETH', '1', '1000')] });
+    const stream = createEventStream({ transferTolerance: 3_600_000 });
+    stream.add(buy);
+    stream.add(send);
+    expect(stream.advance(Date.parse('2025-05-31T23:59:00.000Z')).map((e) => e.txId)).toEqual(['b']);
+    // An hour after the out side without a counterpart: it leaves the portfolio.
+    expect(stream.advance(Date.parse('2025-06-01T01:00:00.000Z')).map((e) => [e.kind, e.txId])).toEqual([
+      ['withdraw', 'o'],
+    ]);
+  });
+
+  it('returns no pair for sides further apart than the tolerance', () => {
+    const events = toEvents([send, receive], { transferTolerance: 60_000 });
+    expect(events.map((e) => e.kind)).toEqual(['withdraw', 'acquire']);
+  });
+
+  it('throws GainsOrderError for a transaction at or before an instant declared complete', () => {
+    const stream = createEventStream();
+    stream.advance(Date.parse('2025-06-01T00:03:00.000Z'));
+    expect(() => stream.add(receive)).toThrow(GainsOrderError);
+  });
+});
+
+describe('toEvents (protocol moves)', () => {
+  const supply = tx({
+    id: 'sup',
+    date: '2025-02-01T10:00:00.000Z',
+    category: 'lending',
+    subType: 'supply',
+    protocol: 'Aave V3',
+    movements: [leg('ETH', '-2', '-6000'), leg('aETH', '2', '6000')],
+  });
+  const withdraw = tx({
+    id: 'wd',
+    date: '2025-03-01T10:00:00.000Z',
+    category: 'lending',
+    subType: 'withdraw',
+    protocol: 'Aave V3',
+    movements: [leg('aETH', '-2.1', '-6300'), leg('ETH', '2.1', '6300')],
+  });
+
+  it('returns a disposal and an acquisition at value by default (taxable)', () => {
+    expect(toEvents([supply]).map((e) => [e.kind, e.token])).toEqual([
+      ['dispose', 'ETH'],
+      ['acquire', 'aETH'],
+    ]);
+  });
+
+  it('returns moves into and out of the position, the excess acquired at its share of the value, when non-taxable', () => {
+    // 2 ETH go in; 2.1 come back: 2 move back, 0.1 is acquired at 6300 × 0.1 / 2.1 = 300. aETH is the receipt.
+    const events = toEvents([supply, withdraw], { protocolMoves: 'non-taxable' });
+    expect(shapes(events)).toEqual([
+      {
+        kind: 'move',
+        txId: 'sup',
+        leg: 0,
+        token: 'ETH',
+        quantity: '2',
+        from: 'A',
+        to: 'A [lending Aave V3]',
+      },
+      { kind: 'move', txId: 'wd', leg: 1, token: 'ETH', quantity: '2', from: 'A [lending Aave V3]', to: 'A' },
+      {
+        kind: 'acquire',
+        txId: 'wd',
+        leg: 1,
+        token: 'ETH',
+        account: 'A',
+        quantity: '0.1',
+        value: '300',
+        fee: '0',
+        income: null,
+      },
+    ]);
+  });
+
+  it('returns a withdrawal of a position never entered as an acquisition at value', () => {
+    const [event] = toEvents([withdraw], { protocolMoves: 'non-taxable' });
+    expect(event).toMatchObject({ kind: 'acquire', token: 'ETH', quantity: '2.1', value: '6300' });
+  });
+
+  it('returns the staking delegate and undelegate of a token as moves when non-taxable', () => {
+    const delegate = tx({
+      id: 'd',
+      category: 'staking',
+      subType: 'delegate',
+      movements: [leg('SOL', '-10', '-1500')],
+    });
+    const undelegate = tx({
+      id: 'u',
+      date: '2025-04-01T00:00:00.000Z',
+      category: 'staking',
+      subType: 'undelegate',
+      movements: [leg('SOL', '10', '2000')],
+    });
+    expect(toEvents([delegate, undelegate], { protocolMoves: 'non-taxable' }).map((e) => e.kind)).toEqual([
+      'move',
+      'move',
+    ]);
+  });
+});
+
+describe('toEvents (transfer policies)', () => {
+  const out = tx({
+    id: 'o',
+    category: 'transfer',
+    hash: '0x1',
+    accountId: 'A',
+    movements: [leg('ETH', '-1', '-2000')],
+    feeAmount: '4',
+  });
+  const inn = tx({
+    id: 'i',
+    category: 'transfer',
+    hash: '0x1',
+    accountId: 'B',
+    movements: [leg('ETH', '1', '2000')],
+    feeAmount: '1',
+  });
+
+  it('returns a transfer in from outside at a zero basis with the missing basis flag', () => {
+    const [event] = toEvents([inn], { transferInBasis: 'zero' });
+    expect(event).toMatchObject({ kind: 'acquire', value: '0', missingBasis: true, unmatchedTransfer: true });
+  });
+
+  it('returns the fiat fees of both sides on the move when transfer fees go to the basis', () => {
+    const [move] = toEvents([out, inn], { transferFee: 'basis' });
+    expect(move).toMatchObject({ kind: 'move', fee: '5' });
+  });
+
+  it('returns the fiat fees of both sides once when the in side comes first', () => {
+    const early = { ...inn, date: '2025-03-14T08:59:00.000Z' };
+    expect(toEvents([early, out], { transferFee: 'basis' })).toMatchObject([{ kind: 'move', fee: '5' }]);
+  });
+
+  it('returns a move without a fee by default (dropped)', () => {
+    const [move] = toEvents([out, inn]);
+    expect(move?.kind === 'move' ? move.fee : 'not a move').toBeUndefined();
   });
 });

@@ -6,8 +6,9 @@
  */
 import { ValidationError } from '../errors.ts';
 import type { CanonicalMovement, CanonicalTransaction } from '../export/normalize.ts';
-import { Big, mulDiv, text } from './big.ts';
-import type { AcquireEvent, DisposeEvent, GainsEvent, SameTimeOrder } from './types.ts';
+import { Big, mulDiv, text, ZERO } from './big.ts';
+import { GainsOrderError } from './errors.ts';
+import type { AcquireEvent, DisposeEvent, GainsEvent, MoveEvent, SameTimeOrder } from './types.ts';
 
 /** Symbols treated as fiat (never lots) besides each transaction's value and fee currencies. */
 export const DEFAULT_FIAT_SYMBOLS: readonly string[] = [
@@ -51,18 +52,75 @@ export interface AdapterOptions {
   sameTimeOrder?: SameTimeOrder;
   /** Scale of fiat amounts split pro rata (a transfer's lost quantity). Default 18. */
   fiatScale?: number;
+  /**
+   * The basis of a transfer in from outside the portfolio: `market-value` (default) opens the lot
+   * at the movement's fiat value; `zero` opens it at zero with a `missing-cost-basis` warning.
+   */
+  transferInBasis?: TransferInBasis;
+  /**
+   * A fiat fee (`feeAmount`) on a transfer between own accounts (both sides' fees) or on a move into
+   * or out of a protocol position: `dropped` (default) or `basis`, added to the basis of the moved
+   * lots.
+   */
+  transferFee?: TransferFee;
+  /**
+   * Lending supply/withdraw, liquidity add/remove, staking delegate/undelegate (see
+   * {@link POSITION_MOVES}): `taxable` (default) disposes and acquires at value like any exchange;
+   * `non-taxable` moves the lots into a position account and back, keeping their basis and dates.
+   */
+  protocolMoves?: ProtocolMoves;
+  /**
+   * Largest time between the two sides of a transfer between own accounts, in milliseconds: a
+   * side waits this long for its counterpart before it is taken as external. Default 24 hours.
+   */
+  transferTolerance?: number;
 }
 
-interface Leg {
-  tx: number;
-  leg: number;
-  movement: CanonicalMovement;
-  quantity: Big;
+/** See {@link AdapterOptions.transferInBasis}. */
+export type TransferInBasis = 'market-value' | 'zero';
+/** See {@link AdapterOptions.transferFee}. */
+export type TransferFee = 'dropped' | 'basis';
+/** See {@link AdapterOptions.protocolMoves}. */
+export type ProtocolMoves = 'taxable' | 'non-taxable';
+
+/**
+ * The sub-types (per category) that enter or leave a protocol position: with
+ * `protocolMoves: 'non-taxable'` the out movements of an `enter` move the lots into the position
+ * and the in movements of an `exit` move them back; the other side (a receipt token such as an
+ * aToken or LP token) stands for the position and is not a lot.
+ */
+export const POSITION_MOVES: Readonly<Record<string, { enter: readonly string[]; exit: readonly string[] }>> =
+  {
+    lending: { enter: ['supply'], exit: ['withdraw'] },
+    liquidity: { enter: ['add-liquidity'], exit: ['remove-liquidity'] },
+    staking: { enter: ['delegate'], exit: ['undelegate'] },
+  };
+
+/** The account holding the lots of a protocol position: `A [lending Aave V3]`. */
+export function positionAccount(account: string, category: string, protocol: string | null): string {
+  return `${account} [${category}${protocol === null || protocol === '' ? '' : ` ${protocol}`}]`;
 }
 
-interface Pair {
-  inTx: CanonicalTransaction;
-  inLeg: Leg;
+/** Default {@link AdapterOptions.transferTolerance}: 24 hours. */
+export const DEFAULT_TRANSFER_TOLERANCE = 24 * 3600 * 1000;
+
+/** A move of lots between two accounts (of the portfolio, or into and out of a protocol position). */
+function moveEvent(
+  txId: string,
+  leg: number,
+  time: number,
+  token: string,
+  quantity: string,
+  from: string,
+  to: string,
+): MoveEvent {
+  return { kind: 'move', txId, leg, time, token, quantity, from, to };
+}
+
+/** Adds a fiat fee to the first move among `events`, if any. */
+function addMoveFee(events: readonly GainsEvent[], fee: string): void {
+  const move = events.find((event): event is MoveEvent => event.kind === 'move');
+  if (move !== undefined) move.fee = text(new Big(move.fee ?? 0).plus(fee));
 }
 
 const RANK: Readonly<Record<GainsEvent['kind'], number>> = { acquire: 0, move: 1, withdraw: 2, dispose: 2 };
@@ -113,15 +171,76 @@ function acquisition(
   };
 }
 
+/** A non-fiat, non-zero movement of a transaction. */
+interface Leg {
+  entry: Entry;
+  leg: number;
+  movement: CanonicalMovement;
+  /** Signed, as sent. */
+  quantity: Big;
+  /** Pairing group (key and token) of a transfer's leg; `null` for other categories. */
+  group: string | null;
+  /** Out side of a transfer: the in side it pairs with, `null` when external, absent until decided. */
+  pair?: Leg | null;
+  /** In side of a transfer: taken by an out side. */
+  paired?: boolean;
+}
+
+/** A transaction waiting to become events. */
+interface Entry {
+  tx: CanonicalTransaction;
+  /** Arrival order: the input order of transactions at one instant. */
+  seq: number;
+  time: number;
+  account: string;
+  transfer: boolean;
+  legs: Leg[];
+}
+
+const byEntry = (a: Entry, b: Entry) => a.time - b.time || a.seq - b.seq;
+const byLeg = (a: Leg, b: Leg) => byEntry(a.entry, b.entry) || a.leg - b.leg;
+
+/** Inserts `item` into the sorted `list` after every item not greater than it. */
+function insertSorted<T>(list: T[], item: T, compare: (a: T, b: T) => number, from = 0): void {
+  let low = from;
+  let high = list.length;
+  if (high > low && compare(list[high - 1] as T, item) <= 0) {
+    list.push(item);
+    return;
+  }
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compare(list[mid] as T, item) <= 0) low = mid + 1;
+    else high = mid;
+  }
+  list.splice(low, 0, item);
+}
+
 /**
- * Turns transactions into engine events in processing order: by instant, then input order (or,
- * with `acquisitions-first`, acquisitions, transfers, disposals at one instant). Inside a
+ * Transactions in, engine events out, for a history that arrives in pieces (fetch windows).
+ * Transfers between own accounts are paired across pieces: a side waits up to the tolerance for
+ * its counterpart, so the events do not depend on where the history was cut.
+ */
+export interface EventStream {
+  /** Adds one transaction; inside a piece, transactions may come in any order. */
+  add(tx: CanonicalTransaction): void;
+  /**
+   * Declares every transaction at or before `complete` (epoch ms) added, and returns the events
+   * that are now final, in processing order. A later transaction at or before it is refused.
+   */
+  advance(complete: number): GainsEvent[];
+  /** Declares the history complete and returns the remaining events. */
+  finish(): GainsEvent[];
+  /** The latest instant declared complete (`-Infinity` before the first advance). */
+  readonly complete: number;
+}
+
+/**
+ * Creates an {@link EventStream}. Events come in processing order: by instant, then input order
+ * (or, with `acquisitions-first`, acquisitions, transfers, disposals at one instant). Inside a
  * transaction: out movements, then in movements, then the fee paid in a token.
  */
-export function toEvents(
-  transactions: Iterable<CanonicalTransaction>,
-  options: AdapterOptions = {},
-): GainsEvent[] {
+export function createEventStream(options: AdapterOptions = {}): EventStream {
   const fiatBase = new Set(options.fiatSymbols ?? DEFAULT_FIAT_SYMBOLS);
   const incomeCategories = new Set(options.incomeCategories ?? ['income', 'staking']);
   const transferCategories = new Set(options.transferCategories ?? ['transfer', 'bridge']);
@@ -129,144 +248,298 @@ export function toEvents(
   const external = options.externalTransfers ?? 'non-taxable';
   const pairKey = options.pairKey ?? ((tx: CanonicalTransaction) => tx.hash);
   const scale = options.fiatScale ?? 18;
-  const txs = [...transactions];
-  const times = txs.map((tx) => {
-    const ms = Date.parse(tx.date);
-    if (Number.isNaN(ms)) throw new ValidationError(`transactions[${tx.id}].date`, 'is not an ISO instant');
-    return ms;
-  });
+  const tolerance = options.transferTolerance ?? DEFAULT_TRANSFER_TOLERANCE;
+  if (!Number.isFinite(tolerance) || tolerance < 0)
+    throw new ValidationError('transferTolerance', 'must be a non-negative number of milliseconds');
+  const byRank = options.sameTimeOrder === 'acquisitions-first';
+  const zeroInBasis = options.transferInBasis === 'zero';
+  const transferFeeToBasis = options.transferFee === 'basis';
+  const positionMoves = options.protocolMoves === 'non-taxable';
+  /** Quantity in each protocol position (`position account \0 token`), to tell what comes back from the excess. */
+  const positions = new Map<string, Big>();
+  /** Transactions whose fiat fee has joined a move already (a paired in side, before its own turn). */
+  const feesApplied = new Set<Entry>();
+
+  /** Transactions not yet turned into events, by instant and arrival. */
+  const pending: Entry[] = [];
+  /** Out sides of transfers whose pairing is not decided, by instant and arrival. */
+  const undecided: Leg[] = [];
+  let undecidedHead = 0;
+  /** In sides of transfers not yet turned into events, per pairing group, by instant and arrival. */
+  const ins = new Map<string, Leg[]>();
+  let seq = 0;
+  let complete = Number.NEGATIVE_INFINITY;
+
   const isFiat = (tx: CanonicalTransaction, symbol: string) =>
     fiatBase.has(symbol) || symbol === tx.valueCurrency || symbol === tx.feeCurrency;
-  const legsOf = (tx: CanonicalTransaction, index: number): Leg[] =>
-    tx.movements.flatMap((movement, leg) => {
-      if (isFiat(tx, movement.symbol)) return [];
-      const quantity = new Big(movement.amount);
-      return quantity.eq(0) ? [] : [{ tx: index, leg, movement, quantity }];
-    });
-  const legs = txs.map(legsOf);
 
-  // Pairing: per key and token, each transfer out takes the first unpaired transfer in of another account.
-  // A transaction without a key pairs only with itself.
-  const pairs = new Map<string, Pair>();
-  const pairedIn = new Set<string>();
-  const groups = new Map<string, { outs: Leg[]; ins: Leg[] }>();
-  txs.forEach((tx, index) => {
-    if (!transferCategories.has(tx.category ?? '')) return;
-    const given = pairKey(tx);
-    const key = given === null || given === '' ? `\u0000${tx.id}` : given;
-    for (const leg of legs[index] ?? []) {
-      const groupKey = `${key}\u0000${leg.movement.symbol}`;
-      let group = groups.get(groupKey);
-      if (group === undefined) {
-        group = { outs: [], ins: [] };
-        groups.set(groupKey, group);
-      }
-      (leg.quantity.lt(0) ? group.outs : group.ins).push(leg);
+  function add(tx: CanonicalTransaction): void {
+    const time = Date.parse(tx.date);
+    if (Number.isNaN(time)) throw new ValidationError(`transactions[${tx.id}].date`, 'is not an ISO instant');
+    if (time <= complete) throw new GainsOrderError(tx.id, tx.date, complete);
+    const transfer = transferCategories.has(tx.category ?? '');
+    const entry: Entry = { tx, seq: seq++, time, account: tx.accountId ?? NO_ACCOUNT, transfer, legs: [] };
+    let key: string | null = null;
+    if (transfer) {
+      const given = pairKey(tx);
+      // A transaction without a key pairs only with itself.
+      key = given === null || given === '' ? `\u0000${tx.id}` : given;
     }
-  });
-  for (const { outs, ins } of groups.values()) {
-    for (const out of outs) {
-      const from = txs[out.tx]?.accountId ?? NO_ACCOUNT;
-      // Another account, or the same transaction (a transfer to itself, which moves nothing).
-      const match = ins.find(
-        (candidate) =>
-          !pairedIn.has(`${candidate.tx}:${candidate.leg}`) &&
-          (candidate.tx === out.tx || (txs[candidate.tx]?.accountId ?? NO_ACCOUNT) !== from),
-      );
-      const inTx = match === undefined ? undefined : txs[match.tx];
-      if (match === undefined || inTx === undefined) continue;
-      pairedIn.add(`${match.tx}:${match.leg}`);
-      pairs.set(`${out.tx}:${out.leg}`, { inTx, inLeg: match });
+    tx.movements.forEach((movement, index) => {
+      if (isFiat(tx, movement.symbol)) return;
+      const quantity = new Big(movement.amount);
+      if (quantity.eq(0)) return;
+      const group = key === null ? null : `${key}\u0000${movement.symbol}`;
+      const leg: Leg = { entry, leg: index, movement, quantity, group };
+      entry.legs.push(leg);
+      if (group === null) return;
+      if (quantity.lt(0)) insertSorted(undecided, leg, byLeg, undecidedHead);
+      else {
+        let list = ins.get(group);
+        if (list === undefined) {
+          list = [];
+          ins.set(group, list);
+        }
+        insertSorted(list, leg, byLeg);
+      }
+    });
+    insertSorted(pending, entry, byEntry);
+  }
+
+  /** Pairs an out side with the first unpaired in side of its group, in another account (or its own transaction) and within the tolerance. */
+  function decide(out: Leg): void {
+    const candidates = ins.get(out.group ?? '') ?? [];
+    const match = candidates.find(
+      (candidate) =>
+        candidate.paired !== true &&
+        Math.abs(candidate.entry.time - out.entry.time) <= tolerance &&
+        (candidate.entry === out.entry || candidate.entry.account !== out.entry.account),
+    );
+    if (match === undefined) out.pair = null;
+    else {
+      match.paired = true;
+      out.pair = match;
     }
   }
 
-  const placed: { event: GainsEvent; order: number }[] = [];
-  txs.forEach((tx, index) => {
-    const time = times[index] ?? 0;
-    const account = tx.accountId ?? NO_ACCOUNT;
-    const category = tx.category ?? '';
-    const isTransfer = transferCategories.has(category);
-    const isFeeCategory = feeCategories.has(category);
-    const txLegs = legs[index] ?? [];
-    const outs = txLegs.filter((leg) => leg.quantity.lt(0));
-    const ins = txLegs.filter((leg) => leg.quantity.gt(0));
-    const incomeCategory = incomeCategories.has(category) && outs.length === 0 ? category : null;
-    const unmatched = isTransfer ? true : undefined;
-    const events: GainsEvent[] = [];
+  function decideUpTo(limit: number): void {
+    while (undecidedHead < undecided.length) {
+      const out = undecided[undecidedHead] as Leg;
+      // Every in side it may pair with (up to its instant + tolerance) has arrived.
+      if (out.entry.time + tolerance > limit) break;
+      decide(out);
+      undecided[undecidedHead] = undefined as unknown as Leg;
+      undecidedHead += 1;
+    }
+    if (undecidedHead > 1024 && undecidedHead * 2 > undecided.length) {
+      undecided.splice(0, undecidedHead);
+      undecidedHead = 0;
+    }
+  }
 
-    for (const leg of outs) {
-      const { symbol, amount, value } = leg.movement;
-      const pair = isTransfer ? pairs.get(`${leg.tx}:${leg.leg}`) : undefined;
-      if (pair !== undefined) {
+  /** Whether every side of the entry's transfers is decided. */
+  function isFinal(entry: Entry, limit: number): boolean {
+    if (!entry.transfer) return true;
+    const nextOut = (undecided[undecidedHead] as Leg | undefined)?.entry.time ?? Number.POSITIVE_INFINITY;
+    return entry.legs.every((leg) => {
+      if (leg.group === null) return true;
+      if (leg.quantity.lt(0)) return leg.pair !== undefined;
+      // An unpaired in side is final once every out side that could take it is decided.
+      return leg.paired === true || (entry.time + tolerance <= limit && nextOut > entry.time + tolerance);
+    });
+  }
+
+  function release(entry: Entry): void {
+    for (const leg of entry.legs) {
+      if (leg.group === null || leg.quantity.lt(0)) continue;
+      const list = ins.get(leg.group);
+      if (list === undefined) continue;
+      const at = list.indexOf(leg);
+      if (at >= 0) list.splice(at, 1);
+      if (list.length === 0) ins.delete(leg.group);
+    }
+  }
+
+  function emitUpTo(limit: number): GainsEvent[] {
+    const out: GainsEvent[] = [];
+    let taken = 0;
+    while (taken < pending.length) {
+      const time = (pending[taken] as Entry).time;
+      let end = taken;
+      while (end < pending.length && (pending[end] as Entry).time === time) end += 1;
+      const group = pending.slice(taken, end);
+      if (!group.every((entry) => isFinal(entry, limit))) break;
+      const placed: GainsEvent[] = [];
+      for (const entry of group) {
+        eventsOf(entry, placed);
+        release(entry);
+      }
+      if (byRank) {
+        const ranked = placed.map((event, order) => ({ event, order }));
+        ranked.sort((a, b) => RANK[a.event.kind] - RANK[b.event.kind] || a.order - b.order);
+        for (const { event } of ranked) out.push(event);
+      } else {
+        for (const event of placed) out.push(event);
+      }
+      taken = end;
+    }
+    pending.splice(0, taken);
+    return out;
+  }
+
+  /** Which side of a protocol position the transaction is, with `protocolMoves: 'non-taxable'`. */
+  function positionSide(tx: CanonicalTransaction): 'enter' | 'exit' | null {
+    if (!positionMoves) return null;
+    const moves = POSITION_MOVES[tx.category ?? ''];
+    const subType = tx.subType ?? '';
+    if (moves === undefined) return null;
+    if (moves.enter.includes(subType)) return 'enter';
+    if (moves.exit.includes(subType)) return 'exit';
+    return null;
+  }
+
+  /** The fiat fee of a transaction as a positive decimal, or `null` when none. */
+  function fiatFee(tx: CanonicalTransaction): string | null {
+    const fee = tx.feeAmount === null ? null : abs(tx.feeAmount);
+    return fee === null || new Big(fee).eq(0) ? null : fee;
+  }
+
+  /** Appends the moves of a protocol position: lots in (enter) or back out, the excess acquired at value. */
+  function positionEvents(entry: Entry, side: 'enter' | 'exit', events: GainsEvent[]): void {
+    const { tx, time, account } = entry;
+    const position = positionAccount(account, tx.category ?? '', tx.protocol);
+    for (const leg of entry.legs) {
+      const { symbol, value } = leg.movement;
+      const key = `${position}\u0000${symbol}`;
+      const held = positions.get(key) ?? ZERO;
+      if (side === 'enter' && leg.quantity.lt(0)) {
         const quantity = leg.quantity.abs();
-        const received = pair.inLeg.quantity;
-        const to = pair.inTx.accountId ?? NO_ACCOUNT;
-        const moved = received.lt(quantity) ? received : quantity;
-        events.push({
-          kind: 'move',
-          txId: tx.id,
-          leg: leg.leg,
-          time,
-          token: symbol,
-          quantity: text(moved),
-          from: account,
-          to,
-        });
-        if (received.lt(quantity)) {
-          // Sent more than arrived: the difference is spent (a fee taken from the amount) at its share of the value.
-          const lost = quantity.minus(received);
-          const lostValue = value === null ? null : text(mulDiv(new Big(abs(value)), lost, quantity, scale));
-          events.push(disposal(tx.id, leg.leg, time, symbol, account, text(lost), lostValue, undefined));
-        } else if (received.gt(quantity)) {
-          const extra = received.minus(quantity);
-          const inValue = pair.inLeg.movement.value;
+        positions.set(key, held.plus(quantity));
+        events.push(moveEvent(tx.id, leg.leg, time, symbol, text(quantity), account, position));
+      } else if (side === 'exit' && leg.quantity.gt(0)) {
+        const back = leg.quantity.lt(held) ? leg.quantity : held;
+        if (back.gt(0)) {
+          positions.set(key, held.minus(back));
+          events.push(moveEvent(tx.id, leg.leg, time, symbol, text(back), position, account));
+        }
+        const extra = leg.quantity.minus(back);
+        if (extra.gt(0)) {
+          // More comes back than went in (interest, pool fees, price moves): acquired at its share of the value.
           const extraValue =
-            inValue === null ? null : text(mulDiv(new Big(abs(inValue)), extra, received, scale));
+            value === null ? null : text(mulDiv(new Big(abs(value)), extra, leg.quantity, scale));
           events.push(
-            acquisition(
-              pair.inTx.id,
-              pair.inLeg.leg,
-              time,
-              symbol,
-              to,
-              text(extra),
-              extraValue,
-              null,
-              undefined,
-            ),
+            acquisition(tx.id, leg.leg, time, symbol, account, text(extra), extraValue, null, undefined),
           );
         }
-      } else if (isTransfer && external === 'non-taxable') {
-        events.push({
-          kind: 'withdraw',
-          txId: tx.id,
-          leg: leg.leg,
-          time,
-          token: symbol,
-          account,
-          quantity: abs(amount),
-          unmatchedTransfer: true,
-        });
-      } else {
-        events.push(disposal(tx.id, leg.leg, time, symbol, account, abs(amount), abs(value), unmatched));
       }
+      // The other side (a receipt token) stands for the position: not a lot.
     }
-    for (const leg of ins) {
-      if (isTransfer && pairedIn.has(`${leg.tx}:${leg.leg}`)) continue;
-      const { symbol, amount, value } = leg.movement;
-      const income = isTransfer ? null : incomeCategory;
-      events.push(acquisition(tx.id, leg.leg, time, symbol, account, amount, abs(value), income, unmatched));
+  }
+
+  /** Appends the events of one transaction. */
+  function eventsOf(entry: Entry, events: GainsEvent[]): void {
+    const { tx, time, account } = entry;
+    const category = tx.category ?? '';
+    const isTransfer = entry.transfer;
+    const isFeeCategory = feeCategories.has(category);
+    const outs = entry.legs.filter((leg) => leg.quantity.lt(0));
+    const insOf = entry.legs.filter((leg) => leg.quantity.gt(0));
+    const incomeCategory = incomeCategories.has(category) && outs.length === 0 ? category : null;
+    const unmatched = isTransfer ? true : undefined;
+    const first = events.length;
+    const side = isTransfer ? null : positionSide(tx);
+    /** Fiat fees of the paired in sides (`transferFee: 'basis'`), added to their moves once per transaction. */
+    const inFees: { move: MoveEvent; fee: string }[] = [];
+
+    if (side !== null) positionEvents(entry, side, events);
+    else {
+      for (const leg of outs) {
+        const { symbol, amount, value } = leg.movement;
+        const pair = isTransfer ? leg.pair : undefined;
+        if (pair !== undefined && pair !== null) {
+          const quantity = leg.quantity.abs();
+          const received = pair.quantity;
+          const to = pair.entry.account;
+          const moved = received.lt(quantity) ? received : quantity;
+          const move = moveEvent(tx.id, leg.leg, time, symbol, text(moved), account, to);
+          events.push(move);
+          const inFee = pair.entry === entry ? null : fiatFee(pair.entry.tx);
+          if (transferFeeToBasis && inFee !== null && !feesApplied.has(pair.entry)) {
+            feesApplied.add(pair.entry);
+            inFees.push({ move, fee: inFee });
+          }
+          if (received.lt(quantity)) {
+            // Sent more than arrived: the difference is spent (a fee taken from the amount) at its share of the value.
+            const lost = quantity.minus(received);
+            const lostValue =
+              value === null ? null : text(mulDiv(new Big(abs(value)), lost, quantity, scale));
+            events.push(disposal(tx.id, leg.leg, time, symbol, account, text(lost), lostValue, undefined));
+          } else if (received.gt(quantity)) {
+            const extra = received.minus(quantity);
+            const inValue = pair.movement.value;
+            const extraValue =
+              inValue === null ? null : text(mulDiv(new Big(abs(inValue)), extra, received, scale));
+            events.push(
+              acquisition(
+                pair.entry.tx.id,
+                pair.leg,
+                time,
+                symbol,
+                to,
+                text(extra),
+                extraValue,
+                null,
+                undefined,
+              ),
+            );
+          }
+        } else if (isTransfer && external === 'non-taxable') {
+          events.push({
+            kind: 'withdraw',
+            txId: tx.id,
+            leg: leg.leg,
+            time,
+            token: symbol,
+            account,
+            quantity: abs(amount),
+            unmatchedTransfer: true,
+          });
+        } else {
+          events.push(disposal(tx.id, leg.leg, time, symbol, account, abs(amount), abs(value), unmatched));
+        }
+      }
+      for (const leg of insOf) {
+        if (isTransfer && leg.paired === true) continue;
+        const { symbol, amount, value } = leg.movement;
+        if (isTransfer && zeroInBasis) {
+          const event = acquisition(tx.id, leg.leg, time, symbol, account, amount, '0', null, unmatched);
+          event.missingBasis = true;
+          events.push(event);
+          continue;
+        }
+        const income = isTransfer ? null : incomeCategory;
+        events.push(
+          acquisition(tx.id, leg.leg, time, symbol, account, amount, abs(value), income, unmatched),
+        );
+      }
     }
 
     // In a fee category the out movements are the fee itself; the fee fields only stand in for missing ones.
     if (!isFeeCategory || outs.length === 0) {
-      const fee = tx.feeAmount === null ? null : abs(tx.feeAmount);
-      // A fiat fee: from the first disposal's proceeds, else onto the first acquisition's basis.
-      if (!isTransfer && fee !== null && !new Big(fee).eq(0)) {
+      const fee = fiatFee(tx);
+      const own = events.slice(first);
+      if (fee !== null && !isTransfer) {
+        // A fiat fee: from the first disposal's proceeds, else onto the first acquisition's basis,
+        // else (a move into or out of a position) as a transfer's fee.
         const target =
-          events.find((event): event is DisposeEvent => event.kind === 'dispose') ??
-          events.find((event): event is AcquireEvent => event.kind === 'acquire');
+          own.find((event): event is DisposeEvent => event.kind === 'dispose') ??
+          own.find((event): event is AcquireEvent => event.kind === 'acquire');
         if (target !== undefined) target.fee = fee;
+        else if (transferFeeToBasis) addMoveFee(own, fee);
+      } else if (fee !== null && transferFeeToBasis && !feesApplied.has(entry)) {
+        // A transfer's fee joins the basis of its first move (an unpaired transfer has none: dropped).
+        feesApplied.add(entry);
+        addMoveFee(own, fee);
       }
       const feeQuantity = tx.feeQuantity === null ? null : abs(tx.feeQuantity);
       if (
@@ -276,19 +549,50 @@ export function toEvents(
         new Big(feeQuantity).gt(0)
       ) {
         events.push(
-          disposal(tx.id, tx.movements.length, time, tx.feeSymbol, account, feeQuantity, fee, undefined),
+          disposal(
+            tx.id,
+            tx.movements.length,
+            time,
+            tx.feeSymbol,
+            account,
+            feeQuantity,
+            tx.feeAmount === null ? null : abs(tx.feeAmount),
+            undefined,
+          ),
         );
       }
     }
-    for (const event of events) placed.push({ event, order: placed.length });
-  });
+    for (const { move, fee } of inFees) move.fee = text(new Big(move.fee ?? 0).plus(fee));
+    feesApplied.delete(entry);
+  }
 
-  const byRank = options.sameTimeOrder === 'acquisitions-first';
-  placed.sort(
-    (a, b) =>
-      a.event.time - b.event.time ||
-      (byRank ? RANK[a.event.kind] - RANK[b.event.kind] : 0) ||
-      a.order - b.order,
-  );
-  return placed.map((entry) => entry.event);
+  return {
+    add,
+    advance(limit) {
+      if (limit > complete) complete = limit;
+      decideUpTo(complete);
+      return emitUpTo(complete);
+    },
+    finish() {
+      complete = Number.POSITIVE_INFINITY;
+      decideUpTo(complete);
+      return emitUpTo(complete);
+    },
+    get complete() {
+      return complete;
+    },
+  };
+}
+
+/**
+ * Turns a whole history into engine events in processing order (see {@link createEventStream});
+ * transfers pair within the tolerance, wherever they are in the list.
+ */
+export function toEvents(
+  transactions: Iterable<CanonicalTransaction>,
+  options: AdapterOptions = {},
+): GainsEvent[] {
+  const stream = createEventStream(options);
+  for (const tx of transactions) stream.add(tx);
+  return stream.finish();
 }

@@ -8,10 +8,27 @@ import { type AdapterOptions, toEvents } from './events.ts';
 import type { GainsCounts, GainsOptions, GainsResult, GainsState } from './types.ts';
 
 export { createGainsEngine, type GainsEngine, resolveGainsOptions } from './engine.ts';
-export { type AdapterOptions, DEFAULT_FIAT_SYMBOLS, NO_ACCOUNT, toEvents } from './events.ts';
+export { GainsOrderError } from './errors.ts';
+export {
+  type AdapterOptions,
+  createEventStream,
+  DEFAULT_FIAT_SYMBOLS,
+  DEFAULT_TRANSFER_TOLERANCE,
+  type EventStream,
+  NO_ACCOUNT,
+  POSITION_MOVES,
+  type ProtocolMoves,
+  positionAccount,
+  type TransferFee,
+  type TransferInBasis,
+  toEvents,
+} from './events.ts';
 export {
   createGainsSummary,
   createIncomeSummary,
+  createTaxSummary,
+  DE_SERVICES_LIMIT,
+  deSaleLimit,
   disposalRow,
   disposalsSpec,
   disposalsTable,
@@ -23,11 +40,26 @@ export {
   INCOME_SPEC,
   type IncomeSummary,
   incomeTable,
+  POOL_HISTORY_SPEC,
+  poolHistoryRow,
+  poolHistoryTable,
+  TAX_SUMMARY_COLUMNS,
+  type TaxSummary,
   TOTAL,
+  taxSummaryTable,
   warningRow,
   warningsSpec,
   warningsTable,
 } from './reports.ts';
+export {
+  type RuleChoices,
+  type RuleConflict,
+  type RuleSet,
+  resolveChoices,
+  ruleConflicts,
+  ruleSet,
+  TAX_RULES,
+} from './rules.ts';
 export { localDate, taxYearLabel, taxYearOf, termOf } from './tax-year.ts';
 export type * from './types.ts';
 
@@ -62,8 +94,10 @@ export function runGains(
     }
   })();
   const engine = createGainsEngine(rest, state);
-  const events = toEvents(counted, { ...rest, fiatScale: engine.options.fiatScale });
+  // Transfer splits keep at least cents when the rules round the engine's divisions to whole units.
+  const events = toEvents(counted, { ...rest, fiatScale: Math.max(engine.options.fiatScale, 2) });
   for (const event of events) engine.process(event);
+  engine.finish();
   const result = engine.result();
   return { result, state: engine.carry(), counts: { ...result.counts, transactions: count } };
 }

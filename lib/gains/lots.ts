@@ -2,7 +2,7 @@
  * Lot pools and the matching methods. A pool holds the open lots of one token (in one account,
  * or in the whole portfolio) in consumption order, so every method consumes from the front.
  */
-import { type Big, mulDiv, ZERO } from './big.ts';
+import { type Big, mulDiv, type Rounding, ZERO } from './big.ts';
 import type { LotMethod } from './types.ts';
 
 /** An open lot (or the part of one still held). */
@@ -43,6 +43,8 @@ const byAcquisition: Order = (a, b) => a.acquiredAt - b.acquiredAt || a.seq - b.
 export const ORDERS: Readonly<Record<LotMethod, Order>> = {
   fifo: byAcquisition,
   average: byAcquisition,
+  // HMRC identification keeps no lots; its pools are average cost (hmrc.ts).
+  hmrc: byAcquisition,
   lifo: (a, b) => b.acquiredAt - a.acquiredAt || b.seq - a.seq,
   // Cost per unit compared exactly by cross-multiplication; the key is fixed at opening.
   hifo: (a, b) => b.keyCost.times(a.keyQuantity).cmp(a.keyCost.times(b.keyQuantity)) || byAcquisition(a, b),
@@ -56,6 +58,7 @@ export class Pool {
   readonly account: string | null;
   readonly method: LotMethod;
   readonly scale: number;
+  readonly rounding: Rounding;
   /** Total open quantity. */
   quantity: Big = ZERO;
   /** Total basis of the open quantity. */
@@ -64,11 +67,18 @@ export class Pool {
   #head = 0;
   readonly #order: Order;
 
-  constructor(token: string, account: string | null, method: LotMethod, scale: number) {
+  constructor(
+    token: string,
+    account: string | null,
+    method: LotMethod,
+    scale: number,
+    rounding: Rounding = 'half-even',
+  ) {
     this.token = token;
     this.account = account;
     this.method = method;
     this.scale = scale;
+    this.rounding = rounding;
     this.#order = ORDERS[method];
   }
 
@@ -77,8 +87,11 @@ export class Pool {
     return this.#lots.slice(this.#head);
   }
 
-  /** Adds a lot at its place in the consumption order; its cost joins the pool's basis. */
-  add(lot: Lot): void {
+  /**
+   * Adds a lot at its place in the consumption order; its cost joins the pool's basis. With
+   * `beforeEqual`, it goes before the lots it ties with (a piece put back in front of its rest).
+   */
+  add(lot: Lot, beforeEqual = false): void {
     this.quantity = this.quantity.plus(lot.quantity);
     this.cost = this.cost.plus(lot.cost);
     if (this.method === 'average') lot.cost = ZERO;
@@ -87,7 +100,8 @@ export class Pool {
     let high = lots.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if (this.#order(lots[mid] as Lot, lot) <= 0) low = mid + 1;
+      const order = this.#order(lots[mid] as Lot, lot);
+      if (order < 0 || (order === 0 && !beforeEqual)) low = mid + 1;
       else high = mid;
     }
     if (low === lots.length) lots.push(lot);
@@ -115,7 +129,7 @@ export class Pool {
         lots[this.#head] = undefined as unknown as Lot;
         this.#head += 1;
       } else {
-        const cost = mulDiv(lot.cost, remaining, lot.quantity, this.scale);
+        const cost = mulDiv(lot.cost, remaining, lot.quantity, this.scale, this.rounding);
         pieces.push({ lot, quantity: remaining, cost });
         lot.quantity = lot.quantity.minus(remaining);
         lot.cost = lot.cost.minus(cost);
@@ -128,8 +142,10 @@ export class Pool {
     }
     let cost: Big;
     if (this.method === 'average') {
-      cost = matched.eq(this.quantity) ? this.cost : mulDiv(this.cost, matched, this.quantity, this.scale);
-      spread(pieces, cost, matched, this.scale);
+      cost = matched.eq(this.quantity)
+        ? this.cost
+        : mulDiv(this.cost, matched, this.quantity, this.scale, this.rounding);
+      spread(pieces, cost, matched, this.scale, this.rounding);
     } else {
       cost = pieces.reduce((sum, piece) => sum.plus(piece.cost), ZERO);
     }
@@ -140,21 +156,28 @@ export class Pool {
 }
 
 /** Sets each piece's cost to its pro-rata share of `total`; the last piece takes the exact rest. */
-function spread(pieces: Piece[], total: Big, quantity: Big, scale: number): void {
+function spread(pieces: Piece[], total: Big, quantity: Big, scale: number, rounding: Rounding): void {
   let left = total;
   pieces.forEach((piece, index) => {
-    const share = index === pieces.length - 1 ? left : mulDiv(total, piece.quantity, quantity, scale);
+    const share =
+      index === pieces.length - 1 ? left : mulDiv(total, piece.quantity, quantity, scale, rounding);
     piece.cost = share;
     left = left.minus(share);
   });
 }
 
 /** Splits `total` over `quantities` pro rata, rounded at `scale`; the last share takes the exact rest. */
-export function shares(total: Big, quantities: readonly Big[], scale: number): Big[] {
+export function shares(
+  total: Big,
+  quantities: readonly Big[],
+  scale: number,
+  rounding: Rounding = 'half-even',
+): Big[] {
   const sum = quantities.reduce((acc, q) => acc.plus(q), ZERO);
   let left = total;
   return quantities.map((q, index) => {
-    const share = index === quantities.length - 1 ? left : sum.eq(0) ? ZERO : mulDiv(total, q, sum, scale);
+    const share =
+      index === quantities.length - 1 ? left : sum.eq(0) ? ZERO : mulDiv(total, q, sum, scale, rounding);
     left = left.minus(share);
     return share;
   });

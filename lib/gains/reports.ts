@@ -4,8 +4,18 @@
  */
 import type { Column, Row, TableSource, TableSpec } from '../export/table.ts';
 import { Big, text, ZERO } from './big.ts';
+import { ruleSet } from './rules.ts';
 import { taxYearBounds } from './tax-year.ts';
-import type { DisposalLine, GainsResult, GainsWarning, IncomeLine, TaxYearStart, Term } from './types.ts';
+import type {
+  DisposalLine,
+  GainsResult,
+  GainsWarning,
+  IncomeLine,
+  PoolHistoryLine,
+  ResolvedGainsOptions,
+  TaxYearStart,
+  Term,
+} from './types.ts';
 
 /** Token cell of the total rows of the gains summary. */
 export const TOTAL = 'TOTAL';
@@ -25,9 +35,9 @@ const decimal = (key: string, header: string, exact = false): Column =>
   exact ? { key, header, kind: 'decimal', exact: true } : { key, header, kind: 'decimal' };
 const textColumn = (key: string, header: string): Column => ({ key, header, kind: 'text' });
 
-/** Columns of the disposals report. */
-export function disposalColumns(timeZone: string): Column[] {
-  return [
+/** Columns of the disposals report; with `withRule`, the HMRC matching rule of each part last. */
+export function disposalColumns(timeZone: string, withRule = false): Column[] {
+  const columns: Column[] = [
     textColumn('token', 'Token'),
     decimal('quantity', 'Quantity', true),
     { key: 'date_acquired', header: `Date acquired (${timeZone})`, kind: 'datetime', timeZone },
@@ -41,16 +51,18 @@ export function disposalColumns(timeZone: string): Column[] {
     textColumn('acquired_tx_id', 'Acquiring transaction'),
     textColumn('disposed_tx_id', 'Disposing transaction'),
   ];
+  if (withRule) columns.push(textColumn('rule', 'Matching rule'));
+  return columns;
 }
 
-/** Spec of the disposals report. */
-export function disposalsSpec(timeZone: string): TableSpec {
-  return { name: 'disposals', title: 'Disposals', columns: disposalColumns(timeZone) };
+/** Spec of the disposals report (`withRule`: HMRC identification, see {@link disposalColumns}). */
+export function disposalsSpec(timeZone: string, withRule = false): TableSpec {
+  return { name: 'disposals', title: 'Disposals', columns: disposalColumns(timeZone, withRule) };
 }
 
-/** The disposals report's row of one line. */
+/** The disposals report's row of one line (with its matching rule when the line has one). */
 export function disposalRow(line: DisposalLine): Row {
-  return [
+  const row = [
     line.token,
     line.quantity,
     iso(line.acquiredAt),
@@ -64,11 +76,13 @@ export function disposalRow(line: DisposalLine): Row {
     line.acquiredTxId,
     line.disposedTxId,
   ];
+  return line.rule === undefined ? row : [...row, line.rule];
 }
 
 /** One row per lot matched (and per zero-basis rest), in processing order. */
 export function disposalsTable(result: GainsResult): TableSource {
-  return source(disposalsSpec(result.options.timeZone), () => result.disposals.map(disposalRow));
+  const spec = disposalsSpec(result.options.timeZone, result.options.method === 'hmrc');
+  return source(spec, () => result.disposals.map(disposalRow));
 }
 
 /** Columns of the gains summary. */
@@ -115,7 +129,7 @@ function addLine(target: Totals, line: DisposalLine, withQuantity: boolean): voi
   else target.losses = target.losses.plus(gain);
 }
 
-const TERMS: readonly Term[] = ['short', 'long'];
+const TERMS: readonly Term[] = ['short', 'long', 'none'];
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The gains summary, built line by line (see {@link gainsSummaryTable}). */
@@ -355,13 +369,270 @@ export function warningsTable(result: GainsResult): TableSource {
   return source(warningsSpec(result.options.timeZone), () => result.warnings.map(warningRow));
 }
 
-/** All five reports, in the order a workbook shows them. */
+/** Columns of the section 104 pool history. */
+export const POOL_HISTORY_COLUMNS: readonly Column[] = [
+  textColumn('token', 'Token'),
+  textColumn('date', 'Date'),
+  textColumn('tax_year', 'Tax year'),
+  textColumn('change', 'Change'),
+  decimal('quantity', 'Quantity', true),
+  decimal('cost', 'Pooled cost'),
+  decimal('pool_quantity', 'Pool quantity after', true),
+  decimal('pool_cost', 'Pooled cost after'),
+  textColumn('transactions', 'Transactions'),
+];
+
+/** Spec of the section 104 pool history. */
+export const POOL_HISTORY_SPEC: TableSpec = {
+  name: 'pool_history',
+  title: 'Section 104 pools',
+  columns: POOL_HISTORY_COLUMNS,
+};
+
+/** The pool history's row of one change. */
+export function poolHistoryRow(line: PoolHistoryLine): Row {
+  return [
+    line.token,
+    line.date,
+    line.taxYear,
+    line.change,
+    line.quantity,
+    line.cost,
+    line.poolQuantity,
+    line.poolCost,
+    line.txIds,
+  ];
+}
+
+/**
+ * HMRC identification: every change of each token's section 104 pool in the period, in order
+ * (acquisitions left by the same-day and 30-day rules, disposals from the pool, withdrawals, fees).
+ */
+export function poolHistoryTable(result: GainsResult): TableSource {
+  return source(POOL_HISTORY_SPEC, () => result.poolHistory.map(poolHistoryRow));
+}
+
+/** Columns of the tax summary of a rule set. */
+export const TAX_SUMMARY_COLUMNS: readonly Column[] = [
+  textColumn('tax_year', 'Tax year'),
+  textColumn('first_day', 'First day'),
+  textColumn('last_day', 'Last day'),
+  textColumn('item', 'Item'),
+  decimal('amount', 'Amount'),
+  textColumn('note', 'Note'),
+];
+
+/** The totals a rule set's return asks for, built line by line. */
+export interface TaxSummary {
+  spec: TableSpec;
+  add(line: DisposalLine): void;
+  addIncome(line: IncomeLine): void;
+  rows(): Row[];
+}
+
+/** The German private-sale limit (Freigrenze) of a tax year: 600 € through 2023, 1 000 € from 2024. */
+export function deSaleLimit(year: number): number {
+  return year >= 2024 ? 1000 : 600;
+}
+
+/** The German limit (Freigrenze) of § 22 Nr. 3 EStG income: 256 €. */
+export const DE_SERVICES_LIMIT = 256;
+
+interface UkYear {
+  disposals: number;
+  proceeds: Big;
+  costs: Big;
+  gains: Big;
+  losses: Big;
+}
+
+interface DeYear {
+  taxable: Totals;
+  exempt: Totals;
+  income: Big;
+  receipts: number;
+}
+
+/**
+ * The summary table of a rule set that has one: `uk` (the Capital Gains summary totals) or `de`
+ * (the Anlage SO lines); `null` for the others.
+ */
+export function createTaxSummary(options: ResolvedGainsOptions): TaxSummary | null {
+  const kind = ruleSet(options.taxRules).summary;
+  if (kind === 'uk') return ukSummary(options.taxYearStart);
+  if (kind === 'de') return deSummary(options.taxYearStart);
+  return null;
+}
+
+function yearRows(
+  start: TaxYearStart,
+  years: Iterable<string>,
+  itemsOf: (label: string) => [string, string, string][],
+): Row[] {
+  const rows: Row[] = [];
+  for (const label of [...years].sort(compareText)) {
+    const bounds = taxYearBounds(Number(label.slice(0, 4)), start);
+    for (const [item, amount, note] of itemsOf(label))
+      rows.push([label, bounds.first, bounds.last, item, amount, note]);
+  }
+  return rows;
+}
+
+/**
+ * UK: per tax year, the totals of the Capital Gains summary. Every token's disposals of one day
+ * are one disposal (the same-day rule); its gain or loss is the net of its parts.
+ */
+function ukSummary(start: TaxYearStart): TaxSummary {
+  const years = new Map<string, UkYear>();
+  let current: { key: string; year: string; net: Big } | null = null;
+  const close = () => {
+    if (current === null) return;
+    const year = years.get(current.year) as UkYear;
+    if (current.net.gt(0)) year.gains = year.gains.plus(current.net);
+    else year.losses = year.losses.minus(current.net);
+    current = null;
+  };
+  return {
+    spec: { name: 'tax_summary', title: 'Capital Gains summary', columns: TAX_SUMMARY_COLUMNS },
+    add(line) {
+      const key = `${line.token}\u0000${line.disposedAt}\u0000${line.disposedTxId}`;
+      let year = years.get(line.taxYear);
+      if (year === undefined) {
+        year = { disposals: 0, proceeds: ZERO, costs: ZERO, gains: ZERO, losses: ZERO };
+        years.set(line.taxYear, year);
+      }
+      if (current?.key !== key) {
+        close();
+        current = { key, year: line.taxYear, net: ZERO };
+        year.disposals += 1;
+      }
+      year.proceeds = year.proceeds.plus(line.proceeds);
+      year.costs = year.costs.plus(line.cost);
+      current.net = current.net.plus(line.gain);
+    },
+    addIncome() {},
+    rows() {
+      close();
+      return yearRows(start, years.keys(), (label) => {
+        const y = years.get(label) as UkYear;
+        return [
+          ['Number of disposals', String(y.disposals), "each token's disposals of one day are one disposal"],
+          ['Disposal proceeds', text(y.proceeds), 'net of disposal fees'],
+          ['Allowable costs (including the purchase price)', text(y.costs), ''],
+          ['Gains in the year, before losses', text(y.gains), 'sum of the disposals with a gain'],
+          ['Losses in the year', text(y.losses), 'sum of the disposals with a loss, as a positive amount'],
+          ['Net gain or loss', text(y.gains.minus(y.losses)), ''],
+        ];
+      });
+    },
+  };
+}
+
+/**
+ * Germany: per calendar year, the lines of Anlage SO: private sales (§ 23 EStG) held one year or
+ * less, with the year's Freigrenze applied as a limit (below it nothing is taxable, from it all
+ * is), those held longer (not taxable, shown), and income from services (§ 22 Nr. 3 EStG:
+ * staking, lending and other rewards) with its 256 € limit.
+ */
+function deSummary(start: TaxYearStart): TaxSummary {
+  const years = new Map<string, DeYear>();
+  const yearOf = (label: string) => {
+    let year = years.get(label);
+    if (year === undefined) {
+      year = { taxable: totals(), exempt: totals(), income: ZERO, receipts: 0 };
+      years.set(label, year);
+    }
+    return year;
+  };
+  return {
+    spec: { name: 'tax_summary', title: 'Anlage SO', columns: TAX_SUMMARY_COLUMNS },
+    add(line) {
+      const year = yearOf(line.taxYear);
+      addLine(line.term === 'long' ? year.exempt : year.taxable, line, false);
+    },
+    addIncome(line) {
+      const year = yearOf(line.taxYear);
+      year.income = year.income.plus(line.value);
+      year.receipts += 1;
+    },
+    rows() {
+      return yearRows(start, years.keys(), (label) => {
+        const y = years.get(label) as DeYear;
+        const limit = deSaleLimit(Number(label.slice(0, 4)));
+        const net = y.taxable.gains.plus(y.taxable.losses);
+        // A limit, not an allowance: a net gain below it is not taxable, from it the whole gain is; a loss stays declared.
+        const taxable = net.gte(limit) || net.lt(0) ? net : ZERO;
+        const services = y.income.gte(DE_SERVICES_LIMIT) ? y.income : ZERO;
+        return [
+          [
+            '§ 23 EStG: sales held one year or less (lines)',
+            String(y.taxable.lines),
+            'taxable private sales',
+          ],
+          ['§ 23 EStG: Veräußerungspreis', text(y.taxable.proceeds), 'net of fees (Werbungskosten deducted)'],
+          ['§ 23 EStG: Anschaffungskosten', text(y.taxable.cost), ''],
+          ['§ 23 EStG: Gewinn/Verlust', text(net), ''],
+          [
+            '§ 23 Abs. 3 Satz 5 EStG: Freigrenze',
+            String(limit),
+            'a limit, not an allowance (600 € through 2023, 1 000 € from 2024)',
+          ],
+          [
+            '§ 23 EStG: steuerpflichtig',
+            text(taxable),
+            net.gt(0) && net.lt(limit) ? 'below the Freigrenze: not taxable' : '',
+          ],
+          [
+            '§ 23 EStG: sales held more than one year (lines)',
+            String(y.exempt.lines),
+            'not taxable (§ 23 Abs. 1 Satz 1 Nr. 2 EStG), shown',
+          ],
+          [
+            '§ 23 EStG: Gewinn/Verlust held more than one year',
+            text(y.exempt.gains.plus(y.exempt.losses)),
+            'not taxable',
+          ],
+          [
+            '§ 22 Nr. 3 EStG: Einnahmen (staking, lending, rewards)',
+            text(y.income),
+            `${y.receipts} receipts at their value on receipt`,
+          ],
+          ['§ 22 Nr. 3 EStG: Freigrenze', String(DE_SERVICES_LIMIT), 'a limit, not an allowance'],
+          [
+            '§ 22 Nr. 3 EStG: steuerpflichtig',
+            text(services),
+            y.income.gt(0) && y.income.lt(DE_SERVICES_LIMIT) ? 'below the Freigrenze: not taxable' : '',
+          ],
+        ];
+      });
+    },
+  };
+}
+
+/** The tax summary of a finished run, when its rule set has one. */
+export function taxSummaryTable(result: GainsResult): TableSource | null {
+  const summary = createTaxSummary(result.options);
+  if (summary === null) return null;
+  return source(summary.spec, () => {
+    for (const line of result.disposals) summary.add(line);
+    for (const line of result.income) summary.addIncome(line);
+    return summary.rows();
+  });
+}
+
+/**
+ * Every report, in the order a workbook shows them: the five of every run, then the section 104
+ * pools (HMRC identification) and the tax summary of the rule set, when they apply.
+ */
 export function gainsReports(result: GainsResult): TableSource[] {
+  const tax = taxSummaryTable(result);
   return [
     disposalsTable(result),
     gainsSummaryTable(result),
     incomeTable(result),
     holdingsTable(result),
     warningsTable(result),
+    ...(result.options.method === 'hmrc' ? [poolHistoryTable(result)] : []),
+    ...(tax === null ? [] : [tax]),
   ];
 }

@@ -90,6 +90,7 @@ export function withdraw(
 export function run(events: readonly GainsEvent[], options: GainsOptions = {}): GainsResult {
   const engine = createGainsEngine(options);
   for (const event of events) engine.process(event);
+  engine.finish();
   return engine.result();
 }
 

@@ -12,13 +12,31 @@ export type LotMethod =
   /** Highest cost per unit (at acquisition) first; ties by earliest acquisition. */
   | 'hifo'
   /** Basis is the pool's average cost per unit; quantities and dates leave in FIFO order. */
-  | 'average';
+  | 'average'
+  /**
+   * HMRC's share identification (TCGA 1992 ss 104, 105, 106A; Cryptoassets Manual CRYPTO22200+):
+   * same-day acquisitions, then acquisitions of the next 30 days (earliest first), then the
+   * section 104 pool at average cost. Pools universally only.
+   */
+  | 'hmrc';
 
-/** Whether lots are pooled per account (wallet by wallet) or in one pool per token. */
-export type Pooling = 'account' | 'universal';
+/**
+ * Whether lots are pooled per account (wallet by wallet) or in one pool per token, or universally
+ * before 1 January 2025 and per account from then on (US, Rev. Proc. 2024-28).
+ */
+export type Pooling = 'account' | 'universal' | 'wallet-from-2025';
 
-/** Short term: held one year or less; long term: held more than `longTermYears`. */
-export type Term = 'short' | 'long';
+/**
+ * Short term: held one year or less; long term: held more than `longTermYears`; `none` where the
+ * rules have no holding period (HMRC identification).
+ */
+export type Term = 'short' | 'long' | 'none';
+
+/** The jurisdiction rule set of a run: `generic` leaves every choice open. */
+export type TaxRules = 'generic' | 'us' | 'uk' | 'de';
+
+/** Which identification rule matched a part of a disposal (HMRC identification). */
+export type MatchRule = 'same-day' | 'thirty-day' | 'section-104' | 'no-basis';
 
 /** First day of the tax year, e.g. `{ month: 4, day: 6 }` for the UK. */
 export interface TaxYearStart {
@@ -60,6 +78,13 @@ export interface GainsOptions {
   fiatScale?: number;
   /** Reported period `[start, end)` as ISO instants; events before it only build lots. */
   period?: { start?: string | null; end?: string | null };
+  /** Rounding of the divisions: `half-even` (default) or `half-up`. */
+  rounding?: 'half-even' | 'half-up';
+  /**
+   * Jurisdiction rule set: fixes what its law fixes (method, pooling, tax year, holding period,
+   * zone, rounding) and refuses contradicting options. Default `generic` (nothing fixed).
+   */
+  taxRules?: TaxRules;
 }
 
 /** Options after defaults. */
@@ -73,6 +98,8 @@ export interface ResolvedGainsOptions {
   fiatScale: number;
   periodStart: number | null;
   periodEnd: number | null;
+  rounding: 'half-even' | 'half-up';
+  taxRules: TaxRules;
 }
 
 interface EventBase {
@@ -99,6 +126,11 @@ export interface AcquireEvent extends EventBase {
   fee: string;
   /** Income category (e.g. `income`, `staking`) when the acquisition is income, else `null`. */
   income: string | null;
+  /**
+   * The cost basis is not known (a transfer in from outside with `transferInBasis: 'zero'`): the
+   * lot opens at a zero basis and a `missing-cost-basis` warning asks for it.
+   */
+  missingBasis?: true;
 }
 
 /** Lots are consumed with a gain or loss: a sell, the out side of a swap, a spend, a fee in a token. */
@@ -116,6 +148,8 @@ export interface MoveEvent extends EventBase {
   kind: 'move';
   from: string;
   to: string;
+  /** Fiat fee added to the basis of the moved lots (`transferFee: 'basis'`); absent: none. */
+  fee?: string;
 }
 
 /** Lots leave the portfolio without a gain (a transfer to an account outside it). */
@@ -146,6 +180,8 @@ export interface DisposalLine {
   /** Transaction that opened the lot; `null` for a zero-basis rest. */
   acquiredTxId: string | null;
   disposedTxId: string;
+  /** HMRC identification: the rule that matched this part. */
+  rule?: MatchRule;
 }
 
 /** One income receipt. */
@@ -170,7 +206,14 @@ export type WarningKind =
   /** A transfer moved or withdrew more than the account held. */
   | 'negative-balance'
   /** A transfer in or out without a counterpart in the portfolio (treated as documented). */
-  | 'unmatched-transfer';
+  | 'unmatched-transfer'
+  /** A lot opened with a zero cost basis because its cost is not known (transfer in from outside). */
+  | 'missing-cost-basis'
+  /**
+   * HMRC identification: the disposal's 30 days reach past the period end, so an acquisition this
+   * run did not see may still change its matching.
+   */
+  | 'thirty-day-window';
 
 /** A problem in the data the accountant should review, with the transaction that caused it. */
 export interface GainsWarning {
@@ -218,6 +261,24 @@ export interface GainsCounts {
   disposals: number;
 }
 
+/** One change of a section 104 pool (HMRC identification). */
+export interface PoolHistoryLine {
+  token: string;
+  /** Local date (`YYYY-MM-DD`) of the change. */
+  date: string;
+  taxYear: string;
+  /** `acquisition` (what the same-day and 30-day rules left), `disposal`, `withdrawal`, `fee`. */
+  change: 'acquisition' | 'disposal' | 'withdrawal' | 'fee';
+  /** Signed. */
+  quantity: string;
+  /** Signed. */
+  cost: string;
+  poolQuantity: string;
+  poolCost: string;
+  /** Transactions of the change. */
+  txIds: string;
+}
+
 /** Everything the reports need. */
 export interface GainsResult {
   options: ResolvedGainsOptions;
@@ -226,6 +287,8 @@ export interface GainsResult {
   income: IncomeLine[];
   warnings: GainsWarning[];
   rollForward: RollForwardLine[];
+  /** HMRC identification: the section 104 pools' changes in the period, in order. */
+  poolHistory: PoolHistoryLine[];
   counts: GainsCounts;
 }
 
@@ -253,4 +316,39 @@ export interface GainsState {
   nextSeq: number;
   /** Per pool: its lots in consumption order, and (average cost) its total cost. */
   pools: { token: string; account: string | null; cost: string; lots: CarriedLot[] }[];
+  /** HMRC identification: the section 104 pools and the days still waiting for their 30 days. */
+  hmrc?: CarriedHmrc;
+  /** `wallet-from-2025`: whether the pools are per account yet, and each account's holding until then. */
+  walletSwitch?: { done: boolean; balances: { account: string; token: string; quantity: string }[] };
+}
+
+/** The state of HMRC identification (JSON-safe). */
+export interface CarriedHmrc {
+  books: {
+    token: string;
+    quantity: string;
+    cost: string;
+    days: CarriedHmrcDay[];
+  }[];
+}
+
+/** One day of one token still waiting for the 30 days after it. */
+export interface CarriedHmrcDay {
+  day: number;
+  date: string;
+  reported: boolean;
+  account: string;
+  acquired: {
+    quantity: string;
+    cost: string;
+    restQuantity: string;
+    restCost: string;
+    txIds: string[];
+    time: number;
+  } | null;
+  disposed: { quantity: string; proceeds: string; txIds: string[]; time: number; account: string } | null;
+  sameDay: { quantity: string; cost: string } | null;
+  sameDayDone: boolean;
+  withdrawals: { txId: string; time: number; quantity: string; account: string; reported: boolean }[];
+  fees: { txId: string; cost: string; reported: boolean }[];
 }

@@ -136,6 +136,114 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     );
   });
 
+  it('records the gains policies in the manifest, defaults included', async () => {
+    harness = await startExportHarness('acme');
+    const result = await runExport(
+      parseExportRequest({
+        profile: 'acme',
+        period: '2024',
+        reports: ['gains'],
+        formats: ['csv'],
+        gains: {
+          pooling: 'account',
+          protocolMoves: 'non-taxable',
+          transferFee: 'basis',
+          transferToleranceHours: 2,
+        },
+      }),
+      harness.deps(),
+    );
+    expect(result.manifest.gains).toMatchObject({
+      sameInstantOrder: 'input',
+      protocolMoves: 'non-taxable',
+      transferInBasis: 'market-value',
+      transferFee: 'basis',
+      transferToleranceHours: 2,
+    });
+    // Lending supplies and liquidity adds moved lots into positions, shown per position account.
+    const holdings = await readCsv(join(harness.outDir, result.prefix, 'acme_2024_holdings.csv'));
+    expect(holdings.some((row) => /\[lending (Aave V3|Compound V3)\]$/.test(row.account ?? ''))).toBe(true);
+    expect(holdings.every((row) => row.check_quantity === '0' && row.check_cost === '0')).toBe(true);
+  });
+
+  it('refuses a gains policy outside its vocabulary, naming the field', () => {
+    const refuse = (gains: Record<string, unknown>) => () =>
+      parseExportRequest({ profile: 'acme', period: '2024', reports: ['gains'], gains });
+    expect(refuse({ sameInstantOrder: 'random' })).toThrow(/gains\.sameInstantOrder/);
+    expect(refuse({ protocolMoves: 'maybe' })).toThrow(/gains\.protocolMoves/);
+    expect(refuse({ transferInBasis: 'cost' })).toThrow(/gains\.transferInBasis/);
+    expect(refuse({ transferFee: 'disposal' })).toThrow(/gains\.transferFee/);
+    expect(refuse({ transferToleranceHours: -1 })).toThrow(/gains\.transferToleranceHours/);
+  });
+
+  it('writes the uk reports by HMRC identification: matching rule per part, section 104 pools, Capital Gains summary', async () => {
+    harness = await startExportHarness('acme');
+    const result = await runExport(
+      parseExportRequest({
+        profile: 'acme',
+        period: { from: '2024-04-06', to: '2025-04-05' },
+        timeZone: 'Europe/London',
+        window: 'week',
+        reports: ['gains'],
+        formats: ['csv'],
+        gains: { taxRules: 'uk' },
+      }),
+      harness.deps(),
+    );
+    expect(result.manifest.gains).toMatchObject({
+      taxRules: 'uk',
+      method: 'hmrc',
+      pooling: 'universal',
+      taxYearStart: '04-06',
+    });
+    const base = join(harness.outDir, result.prefix, 'acme_2024-04-06_2025-04-05');
+    const disposals = await readCsv(`${base}_disposals.csv`);
+    expect(disposals.length).toBeGreaterThan(0);
+    expect(new Set(disposals.map((row) => row.rule))).toEqual(
+      new Set(
+        ['same-day', 'thirty-day', 'section-104', 'no-basis'].filter((r) =>
+          disposals.some((d) => d.rule === r),
+        ),
+      ),
+    );
+    expect(disposals.every((row) => row.tax_year === '2024/25' && row.term === 'none')).toBe(true);
+    const pools = await readCsv(`${base}_pool_history.csv`);
+    expect(pools.length).toBeGreaterThan(0);
+    const summary = await readCsv(`${base}_tax_summary.csv`);
+    const item = (name: string) => summary.find((row) => row.item === name)?.amount;
+    expect(item('Disposal proceeds')).toBe(sum(disposals.map((row) => row.proceeds as string)).toFixed());
+    expect(item('Allowable costs (including the purchase price)')).toBe(
+      sum(disposals.map((row) => row.cost_basis as string)).toFixed(),
+    );
+    const holdings = await readCsv(`${base}_holdings.csv`);
+    expect(holdings.every((row) => row.check_quantity === '0' && row.check_cost === '0')).toBe(true);
+  });
+
+  it('refuses an option the tax rules contradict, naming the field and the law', () => {
+    const refuse = (gains: Record<string, unknown>) => () =>
+      parseExportRequest({ profile: 'acme', period: '2024', reports: ['gains'], gains });
+    expect(refuse({ taxRules: 'uk', method: 'hifo' })).toThrow(
+      /gains\.method: uk rules match by HMRC identification/,
+    );
+    expect(refuse({ taxRules: 'uk', taxYearStart: '01-01' })).toThrow(
+      /gains\.taxYearStart: the UK tax year starts on 6 April/,
+    );
+    expect(refuse({ taxRules: 'de', method: 'lifo' })).toThrow(/gains\.method: de rules use FIFO/);
+    expect(refuse({ taxRules: 'us', method: 'average' })).toThrow(/gains\.method: us rules identify units/);
+    expect(refuse({ taxRules: 'us', pooling: 'universal' })).toThrow(
+      /gains\.pooling: us rules pool universally before 1 January 2025/,
+    );
+    expect(refuse({ taxRules: 'ca' })).toThrow(/gains\.taxRules/);
+    // A parsed request parses again unchanged, the rule set's fixed choices included.
+    const parsed = parseExportRequest({
+      profile: 'acme',
+      period: '2024',
+      reports: ['gains'],
+      gains: { taxRules: 'uk' },
+    });
+    expect(parseExportRequest(parsed)).toEqual(parsed);
+  });
+
   it('rebuilds from the snapshot, in memory, gains reports byte-identical to the spooled ones', async () => {
     harness = await startExportHarness('acme');
     const request = parseExportRequest({

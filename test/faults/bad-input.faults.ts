@@ -340,10 +340,10 @@ const corruptedRequest: fc.Arbitrary<Corruption> = fc
       .map((key) => corrupt(formatPath(['csv', key]), { csv: { [key]: ';' } })),
     // gains: options without the report, bad options with it, filters with it.
     fc.constant(corrupt('gains', { gains: { method: 'fifo' } })),
-    badText((text) => !['fifo', 'lifo', 'hifo', 'average'].includes(text)).map((method) =>
+    badText((text) => !['fifo', 'lifo', 'hifo', 'average', 'hmrc'].includes(text)).map((method) =>
       corrupt('gains.method', { reports: ['gains'], gains: { method } }),
     ),
-    badText((text) => !['universal', 'account'].includes(text)).map((pooling) =>
+    badText((text) => !['universal', 'account', 'wallet-from-2025'].includes(text)).map((pooling) =>
       corrupt('gains.pooling', { reports: ['gains'], gains: { pooling } }),
     ),
     fc
@@ -1156,7 +1156,13 @@ describe('parseExportRequest fed arbitrary values', () => {
           notAnObject,
         ),
         gains: maybe(
-          fc.constantFrom({ method: 'hifo' }, { taxYearStart: '04-06', longTermYears: 2 }),
+          fc.constantFrom(
+            { method: 'hifo' },
+            { taxYearStart: '04-06', longTermYears: 2 },
+            { taxRules: 'uk' },
+            { taxRules: 'us', method: 'lifo', transferFee: 'basis' },
+            { taxRules: 'de', protocolMoves: 'non-taxable', transferToleranceHours: 1.5 },
+          ),
           notAnObject,
         ),
       },

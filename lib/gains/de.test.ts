@@ -1,0 +1,163 @@
+/**
+ * The de rule set: private sales under § 23 EStG (FIFO, wallet by wallet by default; a sale more
+ * than one year after the acquisition is not taxable but shown), the year's Freigrenze applied as
+ * a limit (600 € through 2023, 1 000 € from 2024; § 23 Abs. 3 Satz 5 EStG), income from services
+ * under § 22 Nr. 3 EStG with its 256 € limit, and the totals as they go onto Anlage SO.
+ */
+import { describe, expect, it } from 'vitest';
+import type { CanonicalTransaction } from '../export/normalize.ts';
+import { runGains } from './index.ts';
+import { gainsReports } from './reports.ts';
+import { leg, tx } from './test-support.ts';
+import type { GainsResult } from './types.ts';
+
+let counter = 0;
+const at = (date: string) => (date.length === 10 ? `${date}T10:00:00.000Z` : date);
+
+function buy(date: string, quantity: string, cost: string, account = 'A'): CanonicalTransaction {
+  counter += 1;
+  return tx({
+    id: `b${counter}`,
+    date: at(date),
+    accountId: account,
+    valueCurrency: 'EUR',
+    movements: [leg('EUR', `-${cost}`, `-${cost}`), leg('BTC', quantity, cost)],
+  });
+}
+
+function sell(date: string, quantity: string, proceeds: string, account = 'A'): CanonicalTransaction {
+  counter += 1;
+  return tx({
+    id: `s${counter}`,
+    date: at(date),
+    accountId: account,
+    valueCurrency: 'EUR',
+    movements: [leg('BTC', `-${quantity}`, `-${proceeds}`), leg('EUR', proceeds, proceeds)],
+  });
+}
+
+function reward(date: string, quantity: string, value: string): CanonicalTransaction {
+  counter += 1;
+  return tx({
+    id: `r${counter}`,
+    date: at(date),
+    category: 'staking',
+    valueCurrency: 'EUR',
+    movements: [leg('ETH', quantity, value)],
+  });
+}
+
+const de = (history: CanonicalTransaction[]) => runGains(history, { taxRules: 'de' }).result;
+
+/** The Anlage SO rows of one year: item → amount. */
+async function anlageSo(result: GainsResult, year: string): Promise<Map<string, string | null>> {
+  const table = gainsReports(result).find((t) => t.spec.name === 'tax_summary');
+  expect(table?.spec.title).toBe('Anlage SO');
+  const out = new Map<string, string | null>();
+  for await (const row of table?.rows() ?? []) if (row[0] === year) out.set(row[3] as string, row[4] ?? null);
+  return out;
+}
+
+describe('de rules: § 23 EStG private sales', () => {
+  it('returns FIFO, the calendar year and the Berlin calendar; wallet by wallet by default', () => {
+    const result = de([]);
+    expect(result.options).toMatchObject({
+      method: 'fifo',
+      pooling: 'account',
+      timeZone: 'Europe/Berlin',
+      taxYearStart: { month: 1, day: 1 },
+      longTermYears: 1,
+    });
+  });
+
+  it('returns a sale exactly one year later as taxable and one a day later as exempt, by Berlin dates', () => {
+    // Bought 2023-03-15T23:30Z = 16 March in Berlin: a sale on 16 March 2024 is exactly one year
+    // (taxable), on 17 March 2024 more than one year (not taxable).
+    const result = de([
+      buy('2023-03-15T23:30:00.000Z', '2', '40000'),
+      sell('2024-03-16', '1', '30000'),
+      sell('2024-03-17', '1', '30000'),
+    ]);
+    expect(result.disposals.map((d) => [d.term, d.gain, d.taxYear])).toEqual([
+      ['short', '10000', '2024'],
+      ['long', '10000', '2024'],
+    ]);
+  });
+
+  it('returns the earliest acquisition first (FIFO) and refuses another method', () => {
+    const result = de([
+      buy('2024-01-10', '1', '100'),
+      buy('2024-02-10', '1', '300'),
+      sell('2024-03-10', '1', '500'),
+    ]);
+    expect(result.disposals.map((d) => d.cost)).toEqual(['100']);
+    expect(() => runGains([], { taxRules: 'de', method: 'hifo' })).toThrow(/method: de rules use FIFO/);
+  });
+});
+
+describe('de rules: the Freigrenze is a limit, not an allowance', () => {
+  it('returns nothing taxable for a 2024 net gain of 999.99 €, and all of it at 1 000 €', async () => {
+    const below = await anlageSo(
+      de([buy('2024-01-10', '1', '1000'), sell('2024-02-10', '1', '1999.99')]),
+      '2024',
+    );
+    expect(below.get('§ 23 EStG: Gewinn/Verlust')).toBe('999.99');
+    expect(below.get('§ 23 Abs. 3 Satz 5 EStG: Freigrenze')).toBe('1000');
+    expect(below.get('§ 23 EStG: steuerpflichtig')).toBe('0');
+    const at = await anlageSo(de([buy('2024-01-10', '1', '1000'), sell('2024-02-10', '1', '2000')]), '2024');
+    expect(at.get('§ 23 EStG: steuerpflichtig')).toBe('1000');
+  });
+
+  it('returns the 600 € limit through 2023: 599 € not taxable, 600 € all taxable', async () => {
+    const below = await anlageSo(
+      de([buy('2023-01-10', '1', '1000'), sell('2023-02-10', '1', '1599')]),
+      '2023',
+    );
+    expect(below.get('§ 23 Abs. 3 Satz 5 EStG: Freigrenze')).toBe('600');
+    expect(below.get('§ 23 EStG: steuerpflichtig')).toBe('0');
+    const at = await anlageSo(de([buy('2023-01-10', '1', '1000'), sell('2023-02-10', '1', '1600')]), '2023');
+    expect(at.get('§ 23 EStG: steuerpflichtig')).toBe('600');
+  });
+
+  it('returns the year net of losses against the limit, and exempt sales shown apart', async () => {
+    // Taxable: +1 500 − 700 = 800 < 1 000: nothing taxable. Held over a year: +5 000, shown, not counted.
+    const rows = await anlageSo(
+      de([
+        buy('2022-12-01', '1', '10000'),
+        buy('2024-01-10', '1', '1000'),
+        buy('2024-01-11', '1', '1000'),
+        sell('2024-03-01', '1', '15000'),
+        sell('2024-03-02', '1', '2500'),
+        sell('2024-03-03', '1', '300'),
+      ]),
+      '2024',
+    );
+    expect(rows.get('§ 23 EStG: sales held one year or less (lines)')).toBe('2');
+    expect(rows.get('§ 23 EStG: Gewinn/Verlust')).toBe('800');
+    expect(rows.get('§ 23 EStG: steuerpflichtig')).toBe('0');
+    expect(rows.get('§ 23 EStG: sales held more than one year (lines)')).toBe('1');
+    expect(rows.get('§ 23 EStG: Gewinn/Verlust held more than one year')).toBe('5000');
+  });
+
+  it('returns a net loss as declared (for the loss carried forward), not cut to zero', async () => {
+    const rows = await anlageSo(de([buy('2024-01-10', '1', '1000'), sell('2024-02-10', '1', '400')]), '2024');
+    expect(rows.get('§ 23 EStG: steuerpflichtig')).toBe('-600');
+  });
+});
+
+describe('de rules: § 22 Nr. 3 EStG income and its 256 € limit', () => {
+  it('returns staking rewards below 256 € as not taxable and from 256 € as taxable in full', async () => {
+    const below = await anlageSo(
+      de([reward('2024-05-01', '0.05', '150'), reward('2024-06-01', '0.03', '105.99')]),
+      '2024',
+    );
+    expect(below.get('§ 22 Nr. 3 EStG: Einnahmen (staking, lending, rewards)')).toBe('255.99');
+    expect(below.get('§ 22 Nr. 3 EStG: steuerpflichtig')).toBe('0');
+    const at = await anlageSo(
+      de([reward('2024-05-01', '0.05', '150'), reward('2024-06-01', '0.03', '106')]),
+      '2024',
+    );
+    expect(at.get('§ 22 Nr. 3 EStG: Freigrenze')).toBe('256');
+    expect(at.get('§ 22 Nr. 3 EStG: steuerpflichtig')).toBe('256');
+  });
+});

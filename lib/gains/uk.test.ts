@@ -1,0 +1,350 @@
+/**
+ * The uk rule set against the worked pooling examples of HMRC's Cryptoassets Manual
+ * (CRYPTO22250 onward, https://www.gov.uk/hmrc-internal-manuals/cryptoassets-manual/crypto22250):
+ * HMRC's inputs as transactions, HMRC's figures as the expected results, to the pound, with
+ * HMRC's rounding (a pooled cost share is rounded to the pound, half up; what is left keeps the
+ * exact rest). The examples' year "20XX" is 2023 here; the opening pools are one earlier purchase.
+ */
+import { describe, expect, it } from 'vitest';
+import type { CanonicalTransaction } from '../export/normalize.ts';
+import { Big } from './big.ts';
+import { runGains } from './index.ts';
+import { gainsReports } from './reports.ts';
+import { leg, tx } from './test-support.ts';
+import type { GainsResult } from './types.ts';
+
+let counter = 0;
+/** A purchase of `quantity` tokens for `cost` pounds on `date` (noon UTC unless a time is given). */
+function buy(date: string, token: string, quantity: string, cost: string): CanonicalTransaction {
+  counter += 1;
+  return tx({
+    id: `b${counter}`,
+    date: date.length === 10 ? `${date}T12:00:00.000Z` : date,
+    valueCurrency: 'GBP',
+    feeCurrency: 'GBP',
+    movements: [leg('GBP', `-${cost}`, `-${cost}`), leg(token, quantity, cost)],
+  });
+}
+
+/** A sale of `quantity` tokens for `proceeds` pounds. */
+function sell(date: string, token: string, quantity: string, proceeds: string): CanonicalTransaction {
+  counter += 1;
+  return tx({
+    id: `s${counter}`,
+    date: date.length === 10 ? `${date}T12:00:00.000Z` : date,
+    valueCurrency: 'GBP',
+    feeCurrency: 'GBP',
+    movements: [leg(token, `-${quantity}`, `-${proceeds}`), leg('GBP', proceeds, proceeds)],
+  });
+}
+
+/** A crypto-to-crypto exchange: `outQuantity` of `outToken` (worth `outValue`) for `inQuantity` of `inToken` (worth `inValue`). */
+function swap(
+  date: string,
+  out: [token: string, quantity: string, value: string],
+  into: [token: string, quantity: string, value: string],
+): CanonicalTransaction {
+  counter += 1;
+  return tx({
+    id: `x${counter}`,
+    date: `${date}T12:00:00.000Z`,
+    valueCurrency: 'GBP',
+    feeCurrency: 'GBP',
+    movements: [leg(out[0], `-${out[1]}`, `-${out[2]}`), leg(into[0], into[1], into[2])],
+  });
+}
+
+const uk = (history: CanonicalTransaction[]) => runGains(history, { taxRules: 'uk' }).result;
+
+/** Per day's disposal of a token: its parts (rule, quantity, cost) and its total proceeds and gain. */
+function disposals(result: GainsResult, token: string) {
+  const byDay = new Map<string, { parts: [string, string, string][]; proceeds: Big; gain: Big }>();
+  for (const line of result.disposals.filter((d) => d.token === token)) {
+    const day = new Date(line.disposedAt).toISOString().slice(0, 10);
+    const found = byDay.get(day) ?? { parts: [], proceeds: new Big(0), gain: new Big(0) };
+    found.parts.push([line.rule ?? '', line.quantity, line.cost]);
+    found.proceeds = found.proceeds.plus(line.proceeds);
+    found.gain = found.gain.plus(line.gain);
+    byDay.set(day, found);
+  }
+  return [...byDay].map(([day, d]) => ({
+    day,
+    parts: d.parts,
+    proceeds: d.proceeds.toFixed(),
+    gain: d.gain.toFixed(),
+  }));
+}
+
+/** The section 104 pool history of a token after its opening purchase: change, quantity, cost, pool after. */
+const pool = (result: GainsResult, token: string) =>
+  result.poolHistory
+    .filter((p) => p.token === token)
+    .slice(1)
+    .map((p) => [p.date, p.quantity, p.cost, p.poolQuantity, p.poolCost]);
+
+describe('uk rules: HMRC Cryptoassets Manual pooling examples', () => {
+  it('CRYPTO22251 example 1: a basic section 104 pool disposal (gain £258,000, pool 100 for £84,000)', () => {
+    const result = uk([
+      buy('2023-01-10', 'A', '100', '1000'),
+      buy('2023-09-18', 'A', '50', '125000'),
+      sell('2023-12-01', 'A', '50', '300000'),
+    ]);
+    // £126,000 × 50 / 150 = £42,000.
+    expect(disposals(result, 'A')).toEqual([
+      { day: '2023-12-01', parts: [['section-104', '50', '42000']], proceeds: '300000', gain: '258000' },
+    ]);
+    expect(pool(result, 'A')).toEqual([
+      ['2023-09-18', '50', '125000', '150', '126000'],
+      ['2023-12-01', '-50', '-42000', '100', '84000'],
+    ]);
+  });
+
+  it('CRYPTO22252 example 2: the same-day rule (gain £462; 100 tokens and £62 join the pool)', () => {
+    const result = uk([
+      buy('2023-01-10', 'B', '5000', '500'),
+      sell('2023-06-23T08:00:00.000Z', 'B', '1000', '800'),
+      buy('2023-06-23T13:00:00.000Z', 'B', '1600', '1000'),
+      sell('2023-06-23T19:00:00.000Z', 'B', '500', '600'),
+    ]);
+    // One disposal of 1,500 for £1,400; same day: £1,000 × 1,500 / 1,600 = £937.50 → £938.
+    expect(disposals(result, 'B')).toEqual([
+      { day: '2023-06-23', parts: [['same-day', '1500', '938']], proceeds: '1400', gain: '462' },
+    ]);
+    // The other 100 and the rest of their cost, £62, join the pool: 5,100 for £562.
+    expect(pool(result, 'B')).toEqual([['2023-06-23', '100', '62', '5100', '562']]);
+  });
+
+  it('CRYPTO22253 example 3: the 30-day rule, earliest acquisitions and earlier disposals first (gains £165 and £20)', () => {
+    const result = uk([
+      buy('2023-01-10', 'C', '2000', '1000'),
+      sell('2023-03-31', 'C', '1000', '400'),
+      sell('2023-04-20', 'C', '500', '150'),
+      buy('2023-04-21', 'C', '700', '175'),
+      buy('2023-04-28', 'C', '500', '100'),
+      buy('2023-05-01', 'C', '500', '150'),
+    ]);
+    expect(disposals(result, 'C')).toEqual([
+      // 21/04: 700 for £175; 28/04: £100 × 300 / 500 = £60.
+      {
+        day: '2023-03-31',
+        parts: [
+          ['thirty-day', '700', '175'],
+          ['thirty-day', '300', '60'],
+        ],
+        proceeds: '400',
+        gain: '165',
+      },
+      // 28/04: the other 200 for £40; 01/05 (more than 30 days after 31 March): £150 × 300 / 500 = £90.
+      {
+        day: '2023-04-20',
+        parts: [
+          ['thirty-day', '200', '40'],
+          ['thirty-day', '300', '90'],
+        ],
+        proceeds: '150',
+        gain: '20',
+      },
+    ]);
+    // The 200 of 1 May no disposal takes join the pool with the rest of their cost, £60.
+    expect(pool(result, 'C')).toEqual([['2023-05-01', '200', '60', '2200', '1060']]);
+    // 31 March is in the tax year 2022/23, 20 April in 2023/24.
+    expect([...new Set(result.disposals.map((d) => d.taxYear))]).toEqual(['2022/23', '2023/24']);
+  });
+
+  it('CRYPTO22254 example 4: the same-day rule and the pool (gain £79, pool 7,500 for £937)', () => {
+    const day = '2023-01-31T';
+    const result = uk([
+      buy('2022-06-01', 'D', '8000', '1000'),
+      sell(`${day}09:00:00.000Z`, 'D', '5000', '500'),
+      buy(`${day}10:00:00.000Z`, 'D', '4000', '320'),
+      buy(`${day}11:00:00.000Z`, 'D', '1000', '75'),
+      buy(`${day}12:00:00.000Z`, 'D', '1000', '70'),
+      sell(`${day}13:00:00.000Z`, 'D', '2000', '142'),
+      buy(`${day}14:00:00.000Z`, 'D', '500', '35'),
+    ]);
+    // One disposal of 7,000 for £642: same day 6,500 for £500; pool £1,000 × 500 / 8,000 = £62.50 → £63.
+    expect(disposals(result, 'D')).toEqual([
+      {
+        day: '2023-01-31',
+        parts: [
+          ['same-day', '6500', '500'],
+          ['section-104', '500', '63'],
+        ],
+        proceeds: '642',
+        gain: '79',
+      },
+    ]);
+    expect(pool(result, 'D')).toEqual([['2023-01-31', '-500', '-63', '7500', '937']]);
+  });
+
+  it('CRYPTO22255 example 5: the 30-day rule and the pool (gain £92,500, pool 10,500 for £150,000)', () => {
+    const result = uk([
+      buy('2022-06-01', 'E', '14000', '200000'),
+      sell('2023-08-30', 'E', '4000', '160000'),
+      buy('2023-09-11', 'E', '500', '17500'),
+    ]);
+    // 30 days: 11/09, 500 for £17,500; pool: £200,000 × 3,500 / 14,000 = £50,000.
+    expect(disposals(result, 'E')).toEqual([
+      {
+        day: '2023-08-30',
+        parts: [
+          ['thirty-day', '500', '17500'],
+          ['section-104', '3500', '50000'],
+        ],
+        proceeds: '160000',
+        gain: '92500',
+      },
+    ]);
+    expect(pool(result, 'E')).toEqual([['2023-08-30', '-3500', '-50000', '10500', '150000']]);
+  });
+
+  it('CRYPTO22256 example 6: same day, 30 days and the pool together (gains £15,000 and £10,000, then a loss from the pool)', () => {
+    const result = uk([
+      buy('2022-06-01', 'F', '100000', '300000'),
+      buy('2023-07-31T09:00:00.000Z', 'F', '10000', '45000'),
+      sell('2023-07-31T10:00:00.000Z', 'F', '30000', '150000'),
+      sell('2023-08-05', 'F', '20000', '100000'),
+      buy('2023-08-06', 'F', '50000', '225000'),
+      sell('2023-08-07', 'F', '100000', '150000'),
+    ]);
+    expect(disposals(result, 'F')).toEqual([
+      // HMRC: same day 10,000 for £45,000; 30 days (06/08) £225,000 × 20,000 / 50,000 = £90,000; gain £15,000.
+      {
+        day: '2023-07-31',
+        parts: [
+          ['same-day', '10000', '45000'],
+          ['thirty-day', '20000', '90000'],
+        ],
+        proceeds: '150000',
+        gain: '15000',
+      },
+      // HMRC: 30 days (06/08) £225,000 × 20,000 / 50,000 = £90,000; gain £10,000.
+      { day: '2023-08-05', parts: [['thirty-day', '20000', '90000']], proceeds: '100000', gain: '10000' },
+      // The other 10,000 of 6 August join the pool (110,000 for £345,000); then
+      // £345,000 × 100,000 / 110,000 = £313,636.36 → £313,636; loss £163,636.
+      {
+        day: '2023-08-07',
+        parts: [['section-104', '100000', '313636']],
+        proceeds: '150000',
+        gain: '-163636',
+      },
+    ]);
+    expect(pool(result, 'F')).toEqual([
+      ['2023-08-06', '10000', '45000', '110000', '345000'],
+      ['2023-08-07', '-100000', '-313636', '10000', '31364'],
+    ]);
+  });
+
+  it('CRYPTO22257 example 7: a crypto-to-crypto exchange matches in two pools at once (quantities per rule)', () => {
+    const result = uk([
+      buy('2022-06-01', 'G', '100000', '300000'),
+      swap('2023-08-31', ['G', '1000', '3200'], ['H', '10000', '3200']),
+      swap('2023-08-31', ['H', '5000', '1700'], ['G', '600', '1920']),
+      swap('2023-08-31', ['G', '550', '1760'], ['H', '5000', '1650']),
+      swap('2023-09-04', ['H', '2000', '560'], ['G', '180', '558']),
+      swap('2023-09-16', ['G', '400', '1080'], ['H', '4000', '1080']),
+      swap('2023-10-27', ['H', '12000', '2400'], ['G', '900', '2430']),
+    ]);
+    const rules = (token: string) =>
+      disposals(result, token).map((d) => [d.day, d.parts.map(([rule, quantity]) => [rule, quantity])]);
+    // H: the two acquisitions of 31 August are one of 15,000, matched with that day's disposal of 5,000;
+    // 4 September's 2,000 match 16 September's acquisition (30 days); 27 October's 12,000 take the pool.
+    expect(rules('H')).toEqual([
+      ['2023-08-31', [['same-day', '5000']]],
+      ['2023-09-04', [['thirty-day', '2000']]],
+      ['2023-10-27', [['section-104', '12000']]],
+    ]);
+    // G: the two disposals of 31 August are one of 1,550: same day 600, then 180 (4 September,
+    // within 30 days), the remaining 770 from the pool; 16 September's 400 find no acquisition in
+    // their 30 days (27 October is 41 days later) and take the pool.
+    expect(rules('G')).toEqual([
+      [
+        '2023-08-31',
+        [
+          ['same-day', '600'],
+          ['thirty-day', '180'],
+          ['section-104', '770'],
+        ],
+      ],
+      ['2023-09-16', [['section-104', '400']]],
+    ]);
+  });
+});
+
+describe('uk rules: reports', () => {
+  const history = () => [
+    buy('2022-06-01', 'F', '100000', '300000'),
+    buy('2023-07-31T09:00:00.000Z', 'F', '10000', '45000'),
+    sell('2023-07-31T10:00:00.000Z', 'F', '30000', '150000'),
+    sell('2023-08-05', 'F', '20000', '100000'),
+    buy('2023-08-06', 'F', '50000', '225000'),
+    sell('2023-08-07', 'F', '100000', '150000'),
+  ];
+
+  it('returns the Capital Gains summary totals of the tax year (example 6)', async () => {
+    const result = uk(history());
+    const table = gainsReports(result).find((t) => t.spec.name === 'tax_summary');
+    const rows: (string | null)[][] = [];
+    for await (const row of table?.rows() ?? []) rows.push([...row]);
+    expect(table?.spec.title).toBe('Capital Gains summary');
+    // 3 disposals; proceeds 150,000 + 100,000 + 150,000; costs 135,000 + 90,000 + 313,636;
+    // gains 15,000 + 10,000; losses 163,636.
+    expect(rows.filter((r) => r[0] === '2023/24').map((r) => [r[3], r[4]])).toEqual([
+      ['Number of disposals', '3'],
+      ['Disposal proceeds', '400000'],
+      ['Allowable costs (including the purchase price)', '538636'],
+      ['Gains in the year, before losses', '25000'],
+      ['Losses in the year', '163636'],
+      ['Net gain or loss', '-138636'],
+    ]);
+    expect(rows[0]?.slice(1, 3)).toEqual(['2023-04-06', '2024-04-05']);
+  });
+
+  it('returns the matching rule of each part in the disposals report and the pool history table', () => {
+    const names = gainsReports(uk(history())).map((t) => t.spec.name);
+    expect(names).toEqual([
+      'disposals',
+      'gains_summary',
+      'income',
+      'holdings',
+      'gains_warnings',
+      'pool_history',
+      'tax_summary',
+    ]);
+    const [disposalsTable] = gainsReports(uk(history()));
+    expect(disposalsTable?.spec.columns.at(-1)).toMatchObject({ key: 'rule', header: 'Matching rule' });
+  });
+
+  it('returns a zero check in the roll-forward of a period that starts between a disposal and its 30-day match', async () => {
+    // 31 March (2022/23) is matched with 21 and 28 April (2023/24); report 2023/24 only.
+    const result = runGains(
+      [
+        buy('2023-01-10', 'C', '2000', '1000'),
+        sell('2023-03-31', 'C', '1000', '400'),
+        sell('2023-04-20', 'C', '500', '150'),
+        buy('2023-04-21', 'C', '700', '175'),
+        buy('2023-04-28', 'C', '500', '100'),
+        buy('2023-05-01', 'C', '500', '150'),
+      ],
+      { taxRules: 'uk', period: { start: '2023-04-05T23:00:00Z', end: '2024-04-05T23:00:00Z' } },
+    ).result;
+    expect(result.disposals.map((d) => d.taxYear)).toEqual(['2023/24', '2023/24']);
+    const holdings = gainsReports(result).find((t) => t.spec.name === 'holdings');
+    for await (const row of holdings?.rows() ?? []) expect(row.slice(-2)).toEqual(['0', '0']);
+  });
+
+  it('returns a thirty-day-window warning for a disposal whose 30 days pass the period end', () => {
+    const result = runGains([buy('2023-01-10', 'C', '2000', '1000'), sell('2024-03-20', 'C', '100', '80')], {
+      taxRules: 'uk',
+      period: { start: '2023-04-05T23:00:00Z', end: '2024-04-05T23:00:00Z' },
+    }).result;
+    expect(result.warnings.map((w) => w.kind)).toEqual(['thirty-day-window']);
+  });
+
+  it('throws naming the option a uk run contradicts', () => {
+    expect(() => runGains([], { taxRules: 'uk', method: 'hifo' })).toThrow(
+      /method: uk rules match by HMRC identification/,
+    );
+    expect(() => runGains([], { taxRules: 'uk', pooling: 'account' })).toThrow(/pooling: uk rules pool/);
+  });
+});
