@@ -2,11 +2,11 @@
 /**
  * `npm run serve`: the HTTP API of the Lambda function, served locally over the embedded
  * simulator and an in-process s3rver, with exports run by the LOCAL stand-in of the export state
- * machine (`lib/workflow/local.ts`: same task handlers, in order; for local use only). Secrets
+ * machine (`lib/workflow/local-runner.ts`: same task handlers, in order; for local use only). Secrets
  * come from the simulator's demo profiles. Nothing here is used on AWS.
  */
 import { parseArgs } from 'node:util';
-import { startLocalService } from '../lib/workflow/local-service.ts';
+import { startLocalService } from '../lib/local/index.ts';
 
 const USAGE = `Usage: npm run serve -- [--port N] [--s3-port N] [--time-zone ZONE] [--public-url URL]
 

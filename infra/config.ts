@@ -2,7 +2,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
 import { PROFILE_NAME } from '../lib/export/request.ts';
-import { CLAIM_NAME, DEFAULT_PROFILES_CLAIM } from '../lib/workflow/authorization.ts';
+import { CLAIM_NAME, DEFAULT_PROFILES_CLAIM } from '../lib/http-api/index.ts';
 
 /** Requests per second the service accepts per API key (spec: token bucket, 429 beyond). */
 export const SERVICE_RATE_LIMIT_PER_KEY = 20;
@@ -98,7 +98,7 @@ export const PbsConfigSchema = z
      * holding its slot until its export has ended. The service limits each key (20 requests/s),
      * and one export stays under it by itself (exportMapConcurrency × requestsPerSecond ≤ 20);
      * exports of one key never overlap (one running export per registered secret, the others
-     * queued: lib/workflow/profile-slots.ts), so this bound is about the service's total load and
+     * queued: lib/jobs/profile-slots.ts), so this bound is about the service's total load and
      * our Lambda concurrency: 10 exports ≤ 10 × 16 = 160 requests/s and ≤ 10 × (4 + 1) Lambdas.
      */
     monthlyMaxConcurrency: z.number().int().min(1).max(1000).default(10),

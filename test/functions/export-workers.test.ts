@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createFailHandler } from '../../functions/export-fail.ts';
-import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
-import { createFinishHandler } from '../../functions/export-finish.ts';
-import { createPlanHandler } from '../../functions/export-plan.ts';
-import { type ExecutionEndedInput, type FailInput, KEYS } from '../../lib/workflow/contract.ts';
+import { KEYS } from '../../lib/jobs/index.ts';
+import {
+  createFailHandler,
+  createFetchShardHandler,
+  createFinishHandler,
+  createPlanHandler,
+} from '../../lib/lambda/index.ts';
+import type { ExecutionEndedInput, FailInput } from '../../lib/workflow/index.ts';
 import {
   captureOutput,
   loadEvent,

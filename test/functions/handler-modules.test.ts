@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENV } from '../../lib/workflow/contract.ts';
+import { ENV } from '../../lib/lambda/index.ts';
 
 const MODULES = [
   'http-api',

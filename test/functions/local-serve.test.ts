@@ -1,16 +1,14 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFailHandler } from '../../functions/export-fail.ts';
-import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
-import { createFinishHandler } from '../../functions/export-finish.ts';
-import { createPlanHandler } from '../../functions/export-plan.ts';
-import { createApiHandler } from '../../functions/http-api.ts';
+import { type LocalApiServer, startLocalApiServer } from '../../lib/http-api/index.ts';
 import {
-  createLocalStarter,
-  type LocalApiServer,
-  type LocalStarter,
-  startLocalApiServer,
-} from '../../lib/workflow/local.ts';
+  createApiHandler,
+  createFailHandler,
+  createFetchShardHandler,
+  createFinishHandler,
+  createPlanHandler,
+} from '../../lib/lambda/index.ts';
+import { createLocalStarter, type LocalStarter } from '../../lib/workflow/index.ts';
 import { startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 
 let h: WorkflowHarness;

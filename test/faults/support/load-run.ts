@@ -6,7 +6,7 @@
  * Secrets Manager mocked. Jobs are started through the HTTP API handler; exports run through the
  * real plan / fetch-shard / finish / fail handlers, in the order and with the concurrency of the
  * export state machine (Plan, retried on `ProfileBusyError` → Map at `exportMapConcurrency` →
- * Finish; catch → MarkFailed), by the local runner (`lib/workflow/local.ts`).
+ * Finish; catch → MarkFailed), by the local runner (`lib/workflow/local-runner.ts`).
  *
  * Input: the {@link LoadScenario} as JSON in `PBS_LOAD_SCENARIO`. Output: `LOAD_RESULT <LoadResult
  * JSON>` as the last line of stdout.
@@ -15,16 +15,19 @@ import { pathToFileURL } from 'node:url';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { createFailHandler } from '../../../functions/export-fail.ts';
-import { createFetchShardHandler } from '../../../functions/export-fetch-shard.ts';
-import { createFinishHandler } from '../../../functions/export-finish.ts';
-import { createPlanHandler } from '../../../functions/export-plan.ts';
-import { createApiHandler } from '../../../functions/http-api.ts';
+import type { ProfileRegistry } from '../../../lib/jobs/index.ts';
+import {
+  createApiHandler,
+  createFailHandler,
+  createFetchShardHandler,
+  createFinishHandler,
+  createPlanHandler,
+  createRuntime,
+  ENV,
+  OPTIONAL_ENV,
+} from '../../../lib/lambda/index.ts';
 import { createS3Client } from '../../../lib/storage/index.ts';
-import { ENV, OPTIONAL_ENV, type ProfileRegistry } from '../../../lib/workflow/contract.ts';
-import { createLocalStarter } from '../../../lib/workflow/local.ts';
-import { createRuntime } from '../../../lib/workflow/runtime.ts';
-import type { Workers } from '../../../lib/workflow/workers.ts';
+import { createLocalStarter, type Workers } from '../../../lib/workflow/index.ts';
 import { emulateAtomicConditionalWrites } from './conditional-writes.ts';
 
 /** Environment variable carrying the scenario to the child. */

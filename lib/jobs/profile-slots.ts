@@ -26,12 +26,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { KEYS, type ProfileRegistry } from './contract.ts';
 import { JobConflictError, ProfileBusyError } from './errors.ts';
-import type { JobStore } from './jobs.ts';
+import { KEYS, type ProfileRegistry } from './records.ts';
 import { lookupProfile } from './registry.ts';
 import { getJson, isConditionalConflict, isPreconditionFailed, putJson } from './s3-objects.ts';
-import type { Workers } from './workers.ts';
 
 /** How long a slot is held without renewal: longer than any task (15 minutes) plus retry delays. */
 export const DEFAULT_SLOT_LEASE_SECONDS = 30 * 60;
@@ -239,41 +237,6 @@ export function createProfileSlots(options: ProfileSlotsOptions): ProfileSlots {
       const current = await getJson<SlotLease>(client, bucket, keyOf(profile));
       const index = live(current?.value, now().getTime()).findIndex((entry) => entry.jobId === jobId);
       return index === -1 ? null : index + 1;
-    },
-  };
-}
-
-/**
- * The export tasks holding their profile's slot: plan takes it (or throws
- * {@link ProfileBusyError} and waits in the queue), fetch-shard and finish renew it (a task of an
- * export whose slot was released or taken meanwhile throws {@link ProfileBusyError}: that export
- * has ended or lost its slot), finish and fail release it.
- */
-export function withProfileSlots(workers: Workers, slots: ProfileSlots, jobs: JobStore): Workers {
-  const profileOf = async (jobId: string) => (await jobs.require(jobId)).profile;
-  return {
-    async plan(input) {
-      const job = await jobs.require(input.jobId);
-      await slots.acquire(job.profile, input.jobId, job.createdAt);
-      return workers.plan(input);
-    },
-    async fetchShard(input) {
-      await slots.renew(await profileOf(input.jobId), input.jobId);
-      return workers.fetchShard(input);
-    },
-    async finish(input) {
-      const job = await jobs.require(input.jobId);
-      // A finish retried after success has nothing left to do and must not wait for the slot.
-      if (job.state !== 'succeeded') await slots.renew(job.profile, input.jobId);
-      const output = await workers.finish(input);
-      await slots.release(job.profile, input.jobId);
-      return output;
-    },
-    async fail(input) {
-      const output = await workers.fail(input);
-      const job = await jobs.get(input.jobId);
-      if (job !== null) await slots.release(job.profile, input.jobId).catch(() => {});
-      return output;
     },
   };
 }

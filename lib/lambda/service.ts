@@ -1,23 +1,11 @@
 /** A service client per registered profile, with the profile's credentials from its secret. */
 import { publicApiBase } from '../export/manifest.ts';
-import type { ExportServiceClient } from '../export/run.ts';
+import { lookupProfile, type ProfileRegistry } from '../jobs/index.ts';
 import { createPbsClient, type PbsClientConfig, type PbsLogger } from '../pbs/index.ts';
-import type { ServiceShapeOverrides, TransactionFieldMap } from '../pbs/shape.ts';
-import type { ProfileRegistry } from './contract.ts';
+import type { ServiceShapeOverrides } from '../pbs/shape.ts';
+import type { ServiceFactory } from '../workflow/index.ts';
 import { SecretError } from './errors.ts';
-import { lookupProfile } from './registry.ts';
 import { parseServiceSecret, type SecretReader } from './secrets.ts';
-
-/** What the workers need to export one profile. */
-export interface ProfileService {
-  client: ExportServiceClient;
-  fields: TransactionFieldMap;
-  /** Base URL as it may be recorded (no credentials). */
-  apiBase: string;
-}
-
-/** Builds the service of a registered profile; throws `UnknownProfileError` or {@link SecretError}. */
-export type ServiceFactory = (profile: string) => Promise<ProfileService>;
 
 /** Options of {@link createServiceFactory}. */
 export interface ServiceFactoryOptions {

@@ -17,7 +17,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { periodLabel } from '../export/period.ts';
 import {
   type ExportRequest,
@@ -26,15 +25,25 @@ import {
   parseExportRequest,
   RequestValidationError,
 } from '../export/request.ts';
+import {
+  type ExecutionStarter,
+  IdempotencyKeyReusedError,
+  JOB_ID,
+  type JobObserver,
+  type JobRecord,
+  type JobStore,
+  jobIdFor,
+  lookupProfile,
+  type MetricsSink,
+  type ProfileRegistry,
+  type ProfileSlots,
+  StartFailedError,
+  startJob,
+  UnknownProfileError,
+} from '../jobs/index.ts';
 import { presignDownload } from '../storage/index.ts';
 import { mayUse, profileAccess } from './authorization.ts';
-import { type JobRecord, jobIdFor, type ProfileRegistry } from './contract.ts';
-import { IdempotencyKeyReusedError, StartFailedError, UnknownProfileError } from './errors.ts';
-import { JOB_ID, type JobStore } from './jobs.ts';
-import type { ProfileSlots } from './profile-slots.ts';
-import { lookupProfile } from './registry.ts';
-import { type ExecutionStarter, startJob } from './start.ts';
-import type { JobObserver, MetricsSink } from './workers.ts';
+import { ApiAnswer, type ApiEvent, type ApiResult } from './errors.ts';
 
 /** Largest accepted request body: 64 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -44,8 +53,7 @@ export const LIST_LIMIT = { default: 20, max: 100 } as const;
 export const DEFAULT_LINK_EXPIRY_SECONDS = 3600;
 
 /** The event and result types of the handler. */
-export type ApiEvent = APIGatewayProxyEventV2;
-export type ApiResult = APIGatewayProxyStructuredResultV2;
+export type { ApiEvent, ApiResult };
 
 /** Everything the API uses; built once per process by the caller. */
 export interface ApiDeps {
@@ -85,13 +93,6 @@ export interface ApiIssue {
 /** Body of every error answer. */
 export interface ApiErrorBody {
   error: { code: string; message: string; field: string | null; issues: ApiIssue[] };
-}
-
-/** An answer the API chose on purpose (validation, not found, …). */
-class ApiAnswer extends Error {
-  constructor(readonly result: ApiResult) {
-    super(`HTTP ${result.statusCode}`);
-  }
 }
 
 function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult {

@@ -3,18 +3,19 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
 import { PROFILE_NAME, parseExportRequest } from '../export/request.ts';
+import type { ProfileSlots } from './profile-slots.ts';
 import {
+  type JobObserver,
   type JobRecord,
   jobIdFor,
+  type MetricsSink,
   type MonthlyItem,
   type MonthlyItemOutput,
   type ProfileRegistry,
-} from './contract.ts';
-import type { JobStore } from './jobs.ts';
-import type { ProfileSlots } from './profile-slots.ts';
+} from './records.ts';
 import { lookupProfile } from './registry.ts';
 import { type ExecutionStarter, startJob } from './start.ts';
-import type { JobObserver, MetricsSink } from './workers.ts';
+import type { JobStore } from './store.ts';
 
 /** What {@link startMonthlyExport} uses. */
 export interface MonthlyDeps {

@@ -1,9 +1,9 @@
 /** Starting a job: create the record conditionally, then start the export execution named by it. */
 import { type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import type { ExportInput, JobRecord } from './contract.ts';
 import { IdempotencyKeyReusedError, JobConflictError, StartFailedError } from './errors.ts';
-import type { CreateResult, JobStore } from './jobs.ts';
 import type { ProfileSlots } from './profile-slots.ts';
+import type { ExportInput, JobRecord } from './records.ts';
+import type { CreateResult, JobStore } from './store.ts';
 
 /** Starts the export of a job (the state machine in AWS; the local runner in `serve`). */
 export interface ExecutionStarter {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiEvent } from './api.ts';
 import { mayUse, parseProfilesClaim, profileAccess } from './authorization.ts';
+import type { ApiEvent } from './errors.ts';
 
 function eventWith(authorizer: unknown): ApiEvent {
   return { requestContext: { authorizer } } as unknown as ApiEvent;

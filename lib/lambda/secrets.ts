@@ -6,7 +6,7 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { z } from 'zod';
-import type { ServiceSecret } from './contract.ts';
+import type { ServiceSecret } from '../jobs/index.ts';
 
 /**
  * Reads the JSON secret under an ARN (validated by the caller). `forceFetch` bypasses the cache

@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { S3TestServer } from '../../test/support/s3.ts';
 import { startJobStoreServer } from '../../test/support/workflow.ts';
 import { parseExportRequest } from '../export/request.ts';
-import { type ExportInput, type JobRecord, jobIdFor } from './contract.ts';
-import type { JobStore } from './jobs.ts';
 import { createProfileSlots } from './profile-slots.ts';
+import { type ExportInput, type JobRecord, jobIdFor } from './records.ts';
 import { QUEUED_START_GRACE_MS, startJob } from './start.ts';
+import type { JobStore } from './store.ts';
 
 let server: S3TestServer;
 let client: S3Client;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENV } from './contract.ts';
+import { ENV } from './env.ts';
 import { createRuntime } from './runtime.ts';
 
 const PROFILES = JSON.stringify({

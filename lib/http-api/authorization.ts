@@ -10,7 +10,7 @@
  *   claim as `[a b]`; that form is read too). `*` stands for every profile. A caller without the
  *   claim, or a request without JWT claims, may use no profile (fail closed).
  */
-import type { ApiEvent } from './api.ts';
+import type { ApiEvent } from './errors.ts';
 
 /** The claim read when the deployment does not name another. */
 export const DEFAULT_PROFILES_CLAIM = 'pbs_profiles';

@@ -5,13 +5,29 @@
  */
 import type { Context } from 'aws-lambda';
 import { ValidationError } from '../errors.ts';
-import { type ApiDeps, type ApiEvent, type ApiResult, createApi } from './api.ts';
-import type { MonthlyItem, MonthlyItemOutput } from './contract.ts';
-import { JOB_ID } from './jobs.ts';
-import { type MonthlyDeps, startMonthlyExport } from './monthly.ts';
+import { type ApiDeps, type ApiEvent, type ApiResult, createApi } from '../http-api/index.ts';
+import {
+  JOB_ID,
+  type MonthlyDeps,
+  type MonthlyItem,
+  type MonthlyItemOutput,
+  type ProfileSlots,
+  startMonthlyExport,
+} from '../jobs/index.ts';
+import {
+  createWorkers,
+  type ExportInput,
+  type FailInput,
+  type FailOutput,
+  type FetchShardInput,
+  type FetchShardOutput,
+  type FinishOutput,
+  type PlanOutput,
+  type WorkerDeps,
+  type Workers,
+  withProfileSlots,
+} from '../workflow/index.ts';
 import { appendJobKeys, type Observability, runInvocation } from './observability.ts';
-import { type ProfileSlots, withProfileSlots } from './profile-slots.ts';
-import { createWorkers, type WorkerDeps, type Workers } from './workers.ts';
 
 /** A value, or a function building it on first use. */
 export type Lazy<T> = T | (() => T);
@@ -120,3 +136,37 @@ export function bindMonthly(
     );
   };
 }
+
+/** The plan task's handler (`ExportInput` → `PlanOutput`: job → running, plan.json written). */
+export function createPlanHandler(context: Lazy<WorkerContext>) {
+  const run = bindWorkers(context);
+  return (event: ExportInput, lambdaContext?: Context): Promise<PlanOutput> =>
+    run(event, lambdaContext, (workers) => workers.plan(event));
+}
+
+/** The fetch-shard task's handler (one Map item: the shard fetched, uploaded as a part). */
+export function createFetchShardHandler(context: Lazy<WorkerContext>) {
+  const run = bindWorkers(context);
+  return (event: FetchShardInput, lambdaContext?: Context): Promise<FetchShardOutput> =>
+    run(event, lambdaContext, (workers) => workers.fetchShard(event));
+}
+
+/** The finish task's handler (parts assembled, reports and manifest published, job → succeeded). */
+export function createFinishHandler(context: Lazy<WorkerContext>) {
+  const run = bindWorkers(context);
+  return (event: ExportInput, lambdaContext?: Context): Promise<FinishOutput> =>
+    run(event, lambdaContext, (workers) => workers.finish(event));
+}
+
+/** The catch task's handler (`{ jobId, error }` or `{ jobId, executionStatus }` → job failed). */
+export function createFailHandler(context: Lazy<WorkerContext>) {
+  const run = bindWorkers(context);
+  return (event: FailInput, lambdaContext?: Context): Promise<FailOutput> =>
+    run(event, lambdaContext, (workers) => workers.fail(event));
+}
+
+/** The HTTP API's handler. */
+export const createApiHandler = (context: Lazy<ApiContext>) => bindApi(context);
+
+/** The monthly Map's item handler (`MonthlyItem` → `MonthlyItemOutput`). */
+export const createMonthlyStartHandler = (context: Lazy<MonthlyContext>) => bindMonthly(context);

@@ -2,29 +2,31 @@
  * FOR LOCAL USE ONLY: the whole local stack of `npm run serve` in one call, so that `bin/serve.ts`
  * stays a thin command line and the tests start exactly what a user starts: the embedded
  * simulator (demo data), an in-process s3rver on a temporary folder, the HTTP API handler served
- * over node:http, and exports run by the local stand-in of the state machine (`local.ts`).
+ * over node:http, and exports run by the local stand-in of the state machine (`lib/workflow/local-runner.ts`).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import { type LocalApiServer, startLocalApiServer } from '../http-api/index.ts';
+import {
+  addConditionalWrites,
+  createJobStore,
+  createProfileSlots,
+  type JobStore,
+  type ProfileRegistry,
+} from '../jobs/index.ts';
+import {
+  bindApi,
+  bindWorkers,
+  createObservability,
+  createServiceFactory,
+  type WorkerContext,
+} from '../lambda/index.ts';
 import { startSimulator } from '../simulator/index.ts';
 import type { RunningSimulator } from '../simulator/types.ts';
 import { createS3Client } from '../storage/index.ts';
-import type { ProfileRegistry } from './contract.ts';
-import { bindApi, bindWorkers, type WorkerContext } from './handlers.ts';
-import { createJobStore, type JobStore } from './jobs.ts';
-import {
-  createLocalStarter,
-  type LocalApiServer,
-  type LocalRunEvents,
-  type LocalStarter,
-  startLocalApiServer,
-} from './local.ts';
-import { addConditionalWrites } from './local-s3.ts';
-import { createObservability } from './observability.ts';
-import { createProfileSlots } from './profile-slots.ts';
-import { createServiceFactory } from './service.ts';
+import { createLocalStarter, type LocalRunEvents, type LocalStarter } from '../workflow/index.ts';
 
 /** Bucket of the local S3 store. */
 export const LOCAL_BUCKET = 'pbs-local';

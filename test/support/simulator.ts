@@ -1,7 +1,7 @@
-import { getPath } from '../pbs/path.ts';
-import { resolveShape, type ServiceShape, type ServiceShapeOverrides } from '../pbs/shape.ts';
-import { signRequest } from '../pbs/signing.ts';
-import type { SimulatedProfile } from './types.ts';
+import { getPath } from '../../lib/pbs/path.ts';
+import { resolveShape, type ServiceShape, type ServiceShapeOverrides } from '../../lib/pbs/shape.ts';
+import { signRequest } from '../../lib/pbs/signing.ts';
+import type { SimulatedProfile } from '../../lib/simulator/types.ts';
 
 /** Query pairs in order; repeated names allowed. */
 export type QueryPairs = [string, string][];

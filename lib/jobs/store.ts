@@ -10,8 +10,8 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
-import { type JobRecord, KEYS } from './contract.ts';
 import { JobConflictError, JobNotFoundError } from './errors.ts';
+import { type JobRecord, KEYS } from './records.ts';
 import { getJson, isConditionalConflict, isPreconditionFailed, putJson } from './s3-objects.ts';
 
 /** Job ids are 32 lowercase hex characters (see `jobIdFor`). */

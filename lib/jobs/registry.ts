@@ -2,8 +2,8 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { formatPath, PROFILE_NAME } from '../export/request.ts';
-import type { ProfileRegistry, RegisteredProfile } from './contract.ts';
 import { UnknownProfileError } from './errors.ts';
+import type { ProfileRegistry, RegisteredProfile } from './records.ts';
 
 const registrySchema = z.record(
   z.string().regex(PROFILE_NAME, 'profile names are 1-64 letters, digits, "_" or "-"'),

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { S3TestServer } from '../../test/support/s3.ts';
 import { emulateConditionalWrites, s3Error, startJobStoreServer } from '../../test/support/workflow.ts';
 import { parseExportRequest } from '../export/request.ts';
-import { type JobRecord, jobIdFor, KEYS } from './contract.ts';
-import { createJobStore, type JobStore } from './jobs.ts';
+import { type JobRecord, jobIdFor, KEYS } from './records.ts';
+import { createJobStore, type JobStore } from './store.ts';
 
 let server: S3TestServer;
 let jobs: JobStore;

@@ -7,21 +7,26 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { CLAIM_NAME, DEFAULT_LINK_EXPIRY_SECONDS } from '../http-api/index.ts';
+import {
+  createJobStore,
+  createProfileSlots,
+  createSfnStarter,
+  type ExecutionStarter,
+  type JobStore,
+  type ProfileRegistry,
+  parseProfileRegistry,
+} from '../jobs/index.ts';
 import type { ServiceShapeOverrides } from '../pbs/shape.ts';
 import { parseServiceSettings } from '../settings.ts';
 import { createS3Client, MAX_PRESIGN_EXPIRY_SECONDS } from '../storage/index.ts';
-import { DEFAULT_LINK_EXPIRY_SECONDS } from './api.ts';
-import { CLAIM_NAME } from './authorization.ts';
-import { ENV, OPTIONAL_ENV, type ProfileRegistry } from './contract.ts';
+import type { ServiceFactory } from '../workflow/index.ts';
+import { ENV, OPTIONAL_ENV } from './env.ts';
 import { ConfigError } from './errors.ts';
 import { type ApiContext, type MonthlyContext, memo, type WorkerContext } from './handlers.ts';
-import { createJobStore, type JobStore } from './jobs.ts';
 import { createObservability, type Observability } from './observability.ts';
-import { createProfileSlots } from './profile-slots.ts';
-import { parseProfileRegistry } from './registry.ts';
 import { createSecretReader, DEFAULT_SECRET_MAX_AGE_SECONDS } from './secrets.ts';
-import { createServiceFactory, type ServiceFactory } from './service.ts';
-import { createSfnStarter, type ExecutionStarter } from './start.ts';
+import { createServiceFactory } from './service.ts';
 
 /** Environment of a function. */
 export type Env = Readonly<Record<string, string | undefined>>;

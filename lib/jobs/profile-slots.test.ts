@@ -1,21 +1,10 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { S3TestServer } from '../../test/support/s3.ts';
-import { captureOutput, startJobStoreServer } from '../../test/support/workflow.ts';
-import { parseExportRequest } from '../export/request.ts';
-import type { JobRecord, ProfileRegistry } from './contract.ts';
-import { ProfileBusyError } from './errors.ts';
-import type { JobStore } from './jobs.ts';
-import { createObservability, runInvocation } from './observability.ts';
-import {
-  createProfileSlots,
-  type ProfileSlots,
-  type SlotLease,
-  slotKey,
-  withProfileSlots,
-} from './profile-slots.ts';
+import { startJobStoreServer } from '../../test/support/workflow.ts';
+import { createProfileSlots, type ProfileSlots, type SlotLease, slotKey } from './profile-slots.ts';
+import type { ProfileRegistry } from './records.ts';
 import { getJson } from './s3-objects.ts';
-import type { Workers } from './workers.ts';
 
 const arn = (name: string) => `arn:aws:secretsmanager:eu-central-1:123456789012:secret:pbs/${name}-AbCdEf`;
 const registry: ProfileRegistry = {
@@ -26,11 +15,10 @@ const registry: ProfileRegistry = {
 
 let server: S3TestServer;
 let client: S3Client;
-let jobs: JobStore;
 let clock: number;
 let slots: ProfileSlots;
 beforeAll(async () => {
-  ({ server, client, jobs } = await startJobStoreServer());
+  ({ server, client } = await startJobStoreServer());
 });
 afterAll(async () => {
   await server.close();
@@ -174,79 +162,5 @@ describe('the queue of a slot', () => {
 
     expect(await slots.position('demo', 'job-a')).toBe(1);
     expect(await slots.position('demo', 'job-b')).toBe(2);
-  });
-});
-
-describe('withProfileSlots', () => {
-  function job(jobId: string, profile: string): JobRecord {
-    return {
-      jobId,
-      profile,
-      request: parseExportRequest({ profile, period: '2025-01' }),
-      state: 'queued',
-      source: 'api',
-      idempotencyKey: jobId,
-      createdAt: new Date(clock).toISOString(),
-      updatedAt: new Date(clock).toISOString(),
-    };
-  }
-  const calls: string[] = [];
-  const inner: Workers = {
-    plan: async ({ jobId }) => {
-      calls.push(`plan ${jobId}`);
-      return { jobId, shards: [0] };
-    },
-    fetchShard: async ({ jobId, shard }) => ({ jobId, shard, rows: 0, totalReported: 0 }),
-    finish: async ({ jobId }) => ({ jobId, state: 'succeeded', files: 1 }),
-    fail: async ({ jobId }) => ({ jobId, state: 'failed' }),
-  };
-
-  it('does not plan a job while another job of the same secret runs, and plans it after finish', async () => {
-    const first = job(`a${run}`.padEnd(32, '0'), 'acme');
-    const second = job(`b${run}`.padEnd(32, '0'), 'acme-eu');
-    await jobs.create(first);
-    await jobs.create(second);
-    const workers = withProfileSlots(inner, slots, jobs);
-    calls.length = 0;
-
-    await workers.plan({ jobId: first.jobId });
-    await expect(workers.plan({ jobId: second.jobId })).rejects.toEqual(busy);
-    await workers.finish({ jobId: first.jobId });
-    await workers.plan({ jobId: second.jobId });
-
-    expect(calls).toEqual([`plan ${first.jobId}`, `plan ${second.jobId}`]);
-  });
-
-  it('frees the slot when the job fails', async () => {
-    const first = job(`c${run}`.padEnd(32, '0'), 'demo');
-    const second = job(`d${run}`.padEnd(32, '0'), 'demo');
-    await jobs.create(first);
-    await jobs.create(second);
-    const workers = withProfileSlots(inner, slots, jobs);
-
-    await workers.plan({ jobId: first.jobId });
-    await workers.fail({ jobId: first.jobId, error: { Error: 'Error', Cause: 'boom' } });
-
-    await expect(workers.plan({ jobId: second.jobId })).resolves.toMatchObject({ jobId: second.jobId });
-  });
-});
-
-describe('a plan task waiting for the slot', () => {
-  it('logs an info line, not an error, and still throws ProfileBusyError for the retrier', async () => {
-    const obs = createObservability('pbs-export-test');
-    const output = captureOutput();
-    let thrown: unknown;
-    try {
-      await runInvocation(obs, {}, undefined, async () => {
-        throw new ProfileBusyError('acme');
-      }).catch((error: unknown) => {
-        thrown = error;
-      });
-    } finally {
-      output.stop();
-    }
-
-    expect((thrown as Error).name).toBe('ProfileBusyError');
-    expect(output.lines().map((line) => line.level)).toEqual(['INFO']);
   });
 });

@@ -1,0 +1,40 @@
+/**
+ * Lambda wiring: the environment read once per process (`runtime.ts`), the handlers of
+ * `functions/` with their observability, profile secrets and the per-profile service clients.
+ */
+export { ENV, OPTIONAL_ENV } from './env.ts';
+export { ConfigError, SecretError } from './errors.ts';
+export {
+  type ApiContext,
+  bindApi,
+  bindMonthly,
+  bindWorkers,
+  createApiHandler,
+  createFailHandler,
+  createFetchShardHandler,
+  createFinishHandler,
+  createMonthlyStartHandler,
+  createPlanHandler,
+  type Lazy,
+  type MonthlyContext,
+  memo,
+  requireJobId,
+  type WorkerContext,
+} from './handlers.ts';
+export {
+  appendJobKeys,
+  createObservability,
+  type InvocationKeys,
+  METRICS_NAMESPACE,
+  type Observability,
+  runInvocation,
+} from './observability.ts';
+export { createRuntime, type Env, lambdaRuntime, type Runtime } from './runtime.ts';
+export {
+  createSecretReader,
+  DEFAULT_SECRET_MAX_AGE_SECONDS,
+  parseServiceSecret,
+  type SecretReader,
+  type SecretReaderOptions,
+} from './secrets.ts';
+export { createServiceFactory, type ServiceFactoryOptions } from './service.ts';
