@@ -2,7 +2,7 @@
  * Lambda wiring: the environment read once per process (`runtime.ts`), the handlers of
  * `functions/` with their observability, profile secrets and the per-profile service clients.
  */
-export { ENV, OPTIONAL_ENV } from './env.ts';
+export { ENV, ENV_SCHEMAS, type Env, type EnvName, OPTIONAL_ENV, readEnv } from './env.ts';
 export { ConfigError, SecretError } from './errors.ts';
 export {
   type ApiContext,
@@ -29,7 +29,7 @@ export {
   type Observability,
   runInvocation,
 } from './observability.ts';
-export { createRuntime, type Env, lambdaRuntime, type Runtime } from './runtime.ts';
+export { createRuntime, lambdaRuntime, type Runtime } from './runtime.ts';
 export {
   createSecretReader,
   DEFAULT_SECRET_MAX_AGE_SECONDS,

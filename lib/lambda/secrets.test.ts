@@ -60,7 +60,7 @@ describe('createServiceFactory', () => {
     const services = createServiceFactory({
       registry,
       readSecret: createSecretReader({ client }),
-      baseUrl: 'http://127.0.0.1:1',
+      settings: { baseUrl: 'http://127.0.0.1:1' },
     });
 
     const error = (await services('acme').catch((caught: unknown) => caught)) as Error;
@@ -77,7 +77,7 @@ describe('createServiceFactory', () => {
     const services = createServiceFactory({
       registry,
       readSecret: createSecretReader({ client }),
-      baseUrl: 'http://127.0.0.1:1',
+      settings: { baseUrl: 'http://127.0.0.1:1' },
     });
 
     await expect(services('acme')).rejects.toThrow(/invalid or missing: apiSecret$/);
@@ -88,7 +88,7 @@ describe('createServiceFactory', () => {
     const services = createServiceFactory({
       registry,
       readSecret: createSecretReader({ client }),
-      baseUrl: 'http://127.0.0.1:1',
+      settings: { baseUrl: 'http://127.0.0.1:1' },
     });
 
     await expect(services('other')).rejects.toMatchObject({ name: 'UnknownProfileError' });
@@ -114,7 +114,7 @@ describe('createServiceFactory', () => {
     const services = createServiceFactory({
       registry,
       readSecret: createSecretReader({ client, maxAgeSeconds: 300 }),
-      baseUrl: 'http://127.0.0.1:1',
+      settings: { baseUrl: 'http://127.0.0.1:1' },
       client: { fetch: fetch as typeof globalThis.fetch, logger: { warn: () => {}, debug: () => {} } },
     });
 

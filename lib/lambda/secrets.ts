@@ -7,6 +7,7 @@ import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { z } from 'zod';
 import type { ServiceSecret } from '../jobs/index.ts';
+import { credentialsSchema } from '../settings.ts';
 
 /**
  * Reads the JSON secret under an ARN (validated by the caller). `forceFetch` bypasses the cache
@@ -36,11 +37,8 @@ export function createSecretReader(options: SecretReaderOptions = {}): SecretRea
     provider.get(secretArn, { maxAge, transform: 'json', forceFetch: read.forceFetch ?? false });
 }
 
-const secretSchema = z.object({
-  apiKey: z.string().min(1),
-  apiSecret: z.string().min(1),
-  profileGuid: z.string().min(1).optional(),
-});
+/** The settings' credentials schema; other keys of the secret are ignored. */
+const secretSchema = z.object(credentialsSchema.shape);
 
 /** Validates a secret value; the reason names the missing fields, never a value. */
 export function parseServiceSecret(value: unknown): ServiceSecret | { problem: string } {

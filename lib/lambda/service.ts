@@ -1,8 +1,8 @@
 /** A service client per registered profile, with the profile's credentials from its secret. */
 import { publicApiBase } from '../export/manifest.ts';
 import { lookupProfile, type ProfileRegistry } from '../jobs/index.ts';
-import { createPbsClient, type PbsClientConfig, type PbsLogger } from '../pbs/index.ts';
-import type { ServiceShapeOverrides } from '../pbs/shape.ts';
+import { createServiceClient, type ServiceClientOptions } from '../service-client.ts';
+import type { ConnectionSettings } from '../settings.ts';
 import type { ServiceFactory } from '../workflow/index.ts';
 import { SecretError } from './errors.ts';
 import { parseServiceSecret, type SecretReader } from './secrets.ts';
@@ -11,12 +11,10 @@ import { parseServiceSecret, type SecretReader } from './secrets.ts';
 export interface ServiceFactoryOptions {
   registry: ProfileRegistry;
   readSecret: SecretReader;
-  baseUrl: string;
-  shape?: ServiceShapeOverrides;
-  requestsPerSecond?: number;
-  logger?: PbsLogger;
-  /** Anything else of the client's configuration (tests: `sleep`, `burst`, `fetch`). */
-  client?: Partial<Omit<PbsClientConfig, 'baseUrl' | 'credentials'>>;
+  /** Where the service is and how it speaks (validated by `lib/settings.ts`); no credentials. */
+  settings: ConnectionSettings;
+  /** Hooks and test seams of the client (`logger`, `initialTokens`, tests: `sleep`, `fetch`). */
+  client?: ServiceClientOptions;
 }
 
 /**
@@ -50,15 +48,10 @@ export function createServiceFactory(options: ServiceFactoryOptions): ServiceFac
   return async (profile) => {
     const registered = lookupProfile(options.registry, profile);
     const credentials = await credentialsOf(profile, registered.secretArn, false);
-    const client = createPbsClient({
-      baseUrl: options.baseUrl,
-      credentials,
-      ...(options.shape ? { shape: options.shape } : {}),
-      ...(options.requestsPerSecond !== undefined ? { requestsPerSecond: options.requestsPerSecond } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
+    const client = createServiceClient(options.settings, credentials, {
       refreshCredentials: () => credentialsOf(profile, registered.secretArn, true),
       ...options.client,
     });
-    return { client, fields: client.shape.fields, apiBase: publicApiBase(options.baseUrl) };
+    return { client, fields: client.shape.fields, apiBase: publicApiBase(options.settings.baseUrl) };
   };
 }

@@ -108,7 +108,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     now,
     slots,
     // Two shards at a time × 10 requests/s stays within the simulator's 20 per key.
-    services: createServiceFactory({ registry, readSecret, baseUrl: simulator.url, requestsPerSecond: 10 }),
+    services: createServiceFactory({
+      registry,
+      readSecret,
+      settings: { baseUrl: simulator.url, requestsPerSecond: 10 },
+    }),
   };
   // What the functions' handlers are (functions/export-*.ts): the workers bound to the context.
   const run = bindWorkers(workerContext);

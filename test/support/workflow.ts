@@ -199,7 +199,7 @@ export async function startWorkflowHarness(): Promise<WorkflowHarness> {
     createServiceFactory({
       registry,
       readSecret,
-      baseUrl: simulator.url,
+      settings: { baseUrl: simulator.url },
       client: { requestsPerSecond: 1000, burst: 50, sleep: async () => {}, ...overrides },
     });
   const services = servicesWith({});

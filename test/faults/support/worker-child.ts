@@ -75,22 +75,24 @@ async function main(): Promise<void> {
   const services = createServiceFactory({
     registry: config.registry,
     readSecret: async () => config.credentials,
-    baseUrl: config.baseUrl,
-    ...(config.pageSize !== undefined
-      ? {
-          shape: {
-            pagination: {
-              style: 'page' as const,
-              pageParam: 'page',
-              pageSizeParam: 'pageSize',
-              pageSize: config.pageSize,
-              firstPage: 1,
-              totalItemsPath: 'totalItems',
-              totalPagesPath: 'totalPages',
+    settings: {
+      baseUrl: config.baseUrl,
+      ...(config.pageSize !== undefined
+        ? {
+            shape: {
+              pagination: {
+                style: 'page' as const,
+                pageParam: 'page',
+                pageSizeParam: 'pageSize',
+                pageSize: config.pageSize,
+                firstPage: 1,
+                totalItemsPath: 'totalItems',
+                totalPagesPath: 'totalPages',
+              },
             },
-          },
-        }
-      : {}),
+          }
+        : {}),
+    },
     client: {
       requestsPerSecond: 1000,
       burst: 50,
