@@ -1,6 +1,7 @@
 #!/usr/bin/env -S npx tsx
 /**
- * `npm run serve`: the HTTP API of the Lambda function, served locally over the embedded
+ * `npm run serve`: the HTTP API (the same Hono app as the Lambda function, over
+ * `@hono/node-server`), served locally over the embedded
  * simulator and an in-process s3rver, with exports run by the LOCAL stand-in of the export state
  * machine (`lib/workflow/local-runner.ts`: same task handlers, in order; for local use only). Secrets
  * come from the simulator's demo profiles. Nothing here is used on AWS.
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
       `       -d '{"profile":"demo","period":"2025-10","formats":["csv","xlsx"]}'`,
       `  curl -s ${base}/reports/<jobId>            # state, then files with download links`,
       `  curl -s '${base}/reports?profile=demo&limit=5'`,
+      `  curl -s ${base}/openapi.json              # the OpenAPI 3.1 document`,
       `  curl -s -X POST ${base}/reports -H 'content-type: application/json' -H 'Idempotency-Key: my-key-1' \\`,
       `       -d '{"profile":"acme","period":"2025"}'`,
       '',

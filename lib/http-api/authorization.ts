@@ -10,6 +10,7 @@
  *   claim as `[a b]`; that form is read too). `*` stands for every profile. A caller without the
  *   claim, or a request without JWT claims, may use no profile (fail closed).
  */
+import type { Context } from 'hono';
 import type { ApiEvent } from './errors.ts';
 
 /** The claim read when the deployment does not name another. */
@@ -43,9 +44,17 @@ export function parseProfilesClaim(value: unknown): string[] {
   return names;
 }
 
+/**
+ * The API Gateway event of a request on Lambda (`hono/aws-lambda` passes it as `c.env.event`);
+ * `undefined` locally, where no authorizer ran.
+ */
+export function callerEvent(c: Context): ApiEvent | undefined {
+  return (c.env as { event?: ApiEvent } | undefined)?.event;
+}
+
 /** The verified JWT claims of an HTTP API (payload 2.0) event, if any. */
-function jwtClaims(event: ApiEvent): Record<string, unknown> | undefined {
-  const authorizer = (event.requestContext as { authorizer?: unknown }).authorizer;
+function jwtClaims(event: ApiEvent | undefined): Record<string, unknown> | undefined {
+  const authorizer = (event?.requestContext as { authorizer?: unknown } | undefined)?.authorizer;
   const jwt = (authorizer as { jwt?: { claims?: unknown } } | null | undefined)?.jwt;
   const claims = jwt?.claims;
   return claims !== null && typeof claims === 'object' && !Array.isArray(claims)
@@ -57,7 +66,7 @@ function jwtClaims(event: ApiEvent): Record<string, unknown> | undefined {
  * The access of the caller of `event`: every profile when `profilesClaim` is undefined (no
  * per-profile restriction configured), else the profiles its JWT claim lists.
  */
-export function profileAccess(event: ApiEvent, profilesClaim: string | undefined): ProfileAccess {
+export function profileAccess(event: ApiEvent | undefined, profilesClaim: string | undefined): ProfileAccess {
   if (profilesClaim === undefined) return { all: true };
   const claims = jwtClaims(event);
   const names =

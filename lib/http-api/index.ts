@@ -1,26 +1,40 @@
 /**
- * The HTTP API: routes (`POST /reports`, `GET /reports/{jobId}`, `GET /reports`), request
- * validation, authorization by the caller's JWT claims, and the mapping of errors to answers.
+ * The HTTP API on Hono: routes (`POST /reports`, `GET /reports/{jobId}`, `GET /reports`,
+ * `GET /openapi.json`), request validation with zod schemas, authorization by the caller's JWT
+ * claims, and the one mapping of errors to answers.
  */
 export {
+  API_VERSION,
   type ApiDeps,
   type ApiErrorBody,
-  type ApiIssue,
   apiError,
   canonicalJson,
   createApi,
   DEFAULT_LINK_EXPIRY_SECONDS,
-  LIST_LIMIT,
-  MAX_BODY_BYTES,
-} from './api.ts';
+  type ErrorAnswer,
+  errorAnswer,
+} from './app.ts';
 export {
   ALL_PROFILES,
   CLAIM_NAME,
+  callerEvent,
   DEFAULT_PROFILES_CLAIM,
   mayUse,
   type ProfileAccess,
   parseProfilesClaim,
   profileAccess,
 } from './authorization.ts';
-export { ApiAnswer, type ApiEvent, type ApiResult } from './errors.ts';
-export { type LocalApiServer, startLocalApiServer, toApiEvent, writeApiResult } from './local-server.ts';
+export { MAX_BODY_BYTES } from './body.ts';
+export {
+  type ApiEvent,
+  type ApiIssue,
+  ApiRequestError,
+  type ApiResult,
+  ForbiddenProfileError,
+  InvalidRequestError,
+  PayloadTooLargeError,
+  RouteNotFoundError,
+  UnsupportedMediaTypeError,
+} from './errors.ts';
+export { type FetchHandler, type LocalApiServer, startLocalApiServer } from './local-server.ts';
+export { LIST_LIMIT } from './schemas.ts';

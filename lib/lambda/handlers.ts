@@ -3,9 +3,18 @@
  * built lazily on the first invocation so that importing a handler has no side effect, and the
  * wrapping of each invocation.
  */
+
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'aws-lambda';
+import { handle, type LambdaContext, type LambdaEvent } from 'hono/aws-lambda';
 import { ValidationError } from '../errors.ts';
-import { type ApiDeps, type ApiEvent, type ApiResult, createApi } from '../http-api/index.ts';
+import {
+  type ApiDeps,
+  type ApiEvent,
+  type ApiResult,
+  createApi,
+  type FetchHandler,
+} from '../http-api/index.ts';
 import {
   JOB_ID,
   type MonthlyDeps,
@@ -98,24 +107,63 @@ export function bindWorkers(
   };
 }
 
-/** The HTTP API handler over a (lazy) context. */
-export function bindApi(
-  context: Lazy<ApiContext>,
-): (event: ApiEvent, lambdaContext?: Context) => Promise<ApiResult> {
-  const built = memo(() => {
+/** The API app over a (lazy) context, with the observability hooks, built on first use. */
+function apiApp(context: Lazy<ApiContext>): () => { obs: Observability; app: OpenAPIHono } {
+  return memo(() => {
     const ctx = memo(context)();
-    const api = createApi({
+    const app = createApi({
       ...ctx,
       metrics: ctx.obs.metrics,
       onJob: (job) => appendJobKeys(ctx.obs, { jobId: job.jobId, profile: job.profile }),
       onError: (message, error) => ctx.obs.logger.error(message, error as Error),
     });
-    return { obs: ctx.obs, api };
+    return { obs: ctx.obs, app };
+  });
+}
+
+/**
+ * The event as `hono/aws-lambda` reads it: the query string rebuilt from
+ * `queryStringParameters`, API Gateway's parsed form (a repeated parameter joined with commas),
+ * so that the parameters the API validates are the ones API Gateway hands over.
+ */
+function withParsedQuery(event: ApiEvent): ApiEvent {
+  const parameters = Object.entries(event.queryStringParameters ?? {}).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined,
+  );
+  const rawQueryString = parameters
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+    .join('&');
+  return { ...event, rawQueryString };
+}
+
+/** The HTTP API handler over a (lazy) context: the Hono app behind `hono/aws-lambda`. */
+export function bindApi(
+  context: Lazy<ApiContext>,
+): (event: ApiEvent, lambdaContext?: Context) => Promise<ApiResult> {
+  const built = memo(() => {
+    const { obs, app } = apiApp(context)();
+    return { obs, handler: handle(app) };
   });
   return async (event, lambdaContext) => {
     // A configuration error throws here: API Gateway answers a bare 500, Lambda logs the error.
-    const { obs, api } = built();
-    return runInvocation(obs, {}, lambdaContext, () => api(event));
+    const { obs, handler } = built();
+    return runInvocation(obs, {}, lambdaContext, async () => {
+      // Hono's own event type differs from @types/aws-lambda's (`body: string | null`) only in name.
+      const result = await handler(
+        withParsedQuery(event) as unknown as LambdaEvent,
+        lambdaContext as LambdaContext,
+      );
+      return result as ApiResult;
+    });
+  };
+}
+
+/** The HTTP API as a `fetch` handler over a (lazy) context: what `npm run serve` serves. */
+export function createApiFetch(context: Lazy<ApiContext>): FetchHandler {
+  const built = apiApp(context);
+  return (request, env) => {
+    const { obs, app } = built();
+    return runInvocation(obs, {}, undefined, async () => app.fetch(request, env as object | undefined));
   };
 }
 

@@ -9,6 +9,7 @@ export {
   bindApi,
   bindMonthly,
   bindWorkers,
+  createApiFetch,
   createApiHandler,
   createFailHandler,
   createFetchShardHandler,

@@ -17,8 +17,8 @@ import {
   type ProfileRegistry,
 } from '../jobs/index.ts';
 import {
-  bindApi,
   bindWorkers,
+  createApiFetch,
   createObservability,
   createServiceFactory,
   type WorkerContext,
@@ -130,7 +130,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   );
   // Built on the first request, when the server's own URL is known (port 0 picks a free port).
   const api: LocalApiServer = await startLocalApiServer(
-    bindApi(() => ({
+    createApiFetch(() => ({
       obs,
       registry,
       jobs,

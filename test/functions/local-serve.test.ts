@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalApiServer, startLocalApiServer } from '../../lib/http-api/index.ts';
 import {
-  createApiHandler,
+  createApiFetch,
   createFailHandler,
   createFetchShardHandler,
   createFinishHandler,
@@ -28,7 +28,7 @@ beforeAll(async () => {
     { onDone: (jobId, state) => done.push([jobId, state]) },
   );
   // Built on the first request, when the server's URL (a free port) is known.
-  api = await startLocalApiServer(createApiHandler(() => h.apiContext({ starter, publicBaseUrl: api.url })));
+  api = await startLocalApiServer(createApiFetch(() => h.apiContext({ starter, publicBaseUrl: api.url })));
 });
 afterAll(async () => {
   await api.close();
