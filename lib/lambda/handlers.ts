@@ -1,12 +1,11 @@
 /**
- * What the Lambda entry points (`functions/`) share: their contexts (deps plus observability),
- * built lazily on the first invocation so that importing a handler has no side effect, and the
- * wrapping of each invocation.
+ * The handlers of the Lambda entry points (`functions/`): each over its context (deps plus
+ * observability), built lazily on the first invocation so that importing a handler has no side
+ * effect, and run on Middy with Powertools' middlewares (`observability.ts`).
  */
 
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'aws-lambda';
-import { handle, type LambdaContext, type LambdaEvent } from 'hono/aws-lambda';
+import { handle, type LambdaEvent } from 'hono/aws-lambda';
 import { ValidationError } from '../errors.ts';
 import {
   type ApiDeps,
@@ -36,7 +35,13 @@ import {
   type Workers,
   withProfileSlots,
 } from '../workflow/index.ts';
-import { appendJobKeys, type Observability, runInvocation } from './observability.ts';
+import {
+  appendJobKeys,
+  type InvocationKeys,
+  type LambdaHandler,
+  type Observability,
+  withObservability,
+} from './observability.ts';
 
 /** A value, or a function building it on first use. */
 export type Lazy<T> = T | (() => T);
@@ -76,18 +81,15 @@ export function requireJobId(event: unknown): string {
   return jobId;
 }
 
-/**
- * Runs a worker task in an invocation: `jobId` and (once the job is read) `profile` on every log
- * line, the workers' metrics flushed at the end.
- */
-export function bindWorkers(
-  context: Lazy<WorkerContext>,
-): <R>(
-  event: unknown,
-  lambdaContext: Context | undefined,
-  task: (workers: Workers) => Promise<R>,
-) => Promise<R> {
-  const built = memo(() => {
+/** The `jobId` of a task payload, if it has one (for the log keys, before validation). */
+function jobIdOf(event: unknown): InvocationKeys {
+  const jobId = (event as { jobId?: unknown } | null)?.jobId;
+  return typeof jobId === 'string' ? { jobId } : {};
+}
+
+/** The workers over a (lazy) context, wrapped in the profile slots when configured; built on first use. */
+function boundWorkers(context: Lazy<WorkerContext>): () => { obs: Observability; workers: Workers } {
+  return memo(() => {
     const ctx = memo(context)();
     const created = createWorkers({
       ...ctx,
@@ -97,14 +99,25 @@ export function bindWorkers(
     const workers = ctx.slots ? withProfileSlots(created, ctx.slots, ctx.jobs) : created;
     return { obs: ctx.obs, workers };
   });
-  return async (event, lambdaContext, task) => {
-    const { obs, workers } = built();
-    const jobId = (event as { jobId?: unknown } | null)?.jobId;
-    return runInvocation(obs, typeof jobId === 'string' ? { jobId } : {}, lambdaContext, () => {
+}
+
+/**
+ * The handler of one worker task on Middy (`withObservability`): `jobId` and, once the job is
+ * read, `profile` on every log line, the workers' metrics flushed at the end. The context is
+ * built on the first invocation (a configuration error throws there, naming the variable).
+ */
+export function workerHandler<E, R>(
+  context: Lazy<WorkerContext>,
+  task: (workers: Workers, event: E) => Promise<R>,
+): LambdaHandler<E, R> {
+  const built = memo(() => {
+    const { obs, workers } = boundWorkers(context)();
+    return withObservability<E, R>(obs, jobIdOf, (event) => {
       requireJobId(event);
-      return task(workers);
+      return task(workers, event);
     });
-  };
+  });
+  return async (event, lambdaContext) => built()(event, lambdaContext);
 }
 
 /** The API app over a (lazy) context, with the observability hooks, built on first use. */
@@ -136,85 +149,71 @@ function withParsedQuery(event: ApiEvent): ApiEvent {
   return { ...event, rawQueryString };
 }
 
-/** The HTTP API handler over a (lazy) context: the Hono app behind `hono/aws-lambda`. */
-export function bindApi(
-  context: Lazy<ApiContext>,
-): (event: ApiEvent, lambdaContext?: Context) => Promise<ApiResult> {
+/**
+ * The HTTP API's handler: the Hono app behind `hono/aws-lambda`, on Middy. A configuration error
+ * throws on the first request: API Gateway answers a bare 500, Lambda logs the error.
+ */
+export function createApiHandler(context: Lazy<ApiContext>): LambdaHandler<ApiEvent, ApiResult> {
   const built = memo(() => {
     const { obs, app } = apiApp(context)();
-    return { obs, handler: handle(app) };
-  });
-  return async (event, lambdaContext) => {
-    // A configuration error throws here: API Gateway answers a bare 500, Lambda logs the error.
-    const { obs, handler } = built();
-    return runInvocation(obs, {}, lambdaContext, async () => {
+    const handler = handle(app);
+    return withObservability<ApiEvent, ApiResult>(
+      obs,
+      () => ({}),
       // Hono's own event type differs from @types/aws-lambda's (`body: string | null`) only in name.
-      const result = await handler(
-        withParsedQuery(event) as unknown as LambdaEvent,
-        lambdaContext as LambdaContext,
-      );
-      return result as ApiResult;
-    });
-  };
+      async (event) => (await handler(withParsedQuery(event) as unknown as LambdaEvent)) as ApiResult,
+    );
+  });
+  return async (event, lambdaContext) => built()(event, lambdaContext);
 }
 
-/** The HTTP API as a `fetch` handler over a (lazy) context: what `npm run serve` serves. */
+/**
+ * The HTTP API as a `fetch` handler over a (lazy) context: what `npm run serve` serves (no
+ * Lambda there, so no Middy: the keys a request appended are cleared after it).
+ */
 export function createApiFetch(context: Lazy<ApiContext>): FetchHandler {
   const built = apiApp(context);
-  return (request, env) => {
+  return async (request, env) => {
     const { obs, app } = built();
-    return runInvocation(obs, {}, undefined, async () => app.fetch(request, env as object | undefined));
+    try {
+      return await app.fetch(request, env as object | undefined);
+    } finally {
+      obs.logger.resetKeys();
+    }
   };
 }
 
-/** The monthly item handler over a (lazy) context. */
-export function bindMonthly(
+/** The monthly Map's item handler (`MonthlyItem` → `MonthlyItemOutput`), on Middy. */
+export function createMonthlyStartHandler(
   context: Lazy<MonthlyContext>,
-): (event: MonthlyItem, lambdaContext?: Context) => Promise<MonthlyItemOutput> {
-  const built = memo(() => memo(context)());
-  return async (event, lambdaContext) => {
-    const ctx = built();
-    const profile = typeof event?.profile === 'string' ? event.profile : undefined;
-    return runInvocation(ctx.obs, profile !== undefined ? { profile } : {}, lambdaContext, () =>
+): LambdaHandler<MonthlyItem, MonthlyItemOutput> {
+  const built = memo(() => {
+    const ctx = memo(context)();
+    const profileOf = (event: MonthlyItem) =>
+      typeof event?.profile === 'string' ? { profile: event.profile } : {};
+    return withObservability<MonthlyItem, MonthlyItemOutput>(ctx.obs, profileOf, (event) =>
       startMonthlyExport(event, {
         ...ctx,
         metrics: ctx.obs.metrics,
         onJob: (job) => appendJobKeys(ctx.obs, { jobId: job.jobId, profile: job.profile }),
       }),
     );
-  };
+  });
+  return async (event, lambdaContext) => built()(event, lambdaContext);
 }
 
 /** The plan task's handler (`ExportInput` → `PlanOutput`: job → running, plan.json written). */
-export function createPlanHandler(context: Lazy<WorkerContext>) {
-  const run = bindWorkers(context);
-  return (event: ExportInput, lambdaContext?: Context): Promise<PlanOutput> =>
-    run(event, lambdaContext, (workers) => workers.plan(event));
-}
+export const createPlanHandler = (context: Lazy<WorkerContext>) =>
+  workerHandler<ExportInput, PlanOutput>(context, (workers, event) => workers.plan(event));
 
 /** The fetch-shard task's handler (one Map item: the shard fetched, uploaded as a part). */
-export function createFetchShardHandler(context: Lazy<WorkerContext>) {
-  const run = bindWorkers(context);
-  return (event: FetchShardInput, lambdaContext?: Context): Promise<FetchShardOutput> =>
-    run(event, lambdaContext, (workers) => workers.fetchShard(event));
-}
+export const createFetchShardHandler = (context: Lazy<WorkerContext>) =>
+  workerHandler<FetchShardInput, FetchShardOutput>(context, (workers, event) => workers.fetchShard(event));
 
 /** The finish task's handler (parts assembled, reports and manifest published, job → succeeded). */
-export function createFinishHandler(context: Lazy<WorkerContext>) {
-  const run = bindWorkers(context);
-  return (event: ExportInput, lambdaContext?: Context): Promise<FinishOutput> =>
-    run(event, lambdaContext, (workers) => workers.finish(event));
-}
+export const createFinishHandler = (context: Lazy<WorkerContext>) =>
+  workerHandler<ExportInput, FinishOutput>(context, (workers, event) => workers.finish(event));
 
 /** The catch task's handler (`{ jobId, error }` or `{ jobId, executionStatus }` → job failed). */
-export function createFailHandler(context: Lazy<WorkerContext>) {
-  const run = bindWorkers(context);
-  return (event: FailInput, lambdaContext?: Context): Promise<FailOutput> =>
-    run(event, lambdaContext, (workers) => workers.fail(event));
-}
-
-/** The HTTP API's handler. */
-export const createApiHandler = (context: Lazy<ApiContext>) => bindApi(context);
-
-/** The monthly Map's item handler (`MonthlyItem` → `MonthlyItemOutput`). */
-export const createMonthlyStartHandler = (context: Lazy<MonthlyContext>) => bindMonthly(context);
+export const createFailHandler = (context: Lazy<WorkerContext>) =>
+  workerHandler<FailInput, FailOutput>(context, (workers, event) => workers.fail(event));

@@ -6,9 +6,6 @@ export { ENV, ENV_SCHEMAS, type Env, type EnvName, OPTIONAL_ENV, readEnv } from 
 export { ConfigError, SecretError } from './errors.ts';
 export {
   type ApiContext,
-  bindApi,
-  bindMonthly,
-  bindWorkers,
   createApiFetch,
   createApiHandler,
   createFailHandler,
@@ -21,14 +18,17 @@ export {
   memo,
   requireJobId,
   type WorkerContext,
+  workerHandler,
 } from './handlers.ts';
 export {
   appendJobKeys,
   createObservability,
   type InvocationKeys,
+  invocationOutcome,
+  type LambdaHandler,
   METRICS_NAMESPACE,
   type Observability,
-  runInvocation,
+  withObservability,
 } from './observability.ts';
 export { createRuntime, lambdaRuntime, type Runtime } from './runtime.ts';
 export {

@@ -17,9 +17,12 @@ import {
   type ProfileRegistry,
 } from '../jobs/index.ts';
 import {
-  bindWorkers,
   createApiFetch,
+  createFailHandler,
+  createFetchShardHandler,
+  createFinishHandler,
   createObservability,
+  createPlanHandler,
   createServiceFactory,
   type WorkerContext,
 } from '../lambda/index.ts';
@@ -115,13 +118,12 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     }),
   };
   // What the functions' handlers are (functions/export-*.ts): the workers bound to the context.
-  const run = bindWorkers(workerContext);
   const starter = createLocalStarter(
     {
-      plan: (input) => run(input, undefined, (workers) => workers.plan(input)),
-      fetchShard: (input) => run(input, undefined, (workers) => workers.fetchShard(input)),
-      finish: (input) => run(input, undefined, (workers) => workers.finish(input)),
-      fail: (input) => run(input, undefined, (workers) => workers.fail(input)),
+      plan: createPlanHandler(workerContext),
+      fetchShard: createFetchShardHandler(workerContext),
+      finish: createFinishHandler(workerContext),
+      fail: createFailHandler(workerContext),
     },
     {
       ...(options.onDone ? { onDone: options.onDone } : {}),
