@@ -50,13 +50,9 @@ describe('GET /openapi.json', () => {
   });
 
   it('documents the export request body with its required fields, from the request schema', () => {
-    const post = (document.paths as Record<string, Record<string, { requestBody?: unknown }>>)['/reports']
-      ?.post;
-    const schema = (
-      post?.requestBody as {
-        content: Record<string, { schema: { required?: string[]; properties?: object } }>;
-      }
-    ).content['application/json']?.schema;
+    type Body = { content: Record<string, { schema: { required?: string[]; properties?: object } }> };
+    const paths = document.paths as Record<string, Record<string, { requestBody?: Body }>>;
+    const schema = paths['/reports']?.post?.requestBody?.content['application/json']?.schema;
 
     expect(schema?.required).toEqual(expect.arrayContaining(['profile', 'period']));
     expect(Object.keys(schema?.properties ?? {})).toEqual(
