@@ -26,6 +26,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { retry } from '../retry.ts';
 import { JobConflictError, ProfileBusyError } from './errors.ts';
 import { KEYS, type ProfileRegistry } from './records.ts';
 import { lookupProfile } from './registry.ts';
@@ -139,27 +140,28 @@ export function createProfileSlots(options: ProfileSlotsOptions): ProfileSlots {
     decide: (current: SlotLease | undefined, at: number) => SlotLease | null,
   ): Promise<void> => {
     const key = keyOf(profile);
-    for (let attempt = 1; attempt <= attempts; attempt += 1) {
-      const current = await getJson<SlotLease>(client, bucket, key);
-      const next = decide(current?.value, now().getTime());
-      if (next === null) return;
-      try {
-        await putJson(
-          client,
-          bucket,
-          key,
-          next,
-          current === null ? { ifNoneMatch: '*' } : { ifMatch: current.etag },
-        );
-        return;
-      } catch (error) {
-        if (!lost(error)) throw error;
-        // Creates, plan attempts and renewals of one key all write this object: a short
-        // jittered pause keeps the losers of a race from meeting again at once.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * RACE_PAUSE_MS * attempt));
-      }
+    try {
+      await retry(
+        async () => {
+          const current = await getJson<SlotLease>(client, bucket, key);
+          const next = decide(current?.value, now().getTime());
+          if (next === null) return;
+          await putJson(
+            client,
+            bucket,
+            key,
+            next,
+            current === null ? { ifNoneMatch: '*' } : { ifMatch: current.etag },
+          );
+        },
+        // Creates, plan attempts and renewals of one key all write this object: a short jittered
+        // pause, longer with each lost race, keeps the losers from meeting again at once.
+        { attempts, retryable: lost, delayMs: (index) => Math.random() * RACE_PAUSE_MS * (index + 1) },
+      );
+    } catch (error) {
+      if (lost(error)) throw new JobConflictError(jobId, { cause: error });
+      throw error;
     }
-    throw new JobConflictError(jobId);
   };
 
   return {

@@ -1,5 +1,5 @@
 /** Starting a job: create the record conditionally, then start the export execution named by it. */
-import { type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { ExecutionAlreadyExists, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { IdempotencyKeyReusedError, JobConflictError, StartFailedError } from './errors.ts';
 import type { ProfileSlots } from './profile-slots.ts';
 import type { ExportInput, JobRecord } from './records.ts';
@@ -32,7 +32,7 @@ export function createSfnStarter(options: SfnStarterOptions): ExecutionStarter {
           }),
         );
       } catch (error) {
-        if ((error as { name?: string } | null)?.name === 'ExecutionAlreadyExists') return;
+        if (error instanceof ExecutionAlreadyExists) return;
         throw error;
       }
     },

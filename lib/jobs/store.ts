@@ -10,9 +10,13 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
+import { retry } from '../retry.ts';
 import { JobConflictError, JobNotFoundError } from './errors.ts';
 import { type JobRecord, KEYS } from './records.ts';
 import { getJson, isConditionalConflict, isPreconditionFailed, putJson } from './s3-objects.ts';
+
+/** A conditional write lost to another writer (412, or 409 while one is in flight). */
+const lostRace = (error: unknown) => isPreconditionFailed(error) || isConditionalConflict(error);
 
 /** Job ids are 32 lowercase hex characters (see `jobIdFor`). */
 export const JOB_ID = /^[0-9a-f]{32}$/;
@@ -72,9 +76,12 @@ export function createJobStore(options: JobStoreOptions): JobStore {
         if (!isPreconditionFailed(error) && !isConditionalConflict(error)) throw error;
         created = false;
         // 409 means another create is in flight: reading may still miss it, so retry the read.
-        const existing = await readWithRetry(() => get(job.jobId), updateAttempts);
-        if (existing === null) throw new JobConflictError(job.jobId, { cause: error });
-        stored = existing;
+        stored = await retry(
+          async () => (await get(job.jobId)) ?? Promise.reject(new JobNotFoundError(job.jobId)),
+          { attempts: updateAttempts, retryable: (miss) => miss instanceof JobNotFoundError },
+        ).catch((miss: unknown) => {
+          throw miss instanceof JobNotFoundError ? new JobConflictError(job.jobId, { cause: error }) : miss;
+        });
       }
       await putMarker(stored);
       return { created, job: stored };
@@ -86,21 +93,22 @@ export function createJobStore(options: JobStoreOptions): JobStore {
       return job;
     },
     async update(jobId, change) {
-      let lastError: unknown;
-      for (let attempt = 0; attempt < updateAttempts; attempt += 1) {
-        const current = await getJson<JobRecord>(client, bucket, KEYS.job(jobId));
-        if (current === null) throw new JobNotFoundError(jobId);
-        const next = change(current.value);
-        if (next === current.value) return next;
-        try {
-          await putJson(client, bucket, KEYS.job(jobId), next, { ifMatch: current.etag });
-          return next;
-        } catch (error) {
-          if (!isPreconditionFailed(error) && !isConditionalConflict(error)) throw error;
-          lastError = error;
-        }
+      try {
+        return await retry(
+          async () => {
+            const current = await getJson<JobRecord>(client, bucket, KEYS.job(jobId));
+            if (current === null) throw new JobNotFoundError(jobId);
+            const next = change(current.value);
+            if (next === current.value) return next;
+            await putJson(client, bucket, KEYS.job(jobId), next, { ifMatch: current.etag });
+            return next;
+          },
+          { attempts: updateAttempts, retryable: lostRace },
+        );
+      } catch (error) {
+        if (lostRace(error)) throw new JobConflictError(jobId, { cause: error });
+        throw error;
       }
-      throw new JobConflictError(jobId, { cause: lastError });
     },
     async remove(job) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: indexKey(job) }));
@@ -132,14 +140,4 @@ export function createJobStore(options: JobStoreOptions): JobStore {
     },
   };
   return store;
-}
-
-async function readWithRetry(
-  read: () => Promise<JobRecord | null>,
-  attempts: number,
-): Promise<JobRecord | null> {
-  for (let attempt = 1; ; attempt += 1) {
-    const job = await read();
-    if (job !== null || attempt >= attempts) return job;
-  }
 }

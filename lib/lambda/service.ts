@@ -1,4 +1,6 @@
 /** A service client per registered profile, with the profile's credentials from its secret. */
+
+import { TransformParameterError } from '@aws-lambda-powertools/parameters/errors';
 import { publicApiBase } from '../export/manifest.ts';
 import { lookupProfile, type ProfileRegistry } from '../jobs/index.ts';
 import { createServiceClient, type ServiceClientOptions } from '../service-client.ts';
@@ -33,8 +35,8 @@ export function createServiceFactory(options: ServiceFactoryOptions): ServiceFac
     } catch (error) {
       // A failed JSON transform quotes the start of the value in its message (JSON.parse does):
       // that cause is dropped. Other causes (access denied, not found) name the ARN at most.
+      if (error instanceof TransformParameterError) throw new SecretError(profile, 'is not valid JSON');
       const name = error instanceof Error ? error.name : 'Error';
-      if (name === 'TransformParameterError') throw new SecretError(profile, 'is not valid JSON');
       throw new SecretError(profile, `could not be read (${name})`, { cause: error });
     }
     const secret = parseServiceSecret(value);

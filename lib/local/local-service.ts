@@ -1,13 +1,15 @@
 /**
  * FOR LOCAL USE ONLY: the whole local stack of `npm run serve` in one call, so that `bin/serve.ts`
  * stays a thin command line and the tests start exactly what a user starts: the embedded
- * simulator (demo data), an in-process s3rver on a temporary folder, the HTTP API handler served
- * over node:http, and exports run by the local stand-in of the state machine (`lib/workflow/local-runner.ts`).
+ * simulator (demo data), an in-process s3rver on a temporary folder, the HTTP API served over
+ * `@hono/node-server`, and exports run by the export state machine the stack deploys, executed
+ * in-process by aws-local-stepfunctions (`state-machine.ts`).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import { type ExportMachine, synthesizeExportMachine } from '../../infra/definitions.ts';
 import { type LocalApiServer, startLocalApiServer } from '../http-api/index.ts';
 import {
   addConditionalWrites,
@@ -29,7 +31,7 @@ import {
 import { startSimulator } from '../simulator/index.ts';
 import type { RunningSimulator } from '../simulator/types.ts';
 import { createS3Client } from '../storage/index.ts';
-import { createLocalStarter, type LocalRunEvents, type LocalStarter } from '../workflow/index.ts';
+import { createStateMachineStarter, type LocalRunEvents, type LocalStarter } from './state-machine.ts';
 
 /** Bucket of the local S3 store. */
 export const LOCAL_BUCKET = 'pbs-local';
@@ -47,7 +49,15 @@ export interface LocalServiceOptions extends LocalRunEvents {
    * server listens on. Request headers (`Host`, `X-Forwarded-Proto`) are never used.
    */
   publicUrl?: string;
+  /** The export state machine to run; default: synthesized from `infra/` ({@link LOCAL_MACHINE_CONFIG}). */
+  exportMachine?: ExportMachine;
 }
+
+/**
+ * What the local machine is synthesized with, over `cdk.json`'s sample config: two shards at a
+ * time × 10 requests/s stays within the simulator's 20 per key (the same bound the stack checks).
+ */
+export const LOCAL_MACHINE_CONFIG = { exportMapConcurrency: 2, requestsPerSecond: 10 } as const;
 
 /** A running local stack. */
 export interface LocalService {
@@ -60,7 +70,7 @@ export interface LocalService {
   bucket: string;
   /** The job store `serve` uses (tests read records through it). */
   jobs: JobStore;
-  /** The local runner of exports (`idle()` waits for every export started so far). */
+  /** The local state machine's executions (`idle()` waits for every export started so far). */
   starter: LocalStarter;
   /** Stops the API, waits for running exports, stops the stores and removes the data folder. */
   close(): Promise<void>;
@@ -110,25 +120,23 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     bucket: LOCAL_BUCKET,
     now,
     slots,
-    // Two shards at a time × 10 requests/s stays within the simulator's 20 per key.
     services: createServiceFactory({
       registry,
       readSecret,
-      settings: { baseUrl: simulator.url, requestsPerSecond: 10 },
+      settings: { baseUrl: simulator.url, requestsPerSecond: LOCAL_MACHINE_CONFIG.requestsPerSecond },
     }),
   };
-  // What the functions' handlers are (functions/export-*.ts): the workers bound to the context.
-  const starter = createLocalStarter(
+  // The definition the stack deploys, its tasks answered by what functions/export-*.ts are.
+  const machine = options.exportMachine ?? synthesizeExportMachine(LOCAL_MACHINE_CONFIG);
+  const starter = createStateMachineStarter(
+    machine,
     {
       plan: createPlanHandler(workerContext),
       fetchShard: createFetchShardHandler(workerContext),
       finish: createFinishHandler(workerContext),
       fail: createFailHandler(workerContext),
     },
-    {
-      ...(options.onDone ? { onDone: options.onDone } : {}),
-      ...(options.onBusy ? { onBusy: options.onBusy } : {}),
-    },
+    options.onDone ? { onDone: options.onDone } : {},
   );
   // Built on the first request, when the server's own URL is known (port 0 picks a free port).
   const api: LocalApiServer = await startLocalApiServer(

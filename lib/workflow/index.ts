@@ -1,14 +1,7 @@
 /**
- * The export state machine's workers (plan, fetch shard, finish, fail), their task payloads, and
- * the local stand-in that runs them in order for `npm run serve`.
+ * The export state machine's workers (plan, fetch shard, finish, fail) and their task payloads.
  */
 export { JobStateError, WorkFileError } from './errors.ts';
-export {
-  type BusyRetry,
-  createLocalStarter,
-  type LocalRunEvents,
-  type LocalStarter,
-} from './local-runner.ts';
 export { failureReason, MAX_REASON_LENGTH, redactSecrets } from './redact.ts';
 export type { ProfileService, ServiceFactory } from './services.ts';
 export {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { ExecutionAlreadyExists, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createJobStore } from '../../lib/jobs/index.ts';
@@ -253,7 +253,7 @@ describe('POST /reports', () => {
   it('treats ExecutionAlreadyExists from Step Functions as started', async () => {
     h.sfn
       .on(StartExecutionCommand)
-      .rejectsOnce(Object.assign(new Error('exists'), { name: 'ExecutionAlreadyExists' }));
+      .rejectsOnce(new ExecutionAlreadyExists({ message: 'exists', $metadata: {} }));
 
     const { status } = await post({ profile: 'acme', period: freshPeriod() });
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { synthesizeExportMachine } from '../../infra/definitions.ts';
 import { type LocalApiServer, startLocalApiServer } from '../../lib/http-api/index.ts';
 import {
   createApiFetch,
@@ -8,7 +9,7 @@ import {
   createFinishHandler,
   createPlanHandler,
 } from '../../lib/lambda/index.ts';
-import { createLocalStarter, type LocalStarter } from '../../lib/workflow/index.ts';
+import { createStateMachineStarter, LOCAL_MACHINE_CONFIG, type LocalStarter } from '../../lib/local/index.ts';
 import { startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 
 let h: WorkflowHarness;
@@ -18,7 +19,8 @@ const done: [string, string][] = [];
 beforeAll(async () => {
   h = await startWorkflowHarness();
   const context = h.workerContext();
-  starter = createLocalStarter(
+  starter = createStateMachineStarter(
+    synthesizeExportMachine(LOCAL_MACHINE_CONFIG),
     {
       plan: createPlanHandler(context),
       fetchShard: createFetchShardHandler(context),
@@ -45,7 +47,7 @@ async function postReport(body: unknown, headers: Record<string, string> = {}) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-describe('local serve (node:http adapter and local export runner)', () => {
+describe('local serve (@hono/node-server and the synthesized state machine run locally)', () => {
   it('answers 202 with a status URL on the local server', async () => {
     const { status, body } = await postReport({ profile: 'acme', period: '2025-11', formats: ['csv'] });
 

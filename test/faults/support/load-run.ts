@@ -15,7 +15,8 @@ import { pathToFileURL } from 'node:url';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { ProfileRegistry } from '../../../lib/jobs/index.ts';
+import { synthesizeExportMachine } from '../../../infra/definitions.ts';
+import { ProfileBusyError, type ProfileRegistry } from '../../../lib/jobs/index.ts';
 import {
   createApiHandler,
   createFailHandler,
@@ -26,8 +27,9 @@ import {
   ENV,
   OPTIONAL_ENV,
 } from '../../../lib/lambda/index.ts';
+import { createStateMachineStarter } from '../../../lib/local/index.ts';
 import { createS3Client } from '../../../lib/storage/index.ts';
-import { createLocalStarter, type Workers } from '../../../lib/workflow/index.ts';
+import type { Workers } from '../../../lib/workflow/index.ts';
 import { emulateAtomicConditionalWrites } from './conditional-writes.ts';
 
 /** Environment variable carrying the scenario to the child. */
@@ -121,20 +123,24 @@ async function run(scenario: LoadScenario): Promise<LoadResult> {
   const posted = new Map<string, { profile: string; at: number }>();
   const runningAt = new Map<string, number>();
   const endedAt = new Map<string, number>();
-  const starter = createLocalStarter(
+  // The export state machine as the stack synthesizes it, with the scenario's Map concurrency.
+  const machine = synthesizeExportMachine({ exportMapConcurrency: scenario.exportMapConcurrency });
+  const starter = createStateMachineStarter(
+    machine,
     {
       ...tasks,
       async plan(input) {
-        const output = await tasks.plan(input);
-        runningAt.set(input.jobId, Date.now());
-        return output;
+        try {
+          const output = await tasks.plan(input);
+          runningAt.set(input.jobId, Date.now());
+          return output;
+        } catch (error) {
+          if (error instanceof ProfileBusyError) busyRetries += 1;
+          throw error;
+        }
       },
     },
     {
-      shardConcurrency: scenario.exportMapConcurrency,
-      onBusy: () => {
-        busyRetries += 1;
-      },
       onDone: (jobId) => {
         endedAt.set(jobId, Date.now());
       },
