@@ -18,7 +18,8 @@ import { periodRange } from '../lib/export/period.ts';
 import { parseExportRequest } from '../lib/export/request.ts';
 import { type ExportDeps, planExport, runExport } from '../lib/export/run.ts';
 import { readSnapshotRecords } from '../lib/export/snapshot.ts';
-import { createPbsClient, DEFAULT_SHAPE, type PagePagination } from '../lib/pbs/index.ts';
+import { DEFAULT_SHAPE, type PagePagination } from '../lib/pbs/index.ts';
+import { createServiceClient } from '../lib/service-client.ts';
 import type { SimulatedProfile } from '../lib/simulator/types.ts';
 import { createLocalSink } from '../lib/storage/index.ts';
 
@@ -35,15 +36,15 @@ export interface BenchTask {
 
 const task = JSON.parse(process.argv[2] ?? '{}') as BenchTask;
 const workDir = await mkdtemp(join(tmpdir(), 'pbs-bench-'));
-const client = createPbsClient({
-  baseUrl: task.url,
-  credentials: { apiKey: task.profile.apiKey, apiSecret: task.profile.apiSecret },
-  requestsPerSecond: 100_000,
-  burst: 1_000,
-  shape: {
-    pagination: { ...(DEFAULT_SHAPE.pagination as PagePagination), pageSize: task.pageSize },
+const client = createServiceClient(
+  {
+    baseUrl: task.url,
+    requestsPerSecond: 100_000,
+    burst: 1_000,
+    shape: { pagination: { ...(DEFAULT_SHAPE.pagination as PagePagination), pageSize: task.pageSize } },
   },
-});
+  { apiKey: task.profile.apiKey, apiSecret: task.profile.apiSecret },
+);
 
 /** Deps of `runExport` over the benchmark's simulator and a scratch folder. */
 const exportDeps = (): ExportDeps => ({

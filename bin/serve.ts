@@ -1,18 +1,20 @@
 #!/usr/bin/env -S npx tsx
 /**
- * `npm run serve`: the HTTP API of the Lambda function, served locally over the embedded
- * simulator and an in-process s3rver, with exports run by the LOCAL stand-in of the export state
- * machine (`lib/workflow/local.ts`: same task handlers, in order; for local use only). Secrets
+ * `npm run serve`: the HTTP API (the same Hono app as the Lambda function, over
+ * `@hono/node-server`), served locally over the embedded simulator and an in-process s3rver, with
+ * exports run by the export state machine `infra/` synthesizes, executed in-process by
+ * aws-local-stepfunctions with the same task handlers as `functions/` (`lib/local/`). Secrets
  * come from the simulator's demo profiles. Nothing here is used on AWS.
  */
 import { parseArgs } from 'node:util';
-import { startLocalService } from '../lib/workflow/local-service.ts';
+import { startLocalService } from '../lib/local/index.ts';
 
 const USAGE = `Usage: npm run serve -- [--port N] [--s3-port N] [--time-zone ZONE] [--public-url URL]
 
 Serves the pbs-export HTTP API on http://127.0.0.1:PORT (default 3000) over the embedded
 simulator (demo data) and a local S3-compatible store (s3rver, temporary folder, removed on exit).
-Exports run in-process (a local stand-in for the Step Functions state machine).
+Exports run in-process: the export state machine as the stack synthesizes it, executed by
+aws-local-stepfunctions (retries after 0.2 s instead of the deployed backoff).
 
   --port N          port of the API (default 3000; 0 = any free port)
   --s3-port N       port of the local S3 store (default: any free port)
@@ -65,6 +67,7 @@ async function main(): Promise<void> {
       `       -d '{"profile":"demo","period":"2025-10","formats":["csv","xlsx"]}'`,
       `  curl -s ${base}/reports/<jobId>            # state, then files with download links`,
       `  curl -s '${base}/reports?profile=demo&limit=5'`,
+      `  curl -s ${base}/openapi.json              # the OpenAPI 3.1 document`,
       `  curl -s -X POST ${base}/reports -H 'content-type: application/json' -H 'Idempotency-Key: my-key-1' \\`,
       `       -d '{"profile":"acme","period":"2025"}'`,
       '',

@@ -1,9 +1,5 @@
 /** Lambda of the HTTP API (API Gateway HTTP API, payload format 2.0): POST/GET /reports. */
-import { type ApiContext, bindApi, type Lazy } from '../lib/workflow/handlers.ts';
-import { lambdaRuntime } from '../lib/workflow/runtime.ts';
+import { createApiHandler, lambdaRuntime } from '../lib/lambda/index.ts';
 
-/** The API handler over `context` (tests inject theirs). */
-export const createApiHandler = (context: Lazy<ApiContext>) => bindApi(context);
-
-/** Entry point: production defaults from the environment, built on the first request. */
+/** Entry point: production defaults from the environment, built on the first invocation. */
 export const handler = createApiHandler(() => lambdaRuntime().apiContext());

@@ -2,7 +2,8 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
 import { PROFILE_NAME } from '../lib/export/request.ts';
-import { CLAIM_NAME, DEFAULT_PROFILES_CLAIM } from '../lib/workflow/authorization.ts';
+import { CLAIM_NAME, DEFAULT_PROFILES_CLAIM } from '../lib/http-api/index.ts';
+import { connectionSchema, serviceShapeSchema } from '../lib/settings.ts';
 
 /** Requests per second the service accepts per API key (spec: token bucket, 429 beyond). */
 export const SERVICE_RATE_LIMIT_PER_KEY = 20;
@@ -46,10 +47,16 @@ export const PbsConfigSchema = z
     profiles: z
       .record(z.string().regex(PROFILE_NAME, 'expected 1–64 of A-Z a-z 0-9 _ -'), ProfileSchema)
       .refine((profiles) => Object.keys(profiles).length > 0, 'register at least one profile'),
-    /** Base URL of the Portfolio Balance Service (https). */
-    baseUrl: z.url({ protocol: /^https$/ }),
-    /** Optional wire-shape overrides (README "Wire shapes"), passed to the functions as JSON. */
-    serviceShape: z.record(z.string(), z.unknown()).optional(),
+    /** Base URL of the Portfolio Balance Service (https; the settings' own schema, narrowed). */
+    baseUrl: connectionSchema.shape.baseUrl.refine(
+      (url) => url.startsWith('https:'),
+      'expected an https URL',
+    ),
+    /**
+     * Optional wire-shape overrides (README "Wire shapes"), passed to the functions as JSON:
+     * validated here by the same schema as the CLI's config file and the functions' environment.
+     */
+    serviceShape: serviceShapeSchema.optional(),
     /**
      * The URL callers reach the HTTP API at (a custom domain, a proxy), for the status URLs it
      * answers. Default: the API's own endpoint. Never taken from request headers.
@@ -98,7 +105,7 @@ export const PbsConfigSchema = z
      * holding its slot until its export has ended. The service limits each key (20 requests/s),
      * and one export stays under it by itself (exportMapConcurrency × requestsPerSecond ≤ 20);
      * exports of one key never overlap (one running export per registered secret, the others
-     * queued: lib/workflow/profile-slots.ts), so this bound is about the service's total load and
+     * queued: lib/jobs/profile-slots.ts), so this bound is about the service's total load and
      * our Lambda concurrency: 10 exports ≤ 10 × 16 = 160 requests/s and ≤ 10 × (4 + 1) Lambdas.
      */
     monthlyMaxConcurrency: z.number().int().min(1).max(1000).default(10),

@@ -79,7 +79,7 @@ export class PbsFunction extends Construct {
       loggingFormat: lambda.LoggingFormat.JSON,
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-        // The namespace lib/workflow/observability.ts publishes in (METRICS_NAMESPACE).
+        // The namespace lib/lambda/observability.ts publishes in (METRICS_NAMESPACE).
         POWERTOOLS_METRICS_NAMESPACE: 'PbsExport',
         POWERTOOLS_LOG_LEVEL: 'INFO',
         // Stack traces point into the TypeScript sources (the bundle carries its source map).

@@ -17,12 +17,9 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import {
-  ENV,
-  EXECUTION_END_STATUSES,
-  type ExecutionEndedInput,
-  type ProfileRegistry,
-} from '../lib/workflow/contract.ts';
+import type { ProfileRegistry } from '../lib/jobs/index.ts';
+import { ENV } from '../lib/lambda/index.ts';
+import { EXECUTION_END_STATUSES, type ExecutionEndedInput } from '../lib/workflow/index.ts';
 import { monthlyProfiles, type PbsConfig } from './config.ts';
 import { ReportsApi } from './http-api.ts';
 import { acknowledge } from './nag.ts';
@@ -63,7 +60,7 @@ interface FunctionSpec {
 }
 
 /**
- * Every function with exactly what it may touch (read from `lib/workflow/`). Job records are
+ * Every function with exactly what it may touch (read from `lib/lambda/`, `lib/jobs/`, `lib/workflow/`). Job records are
  * created with a conditional write and removed again when starting their execution fails
  * (`jobs/` delete); a new job joins the queue of its API key in `locks/` (profile-slots.ts).
  */
@@ -219,7 +216,7 @@ export class PbsExportStack extends Stack {
       fail: make('fail'),
       monthlyStart: make('monthlyStart'),
     };
-    // Only the HTTP API authorizes callers per profile (lib/workflow/authorization.ts).
+    // Only the HTTP API authorizes callers per profile (lib/http-api/authorization.ts).
     if (config.jwt?.profilesClaim) {
       this.functions.httpApi.function.addEnvironment(ENV.profilesClaim, config.jwt.profilesClaim);
     }

@@ -151,7 +151,7 @@ export class ExportStateMachine extends Construct {
     const attempts = props.taskRetryAttempts ?? 2;
 
     // Plan waits while another export of the same secret runs (ProfileBusyError, see
-    // lib/workflow/profile-slots.ts): the job stays queued, retried with backoff for hours.
+    // lib/jobs/profile-slots.ts): the job stays queued, retried with backoff for hours.
     const plan = addTaskRetries(
       invoke(this, EXPORT_STATES.plan, props.plan, { 'jobId.$': '$.jobId' }),
       attempts,

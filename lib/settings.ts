@@ -70,11 +70,14 @@ const shapeSchema = z.strictObject({
   fields: z.record(z.string(), fieldPath).optional(),
 });
 
-const settingsSchema = z.strictObject({
+/**
+ * How to reach a service, without credentials: what the CLI's config file, the Lambda functions'
+ * environment (`PBS_BASE_URL`, `PBS_SERVICE_SHAPE`, `PBS_REQUESTS_PER_SECOND`) and the CDK context
+ * (`baseUrl`, `serviceShape`, `requestsPerSecond`) all validate with, so one wire shape is
+ * accepted or refused the same way wherever it is written.
+ */
+export const connectionSchema = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/ }),
-  apiKey: z.string().min(1),
-  apiSecret: z.string().min(1),
-  profileGuid: z.string().min(1).optional(),
   requestsPerSecond: z.number().positive().optional(),
   burst: positiveInt.optional(),
   timeoutMs: positiveInt.optional(),
@@ -85,6 +88,24 @@ const settingsSchema = z.strictObject({
     .optional(),
   shape: shapeSchema.optional(),
 });
+
+/** The credentials of one profile (the CLI's environment or file, a Lambda's profile secret). */
+export const credentialsSchema = z.strictObject({
+  apiKey: z.string().min(1),
+  apiSecret: z.string().min(1),
+  profileGuid: z.string().min(1).optional(),
+});
+
+/** The wire-shape overrides alone (the `PBS_SERVICE_SHAPE` variable, the CDK `serviceShape`). */
+export { shapeSchema as serviceShapeSchema };
+
+/** Connection settings: {@link ServiceSettings} without the credentials. */
+export type ConnectionSettings = Omit<ServiceSettings, 'apiKey' | 'apiSecret' | 'profileGuid'>;
+
+/** Credentials as {@link credentialsSchema} validates them. */
+export type ServiceCredentials = z.output<typeof credentialsSchema>;
+
+const settingsSchema = z.strictObject({ ...connectionSchema.shape, ...credentialsSchema.shape });
 
 /** Environment variables read by `loadServiceSettings`, and the setting each one sets. */
 export const SETTINGS_ENV = {
@@ -128,8 +149,29 @@ export async function loadServiceSettings(
 
 /** Validates settings given as an object (file contents merged with the environment). */
 export function parseServiceSettings(input: unknown): ServiceSettings {
-  const parsed = settingsSchema.safeParse(input);
-  if (parsed.success) return parsed.data as ServiceSettings;
+  return parseWith(settingsSchema, input) as ServiceSettings;
+}
+
+/** Validates connection settings (no credentials); throws `ValidationError` naming the field. */
+export function parseConnectionSettings(input: unknown): ConnectionSettings {
+  return parseWith(connectionSchema, input) as ConnectionSettings;
+}
+
+/** The connection and the credentials of full settings. */
+export function splitSettings(settings: ServiceSettings): {
+  connection: ConnectionSettings;
+  credentials: ServiceCredentials;
+} {
+  const { apiKey, apiSecret, profileGuid, ...connection } = settings;
+  return {
+    connection,
+    credentials: { apiKey, apiSecret, ...(profileGuid !== undefined ? { profileGuid } : {}) },
+  };
+}
+
+function parseWith(schema: z.ZodType, input: unknown): unknown {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue?.path.length ? issue.path.join('.') : 'config';
   const envName = Object.entries(SETTINGS_ENV).find(([, key]) => key === field)?.[0];

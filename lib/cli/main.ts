@@ -5,10 +5,10 @@ import { publishReports } from '../export/publish.ts';
 import { parseExportRequest } from '../export/request.ts';
 import { GENERATOR, newRunId, runExport, runPrefix } from '../export/run.ts';
 import { readSnapshotHeader } from '../export/snapshot.ts';
-import { createPbsClient, type PbsClient } from '../pbs/index.ts';
-import { resolveShape } from '../pbs/shape.ts';
+import type { PbsClient } from '../pbs/index.ts';
 import { secretRedactor } from '../redaction.ts';
-import { loadServiceSettings } from '../settings.ts';
+import { createServiceClient } from '../service-client.ts';
+import { loadServiceSettings, splitSettings } from '../settings.ts';
 import { profilesWithCounts, startSimulator } from '../simulator/index.ts';
 import type { RunningSimulator } from '../simulator/types.ts';
 import {
@@ -145,20 +145,8 @@ async function connect(command: RunCommand, profile: string, io: RedactingIo): P
       throw error;
     });
     io.addSecrets([settings.apiKey, settings.apiSecret]);
-    const client = createPbsClient({
-      baseUrl: settings.baseUrl,
-      credentials: {
-        apiKey: settings.apiKey,
-        apiSecret: settings.apiSecret,
-        ...(settings.profileGuid !== undefined ? { profileGuid: settings.profileGuid } : {}),
-      },
-      ...(settings.shape ? { shape: settings.shape } : {}),
-      ...(settings.requestsPerSecond !== undefined ? { requestsPerSecond: settings.requestsPerSecond } : {}),
-      ...(settings.burst !== undefined ? { burst: settings.burst } : {}),
-      ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
-      ...(settings.maxResponseBytes !== undefined ? { maxResponseBytes: settings.maxResponseBytes } : {}),
-      ...(settings.retry ? { retry: settings.retry } : {}),
-    });
+    const { connection, credentials } = splitSettings(settings);
+    const client = createServiceClient(connection, credentials);
     return { client, apiBase: publicApiBase(settings.baseUrl), close: async () => {} };
   }
   const simulator = await startEmbeddedSimulator(command.service);
@@ -172,16 +160,10 @@ async function connect(command: RunCommand, profile: string, io: RedactingIo): P
     );
   }
   io.stderr.write(`Using the embedded simulator at ${simulator.url} (demo data, not a real portfolio).\n`);
-  const client = createPbsClient({
-    baseUrl: simulator.url,
-    credentials: {
-      apiKey: simulated.apiKey,
-      apiSecret: simulated.apiSecret,
-      profileGuid: simulated.profileGuid,
-    },
-    requestsPerSecond: 20,
-    shape: resolveShape(),
-  });
+  const client = createServiceClient(
+    { baseUrl: simulator.url, requestsPerSecond: 20 },
+    { apiKey: simulated.apiKey, apiSecret: simulated.apiSecret, profileGuid: simulated.profileGuid },
+  );
   return { client, apiBase: simulator.url, close: () => simulator.close() };
 }
 

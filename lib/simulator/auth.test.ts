@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedGet } from '../../test/support/simulator.ts';
 import { signRequest } from '../pbs/signing.ts';
 import { DEFAULT_PROFILES } from './profiles.ts';
 import { startSimulator } from './server.ts';
-import { signedGet } from './test-support.ts';
 import type { RunningSimulator, SimulatedProfile } from './types.ts';
 
 const NOW = 1_790_000_000_000;

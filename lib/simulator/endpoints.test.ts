@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchAllItems, signedJson } from '../../test/support/simulator.ts';
 import { HOSTILE_AMOUNTS, HOSTILE_EXTRA_KEYS } from './data.ts';
 import { DEFAULT_PROFILES, HOSTILE_PROFILE } from './profiles.ts';
 import { startSimulator } from './server.ts';
-import { fetchAllItems, signedJson } from './test-support.ts';
 import type { RunningSimulator, SimulatedProfile } from './types.ts';
 
 type Item = Record<string, unknown> & {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedGet } from '../../test/support/simulator.ts';
 import { DEFAULT_PROFILES } from './profiles.ts';
 import { startSimulator } from './server.ts';
-import { signedGet } from './test-support.ts';
 import type { FaultOptions, RunningSimulator, SimulatedProfile } from './types.ts';
 
 const demo = DEFAULT_PROFILES[0] as SimulatedProfile;

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { signedGet, signedJson } from '../../test/support/simulator.ts';
 import { FaultPlan } from './faults.ts';
 import { DEFAULT_PROFILES } from './profiles.ts';
 import { startSimulator } from './server.ts';
-import { signedGet, signedJson } from './test-support.ts';
 import type { RunningSimulator, SimulatedProfile, SimulatorOptions } from './types.ts';
 
 const acme = DEFAULT_PROFILES[1] as SimulatedProfile;

@@ -1,8 +1,8 @@
 import Big from 'big.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchAllItems, type QueryPairs, signedGet, signedJson } from '../../test/support/simulator.ts';
 import { DEFAULT_PROFILES } from './profiles.ts';
 import { startSimulator } from './server.ts';
-import { fetchAllItems, type QueryPairs, signedGet, signedJson } from './test-support.ts';
 import type { RunningSimulator, SimulatedProfile } from './types.ts';
 
 interface Tx {

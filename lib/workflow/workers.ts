@@ -20,35 +20,31 @@ import { MANIFEST_NAME, type Manifest, type ManifestFile } from '../export/manif
 import { type PlanJson, planFromJson, planToJson } from '../export/plan.ts';
 import { type ExportRequest, parseExportRequest } from '../export/request.ts';
 import { type ExportPlan, finishExport, planExport, runPrefix } from '../export/run.ts';
+import {
+  getJson,
+  isNotFound,
+  type JobFile,
+  type JobObserver,
+  type JobRecord,
+  type JobStore,
+  KEYS,
+  type MetricsSink,
+  putJson,
+} from '../jobs/index.ts';
 import { createS3Sink, type Sink, type SinkObject, type StoredObject } from '../storage/index.ts';
-import type {
-  ExportInput,
-  FailInput,
-  FailOutput,
-  FetchShardInput,
-  FetchShardOutput,
-  FinishOutput,
-  JobFile,
-  JobRecord,
-  PlanOutput,
-} from './contract.ts';
-import { EXECUTION_END_STATUSES, KEYS } from './contract.ts';
 import { JobStateError, WorkFileError } from './errors.ts';
-import type { JobStore } from './jobs.ts';
 import { failureReason } from './redact.ts';
-import { getJson, isNotFound, putJson } from './s3-objects.ts';
-import type { ServiceFactory } from './service.ts';
-
-/** Units the workers record metrics in (a subset of Powertools' `MetricUnit`). */
-export type MetricUnitName = 'Count' | 'Bytes' | 'Milliseconds';
-
-/** Where metrics go (Powertools `Metrics` fits). */
-export interface MetricsSink {
-  addMetric(name: string, unit: MetricUnitName, value: number): void;
-}
-
-/** Told which job (and so which profile) a task works on, e.g. to append log keys. */
-export type JobObserver = (job: JobRecord) => void;
+import type { ServiceFactory } from './services.ts';
+import {
+  EXECUTION_END_STATUSES,
+  type ExportInput,
+  type FailInput,
+  type FailOutput,
+  type FetchShardInput,
+  type FetchShardOutput,
+  type FinishOutput,
+  type PlanOutput,
+} from './tasks.ts';
 
 /** Everything the workers use; built once per process by the caller. */
 export interface WorkerDeps {

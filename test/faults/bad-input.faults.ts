@@ -13,7 +13,6 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import fc from 'fast-check';
 import { IANAZone } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiHandler } from '../../functions/http-api.ts';
 import { MAX_SIMULATED_TRANSACTIONS, parseCommandLine } from '../../lib/cli/args.ts';
 import { type CliIo, main } from '../../lib/cli/main.ts';
 import { ValidationError } from '../../lib/errors.ts';
@@ -24,9 +23,10 @@ import {
   parseExportRequest,
   RequestValidationError,
 } from '../../lib/export/request.ts';
+import { MAX_BODY_BYTES } from '../../lib/http-api/index.ts';
+import { createApiHandler } from '../../lib/lambda/index.ts';
 import { startSimulator } from '../../lib/simulator/index.ts';
 import type { RunningSimulator } from '../../lib/simulator/types.ts';
-import { MAX_BODY_BYTES } from '../../lib/workflow/api.ts';
 import { recordCommands } from '../support/s3.ts';
 import { captureOutput, loadEvent, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 import { fuzzParameters, Tally } from './support/fuzz.ts';

@@ -13,7 +13,7 @@ import { parseExportRequest } from '../../lib/export/request.ts';
 import type { ExportServiceClient } from '../../lib/export/run.ts';
 import type { Page, RawTransaction, TransactionQuery } from '../../lib/pbs/model.ts';
 import type { Sink, SinkObject } from '../../lib/storage/sink.ts';
-import type { ServiceFactory } from '../../lib/workflow/service.ts';
+import type { ServiceFactory } from '../../lib/workflow/index.ts';
 import { NOW, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 import { exportUnderFaults, recordRun } from './support/export-runs.ts';
 import { listKeys, referenceFor } from './support/fault-harness.ts';

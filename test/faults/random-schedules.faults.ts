@@ -9,10 +9,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ExportRequest, parseExportRequest } from '../../lib/export/request.ts';
+import { createJobStore } from '../../lib/jobs/index.ts';
 import { profilesWithCounts } from '../../lib/simulator/index.ts';
 import { Rng } from '../../lib/simulator/random.ts';
 import type { FaultOptions } from '../../lib/simulator/types.ts';
-import { createJobStore } from '../../lib/workflow/jobs.ts';
 import { emulateConditionalWrites, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 import { exportUnderFaults, recordRun } from './support/export-runs.ts';
 import { injectS3Faults, referenceFor } from './support/fault-harness.ts';

@@ -17,16 +17,18 @@ import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createFailHandler } from '../../functions/export-fail.ts';
-import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
-import { createFinishHandler } from '../../functions/export-finish.ts';
-import { createPlanHandler } from '../../functions/export-plan.ts';
-import { createApiHandler } from '../../functions/http-api.ts';
 import { type CliIo, main } from '../../lib/cli/main.ts';
 import { parseExportRequest } from '../../lib/export/request.ts';
-import { type JobRecord, jobIdFor, KEYS } from '../../lib/workflow/contract.ts';
-import type { ApiContext, WorkerContext } from '../../lib/workflow/handlers.ts';
-import { createProfileSlots } from '../../lib/workflow/profile-slots.ts';
+import { createProfileSlots, type JobRecord, jobIdFor, KEYS } from '../../lib/jobs/index.ts';
+import {
+  type ApiContext,
+  createApiHandler,
+  createFailHandler,
+  createFetchShardHandler,
+  createFinishHandler,
+  createPlanHandler,
+  type WorkerContext,
+} from '../../lib/lambda/index.ts';
 import { synthesize, TEST_CONFIG, secretArn as testSecretArn } from '../infra/support.ts';
 import {
   captureOutput,

@@ -7,10 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExportRequest } from '../../lib/export/request.ts';
+import { createJobStore } from '../../lib/jobs/index.ts';
 import { profilesWithCounts } from '../../lib/simulator/index.ts';
 import { StorageError } from '../../lib/storage/errors.ts';
 import { createS3Sink } from '../../lib/storage/index.ts';
-import { createJobStore } from '../../lib/workflow/jobs.ts';
 import { type S3TestServer, startS3rver } from '../support/s3.ts';
 import { emulateConditionalWrites, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 import { exportUnderFaults, recordRun } from './support/export-runs.ts';

@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createFailHandler } from '../../functions/export-fail.ts';
-import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
-import { createFinishHandler } from '../../functions/export-finish.ts';
-import { createPlanHandler } from '../../functions/export-plan.ts';
-import { type ExecutionEndedInput, type FailInput, KEYS } from '../../lib/workflow/contract.ts';
+import { KEYS } from '../../lib/jobs/index.ts';
+import {
+  createFailHandler,
+  createFetchShardHandler,
+  createFinishHandler,
+  createPlanHandler,
+} from '../../lib/lambda/index.ts';
+import type { ExecutionEndedInput, FailInput } from '../../lib/workflow/index.ts';
 import {
   captureOutput,
   loadEvent,
@@ -72,8 +76,18 @@ describe('export-fetch-shard handler', () => {
 
     const output = await createFetchShardHandler(h.workerContext())({ jobId: job.jobId, shard: 0 });
 
-    expect(output.rows).toBeGreaterThan(0);
-    expect(output).toEqual({ jobId: job.jobId, shard: 0, rows: output.rows, totalReported: output.rows });
+    // Counted independently of the handler: the transactions in the part it uploaded (one JSON
+    // line each). Without faults the service lists exactly what it reports, so the total agrees.
+    const part = await h.s3.client.send(
+      new GetObjectCommand({ Bucket: h.bucket, Key: KEYS.part(job.jobId, 0) }),
+    );
+    const lines = gunzipSync(Buffer.from((await part.Body?.transformToByteArray()) ?? []))
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line !== '');
+
+    expect(lines.length).toBeGreaterThan(0);
+    expect(output).toEqual({ jobId: job.jobId, shard: 0, rows: lines.length, totalReported: lines.length });
     expect(await h.keysUnder(`work/${job.jobId}/parts/`)).toEqual([KEYS.part(job.jobId, 0)]);
   });
 

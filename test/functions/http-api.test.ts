@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
-import { StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { ExecutionAlreadyExists, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
-import { createFinishHandler } from '../../functions/export-finish.ts';
-import { createPlanHandler } from '../../functions/export-plan.ts';
-import { createApiHandler } from '../../functions/http-api.ts';
-import { createJobStore } from '../../lib/workflow/jobs.ts';
+import { createJobStore } from '../../lib/jobs/index.ts';
+import {
+  createApiHandler,
+  createFetchShardHandler,
+  createFinishHandler,
+  createPlanHandler,
+} from '../../lib/lambda/index.ts';
 import { failCommands } from '../support/s3.ts';
 import {
   captureOutput,
@@ -251,7 +253,7 @@ describe('POST /reports', () => {
   it('treats ExecutionAlreadyExists from Step Functions as started', async () => {
     h.sfn
       .on(StartExecutionCommand)
-      .rejectsOnce(Object.assign(new Error('exists'), { name: 'ExecutionAlreadyExists' }));
+      .rejectsOnce(new ExecutionAlreadyExists({ message: 'exists', $metadata: {} }));
 
     const { status } = await post({ profile: 'acme', period: freshPeriod() });
 

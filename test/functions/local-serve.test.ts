@@ -1,16 +1,15 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFailHandler } from '../../functions/export-fail.ts';
-import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
-import { createFinishHandler } from '../../functions/export-finish.ts';
-import { createPlanHandler } from '../../functions/export-plan.ts';
-import { createApiHandler } from '../../functions/http-api.ts';
+import { synthesizeExportMachine } from '../../infra/definitions.ts';
+import { type LocalApiServer, startLocalApiServer } from '../../lib/http-api/index.ts';
 import {
-  createLocalStarter,
-  type LocalApiServer,
-  type LocalStarter,
-  startLocalApiServer,
-} from '../../lib/workflow/local.ts';
+  createApiFetch,
+  createFailHandler,
+  createFetchShardHandler,
+  createFinishHandler,
+  createPlanHandler,
+} from '../../lib/lambda/index.ts';
+import { createStateMachineStarter, LOCAL_MACHINE_CONFIG, type LocalStarter } from '../../lib/local/index.ts';
 import { startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 
 let h: WorkflowHarness;
@@ -20,7 +19,8 @@ const done: [string, string][] = [];
 beforeAll(async () => {
   h = await startWorkflowHarness();
   const context = h.workerContext();
-  starter = createLocalStarter(
+  starter = createStateMachineStarter(
+    synthesizeExportMachine(LOCAL_MACHINE_CONFIG),
     {
       plan: createPlanHandler(context),
       fetchShard: createFetchShardHandler(context),
@@ -30,7 +30,7 @@ beforeAll(async () => {
     { onDone: (jobId, state) => done.push([jobId, state]) },
   );
   // Built on the first request, when the server's URL (a free port) is known.
-  api = await startLocalApiServer(createApiHandler(() => h.apiContext({ starter, publicBaseUrl: api.url })));
+  api = await startLocalApiServer(createApiFetch(() => h.apiContext({ starter, publicBaseUrl: api.url })));
 });
 afterAll(async () => {
   await api.close();
@@ -47,7 +47,7 @@ async function postReport(body: unknown, headers: Record<string, string> = {}) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-describe('local serve (node:http adapter and local export runner)', () => {
+describe('local serve (@hono/node-server and the synthesized state machine run locally)', () => {
   it('answers 202 with a status URL on the local server', async () => {
     const { status, body } = await postReport({ profile: 'acme', period: '2025-11', formats: ['csv'] });
 

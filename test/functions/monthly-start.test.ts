@@ -1,7 +1,7 @@
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMonthlyStartHandler } from '../../functions/monthly-start.ts';
-import { jobIdFor, type MonthlyItem } from '../../lib/workflow/contract.ts';
+import { jobIdFor, type MonthlyItem } from '../../lib/jobs/index.ts';
+import { createMonthlyStartHandler } from '../../lib/lambda/index.ts';
 import {
   loadEvent,
   NOW,

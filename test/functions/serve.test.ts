@@ -4,7 +4,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalService, startLocalService } from '../../lib/workflow/local-service.ts';
+import { type LocalService, startLocalService } from '../../lib/local/index.ts';
 
 let service: LocalService;
 const done: string[] = [];

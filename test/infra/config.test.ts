@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { monthlyProfiles, PbsConfigError, parsePbsConfig } from '../../infra/config.ts';
+import { ENV, readEnv } from '../../lib/lambda/index.ts';
+import { parseServiceSettings } from '../../lib/settings.ts';
 import { cdkJsonContext, secretArn, TEST_CONFIG } from './support.ts';
 
 const minimal = {
@@ -132,6 +134,42 @@ describe('parsePbsConfig', () => {
 
   it('rejects unknown fields, naming them', () => {
     expect(() => parsePbsConfig({ ...minimal, schedule: 'monthly' })).toThrow(/schedule/);
+  });
+});
+
+describe('one settings schema', () => {
+  const badShape = { pagination: { style: 'pages' } };
+  const goodShape = { pagination: { style: 'offset' }, itemsPath: 'data' };
+
+  it('refuses the same wire shape in the CDK context, the functions environment and the CLI config', () => {
+    expect(() => parsePbsConfig({ ...minimal, serviceShape: badShape })).toThrow(
+      /pbs\.serviceShape\.pagination\.style/,
+    );
+    expect(() => readEnv({ [ENV.serviceShape]: JSON.stringify(badShape) }, ENV.serviceShape)).toThrow(
+      expect.objectContaining({ name: 'ConfigError', variable: 'PBS_SERVICE_SHAPE' }),
+    );
+    expect(() =>
+      parseServiceSettings({
+        baseUrl: 'https://pbs.example.com',
+        apiKey: 'k',
+        apiSecret: 's',
+        shape: badShape,
+      }),
+    ).toThrow(expect.objectContaining({ field: 'shape.pagination.style' }));
+  });
+
+  it('reads the same wire shape alike from the CDK context and the functions environment', () => {
+    const fromContext = parsePbsConfig({ ...minimal, serviceShape: goodShape }).serviceShape;
+    const fromEnv = readEnv({ [ENV.serviceShape]: JSON.stringify(goodShape) }, ENV.serviceShape);
+
+    expect(fromEnv).toEqual(fromContext);
+    expect(fromEnv?.pagination).toEqual({
+      style: 'offset',
+      offsetParam: 'offset',
+      limitParam: 'limit',
+      limit: 500,
+      totalItemsPath: null,
+    });
   });
 });
 

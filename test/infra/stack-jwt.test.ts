@@ -1,6 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../lib/workflow/contract.ts';
+import { ENV } from '../../lib/lambda/index.ts';
 import { synthesize, TEST_CONFIG } from './support.ts';
 
 let template: Template;

@@ -5,7 +5,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionKey, type PbsExportStack } from '../../infra/stack.ts';
 import { EXPORT_STATES, MONTHLY_STATES, PERMANENT_ERRORS } from '../../infra/state-machines.ts';
-import { ENV, EXECUTION_END_STATUSES } from '../../lib/workflow/contract.ts';
+import { ENV } from '../../lib/lambda/index.ts';
+import { EXECUTION_END_STATUSES } from '../../lib/workflow/index.ts';
 import {
   functionLogicalId,
   logicalIdOf,

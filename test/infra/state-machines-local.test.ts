@@ -7,14 +7,16 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFailHandler } from '../../functions/export-fail.ts';
-import { createFetchShardHandler } from '../../functions/export-fetch-shard.ts';
-import { createFinishHandler } from '../../functions/export-finish.ts';
-import { createPlanHandler } from '../../functions/export-plan.ts';
-import { createMonthlyStartHandler } from '../../functions/monthly-start.ts';
 import { EXPORT_STATES, MONTHLY_STATES } from '../../infra/state-machines.ts';
-import { type JobRecord, KEYS } from '../../lib/workflow/contract.ts';
-import type { WorkerContext } from '../../lib/workflow/handlers.ts';
+import { type JobRecord, KEYS } from '../../lib/jobs/index.ts';
+import {
+  createFailHandler,
+  createFetchShardHandler,
+  createFinishHandler,
+  createMonthlyStartHandler,
+  createPlanHandler,
+  type WorkerContext,
+} from '../../lib/lambda/index.ts';
 import { captureOutput, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 import { functionLogicalId, logicalIdOf, stateMachineDefinition, synthesize, TEST_ENV } from './support.ts';
 

@@ -11,18 +11,30 @@ import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
 import { parseExportRequest } from '../../lib/export/request.ts';
+import {
+  addConditionalWrites,
+  createJobStore,
+  createProfileSlots,
+  createSfnStarter,
+  type JobRecord,
+  type JobStore,
+  jobIdFor,
+  type ProfileRegistry,
+  type ProfileSlots,
+} from '../../lib/jobs/index.ts';
+import {
+  type ApiContext,
+  createObservability,
+  createSecretReader,
+  createServiceFactory,
+  type MonthlyContext,
+  type Observability,
+  type WorkerContext,
+} from '../../lib/lambda/index.ts';
 import type { PbsClientConfig } from '../../lib/pbs/index.ts';
 import { startSimulator } from '../../lib/simulator/index.ts';
 import type { RunningSimulator } from '../../lib/simulator/types.ts';
-import { type JobRecord, jobIdFor, type ProfileRegistry } from '../../lib/workflow/contract.ts';
-import type { ApiContext, MonthlyContext, WorkerContext } from '../../lib/workflow/handlers.ts';
-import { createJobStore, type JobStore } from '../../lib/workflow/jobs.ts';
-import { addConditionalWrites } from '../../lib/workflow/local-s3.ts';
-import { createObservability, type Observability } from '../../lib/workflow/observability.ts';
-import { createProfileSlots, type ProfileSlots } from '../../lib/workflow/profile-slots.ts';
-import { createSecretReader } from '../../lib/workflow/secrets.ts';
-import { createServiceFactory, type ServiceFactory } from '../../lib/workflow/service.ts';
-import { createSfnStarter } from '../../lib/workflow/start.ts';
+import type { ServiceFactory } from '../../lib/workflow/index.ts';
 import { type S3TestServer, startS3rver } from './s3.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'events');
@@ -37,11 +49,11 @@ export function s3Error(name: string, status: number): Error {
   return Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
 }
 
-export { checkWriteCondition } from '../../lib/workflow/local-s3.ts';
+export { checkWriteCondition } from '../../lib/jobs/index.ts';
 
 /**
  * Adds S3's conditional writes to `client` (s3rver ignores `If-None-Match`/`If-Match`): the same
- * layer `npm run serve` uses (`lib/workflow/local-s3.ts`), `probe` reading the ETags.
+ * layer `npm run serve` uses (`lib/jobs/local-s3.ts`), `probe` reading the ETags.
  */
 export function emulateConditionalWrites(client: S3Client, probe: S3Client): void {
   addConditionalWrites(client, probe);
@@ -187,7 +199,7 @@ export async function startWorkflowHarness(): Promise<WorkflowHarness> {
     createServiceFactory({
       registry,
       readSecret,
-      baseUrl: simulator.url,
+      settings: { baseUrl: simulator.url },
       client: { requestsPerSecond: 1000, burst: 50, sleep: async () => {}, ...overrides },
     });
   const services = servicesWith({});

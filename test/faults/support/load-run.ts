@@ -6,7 +6,7 @@
  * Secrets Manager mocked. Jobs are started through the HTTP API handler; exports run through the
  * real plan / fetch-shard / finish / fail handlers, in the order and with the concurrency of the
  * export state machine (Plan, retried on `ProfileBusyError` → Map at `exportMapConcurrency` →
- * Finish; catch → MarkFailed), by the local runner (`lib/workflow/local.ts`).
+ * Finish; catch → MarkFailed), by the local runner (`lib/workflow/local-runner.ts`).
  *
  * Input: the {@link LoadScenario} as JSON in `PBS_LOAD_SCENARIO`. Output: `LOAD_RESULT <LoadResult
  * JSON>` as the last line of stdout.
@@ -15,17 +15,21 @@ import { pathToFileURL } from 'node:url';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { createFailHandler } from '../../../functions/export-fail.ts';
-import { createFetchShardHandler } from '../../../functions/export-fetch-shard.ts';
-import { createFinishHandler } from '../../../functions/export-finish.ts';
-import { createPlanHandler } from '../../../functions/export-plan.ts';
-import { createApiHandler } from '../../../functions/http-api.ts';
+import { synthesizeExportMachine } from '../../../infra/definitions.ts';
+import { addConditionalWrites, ProfileBusyError, type ProfileRegistry } from '../../../lib/jobs/index.ts';
+import {
+  createApiHandler,
+  createFailHandler,
+  createFetchShardHandler,
+  createFinishHandler,
+  createPlanHandler,
+  createRuntime,
+  ENV,
+  OPTIONAL_ENV,
+} from '../../../lib/lambda/index.ts';
+import { createStateMachineStarter } from '../../../lib/local/index.ts';
 import { createS3Client } from '../../../lib/storage/index.ts';
-import { ENV, OPTIONAL_ENV, type ProfileRegistry } from '../../../lib/workflow/contract.ts';
-import { createLocalStarter } from '../../../lib/workflow/local.ts';
-import { addConditionalWrites } from '../../../lib/workflow/local-s3.ts';
-import { createRuntime } from '../../../lib/workflow/runtime.ts';
-import type { Workers } from '../../../lib/workflow/workers.ts';
+import type { Workers } from '../../../lib/workflow/index.ts';
 
 /** Environment variable carrying the scenario to the child. */
 export const SCENARIO_ENV = 'PBS_LOAD_SCENARIO';
@@ -120,20 +124,24 @@ async function run(scenario: LoadScenario): Promise<LoadResult> {
   const posted = new Map<string, { profile: string; at: number }>();
   const runningAt = new Map<string, number>();
   const endedAt = new Map<string, number>();
-  const starter = createLocalStarter(
+  // The export state machine as the stack synthesizes it, with the scenario's Map concurrency.
+  const machine = synthesizeExportMachine({ exportMapConcurrency: scenario.exportMapConcurrency });
+  const starter = createStateMachineStarter(
+    machine,
     {
       ...tasks,
       async plan(input) {
-        const output = await tasks.plan(input);
-        runningAt.set(input.jobId, Date.now());
-        return output;
+        try {
+          const output = await tasks.plan(input);
+          runningAt.set(input.jobId, Date.now());
+          return output;
+        } catch (error) {
+          if (error instanceof ProfileBusyError) busyRetries += 1;
+          throw error;
+        }
       },
     },
     {
-      shardConcurrency: scenario.exportMapConcurrency,
-      onBusy: () => {
-        busyRetries += 1;
-      },
       onDone: (jobId) => {
         endedAt.set(jobId, Date.now());
       },

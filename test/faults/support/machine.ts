@@ -5,7 +5,7 @@
  * with `{ Error, Cause }` as Step Functions hands it (MarkFailed).
  */
 import { PERMANENT_ERRORS } from '../../../infra/state-machines.ts';
-import type { Workers } from '../../../lib/workflow/workers.ts';
+import type { Workers } from '../../../lib/workflow/index.ts';
 
 /** What one execution did. */
 export interface MachineRun {

@@ -4,12 +4,12 @@
  * when it reaches the point named by `hangOn` it tells the parent (`{ hanging }` over IPC) and
  * waits forever for the kill.
  */
+
+import { createJobStore, type ProfileRegistry } from '../../../lib/jobs/index.ts';
+import { createServiceFactory } from '../../../lib/lambda/index.ts';
 import type { PbsCredentials } from '../../../lib/pbs/index.ts';
 import { createS3Client } from '../../../lib/storage/s3-client.ts';
-import type { ProfileRegistry } from '../../../lib/workflow/contract.ts';
-import { createJobStore } from '../../../lib/workflow/jobs.ts';
-import { createServiceFactory } from '../../../lib/workflow/service.ts';
-import { createWorkers } from '../../../lib/workflow/workers.ts';
+import { createWorkers } from '../../../lib/workflow/index.ts';
 
 /** What the parent hands the child. */
 export interface ChildConfig {
@@ -75,22 +75,24 @@ async function main(): Promise<void> {
   const services = createServiceFactory({
     registry: config.registry,
     readSecret: async () => config.credentials,
-    baseUrl: config.baseUrl,
-    ...(config.pageSize !== undefined
-      ? {
-          shape: {
-            pagination: {
-              style: 'page' as const,
-              pageParam: 'page',
-              pageSizeParam: 'pageSize',
-              pageSize: config.pageSize,
-              firstPage: 1,
-              totalItemsPath: 'totalItems',
-              totalPagesPath: 'totalPages',
+    settings: {
+      baseUrl: config.baseUrl,
+      ...(config.pageSize !== undefined
+        ? {
+            shape: {
+              pagination: {
+                style: 'page' as const,
+                pageParam: 'page',
+                pageSizeParam: 'pageSize',
+                pageSize: config.pageSize,
+                firstPage: 1,
+                totalItemsPath: 'totalItems',
+                totalPagesPath: 'totalPages',
+              },
             },
-          },
-        }
-      : {}),
+          }
+        : {}),
+    },
     client: {
       requestsPerSecond: 1000,
       burst: 50,

@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { runPrefix } from '../../../lib/export/run.ts';
-import type { JobRecord } from '../../../lib/workflow/contract.ts';
-import { createWorkers, type WorkerDeps, type Workers } from '../../../lib/workflow/workers.ts';
+import type { JobRecord } from '../../../lib/jobs/index.ts';
+import { createWorkers, type WorkerDeps, type Workers } from '../../../lib/workflow/index.ts';
 import { NOW, type WorkflowHarness } from '../../support/workflow.ts';
 import { checkFinishedRun, listKeys, type Reference, readS3Run } from './fault-harness.ts';
 

@@ -1,0 +1,414 @@
+/**
+ * The HTTP API, on Hono (`@hono/zod-openapi`): the same app answers on Lambda (API Gateway HTTP
+ * API, payload format 2.0, through `hono/aws-lambda` in `lib/lambda`) and locally over
+ * `@hono/node-server` (`npm run serve`).
+ *
+ * - `POST /reports` (`content-type: application/json`, else `415`) validates an export request
+ *   and starts it: `202 { jobId, state, statusUrl }`; the same `Idempotency-Key` (or, without one,
+ *   an identical request) answers `200` with the existing job as `GET` shows it, finished or not,
+ *   instead of starting another; the same key with another body answers `422` and leaves the job.
+ * - `GET /reports/{jobId}`: the job (while queued, its `queuePosition` among the jobs of its API
+ *   key), and once succeeded its files with presigned download links.
+ * - `GET /reports?profile=…&limit=…`: the profile's recent jobs, newest first.
+ * - `GET /openapi.json`: the OpenAPI 3.1 document, generated from the zod schemas of `schemas.ts`.
+ *
+ * With a profiles claim configured (`authorization.ts`), a caller uses only the profiles its JWT
+ * lists: another profile answers `403` on `profile`, another profile's job `404` like a missing one.
+ *
+ * Errors are `{ error: { code, message, field, issues } }`, mapped in one handler
+ * ({@link errorAnswer}); none quotes a secret. Status URLs are built from the configured
+ * `publicBaseUrl`, never from request headers.
+ */
+import { createHash } from 'node:crypto';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { periodLabel } from '../export/period.ts';
+import { hashFilterConflicts, parseExportRequest, RequestValidationError } from '../export/request.ts';
+import {
+  type ExecutionStarter,
+  IdempotencyKeyReusedError,
+  type JobObserver,
+  type JobRecord,
+  type JobStore,
+  jobIdFor,
+  lookupProfile,
+  type MetricsSink,
+  type ProfileRegistry,
+  type ProfileSlots,
+  StartFailedError,
+  startJob,
+  UnknownProfileError,
+} from '../jobs/index.ts';
+import { presignDownload } from '../storage/index.ts';
+import { callerEvent, mayUse, profileAccess } from './authorization.ts';
+import { jsonObjectBody } from './body.ts';
+import {
+  type ApiIssue,
+  ApiRequestError,
+  ForbiddenProfileError,
+  InvalidRequestError,
+  RouteNotFoundError,
+} from './errors.ts';
+import {
+  Accepted,
+  ErrorBody,
+  ExportRequestBody,
+  IDEMPOTENCY_KEY,
+  JobIdParams,
+  JobList,
+  JobView,
+  LIST_LIMIT,
+  ListQuery,
+} from './schemas.ts';
+
+/** Default expiry of download links: one hour. */
+export const DEFAULT_LINK_EXPIRY_SECONDS = 3600;
+
+/** Version of the API as the OpenAPI document states it. */
+export const API_VERSION = '1.0.0';
+
+/** Everything the API uses; built once per process by the caller. */
+export interface ApiDeps {
+  registry: ProfileRegistry;
+  jobs: JobStore;
+  starter: ExecutionStarter;
+  /** Client and bucket to presign download links with. */
+  s3: S3Client;
+  bucket: string;
+  now: () => Date;
+  /**
+   * Where callers reach the API (`https://host[/base path]`): `statusUrl` and `Location` are
+   * built from it, never from the request's `Host` or `X-Forwarded-Proto`.
+   */
+  publicBaseUrl: string;
+  /** The per-key queues: new jobs join them, `GET` shows a queued job's position. */
+  slots?: Pick<ProfileSlots, 'enqueue' | 'release' | 'position'>;
+  /** Expiry of download links, 1 … 604 800 s. Default 3600. */
+  linkExpirySeconds?: number;
+  /**
+   * JWT claim listing the profiles a caller may use (see `authorization.ts`). Unset: every caller
+   * may use every registered profile.
+   */
+  profilesClaim?: string;
+  metrics?: MetricsSink;
+  onJob?: JobObserver;
+  /** Told about unexpected failures (answered 500/503 without details). */
+  onError?: (message: string, error: unknown) => void;
+}
+
+/** Body of every error answer. */
+export interface ApiErrorBody {
+  error: { code: string; message: string; field: string | null; issues: ApiIssue[] };
+}
+
+/** An error answer: status and body. */
+export interface ErrorAnswer {
+  status: 400 | 403 | 404 | 413 | 415 | 422 | 500 | 503;
+  body: ApiErrorBody;
+}
+
+/** An error body; `issues` defaults to the one field's reason. */
+export function apiError(
+  code: string,
+  message: string,
+  field: string | null = null,
+  issues?: ApiIssue[],
+): ApiErrorBody {
+  return {
+    error: { code, message, field, issues: issues ?? (field === null ? [] : [{ field, reason: message }]) },
+  };
+}
+
+/**
+ * The one mapping of errors to answers. Anything not listed is a 500 without details (and told
+ * to `onError`); a start that failed is a 503 the caller may retry.
+ */
+export function errorAnswer(error: unknown): ErrorAnswer {
+  if (error instanceof ApiRequestError) {
+    return {
+      status: error.status,
+      body: apiError(error.code, error.message, error.field, [{ field: error.field, reason: error.reason }]),
+    };
+  }
+  if (error instanceof RequestValidationError) {
+    const issues = error.issues.map(({ field, reason }) => ({ field, reason }));
+    return { status: 400, body: apiError('invalid_request', error.message, error.field, issues) };
+  }
+  if (error instanceof UnknownProfileError) {
+    return { status: 404, body: apiError('unknown_profile', error.message, 'profile') };
+  }
+  if (error instanceof IdempotencyKeyReusedError) {
+    return {
+      status: 422,
+      body: apiError('idempotency_key_reused', error.message, 'Idempotency-Key', [
+        { field: 'Idempotency-Key', reason: 'already used for a different request' },
+      ]),
+    };
+  }
+  if (error instanceof StartFailedError) {
+    return { status: 503, body: apiError('start_failed', 'the export could not be started; try again') };
+  }
+  return { status: 500, body: apiError('internal', 'internal error') };
+}
+
+/** Headers of every answer: JSON, never cached (links and states change). */
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+/** An answer's headers: {@link JSON_HEADERS} (their `content-type` wins over `c.json`'s own) and `extra`. */
+const headers = (extra: Record<string, string> = {}) => ({ ...JSON_HEADERS, ...extra });
+
+/** An error answer as the OpenAPI document lists it. */
+const ERROR = {
+  description: 'error: code, message, field, issues',
+  content: { 'application/json': { schema: ErrorBody } },
+};
+
+const createReportRoute = createRoute({
+  method: 'post',
+  path: '/reports',
+  summary: 'Start an export',
+  middleware: jsonObjectBody,
+  request: {
+    body: { required: true, content: { 'application/json': { schema: ExportRequestBody } } },
+  },
+  responses: {
+    200: {
+      description: 'the job of the same request or key',
+      content: { 'application/json': { schema: JobView } },
+    },
+    202: { description: 'the export was started', content: { 'application/json': { schema: Accepted } } },
+    400: ERROR,
+    403: ERROR,
+    404: ERROR,
+    413: ERROR,
+    415: ERROR,
+    422: ERROR,
+    500: ERROR,
+    503: ERROR,
+  },
+});
+
+const getReportRoute = createRoute({
+  method: 'get',
+  path: '/reports/{jobId}',
+  summary: 'A job, with download links once it succeeded',
+  request: { params: JobIdParams },
+  responses: {
+    200: { description: 'the job', content: { 'application/json': { schema: JobView } } },
+    400: ERROR,
+    404: ERROR,
+    500: ERROR,
+  },
+});
+
+const listReportsRoute = createRoute({
+  method: 'get',
+  path: '/reports',
+  summary: "A profile's recent jobs, newest first",
+  request: { query: ListQuery },
+  responses: {
+    200: { description: 'the jobs', content: { 'application/json': { schema: JobList } } },
+    400: ERROR,
+    403: ERROR,
+    404: ERROR,
+    500: ERROR,
+  },
+});
+
+/**
+ * A refused validation as the API names it: the export request by its own issues
+ * (`parseExportRequest`), a path or query field by its first issue.
+ */
+function validationError(
+  target: string,
+  data: unknown,
+  issues: readonly { path: PropertyKey[]; message: string }[],
+) {
+  if (target === 'json') return parseExportRequestError(data);
+  const issue = issues[0];
+  return new InvalidRequestError(String(issue?.path[0] ?? target), issue?.message ?? 'invalid');
+}
+
+function parseExportRequestError(data: unknown): unknown {
+  try {
+    parseExportRequest(data);
+  } catch (error) {
+    return error;
+  }
+  return new InvalidRequestError('body', 'invalid');
+}
+
+/** Builds the API app. */
+export function createApi(deps: ApiDeps): OpenAPIHono {
+  const linkExpirySeconds = deps.linkExpirySeconds ?? DEFAULT_LINK_EXPIRY_SECONDS;
+  const base = deps.publicBaseUrl.replace(/\/+$/, '');
+  const statusUrlOf = (jobId: string) => `${base}/reports/${jobId}`;
+  const accessOf = (c: Context) => profileAccess(callerEvent(c), deps.profilesClaim);
+
+  const app = new OpenAPIHono({
+    // `/reports/` is `/reports`, as before the move to Hono.
+    strict: false,
+    defaultHook: (result) => {
+      // `@hono/zod-validator` hands the hook the value it validated as `data`.
+      const { data } = result as { data?: unknown };
+      if (!result.success) throw validationError(result.target, data, result.error.issues);
+    },
+  });
+
+  app.openapi(createReportRoute, async (c) => {
+    const request = c.req.valid('json');
+    // The CLI warns about these; an API caller would never see a warning, so they are refused.
+    const [conflict, ...conflicts] = hashFilterConflicts(request);
+    if (conflict !== undefined) {
+      const issues = [conflict, ...conflicts];
+      const message = issues.map(({ field, reason }) => `${field}: ${reason}`).join('; ');
+      return c.json(apiError('invalid_request', message, conflict.field, issues), 400, headers());
+    }
+    const headerKey = c.req.header('idempotency-key');
+    if (headerKey !== undefined && !IDEMPOTENCY_KEY.test(headerKey)) {
+      throw new InvalidRequestError('Idempotency-Key', 'expected 1-255 visible ASCII characters');
+    }
+    if (!mayUse(accessOf(c), request.profile)) throw new ForbiddenProfileError();
+    lookupProfile(deps.registry, request.profile);
+    const canonical = canonicalJson(request);
+    const idempotencyKey =
+      headerKey !== undefined
+        ? `key:${headerKey}`
+        : `request:${createHash('sha256').update(canonical).digest('hex')}`;
+    const at = deps.now().toISOString();
+    const job: JobRecord = {
+      jobId: jobIdFor(request.profile, idempotencyKey),
+      profile: request.profile,
+      request,
+      state: 'queued',
+      source: 'api',
+      idempotencyKey,
+      createdAt: at,
+      updatedAt: at,
+    };
+    deps.onJob?.(job);
+    // A key reused with another body throws before the existing job is touched (answered 422).
+    const { created, job: stored } = await startJob(deps, job, {
+      sameRequest: (existing) => canonicalJson(existing.request) === canonical,
+    });
+    if (!created) return c.json(await jobView(stored), 200, headers());
+    deps.metrics?.addMetric('JobsStarted', 'Count', 1);
+    const statusUrl = statusUrlOf(stored.jobId);
+    return c.json(
+      { jobId: stored.jobId, state: stored.state, statusUrl },
+      202,
+      headers({ location: statusUrl }),
+    );
+  });
+
+  app.openapi(getReportRoute, async (c) => {
+    const { jobId } = c.req.valid('param');
+    const job = await deps.jobs.get(jobId);
+    // Another profile's job answers exactly as a missing one: its existence is not revealed.
+    if (job === null || !mayUse(accessOf(c), job.profile)) {
+      return c.json(apiError('job_not_found', `job ${jobId} does not exist`, 'jobId'), 404, headers());
+    }
+    deps.onJob?.(job);
+    return c.json(await jobView(job), 200, headers());
+  });
+
+  app.openapi(listReportsRoute, async (c) => {
+    const { profile, limit = LIST_LIMIT.default } = c.req.valid('query');
+    if (!mayUse(accessOf(c), profile)) throw new ForbiddenProfileError();
+    lookupProfile(deps.registry, profile);
+    const jobs = await deps.jobs.listByProfile(profile, limit);
+    return c.json(
+      {
+        profile,
+        jobs: jobs.map((job) => ({
+          jobId: job.jobId,
+          state: job.state,
+          source: job.source,
+          period: periodLabel(job.request.period),
+          createdAt: job.createdAt,
+          updatedAt: job.updatedAt,
+          statusUrl: statusUrlOf(job.jobId),
+          ...(job.reason !== undefined ? { reason: job.reason } : {}),
+        })),
+      },
+      200,
+      headers(),
+    );
+  });
+
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'pbs-export HTTP API',
+      version: API_VERSION,
+      description: 'Starts exports of Portfolio Balance Service portfolios and lists their reports.',
+    },
+    servers: [{ url: base }],
+  });
+
+  app.notFound(() => {
+    throw new RouteNotFoundError();
+  });
+  app.onError((error, c) => {
+    const answer = errorAnswer(error);
+    if (answer.status === 503) deps.onError?.('could not start the export', error);
+    else if (answer.status === 500) deps.onError?.('request failed', error);
+    return c.json(answer.body, answer.status, headers());
+  });
+
+  /** A job as `GET /reports/{jobId}` shows it: links for a succeeded one, the position of a queued one. */
+  async function jobView(job: JobRecord): Promise<z.infer<typeof JobView>> {
+    const now = deps.now();
+    const body: z.infer<typeof JobView> = {
+      jobId: job.jobId,
+      profile: job.profile,
+      state: job.state,
+      source: job.source,
+      period: periodLabel(job.request.period),
+      createdAt: job.createdAt,
+      updatedAt: job.updatedAt,
+      request: job.request,
+      statusUrl: statusUrlOf(job.jobId),
+      ...(job.reason !== undefined ? { reason: job.reason } : {}),
+    };
+    if (job.state === 'queued' && deps.slots !== undefined) {
+      const position = await deps.slots.position(job.profile, job.jobId);
+      if (position !== null) body.queuePosition = position;
+    }
+    if (job.state === 'succeeded' && job.result) {
+      body.runId = job.result.runId;
+      body.linksExpireAt = new Date(now.getTime() + linkExpirySeconds * 1000).toISOString();
+      body.files = await Promise.all(
+        job.result.files.map(async (file) => ({
+          name: file.name,
+          bytes: file.bytes,
+          sha256: file.sha256,
+          ...(file.rows !== undefined ? { rows: file.rows } : {}),
+          url: await presignDownload({
+            client: deps.s3,
+            bucket: deps.bucket,
+            key: file.key,
+            fileName: file.name.split('/').pop() || file.name,
+            expiresInSeconds: linkExpirySeconds,
+            signingDate: now,
+          }),
+        })),
+      );
+    }
+    return body;
+  }
+
+  return app;
+}
+
+/** JSON with object keys sorted, so equal requests serialise equally. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(
+          Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)),
+        )
+      : item,
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * The request and response schemas of the HTTP API (zod): the routes validate requests with them
+ * and the OpenAPI 3.1 document (`GET /openapi.json`) is generated from them.
+ */
+import { z } from '@hono/zod-openapi';
+import { ExportRequestSchema, PROFILE_NAME } from '../export/request.ts';
+import { JOB_ID } from '../jobs/index.ts';
+
+/** Default and largest `limit` of the job list. */
+export const LIST_LIMIT = { default: 20, max: 100 } as const;
+
+/**
+ * A query value as API Gateway hands it: a repeated parameter is one value joined with commas
+ * (so `limit=1&limit=2` is refused as `1,2`, on AWS and locally alike).
+ */
+const queryValue = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (Array.isArray(value) ? value.join(',') : value), schema);
+
+const limitReason = `expected a whole number from 1 to ${LIST_LIMIT.max}`;
+
+/** `GET /reports/{jobId}`. */
+export const JobIdParams = z.object({
+  jobId: z
+    .string()
+    .regex(JOB_ID, 'expected 32 lowercase hex characters')
+    .openapi({ param: { name: 'jobId', in: 'path' }, example: '0123456789abcdef0123456789abcdef' }),
+});
+
+/** `GET /reports?profile=…&limit=…`. */
+export const ListQuery = z.object({
+  profile: queryValue(
+    z
+      .string({ error: 'required' })
+      .min(1, 'required')
+      .regex(PROFILE_NAME, 'expected 1-64 letters, digits, "_" or "-"'),
+  ).openapi({ param: { name: 'profile', in: 'query', required: true }, type: 'string', example: 'acme' }),
+  limit: queryValue(
+    z
+      .string()
+      .regex(/^\d{1,3}$/, limitReason)
+      .transform(Number)
+      .pipe(z.number().int().min(1, limitReason).max(LIST_LIMIT.max, limitReason))
+      .optional(),
+  ).openapi({ param: { name: 'limit', in: 'query', required: false }, type: 'integer', example: 20 }),
+});
+
+/** `POST /reports` body: the export request (`lib/export/request.ts`). */
+export const ExportRequestBody = ExportRequestSchema;
+
+/** The `Idempotency-Key` header: 1-255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** Body of every error answer. */
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      field: z.string().nullable(),
+      issues: z.array(z.object({ field: z.string(), reason: z.string() })),
+    }),
+  })
+  .openapi('Error');
+
+const JobState = z.enum(['queued', 'running', 'succeeded', 'failed']);
+
+/** `202` to a new export. */
+export const Accepted = z
+  .object({ jobId: z.string(), state: JobState, statusUrl: z.url() })
+  .openapi('Accepted');
+
+/** A job as `GET /reports/{jobId}` (and a repeated `POST`) shows it. */
+export const JobView = z
+  .object({
+    jobId: z.string(),
+    profile: z.string(),
+    state: JobState,
+    source: z.enum(['api', 'schedule']),
+    period: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    request: z.record(z.string(), z.any()).describe('the export request, defaults filled in'),
+    statusUrl: z.url(),
+    reason: z.string().optional(),
+    queuePosition: z.number().int().min(1).optional(),
+    runId: z.string().optional(),
+    linksExpireAt: z.string().optional(),
+    files: z
+      .array(
+        z.object({
+          name: z.string(),
+          bytes: z.number().int(),
+          sha256: z.string(),
+          rows: z.number().int().optional(),
+          url: z.url(),
+        }),
+      )
+      .optional(),
+  })
+  .openapi('Job');
+
+/** `GET /reports`: the profile's recent jobs, newest first. */
+export const JobList = z
+  .object({
+    profile: z.string(),
+    jobs: z.array(
+      z.object({
+        jobId: z.string(),
+        state: JobState,
+        source: z.enum(['api', 'schedule']),
+        period: z.string(),
+        createdAt: z.string(),
+        updatedAt: z.string(),
+        statusUrl: z.url(),
+        reason: z.string().optional(),
+      }),
+    ),
+  })
+  .openapi('JobList');

@@ -1,0 +1,102 @@
+/**
+ * Job records and what they refer to: the registered profiles, the job record stored at
+ * `jobs/{jobId}.json`, the S3 layout of the bucket, and the input of an export execution.
+ */
+import { createHash } from 'node:crypto';
+import type { ExportRequest } from '../export/request.ts';
+
+/** One registered portfolio: a request names the profile, never the secret. */
+export interface RegisteredProfile {
+  /** ARN of the Secrets Manager secret holding {@link ServiceSecret} as JSON. */
+  secretArn: string;
+  /** IANA zone of the portfolio: monthly exports cover its previous local month. */
+  timeZone: string;
+  /** Whether the monthly schedule exports it. */
+  monthly: boolean;
+}
+
+/** `PBS_PROFILES`: profile name → registration. */
+export type ProfileRegistry = Record<string, RegisteredProfile>;
+
+/** The JSON value of a profile's secret. */
+export interface ServiceSecret {
+  apiKey: string;
+  apiSecret: string;
+  profileGuid?: string;
+}
+
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** A published file as a job lists it. */
+export interface JobFile {
+  name: string;
+  key: string;
+  bytes: number;
+  sha256: string;
+  rows?: number;
+}
+
+/** `jobs/{jobId}.json`: written with conditional writes so two racing starts cannot both win. */
+export interface JobRecord {
+  jobId: string;
+  profile: string;
+  request: ExportRequest;
+  state: JobState;
+  source: 'api' | 'schedule';
+  /** What made the job unique: an `Idempotency-Key`, the request itself, or (profile, month). */
+  idempotencyKey: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Why it failed (no secret, no stack trace). */
+  reason?: string;
+  /** Where the reports are, once succeeded. */
+  result?: { runId: string; prefix: string; files: JobFile[] };
+}
+
+/** Input of an export execution (and of its plan and finish tasks): the job it runs. */
+export interface ExportInput {
+  jobId: string;
+}
+
+/** Units the workers record metrics in (a subset of Powertools' `MetricUnit`). */
+export type MetricUnitName = 'Count' | 'Bytes' | 'Milliseconds';
+
+/** Where metrics go (Powertools `Metrics` fits). */
+export interface MetricsSink {
+  addMetric(name: string, unit: MetricUnitName, value: number): void;
+}
+
+/** Told which job (and so which profile) a task works on, e.g. to append log keys. */
+export type JobObserver = (job: JobRecord) => void;
+
+/** Item of the monthly Distributed Map: one scheduled profile at the schedule's time. */
+export interface MonthlyItem {
+  profile: string;
+  /** The schedule's `<aws.scheduler.scheduled-time>`, an ISO instant. */
+  scheduledTime: string;
+}
+export interface MonthlyItemOutput {
+  jobId: string;
+  /** False when the (profile, month) job already existed: a retried or duplicated event. */
+  created: boolean;
+}
+
+/** S3 keys of the layout. */
+export const KEYS = {
+  job: (jobId: string) => `jobs/${jobId}.json`,
+  /** Empty marker per job for listing a profile's recent jobs newest first. */
+  jobIndex: (profile: string, createdAtMs: number, jobId: string) =>
+    `jobs/by-profile/${profile}/${String(9_999_999_999_999 - createdAtMs).padStart(13, '0')}-${jobId}`,
+  jobIndexPrefix: (profile: string) => `jobs/by-profile/${profile}/`,
+  plan: (jobId: string) => `work/${jobId}/plan.json`,
+  part: (jobId: string, shard: number) => `work/${jobId}/parts/${shard}.ndjson.gz`,
+  /** Lease of the one export running per registered secret (see `profile-slots.ts`). */
+  slot: (secretHash: string) => `locks/${secretHash}.json`,
+  /** Reports go under `reports/{profile}/{period}/{runId}/` (see `finishExport`). */
+  reportsPrefix: 'reports/',
+} as const;
+
+/** A job id from what makes the job unique, so the same request or key finds the same job. */
+export function jobIdFor(profile: string, idempotencyKey: string): string {
+  return createHash('sha256').update(`${profile}\n${idempotencyKey}`).digest('hex').slice(0, 32);
+}

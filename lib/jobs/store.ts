@@ -1,0 +1,143 @@
+/**
+ * The job store: one JSON record per job at `jobs/{jobId}.json`, created with `If-None-Match: *`
+ * (two racing starts cannot both win) and updated with `If-Match: <ETag>` (read, change, write,
+ * again on a lost race), plus an empty index marker per job for listing a profile's jobs.
+ */
+import {
+  DeleteObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import pLimit from 'p-limit';
+import { retry } from '../retry.ts';
+import { JobConflictError, JobNotFoundError } from './errors.ts';
+import { type JobRecord, KEYS } from './records.ts';
+import { getJson, isConditionalConflict, isPreconditionFailed, putJson } from './s3-objects.ts';
+
+/** A conditional write lost to another writer (412, or 409 while one is in flight). */
+const lostRace = (error: unknown) => isPreconditionFailed(error) || isConditionalConflict(error);
+
+/** Job ids are 32 lowercase hex characters (see `jobIdFor`). */
+export const JOB_ID = /^[0-9a-f]{32}$/;
+
+/** Result of {@link JobStore.create}: the stored job, and whether this call created it. */
+export interface CreateResult {
+  created: boolean;
+  job: JobRecord;
+}
+
+/** Jobs in S3. Every method throws the SDK's error on anything but the expected 404/412. */
+export interface JobStore {
+  /** Creates the record unless one exists under its id; then returns the existing one. */
+  create(job: JobRecord): Promise<CreateResult>;
+  /** The record, or `null`. */
+  get(jobId: string): Promise<JobRecord | null>;
+  /** The record; throws {@link JobNotFoundError}. */
+  require(jobId: string): Promise<JobRecord>;
+  /**
+   * Applies `change` to the current record and writes it if unchanged meanwhile, retrying on a
+   * lost race. `change` returning the record it was given (same object) writes nothing.
+   */
+  update(jobId: string, change: (job: JobRecord) => JobRecord): Promise<JobRecord>;
+  /** Removes a record and its index marker (used to undo a create whose start failed). */
+  remove(job: JobRecord): Promise<void>;
+  /** The profile's most recent jobs, newest first. */
+  listByProfile(profile: string, limit: number): Promise<JobRecord[]>;
+}
+
+/** Options of {@link createJobStore}. */
+export interface JobStoreOptions {
+  client: S3Client;
+  bucket: string;
+  /** Attempts of a conditional update before {@link JobConflictError}. Default 5. */
+  updateAttempts?: number;
+}
+
+/** Builds the S3 job store. */
+export function createJobStore(options: JobStoreOptions): JobStore {
+  const { client, bucket, updateAttempts = 5 } = options;
+
+  const get = async (jobId: string) =>
+    (await getJson<JobRecord>(client, bucket, KEYS.job(jobId)))?.value ?? null;
+  const indexKey = (job: JobRecord) => KEYS.jobIndex(job.profile, Date.parse(job.createdAt), job.jobId);
+  // The marker key only depends on the record, so writing it again is harmless; it is written on
+  // every create call so that a crash between record and marker heals on the retry.
+  const putMarker = (job: JobRecord) =>
+    client.send(new PutObjectCommand({ Bucket: bucket, Key: indexKey(job), Body: new Uint8Array(0) }));
+
+  const store: JobStore = {
+    async create(job) {
+      let created = true;
+      let stored = job;
+      try {
+        await putJson(client, bucket, KEYS.job(job.jobId), job, { ifNoneMatch: '*' });
+      } catch (error) {
+        if (!isPreconditionFailed(error) && !isConditionalConflict(error)) throw error;
+        created = false;
+        // 409 means another create is in flight: reading may still miss it, so retry the read.
+        stored = await retry(
+          async () => (await get(job.jobId)) ?? Promise.reject(new JobNotFoundError(job.jobId)),
+          { attempts: updateAttempts, retryable: (miss) => miss instanceof JobNotFoundError },
+        ).catch((miss: unknown) => {
+          throw miss instanceof JobNotFoundError ? new JobConflictError(job.jobId, { cause: error }) : miss;
+        });
+      }
+      await putMarker(stored);
+      return { created, job: stored };
+    },
+    get,
+    async require(jobId) {
+      const job = await get(jobId);
+      if (job === null) throw new JobNotFoundError(jobId);
+      return job;
+    },
+    async update(jobId, change) {
+      try {
+        return await retry(
+          async () => {
+            const current = await getJson<JobRecord>(client, bucket, KEYS.job(jobId));
+            if (current === null) throw new JobNotFoundError(jobId);
+            const next = change(current.value);
+            if (next === current.value) return next;
+            await putJson(client, bucket, KEYS.job(jobId), next, { ifMatch: current.etag });
+            return next;
+          },
+          { attempts: updateAttempts, retryable: lostRace },
+        );
+      } catch (error) {
+        if (lostRace(error)) throw new JobConflictError(jobId, { cause: error });
+        throw error;
+      }
+    },
+    async remove(job) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: indexKey(job) }));
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: KEYS.job(job.jobId) }));
+    },
+    async listByProfile(profile, limit) {
+      const ids: string[] = [];
+      let token: string | undefined;
+      // No MaxKeys: S3's default page (1000) covers any limit up to 100, and s3rver answers 500
+      // to max-keys. Markers sort newest first, so the first pages hold the newest jobs.
+      do {
+        const page = await client.send(
+          new ListObjectsV2Command({
+            Bucket: bucket,
+            Prefix: KEYS.jobIndexPrefix(profile),
+            ContinuationToken: token,
+          }),
+        );
+        for (const object of page.Contents ?? []) {
+          const id = object.Key?.split('/').pop()?.split('-')[1];
+          if (id !== undefined && JOB_ID.test(id) && !ids.includes(id)) ids.push(id);
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token !== undefined && ids.length < limit);
+      const limitReads = pLimit(8);
+      const jobs = await Promise.all(ids.slice(0, limit).map((id) => limitReads(() => get(id))));
+      // A marker without a record is an undone start: skip it.
+      return jobs.filter((job): job is JobRecord => job !== null);
+    },
+  };
+  return store;
+}

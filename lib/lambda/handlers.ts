@@ -1,0 +1,219 @@
+/**
+ * The handlers of the Lambda entry points (`functions/`): each over its context (deps plus
+ * observability), built lazily on the first invocation so that importing a handler has no side
+ * effect, and run on Middy with Powertools' middlewares (`observability.ts`).
+ */
+
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { handle, type LambdaEvent } from 'hono/aws-lambda';
+import { ValidationError } from '../errors.ts';
+import {
+  type ApiDeps,
+  type ApiEvent,
+  type ApiResult,
+  createApi,
+  type FetchHandler,
+} from '../http-api/index.ts';
+import {
+  JOB_ID,
+  type MonthlyDeps,
+  type MonthlyItem,
+  type MonthlyItemOutput,
+  type ProfileSlots,
+  startMonthlyExport,
+} from '../jobs/index.ts';
+import {
+  createWorkers,
+  type ExportInput,
+  type FailInput,
+  type FailOutput,
+  type FetchShardInput,
+  type FetchShardOutput,
+  type FinishOutput,
+  type PlanOutput,
+  type WorkerDeps,
+  type Workers,
+  withProfileSlots,
+} from '../workflow/index.ts';
+import {
+  appendJobKeys,
+  type InvocationKeys,
+  type LambdaHandler,
+  type Observability,
+  withObservability,
+} from './observability.ts';
+
+/** A value, or a function building it on first use. */
+export type Lazy<T> = T | (() => T);
+
+/** Memoises a lazy value: built once, on the first call. */
+export function memo<T>(value: Lazy<T>): () => T {
+  let built: { value: T } | undefined;
+  return () => {
+    built ??= { value: typeof value === 'function' ? (value as () => T)() : value };
+    return built.value;
+  };
+}
+
+/** Deps of the export workers' handlers. */
+export interface WorkerContext extends Omit<WorkerDeps, 'metrics' | 'onJob'> {
+  obs: Observability;
+  /** One running export per secret (deployed: always; see `profile-slots.ts`). */
+  slots?: ProfileSlots;
+}
+
+/** Deps of the HTTP API handler. */
+export interface ApiContext extends Omit<ApiDeps, 'metrics' | 'onJob' | 'onError'> {
+  obs: Observability;
+}
+
+/** Deps of the monthly item handler. */
+export interface MonthlyContext extends Omit<MonthlyDeps, 'metrics' | 'onJob'> {
+  obs: Observability;
+}
+
+/** Checks a task payload's `jobId`; throws `ValidationError`. */
+export function requireJobId(event: unknown): string {
+  const jobId = (event as { jobId?: unknown } | null)?.jobId;
+  if (typeof jobId !== 'string' || !JOB_ID.test(jobId)) {
+    throw new ValidationError('jobId', 'expected 32 lowercase hex characters');
+  }
+  return jobId;
+}
+
+/** The `jobId` of a task payload, if it has one (for the log keys, before validation). */
+function jobIdOf(event: unknown): InvocationKeys {
+  const jobId = (event as { jobId?: unknown } | null)?.jobId;
+  return typeof jobId === 'string' ? { jobId } : {};
+}
+
+/** The workers over a (lazy) context, wrapped in the profile slots when configured; built on first use. */
+function boundWorkers(context: Lazy<WorkerContext>): () => { obs: Observability; workers: Workers } {
+  return memo(() => {
+    const ctx = memo(context)();
+    const created = createWorkers({
+      ...ctx,
+      metrics: ctx.obs.metrics,
+      onJob: (job) => appendJobKeys(ctx.obs, { profile: job.profile }),
+    });
+    const workers = ctx.slots ? withProfileSlots(created, ctx.slots, ctx.jobs) : created;
+    return { obs: ctx.obs, workers };
+  });
+}
+
+/**
+ * The handler of one worker task on Middy (`withObservability`): `jobId` and, once the job is
+ * read, `profile` on every log line, the workers' metrics flushed at the end. The context is
+ * built on the first invocation (a configuration error throws there, naming the variable).
+ */
+export function workerHandler<E, R>(
+  context: Lazy<WorkerContext>,
+  task: (workers: Workers, event: E) => Promise<R>,
+): LambdaHandler<E, R> {
+  const built = memo(() => {
+    const { obs, workers } = boundWorkers(context)();
+    return withObservability<E, R>(obs, jobIdOf, (event) => {
+      requireJobId(event);
+      return task(workers, event);
+    });
+  });
+  return async (event, lambdaContext) => built()(event, lambdaContext);
+}
+
+/** The API app over a (lazy) context, with the observability hooks, built on first use. */
+function apiApp(context: Lazy<ApiContext>): () => { obs: Observability; app: OpenAPIHono } {
+  return memo(() => {
+    const ctx = memo(context)();
+    const app = createApi({
+      ...ctx,
+      metrics: ctx.obs.metrics,
+      onJob: (job) => appendJobKeys(ctx.obs, { jobId: job.jobId, profile: job.profile }),
+      onError: (message, error) => ctx.obs.logger.error(message, error as Error),
+    });
+    return { obs: ctx.obs, app };
+  });
+}
+
+/**
+ * The event as `hono/aws-lambda` reads it: the query string rebuilt from
+ * `queryStringParameters`, API Gateway's parsed form (a repeated parameter joined with commas),
+ * so that the parameters the API validates are the ones API Gateway hands over.
+ */
+function withParsedQuery(event: ApiEvent): ApiEvent {
+  const parameters = Object.entries(event.queryStringParameters ?? {}).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined,
+  );
+  const rawQueryString = parameters
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+    .join('&');
+  return { ...event, rawQueryString };
+}
+
+/**
+ * The HTTP API's handler: the Hono app behind `hono/aws-lambda`, on Middy. A configuration error
+ * throws on the first request: API Gateway answers a bare 500, Lambda logs the error.
+ */
+export function createApiHandler(context: Lazy<ApiContext>): LambdaHandler<ApiEvent, ApiResult> {
+  const built = memo(() => {
+    const { obs, app } = apiApp(context)();
+    const handler = handle(app);
+    return withObservability<ApiEvent, ApiResult>(
+      obs,
+      () => ({}),
+      // Hono's own event type differs from @types/aws-lambda's (`body: string | null`) only in name.
+      async (event) => (await handler(withParsedQuery(event) as unknown as LambdaEvent)) as ApiResult,
+    );
+  });
+  return async (event, lambdaContext) => built()(event, lambdaContext);
+}
+
+/**
+ * The HTTP API as a `fetch` handler over a (lazy) context: what `npm run serve` serves (no
+ * Lambda there, so no Middy: the keys a request appended are cleared after it).
+ */
+export function createApiFetch(context: Lazy<ApiContext>): FetchHandler {
+  const built = apiApp(context);
+  return async (request, env) => {
+    const { obs, app } = built();
+    try {
+      return await app.fetch(request, env as object | undefined);
+    } finally {
+      obs.logger.resetKeys();
+    }
+  };
+}
+
+/** The monthly Map's item handler (`MonthlyItem` → `MonthlyItemOutput`), on Middy. */
+export function createMonthlyStartHandler(
+  context: Lazy<MonthlyContext>,
+): LambdaHandler<MonthlyItem, MonthlyItemOutput> {
+  const built = memo(() => {
+    const ctx = memo(context)();
+    const profileOf = (event: MonthlyItem) =>
+      typeof event?.profile === 'string' ? { profile: event.profile } : {};
+    return withObservability<MonthlyItem, MonthlyItemOutput>(ctx.obs, profileOf, (event) =>
+      startMonthlyExport(event, {
+        ...ctx,
+        metrics: ctx.obs.metrics,
+        onJob: (job) => appendJobKeys(ctx.obs, { jobId: job.jobId, profile: job.profile }),
+      }),
+    );
+  });
+  return async (event, lambdaContext) => built()(event, lambdaContext);
+}
+
+/** The plan task's handler (`ExportInput` → `PlanOutput`: job → running, plan.json written). */
+export const createPlanHandler = (context: Lazy<WorkerContext>) =>
+  workerHandler<ExportInput, PlanOutput>(context, (workers, event) => workers.plan(event));
+
+/** The fetch-shard task's handler (one Map item: the shard fetched, uploaded as a part). */
+export const createFetchShardHandler = (context: Lazy<WorkerContext>) =>
+  workerHandler<FetchShardInput, FetchShardOutput>(context, (workers, event) => workers.fetchShard(event));
+
+/** The finish task's handler (parts assembled, reports and manifest published, job → succeeded). */
+export const createFinishHandler = (context: Lazy<WorkerContext>) =>
+  workerHandler<ExportInput, FinishOutput>(context, (workers, event) => workers.finish(event));
+
+/** The catch task's handler (`{ jobId, error }` or `{ jobId, executionStatus }` → job failed). */
+export const createFailHandler = (context: Lazy<WorkerContext>) =>
+  workerHandler<FailInput, FailOutput>(context, (workers, event) => workers.fail(event));

@@ -1,0 +1,131 @@
+/**
+ * The production defaults of the Lambda functions, built from the environment in this one place
+ * (nothing else in `lib/` reads `process.env`). Each piece is built on first use, so a function
+ * only needs the variables of what it uses (the API needs no service URL, for instance), and a
+ * missing or invalid variable is a `ConfigError` naming it (`env.ts`).
+ */
+import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import {
+  createJobStore,
+  createProfileSlots,
+  createSfnStarter,
+  type ExecutionStarter,
+  type JobStore,
+  type ProfileRegistry,
+} from '../jobs/index.ts';
+import type { ConnectionSettings } from '../settings.ts';
+import { createS3Client } from '../storage/index.ts';
+import type { ServiceFactory } from '../workflow/index.ts';
+import { ENV, type Env, OPTIONAL_ENV, readEnv } from './env.ts';
+import { type ApiContext, type MonthlyContext, memo, type WorkerContext } from './handlers.ts';
+import { createObservability, type Observability } from './observability.ts';
+import { createSecretReader } from './secrets.ts';
+import { createServiceFactory } from './service.ts';
+
+export type { Env };
+
+/** The contexts of every function, built lazily from one environment. */
+export interface Runtime {
+  obs: Observability;
+  apiContext(): ApiContext;
+  monthlyContext(): MonthlyContext;
+  workerContext(): WorkerContext;
+}
+
+/** Builds the runtime over `env` (`serviceName` names the function in logs and metrics). */
+export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
+  const obs = createObservability(serviceName);
+  const { tracer } = obs;
+
+  const bucket = memo(() => readEnv(env, ENV.bucket));
+  const s3 = memo((): S3Client => {
+    const endpoint = readEnv(env, OPTIONAL_ENV.s3Endpoint);
+    const client =
+      endpoint === undefined
+        ? new S3Client({})
+        : createS3Client({ region: readEnv(env, 'AWS_REGION'), endpoint, forcePathStyle: true });
+    return tracer.captureAWSv3Client(client);
+  });
+  const jobs = memo((): JobStore => createJobStore({ client: s3(), bucket: bucket() }));
+  const registry = memo((): ProfileRegistry => readEnv(env, ENV.profiles));
+  const starter = memo(
+    (): ExecutionStarter =>
+      createSfnStarter({
+        client: tracer.captureAWSv3Client(new SFNClient({})),
+        stateMachineArn: readEnv(env, ENV.exportStateMachineArn),
+      }),
+  );
+  const services = memo((): ServiceFactory => {
+    const shape = readEnv(env, ENV.serviceShape);
+    const settings: ConnectionSettings = {
+      baseUrl: readEnv(env, ENV.baseUrl),
+      requestsPerSecond: readEnv(env, ENV.requestsPerSecond),
+      ...(shape !== undefined ? { shape } : {}),
+    };
+    const readSecret = createSecretReader({
+      client: tracer.captureAWSv3Client(new SecretsManagerClient({})),
+      maxAgeSeconds: readEnv(env, ENV.secretMaxAgeSeconds),
+    });
+    return createServiceFactory({
+      registry: registry(),
+      readSecret,
+      settings,
+      client: {
+        // One client per task, tasks one after another in each Map slot: a bucket starting empty
+        // keeps each slot at requestsPerSecond however short its tasks are (a full one would not).
+        initialTokens: 0,
+        logger: {
+          warn: (message, context) => obs.logger.warn(message, context ?? {}),
+          debug: (message, context) => obs.logger.debug(message, context ?? {}),
+        },
+      },
+    });
+  });
+  const now = () => new Date();
+  const profilesClaim = memo(() => readEnv(env, ENV.profilesClaim));
+  const slots = memo(() => createProfileSlots({ client: s3(), bucket: bucket(), registry: registry(), now }));
+
+  return {
+    obs,
+    apiContext: () => ({
+      obs,
+      registry: registry(),
+      jobs: jobs(),
+      starter: starter(),
+      s3: s3(),
+      bucket: bucket(),
+      now,
+      linkExpirySeconds: readEnv(env, ENV.linkExpirySeconds),
+      profilesClaim: profilesClaim(),
+      publicBaseUrl: readEnv(env, ENV.publicBaseUrl),
+      slots: slots(),
+    }),
+    monthlyContext: () => ({
+      obs,
+      registry: registry(),
+      jobs: jobs(),
+      starter: starter(),
+      now,
+      slots: slots(),
+    }),
+    workerContext: () => ({
+      obs,
+      jobs: jobs(),
+      s3: s3(),
+      bucket: bucket(),
+      services: services(),
+      now,
+      slots: slots(),
+    }),
+  };
+}
+
+let processRuntime: Runtime | undefined;
+
+/** The runtime of this Lambda process, over `process.env`, built on first use. */
+export function lambdaRuntime(): Runtime {
+  processRuntime ??= createRuntime(process.env, process.env.POWERTOOLS_SERVICE_NAME ?? 'pbs-export');
+  return processRuntime;
+}

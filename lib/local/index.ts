@@ -1,0 +1,18 @@
+/**
+ * FOR LOCAL USE ONLY: the whole stack of `npm run serve` (simulator, s3rver, the HTTP API, the
+ * export state machine as synthesized, run by aws-local-stepfunctions, with the workers). Kept out
+ * of `lib/lambda` so that no Lambda bundle pulls in s3rver, the simulator or the CDK.
+ */
+export {
+  LOCAL_BUCKET,
+  LOCAL_MACHINE_CONFIG,
+  type LocalService,
+  type LocalServiceOptions,
+  startLocalService,
+} from './local-service.ts';
+export {
+  createStateMachineStarter,
+  LOCAL_RETRY_INTERVAL_MS,
+  type LocalRunEvents,
+  type LocalStarter,
+} from './state-machine.ts';

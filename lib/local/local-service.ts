@@ -1,0 +1,177 @@
+/**
+ * FOR LOCAL USE ONLY: the whole local stack of `npm run serve` in one call, so that `bin/serve.ts`
+ * stays a thin command line and the tests start exactly what a user starts: the embedded
+ * simulator (demo data), an in-process s3rver on a temporary folder, the HTTP API served over
+ * `@hono/node-server`, and exports run by the export state machine the stack deploys, executed
+ * in-process by aws-local-stepfunctions (`state-machine.ts`).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from 's3rver';
+import { type ExportMachine, synthesizeExportMachine } from '../../infra/definitions.ts';
+import { type LocalApiServer, startLocalApiServer } from '../http-api/index.ts';
+import {
+  addConditionalWrites,
+  createJobStore,
+  createProfileSlots,
+  type JobStore,
+  type ProfileRegistry,
+} from '../jobs/index.ts';
+import {
+  createApiFetch,
+  createFailHandler,
+  createFetchShardHandler,
+  createFinishHandler,
+  createObservability,
+  createPlanHandler,
+  createServiceFactory,
+  type WorkerContext,
+} from '../lambda/index.ts';
+import { startSimulator } from '../simulator/index.ts';
+import type { RunningSimulator } from '../simulator/types.ts';
+import { createS3Client } from '../storage/index.ts';
+import { makeObjectWritesAtomic } from '../storage/s3rver-atomic.ts';
+import { createStateMachineStarter, type LocalRunEvents, type LocalStarter } from './state-machine.ts';
+
+/** Bucket of the local S3 store. */
+export const LOCAL_BUCKET = 'pbs-local';
+
+/** Options of {@link startLocalService}. */
+export interface LocalServiceOptions extends LocalRunEvents {
+  /** Port of the API (0: any free port). Default 3000. */
+  port?: number;
+  /** Port of the local S3 store (0: any free port). Default 0. */
+  s3Port?: number;
+  /** Time zone registered for every profile. Default UTC. */
+  timeZone?: string;
+  /**
+   * URL callers reach the API at, for status URLs (e.g. behind a proxy). Default: the URL the
+   * server listens on. Request headers (`Host`, `X-Forwarded-Proto`) are never used.
+   */
+  publicUrl?: string;
+  /** The export state machine to run; default: synthesized from `infra/` ({@link LOCAL_MACHINE_CONFIG}). */
+  exportMachine?: ExportMachine;
+}
+
+/**
+ * What the local machine is synthesized with, over `cdk.json`'s sample config: two shards at a
+ * time × 10 requests/s stays within the simulator's 20 per key (the same bound the stack checks).
+ */
+export const LOCAL_MACHINE_CONFIG = { exportMapConcurrency: 2, requestsPerSecond: 10 } as const;
+
+/** A running local stack. */
+export interface LocalService {
+  /** Base URL of the HTTP API, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  simulator: RunningSimulator;
+  /** Endpoint of the local S3 store and the folder holding its data. */
+  s3Endpoint: string;
+  s3Dir: string;
+  bucket: string;
+  /** The job store `serve` uses (tests read records through it). */
+  jobs: JobStore;
+  /** The local state machine's executions (`idle()` waits for every export started so far). */
+  starter: LocalStarter;
+  /** Stops the API, waits for running exports, stops the stores and removes the data folder. */
+  close(): Promise<void>;
+}
+
+/** Starts the local stack. LOCAL USE ONLY (see the module comment). */
+export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
+  const timeZone = options.timeZone ?? 'UTC';
+  const simulator = await startSimulator({});
+  const dir = await mkdtemp(join(tmpdir(), 'pbs-serve-s3-'));
+  const s3rver = new S3rver({
+    address: '127.0.0.1',
+    port: options.s3Port ?? 0,
+    silent: true,
+    directory: dir,
+    configureBuckets: [{ name: LOCAL_BUCKET }],
+  });
+  makeObjectWritesAtomic(s3rver);
+  const { port: s3Port } = await s3rver.run();
+  const s3Endpoint = `http://127.0.0.1:${s3Port}`;
+  const s3 = createS3Client({
+    region: 'us-east-1',
+    endpoint: s3Endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  // The job store and the slots need S3's conditional writes, which s3rver ignores.
+  addConditionalWrites(s3);
+
+  const arnOf = (name: string) => `arn:aws:secretsmanager:local:000000000000:secret:pbs/${name}`;
+  const registry: ProfileRegistry = Object.fromEntries(
+    simulator.profiles.map((p) => [p.name, { secretArn: arnOf(p.name), timeZone, monthly: true }]),
+  );
+  const readSecret = async (arn: string) => {
+    const profile = simulator.profiles.find((p) => arnOf(p.name) === arn);
+    if (!profile) throw new Error('no such local secret');
+    return { apiKey: profile.apiKey, apiSecret: profile.apiSecret, profileGuid: profile.profileGuid };
+  };
+  const obs = createObservability('pbs-export-local');
+  const jobs = createJobStore({ client: s3, bucket: LOCAL_BUCKET });
+  const now = () => new Date();
+  // One export per API key at a time, queued jobs first in, first out: as deployed.
+  const slots = createProfileSlots({ client: s3, bucket: LOCAL_BUCKET, registry, now });
+  const workerContext: WorkerContext = {
+    obs,
+    jobs,
+    s3,
+    bucket: LOCAL_BUCKET,
+    now,
+    slots,
+    services: createServiceFactory({
+      registry,
+      readSecret,
+      settings: { baseUrl: simulator.url, requestsPerSecond: LOCAL_MACHINE_CONFIG.requestsPerSecond },
+    }),
+  };
+  // The definition the stack deploys, its tasks answered by what functions/export-*.ts are.
+  const machine = options.exportMachine ?? synthesizeExportMachine(LOCAL_MACHINE_CONFIG);
+  const starter = createStateMachineStarter(
+    machine,
+    {
+      plan: createPlanHandler(workerContext),
+      fetchShard: createFetchShardHandler(workerContext),
+      finish: createFinishHandler(workerContext),
+      fail: createFailHandler(workerContext),
+    },
+    options.onDone ? { onDone: options.onDone } : {},
+  );
+  // Built on the first request, when the server's own URL is known (port 0 picks a free port).
+  const api: LocalApiServer = await startLocalApiServer(
+    createApiFetch(() => ({
+      obs,
+      registry,
+      jobs,
+      starter,
+      s3,
+      bucket: LOCAL_BUCKET,
+      now,
+      linkExpirySeconds: 3600,
+      publicBaseUrl: options.publicUrl ?? api.url,
+      slots,
+    })),
+    { port: options.port ?? 3000 },
+  );
+
+  return {
+    url: api.url,
+    simulator,
+    s3Endpoint,
+    s3Dir: dir,
+    bucket: LOCAL_BUCKET,
+    jobs,
+    starter,
+    async close() {
+      await api.close().catch(() => {});
+      await starter.idle().catch(() => {});
+      s3.destroy();
+      await s3rver.close().catch(() => {});
+      await simulator.close().catch(() => {});
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

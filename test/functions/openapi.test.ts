@@ -1,0 +1,79 @@
+/**
+ * `GET /openapi.json`: the OpenAPI 3.1 document generated from the API's zod schemas, served by
+ * the same app as the routes and checked against the OpenAPI 3.1 meta-schema by an independent
+ * validator (`@seriousme/openapi-schema-validator`).
+ */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiHandler } from '../../lib/lambda/index.ts';
+import { loadEvent, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
+
+let h: WorkflowHarness;
+let document: Record<string, unknown>;
+let status: number | undefined;
+beforeAll(async () => {
+  h = await startWorkflowHarness();
+  const event = await loadEvent('get-report.json');
+  event.rawPath = '/openapi.json';
+  event.requestContext.http.path = '/openapi.json';
+  const result = await createApiHandler(h.apiContext({ publicBaseUrl: 'https://reports.example.com/v1' }))(
+    event,
+  );
+  status = result.statusCode;
+  document = JSON.parse(result.body ?? 'null') as Record<string, unknown>;
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe('GET /openapi.json', () => {
+  it('answers 200 with an OpenAPI 3.1 document', () => {
+    expect(status).toBe(200);
+    expect(document.openapi).toBe('3.1.0');
+  });
+
+  it('serves a document that the OpenAPI 3.1 meta-schema accepts', async () => {
+    const validator = new Validator();
+
+    const result = await validator.validate(structuredClone(document));
+
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('documents the three report routes with their methods', () => {
+    const paths = document.paths as Record<string, Record<string, unknown>>;
+
+    expect(Object.keys(paths).sort()).toEqual(['/reports', '/reports/{jobId}']);
+    expect(Object.keys(paths['/reports'] ?? {}).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(paths['/reports/{jobId}'] ?? {})).toEqual(['get']);
+  });
+
+  it('documents the export request body with its required fields, from the request schema', () => {
+    type Body = { content: Record<string, { schema: { required?: string[]; properties?: object } }> };
+    const paths = document.paths as Record<string, Record<string, { requestBody?: Body }>>;
+    const schema = paths['/reports']?.post?.requestBody?.content['application/json']?.schema;
+
+    expect(schema?.required).toEqual(expect.arrayContaining(['profile', 'period']));
+    expect(Object.keys(schema?.properties ?? {})).toEqual(
+      expect.arrayContaining(['profile', 'period', 'formats', 'filters']),
+    );
+  });
+
+  it('documents jobId as a path parameter and profile as a required query parameter', () => {
+    const paths = document.paths as Record<
+      string,
+      Record<string, { parameters?: { name: string; in: string; required?: boolean }[] }>
+    >;
+    const getJob = paths['/reports/{jobId}']?.get?.parameters ?? [];
+    const list = paths['/reports']?.get?.parameters ?? [];
+
+    expect(getJob).toContainEqual(expect.objectContaining({ name: 'jobId', in: 'path', required: true }));
+    expect(list).toContainEqual(expect.objectContaining({ name: 'profile', in: 'query', required: true }));
+    expect(list).toContainEqual(expect.objectContaining({ name: 'limit', in: 'query' }));
+  });
+
+  it('names the configured public URL as the server, never a request header', () => {
+    expect(document.servers).toEqual([{ url: 'https://reports.example.com/v1' }]);
+  });
+});
