@@ -156,11 +156,30 @@ describe('createNormalizer transactions', () => {
   });
 
   it('returns an exponent amount in plain notation', () => {
-    const raw = trade({ fee: { amount: '1e-7', currency: 'USD', symbol: 'ETH', quantity: '2.5E-8' } });
+    const raw = trade({ fee: { amount: '1e-7', currency: 'BTC', symbol: 'ETH', quantity: '2.5E-8' } });
     const n = normalizer();
     n.observe(raw);
     const row = byKey(n.transactionsSpec(), n.transactionRow(raw));
     expect([row.fee_amount, row.fee_quantity]).toEqual(['0.0000001', '0.000000025']);
+  });
+
+  it('returns money to its currency minor unit, rounded half to even, and quantities as sent', () => {
+    const raw = trade({
+      value: { amount: '2543.5', currency: 'USD' },
+      fee: { amount: '1000.5', currency: 'JPY', symbol: 'ETH', quantity: '0.024123745819401519' },
+      movements: [{ symbol: 'ETH', amount: '-1.250000000000000000', value: '-0.125' }],
+    });
+    const n = normalizer();
+    n.observe(raw);
+    const row = byKey(n.transactionsSpec(), n.transactionRow(raw));
+    const movement = byKey(n.movementsSpec(), n.movementRows(raw)[0] ?? []);
+    expect([row.value_amount, row.fee_amount, row.fee_quantity, movement.amount, movement.value]).toEqual([
+      '2543.50',
+      '1000',
+      '0.024123745819401519',
+      '-1.250000000000000000',
+      '-0.12',
+    ]);
   });
 
   it('returns unknown fields as extra text columns in sorted order, flattened with dots', () => {
@@ -230,7 +249,7 @@ describe('createNormalizer transactions', () => {
     expect(error).toMatchObject({ path: 'value.amount', transactionId: 'tx_1' });
   });
 
-  it('returns negative zero amounts as unsigned zero with their scale', () => {
+  it('returns negative zero amounts as unsigned zero to the minor unit', () => {
     const raw = trade({
       value: { amount: '-0.000', currency: 'USD' },
       fee: { amount: '-0', currency: 'USD' },
@@ -238,8 +257,8 @@ describe('createNormalizer transactions', () => {
     const n = normalizer();
     n.observe(raw);
     expect(byKey(n.transactionsSpec(), n.transactionRow(raw))).toMatchObject({
-      value_amount: '0.000',
-      fee_amount: '0',
+      value_amount: '0.00',
+      fee_amount: '0.00',
     });
   });
 
@@ -285,7 +304,7 @@ describe('createNormalizer transactions', () => {
       'T-9',
       '2025-03-14T09:26:53.000Z',
       '0.1 BTC',
-      '8000',
+      '8000.00',
       'EUR',
       'api',
     ]);

@@ -10,6 +10,7 @@ import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
 import { getPath } from '../pbs/path.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import { absDecimal, parseDecimal, signDecimal, trimDecimal } from './decimal.ts';
+import { moneyCell } from './money.ts';
 import type { Cell, Column, Row, TableSpec } from './table.ts';
 import { fastUtcInstant } from './zoned.ts';
 
@@ -424,9 +425,9 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       tx.ledgerId,
       quantities(tx, 1),
       quantities(tx, -1),
-      tx.valueAmount,
+      moneyCell(tx.valueAmount, tx.valueCurrency),
       tx.valueCurrency,
-      tx.feeAmount,
+      moneyCell(tx.feeAmount, tx.feeCurrency),
       tx.feeCurrency,
       tx.feeSymbol,
       tx.feeQuantity,
@@ -442,7 +443,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       tx.date,
       movement.symbol,
       movement.amount,
-      movement.value,
+      moneyCell(movement.value, tx.valueCurrency),
       signDecimal(movement.amount) < 0 ? 'out' : 'in',
       ...extraCells(movement.extras, known, tx.id),
     ]);
@@ -505,7 +506,10 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         text(raw, fields.category),
         text(raw, fields.protocol),
         text(raw, fields.hash),
-        decimal(raw, fields.valueAmount, fields.valueAmount, id, at),
+        moneyCell(
+          decimal(raw, fields.valueAmount, fields.valueAmount, id, at),
+          text(raw, fields.valueCurrency),
+        ),
         text(raw, fields.valueCurrency),
         ...extraCells(extrasOf(raw), freeze().changeExtras, id),
       ];

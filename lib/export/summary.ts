@@ -1,8 +1,11 @@
 /**
- * Summaries of canonical transactions: by month × protocol × category, and by token. Every sum
- * is an exact decimal; TOTAL rows are the exact sums of the rows above them.
+ * Summaries of canonical transactions: by month × protocol × category, and by token. Money is
+ * shown to its currency's minor unit: each transaction's amount is rounded once (half to even,
+ * as the transactions report shows it), sums add the rounded amounts exactly, and TOTAL rows are
+ * the exact sums of the rows above them as shown.
  */
 import { absDecimal, addDecimal, DecimalSum, signDecimal, subtractDecimal } from './decimal.ts';
+import { moneyCell, toMinorUnit } from './money.ts';
 import type { CanonicalTransaction } from './normalize.ts';
 import type { Cell, Column, Row, TableSource, TableSpec } from './table.ts';
 import { wallClock } from './zoned.ts';
@@ -134,22 +137,40 @@ export function createSummary(options: SummaryOptions): Summary {
     return group;
   }
 
+  /** The by-month rows as shown: money to its currency's minor unit (see `money.ts`). */
+  function shownMonthGroups(): { keys: MonthGroup['keys']; count: number; value: string; fees: string }[] {
+    return [...months.values()].sort(byKeys).map((group) => ({
+      keys: group.keys,
+      count: group.count,
+      value: toMinorUnit(group.value.text(), currencyCell(group.keys[3])),
+      fees: toMinorUnit(group.fees.text(), currencyCell(group.keys[3])),
+    }));
+  }
+
+  /** Per currency, the sums of the by-month rows as shown (so a TOTAL row adds up on paper). */
   function totals(): Map<string, CurrencyTotal> {
     const byCurrency = new Map<string, CurrencyTotal>();
-    for (const group of months.values()) {
+    for (const group of shownMonthGroups()) {
       const currency = group.keys[3];
       const total = byCurrency.get(currency) ?? { count: 0, value: '0', fees: '0' };
       byCurrency.set(currency, {
         count: total.count + group.count,
-        value: addDecimal(total.value, group.value.text()),
-        fees: addDecimal(total.fees, group.fees.text()),
+        value: addDecimal(total.value, group.value),
+        fees: addDecimal(total.fees, group.fees),
+      });
+    }
+    for (const [currency, total] of byCurrency) {
+      byCurrency.set(currency, {
+        ...total,
+        value: toMinorUnit(total.value, currencyCell(currency)),
+        fees: toMinorUnit(total.fees, currencyCell(currency)),
       });
     }
     return byCurrency;
   }
 
   function monthRows(): Row[] {
-    const rows: Row[] = [...months.values()].sort(byKeys).map((group) => {
+    const rows: Row[] = shownMonthGroups().map((group) => {
       const [month, protocol, category, currency] = group.keys;
       return [
         month,
@@ -157,8 +178,8 @@ export function createSummary(options: SummaryOptions): Summary {
         category,
         currencyCell(currency),
         String(group.count),
-        group.value.text(),
-        group.fees.text(),
+        group.value,
+        group.fees,
       ];
     });
     const byCurrency = totals();
@@ -175,10 +196,13 @@ export function createSummary(options: SummaryOptions): Summary {
     const totals = new Map<string, { inValue: string; outValue: string }>();
     const rows: Row[] = groups.map((group) => {
       const [token, currency] = group.keys;
+      const money = (amount: string) => toMinorUnit(amount, currencyCell(currency));
+      const inValue = money(group.inValue.text());
+      const outValue = money(group.outValue.text());
       const total = totals.get(currency) ?? { inValue: '0', outValue: '0' };
       totals.set(currency, {
-        inValue: addDecimal(total.inValue, group.inValue.text()),
-        outValue: addDecimal(total.outValue, group.outValue.text()),
+        inValue: addDecimal(total.inValue, inValue),
+        outValue: addDecimal(total.outValue, outValue),
       });
       return [
         token,
@@ -186,22 +210,23 @@ export function createSummary(options: SummaryOptions): Summary {
         group.inQuantity.text(),
         group.outQuantity.text(),
         subtractDecimal(group.inQuantity.text(), group.outQuantity.text()),
-        group.inValue.text(),
-        group.outValue.text(),
-        subtractDecimal(group.inValue.text(), group.outValue.text()),
+        inValue,
+        outValue,
+        money(subtractDecimal(inValue, outValue)),
       ];
     });
     for (const currency of [...totals.keys()].sort()) {
       const total = totals.get(currency) as { inValue: string; outValue: string };
+      const money = (amount: string) => toMinorUnit(amount, currencyCell(currency));
       rows.push([
         TOTAL,
         currencyCell(currency),
         null,
         null,
         null,
-        total.inValue,
-        total.outValue,
-        subtractDecimal(total.inValue, total.outValue),
+        money(total.inValue),
+        money(total.outValue),
+        money(subtractDecimal(total.inValue, total.outValue)),
       ]);
     }
     return rows;
@@ -215,22 +240,26 @@ export function createSummary(options: SummaryOptions): Summary {
       const currency = tx.valueCurrency ?? tx.feeCurrency ?? '';
       const main = monthGroup([month, protocol, category, currency]);
       main.count += 1;
-      if (tx.valueAmount !== null) main.value.add(tx.valueAmount);
+      // Each amount is rounded once, as the transactions report shows it; sums add the rounded amounts.
+      // An amount sent without a currency counts (and is rounded) in the currency of its row.
+      const value = moneyCell(tx.valueAmount, currencyCell(currency));
+      if (value !== null) main.value.add(value);
       if (tx.feeAmount !== null) {
         const feeGroup =
           tx.feeCurrency === null || tx.feeCurrency === currency
             ? main
             : monthGroup([month, protocol, category, tx.feeCurrency]);
-        feeGroup.fees.add(tx.feeAmount);
+        feeGroup.fees.add(toMinorUnit(tx.feeAmount, currencyCell(feeGroup.keys[3])));
       }
       for (const movement of tx.movements) {
         const group = tokenGroup([movement.symbol, tx.valueCurrency ?? '']);
+        const value = moneyCell(movement.value, tx.valueCurrency);
         if (signDecimal(movement.amount) < 0) {
           group.outQuantity.add(absDecimal(movement.amount));
-          if (movement.value !== null) group.outValue.add(absDecimal(movement.value));
+          if (value !== null) group.outValue.add(absDecimal(value));
         } else {
           group.inQuantity.add(movement.amount);
-          if (movement.value !== null) group.inValue.add(movement.value);
+          if (value !== null) group.inValue.add(value);
         }
       }
     },

@@ -72,10 +72,17 @@ export function isExactNumber(decimal: string, value: number): boolean {
   return exact.c.length <= EXCEL_DIGITS && new Big(String(value)).eq(exact);
 }
 
-/** `#,##0.00…` with as many decimals as the source literal has (so `10.50` shows as `10.50`). */
+/**
+ * `#,##0.00…` with as many decimals as the source literal has (so `10.50` shows as `10.50`), but
+ * never more significant digits than a spreadsheet number holds (15): past them a cell would
+ * show binary noise (`-0.024123745819401500` for `…519`). The `(exact)` column keeps the rest.
+ */
 export function decimalFormat(decimal: string): string {
-  const dot = decimal.indexOf('.');
-  const scale = dot < 0 ? 0 : Math.min(decimal.length - dot - 1, MAX_FORMAT_DECIMALS);
+  const [whole = '', fraction = ''] = decimal.replace('-', '').split('.');
+  const intDigits = whole.replace(/^0+/, '').length;
+  const leadingZeros = intDigits > 0 ? 0 : (/^0*/.exec(fraction)?.[0].length ?? 0);
+  const room = intDigits > 0 ? EXCEL_DIGITS - intDigits : leadingZeros + EXCEL_DIGITS;
+  const scale = Math.max(0, Math.min(fraction.length, room, MAX_FORMAT_DECIMALS));
   return scale === 0 ? '#,##0' : `#,##0.${'0'.repeat(scale)}`;
 }
 
