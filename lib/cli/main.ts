@@ -84,6 +84,7 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
       sink,
       fields: service.client.shape.fields,
       apiBase: service.apiBase,
+      demo: service.demo,
       now: io.now,
       ...(command.concurrency !== undefined ? { concurrency: command.concurrency } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
@@ -130,6 +131,8 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
 interface Connection {
   client: PbsClient;
   apiBase: string;
+  /** The data is the simulator's demo data, not a real portfolio (the files say so). */
+  demo: boolean;
   close(): Promise<void>;
 }
 
@@ -158,7 +161,7 @@ async function connect(command: RunCommand, profile: string, io: RedactingIo): P
       ...(settings.maxResponseBytes !== undefined ? { maxResponseBytes: settings.maxResponseBytes } : {}),
       ...(settings.retry ? { retry: settings.retry } : {}),
     });
-    return { client, apiBase: publicApiBase(settings.baseUrl), close: async () => {} };
+    return { client, apiBase: publicApiBase(settings.baseUrl), demo: false, close: async () => {} };
   }
   const simulator = await startEmbeddedSimulator(command.service);
   const simulated = simulator.profiles.find((candidate) => candidate.name === profile);
@@ -181,7 +184,7 @@ async function connect(command: RunCommand, profile: string, io: RedactingIo): P
     requestsPerSecond: 20,
     shape: resolveShape(),
   });
-  return { client, apiBase: simulator.url, close: () => simulator.close() };
+  return { client, apiBase: simulator.url, demo: true, close: () => simulator.close() };
 }
 
 async function startEmbeddedSimulator(

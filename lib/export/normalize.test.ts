@@ -91,6 +91,38 @@ describe('createNormalizer transactions', () => {
     ]);
   });
 
+  it('returns headers in words with units, no two alike, with the UTC zone too', () => {
+    const n = normalizer(DEFAULT_SHAPE.fields, 'UTC');
+    n.observe(trade());
+    const headers = [n.transactionsSpec(), n.movementsSpec(), n.changesSpec()].map((spec) =>
+      spec.columns.map((column) => column.header),
+    );
+    expect(headers.map((list) => new Set(list).size)).toEqual(headers.map((list) => list.length));
+    expect(headers[0]).toEqual(
+      expect.arrayContaining(['Date (UTC)', 'Date (UTC, report zone)', 'Value (USD)', 'Fee (USD)']),
+    );
+    expect(headers[1]).toEqual(expect.arrayContaining(['Value (USD)', 'Amount (token, signed)']));
+  });
+
+  it("returns money headers pointing to the row's currency when currencies mix", () => {
+    const n = normalizer();
+    n.observe(trade());
+    n.observe(trade({ id: 'tx_2', value: { amount: '1', currency: 'EUR' } }));
+    const headers = n.transactionsSpec().columns.map((column) => column.header);
+    expect(headers).toEqual(expect.arrayContaining(["Value (in the row's currency)", 'Fee (USD)']));
+  });
+
+  it('returns number columns sized to the widest value observed, as shown', () => {
+    const n = normalizer();
+    n.observe(trade());
+    n.observe(trade({ id: 'tx_2', value: { amount: '-1234567.5', currency: 'USD' } }));
+    const widths = Object.fromEntries(
+      n.transactionsSpec().columns.map((column) => [column.key, column.width]),
+    );
+    // `-1,234,567.50`: the value as the sheet shows it, with separators and cents.
+    expect([widths.value_amount, widths.fee_amount, widths.fee_quantity]).toEqual([13, 4, 7]);
+  });
+
   it('returns date columns in UTC and in the report zone', () => {
     const spec = normalizer().transactionsSpec();
     expect(spec.columns.slice(1, 3).map((column) => [column.kind, column.timeZone])).toEqual([

@@ -10,8 +10,8 @@ import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
 import { getPath } from '../pbs/path.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import { absDecimal, parseDecimal, signDecimal, trimDecimal } from './decimal.ts';
-import { moneyCell } from './money.ts';
-import type { Cell, Column, Row, TableSpec } from './table.ts';
+import { moneyCell, moneyHeader } from './money.ts';
+import { type Cell, type Column, numberWidth, type Row, type TableSpec } from './table.ts';
 import { fastUtcInstant } from './zoned.ts';
 
 /** One token movement of a transaction; `amount` is signed (negative leaves the portfolio). */
@@ -90,10 +90,11 @@ export interface Normalizer {
   /** First pass over timeline items: records the extra fields of the changes report. */
   observeChange(raw: RawTimelineItem, index?: number): void;
   /**
-   * How many extra columns have been observed so far, per report. Columns are only ever added,
-   * so two equal counts over the same observed prefix mean the same column sets.
+   * How many extra columns have been observed so far, per report, and how many distinct money
+   * currencies the transactions and movements reports have (they decide the money headers).
+   * Both only ever grow, so two equal counts over the same observed prefix mean the same columns.
    */
-  extraCounts(): { transactions: number; movements: number; changes: number };
+  extraCounts(): { transactions: number; movements: number; changes: number; currencies: number };
   /** Reads and validates the known fields; throws {@link TransactionDataError}. */
   canonical(raw: RawTransaction, index?: number): CanonicalTransaction;
   transactionsSpec(): TableSpec;
@@ -108,14 +109,33 @@ export interface Normalizer {
   changeRow(raw: RawTimelineItem, index?: number): Row;
 }
 
-/** The UTC and local views of one instant (both cells hold the same ISO instant). */
+/**
+ * The UTC and local views of one instant (both cells hold the same ISO instant). Headers name the
+ * zone; with the UTC zone the second is headed `Date (UTC, report zone)`, so no two are alike.
+ */
 const dateColumns = (zone: string): Column[] => [
   { key: 'date_utc', header: 'Date (UTC)', kind: 'datetime', timeZone: 'UTC' },
-  { key: 'date_local', header: `Date (${zone})`, kind: 'datetime', timeZone: zone },
+  {
+    key: 'date_local',
+    header: zone === 'UTC' ? 'Date (UTC, report zone)' : `Date (${zone})`,
+    kind: 'datetime',
+    timeZone: zone,
+  },
 ];
 
+/**
+ * What a report's money headers name: the currencies of its values and fees, as observed. One
+ * currency gives `Value (USD)`; several (or none) give `Value (in the row's currency)`.
+ */
+export interface MoneyUnits {
+  value: ReadonlySet<string>;
+  fee: ReadonlySet<string>;
+}
+
+const NO_UNITS: MoneyUnits = { value: new Set(), fee: new Set() };
+
 /** The fixed columns of the transactions report, in order. */
-export function transactionColumns(timeZone: string): Column[] {
+export function transactionColumns(timeZone: string, units: MoneyUnits = NO_UNITS): Column[] {
   return [
     { key: 'id', header: 'ID', kind: 'text' },
     ...dateColumns(timeZone),
@@ -126,31 +146,31 @@ export function transactionColumns(timeZone: string): Column[] {
     { key: 'hash', header: 'Hash', kind: 'text' },
     { key: 'account_id', header: 'Account ID', kind: 'text' },
     { key: 'ledger_id', header: 'Ledger ID', kind: 'text' },
-    { key: 'in', header: 'In', kind: 'text' },
-    { key: 'out', header: 'Out', kind: 'text' },
-    { key: 'value_amount', header: 'Value', kind: 'decimal' },
+    { key: 'in', header: 'In (quantity token)', kind: 'text' },
+    { key: 'out', header: 'Out (quantity token)', kind: 'text' },
+    { key: 'value_amount', header: moneyHeader('Value', units.value), kind: 'decimal' },
     { key: 'value_currency', header: 'Value currency', kind: 'text' },
-    { key: 'fee_amount', header: 'Fee', kind: 'decimal' },
+    { key: 'fee_amount', header: moneyHeader('Fee', units.fee), kind: 'decimal' },
     { key: 'fee_currency', header: 'Fee currency', kind: 'text' },
     { key: 'fee_symbol', header: 'Fee token', kind: 'text' },
-    { key: 'fee_quantity', header: 'Fee quantity', kind: 'decimal', exact: true },
+    { key: 'fee_quantity', header: 'Fee quantity (fee token)', kind: 'decimal', exact: true },
   ];
 }
 
 /** The fixed columns of the movements report, in order. */
-export function movementColumns(timeZone: string): Column[] {
+export function movementColumns(timeZone: string, units: MoneyUnits = NO_UNITS): Column[] {
   return [
     { key: 'transaction_id', header: 'Transaction ID', kind: 'text' },
     ...dateColumns(timeZone),
     { key: 'token', header: 'Token', kind: 'text' },
-    { key: 'amount', header: 'Amount', kind: 'decimal', exact: true },
-    { key: 'value', header: 'Value', kind: 'decimal' },
+    { key: 'amount', header: 'Amount (token, signed)', kind: 'decimal', exact: true },
+    { key: 'value', header: moneyHeader('Value', units.value), kind: 'decimal' },
     { key: 'direction', header: 'Direction', kind: 'text' },
   ];
 }
 
 /** The fixed columns of the changes report, in order. */
-export function changeColumns(timeZone: string): Column[] {
+export function changeColumns(timeZone: string, units: MoneyUnits = NO_UNITS): Column[] {
   return [
     { key: 'id', header: 'ID', kind: 'text' },
     { key: 'date', header: `Date (${timeZone})`, kind: 'datetime', timeZone },
@@ -163,7 +183,7 @@ export function changeColumns(timeZone: string): Column[] {
     { key: 'category', header: 'Category', kind: 'text' },
     { key: 'protocol', header: 'Protocol', kind: 'text' },
     { key: 'hash', header: 'Hash', kind: 'text' },
-    { key: 'value_amount', header: 'Value', kind: 'decimal' },
+    { key: 'value_amount', header: moneyHeader('Value', units.value), kind: 'decimal' },
     { key: 'value_currency', header: 'Value currency', kind: 'text' },
   ];
 }
@@ -261,6 +281,37 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   const extraPaths = new Set<string>();
   const movementExtraPaths = new Set<string>();
   const changeExtraPaths = new Set<string>();
+  const units = {
+    transactions: { value: new Set<string>(), fee: new Set<string>() },
+    movements: { value: new Set<string>(), fee: new Set<string>() },
+    changes: { value: new Set<string>(), fee: new Set<string>() },
+  };
+  /** Widest number cell per `report.column`, as shown (see `numberWidth`). */
+  const widths = new Map<string, number>();
+  const widen = (column: string, literal: string | null): void => {
+    if (literal === null) return;
+    const width = numberWidth(literal);
+    if (width > (widths.get(column) ?? 0)) widths.set(column, width);
+  };
+  /** Records the currencies and number widths the rows of `tx` will have. */
+  const observeNumbers = (tx: CanonicalTransaction): void => {
+    if (tx.valueAmount !== null) units.transactions.value.add(tx.valueCurrency ?? '');
+    if (tx.feeAmount !== null) units.transactions.fee.add(tx.feeCurrency ?? '');
+    widen('transactions.value_amount', moneyCell(tx.valueAmount, tx.valueCurrency));
+    widen('transactions.fee_amount', moneyCell(tx.feeAmount, tx.feeCurrency));
+    widen('transactions.fee_quantity', tx.feeQuantity);
+    for (const movement of tx.movements) {
+      if (movement.value !== null) units.movements.value.add(tx.valueCurrency ?? '');
+      widen('movements.amount', movement.amount);
+      widen('movements.value', moneyCell(movement.value, tx.valueCurrency));
+    }
+  };
+  /** The columns of `report` with the widths observed. */
+  const sized = (report: string, columns: Column[]): Column[] =>
+    columns.map((column) => {
+      const width = widths.get(`${report}.${column.key}`);
+      return width === undefined ? column : { ...column, width };
+    });
   let frozen: { extras: string[]; movementExtras: string[]; changeExtras: string[] } | null = null;
 
   function freeze(): { extras: string[]; movementExtras: string[]; changeExtras: string[] } {
@@ -453,6 +504,12 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     observe(raw, index) {
       checkObservable(raw, index);
       for (const path of Object.keys(extrasOf(raw))) extraPaths.add(path);
+      // Invalid data is reported by the row that holds it, not while observing.
+      let tx: CanonicalTransaction | null = null;
+      try {
+        tx = canonical(raw, index);
+      } catch {}
+      if (tx !== null) observeNumbers(tx);
       const list = getPath(raw, fields.movements);
       if (Array.isArray(list)) {
         for (const item of list) {
@@ -465,6 +522,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     },
     observeCanonical(tx) {
       refuseIfFrozen();
+      observeNumbers(tx);
       for (const path in tx.extras) extraPaths.add(path);
       for (const movement of tx.movements) {
         for (const path in movement.extras) movementExtraPaths.add(path);
@@ -474,20 +532,44 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       transactions: extraPaths.size,
       movements: movementExtraPaths.size,
       changes: changeExtraPaths.size,
+      currencies: units.transactions.value.size + units.transactions.fee.size + units.movements.value.size,
     }),
     observeChange(raw, index) {
       checkObservable(raw, index);
       for (const path of Object.keys(extrasOf(raw))) changeExtraPaths.add(path);
+      const amount = parseDecimal(getPath(raw, fields.valueAmount));
+      if (amount !== null) {
+        const currency = text(raw, fields.valueCurrency);
+        units.changes.value.add(currency ?? '');
+        widen('changes.value_amount', moneyCell(amount, currency));
+      }
     },
     canonical,
     transactionsSpec: () =>
-      spec('transactions', 'Transactions', transactionColumns(timeZone), freeze().extras),
+      spec(
+        'transactions',
+        'Transactions',
+        sized('transactions', transactionColumns(timeZone, units.transactions)),
+        freeze().extras,
+      ),
     transactionRow: (raw, index) => toTransactionRow(canonical(raw, index)),
     toTransactionRow,
-    movementsSpec: () => spec('movements', 'Movements', movementColumns(timeZone), freeze().movementExtras),
+    movementsSpec: () =>
+      spec(
+        'movements',
+        'Movements',
+        sized('movements', movementColumns(timeZone, units.movements)),
+        freeze().movementExtras,
+      ),
     movementRows: (raw, index) => toMovementRows(canonical(raw, index)),
     toMovementRows,
-    changesSpec: () => spec('changes', 'Changes', changeColumns(timeZone), freeze().changeExtras),
+    changesSpec: () =>
+      spec(
+        'changes',
+        'Changes',
+        sized('changes', changeColumns(timeZone, units.changes)),
+        freeze().changeExtras,
+      ),
     changeRow(raw, index) {
       const at = index ?? null;
       const id = idOf(raw, at);

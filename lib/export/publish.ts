@@ -4,14 +4,14 @@ import { pipeline } from 'node:stream/promises';
 import type { Sink, SinkObject, SinkSet, StoredObject } from '../storage/sink.ts';
 import { FEE_TREATMENT } from './gains-feed.ts';
 import type { LiveOutputs } from './live-outputs.ts';
-import { MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './manifest.ts';
+import { DEMO_BANNER, MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './manifest.ts';
 import { periodLabel, periodRange } from './period.ts';
 import { observeSnapshot, type ReportModel } from './report-model.ts';
 import { type ExportRequest, parseExportRequest } from './request.ts';
 import type { SnapshotHeader } from './snapshot.ts';
 import type { TableSource } from './table.ts';
 import { writeCsv } from './writers/csv.ts';
-import { writeXlsx } from './writers/xlsx.ts';
+import { writeXlsx, type XlsxOptions } from './writers/xlsx.ts';
 
 export interface PublishInput {
   snapshotFile: string;
@@ -46,6 +46,23 @@ const CONTENT_TYPES = {
   gzip: 'application/gzip',
   json: 'application/json',
 } as const;
+
+/** Name (`spec.name`) of the Read me table: the workbook's first sheet. */
+export const README_TABLE = 'readme';
+
+/**
+ * How a run's workbook is written: every printed page names the profile, the period and its zone
+ * (and, on the simulator's data, the demo banner), and the Read me sheet is listed first.
+ */
+export function workbookOptions(request: ExportRequest, demo: boolean): XlsxOptions {
+  return {
+    print: {
+      center: `Profile ${request.profile} · ${periodLabel(request.period)} (${request.timeZone})`,
+      ...(demo ? { right: DEMO_BANNER } : {}),
+    },
+    firstSheet: README_TABLE,
+  };
+}
 
 /**
  * Renders the requested reports from a snapshot and publishes them with the snapshot itself, as
@@ -174,7 +191,8 @@ async function publishAll(input: PublishInput, set: SinkSet): Promise<Manifest> 
       })) ?? null;
     await publish(`${baseName}.xlsx`, CONTENT_TYPES.xlsx, async (out) => {
       if (written !== null) return await copy(written.file, written.rows)(out);
-      const result = await writeXlsx([...tables, about()], out);
+      const options = workbookOptions(request, input.header.demo === true);
+      const result = await writeXlsx([...tables, about()], out, options);
       return result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0);
     });
   }

@@ -199,6 +199,24 @@ describe('createSummary', () => {
     expect(byToken[0]).toEqual(['ETH', 'BTC', '1', '0', '1', '0.005', '0', '0.005']);
   });
 
+  it('returns money headers naming the currency and number columns as wide as their widest cell, totals included', async () => {
+    const { tables } = await summarise([
+      tx({ feeAmount: '600000.5' }),
+      tx({ id: 'tx_2', feeAmount: '600000.5', date: '2025-04-01T00:00:00.000Z' }),
+    ]);
+    const columns = tables[0]?.spec.columns ?? [];
+    expect(columns.map((column) => [column.header, column.width])).toEqual([
+      ['Month', undefined],
+      ['Protocol', undefined],
+      ['Category', undefined],
+      ['Currency', undefined],
+      ['Transactions (count)', 1],
+      ['Value (USD)', '8,421.10'.length],
+      // The TOTAL `1,200,001.00` is wider than any month's `600,000.50`.
+      ['Fees (USD)', '1,200,001.00'.length],
+    ]);
+  });
+
   it('returns rows in the same order whatever the order of the transactions', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(transaction, { maxLength: 15 }), async (transactions) => {

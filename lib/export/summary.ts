@@ -5,9 +5,9 @@
  * the exact sums of the rows above them as shown.
  */
 import { absDecimal, addDecimal, DecimalSum, signDecimal, subtractDecimal } from './decimal.ts';
-import { moneyCell, toMinorUnit } from './money.ts';
+import { moneyCell, moneyHeader, toMinorUnit } from './money.ts';
 import type { CanonicalTransaction } from './normalize.ts';
-import type { Cell, Column, Row, TableSource, TableSpec } from './table.ts';
+import { type Cell, type Column, numberWidth, type Row, type TableSource, type TableSpec } from './table.ts';
 import { wallClock } from './zoned.ts';
 
 /** Shown for a transaction without protocol (or category). */
@@ -43,7 +43,7 @@ export const MONTH_COLUMNS: readonly Column[] = [
   { key: 'protocol', header: 'Protocol', kind: 'text' },
   { key: 'category', header: 'Category', kind: 'text' },
   { key: 'currency', header: 'Currency', kind: 'text' },
-  { key: 'count', header: 'Transactions', kind: 'integer' },
+  { key: 'count', header: 'Transactions (count)', kind: 'integer' },
   { key: 'value', header: 'Value', kind: 'decimal' },
   { key: 'fees', header: 'Fees', kind: 'decimal' },
 ];
@@ -52,9 +52,9 @@ export const MONTH_COLUMNS: readonly Column[] = [
 export const TOKEN_COLUMNS: readonly Column[] = [
   { key: 'token', header: 'Token', kind: 'text' },
   { key: 'currency', header: 'Currency', kind: 'text' },
-  { key: 'in_quantity', header: 'In quantity', kind: 'decimal', exact: true },
-  { key: 'out_quantity', header: 'Out quantity', kind: 'decimal', exact: true },
-  { key: 'net_quantity', header: 'Net quantity', kind: 'decimal', exact: true },
+  { key: 'in_quantity', header: 'In quantity (token)', kind: 'decimal', exact: true },
+  { key: 'out_quantity', header: 'Out quantity (token)', kind: 'decimal', exact: true },
+  { key: 'net_quantity', header: 'Net quantity (token)', kind: 'decimal', exact: true },
   { key: 'in_value', header: 'In value', kind: 'decimal' },
   { key: 'out_value', header: 'Out value', kind: 'decimal' },
   { key: 'net_value', header: 'Net value', kind: 'decimal' },
@@ -90,9 +90,24 @@ function byKeys(a: { keys: readonly string[] }, b: { keys: readonly string[] }):
   return 0;
 }
 
+/** Money columns of the summaries: their header names the currency when the table has only one. */
+const MONEY_KEYS = new Set(['value', 'fees', 'in_value', 'out_value', 'net_value']);
+
+/**
+ * The table of `rows` under `spec`, its money headers naming the one currency of the rows (else
+ * `(in the row's currency)`), and every number column sized to its widest cell, totals included.
+ */
 function source(spec: TableSpec, rows: readonly Row[]): TableSource {
+  const currencyAt = spec.columns.findIndex((column) => column.key === 'currency');
+  const currencies = new Set(rows.map((row) => row[currencyAt] ?? ''));
+  const columns = spec.columns.map((column, index) => {
+    if (column.kind === 'text') return column;
+    const width = rows.reduce((widest, row) => Math.max(widest, numberWidth(row[index] ?? '')), 0);
+    const header = MONEY_KEYS.has(column.key) ? moneyHeader(column.header, currencies) : column.header;
+    return { ...column, header, width };
+  });
   return {
-    spec,
+    spec: { ...spec, columns },
     async *rows() {
       yield* rows;
     },

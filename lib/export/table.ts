@@ -27,6 +27,12 @@ export interface Column {
    * add a companion text column holding the exact string where the number would not be exact.
    */
   exact?: boolean;
+  /**
+   * `decimal` and `integer` only: the widest cell of the column as a spreadsheet shows it (see
+   * `numberWidth`), when the producer knows it from every row (totals included). The XLSX writer
+   * sizes the column to fit it, so no number shows as `###`.
+   */
+  width?: number;
 }
 
 export type Cell = string | null;
@@ -44,4 +50,13 @@ export interface TableSpec {
 export interface TableSource {
   spec: TableSpec;
   rows(): AsyncIterable<Row>;
+}
+
+/**
+ * How many characters a decimal literal takes as a spreadsheet shows it with thousands
+ * separators (`-1234567.89` → `-1,234,567.89`, 13): what a column must fit to show no `###`.
+ */
+export function numberWidth(literal: string): number {
+  const intDigits = literal.replace('-', '').split('.')[0]?.length ?? 0;
+  return literal.length + Math.max(0, Math.floor((intDigits - 1) / 3));
 }

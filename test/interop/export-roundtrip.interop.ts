@@ -46,7 +46,9 @@ describe('an exported workbook opened by LibreOffice', () => {
   });
 
   /** The sheet's header of a report column: its title, or the key itself for extra columns. */
-  const headerOf = (key: string) => transactionColumns('UTC').find((c) => c.key === key)?.header ?? key;
+  const usd = new Set(['USD']);
+  const headerOf = (key: string) =>
+    transactionColumns('UTC', { value: usd, fee: usd }).find((c) => c.key === key)?.header ?? key;
   const cells = (rows: Record<string, string>[], column: string) => rows.map((row) => row[column] ?? '');
 
   it('returns the same transactions, in the same order, as the CSV report', () => {

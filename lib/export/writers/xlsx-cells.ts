@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import type { Cell, Column } from '../table.ts';
+import { type Cell, type Column, numberWidth } from '../table.ts';
 import { wallClock } from '../zoned.ts';
 import { instantMillis, isDecimalLiteral, isIntegerLiteral, preview, wellFormed } from './cells.ts';
 
@@ -24,13 +24,28 @@ export interface XlsxCell {
   numFmt?: string;
 }
 
-/** The spreadsheet columns of a table: each source column, `exact` decimals followed by `<header> (exact)`. */
+/**
+ * The spreadsheet columns of a table: each source column, `exact` decimals followed by
+ * `<header> (exact)`. Headers are made unique (a repeated one gets ` (2)`, ` (3)`, …), so no two
+ * columns of a sheet are headed alike (an extra field may be named like a fixed column).
+ */
 export function sheetColumns(columns: readonly Column[]): SheetColumn[] {
-  return columns.flatMap((source, index) => {
+  const listed = columns.flatMap((source, index) => {
     const own = { source, index, companion: false, header: source.header };
     return source.kind === 'decimal' && source.exact
       ? [own, { source, index, companion: true, header: `${source.header} (exact)` }]
       : [own];
+  });
+  const taken = new Set(listed.map((column) => column.header.toLowerCase()));
+  const seen = new Set<string>();
+  return listed.map((column) => {
+    let header = column.header;
+    // A suffixed header must not take the header another column has as its own.
+    const clashes = () =>
+      seen.has(header.toLowerCase()) || (header !== column.header && taken.has(header.toLowerCase()));
+    for (let n = 2; clashes(); n += 1) header = `${column.header} (${n})`;
+    seen.add(header.toLowerCase());
+    return header === column.header ? column : { ...column, header };
   });
 }
 
@@ -147,6 +162,5 @@ export function displayWidth(cell: Cell, column: SheetColumn): number {
   if (column.source.kind === 'datetime') return 19;
   if (column.source.kind === 'text') return Math.max(...cell.split('\n').map((line) => line.length));
   if (column.companion) return cell.length;
-  const intDigits = cell.replace('-', '').split('.')[0]?.length ?? 0;
-  return cell.length + Math.floor((intDigits - 1) / 3);
+  return numberWidth(cell);
 }
