@@ -25,6 +25,9 @@ export interface Manifest {
   request: unknown;
   period: { label: string; start: string; end: string; timeZone: string };
   apiBase: string;
+  /** On the simulator's data: `true`, with {@link DEMO_BANNER} as `notice`. Absent for a real service. */
+  demo?: true;
+  notice?: typeof DEMO_BANNER;
   windows: SnapshotHeader['windows'];
   shards: SnapshotHeader['shards'];
   counts: Record<string, number>;

@@ -134,8 +134,49 @@ export interface MoneyUnits {
 
 const NO_UNITS: MoneyUnits = { value: new Set(), fee: new Set() };
 
+/** Gives each column its description from `descriptions`, by key. */
+function described(columns: Column[], descriptions: Readonly<Record<string, string>>): Column[] {
+  return columns.map((column) => {
+    const description = descriptions[column.key];
+    return description === undefined ? column : { ...column, description };
+  });
+}
+
+const MONEY_NOTE = "rounded to the currency's minor unit (e.g. cents)";
+
+/** The two date columns, described. */
+const dateDescriptions = (zone: string) => ({
+  date_utc: 'when the transaction happened, in UTC',
+  date_local: `the same moment as wall-clock time in the report zone, ${zone}`,
+});
+
+/** What each fixed column of the transactions report holds. */
+const TRANSACTION_DESCRIPTIONS = (zone: string): Record<string, string> => ({
+  id: "the service's id of the transaction",
+  ...dateDescriptions(zone),
+  type: 'type as the service reports it (trade, transfer, income, …)',
+  sub_type: 'sub-type as the service reports it (buy, swap, withdrawal, …)',
+  category: 'category as the service reports it',
+  protocol: 'DeFi protocol or venue; empty when none',
+  hash: 'on-chain transaction hash',
+  account_id: 'the account (wallet or exchange account) the transaction belongs to',
+  ledger_id: 'the ledger (data source connection) it came from',
+  in: "what came into the portfolio: quantity and token, several joined by '; '",
+  out: "what left the portfolio: quantity (without sign) and token, several joined by '; '",
+  value_amount: `value of the transaction as the service reports it, in the value currency, ${MONEY_NOTE}`,
+  value_currency: 'currency of the value (ISO 4217 code, e.g. USD)',
+  fee_amount: `fee paid, a positive cost, in the fee currency, ${MONEY_NOTE}`,
+  fee_currency: 'currency of the fee amount',
+  fee_symbol: 'token the fee was paid in',
+  fee_quantity: 'quantity of the fee token paid, exactly as sent',
+});
+
 /** The fixed columns of the transactions report, in order. */
 export function transactionColumns(timeZone: string, units: MoneyUnits = NO_UNITS): Column[] {
+  return described(transactionColumnList(timeZone, units), TRANSACTION_DESCRIPTIONS(timeZone));
+}
+
+function transactionColumnList(timeZone: string, units: MoneyUnits): Column[] {
   return [
     { key: 'id', header: 'ID', kind: 'text' },
     ...dateColumns(timeZone),
@@ -159,6 +200,17 @@ export function transactionColumns(timeZone: string, units: MoneyUnits = NO_UNIT
 
 /** The fixed columns of the movements report, in order. */
 export function movementColumns(timeZone: string, units: MoneyUnits = NO_UNITS): Column[] {
+  return described(movementColumnList(timeZone, units), {
+    transaction_id: 'id of the transaction the movement belongs to (see Transactions)',
+    ...dateDescriptions(timeZone),
+    token: 'token symbol',
+    amount: 'quantity moved, exactly as sent: positive came in, negative went out',
+    value: `value of the movement in the transaction's value currency, same sign as the amount, ${MONEY_NOTE}`,
+    direction: "'in' or 'out', from the sign of the amount",
+  });
+}
+
+function movementColumnList(timeZone: string, units: MoneyUnits): Column[] {
   return [
     { key: 'transaction_id', header: 'Transaction ID', kind: 'text' },
     ...dateColumns(timeZone),
@@ -171,6 +223,24 @@ export function movementColumns(timeZone: string, units: MoneyUnits = NO_UNITS):
 
 /** The fixed columns of the changes report, in order. */
 export function changeColumns(timeZone: string, units: MoneyUnits = NO_UNITS): Column[] {
+  return described(changeColumnList(timeZone, units), {
+    id: "the service's id of the transaction",
+    date: `when the transaction happened, in ${timeZone}; empty for some deleted items`,
+    last_modified: `when the service last changed the item, in ${timeZone}`,
+    deleted: "'yes' when the item was deleted, else 'no'",
+    source_guid: 'id of the data source (exchange, wallet import) the item came from',
+    source_name: 'name of that data source',
+    type: 'type as the service reports it',
+    sub_type: 'sub-type as the service reports it',
+    category: 'category as the service reports it',
+    protocol: 'DeFi protocol or venue; empty when none',
+    hash: 'on-chain transaction hash',
+    value_amount: `value as the service reports it, in the value currency, ${MONEY_NOTE}`,
+    value_currency: 'currency of the value (ISO 4217 code)',
+  });
+}
+
+function changeColumnList(timeZone: string, units: MoneyUnits): Column[] {
   return [
     { key: 'id', header: 'ID', kind: 'text' },
     { key: 'date', header: `Date (${timeZone})`, kind: 'datetime', timeZone },
@@ -187,6 +257,13 @@ export function changeColumns(timeZone: string, units: MoneyUnits = NO_UNITS): C
     { key: 'value_currency', header: 'Value currency', kind: 'text' },
   ];
 }
+
+/** What one row of each report of the normalizer is. */
+const TABLE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  transactions: 'one row per transaction in the period, in date order',
+  movements: 'one row per token movement of a transaction (a trade has one in and one out)',
+  changes: 'one row per transaction added, changed or deleted at the service since the date asked for',
+};
 
 /** Reads a date: an ISO-8601 string (no offset means UTC) or epoch milliseconds. */
 export function parseInstant(value: unknown): string | null {
@@ -448,11 +525,17 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       key: taken.has(path) ? `extra:${path}` : path,
       header: path,
       kind: 'text' as const,
+      description: `field "${path}" of the service's data, which the field mapping does not know, as text`,
     }));
   }
 
   function spec(name: string, title: string, fixed: Column[], extras: readonly string[]): TableSpec {
-    return { name, title, columns: [...fixed, ...extraColumns(extras, fixed)] };
+    return {
+      name,
+      title,
+      description: TABLE_DESCRIPTIONS[name],
+      columns: [...fixed, ...extraColumns(extras, fixed)],
+    };
   }
 
   function quantities(tx: CanonicalTransaction, sign: 1 | -1): Cell {

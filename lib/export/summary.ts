@@ -39,31 +39,91 @@ export interface CurrencyTotal {
 
 /** Columns of the by-month table. */
 export const MONTH_COLUMNS: readonly Column[] = [
-  { key: 'month', header: 'Month', kind: 'text' },
-  { key: 'protocol', header: 'Protocol', kind: 'text' },
-  { key: 'category', header: 'Category', kind: 'text' },
-  { key: 'currency', header: 'Currency', kind: 'text' },
-  { key: 'count', header: 'Transactions (count)', kind: 'integer' },
-  { key: 'value', header: 'Value', kind: 'decimal' },
-  { key: 'fees', header: 'Fees', kind: 'decimal' },
+  {
+    key: 'month',
+    header: 'Month',
+    kind: 'text',
+    description:
+      'calendar month (YYYY-MM) in the report zone; TOTAL rows add up the rows above, per currency',
+  },
+  { key: 'protocol', header: 'Protocol', kind: 'text', description: `protocol, ${NONE} when none` },
+  { key: 'category', header: 'Category', kind: 'text', description: `category, ${NONE} when none` },
+  {
+    key: 'currency',
+    header: 'Currency',
+    kind: 'text',
+    description: 'currency of the value and fee sums (a fee in another currency gets a row of its own)',
+  },
+  { key: 'count', header: 'Transactions (count)', kind: 'integer', description: 'number of transactions' },
+  {
+    key: 'value',
+    header: 'Value',
+    kind: 'decimal',
+    description: "sum of the transactions' values as the Transactions sheet shows them (to the minor unit)",
+  },
+  {
+    key: 'fees',
+    header: 'Fees',
+    kind: 'decimal',
+    description: 'sum of the fees as the Transactions sheet shows them (positive costs)',
+  },
 ];
 
 /** Columns of the by-token table. */
 export const TOKEN_COLUMNS: readonly Column[] = [
-  { key: 'token', header: 'Token', kind: 'text' },
-  { key: 'currency', header: 'Currency', kind: 'text' },
-  { key: 'in_quantity', header: 'In quantity (token)', kind: 'decimal', exact: true },
-  { key: 'out_quantity', header: 'Out quantity (token)', kind: 'decimal', exact: true },
-  { key: 'net_quantity', header: 'Net quantity (token)', kind: 'decimal', exact: true },
-  { key: 'in_value', header: 'In value', kind: 'decimal' },
-  { key: 'out_value', header: 'Out value', kind: 'decimal' },
-  { key: 'net_value', header: 'Net value', kind: 'decimal' },
+  {
+    key: 'token',
+    header: 'Token',
+    kind: 'text',
+    description: 'token symbol; TOTAL rows add up the values per currency',
+  },
+  { key: 'currency', header: 'Currency', kind: 'text', description: 'value currency of the transactions' },
+  {
+    key: 'in_quantity',
+    header: 'In quantity (token)',
+    kind: 'decimal',
+    exact: true,
+    description: 'total quantity that came in (positive), exact',
+  },
+  {
+    key: 'out_quantity',
+    header: 'Out quantity (token)',
+    kind: 'decimal',
+    exact: true,
+    description: 'total quantity that went out (positive), exact',
+  },
+  {
+    key: 'net_quantity',
+    header: 'Net quantity (token)',
+    kind: 'decimal',
+    exact: true,
+    description: 'in minus out, exact',
+  },
+  { key: 'in_value', header: 'In value', kind: 'decimal', description: 'value of what came in (positive)' },
+  {
+    key: 'out_value',
+    header: 'Out value',
+    kind: 'decimal',
+    description: 'value of what went out (positive)',
+  },
+  { key: 'net_value', header: 'Net value', kind: 'decimal', description: 'in value minus out value' },
 ];
 
 /** The by-month table: month × protocol × category × currency, then TOTAL rows per currency. */
-export const MONTH_SPEC: TableSpec = { name: 'summary_by_month', title: 'By month', columns: MONTH_COLUMNS };
+export const MONTH_SPEC: TableSpec = {
+  name: 'summary_by_month',
+  title: 'By month',
+  description:
+    'transactions by month, protocol, category and currency: count, value and fees, then TOTAL rows',
+  columns: MONTH_COLUMNS,
+};
 /** The by-token table: token × value currency, then TOTAL value rows per currency. */
-export const TOKEN_SPEC: TableSpec = { name: 'summary_by_token', title: 'By token', columns: TOKEN_COLUMNS };
+export const TOKEN_SPEC: TableSpec = {
+  name: 'summary_by_token',
+  title: 'By token',
+  description: 'movements by token and currency: in, out and net quantity and value, then TOTAL value rows',
+  columns: TOKEN_COLUMNS,
+};
 
 interface MonthGroup {
   keys: [month: string, protocol: string, category: string, currency: string];

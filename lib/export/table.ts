@@ -28,11 +28,18 @@ export interface Column {
    */
   exact?: boolean;
   /**
-   * `decimal` and `integer` only: the widest cell of the column as a spreadsheet shows it (see
+   * `decimal` and `integer`: the widest cell of the column as a spreadsheet shows it (see
    * `numberWidth`), when the producer knows it from every row (totals included). The XLSX writer
-   * sizes the column to fit it, so no number shows as `###`.
+   * sizes the column to fit it, so no number shows as `###`. With `wrap`: the column's width.
    */
   width?: number;
+  /**
+   * `text` only: the spreadsheet wraps the text inside the cell (rows grow to fit), in a column
+   * `width` characters wide, instead of letting it run over the next cells (and off the page).
+   */
+  wrap?: boolean;
+  /** What the column holds, in one line of plain words (the Read me lists it). */
+  description?: string;
 }
 
 export type Cell = string | null;
@@ -43,6 +50,8 @@ export interface TableSpec {
   name: string;
   /** Sheet title, e.g. `Transactions`. */
   title: string;
+  /** What one row of the table is, in plain words (the Read me lists it). */
+  description?: string;
   columns: readonly Column[];
 }
 

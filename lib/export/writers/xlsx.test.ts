@@ -259,6 +259,29 @@ describe('writeXlsx', () => {
     ]);
   });
 
+  it('returns wrapped text columns at their width, with rows as tall as their wrapped lines', async () => {
+    const text: Column = { key: 'text', header: 'Text', kind: 'text', wrap: true, width: 20 };
+    const sheet = firstSheet(
+      await xlsx([
+        table(
+          [note, text],
+          [
+            ['a', 'short'],
+            ['b', 'x'.repeat(50)],
+          ],
+        ),
+      ]),
+    );
+
+    expect([
+      sheet.getColumn(2).width,
+      sheet.getCell('B3').alignment,
+      sheet.getCell('A3').alignment,
+      sheet.getRow(2).height,
+      sheet.getRow(3).height,
+    ]).toEqual([20, { wrapText: true, vertical: 'top' }, { vertical: 'top' }, undefined, 45]);
+  });
+
   it('returns the exact decimal in the companion column where the number cannot hold it', async () => {
     const sheet = firstSheet(await xlsx([table([quantity], [['0.123456789012345678']])]));
 

@@ -200,12 +200,18 @@ async function writeTable(
 
   // One style object per number format, shared by every cell that has it: exceljs remembers the
   // style id of a style object it has seen, and works it out again (XML and all) for a new one.
-  const styles = new Map<string | undefined, Partial<Style>>();
-  const styleOf = (numFmt: string | undefined): Partial<Style> => {
-    let style = styles.get(numFmt);
+  const styles = new Map<string, Partial<Style>>();
+  // In a sheet with wrapped text, every cell sits at the top of its (taller) row.
+  const topAligned = columns.some((column) => column.source.wrap === true);
+  const styleOf = (numFmt: string | undefined, wrap: boolean): Partial<Style> => {
+    const key = `${wrap ? 'wrap' : ''}|${numFmt ?? ''}`;
+    let style = styles.get(key);
     if (style === undefined) {
-      style = numFmt === undefined ? {} : { numFmt };
-      styles.set(numFmt, style);
+      style = {
+        ...(numFmt === undefined ? {} : { numFmt }),
+        ...(topAligned ? { alignment: { wrapText: wrap, vertical: 'top' as const } } : {}),
+      };
+      styles.set(key, style);
     }
     return style;
   };
@@ -230,8 +236,11 @@ async function writeTable(
     // Empty cells too: exceljs gives each new cell a style object of its own, which it cannot
     // recognise and works out again.
     cells.forEach((cell, i) => {
-      added.getCell(i + 1).style = styleOf(cell.numFmt);
+      added.getCell(i + 1).style = styleOf(cell.numFmt, columns[i]?.source.wrap === true);
     });
+    const lines = wrappedLines(row, columns, widths);
+    // Spreadsheets do not grow a row to its wrapped text on opening a file: say how tall it is.
+    if (lines > 1) added.height = LINE_HEIGHT * lines;
     added.commit();
     sheet.result.rows += 1;
     await pacer.afterRow(sheet.worksheet);
@@ -263,6 +272,7 @@ async function writeTable(
  */
 function columnWidths(columns: SheetColumn[], sample: readonly Row[], max: number): number[] {
   return columns.map((column) => {
+    if (column.source.wrap === true && column.source.width !== undefined) return column.source.width;
     const isNumber = !column.companion && column.source.kind !== 'text' && column.source.kind !== 'datetime';
     const longest = sample.reduce(
       (widest, row) => Math.max(widest, displayWidth(row[column.index] ?? null, column)),
@@ -272,6 +282,28 @@ function columnWidths(columns: SheetColumn[], sample: readonly Row[], max: numbe
     // A number must fit whatever the cap: past it, it would show as `###`.
     return Math.min(Math.max(longest + 2, floor), isNumber ? MAX_EXCEL_WIDTH : max);
   });
+}
+
+/** Height of one line of text, in points (11-point type with its leading). */
+const LINE_HEIGHT = 15;
+
+/**
+ * How many lines the tallest wrapped cell of `row` takes in its column: a cell's text, line by
+ * line, broken every `width` characters (a column fits `width` digits, more letters of
+ * most text: an estimate that errs on the tall side).
+ */
+function wrappedLines(row: Row, columns: readonly SheetColumn[], widths: readonly number[]): number {
+  let most = 1;
+  columns.forEach((column, i) => {
+    const text = row[column.index];
+    if (column.source.wrap !== true || text === null || text === undefined) return;
+    const perLine = Math.max(1, widths[i] ?? 10);
+    const lines = text
+      .split('\n')
+      .reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / perLine)), 0);
+    most = Math.max(most, lines);
+  });
+  return most;
 }
 
 /**
