@@ -3,6 +3,9 @@ import { type Cell, type Column, numberWidth } from '../table.ts';
 import { wallClock } from '../zoned.ts';
 import { instantMillis, isDecimalLiteral, isIntegerLiteral, preview, wellFormed } from './cells.ts';
 
+/** Number format of `datetime` cells. */
+export const DATETIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
+
 /** Excel's per-cell text limit. */
 export const MAX_CELL_TEXT = 32_767;
 /** Significant digits Excel keeps; anything longer is shown (and summed) rounded. */
@@ -22,6 +25,8 @@ export interface SheetColumn {
 export interface XlsxCell {
   value: string | number | Date | null | { richText: { text: string }[] };
   numFmt?: string;
+  /** A number cell (set by the writer, for its alignment). */
+  number?: boolean;
 }
 
 /**
@@ -75,7 +80,7 @@ export function toXlsxCell(cell: Cell, column: SheetColumn): XlsxCell | string {
       const ms = instantMillis(cell);
       if (ms === undefined) return `not an ISO-8601 instant: ${preview(cell)}`;
       // Excel has no zones: store the zone's wall-clock time as if it were UTC.
-      return { value: wallClock(ms, column.source.timeZone ?? 'UTC'), numFmt: 'yyyy-mm-dd hh:mm:ss' };
+      return { value: wallClock(ms, column.source.timeZone ?? 'UTC'), numFmt: DATETIME_FORMAT };
     }
   }
 }

@@ -259,6 +259,27 @@ describe('writeXlsx', () => {
     ]);
   });
 
+  it('returns number columns and their headers aligned right, one character in from the edge', async () => {
+    const sheet = firstSheet(await xlsx([table([note, amount, count, quantity], [['a', '1', '2', '3']])]));
+    const right = { horizontal: 'right', indent: 1 };
+
+    expect(
+      ['A', 'B', 'C', 'D', 'E'].map((col) => [1, 2].map((row) => sheet.getCell(`${col}${row}`).alignment)),
+    ).toEqual([
+      [undefined, undefined],
+      [right, right],
+      [right, right],
+      [right, right],
+      [undefined, undefined],
+    ]);
+  });
+
+  it('returns datetimes aligned left, so on paper they do not run into the next column', async () => {
+    const sheet = firstSheet(await xlsx([table([at, note], [['2025-03-14T09:26:53.000Z', 'lending']])]));
+
+    expect(sheet.getCell('A2').alignment).toEqual({ horizontal: 'left' });
+  });
+
   it('returns wrapped text columns at their width, with rows as tall as their wrapped lines', async () => {
     const text: Column = { key: 'text', header: 'Text', kind: 'text', wrap: true, width: 20 };
     const sheet = firstSheet(

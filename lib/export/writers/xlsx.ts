@@ -5,7 +5,14 @@ import type { Row, TableSource } from '../table.ts';
 import { checkSpec } from './cells.ts';
 import { ReportCellError } from './errors.ts';
 import { SheetNames } from './sheet-names.ts';
-import { displayWidth, type SheetColumn, sheetColumns, sheetTextValue, toXlsxCell } from './xlsx-cells.ts';
+import {
+  DATETIME_FORMAT,
+  displayWidth,
+  type SheetColumn,
+  sheetColumns,
+  sheetTextValue,
+  toXlsxCell,
+} from './xlsx-cells.ts';
 import { outputClosed, type PacingStats, type StreamInternals, XlsxPacer } from './xlsx-pacing.ts';
 
 /** Excel's 1,048,576 rows minus the header row. */
@@ -192,6 +199,10 @@ async function writeTable(
     worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } };
     const header = worksheet.addRow(columns.map((column) => sheetTextValue(column.header)));
     header.font = { bold: true };
+    // A number column's header stands over its numbers, which a spreadsheet aligns right.
+    columns.forEach((column, i) => {
+      if (isNumberColumn(column)) header.getCell(i + 1).alignment = NUMBER_ALIGNMENT;
+    });
     header.commit();
     const result = { name, table: spec.name, title: spec.title, rows: 0 };
     results.push(result);
@@ -203,13 +214,19 @@ async function writeTable(
   const styles = new Map<string, Partial<Style>>();
   // In a sheet with wrapped text, every cell sits at the top of its (taller) row.
   const topAligned = columns.some((column) => column.source.wrap === true);
-  const styleOf = (numFmt: string | undefined, wrap: boolean): Partial<Style> => {
-    const key = `${wrap ? 'wrap' : ''}|${numFmt ?? ''}`;
+  const styleOf = (numFmt: string | undefined, wrap: boolean, number: boolean): Partial<Style> => {
+    const key = `${wrap ? 'wrap' : ''}|${number ? 'number' : ''}|${numFmt ?? ''}`;
     let style = styles.get(key);
     if (style === undefined) {
+      // Dates sit on the left like the text around them: right-aligned (a spreadsheet's default
+      // for dates) they run into the next column's text on paper (`07:03:09lending`).
+      const left = numFmt === DATETIME_FORMAT ? { horizontal: 'left' as const } : {};
+      const across = number ? NUMBER_ALIGNMENT : left;
       style = {
         ...(numFmt === undefined ? {} : { numFmt }),
-        ...(topAligned ? { alignment: { wrapText: wrap, vertical: 'top' as const } } : {}),
+        ...(topAligned || numFmt === DATETIME_FORMAT || number
+          ? { alignment: { ...across, ...(topAligned ? { wrapText: wrap, vertical: 'top' as const } : {}) } }
+          : {}),
       };
       styles.set(key, style);
     }
@@ -229,6 +246,7 @@ async function writeTable(
     if (sheet === undefined || sheet.result.rows === settings.maxRowsPerSheet) sheet = startSheet();
     const cells = columns.map((column) => {
       const cell = toXlsxCell(row[column.index] ?? null, column);
+      if (typeof cell !== 'string' && typeof cell.value === 'number') cell.number = true;
       if (typeof cell === 'string') throw new ReportCellError(spec.name, column.source.key, dataRow, cell);
       return cell;
     });
@@ -236,7 +254,11 @@ async function writeTable(
     // Empty cells too: exceljs gives each new cell a style object of its own, which it cannot
     // recognise and works out again.
     cells.forEach((cell, i) => {
-      added.getCell(i + 1).style = styleOf(cell.numFmt, columns[i]?.source.wrap === true);
+      added.getCell(i + 1).style = styleOf(
+        cell.numFmt,
+        columns[i]?.source.wrap === true,
+        cell.number === true,
+      );
     });
     const lines = wrappedLines(row, columns, widths);
     // Spreadsheets do not grow a row to its wrapped text on opening a file: say how tall it is.
@@ -273,7 +295,7 @@ async function writeTable(
 function columnWidths(columns: SheetColumn[], sample: readonly Row[], max: number): number[] {
   return columns.map((column) => {
     if (column.source.wrap === true && column.source.width !== undefined) return column.source.width;
-    const isNumber = !column.companion && column.source.kind !== 'text' && column.source.kind !== 'datetime';
+    const isNumber = isNumberColumn(column);
     const longest = sample.reduce(
       (widest, row) => Math.max(widest, displayWidth(row[column.index] ?? null, column)),
       Math.max(column.header.length, isNumber ? (column.source.width ?? 0) : 0),
@@ -283,6 +305,17 @@ function columnWidths(columns: SheetColumn[], sample: readonly Row[], max: numbe
     return Math.min(Math.max(longest + 2, floor), isNumber ? MAX_EXCEL_WIDTH : max);
   });
 }
+
+/** Whether a sheet column holds number cells: a decimal or integer column, not an `(exact)` text companion. */
+function isNumberColumn(column: SheetColumn): boolean {
+  return !column.companion && (column.source.kind === 'decimal' || column.source.kind === 'integer');
+}
+
+/**
+ * Numbers and their headers: on the right, one character in from the column's edge, so on paper
+ * they do not run into the text of the next column (`72.13USD`).
+ */
+const NUMBER_ALIGNMENT = { horizontal: 'right', indent: 1 } as const;
 
 /** Height of one line of text, in points (11-point type with its leading). */
 const LINE_HEIGHT = 15;
