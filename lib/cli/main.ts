@@ -85,6 +85,7 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
       sink,
       fields: service.client.shape.fields,
       apiBase: service.apiBase,
+      demo: service.demo,
       now: io.now,
       ...(command.concurrency !== undefined ? { concurrency: command.concurrency } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
@@ -131,6 +132,8 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
 interface Connection {
   client: PbsClient;
   apiBase: string;
+  /** The data is the simulator's demo data, not a real portfolio (the files say so). */
+  demo: boolean;
   close(): Promise<void>;
 }
 
@@ -147,7 +150,7 @@ async function connect(command: RunCommand, profile: string, io: RedactingIo): P
     io.addSecrets([settings.apiKey, settings.apiSecret]);
     const { connection, credentials } = splitSettings(settings);
     const client = createServiceClient(connection, credentials);
-    return { client, apiBase: publicApiBase(settings.baseUrl), close: async () => {} };
+    return { client, apiBase: publicApiBase(settings.baseUrl), demo: false, close: async () => {} };
   }
   const simulator = await startEmbeddedSimulator(command.service);
   const simulated = simulator.profiles.find((candidate) => candidate.name === profile);
@@ -164,7 +167,7 @@ async function connect(command: RunCommand, profile: string, io: RedactingIo): P
     { baseUrl: simulator.url, requestsPerSecond: 20 },
     { apiKey: simulated.apiKey, apiSecret: simulated.apiSecret, profileGuid: simulated.profileGuid },
   );
-  return { client, apiBase: simulator.url, close: () => simulator.close() };
+  return { client, apiBase: simulator.url, demo: true, close: () => simulator.close() };
 }
 
 async function startEmbeddedSimulator(

@@ -4,7 +4,7 @@ import type { LiveListener, LiveTables } from './report-model.ts';
 import type { RowChannel } from './row-channel.ts';
 import type { TableSource } from './table.ts';
 import { type CsvOptions, writeCsv } from './writers/csv.ts';
-import { writeXlsx } from './writers/xlsx.ts';
+import { writeXlsx, type XlsxOptions } from './writers/xlsx.ts';
 
 /** A report file written in full to the run's scratch folder, ready to be published as it is. */
 export interface LiveFile {
@@ -36,6 +36,8 @@ export interface LiveOutputs extends LiveListener {
 export function createLiveOutputs(options: {
   formats: readonly ('csv' | 'xlsx')[];
   csv: CsvOptions;
+  /** Options of the workbook (print setup, first sheet). */
+  xlsx?: XlsxOptions;
   workDir: string;
 }): LiveOutputs {
   const csvFiles = new Map<string, Promise<LiveFile | null>>();
@@ -82,7 +84,7 @@ export function createLiveOutputs(options: {
           yield* more();
         }
         const file = join(options.workDir, 'live.xlsx');
-        const written = writeXlsx(sheets(), createWriteStream(file)).then((result) =>
+        const written = writeXlsx(sheets(), createWriteStream(file), options.xlsx).then((result) =>
           result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0),
         );
         workbook = { result: settle(written, file, channel), rest };

@@ -3,6 +3,8 @@ import type { SnapshotHeader } from './snapshot.ts';
 
 export const MANIFEST_FORMAT = 'pbs-export/manifest@1';
 export const MANIFEST_NAME = 'manifest.json';
+/** The banner of a run on the simulator's data: in the manifest, the Read me, the About sheet and on every printed page. */
+export const DEMO_BANNER = 'DEMO DATA, not a real portfolio';
 
 /** A published file as the manifest lists it. */
 export interface ManifestFile extends StoredObject {
@@ -23,6 +25,9 @@ export interface Manifest {
   request: unknown;
   period: { label: string; start: string; end: string; timeZone: string };
   apiBase: string;
+  /** On the simulator's data: `true`, with {@link DEMO_BANNER} as `notice`. Absent for a real service. */
+  demo?: true;
+  notice?: typeof DEMO_BANNER;
   windows: SnapshotHeader['windows'];
   shards: SnapshotHeader['shards'];
   counts: Record<string, number>;

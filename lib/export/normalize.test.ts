@@ -91,6 +91,38 @@ describe('createNormalizer transactions', () => {
     ]);
   });
 
+  it('returns headers in words with units, no two alike, with the UTC zone too', () => {
+    const n = normalizer(DEFAULT_SHAPE.fields, 'UTC');
+    n.observe(trade());
+    const headers = [n.transactionsSpec(), n.movementsSpec(), n.changesSpec()].map((spec) =>
+      spec.columns.map((column) => column.header),
+    );
+    expect(headers.map((list) => new Set(list).size)).toEqual(headers.map((list) => list.length));
+    expect(headers[0]).toEqual(
+      expect.arrayContaining(['Date (UTC)', 'Date (UTC, report zone)', 'Value (USD)', 'Fee (USD)']),
+    );
+    expect(headers[1]).toEqual(expect.arrayContaining(['Value (USD)', 'Amount (token, signed)']));
+  });
+
+  it("returns money headers pointing to the row's currency when currencies mix", () => {
+    const n = normalizer();
+    n.observe(trade());
+    n.observe(trade({ id: 'tx_2', value: { amount: '1', currency: 'EUR' } }));
+    const headers = n.transactionsSpec().columns.map((column) => column.header);
+    expect(headers).toEqual(expect.arrayContaining(["Value (in the row's currency)", 'Fee (USD)']));
+  });
+
+  it('returns number columns sized to the widest value observed, as shown', () => {
+    const n = normalizer();
+    n.observe(trade());
+    n.observe(trade({ id: 'tx_2', value: { amount: '-1234567.5', currency: 'USD' } }));
+    const widths = Object.fromEntries(
+      n.transactionsSpec().columns.map((column) => [column.key, column.width]),
+    );
+    // `-1,234,567.50`: the value as the sheet shows it, with separators and cents.
+    expect([widths.value_amount, widths.fee_amount, widths.fee_quantity]).toEqual([13, 4, 7]);
+  });
+
   it('returns date columns in UTC and in the report zone', () => {
     const spec = normalizer().transactionsSpec();
     expect(spec.columns.slice(1, 3).map((column) => [column.kind, column.timeZone])).toEqual([
@@ -156,11 +188,30 @@ describe('createNormalizer transactions', () => {
   });
 
   it('returns an exponent amount in plain notation', () => {
-    const raw = trade({ fee: { amount: '1e-7', currency: 'USD', symbol: 'ETH', quantity: '2.5E-8' } });
+    const raw = trade({ fee: { amount: '1e-7', currency: 'BTC', symbol: 'ETH', quantity: '2.5E-8' } });
     const n = normalizer();
     n.observe(raw);
     const row = byKey(n.transactionsSpec(), n.transactionRow(raw));
     expect([row.fee_amount, row.fee_quantity]).toEqual(['0.0000001', '0.000000025']);
+  });
+
+  it('returns money to its currency minor unit, rounded half to even, and quantities as sent', () => {
+    const raw = trade({
+      value: { amount: '2543.5', currency: 'USD' },
+      fee: { amount: '1000.5', currency: 'JPY', symbol: 'ETH', quantity: '0.024123745819401519' },
+      movements: [{ symbol: 'ETH', amount: '-1.250000000000000000', value: '-0.125' }],
+    });
+    const n = normalizer();
+    n.observe(raw);
+    const row = byKey(n.transactionsSpec(), n.transactionRow(raw));
+    const movement = byKey(n.movementsSpec(), n.movementRows(raw)[0] ?? []);
+    expect([row.value_amount, row.fee_amount, row.fee_quantity, movement.amount, movement.value]).toEqual([
+      '2543.50',
+      '1000',
+      '0.024123745819401519',
+      '-1.250000000000000000',
+      '-0.12',
+    ]);
   });
 
   it('returns unknown fields as extra text columns in sorted order, flattened with dots', () => {
@@ -230,7 +281,7 @@ describe('createNormalizer transactions', () => {
     expect(error).toMatchObject({ path: 'value.amount', transactionId: 'tx_1' });
   });
 
-  it('returns negative zero amounts as unsigned zero with their scale', () => {
+  it('returns negative zero amounts as unsigned zero to the minor unit', () => {
     const raw = trade({
       value: { amount: '-0.000', currency: 'USD' },
       fee: { amount: '-0', currency: 'USD' },
@@ -238,8 +289,8 @@ describe('createNormalizer transactions', () => {
     const n = normalizer();
     n.observe(raw);
     expect(byKey(n.transactionsSpec(), n.transactionRow(raw))).toMatchObject({
-      value_amount: '0.000',
-      fee_amount: '0',
+      value_amount: '0.00',
+      fee_amount: '0.00',
     });
   });
 
@@ -285,7 +336,7 @@ describe('createNormalizer transactions', () => {
       'T-9',
       '2025-03-14T09:26:53.000Z',
       '0.1 BTC',
-      '8000',
+      '8000.00',
       'EUR',
       'api',
     ]);

@@ -10,7 +10,8 @@ import type { RawTimelineItem, RawTransaction } from '../pbs/model.ts';
 import { getPath } from '../pbs/path.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import { absDecimal, parseDecimal, signDecimal, trimDecimal } from './decimal.ts';
-import type { Cell, Column, Row, TableSpec } from './table.ts';
+import { moneyCell, moneyHeader } from './money.ts';
+import { type Cell, type Column, numberWidth, type Row, type TableSpec } from './table.ts';
 import { fastUtcInstant } from './zoned.ts';
 
 /** One token movement of a transaction; `amount` is signed (negative leaves the portfolio). */
@@ -89,10 +90,11 @@ export interface Normalizer {
   /** First pass over timeline items: records the extra fields of the changes report. */
   observeChange(raw: RawTimelineItem, index?: number): void;
   /**
-   * How many extra columns have been observed so far, per report. Columns are only ever added,
-   * so two equal counts over the same observed prefix mean the same column sets.
+   * How many extra columns have been observed so far, per report, and how many distinct money
+   * currencies the transactions and movements reports have (they decide the money headers).
+   * Both only ever grow, so two equal counts over the same observed prefix mean the same columns.
    */
-  extraCounts(): { transactions: number; movements: number; changes: number };
+  extraCounts(): { transactions: number; movements: number; changes: number; currencies: number };
   /** Reads and validates the known fields; throws {@link TransactionDataError}. */
   canonical(raw: RawTransaction, index?: number): CanonicalTransaction;
   transactionsSpec(): TableSpec;
@@ -107,14 +109,74 @@ export interface Normalizer {
   changeRow(raw: RawTimelineItem, index?: number): Row;
 }
 
-/** The UTC and local views of one instant (both cells hold the same ISO instant). */
+/**
+ * The UTC and local views of one instant (both cells hold the same ISO instant). Headers name the
+ * zone; with the UTC zone the second is headed `Date (UTC, report zone)`, so no two are alike.
+ */
 const dateColumns = (zone: string): Column[] => [
   { key: 'date_utc', header: 'Date (UTC)', kind: 'datetime', timeZone: 'UTC' },
-  { key: 'date_local', header: `Date (${zone})`, kind: 'datetime', timeZone: zone },
+  {
+    key: 'date_local',
+    header: zone === 'UTC' ? 'Date (UTC, report zone)' : `Date (${zone})`,
+    kind: 'datetime',
+    timeZone: zone,
+  },
 ];
 
+/**
+ * What a report's money headers name: the currencies of its values and fees, as observed. One
+ * currency gives `Value (USD)`; several (or none) give `Value (in the row's currency)`.
+ */
+export interface MoneyUnits {
+  value: ReadonlySet<string>;
+  fee: ReadonlySet<string>;
+}
+
+const NO_UNITS: MoneyUnits = { value: new Set(), fee: new Set() };
+
+/** Gives each column its description from `descriptions`, by key. */
+function described(columns: Column[], descriptions: Readonly<Record<string, string>>): Column[] {
+  return columns.map((column) => {
+    const description = descriptions[column.key];
+    return description === undefined ? column : { ...column, description };
+  });
+}
+
+const MONEY_NOTE = "rounded to the currency's minor unit (e.g. cents)";
+
+/** The two date columns, described. */
+const dateDescriptions = (zone: string) => ({
+  date_utc: 'when the transaction happened, in UTC',
+  date_local: `the same moment as wall-clock time in the report zone, ${zone}`,
+});
+
+/** What each fixed column of the transactions report holds. */
+const TRANSACTION_DESCRIPTIONS = (zone: string): Record<string, string> => ({
+  id: "the service's id of the transaction",
+  ...dateDescriptions(zone),
+  type: 'type as the service reports it (trade, transfer, income, …)',
+  sub_type: 'sub-type as the service reports it (buy, swap, withdrawal, …)',
+  category: 'category as the service reports it',
+  protocol: 'DeFi protocol or venue; empty when none',
+  hash: 'on-chain transaction hash',
+  account_id: 'the account (wallet or exchange account) the transaction belongs to',
+  ledger_id: 'the ledger (data source connection) it came from',
+  in: "what came into the portfolio: quantity and token, several joined by '; '",
+  out: "what left the portfolio: quantity (without sign) and token, several joined by '; '",
+  value_amount: `value of the transaction as the service reports it, in the value currency, ${MONEY_NOTE}`,
+  value_currency: 'currency of the value (ISO 4217 code, e.g. USD)',
+  fee_amount: `fee paid, a positive cost, in the fee currency, ${MONEY_NOTE}`,
+  fee_currency: 'currency of the fee amount',
+  fee_symbol: 'token the fee was paid in',
+  fee_quantity: 'quantity of the fee token paid, exactly as sent',
+});
+
 /** The fixed columns of the transactions report, in order. */
-export function transactionColumns(timeZone: string): Column[] {
+export function transactionColumns(timeZone: string, units: MoneyUnits = NO_UNITS): Column[] {
+  return described(transactionColumnList(timeZone, units), TRANSACTION_DESCRIPTIONS(timeZone));
+}
+
+function transactionColumnList(timeZone: string, units: MoneyUnits): Column[] {
   return [
     { key: 'id', header: 'ID', kind: 'text' },
     ...dateColumns(timeZone),
@@ -125,31 +187,60 @@ export function transactionColumns(timeZone: string): Column[] {
     { key: 'hash', header: 'Hash', kind: 'text' },
     { key: 'account_id', header: 'Account ID', kind: 'text' },
     { key: 'ledger_id', header: 'Ledger ID', kind: 'text' },
-    { key: 'in', header: 'In', kind: 'text' },
-    { key: 'out', header: 'Out', kind: 'text' },
-    { key: 'value_amount', header: 'Value', kind: 'decimal' },
+    { key: 'in', header: 'In (quantity token)', kind: 'text' },
+    { key: 'out', header: 'Out (quantity token)', kind: 'text' },
+    { key: 'value_amount', header: moneyHeader('Value', units.value), kind: 'decimal' },
     { key: 'value_currency', header: 'Value currency', kind: 'text' },
-    { key: 'fee_amount', header: 'Fee', kind: 'decimal' },
+    { key: 'fee_amount', header: moneyHeader('Fee', units.fee), kind: 'decimal' },
     { key: 'fee_currency', header: 'Fee currency', kind: 'text' },
     { key: 'fee_symbol', header: 'Fee token', kind: 'text' },
-    { key: 'fee_quantity', header: 'Fee quantity', kind: 'decimal', exact: true },
+    { key: 'fee_quantity', header: 'Fee quantity (fee token)', kind: 'decimal', exact: true },
   ];
 }
 
 /** The fixed columns of the movements report, in order. */
-export function movementColumns(timeZone: string): Column[] {
+export function movementColumns(timeZone: string, units: MoneyUnits = NO_UNITS): Column[] {
+  return described(movementColumnList(timeZone, units), {
+    transaction_id: 'id of the transaction the movement belongs to (see Transactions)',
+    ...dateDescriptions(timeZone),
+    token: 'token symbol',
+    amount: 'quantity moved, exactly as sent: positive came in, negative went out',
+    value: `value of the movement in the transaction's value currency, same sign as the amount, ${MONEY_NOTE}`,
+    direction: "'in' or 'out', from the sign of the amount",
+  });
+}
+
+function movementColumnList(timeZone: string, units: MoneyUnits): Column[] {
   return [
     { key: 'transaction_id', header: 'Transaction ID', kind: 'text' },
     ...dateColumns(timeZone),
     { key: 'token', header: 'Token', kind: 'text' },
-    { key: 'amount', header: 'Amount', kind: 'decimal', exact: true },
-    { key: 'value', header: 'Value', kind: 'decimal' },
+    { key: 'amount', header: 'Amount (token, signed)', kind: 'decimal', exact: true },
+    { key: 'value', header: moneyHeader('Value', units.value), kind: 'decimal' },
     { key: 'direction', header: 'Direction', kind: 'text' },
   ];
 }
 
 /** The fixed columns of the changes report, in order. */
-export function changeColumns(timeZone: string): Column[] {
+export function changeColumns(timeZone: string, units: MoneyUnits = NO_UNITS): Column[] {
+  return described(changeColumnList(timeZone, units), {
+    id: "the service's id of the transaction",
+    date: `when the transaction happened, in ${timeZone}; empty for some deleted items`,
+    last_modified: `when the service last changed the item, in ${timeZone}`,
+    deleted: "'yes' when the item was deleted, else 'no'",
+    source_guid: 'id of the data source (exchange, wallet import) the item came from',
+    source_name: 'name of that data source',
+    type: 'type as the service reports it',
+    sub_type: 'sub-type as the service reports it',
+    category: 'category as the service reports it',
+    protocol: 'DeFi protocol or venue; empty when none',
+    hash: 'on-chain transaction hash',
+    value_amount: `value as the service reports it, in the value currency, ${MONEY_NOTE}`,
+    value_currency: 'currency of the value (ISO 4217 code)',
+  });
+}
+
+function changeColumnList(timeZone: string, units: MoneyUnits): Column[] {
   return [
     { key: 'id', header: 'ID', kind: 'text' },
     { key: 'date', header: `Date (${timeZone})`, kind: 'datetime', timeZone },
@@ -162,10 +253,17 @@ export function changeColumns(timeZone: string): Column[] {
     { key: 'category', header: 'Category', kind: 'text' },
     { key: 'protocol', header: 'Protocol', kind: 'text' },
     { key: 'hash', header: 'Hash', kind: 'text' },
-    { key: 'value_amount', header: 'Value', kind: 'decimal' },
+    { key: 'value_amount', header: moneyHeader('Value', units.value), kind: 'decimal' },
     { key: 'value_currency', header: 'Value currency', kind: 'text' },
   ];
 }
+
+/** What one row of each report of the normalizer is. */
+const TABLE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  transactions: 'one row per transaction in the period, in date order',
+  movements: 'one row per token movement of a transaction (a trade has one in and one out)',
+  changes: 'one row per transaction added, changed or deleted at the service since the date asked for',
+};
 
 /** Reads a date: an ISO-8601 string (no offset means UTC) or epoch milliseconds. */
 export function parseInstant(value: unknown): string | null {
@@ -260,6 +358,37 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   const extraPaths = new Set<string>();
   const movementExtraPaths = new Set<string>();
   const changeExtraPaths = new Set<string>();
+  const units = {
+    transactions: { value: new Set<string>(), fee: new Set<string>() },
+    movements: { value: new Set<string>(), fee: new Set<string>() },
+    changes: { value: new Set<string>(), fee: new Set<string>() },
+  };
+  /** Widest number cell per `report.column`, as shown (see `numberWidth`). */
+  const widths = new Map<string, number>();
+  const widen = (column: string, literal: string | null): void => {
+    if (literal === null) return;
+    const width = numberWidth(literal);
+    if (width > (widths.get(column) ?? 0)) widths.set(column, width);
+  };
+  /** Records the currencies and number widths the rows of `tx` will have. */
+  const observeNumbers = (tx: CanonicalTransaction): void => {
+    if (tx.valueAmount !== null) units.transactions.value.add(tx.valueCurrency ?? '');
+    if (tx.feeAmount !== null) units.transactions.fee.add(tx.feeCurrency ?? '');
+    widen('transactions.value_amount', moneyCell(tx.valueAmount, tx.valueCurrency));
+    widen('transactions.fee_amount', moneyCell(tx.feeAmount, tx.feeCurrency));
+    widen('transactions.fee_quantity', tx.feeQuantity);
+    for (const movement of tx.movements) {
+      if (movement.value !== null) units.movements.value.add(tx.valueCurrency ?? '');
+      widen('movements.amount', movement.amount);
+      widen('movements.value', moneyCell(movement.value, tx.valueCurrency));
+    }
+  };
+  /** The columns of `report` with the widths observed. */
+  const sized = (report: string, columns: Column[]): Column[] =>
+    columns.map((column) => {
+      const width = widths.get(`${report}.${column.key}`);
+      return width === undefined ? column : { ...column, width };
+    });
   let frozen: { extras: string[]; movementExtras: string[]; changeExtras: string[] } | null = null;
 
   function freeze(): { extras: string[]; movementExtras: string[]; changeExtras: string[] } {
@@ -396,11 +525,17 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       key: taken.has(path) ? `extra:${path}` : path,
       header: path,
       kind: 'text' as const,
+      description: `field "${path}" of the service's data, which the field mapping does not know, as text`,
     }));
   }
 
   function spec(name: string, title: string, fixed: Column[], extras: readonly string[]): TableSpec {
-    return { name, title, columns: [...fixed, ...extraColumns(extras, fixed)] };
+    return {
+      name,
+      title,
+      description: TABLE_DESCRIPTIONS[name],
+      columns: [...fixed, ...extraColumns(extras, fixed)],
+    };
   }
 
   function quantities(tx: CanonicalTransaction, sign: 1 | -1): Cell {
@@ -424,9 +559,9 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       tx.ledgerId,
       quantities(tx, 1),
       quantities(tx, -1),
-      tx.valueAmount,
+      moneyCell(tx.valueAmount, tx.valueCurrency),
       tx.valueCurrency,
-      tx.feeAmount,
+      moneyCell(tx.feeAmount, tx.feeCurrency),
       tx.feeCurrency,
       tx.feeSymbol,
       tx.feeQuantity,
@@ -442,7 +577,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       tx.date,
       movement.symbol,
       movement.amount,
-      movement.value,
+      moneyCell(movement.value, tx.valueCurrency),
       signDecimal(movement.amount) < 0 ? 'out' : 'in',
       ...extraCells(movement.extras, known, tx.id),
     ]);
@@ -452,6 +587,12 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     observe(raw, index) {
       checkObservable(raw, index);
       for (const path of Object.keys(extrasOf(raw))) extraPaths.add(path);
+      // Invalid data is reported by the row that holds it, not while observing.
+      let tx: CanonicalTransaction | null = null;
+      try {
+        tx = canonical(raw, index);
+      } catch {}
+      if (tx !== null) observeNumbers(tx);
       const list = getPath(raw, fields.movements);
       if (Array.isArray(list)) {
         for (const item of list) {
@@ -464,6 +605,7 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
     },
     observeCanonical(tx) {
       refuseIfFrozen();
+      observeNumbers(tx);
       for (const path in tx.extras) extraPaths.add(path);
       for (const movement of tx.movements) {
         for (const path in movement.extras) movementExtraPaths.add(path);
@@ -473,20 +615,44 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       transactions: extraPaths.size,
       movements: movementExtraPaths.size,
       changes: changeExtraPaths.size,
+      currencies: units.transactions.value.size + units.transactions.fee.size + units.movements.value.size,
     }),
     observeChange(raw, index) {
       checkObservable(raw, index);
       for (const path of Object.keys(extrasOf(raw))) changeExtraPaths.add(path);
+      const amount = parseDecimal(getPath(raw, fields.valueAmount));
+      if (amount !== null) {
+        const currency = text(raw, fields.valueCurrency);
+        units.changes.value.add(currency ?? '');
+        widen('changes.value_amount', moneyCell(amount, currency));
+      }
     },
     canonical,
     transactionsSpec: () =>
-      spec('transactions', 'Transactions', transactionColumns(timeZone), freeze().extras),
+      spec(
+        'transactions',
+        'Transactions',
+        sized('transactions', transactionColumns(timeZone, units.transactions)),
+        freeze().extras,
+      ),
     transactionRow: (raw, index) => toTransactionRow(canonical(raw, index)),
     toTransactionRow,
-    movementsSpec: () => spec('movements', 'Movements', movementColumns(timeZone), freeze().movementExtras),
+    movementsSpec: () =>
+      spec(
+        'movements',
+        'Movements',
+        sized('movements', movementColumns(timeZone, units.movements)),
+        freeze().movementExtras,
+      ),
     movementRows: (raw, index) => toMovementRows(canonical(raw, index)),
     toMovementRows,
-    changesSpec: () => spec('changes', 'Changes', changeColumns(timeZone), freeze().changeExtras),
+    changesSpec: () =>
+      spec(
+        'changes',
+        'Changes',
+        sized('changes', changeColumns(timeZone, units.changes)),
+        freeze().changeExtras,
+      ),
     changeRow(raw, index) {
       const at = index ?? null;
       const id = idOf(raw, at);
@@ -505,7 +671,10 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
         text(raw, fields.category),
         text(raw, fields.protocol),
         text(raw, fields.hash),
-        decimal(raw, fields.valueAmount, fields.valueAmount, id, at),
+        moneyCell(
+          decimal(raw, fields.valueAmount, fields.valueAmount, id, at),
+          text(raw, fields.valueCurrency),
+        ),
         text(raw, fields.valueCurrency),
         ...extraCells(extrasOf(raw), freeze().changeExtras, id),
       ];

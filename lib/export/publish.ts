@@ -4,14 +4,15 @@ import { pipeline } from 'node:stream/promises';
 import type { Sink, SinkObject, SinkSet, StoredObject } from '../storage/sink.ts';
 import { FEE_TREATMENT } from './gains-feed.ts';
 import type { LiveOutputs } from './live-outputs.ts';
-import { MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './manifest.ts';
+import { DEMO_BANNER, MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './manifest.ts';
 import { periodLabel, periodRange } from './period.ts';
+import { README_FILE, type ReadmeInput, readmeTable, readmeText } from './readme.ts';
 import { observeSnapshot, type ReportModel } from './report-model.ts';
 import { type ExportRequest, parseExportRequest } from './request.ts';
 import type { SnapshotHeader } from './snapshot.ts';
 import type { TableSource } from './table.ts';
 import { writeCsv } from './writers/csv.ts';
-import { writeXlsx } from './writers/xlsx.ts';
+import { writeXlsx, type XlsxOptions } from './writers/xlsx.ts';
 
 export interface PublishInput {
   snapshotFile: string;
@@ -42,10 +43,28 @@ export interface PublishInput {
 
 const CONTENT_TYPES = {
   csv: 'text/csv; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   gzip: 'application/gzip',
   json: 'application/json',
 } as const;
+
+/** Name (`spec.name`) of the Read me table: the workbook's first sheet. */
+export const README_TABLE = 'readme';
+
+/**
+ * How a run's workbook is written: every printed page names the profile, the period and its zone
+ * (and, on the simulator's data, the demo banner), and the Read me sheet is listed first.
+ */
+export function workbookOptions(request: ExportRequest, demo: boolean): XlsxOptions {
+  return {
+    print: {
+      center: `Profile ${request.profile} · ${periodLabel(request.period)} (${request.timeZone})`,
+      ...(demo ? { right: DEMO_BANNER } : {}),
+    },
+    firstSheet: README_TABLE,
+  };
+}
 
 /**
  * Renders the requested reports from a snapshot and publishes them with the snapshot itself, as
@@ -88,6 +107,19 @@ async function publishAll(input: PublishInput, set: SinkSet): Promise<Manifest> 
   const tables = model.tables(input.snapshotFile);
   const totals = model.totals();
   const files: ManifestFile[] = [];
+  const demo = input.header.demo === true;
+  const readme: ReadmeInput = {
+    request: { ...request, formats: [...formats] },
+    runId: input.runId,
+    generator: input.generator,
+    createdAt: input.header.createdAt,
+    apiBase: input.header.apiBase,
+    demo,
+    windows: input.header.windows.length,
+    shards: input.header.shards.length,
+    tables: tables.map((table) => table.spec),
+    baseName,
+  };
 
   const publish = async (
     name: string,
@@ -135,6 +167,10 @@ async function publishAll(input: PublishInput, set: SinkSet): Promise<Manifest> 
         written === null ? render : copy(written.file, written.rows),
       );
     }
+    await publish(README_FILE, CONTENT_TYPES.text, async (out) => {
+      out.end(readmeText(readme));
+      return undefined;
+    });
   }
   const range = periodRange(request.period, request.timeZone);
   const period = {
@@ -151,6 +187,7 @@ async function publishAll(input: PublishInput, set: SinkSet): Promise<Manifest> 
     request,
     period,
     apiBase: input.header.apiBase,
+    ...(demo ? { demo: true as const, notice: DEMO_BANNER as typeof DEMO_BANNER } : {}),
     windows: input.header.windows,
     shards: input.header.shards,
     counts: { ...input.counts, ...model.counts() },
@@ -171,10 +208,12 @@ async function publishAll(input: PublishInput, set: SinkSet): Promise<Manifest> 
       (await input.live?.workbook(async function* rest() {
         yield* tables.slice(1);
         yield about();
+        yield readmeTable(readme);
       })) ?? null;
     await publish(`${baseName}.xlsx`, CONTENT_TYPES.xlsx, async (out) => {
       if (written !== null) return await copy(written.file, written.rows)(out);
-      const result = await writeXlsx([...tables, about()], out);
+      const options = workbookOptions(request, demo);
+      const result = await writeXlsx([...tables, about(), readmeTable(readme)], out, options);
       return result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0);
     });
   }
@@ -185,9 +224,42 @@ async function publishAll(input: PublishInput, set: SinkSet): Promise<Manifest> 
   });
   return manifest;
 }
+/** Most windows or shards the About sheet lists one by one; past it, their count (the manifest lists all). */
+export const ABOUT_MAX_LISTED = 99;
+
+/** The request as `Request: field` → value pairs: nested objects by dotted path, lists joined by `, `. */
+function requestPairs(value: unknown, path = 'Request'): [string, string][] {
+  if (value === null || value === undefined) return [];
+  if (Array.isArray(value)) return [[path, value.map((item) => String(item)).join(', ')]];
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 0) return [[path, '(none)']];
+    return entries.flatMap(([key, child]) =>
+      requestPairs(child, path === 'Request' ? `Request: ${key}` : `${path}.${key}`),
+    );
+  }
+  return [[path, String(value)]];
+}
+
+/**
+ * One pair per item of `list` when there are at most {@link ABOUT_MAX_LISTED}, else one pair
+ * giving their count (hundreds of rows would bury the rest; the manifest keeps them all).
+ */
+function listedOrCounted<T>(
+  label: string,
+  list: readonly T[],
+  pair: (item: T) => [string, string],
+): [string, string][] {
+  if (list.length <= ABOUT_MAX_LISTED) return list.map(pair);
+  return [[label, `${list.length} (too many to list here: manifest.json lists every one)`]];
+}
+
 /** The About sheet: what was asked, of whom, how it was fetched, and the files published before it. */
 function aboutTable(manifest: Manifest): TableSource {
   const pairs: [string, string][] = [
+    ...(manifest.demo
+      ? ([[DEMO_BANNER, 'made by the simulator built into pbs-export']] as [string, string][])
+      : []),
     ['Generator', `${manifest.generator.name} ${manifest.generator.version}`],
     ['Run id', manifest.runId],
     ['Profile', String((manifest.request as ExportRequest).profile)],
@@ -197,7 +269,7 @@ function aboutTable(manifest: Manifest): TableSource {
     ],
     ['Time zone', manifest.period.timeZone],
     ['API base', manifest.apiBase],
-    ['Request', JSON.stringify(manifest.request)],
+    ...requestPairs(manifest.request),
     ['Created at', manifest.createdAt],
     ...(manifest.gains
       ? ([
@@ -215,8 +287,8 @@ function aboutTable(manifest: Manifest): TableSource {
       `Count: ${key}`,
       String(value),
     ]),
-    ...manifest.windows.map((w): [string, string] => [`Window ${w.label}`, `${w.start} to ${w.end}`]),
-    ...manifest.shards.map((s): [string, string] => [
+    ...listedOrCounted('Windows', manifest.windows, (w) => [`Window ${w.label}`, `${w.start} to ${w.end}`]),
+    ...listedOrCounted('Shards', manifest.shards, (s) => [
       `Shard ${s.id}`,
       `${s.rows} rows${s.totalReported === null ? '' : ` (service reported ${s.totalReported})`}`,
     ]),

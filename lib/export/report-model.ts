@@ -215,6 +215,10 @@ function createLive(
         live.abandon(`transaction ${tx.id} has a field the first window's transactions did not have`);
         return undefined;
       }
+      if (seen.currencies > fixed.currencies) {
+        live.abandon(`transaction ${tx.id} has a currency the first window's transactions did not have`);
+        return undefined;
+      }
       let wait: Promise<void> | undefined;
       for (const [name, list] of channels) {
         if (list.length === 0) continue;
@@ -238,7 +242,11 @@ function createLive(
         return false;
       }
       if (live.state !== 'open' || fixed === null) return false;
-      if (seen.transactions !== fixed.transactions || seen.movements !== fixed.movements) {
+      if (
+        seen.transactions !== fixed.transactions ||
+        seen.movements !== fixed.movements ||
+        seen.currencies !== fixed.currencies
+      ) {
         live.abandon('the columns changed');
         return false;
       }

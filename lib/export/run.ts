@@ -23,7 +23,7 @@ import { createLiveOutputs } from './live-outputs.ts';
 import { type Manifest, publicApiBase } from './manifest.ts';
 import { type Period, periodLabel, periodRange, resolveChangesSince } from './period.ts';
 import { planShards, planWindows, resolveProtocols, type Shard, type Window } from './plan.ts';
-import { publishReports } from './publish.ts';
+import { publishReports, workbookOptions } from './publish.ts';
 import { createReportModel } from './report-model.ts';
 import { type ExportRequest, requestWarnings } from './request.ts';
 import { SNAPSHOT_FORMAT, type SnapshotHeader } from './snapshot.ts';
@@ -51,6 +51,11 @@ export interface ExportDeps {
   fields: TransactionFieldMap;
   /** Base URL of the service, recorded in the manifest without any credential. */
   apiBase: string;
+  /**
+   * The service is the simulator: its data is demo data, not a real portfolio. The snapshot, the
+   * manifest, the Read me, the About sheet and every printed page say so. Default false.
+   */
+  demo?: boolean;
   now: () => Date;
   /**
    * Parent of the run's scratch folder (removed afterwards; the scratch folders that dead runs
@@ -179,6 +184,7 @@ export async function finishExport(
     format: SNAPSHOT_FORMAT,
     request,
     apiBase: publicApiBase(deps.apiBase),
+    ...(deps.demo === true ? { demo: true } : {}),
     createdAt: deps.startedAt.toISOString(),
     fields: deps.fields,
     windows: plan.windows.map((w) => ({
@@ -204,7 +210,12 @@ export async function finishExport(
         lastModifiedDate: resolveChangesSince(request.changesSince as string, request.timeZone),
       })
     : undefined;
-  const live = createLiveOutputs({ formats: request.formats, csv: request.csv, workDir: deps.workDir });
+  const live = createLiveOutputs({
+    formats: request.formats,
+    csv: request.csv,
+    xlsx: workbookOptions(request, deps.demo === true),
+    workDir: deps.workDir,
+  });
   const model = createReportModel(deps.fields, request, {
     spoolDir: deps.workDir,
     live,

@@ -18,6 +18,8 @@ export interface SnapshotHeader {
   /** The validated export request, as JSON. */
   request: unknown;
   apiBase: string;
+  /** The data came from the simulator: demo data, not a real portfolio. Absent for a real service. */
+  demo?: boolean;
   createdAt: string;
   /** Field map the transactions were read with, so a render elsewhere reads them the same way. */
   fields: TransactionFieldMap;

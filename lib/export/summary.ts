@@ -1,10 +1,13 @@
 /**
- * Summaries of canonical transactions: by month × protocol × category, and by token. Every sum
- * is an exact decimal; TOTAL rows are the exact sums of the rows above them.
+ * Summaries of canonical transactions: by month × protocol × category, and by token. Money is
+ * shown to its currency's minor unit: each transaction's amount is rounded once (half to even,
+ * as the transactions report shows it), sums add the rounded amounts exactly, and TOTAL rows are
+ * the exact sums of the rows above them as shown.
  */
 import { absDecimal, addDecimal, DecimalSum, signDecimal, subtractDecimal } from './decimal.ts';
+import { moneyCell, moneyHeader, toMinorUnit } from './money.ts';
 import type { CanonicalTransaction } from './normalize.ts';
-import type { Cell, Column, Row, TableSource, TableSpec } from './table.ts';
+import { type Cell, type Column, numberWidth, type Row, type TableSource, type TableSpec } from './table.ts';
 import { wallClock } from './zoned.ts';
 
 /** Shown for a transaction without protocol (or category). */
@@ -36,31 +39,91 @@ export interface CurrencyTotal {
 
 /** Columns of the by-month table. */
 export const MONTH_COLUMNS: readonly Column[] = [
-  { key: 'month', header: 'Month', kind: 'text' },
-  { key: 'protocol', header: 'Protocol', kind: 'text' },
-  { key: 'category', header: 'Category', kind: 'text' },
-  { key: 'currency', header: 'Currency', kind: 'text' },
-  { key: 'count', header: 'Transactions', kind: 'integer' },
-  { key: 'value', header: 'Value', kind: 'decimal' },
-  { key: 'fees', header: 'Fees', kind: 'decimal' },
+  {
+    key: 'month',
+    header: 'Month',
+    kind: 'text',
+    description:
+      'calendar month (YYYY-MM) in the report zone; TOTAL rows add up the rows above, per currency',
+  },
+  { key: 'protocol', header: 'Protocol', kind: 'text', description: `protocol, ${NONE} when none` },
+  { key: 'category', header: 'Category', kind: 'text', description: `category, ${NONE} when none` },
+  {
+    key: 'currency',
+    header: 'Currency',
+    kind: 'text',
+    description: 'currency of the value and fee sums (a fee in another currency gets a row of its own)',
+  },
+  { key: 'count', header: 'Transactions (count)', kind: 'integer', description: 'number of transactions' },
+  {
+    key: 'value',
+    header: 'Value',
+    kind: 'decimal',
+    description: "sum of the transactions' values as the Transactions sheet shows them (to the minor unit)",
+  },
+  {
+    key: 'fees',
+    header: 'Fees',
+    kind: 'decimal',
+    description: 'sum of the fees as the Transactions sheet shows them (positive costs)',
+  },
 ];
 
 /** Columns of the by-token table. */
 export const TOKEN_COLUMNS: readonly Column[] = [
-  { key: 'token', header: 'Token', kind: 'text' },
-  { key: 'currency', header: 'Currency', kind: 'text' },
-  { key: 'in_quantity', header: 'In quantity', kind: 'decimal', exact: true },
-  { key: 'out_quantity', header: 'Out quantity', kind: 'decimal', exact: true },
-  { key: 'net_quantity', header: 'Net quantity', kind: 'decimal', exact: true },
-  { key: 'in_value', header: 'In value', kind: 'decimal' },
-  { key: 'out_value', header: 'Out value', kind: 'decimal' },
-  { key: 'net_value', header: 'Net value', kind: 'decimal' },
+  {
+    key: 'token',
+    header: 'Token',
+    kind: 'text',
+    description: 'token symbol; TOTAL rows add up the values per currency',
+  },
+  { key: 'currency', header: 'Currency', kind: 'text', description: 'value currency of the transactions' },
+  {
+    key: 'in_quantity',
+    header: 'In quantity (token)',
+    kind: 'decimal',
+    exact: true,
+    description: 'total quantity that came in (positive), exact',
+  },
+  {
+    key: 'out_quantity',
+    header: 'Out quantity (token)',
+    kind: 'decimal',
+    exact: true,
+    description: 'total quantity that went out (positive), exact',
+  },
+  {
+    key: 'net_quantity',
+    header: 'Net quantity (token)',
+    kind: 'decimal',
+    exact: true,
+    description: 'in minus out, exact',
+  },
+  { key: 'in_value', header: 'In value', kind: 'decimal', description: 'value of what came in (positive)' },
+  {
+    key: 'out_value',
+    header: 'Out value',
+    kind: 'decimal',
+    description: 'value of what went out (positive)',
+  },
+  { key: 'net_value', header: 'Net value', kind: 'decimal', description: 'in value minus out value' },
 ];
 
 /** The by-month table: month × protocol × category × currency, then TOTAL rows per currency. */
-export const MONTH_SPEC: TableSpec = { name: 'summary_by_month', title: 'By month', columns: MONTH_COLUMNS };
+export const MONTH_SPEC: TableSpec = {
+  name: 'summary_by_month',
+  title: 'By month',
+  description:
+    'transactions by month, protocol, category and currency: count, value and fees, then TOTAL rows',
+  columns: MONTH_COLUMNS,
+};
 /** The by-token table: token × value currency, then TOTAL value rows per currency. */
-export const TOKEN_SPEC: TableSpec = { name: 'summary_by_token', title: 'By token', columns: TOKEN_COLUMNS };
+export const TOKEN_SPEC: TableSpec = {
+  name: 'summary_by_token',
+  title: 'By token',
+  description: 'movements by token and currency: in, out and net quantity and value, then TOTAL value rows',
+  columns: TOKEN_COLUMNS,
+};
 
 interface MonthGroup {
   keys: [month: string, protocol: string, category: string, currency: string];
@@ -87,9 +150,24 @@ function byKeys(a: { keys: readonly string[] }, b: { keys: readonly string[] }):
   return 0;
 }
 
+/** Money columns of the summaries: their header names the currency when the table has only one. */
+const MONEY_KEYS = new Set(['value', 'fees', 'in_value', 'out_value', 'net_value']);
+
+/**
+ * The table of `rows` under `spec`, its money headers naming the one currency of the rows (else
+ * `(in the row's currency)`), and every number column sized to its widest cell, totals included.
+ */
 function source(spec: TableSpec, rows: readonly Row[]): TableSource {
+  const currencyAt = spec.columns.findIndex((column) => column.key === 'currency');
+  const currencies = new Set(rows.map((row) => row[currencyAt] ?? ''));
+  const columns = spec.columns.map((column, index) => {
+    if (column.kind === 'text') return column;
+    const width = rows.reduce((widest, row) => Math.max(widest, numberWidth(row[index] ?? '')), 0);
+    const header = MONEY_KEYS.has(column.key) ? moneyHeader(column.header, currencies) : column.header;
+    return { ...column, header, width };
+  });
   return {
-    spec,
+    spec: { ...spec, columns },
     async *rows() {
       yield* rows;
     },
@@ -134,22 +212,40 @@ export function createSummary(options: SummaryOptions): Summary {
     return group;
   }
 
+  /** The by-month rows as shown: money to its currency's minor unit (see `money.ts`). */
+  function shownMonthGroups(): { keys: MonthGroup['keys']; count: number; value: string; fees: string }[] {
+    return [...months.values()].sort(byKeys).map((group) => ({
+      keys: group.keys,
+      count: group.count,
+      value: toMinorUnit(group.value.text(), currencyCell(group.keys[3])),
+      fees: toMinorUnit(group.fees.text(), currencyCell(group.keys[3])),
+    }));
+  }
+
+  /** Per currency, the sums of the by-month rows as shown (so a TOTAL row adds up on paper). */
   function totals(): Map<string, CurrencyTotal> {
     const byCurrency = new Map<string, CurrencyTotal>();
-    for (const group of months.values()) {
+    for (const group of shownMonthGroups()) {
       const currency = group.keys[3];
       const total = byCurrency.get(currency) ?? { count: 0, value: '0', fees: '0' };
       byCurrency.set(currency, {
         count: total.count + group.count,
-        value: addDecimal(total.value, group.value.text()),
-        fees: addDecimal(total.fees, group.fees.text()),
+        value: addDecimal(total.value, group.value),
+        fees: addDecimal(total.fees, group.fees),
+      });
+    }
+    for (const [currency, total] of byCurrency) {
+      byCurrency.set(currency, {
+        ...total,
+        value: toMinorUnit(total.value, currencyCell(currency)),
+        fees: toMinorUnit(total.fees, currencyCell(currency)),
       });
     }
     return byCurrency;
   }
 
   function monthRows(): Row[] {
-    const rows: Row[] = [...months.values()].sort(byKeys).map((group) => {
+    const rows: Row[] = shownMonthGroups().map((group) => {
       const [month, protocol, category, currency] = group.keys;
       return [
         month,
@@ -157,8 +253,8 @@ export function createSummary(options: SummaryOptions): Summary {
         category,
         currencyCell(currency),
         String(group.count),
-        group.value.text(),
-        group.fees.text(),
+        group.value,
+        group.fees,
       ];
     });
     const byCurrency = totals();
@@ -175,10 +271,13 @@ export function createSummary(options: SummaryOptions): Summary {
     const totals = new Map<string, { inValue: string; outValue: string }>();
     const rows: Row[] = groups.map((group) => {
       const [token, currency] = group.keys;
+      const money = (amount: string) => toMinorUnit(amount, currencyCell(currency));
+      const inValue = money(group.inValue.text());
+      const outValue = money(group.outValue.text());
       const total = totals.get(currency) ?? { inValue: '0', outValue: '0' };
       totals.set(currency, {
-        inValue: addDecimal(total.inValue, group.inValue.text()),
-        outValue: addDecimal(total.outValue, group.outValue.text()),
+        inValue: addDecimal(total.inValue, inValue),
+        outValue: addDecimal(total.outValue, outValue),
       });
       return [
         token,
@@ -186,22 +285,23 @@ export function createSummary(options: SummaryOptions): Summary {
         group.inQuantity.text(),
         group.outQuantity.text(),
         subtractDecimal(group.inQuantity.text(), group.outQuantity.text()),
-        group.inValue.text(),
-        group.outValue.text(),
-        subtractDecimal(group.inValue.text(), group.outValue.text()),
+        inValue,
+        outValue,
+        money(subtractDecimal(inValue, outValue)),
       ];
     });
     for (const currency of [...totals.keys()].sort()) {
       const total = totals.get(currency) as { inValue: string; outValue: string };
+      const money = (amount: string) => toMinorUnit(amount, currencyCell(currency));
       rows.push([
         TOTAL,
         currencyCell(currency),
         null,
         null,
         null,
-        total.inValue,
-        total.outValue,
-        subtractDecimal(total.inValue, total.outValue),
+        money(total.inValue),
+        money(total.outValue),
+        money(subtractDecimal(total.inValue, total.outValue)),
       ]);
     }
     return rows;
@@ -215,22 +315,26 @@ export function createSummary(options: SummaryOptions): Summary {
       const currency = tx.valueCurrency ?? tx.feeCurrency ?? '';
       const main = monthGroup([month, protocol, category, currency]);
       main.count += 1;
-      if (tx.valueAmount !== null) main.value.add(tx.valueAmount);
+      // Each amount is rounded once, as the transactions report shows it; sums add the rounded amounts.
+      // An amount sent without a currency counts (and is rounded) in the currency of its row.
+      const value = moneyCell(tx.valueAmount, currencyCell(currency));
+      if (value !== null) main.value.add(value);
       if (tx.feeAmount !== null) {
         const feeGroup =
           tx.feeCurrency === null || tx.feeCurrency === currency
             ? main
             : monthGroup([month, protocol, category, tx.feeCurrency]);
-        feeGroup.fees.add(tx.feeAmount);
+        feeGroup.fees.add(toMinorUnit(tx.feeAmount, currencyCell(feeGroup.keys[3])));
       }
       for (const movement of tx.movements) {
         const group = tokenGroup([movement.symbol, tx.valueCurrency ?? '']);
+        const value = moneyCell(movement.value, tx.valueCurrency);
         if (signDecimal(movement.amount) < 0) {
           group.outQuantity.add(absDecimal(movement.amount));
-          if (movement.value !== null) group.outValue.add(absDecimal(movement.value));
+          if (value !== null) group.outValue.add(absDecimal(value));
         } else {
           group.inQuantity.add(movement.amount);
-          if (movement.value !== null) group.inValue.add(movement.value);
+          if (value !== null) group.inValue.add(value);
         }
       }
     },

@@ -27,6 +27,19 @@ export interface Column {
    * add a companion text column holding the exact string where the number would not be exact.
    */
   exact?: boolean;
+  /**
+   * `decimal` and `integer`: the widest cell of the column as a spreadsheet shows it (see
+   * `numberWidth`), when the producer knows it from every row (totals included). The XLSX writer
+   * sizes the column to fit it, so no number shows as `###`. With `wrap`: the column's width.
+   */
+  width?: number;
+  /**
+   * `text` only: the spreadsheet wraps the text inside the cell (rows grow to fit), in a column
+   * `width` characters wide, instead of letting it run over the next cells (and off the page).
+   */
+  wrap?: boolean;
+  /** What the column holds, in one line of plain words (the Read me lists it). */
+  description?: string;
 }
 
 export type Cell = string | null;
@@ -37,6 +50,8 @@ export interface TableSpec {
   name: string;
   /** Sheet title, e.g. `Transactions`. */
   title: string;
+  /** What one row of the table is, in plain words (the Read me lists it). */
+  description?: string;
   columns: readonly Column[];
 }
 
@@ -44,4 +59,13 @@ export interface TableSpec {
 export interface TableSource {
   spec: TableSpec;
   rows(): AsyncIterable<Row>;
+}
+
+/**
+ * How many characters a decimal literal takes as a spreadsheet shows it with thousands
+ * separators (`-1234567.89` → `-1,234,567.89`, 13): what a column must fit to show no `###`.
+ */
+export function numberWidth(literal: string): number {
+  const intDigits = literal.replace('-', '').split('.')[0]?.length ?? 0;
+  return literal.length + Math.max(0, Math.floor((intDigits - 1) / 3));
 }

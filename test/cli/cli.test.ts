@@ -301,7 +301,7 @@ describe('pbs-export CLI with --s3 (s3rver on loopback)', () => {
     );
     expect({ code, files: manifest.files.length, location: manifest.files[0].location }).toEqual({
       code: 0,
-      files: 6,
+      files: 7,
       location: expect.stringMatching(new RegExp(`^s3://${s3.bucket}/exports/reports/acme/2024-06/`)),
     });
   });

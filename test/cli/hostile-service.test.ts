@@ -67,7 +67,7 @@ async function csvRows(suffix: string): Promise<Record<string, string>[]> {
 }
 
 describe('pbs-export run against a service sending amounts as JSON numbers', () => {
-  it('writes every amount as its exact decimal text to the CSV and keeps the snapshot byte for byte', async () => {
+  it('writes every quantity as its exact decimal text, every USD value exact to the cent, and keeps the snapshot byte for byte', async () => {
     const texts = [
       transactionText({
         id: 'tx-1',
@@ -92,7 +92,7 @@ describe('pbs-export run against a service sending amounts as JSON numbers', () 
       '1234567890.123456789012345678',
       '0.000000000000000001',
     ]);
-    expect(movements.map((row) => row.value)).toEqual(['12345678901234567890123', '1.50']);
+    expect(movements.map((row) => row.value)).toEqual(['12345678901234567890123.00', '1.50']);
     const snapshot = gunzipSync(await readFile(await fileEnding('_snapshot.ndjson.gz'))).toString('utf8');
     for (const text of texts) expect(snapshot).toContain(`"data":${text}}`);
   });

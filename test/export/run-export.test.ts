@@ -53,6 +53,7 @@ describe('runExport (simulator over HTTP, local folder)', () => {
       'acme_2024-06_movements.csv',
       'acme_2024-06_summary_by_month.csv',
       'acme_2024-06_summary_by_token.csv',
+      'README.txt',
       'acme_2024-06.xlsx',
     ]);
     for (const file of manifest.files as { key: string; sha256: string }[]) {

@@ -115,6 +115,7 @@ describe('export-finish handler', () => {
     expect(prefix).toMatch(new RegExp(`^reports/acme/2025/${stamp}-[0-9a-f]{6}$`));
     const names = (await h.keysUnder(`${prefix}/`)).map((key) => key.slice(prefix.length + 1));
     expect(names).toEqual([
+      'README.txt',
       'acme_2025.xlsx',
       'acme_2025_movements.csv',
       'acme_2025_snapshot.ndjson.gz',

@@ -161,6 +161,20 @@ describe('LibreOffice reading the XLSX writer output', () => {
       '',
     ]);
   });
+
+  it('returns quantities shown to at most 15 significant digits, the double rounded, never binary noise', () => {
+    /** Significant digits as shown: no sign, separators or leading zeros; an integer's trailing zeros are padding. */
+    const significant = (text: string) => {
+      const digits = text.replace(/[-,]/g, '');
+      const kept = digits.includes('.') ? digits.replace('.', '') : digits.replace(/0+$/, '');
+      return kept.replace(/^0+/, '').length;
+    };
+    const shownQuantities = column(shown, 2);
+    expect([
+      shownQuantities.filter((text) => significant(text) > 15),
+      shownQuantities.map((text) => (text === '' ? '' : new Big(text.replace(/,/g, '')).toFixed())),
+    ]).toEqual([[], sourceColumn(2).map(as15Digits)]);
+  });
 });
 
 describe('LibreOffice reading the CSV writer output', () => {

@@ -55,6 +55,7 @@ export async function startExportHarness(
       sink,
       fields: client.shape.fields,
       apiBase: simulator.url,
+      demo: true,
       now: () => new Date('2026-11-22T10:00:00.000Z'),
       ...overrides,
     }),

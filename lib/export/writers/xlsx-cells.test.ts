@@ -31,7 +31,13 @@ describe('decimalFormat', () => {
     ['42', '#,##0'],
     ['-1.25', '#,##0.00'],
     ['0.000000000000000001', `#,##0.${'0'.repeat(18)}`],
-    [`1.${'0'.repeat(40)}`, `#,##0.${'0'.repeat(30)}`],
+    [`1.${'0'.repeat(40)}`, `#,##0.${'0'.repeat(14)}`],
+    [`0.${'0'.repeat(20)}1${'0'.repeat(20)}`, `#,##0.${'0'.repeat(30)}`],
+    // 15 significant digits at most: a double holds no more (the exact text is in `(exact)`).
+    ['-0.024123745819401519', `#,##0.${'0'.repeat(16)}`],
+    ['123456789012.123456', '#,##0.000'],
+    ['1234567890123456.5', '#,##0'],
+    ['2543.50', '#,##0.00'],
   ])('returns the format for %s', (decimal, format) => {
     expect(decimalFormat(decimal)).toBe(format);
   });

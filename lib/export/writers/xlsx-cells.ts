@@ -1,7 +1,10 @@
 import Big from 'big.js';
-import type { Cell, Column } from '../table.ts';
+import { type Cell, type Column, numberWidth } from '../table.ts';
 import { wallClock } from '../zoned.ts';
 import { instantMillis, isDecimalLiteral, isIntegerLiteral, preview, wellFormed } from './cells.ts';
+
+/** Number format of `datetime` cells. */
+export const DATETIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
 
 /** Excel's per-cell text limit. */
 export const MAX_CELL_TEXT = 32_767;
@@ -22,15 +25,32 @@ export interface SheetColumn {
 export interface XlsxCell {
   value: string | number | Date | null | { richText: { text: string }[] };
   numFmt?: string;
+  /** A number cell (set by the writer, for its alignment). */
+  number?: boolean;
 }
 
-/** The spreadsheet columns of a table: each source column, `exact` decimals followed by `<header> (exact)`. */
+/**
+ * The spreadsheet columns of a table: each source column, `exact` decimals followed by
+ * `<header> (exact)`. Headers are made unique (a repeated one gets ` (2)`, ` (3)`, …), so no two
+ * columns of a sheet are headed alike (an extra field may be named like a fixed column).
+ */
 export function sheetColumns(columns: readonly Column[]): SheetColumn[] {
-  return columns.flatMap((source, index) => {
+  const listed = columns.flatMap((source, index) => {
     const own = { source, index, companion: false, header: source.header };
     return source.kind === 'decimal' && source.exact
       ? [own, { source, index, companion: true, header: `${source.header} (exact)` }]
       : [own];
+  });
+  const taken = new Set(listed.map((column) => column.header.toLowerCase()));
+  const seen = new Set<string>();
+  return listed.map((column) => {
+    let header = column.header;
+    // A suffixed header must not take the header another column has as its own.
+    const clashes = () =>
+      seen.has(header.toLowerCase()) || (header !== column.header && taken.has(header.toLowerCase()));
+    for (let n = 2; clashes(); n += 1) header = `${column.header} (${n})`;
+    seen.add(header.toLowerCase());
+    return header === column.header ? column : { ...column, header };
   });
 }
 
@@ -60,7 +80,7 @@ export function toXlsxCell(cell: Cell, column: SheetColumn): XlsxCell | string {
       const ms = instantMillis(cell);
       if (ms === undefined) return `not an ISO-8601 instant: ${preview(cell)}`;
       // Excel has no zones: store the zone's wall-clock time as if it were UTC.
-      return { value: wallClock(ms, column.source.timeZone ?? 'UTC'), numFmt: 'yyyy-mm-dd hh:mm:ss' };
+      return { value: wallClock(ms, column.source.timeZone ?? 'UTC'), numFmt: DATETIME_FORMAT };
     }
   }
 }
@@ -72,10 +92,17 @@ export function isExactNumber(decimal: string, value: number): boolean {
   return exact.c.length <= EXCEL_DIGITS && new Big(String(value)).eq(exact);
 }
 
-/** `#,##0.00…` with as many decimals as the source literal has (so `10.50` shows as `10.50`). */
+/**
+ * `#,##0.00…` with as many decimals as the source literal has (so `10.50` shows as `10.50`), but
+ * never more significant digits than a spreadsheet number holds (15): past them a cell would
+ * show binary noise (`-0.024123745819401500` for `…519`). The `(exact)` column keeps the rest.
+ */
 export function decimalFormat(decimal: string): string {
-  const dot = decimal.indexOf('.');
-  const scale = dot < 0 ? 0 : Math.min(decimal.length - dot - 1, MAX_FORMAT_DECIMALS);
+  const [whole = '', fraction = ''] = decimal.replace('-', '').split('.');
+  const intDigits = whole.replace(/^0+/, '').length;
+  const leadingZeros = intDigits > 0 ? 0 : (/^0*/.exec(fraction)?.[0].length ?? 0);
+  const room = intDigits > 0 ? EXCEL_DIGITS - intDigits : leadingZeros + EXCEL_DIGITS;
+  const scale = Math.max(0, Math.min(fraction.length, room, MAX_FORMAT_DECIMALS));
   return scale === 0 ? '#,##0' : `#,##0.${'0'.repeat(scale)}`;
 }
 
@@ -140,6 +167,5 @@ export function displayWidth(cell: Cell, column: SheetColumn): number {
   if (column.source.kind === 'datetime') return 19;
   if (column.source.kind === 'text') return Math.max(...cell.split('\n').map((line) => line.length));
   if (column.companion) return cell.length;
-  const intDigits = cell.replace('-', '').split('.')[0]?.length ?? 0;
-  return cell.length + Math.floor((intDigits - 1) / 3);
+  return numberWidth(cell);
 }

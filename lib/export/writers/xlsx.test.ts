@@ -2,7 +2,7 @@ import Big from 'big.js';
 import ExcelJS from 'exceljs';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import type { Column, Row, TableSource } from '../table.ts';
+import { type Column, numberWidth, type Row, type TableSource } from '../table.ts';
 import { ReportCellError } from './errors.ts';
 import { SlowWritable, sink, table } from './test-support.ts';
 import { writeXlsx, type XlsxOptions } from './xlsx.ts';
@@ -186,6 +186,123 @@ describe('writeXlsx', () => {
     expect([sheet.getColumn(1).width, sheet.getColumn(2).width]).toEqual([40, 8]);
   });
 
+  it('returns number columns as wide as the widest value the producer knows, past the sample and the cap', async () => {
+    const wide: Column = { ...amount, width: numberWidth('-123456789012345.25') };
+    const rows: Row[] = [['1.00'], ['-123456789012345.25']];
+    const sheet = firstSheet(await xlsx([table([wide], rows)], { widthSampleRows: 1, maxColumnWidth: 10 }));
+
+    // 19 digits and signs, 4 separators, 2 of padding.
+    expect(sheet.getColumn(1).width).toBe(25);
+  });
+
+  it('returns decimal columns wide enough for ten billion whatever the sample', async () => {
+    const sheet = firstSheet(await xlsx([table([amount], [['1.00']])]));
+
+    expect(sheet.getColumn(1).width).toBeGreaterThanOrEqual('-9,999,999,999.99'.length);
+  });
+
+  it('returns headers that are unique in a sheet', async () => {
+    const extra: Column = { key: 'extra:amount', header: 'Amount', kind: 'text' };
+    const other: Column = { key: 'amount (2)', header: 'Amount (2)', kind: 'text' };
+    const sheet = firstSheet(await xlsx([table([amount, extra, other], [['1', 'a', 'b']])]));
+
+    expect([1, 2, 3].map((n) => sheet.getCell(1, n).value)).toEqual(['Amount', 'Amount (3)', 'Amount (2)']);
+  });
+
+  it('returns every sheet set up to print landscape, one page wide, header row repeated, titled and numbered', async () => {
+    const workbook = await xlsx([table([note], [['a']], 'Trades'), table([note], [['b']], 'About')], {
+      print: { center: 'Profile demo · 2025 & more', right: 'DEMO DATA' },
+    });
+
+    expect(
+      workbook.worksheets.map((sheet) => ({
+        orientation: sheet.pageSetup.orientation,
+        fitToPage: sheet.pageSetup.fitToPage,
+        fitToWidth: sheet.pageSetup.fitToWidth,
+        fitToHeight: sheet.pageSetup.fitToHeight,
+        printTitlesRow: sheet.pageSetup.printTitlesRow,
+        header: sheet.headerFooter.oddHeader,
+        footer: sheet.headerFooter.oddFooter,
+      })),
+    ).toEqual(
+      ['Trades', 'About'].map((title) => ({
+        orientation: 'landscape',
+        fitToPage: true,
+        fitToWidth: 1,
+        fitToHeight: 0,
+        printTitlesRow: '1:1',
+        header: `&L&B${title}&B&CProfile demo · 2025 && more&R&BDEMO DATA&B`,
+        footer: '&CPage &P of &N',
+      })),
+    );
+  });
+
+  it('returns the sheet named as first sheet listed first, though written last', async () => {
+    const readme: TableSource = {
+      ...table([note], [['read me']], 'Read me'),
+      spec: { name: 'readme', title: 'Read me', columns: [note] },
+    };
+    const { out, bytes } = sink();
+    const result = await writeXlsx([table([note], [['a']], 'Trades'), readme], out, { firstSheet: 'readme' });
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load((await bytes) as unknown as ExcelJS.Buffer);
+
+    expect([
+      workbook.worksheets.map((sheet) => [sheet.name, sheet.getCell('A2').value]),
+      result.sheets.map((sheet) => sheet.name),
+    ]).toEqual([
+      [
+        ['Read me', 'read me'],
+        ['Trades', 'a'],
+      ],
+      ['Read me', 'Trades'],
+    ]);
+  });
+
+  it('returns number columns and their headers aligned right, one character in from the edge', async () => {
+    const sheet = firstSheet(await xlsx([table([note, amount, count, quantity], [['a', '1', '2', '3']])]));
+    const right = { horizontal: 'right', indent: 1 };
+
+    expect(
+      ['A', 'B', 'C', 'D', 'E'].map((col) => [1, 2].map((row) => sheet.getCell(`${col}${row}`).alignment)),
+    ).toEqual([
+      [undefined, undefined],
+      [right, right],
+      [right, right],
+      [right, right],
+      [undefined, undefined],
+    ]);
+  });
+
+  it('returns datetimes aligned left, so on paper they do not run into the next column', async () => {
+    const sheet = firstSheet(await xlsx([table([at, note], [['2025-03-14T09:26:53.000Z', 'lending']])]));
+
+    expect(sheet.getCell('A2').alignment).toEqual({ horizontal: 'left' });
+  });
+
+  it('returns wrapped text columns at their width, with rows as tall as their wrapped lines', async () => {
+    const text: Column = { key: 'text', header: 'Text', kind: 'text', wrap: true, width: 20 };
+    const sheet = firstSheet(
+      await xlsx([
+        table(
+          [note, text],
+          [
+            ['a', 'short'],
+            ['b', 'x'.repeat(50)],
+          ],
+        ),
+      ]),
+    );
+
+    expect([
+      sheet.getColumn(2).width,
+      sheet.getCell('B3').alignment,
+      sheet.getCell('A3').alignment,
+      sheet.getRow(2).height,
+      sheet.getRow(3).height,
+    ]).toEqual([20, { wrapText: true, vertical: 'top' }, { vertical: 'top' }, undefined, 45]);
+  });
+
   it('returns the exact decimal in the companion column where the number cannot hold it', async () => {
     const sheet = firstSheet(await xlsx([table([quantity], [['0.123456789012345678']])]));
 
@@ -234,8 +351,8 @@ describe('writeXlsx', () => {
     });
 
     expect(result.sheets).toEqual([
-      { name: 'Trades', title: 'Trades', rows: 2 },
-      { name: 'Trades (2)', title: 'Trades', rows: 1 },
+      { name: 'Trades', table: 'transactions', title: 'Trades', rows: 2 },
+      { name: 'Trades (2)', table: 'transactions', title: 'Trades', rows: 1 },
     ]);
   });
 
@@ -339,7 +456,7 @@ describe('writeXlsx', () => {
 
     const result = await writeXlsx([source], out);
 
-    expect(result.sheets).toEqual([{ name: 'T', title: 'T', rows: total }]);
+    expect(result.sheets).toEqual([{ name: 'T', table: 'transactions', title: 'T', rows: total }]);
     expect(result.pacing.waits).toBeGreaterThan(0);
     // Unpaced, exceljs buffers the whole sheet (~30 MB here) before the slow writer sees it.
     expect(result.pacing.peakBufferedBytes).toBeLessThan(512 * 1024);

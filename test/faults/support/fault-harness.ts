@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import Big from 'big.js';
+import { code as isoCurrency } from 'currency-codes';
 import { PbsExportError } from '../../../lib/errors.ts';
 import type { Manifest } from '../../../lib/export/manifest.ts';
 import type { ExportRequest } from '../../../lib/export/request.ts';
@@ -159,17 +160,26 @@ export function clientFor(
 }
 
 /** Value and fee totals per currency, summed with big.js from the raw transactions. */
+/**
+ * The manifest's totals worked out from the service's data: per currency, each amount rounded
+ * once to the currency's ISO 4217 minor unit (half to even, digits from `currency-codes`), then
+ * summed exactly and shown to the minor unit.
+ */
 function exactTotals(
   transactions: readonly string[],
   fields: { valueAmount: string; valueCurrency: string; feeAmount: string; feeCurrency: string },
 ): Record<string, string> {
   const value = new Map<string, Big>();
   const fees = new Map<string, Big>();
+  const digitsOf = (currency: string) => isoCurrency(currency)?.digits;
   const add = (into: Map<string, Big>, other: Map<string, Big>, currency: unknown, amount: unknown) => {
     if (typeof currency !== 'string' || currency === '') return;
     if (!other.has(currency)) other.set(currency, new Big(0));
     const current = into.get(currency) ?? new Big(0);
-    into.set(currency, typeof amount === 'string' && amount !== '' ? current.plus(amount) : current);
+    const digits = digitsOf(currency);
+    const exact = typeof amount === 'string' && amount !== '' ? new Big(amount) : null;
+    const shown = exact === null || digits === undefined ? exact : exact.round(digits, Big.roundHalfEven);
+    into.set(currency, shown === null ? current : current.plus(shown));
   };
   for (const text of transactions) {
     const item = JSON.parse(text) as unknown;
@@ -178,8 +188,10 @@ function exactTotals(
   }
   const totals: Record<string, string> = {};
   for (const currency of new Set([...value.keys(), ...fees.keys()])) {
-    totals[`value (${currency})`] = (value.get(currency) ?? new Big(0)).toFixed();
-    totals[`fees (${currency})`] = (fees.get(currency) ?? new Big(0)).toFixed();
+    const digits = digitsOf(currency);
+    const text = (sum: Big) => (digits === undefined ? sum.toFixed() : sum.toFixed(digits));
+    totals[`value (${currency})`] = text(value.get(currency) ?? new Big(0));
+    totals[`fees (${currency})`] = text(fees.get(currency) ?? new Big(0));
   }
   return totals;
 }

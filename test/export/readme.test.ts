@@ -1,0 +1,165 @@
+/**
+ * The "Read me" of a run (first sheet of the workbook, README.txt beside the CSV files), the About
+ * sheet as a two-column table, and the demo banner: read back from the published files with
+ * csv-parse and exceljs, over a real export from the simulator.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_BANNER, type Manifest } from '../../lib/export/manifest.ts';
+import { parseExportRequest } from '../../lib/export/request.ts';
+import { runExport } from '../../lib/export/run.ts';
+import { type ExportHarness, startExportHarness } from '../support/export.ts';
+
+interface Run {
+  folder: string;
+  manifest: Manifest;
+  readme: string;
+  workbook: ExcelJS.Workbook;
+}
+
+async function exportRun(harness: ExportHarness, request: unknown, demo: boolean): Promise<Run> {
+  const result = await runExport(parseExportRequest(request), harness.deps({ demo }));
+  const folder = join(harness.outDir, result.prefix);
+  const workbook = new ExcelJS.Workbook();
+  const xlsx = result.manifest.files.find((file) => file.name.endsWith('.xlsx'));
+  await workbook.xlsx.readFile(join(folder, xlsx?.name ?? 'missing.xlsx'));
+  return {
+    folder,
+    manifest: result.manifest,
+    readme: await readFile(join(folder, 'README.txt'), 'utf8'),
+    workbook,
+  };
+}
+
+/** The cells of a sheet's columns A and B, header row dropped. */
+function pairs(sheet: ExcelJS.Worksheet | undefined): [string, string][] {
+  const rows: [string, string][] = [];
+  sheet?.eachRow((row, n) => {
+    if (n > 1) rows.push([row.getCell(1).text, row.getCell(2).text]);
+  });
+  return rows;
+}
+
+describe('the Read me and About of a run', () => {
+  let harness: ExportHarness;
+  let demo: Run;
+  let real: Run;
+
+  beforeAll(async () => {
+    harness = await startExportHarness('demo');
+    demo = await exportRun(harness, { profile: 'demo', period: '2025', window: 'day' }, true);
+    real = await exportRun(
+      harness,
+      { profile: 'demo', period: '2025-03', reports: ['transactions', 'movements', 'summary'] },
+      false,
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('returns the Read me as the first sheet, a two-column table opening with the demo banner', () => {
+    const sheet = demo.workbook.worksheets[0];
+    expect([sheet?.name, sheet?.getCell('A1').text, sheet?.getCell('B1').text, pairs(sheet)[0]?.[0]]).toEqual(
+      ['Read me', 'Topic', 'Text', DEMO_BANNER],
+    );
+  });
+
+  it('returns a Read me line for every column of every report sheet, by its header and CSV column', () => {
+    const lines = pairs(demo.workbook.getWorksheet('Read me')).map(([, text]) => text);
+    const missing: string[] = [];
+    for (const sheet of demo.workbook.worksheets) {
+      if (sheet.name === 'Read me' || sheet.name === 'About') continue;
+      sheet.getRow(1).eachCell((cell) => {
+        const header = cell.text;
+        const exact = header.endsWith(' (exact)');
+        if (
+          !lines.some((line) => line.startsWith(exact ? `${header} (sheet only)` : `${header} (CSV column `))
+        ) {
+          missing.push(`${sheet.name}: ${header}`);
+        }
+      });
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('returns README.txt beside the CSV files, listed in the manifest, naming each file and every CSV column', async () => {
+    const missing: string[] = [];
+    for (const file of demo.manifest.files.filter((f) => f.name.endsWith('.csv'))) {
+      if (!demo.readme.includes(`${file.name}: `)) missing.push(file.name);
+      const [header] = parse(await readFile(join(demo.folder, file.name)), {
+        bom: true,
+        to_line: 1,
+      }) as string[][];
+      for (const key of header ?? []) {
+        if (!demo.readme.includes(`(CSV column ${key})`)) missing.push(`${file.name}: ${key}`);
+      }
+    }
+    expect([missing, demo.manifest.files.some((f) => f.name === 'README.txt')]).toEqual([[], true]);
+  });
+
+  it('returns the options, signs, data source and run id in words', () => {
+    expect(demo.readme).toEqual(
+      expect.stringMatching(/^DEMO DATA, not a real portfolio: made by the simulator/),
+    );
+    for (const words of [
+      'Signs: Movements: a positive amount came into the portfolio, a negative one left it',
+      'time zone UTC: ',
+      'filters: none; protocols: all transactions',
+      'CSV: fields separated by comma, decimal point',
+      `Run id: ${demo.manifest.runId}`,
+      'Data source: the simulator built into pbs-export at http://127.0.0.1:',
+    ]) {
+      expect(demo.readme).toContain(words);
+    }
+  });
+
+  it('returns the About sheet as a two-column table: the request field by field, no JSON', () => {
+    const about = pairs(demo.workbook.getWorksheet('About'));
+    expect([
+      about[0]?.[0],
+      about.find(([item]) => item === 'Request: profile')?.[1],
+      about.find(([item]) => item === 'Request: reports')?.[1],
+      about.filter(([, value]) => value.startsWith('{') || value.startsWith('[')),
+    ]).toEqual([DEMO_BANNER, 'demo', 'transactions, movements, summary', []]);
+  });
+
+  it('returns the windows as a count on the About sheet when there are 100 or more, the manifest listing all', () => {
+    const about = pairs(demo.workbook.getWorksheet('About'));
+    expect([
+      about.filter(([item]) => item.startsWith('Window ')).length,
+      about.find(([item]) => item === 'Windows')?.[1],
+      demo.manifest.windows.length,
+    ]).toEqual([0, '365 (too many to list here: manifest.json lists every one)', 365]);
+  });
+
+  it('returns the windows one by one when there are fewer than 100', () => {
+    const about = pairs(real.workbook.getWorksheet('About'));
+    expect(about.filter(([item]) => item.startsWith('Window ')).map(([item]) => item)).toEqual([
+      'Window 2025-03',
+    ]);
+  });
+
+  it('returns the demo banner in the manifest of a simulator run only', () => {
+    expect([
+      [demo.manifest.demo, demo.manifest.notice],
+      [real.manifest.demo, real.manifest.notice],
+    ]).toEqual([
+      [true, DEMO_BANNER],
+      [undefined, undefined],
+    ]);
+  });
+
+  it('returns no demo banner anywhere for a run on a real service', () => {
+    const cells = real.workbook.worksheets.flatMap((sheet) => pairs(sheet).flat());
+    expect([
+      real.readme.includes('DEMO'),
+      cells.filter((cell) => cell.includes('DEMO')),
+      real.workbook.worksheets.map((sheet) => sheet.headerFooter.oddHeader?.includes('DEMO')),
+    ]).toEqual([false, [], real.workbook.worksheets.map(() => false)]);
+  });
+});
