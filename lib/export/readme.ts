@@ -201,9 +201,29 @@ function optionLines(request: ExportRequest): ReadmeLine[] {
       ['', `tax year starts on ${gains.taxYearStart} (month-day), in ${request.timeZone}`],
       ['', `long term: held more than ${gains.longTermYears} year(s)`],
       ['', `fees: ${FEE_TREATMENT}`],
+      ...gainsPolicyLines(gains).map((line): [string, string] => ['', line]),
     );
   }
   return lines;
+}
+
+const TAX_RULE_WORDS: Record<string, string> = {
+  generic: 'generic (every method and pooling choice open)',
+  us: 'United States (long term after more than a year; wallet by wallet from 2025)',
+  uk: "United Kingdom (HMRC's same-day, 30-day and section 104 pool identification)",
+  de: 'Germany (§ 23 EStG private sales, FIFO, exempt after a year)',
+};
+
+/** The rule set and the policies of the gains reports, in words (Read me and About sheet). */
+export function gainsPolicyLines(gains: NonNullable<ReadmeInput['request']['gains']>): string[] {
+  return [
+    `tax rules: ${TAX_RULE_WORDS[gains.taxRules] ?? gains.taxRules}`,
+    `transfers between own accounts: the two sides pair when at most ${gains.transferToleranceHours} hour(s) apart`,
+    `events at one instant: ${gains.sameInstantOrder === 'input' ? 'in the order the service sent them' : 'acquisitions first, then moves, then disposals'}`,
+    `lending, liquidity and staking moves: ${gains.protocolMoves === 'taxable' ? 'disposals and acquisitions at value' : 'non-taxable moves that keep the lots'}`,
+    `transfers in from outside the portfolio: ${gains.transferInBasis === 'market-value' ? 'basis = market value at receipt' : 'basis zero, with a "missing cost basis" warning'}`,
+    `a fiat fee on a transfer between own accounts: ${gains.transferFee === 'dropped' ? 'not counted' : "added to the moved lots' basis"}`,
+  ];
 }
 
 /** The Read me as the workbook's sheet: two columns, topic and text (the text wraps). */

@@ -163,3 +163,42 @@ describe('the Read me and About of a run', () => {
     ]).toEqual([false, [], real.workbook.worksheets.map(() => false)]);
   });
 });
+
+describe('the Read me of a gains run', () => {
+  let harness: ExportHarness;
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('returns the tax rules and every gains policy in words, and the About sheet lists them by field', async () => {
+    harness = await startExportHarness('demo');
+    const run = await exportRun(
+      harness,
+      {
+        profile: 'demo',
+        period: '2025-03',
+        reports: ['gains'],
+        formats: ['csv', 'xlsx'],
+        gains: {
+          taxRules: 'uk',
+          protocolMoves: 'non-taxable',
+          transferInBasis: 'zero',
+          transferFee: 'basis',
+        },
+      },
+      true,
+    );
+
+    for (const words of [
+      "tax rules: United Kingdom (HMRC's same-day, 30-day and section 104 pool identification)",
+      'lending, liquidity and staking moves: non-taxable moves that keep the lots',
+      'transfers in from outside the portfolio: basis zero, with a "missing cost basis" warning',
+      "a fiat fee on a transfer between own accounts: added to the moved lots' basis",
+      'events at one instant: in the order the service sent them',
+    ]) {
+      expect(run.readme).toContain(words);
+    }
+    const about = pairs(run.workbook.getWorksheet('About')).map(([topic, text]) => `${topic}: ${text}`);
+    expect(about.join('\n')).toMatch(/gains\.taxRules.*uk/);
+  }, 120_000);
+});
