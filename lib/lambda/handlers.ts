@@ -135,18 +135,60 @@ function apiApp(context: Lazy<ApiContext>): () => { obs: Observability; app: Ope
 }
 
 /**
- * The event as `hono/aws-lambda` reads it: the query string rebuilt from
- * `queryStringParameters`, API Gateway's parsed form (a repeated parameter joined with commas),
- * so that the parameters the API validates are the ones API Gateway hands over.
+ * The event as `hono/aws-lambda` should read it, where its reading would differ from API
+ * Gateway's own:
+ * - the query string rebuilt from `queryStringParameters`, API Gateway's parsed form (a repeated
+ *   parameter joined with commas), so the parameters the API validates are those it hands over;
+ * - a base64 body in canonical base64 (API Gateway's decoding is lenient, `atob`'s is not: a body
+ *   that is not base64 would otherwise crash the adapter instead of being refused);
+ * - an `Idempotency-Key` that is not 1-255 visible ASCII characters kept invalid: the adapter drops
+ *   an empty header (which would start an export without the key the caller sent), and turns a
+ *   non-ASCII one into its URL encoding (which would pass as a valid key); such a key is shown to
+ *   the API as `invalid key`, which it refuses naming the header as it would the key itself;
+ * - a job id that is not one kept out of the URL parser's dot-segment rules (`.`, `%2e%2e` would
+ *   turn `/reports/{jobId}` into `/reports` or `/`): such an id is shown to the routes as `-`,
+ *   which is refused naming `jobId` as the id itself would be.
  */
-function withParsedQuery(event: ApiEvent): ApiEvent {
+function asHonoReadsIt(event: ApiEvent): ApiEvent {
   const parameters = Object.entries(event.queryStringParameters ?? {}).filter(
     (entry): entry is [string, string] => entry[1] !== undefined,
   );
   const rawQueryString = parameters
     .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
     .join('&');
-  return { ...event, rawQueryString };
+  const headers = { ...event.headers };
+  const key = headers['idempotency-key'];
+  if (key !== undefined && !IDEMPOTENCY_KEY_TEXT.test(key)) headers['idempotency-key'] = 'invalid key';
+  const body =
+    event.isBase64Encoded && event.body !== undefined
+      ? Buffer.from(event.body, 'base64').toString('base64')
+      : event.body;
+  return {
+    ...event,
+    rawQueryString,
+    headers,
+    rawPath: jobPathOf(event),
+    ...(body !== undefined ? { body } : {}),
+  };
+}
+
+const IDEMPOTENCY_KEY_TEXT = /^[\x21-\x7e]{1,255}$/;
+const JOB_PATH = /^\/reports\/(.+)$/s;
+const JOB_ID_TEXT = /^[0-9a-f]{32}$/;
+
+function jobPathOf(event: ApiEvent): string {
+  const match = JOB_PATH.exec(event.rawPath);
+  if (match === null) return event.rawPath;
+  const jobId = event.pathParameters?.jobId ?? decodedSegment(match[1] as string);
+  return JOB_ID_TEXT.test(jobId) ? `/reports/${jobId}` : '/reports/-';
+}
+
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /**
@@ -161,7 +203,7 @@ export function createApiHandler(context: Lazy<ApiContext>): LambdaHandler<ApiEv
       obs,
       () => ({}),
       // Hono's own event type differs from @types/aws-lambda's (`body: string | null`) only in name.
-      async (event) => (await handler(withParsedQuery(event) as unknown as LambdaEvent)) as ApiResult,
+      async (event) => (await handler(asHonoReadsIt(event) as unknown as LambdaEvent)) as ApiResult,
     );
   });
   return async (event, lambdaContext) => built()(event, lambdaContext);

@@ -8,11 +8,18 @@
  */
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { ExportMachine } from '../../infra/definitions.ts';
+import { EXPORT_STATES } from '../../infra/state-machines.ts';
 import type { ExecutionStarter, ExportInput } from '../jobs/index.ts';
 import type { Workers } from '../workflow/index.ts';
 
 /** How long a retried task waits locally, whatever the definition's backoff says. */
 export const LOCAL_RETRY_INTERVAL_MS = 200;
+/**
+ * How long the plan task waits locally between two tries for its profile's slot (ProfileBusyError):
+ * longer, since the definition's 99 tries are all a queued export has to wait for the exports of its
+ * key ahead of it (first in, first out), about 100 s here instead of hours on AWS.
+ */
+export const LOCAL_SLOT_WAIT_MS = 1000;
 
 // aws-local-stepfunctions 3.0.0 (the only version on the registry) calls Promise.withResolvers,
 // which Node 22 has and Node 20 lacks: polyfilled for local runs on Node 20.
@@ -99,7 +106,10 @@ export function createStateMachineStarter(
       overrides: {
         taskResourceLocalHandlers: taskResourceLocalHandlers as never,
         retryIntervalOverrides: Object.fromEntries(
-          Object.keys(taskResourceLocalHandlers).map((name) => [name, LOCAL_RETRY_INTERVAL_MS]),
+          Object.keys(taskResourceLocalHandlers).map((name) => [
+            name,
+            name === EXPORT_STATES.plan ? LOCAL_SLOT_WAIT_MS : LOCAL_RETRY_INTERVAL_MS,
+          ]),
         ),
       },
     });

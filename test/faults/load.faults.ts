@@ -25,6 +25,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parsePbsConfig, SERVICE_RATE_LIMIT_PER_KEY } from '../../infra/config.ts';
+import { synthesizeExportMachine } from '../../infra/definitions.ts';
 import { profilesWithCounts, startSimulator } from '../../lib/simulator/index.ts';
 import type { RequestLogEntry, RunningSimulator } from '../../lib/simulator/types.ts';
 import { type S3TestServer, startS3rver } from '../support/s3.ts';
@@ -76,9 +77,12 @@ const credentials = (name: string) => {
 };
 
 /** Runs the deployment side in a child process and returns what it measured. */
-async function runDeployment(scenario: Omit<LoadScenario, 'simulatorUrl' | 's3'>): Promise<LoadResult> {
+async function runDeployment(
+  scenario: Omit<LoadScenario, 'simulatorUrl' | 's3' | 'machine'>,
+): Promise<LoadResult> {
   const input: LoadScenario = {
     ...scenario,
+    machine: synthesizeExportMachine({ exportMapConcurrency: scenario.exportMapConcurrency }),
     simulatorUrl: simulator.url,
     s3: { endpoint: s3.endpoint, bucket: s3.bucket },
   };

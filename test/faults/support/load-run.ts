@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { synthesizeExportMachine } from '../../../infra/definitions.ts';
+import type { ExportMachine } from '../../../infra/definitions.ts';
 import { addConditionalWrites, ProfileBusyError, type ProfileRegistry } from '../../../lib/jobs/index.ts';
 import {
   createApiHandler,
@@ -51,6 +51,11 @@ export interface LoadScenario {
   runTag: string;
   /** Run without the per-secret slot (to show what it prevents). Default false. */
   withoutSlots?: boolean;
+  /**
+   * The export state machine as the stack synthesizes it, with the scenario's Map concurrency:
+   * synthesized by the parent, so the child's peak RSS measures the exports, not the CDK.
+   */
+  machine: ExportMachine;
 }
 
 /** What the child measured. */
@@ -124,8 +129,7 @@ async function run(scenario: LoadScenario): Promise<LoadResult> {
   const posted = new Map<string, { profile: string; at: number }>();
   const runningAt = new Map<string, number>();
   const endedAt = new Map<string, number>();
-  // The export state machine as the stack synthesizes it, with the scenario's Map concurrency.
-  const machine = synthesizeExportMachine({ exportMapConcurrency: scenario.exportMapConcurrency });
+  const { machine } = scenario;
   const starter = createStateMachineStarter(
     machine,
     {
