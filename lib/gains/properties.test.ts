@@ -262,7 +262,11 @@ describe('gains engine properties (HMRC identification)', () => {
         second.finish();
         const secondResult = second.result();
         expect([...firstResult.disposals, ...secondResult.disposals]).toEqual(whole.result.disposals);
-        expect([...firstResult.warnings, ...secondResult.warnings]).toEqual(whole.result.warnings);
+        // Warnings of one instant may come in another order once split (a disposal waiting for the
+        // 30-day rule is told at finish, a transfer at once): the same warnings, in instant order.
+        expect(byInstant([...firstResult.warnings, ...secondResult.warnings])).toEqual(
+          byInstant(whole.result.warnings),
+        );
         expect(second.carry()).toEqual(whole.state);
       }),
       RUNS,
@@ -282,3 +286,9 @@ describe('gains engine properties (HMRC identification)', () => {
     );
   });
 });
+
+/** Warnings ordered by instant, then transaction, then kind (their order within an instant is free). */
+function byInstant<T extends { time: number; txId: string; kind: string }>(warnings: readonly T[]): T[] {
+  const key = (w: T) => `${String(w.time).padStart(16, '0')}\u0000${w.txId}\u0000${w.kind}`;
+  return [...warnings].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
