@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { leg, tx } from '../gains/test-support.ts';
+import { leg, tx } from '../../test/support/gains.ts';
 import { createGainsFeed } from './gains-feed.ts';
 import type { CanonicalTransaction } from './normalize.ts';
 import { periodRange } from './period.ts';

@@ -5,10 +5,10 @@
  * under § 22 Nr. 3 EStG with its 256 € limit, and the totals as they go onto Anlage SO.
  */
 import { describe, expect, it } from 'vitest';
+import { leg, tx } from '../../test/support/gains.ts';
 import type { CanonicalTransaction } from '../export/normalize.ts';
 import { runGains } from './index.ts';
 import { gainsReports } from './reports.ts';
-import { leg, tx } from './test-support.ts';
 import type { GainsResult } from './types.ts';
 
 let counter = 0;

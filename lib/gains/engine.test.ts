@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { buy, lines, move, run, sell, withdraw } from '../../test/support/gains.ts';
 import { ValidationError } from '../errors.ts';
 import { createGainsEngine } from './engine.ts';
-import { buy, lines, move, run, sell, withdraw } from './test-support.ts';
 
 // Three buys used by the method cases: 1 @ 100 (Jan), 1 @ 300 (Feb), 1 @ 200 (Mar).
 const THREE_BUYS = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { leg, tx } from '../../test/support/gains.ts';
 import { GainsOrderError } from './errors.ts';
 import { createEventStream, toEvents } from './events.ts';
-import { leg, tx } from './test-support.ts';
 
 /** The events without their instants, for compact comparisons. */
 const shapes = (events: ReturnType<typeof toEvents>) => events.map(({ time: _time, ...rest }) => rest);

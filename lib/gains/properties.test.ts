@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { run } from '../../test/support/gains.ts';
 import { Big, ZERO } from './big.ts';
 import { createGainsEngine } from './engine.ts';
 import { holdingsTable } from './reports.ts';
-import { run } from './test-support.ts';
 import type { GainsEvent, GainsOptions, GainsResult, GainsState, LotMethod, Pooling } from './types.ts';
 
 const METHODS: readonly LotMethod[] = ['fifo', 'lifo', 'hifo', 'average'];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buy, move, run, sell } from '../../test/support/gains.ts';
 import type { Row, TableSource } from '../export/table.ts';
 import {
   disposalsTable,
@@ -8,7 +9,6 @@ import {
   incomeTable,
   warningsTable,
 } from './reports.ts';
-import { buy, move, run, sell } from './test-support.ts';
 
 async function rowsOf(table: TableSource): Promise<Row[]> {
   const rows: Row[] = [];

@@ -16,12 +16,12 @@
  * - long term when `(disposal − acquisition).days >= 365`: `longTermDays: 364` here.
  */
 import { describe, expect, it } from 'vitest';
+import { buy, leg, run, sell, tx } from '../../test/support/gains.ts';
 import type { CanonicalTransaction } from '../export/normalize.ts';
 import { Big } from './big.ts';
 import { createGainsEngine } from './engine.ts';
 import { toEvents } from './events.ts';
 import { runGains } from './index.ts';
-import { buy, leg, run, sell, tx } from './test-support.ts';
 import type { GainsEvent, GainsOptions, GainsState, LotMethod } from './types.ts';
 
 const TOKEN = 'B1';

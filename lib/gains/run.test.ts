@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { leg, tx } from '../../test/support/gains.ts';
 import { createNormalizer } from '../export/normalize.ts';
 import type { Row, TableSource } from '../export/table.ts';
 import { DEFAULT_SHAPE } from '../pbs/shape.ts';
 import { DEFAULT_PROFILES, Portfolio } from '../simulator/index.ts';
 import { Big } from './big.ts';
 import { gainsReports, runGains } from './index.ts';
-import { leg, tx } from './test-support.ts';
 import type { LotMethod, Pooling } from './types.ts';
 
 // A small portfolio in Europe/Berlin, worked by hand:

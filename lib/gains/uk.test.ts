@@ -6,11 +6,11 @@
  * exact rest). The examples' year "20XX" is 2023 here; the opening pools are one earlier purchase.
  */
 import { describe, expect, it } from 'vitest';
+import { leg, tx } from '../../test/support/gains.ts';
 import type { CanonicalTransaction } from '../export/normalize.ts';
 import { Big } from './big.ts';
 import { runGains } from './index.ts';
 import { gainsReports } from './reports.ts';
-import { leg, tx } from './test-support.ts';
 import type { GainsResult } from './types.ts';
 
 let counter = 0;

@@ -4,10 +4,10 @@
  * wallets as documented in README.md (Rev. Proc. 2024-28); FIFO or specific identification.
  */
 import { describe, expect, it } from 'vitest';
+import { leg, tx } from '../../test/support/gains.ts';
 import type { CanonicalTransaction } from '../export/normalize.ts';
 import { runGains } from './index.ts';
 import { holdingsTable } from './reports.ts';
-import { leg, tx } from './test-support.ts';
 
 let counter = 0;
 const acquired = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().slice(0, 10));

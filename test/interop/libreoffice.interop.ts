@@ -11,7 +11,7 @@ import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Column, Row, TableSource } from '../../lib/export/table.ts';
 import { writeCsv, writeXlsx } from '../../lib/export/writers/index.ts';
-import { parseCsv } from '../../lib/export/writers/test-support.ts';
+import { parseCsv } from '../support/writers.ts';
 
 const run = promisify(execFile);
 

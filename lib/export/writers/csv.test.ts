@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { parseCsv, SlowWritable, sink, table } from '../../../test/support/writers.ts';
 import { ValidationError } from '../../errors.ts';
 import type { Column, Row } from '../table.ts';
 import { unguardFormula } from './cells.ts';
 import { writeCsv } from './csv.ts';
 import { ReportCellError } from './errors.ts';
-import { parseCsv, SlowWritable, sink, table } from './test-support.ts';
 
 const BOM = '\ufeff';
 const note: Column = { key: 'note', header: 'Note', kind: 'text' };

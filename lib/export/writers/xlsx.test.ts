@@ -2,9 +2,9 @@ import Big from 'big.js';
 import ExcelJS from 'exceljs';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
+import { SlowWritable, sink, table } from '../../../test/support/writers.ts';
 import { type Column, numberWidth, type Row, type TableSource } from '../table.ts';
 import { ReportCellError } from './errors.ts';
-import { SlowWritable, sink, table } from './test-support.ts';
 import { writeXlsx, type XlsxOptions } from './xlsx.ts';
 
 const note: Column = { key: 'note', header: 'Note', kind: 'text' };

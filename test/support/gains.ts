@@ -1,8 +1,8 @@
 /**
  * Builders of engine events for the tests: short calls that read like a ledger.
  */
-import type { CanonicalTransaction } from '../export/normalize.ts';
-import { createGainsEngine } from './engine.ts';
+import type { CanonicalTransaction } from '../../lib/export/normalize.ts';
+import { createGainsEngine } from '../../lib/gains/engine.ts';
 import type {
   AcquireEvent,
   DisposeEvent,
@@ -11,7 +11,7 @@ import type {
   GainsResult,
   MoveEvent,
   WithdrawEvent,
-} from './types.ts';
+} from '../../lib/gains/types.ts';
 
 /** Epoch milliseconds of a date or instant (UTC when no offset is given). */
 export const at = (iso: string) => Date.parse(iso.length === 10 ? `${iso}T12:00:00Z` : iso);
