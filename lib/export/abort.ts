@@ -1,3 +1,4 @@
+import { untilAborted } from '../abort.ts';
 import type { ExportServiceClient } from './run.ts';
 
 /**
@@ -36,33 +37,4 @@ export function abortableIterable<T>(open: () => AsyncIterable<T>, signal: Abort
       };
     },
   };
-}
-
-/** What `start` resolves to, unless `signal` fires first (then `onAbort` runs and it rejects). */
-export function untilAborted<T>(
-  start: () => Promise<T>,
-  signal: AbortSignal,
-  onAbort?: () => void,
-): Promise<T> {
-  if (signal.aborted) {
-    onAbort?.();
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => {
-      onAbort?.();
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', abort, { once: true });
-    start().then(
-      (value) => {
-        signal.removeEventListener('abort', abort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', abort);
-        reject(error);
-      },
-    );
-  });
 }

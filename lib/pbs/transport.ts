@@ -1,3 +1,4 @@
+import { untilAborted } from '../abort.ts';
 import { secretRedactor } from '../redaction.ts';
 import type { PbsCredentials } from './config.ts';
 import {
@@ -91,8 +92,9 @@ export async function sendSigned(target: RequestTarget, options: SendOptions): P
   let text: string;
   try {
     // Never follow a redirect: it would carry the key and the signed URL to wherever it points.
+    // `untilAborted`: the timeout covers an injected fetch or body stream that ignores the signal.
     response = await untilAborted(
-      options.fetch(url, { method: 'GET', headers, signal: controller.signal, redirect: 'manual' }),
+      () => options.fetch(url, { method: 'GET', headers, signal: controller.signal, redirect: 'manual' }),
       controller.signal,
     );
     if (isRedirect(response.status)) {
@@ -100,7 +102,7 @@ export async function sendSigned(target: RequestTarget, options: SendOptions): P
       throw new PbsRedirectError(target.path, response.status, redirectOrigin(response, target.endpoint));
     }
     text = await untilAborted(
-      readBodyText(response, options.maxResponseBytes, target.path),
+      () => readBodyText(response, options.maxResponseBytes, target.path),
       controller.signal,
     );
   } catch (error) {
@@ -123,29 +125,6 @@ export async function sendSigned(target: RequestTarget, options: SendOptions): P
     const reason = text.trim() === '' ? 'empty body' : 'body is not valid JSON (truncated or malformed)';
     throw new PbsResponseError(target.path, '(body)', reason, true, { cause: error });
   }
-}
-
-/**
- * Settles with `work`, or rejects as soon as the signal aborts, even when an injected fetch or its
- * body stream ignores the signal (the timeout must cover a stalled body too).
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  work.catch(() => {});
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new Error('aborted by the request timeout'));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function httpError(
