@@ -261,11 +261,19 @@ describe('gains engine properties (HMRC identification)', () => {
         for (const event of events.filter((e) => e.time >= cut)) second.process(event);
         second.finish();
         const secondResult = second.result();
-        expect([...firstResult.disposals, ...secondResult.disposals]).toEqual(whole.result.disposals);
-        // Warnings of one instant may come in another order once split (a disposal waiting for the
-        // 30-day rule is told at finish, a transfer at once): the same warnings, in instant order.
-        expect(byInstant([...firstResult.warnings, ...secondResult.warnings])).toEqual(
-          byInstant(whole.result.warnings),
+        // Transactions of one instant may be told in another order once split (a disposal waiting
+        // for the 30-day rule is told at finish, a transfer at once): the same disposals and
+        // warnings, each transaction's own parts in their order, in instant order.
+        const disposalKey = (d: { disposedAt: number; disposedTxId: string }): [number, string] => [
+          d.disposedAt,
+          d.disposedTxId,
+        ];
+        const warningKey = (w: { time: number; txId: string }): [number, string] => [w.time, w.txId];
+        expect(byInstant([...firstResult.disposals, ...secondResult.disposals], disposalKey)).toEqual(
+          byInstant(whole.result.disposals, disposalKey),
+        );
+        expect(byInstant([...firstResult.warnings, ...secondResult.warnings], warningKey)).toEqual(
+          byInstant(whole.result.warnings, warningKey),
         );
         expect(second.carry()).toEqual(whole.state);
       }),
@@ -287,8 +295,14 @@ describe('gains engine properties (HMRC identification)', () => {
   });
 });
 
-/** Warnings ordered by instant, then transaction, then kind (their order within an instant is free). */
-function byInstant<T extends { time: number; txId: string; kind: string }>(warnings: readonly T[]): T[] {
-  const key = (w: T) => `${String(w.time).padStart(16, '0')}\u0000${w.txId}\u0000${w.kind}`;
-  return [...warnings].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+/**
+ * `items` in a stable sort by `key` (an instant, then a transaction id): the order of different
+ * transactions within one instant is free; each transaction's own items keep theirs.
+ */
+function byInstant<T>(items: readonly T[], key: (item: T) => [number, string]): T[] {
+  return [...items].sort((a, b) => {
+    const [atA, idA] = key(a);
+    const [atB, idB] = key(b);
+    return atA - atB || (idA < idB ? -1 : idA > idB ? 1 : 0);
+  });
 }
