@@ -12,6 +12,7 @@ export {
 } from './local-service.ts';
 export {
   createStateMachineStarter,
+  handlersByStateName,
   LOCAL_RETRY_INTERVAL_MS,
   type LocalRunEvents,
   type LocalStarter,

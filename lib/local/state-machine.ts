@@ -61,9 +61,13 @@ interface MachineNode {
 
 type LocalHandler = (input: unknown) => Promise<unknown>;
 
-/** Every Task state's name (nested ones included) with the handler of its Resource ARN. */
-function handlersByStateName(machine: MachineNode, byArn: Record<string, LocalHandler>) {
-  const named: Record<string, LocalHandler> = {};
+/**
+ * Every Task state's name (branches and item processors included) with the handler of its
+ * Resource ARN: aws-local-stepfunctions overrides tasks by state name. Throws for a Task state
+ * whose ARN has no handler.
+ */
+export function handlersByStateName<H>(machine: MachineNode, byArn: Record<string, H>): Record<string, H> {
+  const named: Record<string, H> = {};
   const visit = (current: MachineNode) => {
     for (const [name, state] of Object.entries(current.States)) {
       if (state.Type === 'Task') {

@@ -17,23 +17,10 @@ import {
   createPlanHandler,
   type WorkerContext,
 } from '../../lib/lambda/index.ts';
+// lib/local also polyfills Promise.withResolvers, which aws-local-stepfunctions needs on Node 20.
+import { handlersByStateName } from '../../lib/local/index.ts';
 import { captureOutput, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 import { functionLogicalId, logicalIdOf, stateMachineDefinition, synthesize, TEST_ENV } from './support.ts';
-
-// aws-local-stepfunctions 3.0.0 (the only version on the registry here) calls Promise.withResolvers,
-// which Node 22 has and Node 20 (our local runtime) lacks: a test-only polyfill.
-const promiseStatics = Promise as unknown as { withResolvers?: () => unknown };
-if (typeof promiseStatics.withResolvers !== 'function') {
-  promiseStatics.withResolvers = <T>() => {
-    let resolve!: (value: T) => void;
-    let reject!: (reason?: unknown) => void;
-    const promise = new Promise<T>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    return { promise, resolve, reject };
-  };
-}
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type LocalHandler = (input: Json) => Promise<Json>;
@@ -80,28 +67,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
-
-/**
- * aws-local-stepfunctions overrides tasks by state name: every Task state of the definition
- * (branches and item processors included) gets the handler registered for its Resource ARN.
- */
-function handlersByStateName(machine: MachineDefinition, byArn: Record<string, LocalHandler>) {
-  const named: Record<string, LocalHandler> = {};
-  const visit = (current: MachineDefinition) => {
-    for (const [name, state] of Object.entries(current.States)) {
-      if (state.Type === 'Task') {
-        const handler = state.Resource === undefined ? undefined : byArn[state.Resource];
-        if (handler === undefined) throw new Error(`no local handler for ${name} (${state.Resource})`);
-        named[name] = handler;
-      }
-      for (const nested of [...(state.Branches ?? []), state.ItemProcessor, state.Iterator]) {
-        if (nested !== undefined) visit(nested);
-      }
-    }
-  };
-  visit(machine);
-  return named;
-}
 
 const wrap =
   <I, O>(handler: (event: I) => Promise<O>): LocalHandler =>
