@@ -118,7 +118,7 @@ export function resolveGainsOptions(options: GainsOptions = {}): ResolvedGainsOp
     throw new ValidationError('method', 'must be fifo, lifo, hifo, average or hmrc');
   if (!POOLINGS.has(resolved.pooling))
     throw new ValidationError('pooling', 'must be account, universal or wallet-from-2025');
-  if (!ROUNDINGS.has(resolved.rounding))
+  if (rules.rounding === null && !ROUNDINGS.has(resolved.rounding))
     throw new ValidationError('rounding', 'must be half-even or half-up');
   if (!IANAZone.isValidZone(resolved.timeZone)) throw new ValidationError('timeZone', 'is not an IANA zone');
   if (!validTaxYearStart(resolved.taxYearStart))
