@@ -18,6 +18,7 @@ import {
   holdingsTable,
   INCOME_SPEC,
   poolHistoryTable,
+  ruleSet,
   warningRow,
   warningsSpec,
 } from '../gains/index.ts';
@@ -128,6 +129,7 @@ export function createGainsFeed(
     protocolMoves: gains.protocolMoves,
     transferInBasis: gains.transferInBasis,
     transferFee: gains.transferFee,
+    exchangeValue: ruleSet(engine.options.taxRules).exchangeValue,
   });
   let batchWindow: string | null = null;
   let latest = Number.NEGATIVE_INFINITY;

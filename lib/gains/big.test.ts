@@ -28,6 +28,13 @@ describe('mulDiv', () => {
     expect(md('2', '1', '3', 18)).toBe('0.666666666666666667');
   });
 
+  it('returns any remainder rounded up, away from zero, with rounding up (HMRC)', () => {
+    // £345,000 × 100,000 / 110,000 = £313,636.36… → £313,637 (CRYPTO22256); exact stays exact.
+    expect(text(mulDiv(new Big('345000'), new Big('100000'), new Big('110000'), 0, 'up'))).toBe('313637');
+    expect(text(mulDiv(new Big('-345000'), new Big('100000'), new Big('110000'), 0, 'up'))).toBe('-313637');
+    expect(text(mulDiv(new Big('225000'), new Big('20000'), new Big('50000'), 0, 'up'))).toBe('90000');
+  });
+
   it('throws on a zero divisor', () => {
     expect(() => md('1', '1', '0', 2)).toThrow(RangeError);
   });

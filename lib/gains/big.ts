@@ -22,11 +22,14 @@ function scaled(value: Big): { n: bigint; scale: number } {
 
 const TEN = 10n;
 
-/** How a division is rounded: half to even (the default), or half up (away from zero, HMRC's examples). */
-export type Rounding = 'half-even' | 'half-up';
+/**
+ * How a division is rounded: half to even (the default), half up (ties away from zero), or up
+ * (any remainder away from zero: HMRC's examples round an allowable cost up to the pound).
+ */
+export type Rounding = 'half-even' | 'half-up' | 'up';
 
 /**
- * `a × b / c`, rounded half to even (or half up) at `scale` decimal places: the only inexact
+ * `a × b / c`, rounded half to even (or half up, or up) at `scale` decimal places: the only inexact
  * operation of the engine, rounded once. Computed on integers (big.js's long division is slow at
  * this precision).
  */
@@ -41,8 +44,11 @@ export function mulDiv(a: Big, b: Big, c: Big, scale: number, rounding: Rounding
   if (num < 0n) num = -num;
   if (den < 0n) den = -den;
   let q = num / den;
-  const twice = (num % den) * 2n;
-  if (twice > den || (twice === den && (rounding === 'half-up' || q % 2n === 1n))) q += 1n;
+  const rest = num % den;
+  const twice = rest * 2n;
+  if (rounding === 'up') {
+    if (rest > 0n) q += 1n;
+  } else if (twice > den || (twice === den && (rounding === 'half-up' || q % 2n === 1n))) q += 1n;
   let digits = q.toString();
   if (scale > 0) {
     digits = digits.padStart(scale + 1, '0');

@@ -74,7 +74,18 @@ export interface AdapterOptions {
    * side waits this long for its counterpart before it is taken as external. Default 24 hours.
    */
   transferTolerance?: number;
+  /**
+   * The value of each side of an exchange of tokens for tokens: `own` (default) disposes and
+   * acquires each movement at its own value (slippage shows as the difference); `counterpart`
+   * takes the value of what is received as the disposals' consideration and the value of what is
+   * given as the acquisitions' cost (the uk rule set: HMRC's CRYPTO22257), shared pro rata to the
+   * movements' own values when a side has several.
+   */
+  exchangeValue?: ExchangeValue;
 }
+
+/** See {@link AdapterOptions.exchangeValue}. */
+export type ExchangeValue = 'own' | 'counterpart';
 
 /** See {@link AdapterOptions.transferInBasis}. */
 export type TransferInBasis = 'market-value' | 'zero';
@@ -217,6 +228,45 @@ function insertSorted<T>(list: T[], item: T, compare: (a: T, b: T) => number, fr
 }
 
 /**
+ * The values of an exchange of tokens for tokens seen from the other side: each out movement gets
+ * its share of what the in movements are worth, each in movement its share of what the out
+ * movements are worth, shared by the movements' own values (the last takes the exact rest).
+ * `null` (own values stay) unless both sides have movements with known values and a non-zero total.
+ */
+function counterpartValues(
+  outs: readonly Leg[],
+  ins: readonly Leg[],
+  scale: number,
+): Map<Leg, string> | null {
+  if (outs.length === 0 || ins.length === 0) return null;
+  const own = (leg: Leg) => (leg.movement.value === null ? null : new Big(abs(leg.movement.value)));
+  const total = (legs: readonly Leg[]) => {
+    let sum = ZERO;
+    for (const leg of legs) {
+      const value = own(leg);
+      if (value === null) return null;
+      sum = sum.plus(value);
+    }
+    return sum;
+  };
+  const given = total(outs);
+  const received = total(ins);
+  if (given === null || received === null || given.eq(0) || received.eq(0)) return null;
+  const values = new Map<Leg, string>();
+  const share = (legs: readonly Leg[], from: Big, amount: Big) => {
+    let rest = amount;
+    legs.forEach((leg, index) => {
+      const part = index === legs.length - 1 ? rest : mulDiv(amount, own(leg) as Big, from, scale);
+      rest = rest.minus(part);
+      values.set(leg, text(part));
+    });
+  };
+  share(outs, given, received);
+  share(ins, received, given);
+  return values;
+}
+
+/**
  * Transactions in, engine events out, for a history that arrives in pieces (fetch windows).
  * Transfers between own accounts are paired across pieces: a side waits up to the tolerance for
  * its counterpart, so the events do not depend on where the history was cut.
@@ -255,6 +305,7 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
   const zeroInBasis = options.transferInBasis === 'zero';
   const transferFeeToBasis = options.transferFee === 'basis';
   const positionMoves = options.protocolMoves === 'non-taxable';
+  const counterpart = options.exchangeValue === 'counterpart';
   /** Quantity in each protocol position (`position account \0 token`), to tell what comes back from the excess. */
   const positions = new Map<string, Big>();
   /** Transactions whose fiat fee has joined a move already (a paired in side, before its own turn). */
@@ -453,8 +504,10 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
 
     if (side !== null) positionEvents(entry, side, events);
     else {
+      const exchanged = counterpart && !isTransfer ? counterpartValues(outs, insOf, scale) : null;
       for (const leg of outs) {
-        const { symbol, amount, value } = leg.movement;
+        const { symbol, amount } = leg.movement;
+        const value = exchanged?.get(leg) ?? leg.movement.value;
         const pair = isTransfer ? leg.pair : undefined;
         if (pair !== undefined && pair !== null) {
           const quantity = leg.quantity.abs();
@@ -518,9 +571,8 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
           continue;
         }
         const income = isTransfer ? null : incomeCategory;
-        events.push(
-          acquisition(tx.id, leg.leg, time, symbol, account, amount, abs(value), income, unmatched),
-        );
+        const cost = exchanged?.get(leg) ?? value;
+        events.push(acquisition(tx.id, leg.leg, time, symbol, account, amount, abs(cost), income, unmatched));
       }
     }
 

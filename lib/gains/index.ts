@@ -5,6 +5,7 @@
 import type { CanonicalTransaction } from '../export/normalize.ts';
 import { createGainsEngine } from './engine.ts';
 import { type AdapterOptions, toEvents } from './events.ts';
+import { ruleSet } from './rules.ts';
 import type { GainsCounts, GainsOptions, GainsResult, GainsState } from './types.ts';
 
 export { createGainsEngine, type GainsEngine, resolveGainsOptions } from './engine.ts';
@@ -15,6 +16,7 @@ export {
   DEFAULT_FIAT_SYMBOLS,
   DEFAULT_TRANSFER_TOLERANCE,
   type EventStream,
+  type ExchangeValue,
   NO_ACCOUNT,
   POSITION_MOVES,
   type ProtocolMoves,
@@ -64,7 +66,7 @@ export { localDate, taxYearLabel, taxYearOf, termOf } from './tax-year.ts';
 export type * from './types.ts';
 
 /** Options of {@link runGains}: the engine's, the adapter's, and a state to resume from. */
-export interface RunGainsOptions extends GainsOptions, Omit<AdapterOptions, 'fiatScale'> {
+export interface RunGainsOptions extends GainsOptions, Omit<AdapterOptions, 'fiatScale' | 'exchangeValue'> {
   /** Open lots carried from an earlier run (same method and pooling). */
   state?: GainsState;
 }
@@ -95,7 +97,11 @@ export function runGains(
   })();
   const engine = createGainsEngine(rest, state);
   // Transfer splits keep at least cents when the rules round the engine's divisions to whole units.
-  const events = toEvents(counted, { ...rest, fiatScale: Math.max(engine.options.fiatScale, 2) });
+  const events = toEvents(counted, {
+    ...rest,
+    fiatScale: Math.max(engine.options.fiatScale, 2),
+    exchangeValue: ruleSet(engine.options.taxRules).exchangeValue,
+  });
   for (const event of events) engine.process(event);
   engine.finish();
   const result = engine.result();

@@ -30,7 +30,13 @@ export interface RuleSet {
   /** IANA zone of its days, tax years and holding periods; `null`: the request's zone. */
   timeZone: string | null;
   /** Decimal places of divided fiat amounts, and their rounding; `null`: the engine's default. */
-  rounding: { scale: number; mode: 'half-even' | 'half-up' } | null;
+  rounding: { scale: number; mode: 'half-even' | 'half-up' | 'up' } | null;
+  /**
+   * The value of each side of a crypto-to-crypto exchange: `own` (each movement at its own value)
+   * or `counterpart` (the disposal's consideration is the value of what is received, the
+   * acquisition's cost the value of what is given, as HMRC computes CRYPTO22257).
+   */
+  exchangeValue: 'own' | 'counterpart';
   /** The annual limits of the summary, when the rule set has them. */
   summary: 'uk' | 'de' | null;
 }
@@ -41,6 +47,7 @@ const GENERIC: RuleSet = {
   fixed: {},
   timeZone: null,
   rounding: null,
+  exchangeValue: 'own',
   summary: null,
 };
 
@@ -61,7 +68,10 @@ const UK: RuleSet = {
     longTermYears: { allowed: [1], reason: 'uk rules have no holding period' },
   },
   timeZone: 'Europe/London',
-  rounding: { scale: 0, mode: 'half-up' },
+  // HMRC's examples round a share of a cost up to the pound: £937.50 → £938 (CRYPTO22252),
+  // £62.50 → £63 (22254), £313,636.36 → £313,637 (22256).
+  rounding: { scale: 0, mode: 'up' },
+  exchangeValue: 'counterpart',
   summary: 'uk',
 };
 
@@ -82,6 +92,7 @@ const DE: RuleSet = {
   },
   timeZone: 'Europe/Berlin',
   rounding: null,
+  exchangeValue: 'own',
   summary: 'de',
 };
 
@@ -107,6 +118,7 @@ const US: RuleSet = {
   },
   timeZone: null,
   rounding: null,
+  exchangeValue: 'own',
   summary: null,
 };
 

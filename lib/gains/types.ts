@@ -98,7 +98,8 @@ export interface ResolvedGainsOptions {
   fiatScale: number;
   periodStart: number | null;
   periodEnd: number | null;
-  rounding: 'half-even' | 'half-up';
+  /** `up` only from a rule set (uk). */
+  rounding: 'half-even' | 'half-up' | 'up';
   taxRules: TaxRules;
 }
 
