@@ -3,7 +3,7 @@ import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
 import { PROFILE_NAME } from '../lib/export/request.ts';
 import { CLAIM_NAME, DEFAULT_PROFILES_CLAIM } from '../lib/http-api/index.ts';
-import { connectionSchema, serviceShapeSchema } from '../lib/settings.ts';
+import { connectionSchema, gainsPoliciesSchema, serviceShapeSchema } from '../lib/settings.ts';
 
 /** Requests per second the service accepts per API key (spec: token bucket, 429 beyond). */
 export const SERVICE_RATE_LIMIT_PER_KEY = 20;
@@ -38,6 +38,8 @@ const ProfileSchema = z.strictObject({
   secretArn,
   timeZone: ianaZone,
   monthly: z.boolean().default(false),
+  /** The gains policies of this profile's monthly exports (replaces the deployment's `gains`). */
+  gains: gainsPoliciesSchema.optional(),
 });
 
 /** The deployment config (`context.pbs`); every field but `profiles` and `baseUrl` has a default. */
@@ -65,6 +67,13 @@ export const PbsConfigSchema = z
       .url({ protocol: /^https$/ })
       .refine((url) => !/[?#]/.test(url), 'expected a URL without query or fragment')
       .optional(),
+    /**
+     * Gains policies of the monthly exports (a request's `gains`: taxRules, method, pooling,
+     * taxYearStart, longTermYears, transferToleranceHours, sameInstantOrder, protocolMoves,
+     * transferInBasis, transferFee). With it (or a profile's own `gains`) a monthly export adds the
+     * gains report with these policies; without, it has the default reports and no gains.
+     */
+    gains: gainsPoliciesSchema.optional(),
     /** IANA zone of the monthly schedule's cron. */
     scheduleTimeZone: ianaZone.default('UTC'),
     /** EventBridge Scheduler cron expression of the monthly exports. */
@@ -218,4 +227,20 @@ export function monthlyProfiles(config: PbsConfig): string[] {
     .filter(([, profile]) => profile.monthly)
     .map(([name]) => name)
     .sort();
+}
+
+/** The gains policies of a profile's monthly exports (its own, else the deployment's), or `null`. */
+export function monthlyGains(config: PbsConfig, profile: string): PbsConfig['gains'] | null {
+  return config.profiles[profile]?.gains ?? config.gains ?? null;
+}
+
+/** One item of the monthly schedule's input: a profile and the gains policies of its export. */
+export interface ScheduledProfile {
+  profile: string;
+  gains: PbsConfig['gains'] | null;
+}
+
+/** The monthly schedule's items: every monthly profile, sorted, with its gains policies. */
+export function scheduledProfiles(config: PbsConfig): ScheduledProfile[] {
+  return monthlyProfiles(config).map((profile) => ({ profile, gains: monthlyGains(config, profile) }));
 }

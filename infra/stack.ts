@@ -20,7 +20,7 @@ import type { Construct } from 'constructs';
 import type { ProfileRegistry } from '../lib/jobs/index.ts';
 import { ENV } from '../lib/lambda/index.ts';
 import { EXECUTION_END_STATUSES, type ExecutionEndedInput } from '../lib/workflow/index.ts';
-import { monthlyProfiles, type PbsConfig } from './config.ts';
+import { type PbsConfig, scheduledProfiles } from './config.ts';
 import { ReportsApi } from './http-api.ts';
 import { acknowledge } from './nag.ts';
 import { type FunctionCodeMode, PbsFunction, type PbsFunctionProps } from './pbs-function.ts';
@@ -267,7 +267,7 @@ export class PbsExportStack extends Stack {
       target: new StepFunctionsStartExecution(this.monthlyStateMachine, {
         input: ScheduleTargetInput.fromObject({
           scheduledTime: ContextAttribute.scheduledTime,
-          profiles: monthlyProfiles(config),
+          profiles: scheduledProfiles(config),
         }),
         deadLetterQueue: this.scheduleDeadLetterQueue,
         retryAttempts: 10,

@@ -221,8 +221,8 @@ export interface MonthlyStateMachineProps {
 }
 
 /**
- * The monthly run (input `{ scheduledTime, profiles }`): a Distributed Map over the profiles. Each
- * item `{ profile, scheduledTime }` invokes monthly-start, which creates the (profile, month) job
+ * The monthly run (input `{ scheduledTime, profiles: [{ profile, gains }] }`): a Distributed Map
+ * over the profiles. Each item `{ profile, gains, scheduledTime }` invokes monthly-start, which creates the (profile, month) job
  * and starts its export execution (named by the job id), then waits until that execution has
  * ended: so MaxConcurrency bounds the exports running at once, not only their starts. A failed
  * export ends its item normally (the export's own alarm reports it).
@@ -277,7 +277,11 @@ export class MonthlyStateMachine extends Construct {
 
     const startAll = new sfn.DistributedMap(this, MONTHLY_STATES.startAll, {
       itemsPath: '$.profiles',
-      itemSelector: { 'profile.$': '$$.Map.Item.Value', 'scheduledTime.$': '$.scheduledTime' },
+      itemSelector: {
+        'profile.$': '$$.Map.Item.Value.profile',
+        'gains.$': '$$.Map.Item.Value.gains',
+        'scheduledTime.$': '$.scheduledTime',
+      },
       maxConcurrency: props.maxConcurrency,
       mapExecutionType: sfn.StateMachineType.STANDARD,
       // What each item did is in its job record; collected results could outgrow the state's 256 KiB.
@@ -288,7 +292,7 @@ export class MonthlyStateMachine extends Construct {
     this.logGroup = stateMachineLogGroup(this, props.logRetention);
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       comment:
-        'pbs-export: export the previous month of every scheduled profile ({ scheduledTime, profiles })',
+        'pbs-export: export the previous month of every scheduled profile ({ scheduledTime, profiles: [{ profile, gains }] })',
       definitionBody: sfn.DefinitionBody.fromChainable(startAll),
       timeout: props.timeout ?? Duration.days(2),
       tracingEnabled: true,

@@ -27,7 +27,8 @@ export type WindowSize = (typeof WINDOW_SIZES)[number];
 /** Profile names double as path segments: no dots, slashes or leading dash. */
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-const DEFAULT_REPORTS: ReportName[] = ['transactions', 'movements', 'summary'];
+/** The reports of a request that names none. */
+export const DEFAULT_REPORTS: readonly ReportName[] = ['transactions', 'movements', 'summary'];
 
 const trimmedText = z
   .string()
@@ -102,6 +103,12 @@ const gainsSchema = gainsInputSchema
     }
   })
   .transform((gains) => ({ ...gains, ...resolveChoices(gains.taxRules, gains) }));
+
+/**
+ * The gains options as every place that sets them validates them: a request's `gains`, the
+ * deployment config's `gains` (infra/config.ts, through lib/settings.ts) and a monthly item.
+ */
+export const GainsOptionsSchema = gainsSchema;
 
 /** The gains options of a request with every default filled in. */
 export type GainsRequestOptions = z.output<typeof gainsSchema>;

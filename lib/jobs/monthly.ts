@@ -2,7 +2,7 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
-import { PROFILE_NAME, parseExportRequest } from '../export/request.ts';
+import { DEFAULT_REPORTS, PROFILE_NAME, parseExportRequest } from '../export/request.ts';
 import type { ProfileSlots } from './profile-slots.ts';
 import {
   type JobObserver,
@@ -32,6 +32,8 @@ export interface MonthlyDeps {
 const itemSchema = z.object({
   profile: z.string().regex(PROFILE_NAME, 'expected a profile name'),
   scheduledTime: z.iso.datetime({ offset: true }),
+  // Validated with the request (the schema of a request's `gains`), so errors name `gains.<field>`.
+  gains: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 
 /**
@@ -51,7 +53,8 @@ export function scheduleKey(profile: string, month: string): string {
 
 /**
  * Creates the job of the item's profile and previous local month and starts its export, unless
- * that job exists already (a retried or duplicated event): then `created: false`, no start.
+ * that job exists already (a retried or duplicated event): then `created: false`, no start. With
+ * the item's `gains` (the deployment config's policies) the export adds the gains report with them.
  */
 export async function startMonthlyExport(item: MonthlyItem, deps: MonthlyDeps): Promise<MonthlyItemOutput> {
   const parsed = itemSchema.safeParse(item);
@@ -59,10 +62,16 @@ export async function startMonthlyExport(item: MonthlyItem, deps: MonthlyDeps): 
     const issue = parsed.error.issues[0];
     throw new ValidationError(String(issue?.path[0] ?? 'item'), issue?.message ?? 'invalid');
   }
-  const { profile, scheduledTime } = parsed.data;
+  const { profile, scheduledTime, gains } = parsed.data;
   const registered = lookupProfile(deps.registry, profile);
   const month = previousLocalMonth(scheduledTime, registered.timeZone);
-  const request = parseExportRequest({ profile, period: month, timeZone: registered.timeZone });
+  const request = parseExportRequest({
+    profile,
+    period: month,
+    timeZone: registered.timeZone,
+    // The deployment's gains policies add the gains report to the default ones.
+    ...(gains === null || gains === undefined ? {} : { reports: [...DEFAULT_REPORTS, 'gains'], gains }),
+  });
   const idempotencyKey = scheduleKey(profile, month);
   const at = deps.now().toISOString();
   const job: JobRecord = {

@@ -72,6 +72,11 @@ export type JobObserver = (job: JobRecord) => void;
 /** Item of the monthly Distributed Map: one scheduled profile at the schedule's time. */
 export interface MonthlyItem {
   profile: string;
+  /**
+   * The gains policies of the deployment config for this profile (a request's `gains`), or
+   * `null`/absent: then the export has the default reports and no gains report.
+   */
+  gains?: Record<string, unknown> | null;
   /** The schedule's `<aws.scheduler.scheduled-time>`, an ISO instant. */
   scheduledTime: string;
 }

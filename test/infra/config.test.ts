@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { monthlyProfiles, PbsConfigError, parsePbsConfig } from '../../infra/config.ts';
+import { monthlyProfiles, PbsConfigError, parsePbsConfig, scheduledProfiles } from '../../infra/config.ts';
 import { ENV, readEnv } from '../../lib/lambda/index.ts';
 import { parseServiceSettings } from '../../lib/settings.ts';
 import { cdkJsonContext, secretArn, TEST_CONFIG } from './support.ts';
@@ -176,5 +176,84 @@ describe('one settings schema', () => {
 describe('monthlyProfiles', () => {
   it('returns the names of the monthly profiles, sorted', () => {
     expect(monthlyProfiles(parsePbsConfig(TEST_CONFIG))).toEqual(['acme', 'demo']);
+  });
+});
+
+describe('parsePbsConfig gains policies', () => {
+  const monthly = {
+    ...minimal,
+    profiles: {
+      demo: { secretArn: secretArn('demo'), timeZone: 'UTC', monthly: true },
+      uk: { secretArn: secretArn('uk'), timeZone: 'Europe/London', monthly: true, gains: { taxRules: 'uk' } },
+    },
+  };
+
+  it("returns every policy, the rule set's fixed choices filled in", () => {
+    const config = parsePbsConfig({
+      ...monthly,
+      gains: {
+        taxRules: 'de',
+        pooling: 'universal',
+        transferToleranceHours: 6,
+        sameInstantOrder: 'acquisitions-first',
+        protocolMoves: 'non-taxable',
+        transferInBasis: 'zero',
+        transferFee: 'basis',
+      },
+    });
+    expect(config.gains).toEqual({
+      taxRules: 'de',
+      method: 'fifo',
+      pooling: 'universal',
+      taxYearStart: '01-01',
+      longTermYears: 1,
+      transferToleranceHours: 6,
+      sameInstantOrder: 'acquisitions-first',
+      protocolMoves: 'non-taxable',
+      transferInBasis: 'zero',
+      transferFee: 'basis',
+    });
+  });
+
+  it("returns each monthly profile with its own policies, else the deployment's, else null", () => {
+    expect(
+      scheduledProfiles(parsePbsConfig(monthly)).map((p) => [p.profile, p.gains?.taxRules ?? null]),
+    ).toEqual([
+      ['demo', null],
+      ['uk', 'uk'],
+    ]);
+    const withDefault = parsePbsConfig({ ...monthly, gains: { taxRules: 'us' } });
+    expect(scheduledProfiles(withDefault).map((p) => [p.profile, p.gains?.taxRules])).toEqual([
+      ['demo', 'us'],
+      ['uk', 'uk'],
+    ]);
+  });
+
+  it('rejects a policy value outside its vocabulary, naming the field', () => {
+    expect(() => parsePbsConfig({ ...monthly, gains: { transferFee: 'ignored' } })).toThrow(
+      /pbs\.gains\.transferFee: Invalid option: expected one of "dropped"\|"basis"/,
+    );
+    expect(() => parsePbsConfig({ ...monthly, gains: { transferToleranceHours: -1 } })).toThrow(
+      /pbs\.gains\.transferToleranceHours: /,
+    );
+    expect(() => parsePbsConfig({ ...monthly, gains: { sameInstantOrder: 'random' } })).toThrow(
+      /pbs\.gains\.sameInstantOrder: /,
+    );
+  });
+
+  it("rejects a choice the profile's rule set contradicts, naming the field and the law", () => {
+    const profiles = {
+      ...monthly.profiles,
+      uk: { ...monthly.profiles.uk, gains: { taxRules: 'uk', method: 'hifo' } },
+    };
+    expect(() => parsePbsConfig({ ...monthly, profiles })).toThrow(
+      /pbs\.profiles\.uk\.gains\.method: uk rules match by HMRC identification/,
+    );
+  });
+
+  it('rejects an unknown policy name', () => {
+    expect(() => parsePbsConfig({ ...monthly, gains: { fee: 'basis' } })).toThrow(
+      /pbs\.gains: Unrecognized key: "fee"/,
+    );
   });
 });

@@ -444,13 +444,17 @@ describe('PbsExportStack export state machine', () => {
 });
 
 describe('PbsExportStack monthly state machine', () => {
-  it('returns a Distributed Map over $.profiles with { profile, scheduledTime } items', () => {
+  it('returns a Distributed Map over $.profiles with { profile, gains, scheduledTime } items', () => {
     const { StartAt, States } = definitionOf('monthly');
     expect(StartAt).toBe(MONTHLY_STATES.startAll);
     expect(States[MONTHLY_STATES.startAll]).toMatchObject({
       Type: 'Map',
       ItemsPath: '$.profiles',
-      ItemSelector: { 'profile.$': '$$.Map.Item.Value', 'scheduledTime.$': '$.scheduledTime' },
+      ItemSelector: {
+        'profile.$': '$$.Map.Item.Value.profile',
+        'gains.$': '$$.Map.Item.Value.gains',
+        'scheduledTime.$': '$.scheduledTime',
+      },
       ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED' } },
     });
   });
@@ -543,12 +547,58 @@ describe('PbsExportStack monthly schedule', () => {
     });
   });
 
-  it('starts the monthly state machine with the scheduled time and the monthly profiles', () => {
+  it('starts the monthly state machine with the scheduled time and the monthly profiles with their gains policies', () => {
     expect(schedule().Target.Arn).toEqual({ Ref: logicalIdOf(stack, stack.monthlyStateMachine) });
+    const policies = {
+      longTermYears: 1,
+      transferToleranceHours: 24,
+      sameInstantOrder: 'input',
+      protocolMoves: 'taxable',
+      transferInBasis: 'market-value',
+      transferFee: 'dropped',
+    };
     expect(JSON.parse(schedule().Target.Input)).toEqual({
       scheduledTime: '<aws.scheduler.scheduled-time>',
-      profiles: ['acme', 'demo'],
+      profiles: [
+        // acme's own policies (de: FIFO, wallet by wallet, calendar year) replace the deployment's.
+        {
+          profile: 'acme',
+          gains: {
+            ...policies,
+            taxRules: 'de',
+            method: 'fifo',
+            pooling: 'account',
+            taxYearStart: '01-01',
+            transferFee: 'basis',
+          },
+        },
+        // demo has the deployment's.
+        {
+          profile: 'demo',
+          gains: {
+            ...policies,
+            taxRules: 'generic',
+            method: 'fifo',
+            pooling: 'universal',
+            taxYearStart: '01-01',
+            transferInBasis: 'zero',
+            transferToleranceHours: 12,
+          },
+        },
+      ],
     });
+  });
+
+  it('keeps the gains policies out of the profile registry the functions read', () => {
+    const registries = resourcesOfType('AWS::Lambda::Function')
+      .map(
+        ([, fn]) =>
+          (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables,
+      )
+      .map((variables) => variables?.PBS_PROFILES)
+      .filter((registry) => registry !== undefined);
+    expect(registries.length).toBeGreaterThan(0);
+    for (const registry of registries) expect(JSON.stringify(registry)).not.toContain('taxRules');
   });
 
   it('retries a failed start and then sends the event to the dead-letter queue', () => {

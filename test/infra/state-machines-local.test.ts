@@ -241,7 +241,14 @@ describe('export state machine, executed locally', () => {
 });
 
 describe('monthly state machine, executed locally', () => {
-  const input = { scheduledTime: '2026-12-01T06:00:00Z', profiles: ['demo', 'acme'] };
+  // As the schedule sends it: each monthly profile with the deployment's gains policies, or null.
+  const input = {
+    scheduledTime: '2026-12-01T06:00:00Z',
+    profiles: [
+      { profile: 'demo', gains: null },
+      { profile: 'acme', gains: { taxRules: 'de', transferFee: 'basis' } },
+    ],
+  };
   const describeResource = `arn:${TEST_ENV.partition}:states:::aws-sdk:sfn:describeExecution`;
   /** ExecutionArn of every DescribeExecution call, in order. */
   const described: string[] = [];
@@ -278,6 +285,20 @@ describe('monthly state machine, executed locally', () => {
       ['acme', '2026-11', 'schedule'],
       ['demo', '2026-11', 'schedule'],
     ]);
+  });
+
+  it("passes each profile's gains policies on to its export request", async () => {
+    const jobIds = h.startCalls().map((call) => call.name ?? '');
+    const records = await Promise.all(jobIds.map((jobId) => h.jobs.require(jobId)));
+    const policies = Object.fromEntries(
+      records.map((record) => [
+        record.profile,
+        record.request.gains === undefined
+          ? null
+          : [record.request.gains.taxRules, record.request.gains.method, record.request.gains.transferFee],
+      ]),
+    );
+    expect(policies).toEqual({ demo: null, acme: ['de', 'fifo', 'basis'] });
   });
 
   it('describes each started export until it is no longer running', () => {

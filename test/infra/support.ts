@@ -14,7 +14,12 @@ export const secretArn = (profile: string) =>
 export const TEST_CONFIG = {
   profiles: {
     demo: { secretArn: secretArn('demo'), timeZone: 'UTC', monthly: true },
-    acme: { secretArn: secretArn('acme'), timeZone: 'Europe/Berlin', monthly: true },
+    acme: {
+      secretArn: secretArn('acme'),
+      timeZone: 'Europe/Berlin',
+      monthly: true,
+      gains: { taxRules: 'de', transferFee: 'basis' },
+    },
     empty: { secretArn: secretArn('empty'), timeZone: 'UTC', monthly: false },
   },
   baseUrl: 'https://pbs.example.com/api',
@@ -25,6 +30,7 @@ export const TEST_CONFIG = {
   monthlyMaxConcurrency: 7,
   exportMapConcurrency: 3,
   requestsPerSecond: 5,
+  gains: { transferInBasis: 'zero', transferToleranceHours: 12 },
 } satisfies PbsConfigInput;
 
 export { cdkJsonContext } from '../../infra/definitions.ts';
