@@ -49,6 +49,7 @@ describe('parseCommandLine', () => {
         '--transfer-in-basis=zero',
         '--transfer-fee=basis',
         '--transfer-tolerance-hours=1.5',
+        '--gains-currency=USD',
       ],
       {},
     );
@@ -56,6 +57,7 @@ describe('parseCommandLine', () => {
       request: {
         gains: {
           taxRules: 'uk',
+          currency: 'USD',
           sameInstantOrder: 'acquisitions-first',
           protocolMoves: 'non-taxable',
           transferInBasis: 'zero',

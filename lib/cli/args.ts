@@ -76,6 +76,9 @@ Request:
                                  added to the moved lots' basis                 (default: dropped)
   --transfer-tolerance-hours H   gains: largest time between the two sides of a transfer between
                                  own accounts                                   (default: 24)
+  --gains-currency CODE          gains: currency the data's values must be in (not converted);
+                                 another than the rule set's computes in it anyway
+                                 (default: uk GBP, de EUR, us USD; generic: not checked)
   --delimiter D                  CSV delimiter: , ; or tab                      (default: ,)
   --decimal-separator S          CSV decimal separator: . or ,                  (default: .)
   --conflicting-copies C         An id sent twice with different content: fail, first or last
@@ -122,6 +125,7 @@ const options = {
   'transfer-in-basis': { type: 'string' },
   'transfer-fee': { type: 'string' },
   'transfer-tolerance-hours': { type: 'string' },
+  'gains-currency': { type: 'string' },
   delimiter: { type: 'string' },
   'decimal-separator': { type: 'string' },
   'conflicting-copies': { type: 'string' },
@@ -240,6 +244,7 @@ function requestInput(values: Record<string, unknown>): Record<string, unknown> 
   if (text('protocol-moves') !== undefined) gains.protocolMoves = text('protocol-moves');
   if (text('transfer-in-basis') !== undefined) gains.transferInBasis = text('transfer-in-basis');
   if (text('transfer-fee') !== undefined) gains.transferFee = text('transfer-fee');
+  if (text('gains-currency') !== undefined) gains.currency = text('gains-currency');
   const tolerance = text('transfer-tolerance-hours');
   // A number goes to the schema as one (so its range check names the field); anything else as sent.
   if (tolerance !== undefined)

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { leg, tx } from '../../test/support/gains.ts';
-import { createGainsFeed } from './gains-feed.ts';
+import { checkGainsCurrency, createGainsFeed } from './gains-feed.ts';
 import type { CanonicalTransaction } from './normalize.ts';
 import { periodRange } from './period.ts';
 import { planWindows } from './plan.ts';
@@ -231,8 +231,9 @@ describe('createGainsFeed (invariance under the fetch window)', () => {
           { pooling: 'account', method: 'hifo' },
           { pooling: 'account', method: 'average' },
           { pooling: 'universal', method: 'hmrc' },
-          { taxRules: 'uk' },
-          { taxRules: 'de' },
+          // The generated values are in USD: computing uk and de figures in it is the explicit choice.
+          { taxRules: 'uk', currency: 'USD' },
+          { taxRules: 'de', currency: 'USD' },
           { taxRules: 'us', method: 'lifo' },
         ),
         async (history, timeZone, gains) => {
@@ -253,5 +254,41 @@ describe('createGainsFeed (invariance under the fetch window)', () => {
       ),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('checkGainsCurrency', () => {
+  const valued = (currency: string | null, fee: string | null = null) =>
+    tx({
+      id: 'x1',
+      valueCurrency: currency,
+      feeCurrency: fee,
+      feeAmount: fee === null ? null : '1',
+      movements: [leg('ETH', '1', '100')],
+    });
+
+  it('returns for values and fees in the currency of the figures', () => {
+    expect(() => checkGainsCurrency(valued('GBP', 'GBP'), 'GBP', 'uk')).not.toThrow();
+  });
+
+  it('throws naming gains.currency, the transaction and the data currency', () => {
+    expect(() => checkGainsCurrency(valued('USD'), 'GBP', 'uk')).toThrow(
+      /^gains\.currency: uk figures are in GBP, but transaction x1 has values in USD/,
+    );
+  });
+
+  it('throws for a fee in another currency', () => {
+    expect(() => checkGainsCurrency(valued('EUR', 'USD'), 'EUR', 'de')).toThrow(/has values in USD/);
+  });
+
+  it('throws for values in a currency the service did not name', () => {
+    expect(() => checkGainsCurrency(valued(null), 'GBP', 'uk')).toThrow(
+      /has values in a currency the service did not name/,
+    );
+  });
+
+  it('returns for a transaction without any value', () => {
+    const bare = tx({ id: 'x2', valueCurrency: 'USD', movements: [leg('ETH', '1', null)] });
+    expect(() => checkGainsCurrency(bare, 'GBP', 'uk')).not.toThrow();
   });
 });

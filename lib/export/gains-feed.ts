@@ -1,6 +1,7 @@
 import { appendFileSync, createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { ValidationError } from '../errors.ts';
 import {
   createEventStream,
   createGainsEngine,
@@ -164,6 +165,7 @@ export function createGainsFeed(
   });
   return {
     add(windowLabel, tx) {
+      if (gains.currency !== null) checkGainsCurrency(tx, gains.currency, gains.taxRules);
       if (windowLabel !== batchWindow) {
         // Every transaction of the earlier windows is in: everything up to the latest of them is complete.
         if (batchWindow !== null) feedEvents(stream.advance(latest));
@@ -197,4 +199,26 @@ export function createGainsFeed(
       };
     },
   };
+}
+
+/**
+ * Refuses a transaction whose money is not in the currency of the gains figures: the engine does
+ * not convert, and the service has no parameter for another currency (spec: none), so a uk run on
+ * USD values would put dollars into the pounds of a Capital Gains summary (and a de run would test
+ * dollars against the euro limits). The error names `gains.currency` and how to compute in the
+ * data's currency anyway.
+ */
+export function checkGainsCurrency(tx: CanonicalTransaction, currency: string, taxRules: string): void {
+  const valued = tx.valueAmount !== null || tx.movements.some((movement) => movement.value !== null);
+  const found = [
+    ...(valued ? [tx.valueCurrency] : []),
+    ...(tx.feeAmount !== null ? [tx.feeCurrency] : []),
+  ].find((code) => code !== currency);
+  if (found === undefined) return;
+  const data = found === null ? 'a currency the service did not name' : found;
+  const theirs = found === null ? "the data's currency" : found;
+  throw new ValidationError(
+    'gains.currency',
+    `${taxRules} figures are in ${currency}, but transaction ${tx.id} has values in ${data}; the service offers no other currency and the engine does not convert. Export data valued in ${currency}, or set gains.currency (CLI --gains-currency) to ${theirs} to compute in it anyway (the figures are then not ${currency} and must be converted before filing)`,
+  );
 }

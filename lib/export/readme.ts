@@ -4,6 +4,8 @@
  * id, and on the simulator's data the demo banner. The workbook shows it as its first sheet; the
  * CSV files get it as `README.txt` beside them. Both are made from the same lines.
  */
+import { ruleSet } from '../gains/rules.ts';
+import type { TaxRules } from '../gains/types.ts';
 import { FEE_TREATMENT } from './gains-feed.ts';
 import { DEMO_BANNER } from './manifest.ts';
 import { periodLabel, periodRange } from './period.ts';
@@ -223,7 +225,20 @@ export function gainsPolicyLines(gains: NonNullable<ReadmeInput['request']['gain
     `lending, liquidity and staking moves: ${gains.protocolMoves === 'taxable' ? 'disposals and acquisitions at value' : 'non-taxable moves that keep the lots'}`,
     `transfers in from outside the portfolio: ${gains.transferInBasis === 'market-value' ? 'basis = market value at receipt' : 'basis zero, with a "missing cost basis" warning'}`,
     `a fiat fee on a transfer between own accounts: ${gains.transferFee === 'dropped' ? 'not counted' : "added to the moved lots' basis"}`,
+    currencyWords(gains.taxRules, gains.currency ?? null),
   ];
+}
+
+/** The currency of the figures, and a warning when it is not the rule set's. */
+function currencyWords(taxRules: string, currency: string | null): string {
+  const own = ruleSet(taxRules as TaxRules).currency;
+  if (currency === null)
+    return own === null
+      ? "figures in: the data's own currency (not checked, not converted)"
+      : `figures in: the data's own currency, not checked (${taxRules} rules compute in ${own}: convert before filing)`;
+  if (own === null || own === currency)
+    return `figures in: ${currency} (every value of the data checked to be in it)`;
+  return `figures in: ${currency}, the data's currency, by explicit choice (${taxRules} rules compute in ${own}: convert at each transaction's rate before filing)`;
 }
 
 /** The Read me as the workbook's sheet: two columns, topic and text (the text wraps). */

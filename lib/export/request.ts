@@ -5,7 +5,7 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
-import { resolveChoices, ruleConflicts, TAX_RULES } from '../gains/rules.ts';
+import { resolveChoices, ruleConflicts, ruleSet, TAX_RULES } from '../gains/rules.ts';
 import type { TaxRules } from '../gains/types.ts';
 import { isDayOrInstant, type Period, periodProblem } from './period.ts';
 
@@ -94,6 +94,17 @@ const gainsInputSchema = z.strictObject({
   transferInBasis: z.enum(['market-value', 'zero']).default('market-value'),
   /** A fiat fee on a transfer between own accounts: `dropped`, or added to the moved lots' `basis`. */
   transferFee: z.enum(['dropped', 'basis']).default('dropped'),
+  /**
+   * The currency of the figures (ISO 4217), which every value of the data must be in: the engine
+   * does not convert. Default: the rule set's (uk GBP, de EUR, us USD; generic: not checked). A
+   * different one (or `null`: not checked) is the user's explicit choice to compute in the data's
+   * currency anyway.
+   */
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'expected an ISO 4217 currency code such as "GBP"')
+    .nullable()
+    .optional(),
 });
 
 const gainsSchema = gainsInputSchema
@@ -102,7 +113,11 @@ const gainsSchema = gainsInputSchema
       ctx.addIssue({ code: 'custom', message: conflict.reason, path: [conflict.field] });
     }
   })
-  .transform((gains) => ({ ...gains, ...resolveChoices(gains.taxRules, gains) }));
+  .transform((gains) => ({
+    ...gains,
+    ...resolveChoices(gains.taxRules, gains),
+    currency: gains.currency === undefined ? ruleSet(gains.taxRules).currency : gains.currency,
+  }));
 
 /**
  * The gains options as every place that sets them validates them: a request's `gains`, the

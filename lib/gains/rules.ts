@@ -39,6 +39,11 @@ export interface RuleSet {
   exchangeValue: 'own' | 'counterpart';
   /** The annual limits of the summary, when the rule set has them. */
   summary: 'uk' | 'de' | null;
+  /**
+   * The currency its figures are in (ISO 4217): the values of the data must be in it, since the
+   * engine does not convert; `null`: whatever the data has (generic).
+   */
+  currency: string | null;
 }
 
 const GENERIC: RuleSet = {
@@ -49,6 +54,7 @@ const GENERIC: RuleSet = {
   rounding: null,
   exchangeValue: 'own',
   summary: null,
+  currency: null,
 };
 
 const UK: RuleSet = {
@@ -73,6 +79,7 @@ const UK: RuleSet = {
   rounding: { scale: 0, mode: 'up' },
   exchangeValue: 'counterpart',
   summary: 'uk',
+  currency: 'GBP',
 };
 
 const DE: RuleSet = {
@@ -94,6 +101,7 @@ const DE: RuleSet = {
   rounding: null,
   exchangeValue: 'own',
   summary: 'de',
+  currency: 'EUR',
 };
 
 const US: RuleSet = {
@@ -120,6 +128,7 @@ const US: RuleSet = {
   rounding: null,
   exchangeValue: 'own',
   summary: null,
+  currency: 'USD',
 };
 
 const SETS: Readonly<Record<TaxRules, RuleSet>> = { generic: GENERIC, us: US, uk: UK, de: DE };

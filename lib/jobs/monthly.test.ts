@@ -90,6 +90,7 @@ describe('startMonthlyExport', () => {
       pooling: 'universal',
       taxYearStart: '04-06',
       longTermYears: 1,
+      currency: 'GBP',
     });
   });
 

@@ -186,7 +186,8 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
         window: 'week',
         reports: ['gains'],
         formats: ['csv'],
-        gains: { taxRules: 'uk' },
+        // The simulator's values are in USD: computed in USD by explicit choice.
+        gains: { taxRules: 'uk', currency: 'USD' },
       }),
       harness.deps(),
     );
@@ -217,6 +218,44 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     );
     const holdings = await readCsv(`${base}_holdings.csv`);
     expect(holdings.every((row) => row.check_quantity === '0' && row.check_cost === '0')).toBe(true);
+  });
+
+  it("refuses a uk run on the simulator's USD values, naming gains.currency, unless USD is chosen explicitly", async () => {
+    harness = await startExportHarness('acme');
+    const request = (gains: Record<string, unknown>) =>
+      parseExportRequest({
+        profile: 'acme',
+        period: { from: '2024-04-06', to: '2025-04-05' },
+        timeZone: 'Europe/London',
+        reports: ['gains'],
+        formats: ['csv'],
+        gains,
+      });
+    const refused = await runExport(request({ taxRules: 'uk' }), harness.deps()).catch((error) => error);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(refused.message).toMatch(
+      /^gains\.currency: uk figures are in GBP, but transaction \S+ has values in USD/,
+    );
+    expect(refused.message).toContain('set gains.currency (CLI --gains-currency) to USD');
+    const chosen = await runExport(request({ taxRules: 'uk', currency: 'USD' }), harness.deps());
+    expect(chosen.manifest.gains).toMatchObject({ taxRules: 'uk', currency: 'USD' });
+    const de = await runExport(request({ taxRules: 'de' }), harness.deps()).catch((error) => error);
+    expect(de.message).toMatch(
+      /^gains\.currency: de figures are in EUR, but transaction \S+ has values in USD/,
+    );
+  });
+
+  it("returns the currency of the figures: the rule set's by default, none checked under generic", () => {
+    const currency = (gains: Record<string, unknown>) =>
+      parseExportRequest({ profile: 'acme', period: '2024', reports: ['gains'], gains }).gains?.currency;
+    expect(currency({ taxRules: 'uk' })).toBe('GBP');
+    expect(currency({ taxRules: 'de' })).toBe('EUR');
+    expect(currency({ taxRules: 'us' })).toBe('USD');
+    expect(currency({})).toBeNull();
+    expect(currency({ taxRules: 'uk', currency: null })).toBeNull();
+    expect(() => currency({ taxRules: 'uk', currency: 'pound' })).toThrow(
+      /gains\.currency: expected an ISO 4217 currency code/,
+    );
   });
 
   it('refuses an option the tax rules contradict, naming the field and the law', () => {

@@ -184,6 +184,8 @@ describe('the Read me of a gains run', () => {
           protocolMoves: 'non-taxable',
           transferInBasis: 'zero',
           transferFee: 'basis',
+          // The simulator's values are in USD.
+          currency: 'USD',
         },
       },
       true,
@@ -195,6 +197,7 @@ describe('the Read me of a gains run', () => {
       'transfers in from outside the portfolio: basis zero, with a "missing cost basis" warning',
       "a fiat fee on a transfer between own accounts: added to the moved lots' basis",
       'events at one instant: in the order the service sent them',
+      "figures in: USD, the data's currency, by explicit choice (uk rules compute in GBP: convert at each transaction's rate before filing)",
     ]) {
       expect(run.readme).toContain(words);
     }

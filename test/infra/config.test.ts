@@ -212,6 +212,7 @@ describe('parsePbsConfig gains policies', () => {
       protocolMoves: 'non-taxable',
       transferInBasis: 'zero',
       transferFee: 'basis',
+      currency: 'EUR',
     });
   });
 

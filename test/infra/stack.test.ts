@@ -570,6 +570,7 @@ describe('PbsExportStack monthly schedule', () => {
             pooling: 'account',
             taxYearStart: '01-01',
             transferFee: 'basis',
+            currency: 'EUR',
           },
         },
         // demo has the deployment's.
@@ -583,6 +584,7 @@ describe('PbsExportStack monthly schedule', () => {
             taxYearStart: '01-01',
             transferInBasis: 'zero',
             transferToleranceHours: 12,
+            currency: null,
           },
         },
       ],
