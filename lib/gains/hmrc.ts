@@ -94,6 +94,8 @@ interface Acquired {
 interface Day {
   day: number;
   date: string;
+  /** Arrival rank of the day's first event: days of several tokens are final in this order. */
+  seq: number;
   /** Any event of the day is in the reported period. */
   reported: boolean;
   account: string;
@@ -116,7 +118,7 @@ class Book {
     this.token = token;
   }
 
-  dayOf(date: string, reported: boolean, account: string): Day {
+  dayOf(date: string, reported: boolean, account: string, seq: number): Day {
     const last = this.days.at(-1);
     if (last !== undefined && last.date === date) {
       last.reported ||= reported;
@@ -125,6 +127,7 @@ class Book {
     const day: Day = {
       day: dayNumber(date),
       date,
+      seq,
       reported,
       account,
       acquired: null,
@@ -147,6 +150,8 @@ export class HmrcLedger {
   readonly #listener: HmrcListener;
   /** Latest local date an event came from (epoch days). */
   #latest = Number.NEGATIVE_INFINITY;
+  /** Events seen, in arrival order (input order): ranks the days of one date across tokens. */
+  #seq = 0;
 
   constructor(scale: number, rounding: Rounding, listener: HmrcListener) {
     this.#scale = scale;
@@ -182,7 +187,7 @@ export class HmrcLedger {
     reported: boolean,
     account: string,
   ) {
-    const day = this.#book(token).dayOf(date, reported, account);
+    const day = this.#book(token).dayOf(date, reported, account, this.#seq++);
     if (day.acquired === null) {
       day.acquired = { quantity: q, cost, restQuantity: q, restCost: cost, txIds: [txId], time };
     } else {
@@ -205,7 +210,7 @@ export class HmrcLedger {
     reported: boolean,
     account: string,
   ) {
-    const day = this.#book(token).dayOf(date, reported, account);
+    const day = this.#book(token).dayOf(date, reported, account, this.#seq++);
     if (day.disposed === null) day.disposed = { quantity: q, proceeds, txIds: [txId], time, account };
     else {
       const d = day.disposed;
@@ -225,13 +230,15 @@ export class HmrcLedger {
     account: string,
   ) {
     this.#book(token)
-      .dayOf(date, reported, account)
+      .dayOf(date, reported, account, this.#seq++)
       .withdrawals.push({ txId, time, quantity: q, account, reported });
   }
 
   /** A fee added to the pool's cost at the end of the day (a transfer fee with `transferFee: 'basis'`). */
   addCost(token: string, date: string, cost: Big, txId: string, reported: boolean, account: string) {
-    this.#book(token).dayOf(date, reported, account).fees.push({ txId, cost, reported });
+    this.#book(token)
+      .dayOf(date, reported, account, this.#seq++)
+      .fees.push({ txId, cost, reported });
   }
 
   /** The history is complete: every waiting day is final. */
@@ -282,9 +289,11 @@ export class HmrcLedger {
       }
       if (next > limit || next === Number.POSITIVE_INFINITY) return;
       this.#listener.beforeDay(next);
-      for (const book of this.#books.values()) {
-        if (book.days[0]?.day === next) this.#finalize(book);
-      }
+      // The tokens' days of one date in the order their first events arrived (input order), not
+      // the books' order, which a carried state does not keep.
+      const due = [...this.#books.values()].filter((book) => book.days[0]?.day === next);
+      due.sort((a, b) => (a.days[0] as Day).seq - (b.days[0] as Day).seq);
+      for (const book of due) this.#finalize(book);
     }
   }
 
@@ -413,8 +422,14 @@ export class HmrcLedger {
     });
   }
 
-  /** The pools and the waiting days, JSON-safe. */
+  /** The pools and the waiting days, JSON-safe (the days' arrival ranks renumbered from 0). */
   carry(): CarriedHmrc {
+    const ranks = new Map(
+      [...this.#books.values()]
+        .flatMap((book) => book.days.map((day) => day.seq))
+        .sort((a, b) => a - b)
+        .map((seq, rank) => [seq, rank]),
+    );
     const books = [...this.#books.values()]
       .filter((book) => book.days.length > 0 || !book.quantity.eq(0) || !book.cost.eq(0))
       .sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : 0))
@@ -422,7 +437,7 @@ export class HmrcLedger {
         token: book.token,
         quantity: text(book.quantity),
         cost: text(book.cost),
-        days: book.days.map(carryDay),
+        days: book.days.map((day) => carryDay(day, ranks.get(day.seq) ?? 0)),
       }));
     return { books };
   }
@@ -436,16 +451,18 @@ export class HmrcLedger {
       book.days = carried.days.map(restoreDay);
       const last = book.days.at(-1);
       if (last !== undefined && last.day > this.#latest) this.#latest = last.day;
+      for (const day of book.days) if (day.seq >= this.#seq) this.#seq = day.seq + 1;
     }
   }
 }
 
-function carryDay(day: Day): CarriedHmrcDay {
+function carryDay(day: Day, seq: number): CarriedHmrcDay {
   const a = day.acquired;
   const d = day.disposed;
   return {
     day: day.day,
     date: day.date,
+    seq,
     reported: day.reported,
     account: day.account,
     acquired:
@@ -483,6 +500,8 @@ function restoreDay(day: CarriedHmrcDay): Day {
   return {
     day: day.day,
     date: day.date,
+    // A state carried before days were ranked: its days keep their carried order.
+    seq: day.seq ?? 0,
     reported: day.reported,
     account: day.account,
     acquired:

@@ -248,6 +248,23 @@ describe('gains engine properties (HMRC identification)', () => {
     );
   });
 
+  it('returns the warnings of two tokens at one instant in input order after a carry', () => {
+    // Found by the property below: ETH then BTC sent out at one instant; a carried state lists its
+    // books by token, and the days used to be final in the books' order (BTC first).
+    const events: GainsEvent[] = [
+      { txId: 'w0', leg: 0, time: BASE, token: 'ETH', kind: 'withdraw', quantity: '4', account: 'X' },
+      { txId: 'w1', leg: 0, time: BASE, token: 'BTC', kind: 'withdraw', quantity: '1', account: 'X' },
+    ];
+    const first = createGainsEngine({ method: 'hmrc' });
+    for (const event of events) first.process(event);
+    const second = createGainsEngine({ method: 'hmrc' }, JSON.parse(JSON.stringify(first.carry())));
+    second.finish();
+    expect(second.result().warnings.map((w) => [w.kind, w.token])).toEqual([
+      ['negative-balance', 'ETH'],
+      ['negative-balance', 'BTC'],
+    ]);
+  });
+
   it('returns the same results when the history is split at any instant and the state carried', () => {
     fc.assert(
       fc.property(history, hmrcSetup, fc.integer({ min: 0, max: 4001 }), (events, options, slot) => {
@@ -261,20 +278,9 @@ describe('gains engine properties (HMRC identification)', () => {
         for (const event of events.filter((e) => e.time >= cut)) second.process(event);
         second.finish();
         const secondResult = second.result();
-        // Transactions of one instant may be told in another order once split (a disposal waiting
-        // for the 30-day rule is told at finish, a transfer at once): the same disposals and
-        // warnings, each transaction's own parts in their order, in instant order.
-        const disposalKey = (d: { disposedAt: number; disposedTxId: string }): [number, string] => [
-          d.disposedAt,
-          d.disposedTxId,
-        ];
-        const warningKey = (w: { time: number; txId: string }): [number, string] => [w.time, w.txId];
-        expect(byInstant([...firstResult.disposals, ...secondResult.disposals], disposalKey)).toEqual(
-          byInstant(whole.result.disposals, disposalKey),
-        );
-        expect(byInstant([...firstResult.warnings, ...secondResult.warnings], warningKey)).toEqual(
-          byInstant(whole.result.warnings, warningKey),
-        );
+        // In the same order too: the days of several tokens are final in input order, carried or not.
+        expect([...firstResult.disposals, ...secondResult.disposals]).toEqual(whole.result.disposals);
+        expect([...firstResult.warnings, ...secondResult.warnings]).toEqual(whole.result.warnings);
         expect(second.carry()).toEqual(whole.state);
       }),
       RUNS,
@@ -294,15 +300,3 @@ describe('gains engine properties (HMRC identification)', () => {
     );
   });
 });
-
-/**
- * `items` in a stable sort by `key` (an instant, then a transaction id): the order of different
- * transactions within one instant is free; each transaction's own items keep theirs.
- */
-function byInstant<T>(items: readonly T[], key: (item: T) => [number, string]): T[] {
-  return [...items].sort((a, b) => {
-    const [atA, idA] = key(a);
-    const [atB, idB] = key(b);
-    return atA - atB || (idA < idB ? -1 : idA > idB ? 1 : 0);
-  });
-}

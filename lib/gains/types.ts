@@ -337,6 +337,8 @@ export interface CarriedHmrc {
 export interface CarriedHmrcDay {
   day: number;
   date: string;
+  /** Arrival rank of the day's first event among the carried days (absent in older states). */
+  seq?: number;
   reported: boolean;
   account: string;
   acquired: {
