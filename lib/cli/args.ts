@@ -76,6 +76,8 @@ Request:
                                  added to the moved lots' basis                 (default: dropped)
   --transfer-tolerance-hours H   gains: largest time between the two sides of a transfer between
                                  own accounts                                   (default: 24)
+  --broker-reporting B           gains, us only: what a broker reported, which picks the Form 8949
+                                 box: none, basis-reported or basis-not-reported (default: none)
   --delimiter D                  CSV delimiter: , ; or tab                      (default: ,)
   --decimal-separator S          CSV decimal separator: . or ,                  (default: .)
   --conflicting-copies C         An id sent twice with different content: fail, first or last
@@ -122,6 +124,7 @@ const options = {
   'transfer-in-basis': { type: 'string' },
   'transfer-fee': { type: 'string' },
   'transfer-tolerance-hours': { type: 'string' },
+  'broker-reporting': { type: 'string' },
   delimiter: { type: 'string' },
   'decimal-separator': { type: 'string' },
   'conflicting-copies': { type: 'string' },
@@ -240,6 +243,7 @@ function requestInput(values: Record<string, unknown>): Record<string, unknown> 
   if (text('protocol-moves') !== undefined) gains.protocolMoves = text('protocol-moves');
   if (text('transfer-in-basis') !== undefined) gains.transferInBasis = text('transfer-in-basis');
   if (text('transfer-fee') !== undefined) gains.transferFee = text('transfer-fee');
+  if (text('broker-reporting') !== undefined) gains.brokerReporting = text('broker-reporting');
   const tolerance = text('transfer-tolerance-hours');
   // A number goes to the schema as one (so its range check names the field); anything else as sent.
   if (tolerance !== undefined)

@@ -5,6 +5,7 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
+import { BROKER_REPORTING } from '../gains/form8949.ts';
 import { resolveChoices, ruleConflicts, TAX_RULES } from '../gains/rules.ts';
 import type { TaxRules } from '../gains/types.ts';
 import { isDayOrInstant, type Period, periodProblem } from './period.ts';
@@ -93,6 +94,12 @@ const gainsInputSchema = z.strictObject({
   transferInBasis: z.enum(['market-value', 'zero']).default('market-value'),
   /** A fiat fee on a transfer between own accounts: `dropped`, or added to the moved lots' `basis`. */
   transferFee: z.enum(['dropped', 'basis']).default('dropped'),
+  /**
+   * `us` only: what a broker reported about the disposals, which picks the Form 8949 box: `none`
+   * (no 1099-DA or 1099-B: box I/L from 2025, C/F before), `basis-reported` (G/J, A/D) or
+   * `basis-not-reported` (H/K, B/E). Default `none`.
+   */
+  brokerReporting: z.enum(BROKER_REPORTING).optional(),
 });
 
 const gainsSchema = gainsInputSchema
@@ -100,8 +107,19 @@ const gainsSchema = gainsInputSchema
     for (const conflict of ruleConflicts(gains.taxRules, gains)) {
       ctx.addIssue({ code: 'custom', message: conflict.reason, path: [conflict.field] });
     }
+    if (gains.brokerReporting !== undefined && gains.taxRules !== 'us') {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'only allowed with taxRules "us": it picks the box of the Form 8949 package',
+        path: ['brokerReporting'],
+      });
+    }
   })
-  .transform((gains) => ({ ...gains, ...resolveChoices(gains.taxRules, gains) }));
+  .transform(({ brokerReporting, ...gains }) => ({
+    ...gains,
+    ...resolveChoices(gains.taxRules, gains),
+    ...(gains.taxRules === 'us' ? { brokerReporting: brokerReporting ?? ('none' as const) } : {}),
+  }));
 
 /** The gains options of a request with every default filled in. */
 export type GainsRequestOptions = z.output<typeof gainsSchema>;
