@@ -53,7 +53,7 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     expect(result.manifest.counts.historyTransactions).toBeGreaterThan(rows.length);
   });
 
-  it('writes disposals equal to one pass of the engine over the whole history', async () => {
+  it('writes exact disposals (the _exact file) equal to one pass of the engine over the whole history', async () => {
     harness = await startExportHarness('acme');
     const timeZone = 'Europe/Berlin';
     const result = await runExport(
@@ -73,7 +73,7 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
       timeZone,
       period: { start: '2023-12-31T23:00:00.000Z', end: '2024-12-31T23:00:00.000Z' },
     });
-    const rows = await readCsv(join(harness.outDir, result.prefix, 'acme_2024_disposals.csv'));
+    const rows = await readCsv(join(harness.outDir, result.prefix, 'acme_2024_disposals_exact.csv'));
     expect(reference.result.disposals.length).toBeGreaterThan(0);
     expect(rows.map((row) => [row.disposed_tx_id, row.acquired_tx_id, row.quantity, row.gain_loss])).toEqual(
       reference.result.disposals.map((line) => [
@@ -211,9 +211,10 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     expect(pools.length).toBeGreaterThan(0);
     const summary = await readCsv(`${base}_tax_summary.csv`);
     const item = (name: string) => summary.find((row) => row.item === name)?.amount;
-    expect(item('Disposal proceeds')).toBe(sum(disposals.map((row) => row.proceeds as string)).toFixed());
+    // GBP: to the penny, the sums of the disposal lines as shown.
+    expect(item('Disposal proceeds')).toBe(sum(disposals.map((row) => row.proceeds as string)).toFixed(2));
     expect(item('Allowable costs (including the purchase price)')).toBe(
-      sum(disposals.map((row) => row.cost_basis as string)).toFixed(),
+      sum(disposals.map((row) => row.cost_basis as string)).toFixed(2),
     );
     const holdings = await readCsv(`${base}_holdings.csv`);
     expect(holdings.every((row) => row.check_quantity === '0' && row.check_cost === '0')).toBe(true);
