@@ -52,8 +52,9 @@ const step = fc.record({
   ),
   hours: fc.integer({ min: 0, max: 24 * 500 }),
 });
+type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
 
-function history(steps: fc.RecordValue<typeof step>[], currency: string): CanonicalTransaction[] {
+function history(steps: readonly Step[], currency: string): CanonicalTransaction[] {
   return steps
     .map((s, i) => {
       const date = new Date(BASE + s.hours * HOUR).toISOString();
