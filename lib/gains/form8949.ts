@@ -185,7 +185,7 @@ export function form8949Columns(money: GainsMoney, width = 0): Column[] {
       'description',
       '(a) Description of property',
       'quantity and token disposed of, e.g. 0.5 ETH; on a TOTAL row, the box and the Schedule D line its totals go on',
-      { wrap: true, width: 30 },
+      { wrap: true, width: 34 },
     ),
     text_(
       'date_acquired',
@@ -292,7 +292,7 @@ function formTable(
           t.year,
           t.box.part,
           t.box.box,
-          `TOTAL box ${t.box.box}: to Schedule D line ${t.box.line}`,
+          `TOTAL box ${t.box.box} (Schedule D line ${t.box.line})`,
           null,
           null,
           show(t.proceeds),
