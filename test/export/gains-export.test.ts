@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Big from 'big.js';
 import ExcelJS from 'exceljs';
@@ -99,6 +100,48 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     const summary = await readCsv(join(harness.outDir, result.prefix, 'demo_2025_gains_summary.csv'));
     const perToken = summary.filter((row) => row.token !== 'TOTAL');
     expect(sum(perToken.map((row) => row.net as string)).toFixed()).toBe(gains.toFixed());
+  });
+
+  it('records the rounding and each exact file in the manifest and the Read me, and writes the us Form 8949 package', async () => {
+    harness = await startExportHarness('acme');
+    const result = await runExport(
+      parseExportRequest({
+        profile: 'acme',
+        period: '2024',
+        reports: ['gains'],
+        formats: ['csv'],
+        gains: { taxRules: 'us', brokerReporting: 'basis-not-reported' },
+      }),
+      harness.deps(),
+    );
+    const folder = join(harness.outDir, result.prefix);
+    const readme = await readFile(join(folder, 'README.txt'), 'utf8');
+    const form = await readCsv(join(folder, 'acme_2024_form-8949.csv'));
+    const exact = await readCsv(join(folder, 'acme_2024_disposals_exact.csv'));
+    expect([
+      result.manifest.gains?.money,
+      readme.includes('acme_2024_disposals_exact.csv'),
+      readme.includes('box H and K from 2025, B and E before'),
+      [...new Set(form.map((row) => row.box))],
+      exact.length > 0,
+    ]).toEqual([
+      {
+        currency: 'USD',
+        minorUnit: 2,
+        rule: expect.stringMatching(/half to even/),
+        exact: {
+          disposals: 'acme_2024_disposals_exact.csv',
+          gains_summary: 'acme_2024_gains_summary_exact.csv',
+          income: 'acme_2024_income_exact.csv',
+        },
+      },
+      true,
+      true,
+      // 2024: before the digital-asset boxes, a 1099-B without basis: B (short) and E (long).
+      ['B', 'E'].filter((box) => form.some((row) => row.box === box)),
+      true,
+    ]);
+    expect(form.length).toBeGreaterThan(0);
   });
 
   it('records method, pooling, fee treatment, tax year start and zone in the manifest and the About sheet', async () => {
