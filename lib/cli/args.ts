@@ -79,6 +79,8 @@ Request:
   --gains-currency CODE          gains: currency the data's values must be in (not converted);
                                  another than the rule set's computes in it anyway
                                  (default: uk GBP, de EUR, us USD; generic: not checked)
+  --broker-reporting B           gains, us only: what a broker reported, which picks the Form 8949
+                                 box: none, basis-reported or basis-not-reported (default: none)
   --delimiter D                  CSV delimiter: , ; or tab                      (default: ,)
   --decimal-separator S          CSV decimal separator: . or ,                  (default: .)
   --conflicting-copies C         An id sent twice with different content: fail, first or last
@@ -126,6 +128,7 @@ const options = {
   'transfer-fee': { type: 'string' },
   'transfer-tolerance-hours': { type: 'string' },
   'gains-currency': { type: 'string' },
+  'broker-reporting': { type: 'string' },
   delimiter: { type: 'string' },
   'decimal-separator': { type: 'string' },
   'conflicting-copies': { type: 'string' },
@@ -245,6 +248,7 @@ function requestInput(values: Record<string, unknown>): Record<string, unknown> 
   if (text('transfer-in-basis') !== undefined) gains.transferInBasis = text('transfer-in-basis');
   if (text('transfer-fee') !== undefined) gains.transferFee = text('transfer-fee');
   if (text('gains-currency') !== undefined) gains.currency = text('gains-currency');
+  if (text('broker-reporting') !== undefined) gains.brokerReporting = text('broker-reporting');
   const tolerance = text('transfer-tolerance-hours');
   // A number goes to the schema as one (so its range check names the field); anything else as sent.
   if (tolerance !== undefined)

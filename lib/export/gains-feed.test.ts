@@ -103,7 +103,7 @@ describe('createGainsFeed (transfers across fetch windows)', () => {
         window,
       });
       expect(disposals.map((row) => [row[0], row[1], row[4], row[5], row[6]])).toEqual([
-        ['ETH', '1', '3500', '1000', '2500'],
+        ['ETH', '1', '3500.00', '1000.00', '2500.00'],
       ]);
       expect(gains_warnings).toEqual([]);
     },
@@ -120,7 +120,7 @@ describe('createGainsFeed (transfers across fetch windows)', () => {
       gains: { transferToleranceHours: 24 },
     });
     // Withdrawn from A at its basis; a new lot in B at 3000.
-    expect(disposals.map((row) => [row[5], row[6]])).toEqual([['3000', '500']]);
+    expect(disposals.map((row) => [row[5], row[6]])).toEqual([['3000.00', '500.00']]);
     expect(column(gains_warnings, 2)).toEqual(['unmatched-transfer', 'unmatched-transfer']);
   });
 });

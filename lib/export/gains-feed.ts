@@ -2,6 +2,7 @@ import { appendFileSync, createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ValidationError } from '../errors.ts';
+import { createForm8949 } from '../gains/form8949.ts';
 import {
   createEventStream,
   createGainsEngine,
@@ -11,18 +12,24 @@ import {
   type DisposalLine,
   disposalRow,
   disposalsSpec,
-  GAINS_SUMMARY_SPEC,
+  EXACT_MONEY,
   type GainsEngine,
   type GainsEvent,
+  type GainsMoney,
   type GainsResult,
   type GainsWarning,
+  gainsMoney,
+  gainsSummarySpec,
   holdingsTable,
-  INCOME_SPEC,
+  incomeSpec,
   poolHistoryTable,
+  roundDisposal,
+  roundIncome,
   ruleSet,
   warningRow,
   warningsSpec,
 } from '../gains/index.ts';
+import { minorUnit } from './money.ts';
 import type { CanonicalTransaction } from './normalize.ts';
 import { type ExportRequest, parseGainsOptions } from './request.ts';
 import type { Row, TableSource, TableSpec } from './table.ts';
@@ -115,13 +122,22 @@ export function createGainsFeed(
     period: { start: period.start.toISOString(), end: period.end.toISOString() },
   });
   const { spoolDir } = options;
-  const disposals: LineStore<DisposalLine> =
-    spoolDir === undefined ? memoryStore() : fileStore(join(spoolDir, 'gains-disposals.jsonl'));
-  const warnings: LineStore<GainsWarning> =
-    spoolDir === undefined ? memoryStore() : fileStore(join(spoolDir, 'gains-warnings.jsonl'));
+  const store = <T>(name: string): LineStore<T> =>
+    spoolDir === undefined ? memoryStore() : fileStore(join(spoolDir, name));
+  // Each line is rounded once, as it is drained; the exact lines are kept for the `_exact` files.
+  const disposals = store<DisposalLine>('gains-disposals.jsonl');
+  const exactDisposals = store<DisposalLine>('gains-disposals-exact.jsonl');
+  const warnings = store<GainsWarning>('gains-warnings.jsonl');
   const summary = createGainsSummary(engine.options.taxYearStart);
+  const exactSummary = createGainsSummary(engine.options.taxYearStart);
   const income = createIncomeSummary();
+  const exactIncome = createIncomeSummary();
   const tax = createTaxSummary(engine.options);
+  const form8949 =
+    gains.taxRules === 'us'
+      ? createForm8949({ timeZone: request.timeZone, reporting: gains.brokerReporting ?? 'none' })
+      : null;
+  const currencies = createCurrencies(gains.currency ?? null);
   let warningCount = 0;
   const stream = createEventStream({
     fiatScale: Math.max(engine.options.fiatScale, 2),
@@ -139,11 +155,18 @@ export function createGainsFeed(
   const feedEvents = (events: readonly GainsEvent[]) => {
     for (const event of events) engine.process(event);
     const drained = engine.drain();
-    for (const line of drained.disposals) summary.add(line);
-    for (const line of drained.income) income.add(line);
-    for (const line of drained.disposals) tax?.add(line);
-    for (const line of drained.income) tax?.addIncome(line);
-    disposals.add(drained.disposals);
+    const money = currencies.money();
+    const rounded = drained.disposals.map((line) => roundDisposal(line, money));
+    const roundedIncome = drained.income.map((line) => roundIncome(line, money));
+    for (const line of rounded) summary.add(line);
+    for (const line of drained.disposals) exactSummary.add(line);
+    for (const line of roundedIncome) income.add(line);
+    for (const line of drained.income) exactIncome.add(line);
+    for (const line of rounded) tax?.add(line);
+    for (const line of roundedIncome) tax?.addIncome(line);
+    for (const line of rounded) form8949?.add(line);
+    disposals.add(rounded);
+    exactDisposals.add(drained.disposals);
     warnings.add(drained.warnings);
     warningCount += drained.warnings.length;
   };
@@ -172,6 +195,7 @@ export function createGainsFeed(
         batchWindow = windowLabel;
       }
       stream.add(tx);
+      currencies.see(tx);
       const at = Date.parse(tx.date);
       if (at > latest) latest = at;
       transactions += 1;
@@ -179,14 +203,37 @@ export function createGainsFeed(
     tables: () => {
       const finalResult = result();
       const hmrc = engine.options.method === 'hmrc';
+      const money = currencies.money();
+      const rounding = (exact?: string) => ({
+        currency: money.currency,
+        minorUnit: minorUnit(money.currency),
+        ...(exact === undefined ? {} : { exact }),
+      });
+      const disposalsShown = disposalsSpec(request.timeZone, hmrc, money);
+      const summaryShown = gainsSummarySpec(money);
+      const incomeShown = incomeSpec(money);
       return [
-        spooledTable(disposalsSpec(request.timeZone, hmrc), disposals, disposalRow),
-        fixed(GAINS_SUMMARY_SPEC, () => summary.rows()),
-        fixed(INCOME_SPEC, () => income.rows()),
+        spooledTable(
+          { ...disposalsShown, rounding: rounding(`${disposalsShown.name}_exact`) },
+          disposals,
+          disposalRow,
+        ),
+        fixed({ ...summaryShown, rounding: rounding(`${summaryShown.name}_exact`) }, () =>
+          summary.rows(money),
+        ),
+        fixed({ ...incomeShown, rounding: rounding(`${incomeShown.name}_exact`) }, () => income.rows(money)),
         holdingsTable(finalResult),
-        spooledTable(warningsSpec(request.timeZone), warnings, warningRow),
+        otherCurrencyWarnings(spooledTable(warningsSpec(request.timeZone), warnings, warningRow), currencies),
         ...(hmrc ? [poolHistoryTable(finalResult)] : []),
-        ...(tax === null ? [] : [fixed(tax.spec, () => tax.rows())]),
+        ...(tax === null ? [] : [fixed({ ...tax.spec, rounding: rounding() }, () => tax.rows(money))]),
+        ...(form8949 === null
+          ? []
+          : form8949
+              .tables(() => disposals.read(), money)
+              .map((table) => ({ ...table, spec: { ...table.spec, rounding: rounding() } }))),
+        spooledTable(exactSpec(disposalsSpec(request.timeZone, hmrc)), exactDisposals, disposalRow),
+        fixed(exactSpec(gainsSummarySpec()), () => exactSummary.rows()),
+        fixed(exactSpec(incomeSpec()), () => exactIncome.rows()),
       ];
     },
     counts: () => {
@@ -195,7 +242,7 @@ export function createGainsFeed(
         historyTransactions: transactions,
         gainsLotsMatched: counts.lotsMatched,
         gainsDisposals: counts.disposals,
-        gainsWarnings: warningCount,
+        gainsWarnings: warningCount + currencies.warnings().length,
       };
     },
   };
@@ -221,4 +268,69 @@ export function checkGainsCurrency(tx: CanonicalTransaction, currency: string, t
     'gains.currency',
     `${taxRules} figures are in ${currency}, but transaction ${tx.id} has values in ${data}; the service offers no other currency and the engine does not convert. Export data valued in ${currency}, or set gains.currency (CLI --gains-currency) to ${theirs} to compute in it anyway (the figures are then not ${currency} and must be converted before filing)`,
   );
+}
+
+/**
+ * The `_exact` companion of a rounded table: the same columns and rows, every amount as the
+ * engine computed it, for machines; written as CSV only.
+ */
+function exactSpec(spec: TableSpec): TableSpec {
+  return {
+    ...spec,
+    name: `${spec.name}_exact`,
+    title: `${spec.title} (exact)`,
+    description: `the ${spec.title} report's rows in the same order, every amount exact (unrounded), for machines (CSV only)`,
+    csvOnly: true,
+  };
+}
+
+/**
+ * The currency of the gains reports: `gains.currency` when it is set (every value is then checked
+ * against it), else the first value currency of the history. A transaction valued in another
+ * currency is used as it is (the engine does not convert), with one `other-currency` warning per
+ * such currency.
+ */
+function createCurrencies(configured: string | null) {
+  let money: GainsMoney | null = configured === null ? null : gainsMoney(configured);
+  const others: GainsWarning[] = [];
+  const seen = new Set<string>();
+  return {
+    see(tx: CanonicalTransaction) {
+      const currency = tx.valueCurrency;
+      if (currency === null || currency === '') return;
+      if (money === null) {
+        money = gainsMoney(currency);
+        seen.add(currency);
+        return;
+      }
+      if (seen.has(currency)) return;
+      seen.add(currency);
+      others.push({
+        kind: 'other-currency',
+        txId: tx.id,
+        time: Date.parse(tx.date),
+        token: currency,
+        account: tx.accountId ?? '',
+        quantity: '0',
+        message: `valued in ${currency}, not in ${money.currency} (the currency of the gains reports): this and every later ${currency} amount is used as it is, not converted`,
+      });
+    },
+    /** How the reports show money: rounded to the currency's minor unit once it is known. */
+    money: (): GainsMoney => money ?? EXACT_MONEY,
+    warnings: (): readonly GainsWarning[] => others,
+  };
+}
+
+/** The warnings table followed by the `other-currency` warnings (told once the history is read). */
+function otherCurrencyWarnings(
+  table: TableSource,
+  currencies: ReturnType<typeof createCurrencies>,
+): TableSource {
+  return {
+    spec: table.spec,
+    async *rows() {
+      yield* table.rows();
+      for (const warning of currencies.warnings()) yield warningRow(warning);
+    },
+  };
 }

@@ -171,6 +171,13 @@ const TRANSACTION_DESCRIPTIONS = (zone: string): Record<string, string> => ({
   fee_quantity: 'quantity of the fee token paid, exactly as sent',
 });
 
+/** Sheet width of the wrapped hash column: a 66-character hash on three lines. */
+const HASH_WIDTH = 24;
+/** Sheet width of the wrapped id columns: a 29-character transaction id on two lines. */
+const ID_WIDTH = 16;
+/** Sheet width of the wrapped In and Out columns: `0.0241237458194 stETH` on one line. */
+const QUANTITY_TEXT_WIDTH = 24;
+
 /** The fixed columns of the transactions report, in order. */
 export function transactionColumns(timeZone: string, units: MoneyUnits = NO_UNITS): Column[] {
   return described(transactionColumnList(timeZone, units), TRANSACTION_DESCRIPTIONS(timeZone));
@@ -178,17 +185,18 @@ export function transactionColumns(timeZone: string, units: MoneyUnits = NO_UNIT
 
 function transactionColumnList(timeZone: string, units: MoneyUnits): Column[] {
   return [
-    { key: 'id', header: 'ID', kind: 'text' },
+    { key: 'id', header: 'ID', kind: 'text', wrap: true, width: ID_WIDTH },
     ...dateColumns(timeZone),
     { key: 'type', header: 'Type', kind: 'text' },
     { key: 'sub_type', header: 'Sub-type', kind: 'text' },
     { key: 'category', header: 'Category', kind: 'text' },
     { key: 'protocol', header: 'Protocol', kind: 'text' },
-    { key: 'hash', header: 'Hash', kind: 'text' },
+    // Long text wraps in narrow columns, so the sheet prints one page wide at a readable size.
+    { key: 'hash', header: 'Hash', kind: 'text', wrap: true, width: HASH_WIDTH },
     { key: 'account_id', header: 'Account ID', kind: 'text' },
     { key: 'ledger_id', header: 'Ledger ID', kind: 'text' },
-    { key: 'in', header: 'In (quantity token)', kind: 'text' },
-    { key: 'out', header: 'Out (quantity token)', kind: 'text' },
+    { key: 'in', header: 'In (quantity token)', kind: 'text', wrap: true, width: QUANTITY_TEXT_WIDTH },
+    { key: 'out', header: 'Out (quantity token)', kind: 'text', wrap: true, width: QUANTITY_TEXT_WIDTH },
     { key: 'value_amount', header: moneyHeader('Value', units.value), kind: 'decimal' },
     { key: 'value_currency', header: 'Value currency', kind: 'text' },
     { key: 'fee_amount', header: moneyHeader('Fee', units.fee), kind: 'decimal' },

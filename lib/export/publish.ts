@@ -4,7 +4,14 @@ import { pipeline } from 'node:stream/promises';
 import type { Sink, SinkObject, SinkSet, StoredObject } from '../storage/sink.ts';
 import { FEE_TREATMENT } from './gains-feed.ts';
 import type { LiveOutputs } from './live-outputs.ts';
-import { DEMO_BANNER, MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './manifest.ts';
+import {
+  DEMO_BANNER,
+  MANIFEST_FORMAT,
+  MANIFEST_NAME,
+  type Manifest,
+  type ManifestFile,
+  moneyRounding,
+} from './manifest.ts';
 import { periodLabel, periodRange } from './period.ts';
 import { README_FILE, type ReadmeInput, readmeTable, readmeText } from './readme.ts';
 import { observeSnapshot, type ReportModel } from './report-model.ts';
@@ -105,6 +112,8 @@ async function publishAll(input: PublishInput, set: SinkSet): Promise<Manifest> 
   const baseName = `${request.profile}_${periodLabel(request.period)}`;
   const model = input.model ?? (await observeSnapshot(input.snapshotFile, input.header, request));
   const tables = model.tables(input.snapshotFile);
+  // Companions for machines (the exact figures of rounded tables) are files, not sheets.
+  const sheets = tables.filter((table) => table.spec.csvOnly !== true);
   const totals = model.totals();
   const files: ManifestFile[] = [];
   const demo = input.header.demo === true;
@@ -179,6 +188,15 @@ async function publishAll(input: PublishInput, set: SinkSet): Promise<Manifest> 
     end: range.end.toUTC().toISO() ?? '',
     timeZone: request.timeZone,
   };
+  const money = moneyRounding(
+    tables.map((table) => table.spec),
+    formats.includes('csv') ? (name) => `${baseName}_${name}.csv` : null,
+  );
+  const gainsNotes = {
+    feeTreatment: FEE_TREATMENT,
+    timeZone: request.timeZone,
+    ...(money === null ? {} : { money }),
+  };
   const manifestBase = {
     format: MANIFEST_FORMAT,
     generator: input.generator,
@@ -192,9 +210,7 @@ async function publishAll(input: PublishInput, set: SinkSet): Promise<Manifest> 
     shards: input.header.shards,
     counts: { ...input.counts, ...model.counts() },
     totals,
-    ...(request.gains !== undefined
-      ? { gains: { ...request.gains, feeTreatment: FEE_TREATMENT, timeZone: request.timeZone } }
-      : {}),
+    ...(request.gains !== undefined ? { gains: { ...request.gains, ...gainsNotes } } : {}),
   } as const;
   if (formats.includes('xlsx')) {
     const about = () =>
@@ -206,14 +222,14 @@ async function publishAll(input: PublishInput, set: SinkSet): Promise<Manifest> 
     // The live workbook's first sheet is the first table: it goes on with the others and About.
     const written =
       (await input.live?.workbook(async function* rest() {
-        yield* tables.slice(1);
+        yield* sheets.slice(1);
         yield about();
         yield readmeTable(readme);
       })) ?? null;
     await publish(`${baseName}.xlsx`, CONTENT_TYPES.xlsx, async (out) => {
       if (written !== null) return await copy(written.file, written.rows)(out);
       const options = workbookOptions(request, demo);
-      const result = await writeXlsx([...tables, about(), readmeTable(readme)], out, options);
+      const result = await writeXlsx([...sheets, about(), readmeTable(readme)], out, options);
       return result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0);
     });
   }

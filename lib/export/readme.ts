@@ -52,6 +52,7 @@ export function readmeLines(input: ReadmeInput): ReadmeLine[] {
     ...fileLines(input),
     ...input.tables.flatMap((spec) => tableLines(spec, input)),
     ...signLines(input.request),
+    ...roundingLines(input),
     ...optionLines(input.request),
   ];
 }
@@ -94,7 +95,10 @@ function fileLines(input: ReadmeInput): ReadmeLine[] {
     lines.push(['', `${README_FILE}: this text`]);
   }
   if (request.formats.includes('xlsx')) {
-    const sheets = input.tables.map((spec) => `"${spec.title}"`).join(', ');
+    const sheets = input.tables
+      .filter((spec) => spec.csvOnly !== true)
+      .map((spec) => `"${spec.title}"`)
+      .join(', ');
     lines.push([
       '',
       `${baseName}.xlsx: the same tables as sheets (${sheets}), this "Read me" first and an "About" sheet last (request, fetch, files written before it)`,
@@ -110,7 +114,7 @@ function fileLines(input: ReadmeInput): ReadmeLine[] {
 /** A table's lines: what a row is, then each column in one line (sheet header, CSV column, meaning). */
 function tableLines(spec: TableSpec, input: ReadmeInput): ReadmeLine[] {
   const where = [
-    ...(input.request.formats.includes('xlsx') ? [`sheet "${spec.title}"`] : []),
+    ...(input.request.formats.includes('xlsx') && spec.csvOnly !== true ? [`sheet "${spec.title}"`] : []),
     ...(input.request.formats.includes('csv') ? [`file ${input.baseName}_${spec.name}.csv`] : []),
   ].join(', ');
   return [
@@ -162,6 +166,26 @@ function signLines(request: ExportRequest): ReadmeLine[] {
   ];
 }
 
+/** How the gains reports round money, and where the exact figures are. */
+function roundingLines(input: ReadmeInput): ReadmeLine[] {
+  const rounded = input.tables.filter((spec) => spec.rounding !== undefined);
+  const currency = rounded[0]?.rounding?.currency;
+  if (currency === undefined) return [];
+  const exact = rounded.flatMap((spec) => (spec.rounding?.exact === undefined ? [] : [spec.rounding.exact]));
+  return [
+    [
+      'Gains money',
+      `${rounded.map((spec) => `"${spec.title}"`).join(', ')}: each line's money is rounded once, half to even, to the minor unit of ${currency ?? 'its currency'}; a disposal's gain is its rounded proceeds minus its rounded cost; every TOTAL is the sum of the rounded lines shown, so a SUM() of a column equals it to the cent.`,
+    ],
+    [
+      '',
+      input.request.formats.includes('csv')
+        ? `The exact, unrounded figures are in ${exact.map((name) => `${input.baseName}_${name}.csv`).join(', ')} (same rows, same order), for machines.`
+        : 'The exact, unrounded figures come as CSV files (*_exact.csv), which this run did not write.',
+    ],
+  ];
+}
+
 function optionLines(request: ExportRequest): ReadmeLine[] {
   const filters = [
     ...(request.filters.tokens ? [`tokens ${request.filters.tokens.join(', ')}`] : []),
@@ -203,11 +227,21 @@ function optionLines(request: ExportRequest): ReadmeLine[] {
       ['', `tax year starts on ${gains.taxYearStart} (month-day), in ${request.timeZone}`],
       ['', `long term: held more than ${gains.longTermYears} year(s)`],
       ['', `fees: ${FEE_TREATMENT}`],
+      ...(gains.brokerReporting === undefined
+        ? []
+        : ([['', `Form 8949 box: ${BROKER_WORDS[gains.brokerReporting]}`]] as [string, string][])),
       ...gainsPolicyLines(gains).map((line): [string, string] => ['', line]),
     );
   }
   return lines;
 }
+
+const BROKER_WORDS: Record<string, string> = {
+  none: 'no broker reported the disposals (no Form 1099-DA or 1099-B): box I (short term) and L (long term) from 2025, C and F before',
+  'basis-reported':
+    'a broker reported them with their basis (Form 1099-DA or 1099-B, basis reported to the IRS): box G and J from 2025, A and D before',
+  'basis-not-reported': 'a broker reported them without their basis: box H and K from 2025, B and E before',
+};
 
 const TAX_RULE_WORDS: Record<string, string> = {
   generic: 'generic (every method and pooling choice open)',

@@ -87,6 +87,21 @@ describe('parseExportRequest', () => {
     expect(refusal({ ...base, timeZone: 'Mars/Olympus' }).field).toBe('timeZone');
   });
 
+  it('returns brokerReporting none for us rules, and the value asked for', () => {
+    const gains = (more: Record<string, unknown>) =>
+      parseExportRequest({ ...base, reports: ['gains'], gains: { taxRules: 'us', ...more } }).gains
+        ?.brokerReporting;
+    expect([gains({}), gains({ brokerReporting: 'basis-reported' })]).toEqual(['none', 'basis-reported']);
+  });
+
+  it('refuses brokerReporting without us rules and an unknown value, naming gains.brokerReporting', () => {
+    const reasons = [
+      refusal({ ...base, reports: ['gains'], gains: { brokerReporting: 'none' } }),
+      refusal({ ...base, reports: ['gains'], gains: { taxRules: 'us', brokerReporting: 'some' } }),
+    ].map((error) => error.field);
+    expect(reasons).toEqual(['gains.brokerReporting', 'gains.brokerReporting']);
+  });
+
   it('accepts an IANA time zone', () => {
     expect(parseExportRequest({ ...base, timeZone: 'Asia/Kolkata' }).timeZone).toBe('Asia/Kolkata');
   });

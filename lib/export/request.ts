@@ -5,6 +5,7 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
+import { BROKER_REPORTING } from '../gains/form8949.ts';
 import { resolveChoices, ruleConflicts, ruleSet, TAX_RULES } from '../gains/rules.ts';
 import type { TaxRules } from '../gains/types.ts';
 import { isDayOrInstant, type Period, periodProblem } from './period.ts';
@@ -105,6 +106,12 @@ const gainsInputSchema = z.strictObject({
     .regex(/^[A-Z]{3}$/, 'expected an ISO 4217 currency code such as "GBP"')
     .nullable()
     .optional(),
+  /**
+   * `us` only: what a broker reported about the disposals, which picks the Form 8949 box: `none`
+   * (no 1099-DA or 1099-B: box I/L from 2025, C/F before), `basis-reported` (G/J, A/D) or
+   * `basis-not-reported` (H/K, B/E). Default `none`.
+   */
+  brokerReporting: z.enum(BROKER_REPORTING).optional(),
 });
 
 const gainsSchema = gainsInputSchema
@@ -112,11 +119,19 @@ const gainsSchema = gainsInputSchema
     for (const conflict of ruleConflicts(gains.taxRules, gains)) {
       ctx.addIssue({ code: 'custom', message: conflict.reason, path: [conflict.field] });
     }
+    if (gains.brokerReporting !== undefined && gains.taxRules !== 'us') {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'only allowed with taxRules "us": it picks the box of the Form 8949 package',
+        path: ['brokerReporting'],
+      });
+    }
   })
-  .transform((gains) => ({
+  .transform(({ brokerReporting, ...gains }) => ({
     ...gains,
     ...resolveChoices(gains.taxRules, gains),
     currency: gains.currency === undefined ? ruleSet(gains.taxRules).currency : gains.currency,
+    ...(gains.taxRules === 'us' ? { brokerReporting: brokerReporting ?? ('none' as const) } : {}),
   }));
 
 /**

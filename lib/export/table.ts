@@ -53,6 +53,14 @@ export interface TableSpec {
   /** What one row of the table is, in plain words (the Read me lists it). */
   description?: string;
   columns: readonly Column[];
+  /** A companion for machines (e.g. the exact figures of a rounded table): written as CSV only, never as a sheet. */
+  csvOnly?: boolean;
+  /**
+   * The table's money is rounded once per line, half to even, to `currency`'s minor unit
+   * (`minorUnit` decimals; null: kept as it is), and its totals add the rounded lines; `exact`
+   * names the companion table holding the unrounded figures. The manifest lists it.
+   */
+  rounding?: { currency: string | null; minorUnit: number | null; exact?: string };
 }
 
 /** A table together with a way to read its rows (re-readable: called once per output format). */

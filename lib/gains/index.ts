@@ -35,12 +35,15 @@ export {
   disposalsSpec,
   disposalsTable,
   GAINS_SUMMARY_SPEC,
+  type GainsReportsOptions,
   type GainsSummary,
   gainsReports,
+  gainsSummarySpec,
   gainsSummaryTable,
   holdingsTable,
   INCOME_SPEC,
   type IncomeSummary,
+  incomeSpec,
   incomeTable,
   POOL_HISTORY_SPEC,
   poolHistoryRow,
@@ -53,6 +56,7 @@ export {
   warningsSpec,
   warningsTable,
 } from './reports.ts';
+export { EXACT_MONEY, type GainsMoney, gainsMoney, roundDisposal, roundIncome } from './rounding.ts';
 export {
   type RuleChoices,
   type RuleConflict,

@@ -94,7 +94,7 @@ describe('gainsSummaryTable', () => {
 });
 
 describe('incomeTable', () => {
-  it('returns receipts summed per tax year, category and token', async () => {
+  it('returns receipts summed per tax year, category and token, and a TOTAL per tax year', async () => {
     // Two staking rewards of 0.01 (25 and 26.5) → 0.02, 51.5.
     const table = incomeTable(
       run([
@@ -102,7 +102,10 @@ describe('incomeTable', () => {
         buy('r2', '2025-06-01', 'ETH', '0.01', '26.5', { income: 'staking' }),
       ]),
     );
-    expect(await rowsOf(table)).toEqual([['2025', 'staking', 'ETH', '2', '0.02', '51.5']]);
+    expect(await rowsOf(table)).toEqual([
+      ['2025', 'staking', 'ETH', '2', '0.02', '51.5'],
+      ['2025', null, 'TOTAL', '2', null, '51.5'],
+    ]);
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import type { Column, Row, TableSource, TableSpec } from '../export/table.ts';
 import { Big, text, ZERO } from './big.ts';
+import { EXACT_MONEY, type GainsMoney, gainsMoney, roundDisposal, roundIncome } from './rounding.ts';
 import { ruleSet } from './rules.ts';
 import { taxYearBounds } from './tax-year.ts';
 import type {
@@ -35,16 +36,19 @@ const decimal = (key: string, header: string, exact = false): Column =>
   exact ? { key, header, kind: 'decimal', exact: true } : { key, header, kind: 'decimal' };
 const textColumn = (key: string, header: string): Column => ({ key, header, kind: 'text' });
 
-/** Columns of the disposals report; with `withRule`, the HMRC matching rule of each part last. */
-export function disposalColumns(timeZone: string, withRule = false): Column[] {
+/**
+ * Columns of the disposals report; with `withRule`, the HMRC matching rule of each part last.
+ * Money headers name `money`'s currency (`Proceeds (USD)`).
+ */
+export function disposalColumns(timeZone: string, withRule = false, money = EXACT_MONEY): Column[] {
   const columns: Column[] = [
     textColumn('token', 'Token'),
     decimal('quantity', 'Quantity', true),
     { key: 'date_acquired', header: `Date acquired (${timeZone})`, kind: 'datetime', timeZone },
     { key: 'date_disposed', header: `Date disposed (${timeZone})`, kind: 'datetime', timeZone },
-    decimal('proceeds', 'Proceeds'),
-    decimal('cost_basis', 'Cost basis'),
-    decimal('gain_loss', 'Gain or loss'),
+    decimal('proceeds', money.header('Proceeds')),
+    decimal('cost_basis', money.header('Cost basis')),
+    decimal('gain_loss', money.header('Gain or loss')),
     textColumn('term', 'Term'),
     textColumn('tax_year', 'Tax year'),
     textColumn('account', 'Account'),
@@ -56,8 +60,8 @@ export function disposalColumns(timeZone: string, withRule = false): Column[] {
 }
 
 /** Spec of the disposals report (`withRule`: HMRC identification, see {@link disposalColumns}). */
-export function disposalsSpec(timeZone: string, withRule = false): TableSpec {
-  return { name: 'disposals', title: 'Disposals', columns: disposalColumns(timeZone, withRule) };
+export function disposalsSpec(timeZone: string, withRule = false, money = EXACT_MONEY): TableSpec {
+  return { name: 'disposals', title: 'Disposals', columns: disposalColumns(timeZone, withRule, money) };
 }
 
 /** The disposals report's row of one line (with its matching rule when the line has one). */
@@ -79,27 +83,29 @@ export function disposalRow(line: DisposalLine): Row {
   return line.rule === undefined ? row : [...row, line.rule];
 }
 
-/** One row per lot matched (and per zero-basis rest), in processing order. */
-export function disposalsTable(result: GainsResult): TableSource {
-  const spec = disposalsSpec(result.options.timeZone, result.options.method === 'hmrc');
-  return source(spec, () => result.disposals.map(disposalRow));
+/** One row per lot matched (and per zero-basis rest), in processing order, its money as `money` shows it. */
+export function disposalsTable(result: GainsResult, money = EXACT_MONEY): TableSource {
+  const spec = disposalsSpec(result.options.timeZone, result.options.method === 'hmrc', money);
+  return source(spec, () => result.disposals.map((line) => disposalRow(roundDisposal(line, money))));
 }
 
-/** Columns of the gains summary. */
-export const SUMMARY_COLUMNS: readonly Column[] = [
-  textColumn('tax_year', 'Tax year'),
-  textColumn('first_day', 'First day'),
-  textColumn('last_day', 'Last day'),
-  textColumn('token', 'Token'),
-  textColumn('term', 'Term'),
-  { key: 'lines', header: 'Lots matched', kind: 'integer' },
-  decimal('quantity', 'Quantity', true),
-  decimal('proceeds', 'Proceeds'),
-  decimal('cost', 'Cost basis'),
-  decimal('gains', 'Gains'),
-  decimal('losses', 'Losses'),
-  decimal('net', 'Net gain or loss'),
-];
+/** Columns of the gains summary, money headers in `money`'s currency. */
+export function summaryColumns(money = EXACT_MONEY): Column[] {
+  return [
+    textColumn('tax_year', 'Tax year'),
+    textColumn('first_day', 'First day'),
+    textColumn('last_day', 'Last day'),
+    textColumn('token', 'Token'),
+    textColumn('term', 'Term'),
+    { key: 'lines', header: 'Lots matched', kind: 'integer' },
+    decimal('quantity', 'Quantity', true),
+    decimal('proceeds', money.header('Proceeds')),
+    decimal('cost', money.header('Cost basis')),
+    decimal('gains', money.header('Gains')),
+    decimal('losses', money.header('Losses')),
+    decimal('net', money.header('Net gain or loss')),
+  ];
+}
 
 interface Totals {
   lines: number;
@@ -132,10 +138,14 @@ function addLine(target: Totals, line: DisposalLine, withQuantity: boolean): voi
 const TERMS: readonly Term[] = ['short', 'long', 'none'];
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The gains summary, built line by line (see {@link gainsSummaryTable}). */
+/**
+ * The gains summary, built line by line (see {@link gainsSummaryTable}): its sums are of the lines
+ * added, so lines rounded before `add` give totals that are the sums of the rounded lines.
+ */
 export interface GainsSummary {
   add(line: DisposalLine): void;
-  rows(): Row[];
+  /** The rows, amounts as `money` shows them (sums of amounts at the minor unit are only padded). */
+  rows(money?: GainsMoney): Row[];
 }
 
 /** An empty gains summary for tax years starting on `start`. */
@@ -163,8 +173,9 @@ export function createGainsSummary(start: TaxYearStart): GainsSummary {
       year.total.set(line.term, total);
       addLine(total, line, false);
     },
-    rows() {
+    rows(money = EXACT_MONEY) {
       const rows: Row[] = [];
+      const show = (amount: Big) => money.show(text(amount));
       const row = (
         label: string,
         bounds: { first: string; last: string },
@@ -180,11 +191,11 @@ export function createGainsSummary(start: TaxYearStart): GainsSummary {
         term,
         String(t.lines),
         withQuantity ? text(t.quantity) : null,
-        text(t.proceeds),
-        text(t.cost),
-        text(t.gains),
-        text(t.losses),
-        text(t.gains.plus(t.losses)),
+        show(t.proceeds),
+        show(t.cost),
+        show(t.gains),
+        show(t.losses),
+        show(t.gains.plus(t.losses)),
       ];
       for (const label of [...years.keys()].sort(compareText)) {
         const year = years.get(label);
@@ -206,48 +217,62 @@ export function createGainsSummary(start: TaxYearStart): GainsSummary {
   };
 }
 
-/** Spec of the gains summary. */
-export const GAINS_SUMMARY_SPEC: TableSpec = {
-  name: 'gains_summary',
-  title: 'Gains summary',
-  columns: SUMMARY_COLUMNS,
-};
+/** Spec of the gains summary, money headers in `money`'s currency. */
+export function gainsSummarySpec(money = EXACT_MONEY): TableSpec {
+  return { name: 'gains_summary', title: 'Gains summary', columns: summaryColumns(money) };
+}
+
+/** Spec of the gains summary without a currency in its headers. */
+export const GAINS_SUMMARY_SPEC: TableSpec = gainsSummarySpec();
 
 /**
  * Per tax year, token and term: proceeds, cost, gains (sum of positive lines), losses (sum of
  * negative lines, negative) and net (= gains + losses = proceeds − cost). After each tax year, a
  * TOTAL row per term (its quantity is empty: tokens do not add up).
  */
-export function gainsSummaryTable(result: GainsResult): TableSource {
-  return source(GAINS_SUMMARY_SPEC, () => {
+export function gainsSummaryTable(result: GainsResult, money = EXACT_MONEY): TableSource {
+  return source(gainsSummarySpec(money), () => {
     const summary = createGainsSummary(result.options.taxYearStart);
-    for (const line of result.disposals) summary.add(line);
-    return summary.rows();
+    for (const line of result.disposals) summary.add(roundDisposal(line, money));
+    return summary.rows(money);
   });
 }
 
-/** Columns of the income report. */
-export const INCOME_COLUMNS: readonly Column[] = [
-  textColumn('tax_year', 'Tax year'),
-  textColumn('category', 'Category'),
-  textColumn('token', 'Token'),
-  { key: 'receipts', header: 'Receipts', kind: 'integer' },
-  decimal('quantity', 'Quantity', true),
-  decimal('value', 'Value at receipt'),
-];
+/** Columns of the income report, money headers in `money`'s currency. */
+export function incomeColumns(money = EXACT_MONEY): Column[] {
+  return [
+    textColumn('tax_year', 'Tax year'),
+    textColumn('category', 'Category'),
+    textColumn('token', 'Token'),
+    { key: 'receipts', header: 'Receipts', kind: 'integer' },
+    decimal('quantity', 'Quantity', true),
+    decimal('value', money.header('Value at receipt')),
+  ];
+}
 
-/** The income report, built line by line (see {@link incomeTable}). */
+/** Columns of the income report without a currency in their headers. */
+export const INCOME_COLUMNS: readonly Column[] = incomeColumns();
+
+/**
+ * The income report, built line by line (see {@link incomeTable}): its sums are of the lines
+ * added, so lines rounded before `add` give totals that are the sums of the rounded lines.
+ */
 export interface IncomeSummary {
   add(line: IncomeLine): void;
-  rows(): Row[];
+  /** The rows, amounts as `money` shows them. */
+  rows(money?: GainsMoney): Row[];
+}
+
+interface IncomeGroup {
+  key: [string, string, string];
+  count: number;
+  quantity: Big;
+  value: Big;
 }
 
 /** An empty income summary. */
 export function createIncomeSummary(): IncomeSummary {
-  const groups = new Map<
-    string,
-    { key: [string, string, string]; count: number; quantity: Big; value: Big }
-  >();
+  const groups = new Map<string, IncomeGroup>();
   return {
     add(line) {
       const id = [line.taxYear, line.category, line.token].join('\u0000');
@@ -260,22 +285,45 @@ export function createIncomeSummary(): IncomeSummary {
       group.quantity = group.quantity.plus(line.quantity);
       group.value = group.value.plus(line.value);
     },
-    rows: () =>
-      [...groups.entries()]
-        .sort(([a], [b]) => compareText(a, b))
-        .map(([, g]) => [...g.key, String(g.count), text(g.quantity), text(g.value)]),
+    rows(money = EXACT_MONEY) {
+      const rows: Row[] = [];
+      const years = new Map<string, { count: number; value: Big }>();
+      const sorted = [...groups.entries()].sort(([a], [b]) => compareText(a, b));
+      for (const [, g] of sorted) {
+        const year = years.get(g.key[0]) ?? { count: 0, value: ZERO };
+        years.set(g.key[0], { count: year.count + g.count, value: year.value.plus(g.value) });
+      }
+      sorted.forEach(([, g], i) => {
+        rows.push([...g.key, String(g.count), text(g.quantity), money.show(text(g.value))]);
+        const label = g.key[0];
+        const year = years.get(label);
+        if (year !== undefined && sorted[i + 1]?.[1].key[0] !== label) {
+          rows.push([label, null, TOTAL, String(year.count), null, money.show(text(year.value))]);
+        }
+      });
+      return rows;
+    },
   };
 }
 
-/** Spec of the income report. */
-export const INCOME_SPEC: TableSpec = { name: 'income', title: 'Income', columns: INCOME_COLUMNS };
+/** Spec of the income report, money headers in `money`'s currency. */
+export function incomeSpec(money = EXACT_MONEY): TableSpec {
+  return { name: 'income', title: 'Income', columns: incomeColumns(money) };
+}
 
-/** Per tax year, category and token: receipts, quantity and fiat value at receipt. */
-export function incomeTable(result: GainsResult): TableSource {
-  return source(INCOME_SPEC, () => {
+/** Spec of the income report without a currency in its headers. */
+export const INCOME_SPEC: TableSpec = incomeSpec();
+
+/**
+ * Per tax year, category and token: receipts, quantity and fiat value at receipt (each receipt
+ * rounded once as `money` shows it); after each tax year a TOTAL row (token cell `TOTAL`) with
+ * its receipts and value.
+ */
+export function incomeTable(result: GainsResult, money = EXACT_MONEY): TableSource {
+  return source(incomeSpec(money), () => {
     const summary = createIncomeSummary();
-    for (const line of result.income) summary.add(line);
-    return summary.rows();
+    for (const line of result.income) summary.add(roundIncome(line, money));
+    return summary.rows(money);
   });
 }
 
@@ -427,7 +475,8 @@ export interface TaxSummary {
   spec: TableSpec;
   add(line: DisposalLine): void;
   addIncome(line: IncomeLine): void;
-  rows(): Row[];
+  /** The rows, amounts as `money` shows them. */
+  rows(money?: GainsMoney): Row[];
 }
 
 /** The German private-sale limit (Freigrenze) of a tax year: 600 € through 2023, 1 000 € from 2024. */
@@ -511,17 +560,18 @@ function ukSummary(start: TaxYearStart): TaxSummary {
       current.net = current.net.plus(line.gain);
     },
     addIncome() {},
-    rows() {
+    rows(money = EXACT_MONEY) {
       close();
+      const show = (amount: Big) => money.show(text(amount));
       return yearRows(start, years.keys(), (label) => {
         const y = years.get(label) as UkYear;
         return [
           ['Number of disposals', String(y.disposals), "each token's disposals of one day are one disposal"],
-          ['Disposal proceeds', text(y.proceeds), 'net of disposal fees'],
-          ['Allowable costs (including the purchase price)', text(y.costs), ''],
-          ['Gains in the year, before losses', text(y.gains), 'sum of the disposals with a gain'],
-          ['Losses in the year', text(y.losses), 'sum of the disposals with a loss, as a positive amount'],
-          ['Net gain or loss', text(y.gains.minus(y.losses)), ''],
+          ['Disposal proceeds', show(y.proceeds), 'net of disposal fees'],
+          ['Allowable costs (including the purchase price)', show(y.costs), ''],
+          ['Gains in the year, before losses', show(y.gains), 'sum of the disposals with a gain'],
+          ['Losses in the year', show(y.losses), 'sum of the disposals with a loss, as a positive amount'],
+          ['Net gain or loss', show(y.gains.minus(y.losses)), ''],
         ];
       });
     },
@@ -555,7 +605,8 @@ function deSummary(start: TaxYearStart): TaxSummary {
       year.income = year.income.plus(line.value);
       year.receipts += 1;
     },
-    rows() {
+    rows(money = EXACT_MONEY) {
+      const show = (amount: Big) => money.show(text(amount));
       return yearRows(start, years.keys(), (label) => {
         const y = years.get(label) as DeYear;
         const limit = deSaleLimit(Number(label.slice(0, 4)));
@@ -569,9 +620,9 @@ function deSummary(start: TaxYearStart): TaxSummary {
             String(y.taxable.lines),
             'taxable private sales',
           ],
-          ['§ 23 EStG: Veräußerungspreis', text(y.taxable.proceeds), 'net of fees (Werbungskosten deducted)'],
-          ['§ 23 EStG: Anschaffungskosten', text(y.taxable.cost), ''],
-          ['§ 23 EStG: Gewinn/Verlust', text(net), ''],
+          ['§ 23 EStG: Veräußerungspreis', show(y.taxable.proceeds), 'net of fees (Werbungskosten deducted)'],
+          ['§ 23 EStG: Anschaffungskosten', show(y.taxable.cost), ''],
+          ['§ 23 EStG: Gewinn/Verlust', show(net), ''],
           [
             '§ 23 Abs. 3 Satz 5 EStG: Freigrenze',
             String(limit),
@@ -579,7 +630,7 @@ function deSummary(start: TaxYearStart): TaxSummary {
           ],
           [
             '§ 23 EStG: steuerpflichtig',
-            text(taxable),
+            show(taxable),
             net.gt(0) && net.lt(limit) ? 'below the Freigrenze: not taxable' : '',
           ],
           [
@@ -589,18 +640,18 @@ function deSummary(start: TaxYearStart): TaxSummary {
           ],
           [
             '§ 23 EStG: Gewinn/Verlust held more than one year',
-            text(y.exempt.gains.plus(y.exempt.losses)),
+            show(y.exempt.gains.plus(y.exempt.losses)),
             'not taxable',
           ],
           [
             '§ 22 Nr. 3 EStG: Einnahmen (staking, lending, rewards)',
-            text(y.income),
+            show(y.income),
             `${y.receipts} receipts at their value on receipt`,
           ],
           ['§ 22 Nr. 3 EStG: Freigrenze', String(DE_SERVICES_LIMIT), 'a limit, not an allowance'],
           [
             '§ 22 Nr. 3 EStG: steuerpflichtig',
-            text(services),
+            show(services),
             y.income.gt(0) && y.income.lt(DE_SERVICES_LIMIT) ? 'below the Freigrenze: not taxable' : '',
           ],
         ];
@@ -609,27 +660,37 @@ function deSummary(start: TaxYearStart): TaxSummary {
   };
 }
 
-/** The tax summary of a finished run, when its rule set has one. */
-export function taxSummaryTable(result: GainsResult): TableSource | null {
+/** The tax summary of a finished run, when its rule set has one (amounts of the rounded lines). */
+export function taxSummaryTable(result: GainsResult, money = EXACT_MONEY): TableSource | null {
   const summary = createTaxSummary(result.options);
   if (summary === null) return null;
   return source(summary.spec, () => {
-    for (const line of result.disposals) summary.add(line);
-    for (const line of result.income) summary.addIncome(line);
-    return summary.rows();
+    for (const line of result.disposals) summary.add(roundDisposal(line, money));
+    for (const line of result.income) summary.addIncome(roundIncome(line, money));
+    return summary.rows(money);
   });
+}
+
+/** Options of {@link gainsReports}. */
+export interface GainsReportsOptions {
+  /**
+   * The currency of the amounts: every line's money is rounded once, half to even, to its minor
+   * unit, and every total adds the rounded lines. Default: none, every amount exact.
+   */
+  currency?: string | null;
 }
 
 /**
  * Every report, in the order a workbook shows them: the five of every run, then the section 104
  * pools (HMRC identification) and the tax summary of the rule set, when they apply.
  */
-export function gainsReports(result: GainsResult): TableSource[] {
-  const tax = taxSummaryTable(result);
+export function gainsReports(result: GainsResult, options: GainsReportsOptions = {}): TableSource[] {
+  const money = gainsMoney(options.currency ?? null);
+  const tax = taxSummaryTable(result, money);
   return [
-    disposalsTable(result),
-    gainsSummaryTable(result),
-    incomeTable(result),
+    disposalsTable(result, money),
+    gainsSummaryTable(result, money),
+    incomeTable(result, money),
     holdingsTable(result),
     warningsTable(result),
     ...(result.options.method === 'hmrc' ? [poolHistoryTable(result)] : []),

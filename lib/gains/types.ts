@@ -214,7 +214,12 @@ export type WarningKind =
    * HMRC identification: the disposal's 30 days reach past the period end, so an acquisition this
    * run did not see may still change its matching.
    */
-  | 'thirty-day-window';
+  | 'thirty-day-window'
+  /**
+   * A transaction's value is in another currency than the gains reports' (the first value
+   * currency of the history): its amounts are used as they are, not converted.
+   */
+  | 'other-currency';
 
 /** A problem in the data the accountant should review, with the transaction that caused it. */
 export interface GainsWarning {

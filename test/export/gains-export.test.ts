@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Big from 'big.js';
 import ExcelJS from 'exceljs';
@@ -53,7 +54,7 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     expect(result.manifest.counts.historyTransactions).toBeGreaterThan(rows.length);
   });
 
-  it('writes disposals equal to one pass of the engine over the whole history', async () => {
+  it('writes exact disposals (the _exact file) equal to one pass of the engine over the whole history', async () => {
     harness = await startExportHarness('acme');
     const timeZone = 'Europe/Berlin';
     const result = await runExport(
@@ -73,7 +74,7 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
       timeZone,
       period: { start: '2023-12-31T23:00:00.000Z', end: '2024-12-31T23:00:00.000Z' },
     });
-    const rows = await readCsv(join(harness.outDir, result.prefix, 'acme_2024_disposals.csv'));
+    const rows = await readCsv(join(harness.outDir, result.prefix, 'acme_2024_disposals_exact.csv'));
     expect(reference.result.disposals.length).toBeGreaterThan(0);
     expect(rows.map((row) => [row.disposed_tx_id, row.acquired_tx_id, row.quantity, row.gain_loss])).toEqual(
       reference.result.disposals.map((line) => [
@@ -99,6 +100,48 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     const summary = await readCsv(join(harness.outDir, result.prefix, 'demo_2025_gains_summary.csv'));
     const perToken = summary.filter((row) => row.token !== 'TOTAL');
     expect(sum(perToken.map((row) => row.net as string)).toFixed()).toBe(gains.toFixed());
+  });
+
+  it('records the rounding and each exact file in the manifest and the Read me, and writes the us Form 8949 package', async () => {
+    harness = await startExportHarness('acme');
+    const result = await runExport(
+      parseExportRequest({
+        profile: 'acme',
+        period: '2024',
+        reports: ['gains'],
+        formats: ['csv'],
+        gains: { taxRules: 'us', brokerReporting: 'basis-not-reported' },
+      }),
+      harness.deps(),
+    );
+    const folder = join(harness.outDir, result.prefix);
+    const readme = await readFile(join(folder, 'README.txt'), 'utf8');
+    const form = await readCsv(join(folder, 'acme_2024_form-8949.csv'));
+    const exact = await readCsv(join(folder, 'acme_2024_disposals_exact.csv'));
+    expect([
+      result.manifest.gains?.money,
+      readme.includes('acme_2024_disposals_exact.csv'),
+      readme.includes('box H and K from 2025, B and E before'),
+      [...new Set(form.map((row) => row.box))],
+      exact.length > 0,
+    ]).toEqual([
+      {
+        currency: 'USD',
+        minorUnit: 2,
+        rule: expect.stringMatching(/half to even/),
+        exact: {
+          disposals: 'acme_2024_disposals_exact.csv',
+          gains_summary: 'acme_2024_gains_summary_exact.csv',
+          income: 'acme_2024_income_exact.csv',
+        },
+      },
+      true,
+      true,
+      // 2024: before the digital-asset boxes, a 1099-B without basis: B (short) and E (long).
+      ['B', 'E'].filter((box) => form.some((row) => row.box === box)),
+      true,
+    ]);
+    expect(form.length).toBeGreaterThan(0);
   });
 
   it('records method, pooling, fee treatment, tax year start and zone in the manifest and the About sheet', async () => {
@@ -212,9 +255,10 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     expect(pools.length).toBeGreaterThan(0);
     const summary = await readCsv(`${base}_tax_summary.csv`);
     const item = (name: string) => summary.find((row) => row.item === name)?.amount;
-    expect(item('Disposal proceeds')).toBe(sum(disposals.map((row) => row.proceeds as string)).toFixed());
+    // GBP: to the penny, the sums of the disposal lines as shown.
+    expect(item('Disposal proceeds')).toBe(sum(disposals.map((row) => row.proceeds as string)).toFixed(2));
     expect(item('Allowable costs (including the purchase price)')).toBe(
-      sum(disposals.map((row) => row.cost_basis as string)).toFixed(),
+      sum(disposals.map((row) => row.cost_basis as string)).toFixed(2),
     );
     const holdings = await readCsv(`${base}_holdings.csv`);
     expect(holdings.every((row) => row.check_quantity === '0' && row.check_cost === '0')).toBe(true);

@@ -5,9 +5,10 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import Big from 'big.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDecimal } from '../../lib/export/decimal.ts';
 import { DEMO_BANNER } from '../../lib/export/manifest.ts';
@@ -106,13 +107,19 @@ describe('the demo workbook printed to PDF by LibreOffice', () => {
       Movements:
         /^Transaction ID\s+Date \(UTC\).*\sDirection\s+note$|^Transaction ID\s+Date \(UTC\).*\sDirection$/,
       'By month':
-        /^Month\s+Protocol\s+Category\s+Currency\s+Transactions \(count\)\s+Value \(USD\)\s+Fees \(USD\)$/,
+        /^Month\s+Protocol\s+Category\s+Currency\s+(Transactions )?\(count\)\s+Value \(USD\)\s+Fees \(USD\)$/,
       'By token': /^Token\s+Currency\s+In quantity \(token\).*\sNet value \(USD\)$/,
       About: /^Item\s+Value$/,
     };
+    // Headers wrap at spaces: their last line starts with the first column's header.
+    const headerLine = (page: string, title: string) =>
+      bodyLines(page)
+        .slice(0, 3)
+        .map((line) => line.trim())
+        .find((line) => (headerRows[title] as RegExp).test(line)) ?? bodyLines(page)[0]?.trim();
     const wrong = SHEETS.flatMap((title) =>
       pagesOf(title)
-        .map((page, i) => [`${title} page ${i + 1}`, bodyLines(page)[0]?.trim() ?? ''] as const)
+        .map((page, i) => [`${title} page ${i + 1}`, headerLine(page, title) ?? ''] as const)
         .filter(([, first]) => !(headerRows[title] as RegExp).test(first)),
     );
     expect([pageSize.width > pageSize.height, pagesOf('Transactions').length > 1, wrong]).toEqual([
@@ -158,5 +165,166 @@ describe('the demo workbook printed to PDF by LibreOffice', () => {
     await run('pdftoppm', ['-r', '50', '-png', '-f', '1', '-l', '2', pdf, prefix]);
     const sizes = await Promise.all(['01', '02'].map(async (n) => (await stat(`${prefix}-${n}.png`)).size));
     expect(sizes.every((size) => size > 1000)).toBe(true);
+  });
+});
+
+/** The pages of `xlsx` printed to PDF by LibreOffice, each read back by `pdftotext -layout`. */
+async function printPages(xlsx: string, workDir: string): Promise<{ pdf: string; pages: string[] }> {
+  const out = join(workDir, 'printed');
+  await mkdir(out, { recursive: true });
+  await run('soffice', [
+    `-env:UserInstallation=${pathToFileURL(join(workDir, 'lo-profile')).href}`,
+    '--headless',
+    '--convert-to',
+    'pdf',
+    '--outdir',
+    out,
+    xlsx,
+  ]);
+  const pdf = join(out, `${basename(xlsx, '.xlsx')}.pdf`);
+  const { stdout: info } = await run('pdfinfo', [pdf]);
+  const count = Number(/Pages:\s+(\d+)/.exec(info)?.[1]);
+  const pages: string[] = [];
+  for (let page = 1; page <= count; page += 1) {
+    const { stdout } = await run('pdftotext', ['-layout', '-f', String(page), '-l', String(page), pdf, '-']);
+    pages.push(stdout.replace(/\f/g, ''));
+  }
+  return { pdf, pages };
+}
+
+/** Printed amounts with cents (`1,234.56`, `-8.38`), commas dropped. */
+const amounts = (text: string) =>
+  [...text.matchAll(/-?[\d,]+\.\d{2}(?=\s|$)/g)].map((m) => m[0].replace(/,/g, ''));
+const add = (values: readonly string[]) => values.reduce((sum, value) => addDecimal(sum, value), '0');
+const minus = (a: string, b: string) => addDecimal(a, b.startsWith('-') ? b.slice(1) : `-${b}`);
+/** An amount with exactly two decimals, as the sheets print money. */
+const cents = (value: string) => new Big(value).toFixed(2);
+
+describe('a us gains run printed to PDF by LibreOffice', () => {
+  let harness: ExportHarness;
+  let pdf = '';
+  let pages: string[] = [];
+  const GAINS_SHEETS = [
+    'Read me',
+    'Disposals',
+    'Gains summary',
+    'Income',
+    'Holdings roll-forward',
+    'Warnings',
+    'Form 8949',
+    'Schedule D',
+    'About',
+  ];
+  const titleOf = (page: string) =>
+    GAINS_SHEETS.find((title) => (page.split('\n')[0] ?? '').trimStart().startsWith(`${title} `));
+  const linesOf = (title: string) =>
+    pages
+      .filter((page) => titleOf(page) === title)
+      .flatMap((page) => page.split('\n').slice(1))
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
+
+  beforeAll(async () => {
+    harness = await startExportHarness('demo');
+    const request = parseExportRequest({
+      profile: 'demo',
+      period: '2025',
+      reports: ['gains'],
+      gains: { taxRules: 'us' },
+    });
+    const result = await runExport(request, harness.deps());
+    ({ pdf, pages } = await printPages(
+      join(harness.outDir, result.prefix, 'demo_2025.xlsx'),
+      harness.outDir,
+    ));
+  }, 300_000);
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('prints no ### anywhere, and the sheets in order without the exact companions (CSV only)', () => {
+    const order = pages.map(titleOf).filter((title, i, all) => title !== all[i - 1]);
+    expect([pages.filter((page) => page.includes('###')).length, order]).toEqual([0, GAINS_SHEETS]);
+  });
+
+  it('prints Form 8949 with its columns (a) to (h) on every page, each row (h) = (d) − (e), each box TOTAL the sum of its rows as printed', () => {
+    const formPages = pages.filter((page) => titleOf(page) === 'Form 8949');
+    const headed = formPages.filter((page) => /\(a\) Description/.test(page) && /\(h\) Gain or/.test(page));
+    const rows: string[][] = [];
+    const boxes: { box: string; printed: string[]; sums: string[] }[] = [];
+    for (const line of linesOf('Form 8949')) {
+      const row = /^2025\s+(I|II)\s+([A-L])\s+(.*)$/.exec(line);
+      if (row === null) continue;
+      const rest = row[3] as string;
+      if (rest.startsWith('TOTAL box')) {
+        const sums = [0, 1, 2].map((i) => cents(add(rows.map((r) => r[i] as string))));
+        boxes.push({ box: row[2] as string, printed: amounts(rest.replace(/^.*line \w+\)/, '')), sums });
+        rows.length = 0;
+        continue;
+      }
+      const afterDates = rest.split(/\d{2}\/\d{2}\/\d{4}/).pop() ?? '';
+      rows.push(amounts(afterDates));
+    }
+    const lines = linesOf('Form 8949').filter((line) => /^2025\s+I{1,2}\s+[A-L]\s/.test(line));
+    const badRows = lines
+      .filter((line) => !line.includes('TOTAL box'))
+      .map((line) => amounts(line.split(/\d{2}\/\d{2}\/\d{4}/).pop() ?? ''))
+      .filter(([d = '', e = '', h = '', ...more]) => more.length > 0 || cents(minus(d, e)) !== cents(h));
+    expect([
+      formPages.length > 1,
+      headed.length === formPages.length,
+      badRows,
+      boxes.map((b) => b.box),
+      boxes.map((b) => [b.printed[0], b.printed[1], b.printed[3]]),
+    ]).toEqual([true, true, [], ['I', 'L'], boxes.map((b) => b.sums)]);
+  });
+
+  it('prints Schedule D lines 3 and 10 equal to the Form 8949 box TOTALs, and the gains summary TOTALs equal to them', () => {
+    const totals = linesOf('Form 8949')
+      .filter((line) => line.includes('TOTAL box'))
+      .map((line) => amounts(line.replace(/^.*line \w+\)/, '')));
+    const scheduleD = linesOf('Schedule D')
+      .filter((line) => /^2025\s+(3|10)\s+[IL]\s/.test(line))
+      .map((line) => amounts(line).slice(0, 4));
+    const summary = linesOf('Gains summary').filter((line) => /\sTOTAL\s+(short|long)\s/.test(line));
+    const summaryTotals = summary.map((line) => {
+      const [proceeds, cost, , , net] = amounts(line).slice(-5);
+      return [proceeds, cost, net];
+    });
+    expect([scheduleD, summaryTotals]).toEqual([
+      totals.map((t) => t.slice(0, 4)),
+      totals.map(([d, e, , h]) => [d, e, h]),
+    ]);
+  });
+
+  it('prints each gains summary TOTAL as the sum of its token rows as printed', () => {
+    const lines = linesOf('Gains summary').filter((line) => /^2025\s/.test(line));
+    const wrong = (['short', 'long'] as const).flatMap((term) => {
+      const rows = lines.filter((line) => new RegExp(`\\s${term}\\s`).test(line));
+      const tokens = rows.filter((line) => !/\sTOTAL\s/.test(line)).map((line) => amounts(line).slice(-5));
+      const total = amounts(rows.find((line) => /\sTOTAL\s/.test(line)) ?? '').slice(-5);
+      const sums = [0, 1, 2, 3, 4].map((i) => cents(add(tokens.map((t) => t[i] as string))));
+      return total.join(' ') === sums.join(' ') ? [] : [{ term, total, sums }];
+    });
+    expect([lines.length > 2, wrong]).toEqual([true, []]);
+  });
+
+  it('renders the first Form 8949 page to PNG with pdftoppm', async () => {
+    const first = pages.findIndex((page) => titleOf(page) === 'Form 8949') + 1;
+    const prefix = join(harness.outDir, 'printed', 'form8949');
+    await run('pdftoppm', [
+      '-r',
+      '50',
+      '-png',
+      '-singlefile',
+      '-f',
+      String(first),
+      '-l',
+      String(first),
+      pdf,
+      prefix,
+    ]);
+    expect((await stat(`${prefix}.png`)).size).toBeGreaterThan(1000);
   });
 });

@@ -262,16 +262,26 @@ describe('writeXlsx', () => {
   it('returns number columns and their headers aligned right, one character in from the edge', async () => {
     const sheet = firstSheet(await xlsx([table([note, amount, count, quantity], [['a', '1', '2', '3']])]));
     const right = { horizontal: 'right', indent: 1 };
+    // Header cells also wrap at the bottom of their (taller) row.
+    const header = { wrapText: true, vertical: 'bottom' };
 
     expect(
       ['A', 'B', 'C', 'D', 'E'].map((col) => [1, 2].map((row) => sheet.getCell(`${col}${row}`).alignment)),
     ).toEqual([
-      [undefined, undefined],
-      [right, right],
-      [right, right],
-      [right, right],
-      [undefined, undefined],
+      [header, undefined],
+      [{ ...right, ...header }, right],
+      [{ ...right, ...header }, right],
+      [{ ...right, ...header }, right],
+      [header, undefined],
     ]);
+  });
+
+  it('returns a long header wrapped at spaces: its column sized by its values and longest word, its row taller', async () => {
+    // Longest word "quantity": 8, one more in bold, 2 of margin; 9 characters a line make 5 lines.
+    const long: Column = { key: 'long', header: 'Fee quantity in the fee token (exact)', kind: 'text' };
+    const sheet = firstSheet(await xlsx([table([long], [['abc']])]));
+
+    expect([sheet.getColumn(1).width, sheet.getRow(1).height]).toEqual([11, 15 * 5]);
   });
 
   it('returns datetimes aligned left, so on paper they do not run into the next column', async () => {

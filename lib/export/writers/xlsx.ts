@@ -199,10 +199,20 @@ async function writeTable(
     worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } };
     const header = worksheet.addRow(columns.map((column) => sheetTextValue(column.header)));
     header.font = { bold: true };
-    // A number column's header stands over its numbers, which a spreadsheet aligns right.
+    // Headers wrap at spaces inside their column (sized by its values), so a long header does not
+    // widen the sheet; a number column's header stands over its numbers, aligned right.
     columns.forEach((column, i) => {
-      if (isNumberColumn(column)) header.getCell(i + 1).alignment = NUMBER_ALIGNMENT;
+      header.getCell(i + 1).alignment = {
+        ...(isNumberColumn(column) ? NUMBER_ALIGNMENT : {}),
+        wrapText: true,
+        vertical: 'bottom',
+      };
     });
+    const headerLines = Math.max(
+      1,
+      ...columns.map((column, i) => wrappedTextLines(column.header, (widths[i] ?? 10) - 2)),
+    );
+    if (headerLines > 1) header.height = LINE_HEIGHT * headerLines;
     header.commit();
     const result = { name, table: spec.name, title: spec.title, rows: 0 };
     results.push(result);
@@ -298,12 +308,31 @@ function columnWidths(columns: SheetColumn[], sample: readonly Row[], max: numbe
     const isNumber = isNumberColumn(column);
     const longest = sample.reduce(
       (widest, row) => Math.max(widest, displayWidth(row[column.index] ?? null, column)),
-      Math.max(column.header.length, isNumber ? (column.source.width ?? 0) : 0),
+      // The header is bold: its longest word takes about one character more than in regular type.
+      Math.max(longestWord(column.header) + 1, isNumber ? (column.source.width ?? 0) : 0),
     );
     const floor = isNumber && column.source.kind === 'decimal' ? NUMBER_MIN_WIDTH : 8;
     // A number must fit whatever the cap: past it, it would show as `###`.
     return Math.min(Math.max(longest + 2, floor), isNumber ? MAX_EXCEL_WIDTH : max);
   });
+}
+
+/** The longest word of a header: the least width it can wrap into. */
+function longestWord(text: string): number {
+  return text.split(/\s+/).reduce((most, word) => Math.max(most, word.length), 0);
+}
+
+/** Lines `text` takes when wrapped at spaces into lines of at most `width` characters. */
+function wrappedTextLines(text: string, width: number): number {
+  let lines = 1;
+  let used = 0;
+  for (const word of text.split(/\s+/)) {
+    if (used > 0 && used + 1 + word.length > width) {
+      lines += 1;
+      used = word.length;
+    } else used += (used > 0 ? 1 : 0) + word.length;
+  }
+  return lines;
 }
 
 /** Whether a sheet column holds number cells: a decimal or integer column, not an `(exact)` text companion. */
@@ -330,7 +359,8 @@ function wrappedLines(row: Row, columns: readonly SheetColumn[], widths: readonl
   columns.forEach((column, i) => {
     const text = row[column.index];
     if (column.source.wrap !== true || text === null || text === undefined) return;
-    const perLine = Math.max(1, widths[i] ?? 10);
+    // A column of width w holds w digits; LibreOffice's cell padding and wider letters take about two.
+    const perLine = Math.max(1, (widths[i] ?? 10) - 2);
     const lines = text
       .split('\n')
       .reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / perLine)), 0);

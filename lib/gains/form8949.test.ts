@@ -1,0 +1,194 @@
+/**
+ * Form 8949 and Schedule D of a `us` run: the check box per tax year and broker reporting (2025
+ * Form 8949 instructions: boxes G to L for digital assets; before 2025, A to F), one row per
+ * disposal with its lots gathered (VARIOUS dates), a TOTAL per box, and the Schedule D lines.
+ */
+import { describe, expect, it } from 'vitest';
+import { leg, tx } from '../../test/support/gains.ts';
+import type { CanonicalTransaction } from '../export/normalize.ts';
+import type { Row } from '../export/table.ts';
+import { createForm8949, form8949Box } from './form8949.ts';
+import { gainsMoney, roundDisposal, runGains } from './index.ts';
+import type { DisposalLine } from './types.ts';
+
+function trade(id: string, date: string, quantity: string, value: string): CanonicalTransaction {
+  const out = quantity.startsWith('-');
+  return tx({
+    id,
+    date: `${date}T15:00:00.000Z`,
+    movements: [leg('ETH', quantity, out ? `-${value}` : value), leg('USD', out ? value : `-${value}`, null)],
+  });
+}
+
+async function formOf(lines: readonly DisposalLine[], reporting: Parameters<typeof form8949Box>[2] = 'none') {
+  const money = gainsMoney('USD');
+  const form = createForm8949({ timeZone: 'America/New_York', reporting });
+  const shown = lines.map((line) => roundDisposal(line, money));
+  for (const line of shown) form.add(line);
+  const [formTable, scheduleD] = form.tables(async function* () {
+    yield* shown;
+  }, money);
+  const read = async (table: typeof formTable) => {
+    const rows: Row[] = [];
+    for await (const row of table?.rows() ?? []) rows.push(row);
+    return rows;
+  };
+  return { form: await read(formTable), scheduleD: await read(scheduleD), spec: formTable?.spec };
+}
+
+describe('form8949Box', () => {
+  it('returns the digital-asset boxes from 2025 and the 1099-B boxes before, with their Schedule D lines', () => {
+    const pick = (year: number, reporting: Parameters<typeof form8949Box>[2]) =>
+      (['short', 'long'] as const).map((term) => {
+        const box = form8949Box(year, term, reporting);
+        return `${box.part}:${box.box}:${box.line}`;
+      });
+    expect({
+      2024: [pick(2024, 'basis-reported'), pick(2024, 'basis-not-reported'), pick(2024, 'none')],
+      2025: [pick(2025, 'basis-reported'), pick(2025, 'basis-not-reported'), pick(2025, 'none')],
+    }).toEqual({
+      2024: [
+        ['I:A:1b', 'II:D:8b'],
+        ['I:B:2', 'II:E:9'],
+        ['I:C:3', 'II:F:10'],
+      ],
+      2025: [
+        ['I:G:1b', 'II:J:8b'],
+        ['I:H:2', 'II:K:9'],
+        ['I:I:3', 'II:L:10'],
+      ],
+    });
+    expect(form8949Box(2025, 'short', 'none').title).toBe(
+      'Short-term transactions not reported to you on Form 1099-DA',
+    );
+  });
+});
+
+describe('createForm8949', () => {
+  it('returns one row per disposal: lots of different days as VARIOUS, Part I then Part II, a TOTAL per box', async () => {
+    // Lots of 1 ETH on 2024-01-10 (100), 2024-03-01 (200) and 2024-09-01 (300). Sold 2025-02-01:
+    // 1.5 ETH for 900.006 (the 2024-01-10 lot, long, and half the 2024-03-01 lot, short); then
+    // 1 ETH for 400 on 2025-02-15 (the rest of the March lot and half the September one, both short).
+    const { result } = runGains(
+      [
+        trade('b1', '2024-01-10', '1', '100'),
+        trade('b2', '2024-03-01', '1', '200'),
+        trade('b3', '2024-09-01', '1', '300'),
+        trade('s1', '2025-02-01', '-1.5', '900.006'),
+        trade('s2', '2025-02-15', '-1', '400'),
+      ],
+      { taxRules: 'us', timeZone: 'America/New_York', period: { start: '2025-01-01T05:00:00Z' } },
+    );
+    const { form, scheduleD } = await formOf(result.disposals);
+    expect(form).toEqual([
+      // s1's short part: 0.5 of b2 for 300.002 (a third of 900.006), cost 100.
+      [
+        '2025',
+        'I',
+        'I',
+        '0.5 ETH',
+        '03/01/2024',
+        '02/01/2025',
+        '300.00',
+        '100.00',
+        null,
+        null,
+        '200.00',
+        'A',
+        's1',
+      ],
+      [
+        '2025',
+        'I',
+        'I',
+        '1 ETH',
+        'VARIOUS',
+        '02/15/2025',
+        '400.00',
+        '250.00',
+        null,
+        null,
+        '150.00',
+        'A',
+        's2',
+      ],
+      [
+        '2025',
+        'I',
+        'I',
+        'TOTAL box I (Schedule D line 3)',
+        null,
+        null,
+        '700.00',
+        '350.00',
+        null,
+        '0.00',
+        '350.00',
+        null,
+        null,
+      ],
+      [
+        '2025',
+        'II',
+        'L',
+        '1 ETH',
+        '01/10/2024',
+        '02/01/2025',
+        '600.00',
+        '100.00',
+        null,
+        null,
+        '500.00',
+        'A',
+        's1',
+      ],
+      [
+        '2025',
+        'II',
+        'L',
+        'TOTAL box L (Schedule D line 10)',
+        null,
+        null,
+        '600.00',
+        '100.00',
+        null,
+        '0.00',
+        '500.00',
+        null,
+        null,
+      ],
+    ]);
+    expect(scheduleD.map((row) => [row[0], row[1], row[2], row[4], row[5], row[6], row[7], row[8]])).toEqual([
+      ['2025', '3', 'I', '700.00', '350.00', '0.00', '350.00', '2'],
+      ['2025', '10', 'L', '600.00', '100.00', '0.00', '500.00', '1'],
+    ]);
+  });
+
+  it('returns boxes C and F for a tax year before 2025 and I from 2025; A, D and G when a broker reported the basis', async () => {
+    const { result } = runGains(
+      [
+        trade('b1', '2022-05-01', '1', '100'),
+        trade('b2', '2024-02-01', '1', '100'),
+        trade('s1', '2024-03-01', '-2', '500'),
+        trade('b3', '2025-01-02', '1', '100'),
+        trade('s2', '2025-03-01', '-1', '150'),
+      ],
+      { taxRules: 'us', pooling: 'wallet-from-2025' },
+    );
+    const boxes = async (reporting: Parameters<typeof form8949Box>[2]) =>
+      (await formOf(result.disposals, reporting)).scheduleD.map(
+        (row) => `${row[0]} ${row[2]} line ${row[1]}`,
+      );
+    // s1 (2024) takes b1 (held since 2022: long) and b2 (short); s2 (2025) takes b3 (short).
+    expect([await boxes('none'), await boxes('basis-reported')]).toEqual([
+      ['2024 C line 3', '2024 F line 10', '2025 I line 3'],
+      ['2024 A line 1b', '2024 D line 8b', '2025 G line 1b'],
+    ]);
+  });
+
+  it('leaves (b) empty for a disposal no lot covered (zero basis)', async () => {
+    const { result } = runGains([trade('s1', '2025-03-01', '-1', '150')], { taxRules: 'us' });
+    const { form } = await formOf(result.disposals);
+    expect(form[0]?.slice(3, 8)).toEqual(['1 ETH', null, '03/01/2025', '150.00', '0.00']);
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * Money an accountant can add up: each line of the gains reports is rounded once, half to even,
+ * to its currency's minor unit (ISO 4217, see `toMinorUnit`), and every total is the sum of the
+ * rounded lines. A disposal line's gain is the rounded proceeds minus the rounded cost, so
+ * `gain = proceeds − cost` holds on every line as shown (rounding the exact gain instead could
+ * differ by a cent). The exact figures stay in the `_exact` companion tables.
+ */
+import { moneyHeader, toMinorUnit } from '../export/money.ts';
+import { Big, text } from './big.ts';
+import type { DisposalLine, IncomeLine } from './types.ts';
+
+/** How the gains reports show money: the currency whose minor unit they round to. */
+export interface GainsMoney {
+  /** The currency of the reports (the first value currency of the history); null when unknown. */
+  currency: string | null;
+  /** An amount as shown: rounded half to even to the minor unit, or as it is without one. */
+  show(amount: string): string;
+  /** A money column's header with its unit: `Proceeds (USD)`, or `Proceeds` without a currency. */
+  header(base: string): string;
+}
+
+/** The money of gains reports in `currency` (null: amounts as they are, headers without a unit). */
+export function gainsMoney(currency: string | null): GainsMoney {
+  return {
+    currency,
+    show: (amount) => toMinorUnit(amount, currency),
+    header: (base) => (currency === null ? base : moneyHeader(base, new Set([currency]))),
+  };
+}
+
+/** The exact figures, unrounded: what the `_exact` companion tables show. */
+export const EXACT_MONEY: GainsMoney = gainsMoney(null);
+
+/**
+ * `line` as the reports show it: proceeds and cost rounded once to the minor unit, the gain their
+ * difference (so it too is exact at the minor unit). A line already at the minor unit is returned
+ * as it is.
+ */
+export function roundDisposal(line: DisposalLine, money: GainsMoney): DisposalLine {
+  const proceeds = money.show(line.proceeds);
+  const cost = money.show(line.cost);
+  if (proceeds === line.proceeds && cost === line.cost) return line;
+  return { ...line, proceeds, cost, gain: money.show(text(new Big(proceeds).minus(cost))) };
+}
+
+/** `line` with its value rounded once to the minor unit. */
+export function roundIncome(line: IncomeLine, money: GainsMoney): IncomeLine {
+  const value = money.show(line.value);
+  return value === line.value ? line : { ...line, value };
+}
