@@ -53,6 +53,11 @@ async function main(): Promise<void> {
     timeZone: values['time-zone'],
     ...(publicUrl !== undefined ? { publicUrl } : {}),
     onDone: (jobId, state) => process.stderr.write(`export ${jobId}: ${state}\n`),
+    // What subscribers of the deployed topic would get (its profile attribute, its link).
+    onNotice: (notice) =>
+      process.stderr.write(
+        `notice (${notice.subject}): ${/https?:\/\/\S+/.exec(notice.message)?.[0] ?? ''}\n`,
+      ),
   });
   const { simulator } = service;
 

@@ -3,7 +3,13 @@
  * export state machine as synthesized, run by aws-local-stepfunctions, with the workers). Kept out
  * of `lib/lambda` so that no Lambda bundle pulls in s3rver, the simulator or the CDK.
  */
-export { createDevAuth, DEV_ISSUER, DEV_TOKEN_SECONDS, type DevAuth, withDevAuthorizer } from './dev-sign-in.ts';
+export {
+  createDevAuth,
+  DEV_ISSUER,
+  DEV_TOKEN_SECONDS,
+  type DevAuth,
+  withDevAuthorizer,
+} from './dev-sign-in.ts';
 export {
   LOCAL_BUCKET,
   LOCAL_MACHINE_CONFIG,

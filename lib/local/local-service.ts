@@ -32,6 +32,7 @@ import { startSimulator } from '../simulator/index.ts';
 import type { RunningSimulator } from '../simulator/types.ts';
 import { createS3Client } from '../storage/index.ts';
 import { makeObjectWritesAtomic } from '../storage/s3rver-atomic.ts';
+import { type Notice, noticeOf } from '../workflow/index.ts';
 import { createDevAuth, withDevAuthorizer } from './dev-sign-in.ts';
 import { createStateMachineStarter, type LocalRunEvents, type LocalStarter } from './state-machine.ts';
 
@@ -51,6 +52,8 @@ export interface LocalServiceOptions extends LocalRunEvents {
    * server listens on. Request headers (`Host`, `X-Forwarded-Proto`) are never used.
    */
   publicUrl?: string;
+  /** Told each notice the finish and fail workers publish (deployed: on the SNS topic). */
+  onNotice?: (notice: Notice) => void;
   /** The export state machine to run; default: synthesized from `infra/` ({@link LOCAL_MACHINE_CONFIG}). */
   exportMachine?: ExportMachine;
 }
@@ -127,6 +130,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     bucket: LOCAL_BUCKET,
     now,
     slots,
+    // Notices as the deployed topic would carry them, linking to this server's portal.
+    notify: async (job) => options.onNotice?.(noticeOf(job, `${options.publicUrl ?? api.url}/portal`)),
     services: createServiceFactory({
       registry,
       readSecret,

@@ -8,11 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JobRecord, KEYS } from '../../lib/jobs/index.ts';
 import { type LocalService, startLocalService } from '../../lib/local/index.ts';
 import { createProgressReader } from '../../lib/portal/index.ts';
+import type { Notice } from '../../lib/workflow/index.ts';
 
 let service: LocalService;
 let demoToken: string;
+const notices: Notice[] = [];
 beforeAll(async () => {
-  service = await startLocalService({ port: 0 });
+  service = await startLocalService({ port: 0, onNotice: (notice) => notices.push(notice) });
   demoToken = await service.devToken(['demo']);
 });
 afterAll(async () => {
