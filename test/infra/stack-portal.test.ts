@@ -31,7 +31,7 @@ const ofType = (type: string) => Object.entries(resources).filter(([, resource])
 
 function environmentOf(key: Parameters<typeof functionLogicalId>[1]): Record<string, unknown> {
   const fn = resources[functionLogicalId(stack, key)];
-  return (fn?.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+  return (fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined)?.Variables ?? {};
 }
 
 describe('portal routes and authorizer', () => {
