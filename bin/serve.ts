@@ -11,7 +11,8 @@ import { startLocalService } from '../lib/local/index.ts';
 
 const USAGE = `Usage: npm run serve -- [--port N] [--s3-port N] [--time-zone ZONE] [--public-url URL]
 
-Serves the pbs-export HTTP API on http://127.0.0.1:PORT (default 3000) over the embedded
+Serves the pbs-export HTTP API and the accountant portal (/portal, with a development sign-in)
+on http://127.0.0.1:PORT (default 3000) over the embedded
 simulator (demo data) and a local S3-compatible store (s3rver, temporary folder, removed on exit).
 Exports run in-process: the export state machine as the stack synthesizes it, executed by
 aws-local-stepfunctions (retries after 0.2 s instead of the deployed backoff).
@@ -52,6 +53,11 @@ async function main(): Promise<void> {
     timeZone: values['time-zone'],
     ...(publicUrl !== undefined ? { publicUrl } : {}),
     onDone: (jobId, state) => process.stderr.write(`export ${jobId}: ${state}\n`),
+    // What subscribers of the deployed topic would get (its profile attribute, its link).
+    onNotice: (notice) =>
+      process.stderr.write(
+        `notice (${notice.subject}): ${/https?:\/\/\S+/.exec(notice.message)?.[0] ?? ''}\n`,
+      ),
   });
   const { simulator } = service;
 
@@ -59,6 +65,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     [
       `pbs-export HTTP API (local): ${base}`,
+      `  accountant portal: ${service.portalUrl}   (development sign-in: pick the profiles a token allows)`,
       `  simulator (demo data): ${simulator.url}   profiles: ${simulator.profiles.map((p) => p.name).join(', ')}`,
       `  local S3 store: ${service.s3Endpoint} bucket ${service.bucket} (data in ${service.s3Dir}, removed on exit)`,
       '',

@@ -107,8 +107,45 @@ export const PbsConfigSchema = z
           .regex(CLAIM_NAME, 'expected a claim name of 1-256 visible ASCII characters')
           .nullable()
           .default(DEFAULT_PROFILES_CLAIM),
+        /**
+         * The portal's sign-in with this issuer: a public OAuth client (authorization code flow
+         * with PKCE). Without it, the portal's pages are not served with an external issuer.
+         */
+        portalClient: z
+          .strictObject({
+            clientId: z.string().min(1),
+            authorizeUrl: z.url({ protocol: /^https$/ }),
+            tokenUrl: z.url({ protocol: /^https$/ }),
+            scopes: z
+              .array(z.string().regex(/^[\x21-\x7e]+$/))
+              .min(1)
+              .default(['openid']),
+          })
+          .optional(),
       })
       .optional(),
+    /**
+     * The accountant portal (pages at `/portal` of the HTTP API). Without `jwt`, the stack creates
+     * a Cognito user pool for it (one group per profile) and the API's routes take its tokens.
+     */
+    portal: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        /** Prefix of the Cognito sign-in domain, unique in the region. Default `pbs-export-{account id}`. */
+        cognitoDomainPrefix: z
+          .string()
+          .regex(
+            /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
+            'expected 1-63 of a-z 0-9 -, not starting or ending with -',
+          )
+          .refine((prefix) => !/aws|amazon|cognito/.test(prefix), 'must not contain aws, amazon or cognito')
+          .optional(),
+        /** Email addresses told when an export of the profile ends, by profile. */
+        subscribers: z
+          .record(z.string().regex(PROFILE_NAME, 'expected a registered profile'), z.array(z.email()).min(1))
+          .default({}),
+      })
+      .default({ enabled: true, subscribers: {} }),
     /**
      * Scheduled profiles exported at once: the monthly Distributed Map's MaxConcurrency, each item
      * holding its slot until its export has ended. The service limits each key (20 requests/s),
@@ -141,6 +178,15 @@ export const PbsConfigSchema = z
   })
   .superRefine((config, context) => {
     for (const problem of scheduleProblems(config)) context.addIssue({ code: 'custom', ...problem });
+    for (const profile of Object.keys(config.portal.subscribers)) {
+      if (!Object.hasOwn(config.profiles, profile)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['portal', 'subscribers', profile],
+          message: 'not a registered profile',
+        });
+      }
+    }
   });
 
 /** `cron(M H 1 * ? *)`: once a month, on the 1st. */

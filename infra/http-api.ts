@@ -6,12 +6,20 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { acknowledge } from './nag.ts';
 
 /** Properties of {@link ReportsApi}. */
 export interface ReportsApiProps {
   readonly handler: lambda.IFunction;
   /** JWT authorizer settings; without them every route requires IAM (SigV4) authorization. */
   readonly jwt?: { issuer: string; audience: string[] } | undefined;
+  /** An authorizer for every route instead (the portal's Cognito user pool); wins over `jwt`. */
+  readonly authorizer?: apigw.IHttpRouteAuthorizer | undefined;
+  /**
+   * Serve the portal: its pages (`GET /portal`, `GET /portal/{proxy+}`: shells and static files
+   * without data) need no authorization, its views (`/portal/view/{proxy+}`) the API's.
+   */
+  readonly portal?: boolean;
   readonly logRetention: logs.RetentionDays;
 }
 
@@ -27,9 +35,11 @@ export class ReportsApi extends Construct {
   constructor(scope: Construct, id: string, props: ReportsApiProps) {
     super(scope, id);
 
-    const authorizer = props.jwt
-      ? new HttpJwtAuthorizer('Jwt', props.jwt.issuer, { jwtAudience: props.jwt.audience })
-      : new HttpIamAuthorizer();
+    const authorizer =
+      props.authorizer ??
+      (props.jwt
+        ? new HttpJwtAuthorizer('Jwt', props.jwt.issuer, { jwtAudience: props.jwt.audience })
+        : new HttpIamAuthorizer());
     this.api = new apigw.HttpApi(this, 'Api', {
       description: 'pbs-export: on-demand report exports',
       defaultAuthorizer: authorizer,
@@ -74,6 +84,28 @@ export class ReportsApi extends Construct {
       integration,
     });
     this.api.addRoutes({ path: '/reports/{jobId}', methods: [apigw.HttpMethod.GET], integration });
+    if (props.portal) {
+      for (const path of ['/portal', '/portal/{proxy+}']) {
+        const [route] = this.api.addRoutes({
+          path,
+          methods: [apigw.HttpMethod.GET],
+          integration,
+          authorizer: new apigw.HttpNoneAuthorizer(),
+        });
+        if (route) {
+          acknowledge(
+            route,
+            'AwsSolutions-APIG4',
+            'Portal pages are shells and static files without data (a navigation carries no token); the views they load take the API authorizer.',
+          );
+        }
+      }
+      this.api.addRoutes({
+        path: '/portal/view/{proxy+}',
+        methods: [apigw.HttpMethod.GET, apigw.HttpMethod.POST],
+        integration,
+      });
+    }
   }
 
   /** The API's URL (the `$default` stage serves at the root). */

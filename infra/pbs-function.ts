@@ -35,6 +35,11 @@ export interface PbsFunctionProps {
   readonly logRetention: logs.RetentionDays;
   /** @default 'bundle' */
   readonly codeMode?: FunctionCodeMode;
+  /**
+   * Folders copied beside the bundle, repository-relative `from` → bundle-relative `to` (files a
+   * module reads next to itself, e.g. the portal's static files).
+   */
+  readonly bundleFiles?: readonly { from: string; to: string }[];
 }
 
 /**
@@ -118,6 +123,7 @@ export class PbsFunction extends Construct {
           // CommonJS dependencies (exceljs and others) call require() for Node built-ins.
           banner:
             "import{createRequire as __pbsCreateRequire}from'node:module';const require=__pbsCreateRequire(import.meta.url);",
+          ...(props.bundleFiles?.length ? { commandHooks: copyHooks(props.bundleFiles) } : {}),
         },
       });
     }
@@ -133,4 +139,18 @@ export class PbsFunction extends Construct {
       'Node.js 22 is the runtime chosen for the project (DESIGN.md); moving to a newer one is a deliberate upgrade.',
     );
   }
+}
+
+/** Bundling hooks that copy `files` (repository-relative) into the bundle's folder. */
+function copyHooks(files: readonly { from: string; to: string }[]) {
+  const quote = (path: string) => `'${path.replace(/'/g, "'\\''")}'`;
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir: string, outputDir: string) =>
+      files.map(
+        ({ from, to }) =>
+          `mkdir -p ${quote(join(outputDir, to))} && cp -R ${quote(join(inputDir, from))}/. ${quote(join(outputDir, to))}`,
+      ),
+  };
 }

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, TimeZone } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Fn, Lazy, RemovalPolicy, Stack, type StackProps, TimeZone } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -24,6 +24,7 @@ import { type PbsConfig, scheduledProfiles } from './config.ts';
 import { ReportsApi } from './http-api.ts';
 import { acknowledge } from './nag.ts';
 import { type FunctionCodeMode, PbsFunction, type PbsFunctionProps } from './pbs-function.ts';
+import { COGNITO_GROUPS_CLAIM, PortalSignIn, ReadyNotices } from './portal.ts';
 import { ExportStateMachine, MonthlyStateMachine } from './state-machines.ts';
 
 /**
@@ -57,6 +58,8 @@ interface FunctionSpec {
   secrets: boolean;
   /** Starts executions of the export state machine. */
   startsExports: boolean;
+  /** Folders copied beside the bundle (see `PbsFunctionProps.bundleFiles`). */
+  bundleFiles?: { from: string; to: string }[];
 }
 
 /**
@@ -72,13 +75,17 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
     // API Gateway gives up on an integration after 30 seconds.
     timeout: Duration.seconds(29),
     // locks/: new jobs join their key's queue; GET shows a queued job's position in it.
+    // work/: the portal shows a running export's progress (its plan and fetched parts).
     s3: {
       'jobs/': { read: true, write: true, delete: true },
+      'work/': { read: true },
       'reports/': { read: true },
       'locks/': { read: true, write: true },
     },
     secrets: false,
     startsExports: true,
+    // The portal's script and styles, read beside the bundle (lib/portal/assets.ts).
+    bundleFiles: [{ from: 'lib/portal/static', to: 'static' }],
   },
   plan: {
     entry: 'functions/export-plan.ts',
@@ -168,6 +175,10 @@ export class PbsExportStack extends Stack {
   readonly executionEndDeadLetterQueue: sqs.Queue;
   readonly executionEndRule: events.Rule;
   readonly api: ReportsApi;
+  /** The portal's Cognito sign-in (portal enabled, no external JWT issuer). */
+  readonly portalSignIn: PortalSignIn | undefined;
+  /** The topic told when an export ends (portal enabled). */
+  readonly notices: ReadyNotices | undefined;
   readonly alarms: cloudwatch.Alarm[];
 
   constructor(scope: Construct, id: string, props: PbsExportStackProps) {
@@ -198,6 +209,7 @@ export class PbsExportStack extends Stack {
         environment,
         logRetention: config.logRetentionDays,
         codeMode: props.codeMode ?? 'bundle',
+        ...(spec.bundleFiles ? { bundleFiles: spec.bundleFiles } : {}),
       };
       const fn = new PbsFunction(this, key[0]?.toUpperCase() + key.slice(1), fnProps);
       this.grantBucket(fn.role, spec.s3);
@@ -216,10 +228,14 @@ export class PbsExportStack extends Stack {
       fail: make('fail'),
       monthlyStart: make('monthlyStart'),
     };
-    // Only the HTTP API authorizes callers per profile (lib/http-api/authorization.ts).
-    if (config.jwt?.profilesClaim) {
-      this.functions.httpApi.function.addEnvironment(ENV.profilesClaim, config.jwt.profilesClaim);
-    }
+    // Only the HTTP API authorizes callers per profile (lib/http-api/authorization.ts): by the
+    // configured claim, or by the Cognito groups of the portal's user pool.
+    const profilesClaim = config.jwt
+      ? config.jwt.profilesClaim
+      : config.portal.enabled
+        ? COGNITO_GROUPS_CLAIM
+        : null;
+    if (profilesClaim) this.functions.httpApi.function.addEnvironment(ENV.profilesClaim, profilesClaim);
 
     const exportMachine = new ExportStateMachine(this, 'Export', {
       plan: this.functions.plan.function,
@@ -275,22 +291,64 @@ export class PbsExportStack extends Stack {
       }),
     });
 
+    // The portal's URL is known once the API exists; the user pool's callback URL reads it then.
+    let portalUrl = '';
+    this.portalSignIn =
+      config.portal.enabled && !config.jwt
+        ? new PortalSignIn(this, 'PortalSignIn', {
+            profiles: Object.keys(config.profiles).sort(),
+            portalUrl: Lazy.string({ produce: () => portalUrl }),
+            domainPrefix: config.portal.cognitoDomainPrefix,
+          })
+        : undefined;
+    const portalSignIn = this.portalSignIn?.signInSettings() ?? config.jwt?.portalClient;
     this.api = new ReportsApi(this, 'Http', {
       handler: this.functions.httpApi.function,
       jwt: config.jwt,
+      authorizer: this.portalSignIn?.authorizer(),
+      portal: portalSignIn !== undefined,
       logRetention: config.logRetentionDays,
     });
     // Status URLs come from configuration, never from the request's Host header.
     this.functions.httpApi.function.addEnvironment(ENV.publicBaseUrl, config.publicBaseUrl ?? this.api.url);
+    portalUrl = `${config.publicBaseUrl ?? this.api.url}/portal`;
+    this.notices =
+      portalSignIn !== undefined ? this.createPortal(portalSignIn, portalUrl, config) : undefined;
 
     this.alarms = this.createAlarms(config, exportMachine.stateMachine, monthlyMachine.stateMachine);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url });
+    if (this.notices) {
+      new CfnOutput(this, 'PortalUrl', { value: portalUrl });
+      new CfnOutput(this, 'NoticesTopicArn', { value: this.notices.topic.topicArn });
+    }
+    if (this.portalSignIn)
+      new CfnOutput(this, 'UserPoolId', { value: this.portalSignIn.userPool.userPoolId });
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName });
     new CfnOutput(this, 'ExportStateMachineArn', { value: this.exportStateMachine.stateMachineArn });
     new CfnOutput(this, 'MonthlyStateMachineArn', { value: this.monthlyStateMachine.stateMachineArn });
 
     this.suppressNagFindings(exportMachine, monthlyMachine);
+  }
+
+  /**
+   * The portal's wiring: its sign-in settings for the HTTP API function, and the topic the finish
+   * and fail functions tell when an export ends, linking to the portal.
+   */
+  private createPortal(signIn: object, portalUrl: string, config: PbsConfig): ReadyNotices {
+    this.functions.httpApi.function.addEnvironment(ENV.portalSignIn, this.toJsonString(signIn));
+    const notices = new ReadyNotices(this, 'Notices', { subscribers: config.portal.subscribers });
+    for (const key of ['finish', 'fail'] as const) {
+      const fn = this.functions[key];
+      fn.function.addEnvironment(ENV.notifyTopicArn, notices.topic.topicArn);
+      fn.function.addEnvironment(ENV.portalUrl, portalUrl);
+      // Publish only: the topic's key is the AWS managed aws/sns, whose policy lets the account's
+      // principals use it through SNS (grantPublish would add kms:* on every key of the account).
+      fn.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['sns:Publish'], resources: [notices.topic.topicArn] }),
+      );
+    }
+    return notices;
   }
 
   /**

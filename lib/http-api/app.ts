@@ -40,6 +40,7 @@ import {
   startJob,
   UnknownProfileError,
 } from '../jobs/index.ts';
+import { createPortal, createProgressReader, PORTAL_PATH, type PortalOptions } from '../portal/index.ts';
 import { presignDownload } from '../storage/index.ts';
 import { callerEvent, mayUse, profileAccess } from './authorization.ts';
 import { jsonObjectBody } from './body.ts';
@@ -91,6 +92,8 @@ export interface ApiDeps {
    * may use every registered profile.
    */
   profilesClaim?: string;
+  /** The accountant portal's sign-in; with it the API serves the portal's pages at `/portal`. */
+  portal?: PortalOptions;
   metrics?: MetricsSink;
   onJob?: JobObserver;
   /** Told about unexpected failures (answered 500/503 without details). */
@@ -346,6 +349,24 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     },
     servers: [{ url: base }],
   });
+
+  if (deps.portal !== undefined) {
+    const registered = Object.keys(deps.registry).sort();
+    app.route(
+      PORTAL_PATH,
+      createPortal({
+        ...deps.portal,
+        // The portal reads and starts exports through this API, with each request's own claims.
+        api: (request, env) => app.fetch(request, env as object | undefined),
+        registered,
+        profilesOf: (c) => registered.filter((profile) => mayUse(accessOf(c), profile)),
+        timeZoneOf: (profile) =>
+          Object.hasOwn(deps.registry, profile) ? deps.registry[profile]?.timeZone : undefined,
+        progress: createProgressReader(deps.s3, deps.bucket),
+        basePath: new URL(base).pathname.replace(/\/+$/, ''),
+      }),
+    );
+  }
 
   app.notFound(() => {
     throw new RouteNotFoundError();

@@ -38,6 +38,15 @@ export const ENV = {
    * built from it, never from request headers. The stack sets the API's own endpoint.
    */
   publicBaseUrl: 'PBS_PUBLIC_BASE_URL',
+  /**
+   * HTTP API only, optional: JSON `{authorizeUrl, tokenUrl, clientId, scopes}` of the portal's
+   * sign-in (the stack's Cognito app client). Unset: no portal pages.
+   */
+  portalSignIn: 'PBS_PORTAL_SIGN_IN',
+  /** Finish and fail only, optional: the SNS topic told when an export ends. */
+  notifyTopicArn: 'PBS_NOTIFY_TOPIC_ARN',
+  /** Finish and fail only (with the topic): the portal's URL, which notices link to. */
+  portalUrl: 'PBS_PORTAL_URL',
 } as const;
 
 /**
@@ -123,6 +132,25 @@ export const ENV_SCHEMAS = {
       }, 'expected an http(s) URL without credentials, query or fragment')
       .transform((value) => value.replace(/\/+$/, '')),
   ),
+  [ENV.portalSignIn]: z.preprocess(
+    blankToUndefined,
+    jsonOf(
+      z.strictObject({
+        authorizeUrl: z.url({ protocol: /^https$/ }),
+        tokenUrl: z.url({ protocol: /^https$/ }),
+        clientId: z.string().min(1),
+        scopes: z.array(z.string().regex(/^[\x21-\x7e]+$/)).min(1),
+      }),
+    ).optional(),
+  ),
+  [ENV.notifyTopicArn]: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^arn:[a-z-]+:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/, 'expected an SNS topic ARN')
+      .optional(),
+  ),
+  [ENV.portalUrl]: z.preprocess(blankToUndefined, httpUrl.optional()),
   [OPTIONAL_ENV.s3Endpoint]: z.preprocess(blankToUndefined, httpUrl.optional()),
   AWS_REGION: z.preprocess(blankToUndefined, z.string().default('us-east-1')),
 } as const;

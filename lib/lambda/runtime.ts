@@ -7,6 +7,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { SNSClient } from '@aws-sdk/client-sns';
 import {
   createJobStore,
   createProfileSlots,
@@ -17,8 +18,9 @@ import {
 } from '../jobs/index.ts';
 import type { ConnectionSettings } from '../settings.ts';
 import { createS3Client } from '../storage/index.ts';
-import type { ServiceFactory } from '../workflow/index.ts';
+import { createSnsNotifier, type Notifier, type ServiceFactory } from '../workflow/index.ts';
 import { ENV, type Env, OPTIONAL_ENV, readEnv } from './env.ts';
+import { ConfigError } from './errors.ts';
 import { type ApiContext, type MonthlyContext, memo, type WorkerContext } from './handlers.ts';
 import { createObservability, type Observability } from './observability.ts';
 import { createSecretReader } from './secrets.ts';
@@ -86,6 +88,28 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
   const now = () => new Date();
   const profilesClaim = memo(() => readEnv(env, ENV.profilesClaim));
   const slots = memo(() => createProfileSlots({ client: s3(), bucket: bucket(), registry: registry(), now }));
+  const notify = memo((): Notifier | undefined => {
+    const topicArn = readEnv(env, ENV.notifyTopicArn);
+    if (topicArn === undefined) return undefined;
+    const portalUrl = readEnv(env, ENV.portalUrl);
+    if (portalUrl === undefined)
+      throw new ConfigError(ENV.portalUrl, 'is required with a notification topic');
+    return createSnsNotifier({
+      client: tracer.captureAWSv3Client(new SNSClient({})),
+      topicArn,
+      portalUrl,
+      onError: (error, job) =>
+        obs.logger.error('could not publish the notice of an ended export', {
+          error: error as Error,
+          jobId: job.jobId,
+          profile: job.profile,
+        }),
+    });
+  });
+  const portal = memo(() => {
+    const signIn = readEnv(env, ENV.portalSignIn);
+    return signIn === undefined ? undefined : { signIn: { kind: 'oauth' as const, ...signIn } };
+  });
 
   return {
     obs,
@@ -101,6 +125,7 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
       profilesClaim: profilesClaim(),
       publicBaseUrl: readEnv(env, ENV.publicBaseUrl),
       slots: slots(),
+      ...optional('portal', portal()),
     }),
     monthlyContext: () => ({
       obs,
@@ -118,8 +143,14 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
       services: services(),
       now,
       slots: slots(),
+      ...optional('notify', notify()),
     }),
   };
+}
+
+/** `{ [key]: value }`, or nothing for an undefined value (optional deps are left out, not undefined). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
 }
 
 let processRuntime: Runtime | undefined;

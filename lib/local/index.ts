@@ -4,6 +4,13 @@
  * of `lib/lambda` so that no Lambda bundle pulls in s3rver, the simulator or the CDK.
  */
 export {
+  createDevAuth,
+  DEV_ISSUER,
+  DEV_TOKEN_SECONDS,
+  type DevAuth,
+  withDevAuthorizer,
+} from './dev-sign-in.ts';
+export {
   LOCAL_BUCKET,
   LOCAL_MACHINE_CONFIG,
   type LocalService,

@@ -32,6 +32,8 @@ import { startSimulator } from '../simulator/index.ts';
 import type { RunningSimulator } from '../simulator/types.ts';
 import { createS3Client } from '../storage/index.ts';
 import { makeObjectWritesAtomic } from '../storage/s3rver-atomic.ts';
+import { type Notice, noticeOf } from '../workflow/index.ts';
+import { createDevAuth, withDevAuthorizer } from './dev-sign-in.ts';
 import { createStateMachineStarter, type LocalRunEvents, type LocalStarter } from './state-machine.ts';
 
 /** Bucket of the local S3 store. */
@@ -50,6 +52,8 @@ export interface LocalServiceOptions extends LocalRunEvents {
    * server listens on. Request headers (`Host`, `X-Forwarded-Proto`) are never used.
    */
   publicUrl?: string;
+  /** Told each notice the finish and fail workers publish (deployed: on the SNS topic). */
+  onNotice?: (notice: Notice) => void;
   /** The export state machine to run; default: synthesized from `infra/` ({@link LOCAL_MACHINE_CONFIG}). */
   exportMachine?: ExportMachine;
 }
@@ -64,6 +68,10 @@ export const LOCAL_MACHINE_CONFIG = { exportMapConcurrency: 2, requestsPerSecond
 export interface LocalService {
   /** Base URL of the HTTP API, e.g. `http://127.0.0.1:3000`. */
   url: string;
+  /** The portal's URL (development sign-in), e.g. `http://127.0.0.1:3000/portal`. */
+  portalUrl: string;
+  /** Issues a development token for `profiles` (what the development sign-in page does). */
+  devToken(profiles: readonly string[]): Promise<string>;
   simulator: RunningSimulator;
   /** Endpoint of the local S3 store and the folder holding its data. */
   s3Endpoint: string;
@@ -122,6 +130,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     bucket: LOCAL_BUCKET,
     now,
     slots,
+    // Notices as the deployed topic would carry them, linking to this server's portal.
+    notify: async (job) => options.onNotice?.(noticeOf(job, `${options.publicUrl ?? api.url}/portal`)),
     services: createServiceFactory({
       registry,
       readSecret,
@@ -140,25 +150,34 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     },
     options.onDone ? { onDone: options.onDone } : {},
   );
+  // The portal's development sign-in and the stand-in for API Gateway's JWT authorizer.
+  const devAuth = createDevAuth(now);
   // Built on the first request, when the server's own URL is known (port 0 picks a free port).
   const api: LocalApiServer = await startLocalApiServer(
-    createApiFetch(() => ({
-      obs,
-      registry,
-      jobs,
-      starter,
-      s3,
-      bucket: LOCAL_BUCKET,
-      now,
-      linkExpirySeconds: 3600,
-      publicBaseUrl: options.publicUrl ?? api.url,
-      slots,
-    })),
+    withDevAuthorizer(
+      createApiFetch(() => ({
+        obs,
+        registry,
+        jobs,
+        starter,
+        s3,
+        bucket: LOCAL_BUCKET,
+        now,
+        linkExpirySeconds: 3600,
+        publicBaseUrl: options.publicUrl ?? api.url,
+        slots,
+        profilesClaim: devAuth.profilesClaim,
+        portal: { signIn: devAuth.signIn },
+      })),
+      devAuth,
+    ),
     { port: options.port ?? 3000 },
   );
 
   return {
     url: api.url,
+    portalUrl: `${api.url}/portal`,
+    devToken: async (profiles) => (await devAuth.signIn.issue(profiles)).token,
     simulator,
     s3Endpoint,
     s3Dir: dir,

@@ -2,6 +2,14 @@
  * The export state machine's workers (plan, fetch shard, finish, fail) and their task payloads.
  */
 export { JobStateError, WorkFileError } from './errors.ts';
+export {
+  createSnsNotifier,
+  type Notice,
+  type Notifier,
+  noticeOf,
+  type SnsNotifierOptions,
+  setPageUrl,
+} from './notify.ts';
 export { failureReason, MAX_REASON_LENGTH, redactSecrets } from './redact.ts';
 export type { ProfileService, ServiceFactory } from './services.ts';
 export {

@@ -33,6 +33,7 @@ import {
 } from '../jobs/index.ts';
 import { createS3Sink, type Sink, type SinkObject, type StoredObject } from '../storage/index.ts';
 import { JobStateError, WorkFileError } from './errors.ts';
+import type { Notifier } from './notify.ts';
 import { failureReason } from './redact.ts';
 import type { ServiceFactory } from './services.ts';
 import {
@@ -59,6 +60,8 @@ export interface WorkerDeps {
   shardAttempts?: number;
   metrics?: MetricsSink;
   onJob?: JobObserver;
+  /** Tells the profile's subscribers that its export ended (`notify.ts`); never throws. */
+  notify?: Notifier;
 }
 
 /** What `work/{jobId}/plan.json` holds. */
@@ -209,7 +212,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
       const published = await readPublishedRun(s3, bucket, prefix, runId);
       const outcome = published ?? (await publishRun(job, request, plan, startedAt, runId));
       const finishedAt = deps.now();
-      await jobs.update(jobId, (current) => ({
+      const finished = await jobs.update(jobId, (current) => ({
         ...current,
         state: 'succeeded',
         updatedAt: finishedAt.toISOString(),
@@ -218,6 +221,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
       deps.metrics?.addMetric('ExportBytes', 'Bytes', sum(outcome.files.map((file) => file.bytes)));
       deps.metrics?.addMetric('ExportDuration', 'Milliseconds', finishedAt.getTime() - startedAt.getTime());
       deps.metrics?.addMetric('ExportsSucceeded', 'Count', 1);
+      await deps.notify?.(finished);
       return { jobId, state: 'succeeded', files: outcome.files.length };
     },
 
@@ -232,12 +236,13 @@ export function createWorkers(deps: WorkerDeps): Workers {
       if (job === null) return { jobId, state: 'failed' };
       deps.onJob?.(job);
       let marked = false;
-      await jobs.update(jobId, (current) => {
+      const updated = await jobs.update(jobId, (current) => {
         if (current.state === 'succeeded' || (ended && current.state === 'failed')) return current;
         marked = true;
         return { ...current, state: 'failed', reason, updatedAt: deps.now().toISOString() };
       });
       if (ended && marked) deps.metrics?.addMetric('ExportFailures', 'Count', 1);
+      if (marked) await deps.notify?.(updated);
       return { jobId, state: 'failed' };
     },
   };

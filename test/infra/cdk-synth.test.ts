@@ -59,6 +59,16 @@ describe('cdk synth of the app', () => {
     }
   });
 
+  it("copies the portal's static files beside the HTTP API bundle only", () => {
+    const withStatic = assetDirs().filter((dir) => existsSync(join(dir, 'static', 'portal.js')));
+    expect(withStatic).toHaveLength(1);
+    for (const name of ['portal.js', 'portal.css']) {
+      expect(readFileSync(join(withStatic[0] ?? '', 'static', name), 'utf8')).toBe(
+        readFileSync(join(PROJECT_ROOT, 'lib/portal/static', name), 'utf8'),
+      );
+    }
+  });
+
   it('bundles each function as an ES module with its source map', () => {
     for (const dir of assetDirs()) {
       expect(existsSync(join(dir, 'index.mjs')), dir).toBe(true);

@@ -25,7 +25,17 @@ describe('parsePbsConfig', () => {
       requestsPerSecond: 4,
       secretMaxAgeSeconds: 300,
       linkExpirySeconds: 3600,
+      portal: { enabled: true, subscribers: {} },
     });
+  });
+
+  it('refuses portal subscribers of a profile that is not registered, and an invalid address', () => {
+    expect(() =>
+      parsePbsConfig({ ...minimal, portal: { subscribers: { acme: ['a@example.com'] } } }),
+    ).toThrow('pbs.portal.subscribers.acme: not a registered profile');
+    expect(() =>
+      parsePbsConfig({ ...minimal, portal: { subscribers: { demo: ['not-an-address'] } } }),
+    ).toThrow('pbs.portal.subscribers.demo.0');
   });
 
   it('returns the config given as a JSON string, as -c pbs=… passes it', () => {

@@ -71,6 +71,11 @@ describe('PbsExportStack profiles claim', () => {
 
   it('passes no claim with IAM authorization or a null claim', () => {
     const jwt = { issuer: 'https://id.example.com', audience: ['pbs'], profilesClaim: null };
-    expect([claimsOf(TEST_CONFIG), claimsOf({ ...TEST_CONFIG, jwt })]).toEqual([[], []]);
+    const iam = { ...TEST_CONFIG, portal: { enabled: false } };
+    expect([claimsOf(iam), claimsOf({ ...TEST_CONFIG, jwt })]).toEqual([[], []]);
+  });
+
+  it("passes the Cognito groups claim with the portal's user pool", () => {
+    expect(claimsOf(TEST_CONFIG)).toEqual(['cognito:groups']);
   });
 });

@@ -294,7 +294,7 @@ describe('PbsExportStack IAM', () => {
     const access = Object.fromEntries(FUNCTION_KEYS.map((key) => [key, s3ObjectAccess(key)]));
     expect(access).toEqual({
       httpApi: {
-        's3:GetObject': ['jobs/', 'locks/', 'reports/'],
+        's3:GetObject': ['jobs/', 'locks/', 'reports/', 'work/'],
         's3:PutObject': ['jobs/', 'locks/'],
         's3:DeleteObject': ['jobs/'],
       },
@@ -628,17 +628,34 @@ describe('PbsExportStack monthly schedule', () => {
 });
 
 describe('PbsExportStack HTTP API', () => {
-  it('returns the three report routes', () => {
-    const routes = resourcesOfType('AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey);
-    expect(routes.sort()).toEqual(['GET /reports', 'GET /reports/{jobId}', 'POST /reports']);
+  // With the portal (the default), test/infra/stack-portal.test.ts.
+  const withoutPortal = () =>
+    Object.values(
+      synthesize({ ...TEST_CONFIG, portal: { enabled: false } }).template.toJSON().Resources as Record<
+        string,
+        { Type: string; Properties: { RouteKey: string; AuthorizationType: string } }
+      >,
+    ).filter(
+      (resource) =>
+        resource.Type === 'AWS::ApiGatewayV2::Route' || resource.Type === 'AWS::ApiGatewayV2::Authorizer',
+    );
+
+  it('returns the three report routes without the portal', () => {
+    const routes = withoutPortal().filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Route');
+    expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual([
+      'GET /reports',
+      'GET /reports/{jobId}',
+      'POST /reports',
+    ]);
   });
 
-  it('requires IAM authorization on every route by default', () => {
-    const types = resourcesOfType('AWS::ApiGatewayV2::Route').map(
-      ([, route]) => route.Properties.AuthorizationType,
+  it('requires IAM authorization on every route without the portal or a JWT issuer', () => {
+    const resources = withoutPortal();
+    const types = resources.flatMap((resource) =>
+      resource.Type === 'AWS::ApiGatewayV2::Route' ? [resource.Properties.AuthorizationType] : [],
     );
     expect(types).toEqual(['AWS_IAM', 'AWS_IAM', 'AWS_IAM']);
-    expect(resourcesOfType('AWS::ApiGatewayV2::Authorizer')).toEqual([]);
+    expect(resources.filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Authorizer')).toEqual([]);
   });
 
   it('proxies to the HTTP API function with payload format 2.0', () => {

@@ -1,0 +1,89 @@
+/**
+ * The portal reads and starts exports through the HTTP API itself: every call is an in-process
+ * request to the same app with the signed-in person's authorization, so the API's own checks
+ * (which profiles the token lists, validation of the export request) decide what a page shows
+ * and what a form may start. Nothing here is a second authorization.
+ */
+import type { Context } from 'hono';
+import { PortalApiError } from './errors.ts';
+
+/** What the portal calls: the API app's `fetch`, given the caller's environment (its claims). */
+export type ApiFetch = (request: Request, env: unknown) => Response | Promise<Response>;
+
+/** A job as `GET /reports?profile=` lists it. */
+export interface JobSummary {
+  jobId: string;
+  state: 'queued' | 'running' | 'succeeded' | 'failed';
+  source: 'api' | 'schedule';
+  period: string;
+  createdAt: string;
+  updatedAt: string;
+  reason?: string;
+}
+
+/** A file of a succeeded job as `GET /reports/{jobId}` shows it. */
+export interface JobFileView {
+  name: string;
+  bytes: number;
+  sha256: string;
+  rows?: number;
+}
+
+/** A job as `GET /reports/{jobId}` shows it (the links are not used: Download asks afresh). */
+export interface JobDetail extends JobSummary {
+  profile: string;
+  queuePosition?: number;
+  runId?: string;
+  files?: JobFileView[];
+}
+
+/** The API's error body. */
+export interface ApiErrorBody {
+  error: { code: string; message: string; field: string | null; issues: { field: string; reason: string }[] };
+}
+
+/** An answer of the API: status and parsed JSON body. */
+export interface ApiAnswer<T> {
+  status: number;
+  body: T;
+}
+
+/** The API as the portal uses it, for one request of one signed-in person. */
+export interface PortalApi {
+  listJobs(profile: string, limit: number): Promise<ApiAnswer<{ jobs: JobSummary[] } | ApiErrorBody>>;
+  getJob(jobId: string): Promise<ApiAnswer<JobDetail | ApiErrorBody>>;
+  startExport(request: unknown): Promise<ApiAnswer<{ jobId: string } | ApiErrorBody>>;
+}
+
+/** Whether an answer is an error answer. */
+export function isApiError(body: unknown): body is ApiErrorBody {
+  return typeof body === 'object' && body !== null && 'error' in body;
+}
+
+/** The API bound to the request `c`: same authorization header, same environment (claims). */
+export function portalApi(c: Context, fetch: ApiFetch): PortalApi {
+  const call = async <T>(path: string, init: RequestInit = {}): Promise<ApiAnswer<T>> => {
+    const headers = new Headers(init.headers);
+    const authorization = c.req.header('authorization');
+    if (authorization !== undefined) headers.set('authorization', authorization);
+    // Only the path matters: the API builds its URLs from its configured public base URL.
+    const response = await fetch(new Request(`http://portal.internal${path}`, { ...init, headers }), c.env);
+    const text = await response.text();
+    try {
+      return { status: response.status, body: JSON.parse(text) as T };
+    } catch (error) {
+      throw new PortalApiError(response.status, `the API answered ${path} with no JSON`, { cause: error });
+    }
+  };
+  return {
+    listJobs: (profile, limit) =>
+      call(`/reports?${new URLSearchParams({ profile, limit: String(limit) }).toString()}`),
+    getJob: (jobId) => call(`/reports/${encodeURIComponent(jobId)}`),
+    startExport: (request) =>
+      call('/reports', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(request),
+      }),
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * The "Request an export" form: its fields as the page posts them (every value a list of
+ * strings, as `FormData.getAll` gives them) turned into an export request for `POST /reports`,
+ * and the API's issues (field paths of the same schema) placed beside the form's fields.
+ */
+import { FORMATS, REPORTS } from '../export/request.ts';
+import { TAX_RULES } from '../gains/index.ts';
+
+/** What the page posts: field name → the values of that name. */
+export type FormFields = Record<string, string[]>;
+
+/** Lot methods offered (blank: the rule set's default). */
+export const GAINS_METHODS = ['fifo', 'lifo', 'hifo', 'average', 'hmrc'] as const;
+
+/** The form's fields, by the request field each one fills (the API names issues by these paths). */
+export const FIELDS = {
+  period: 'period',
+  periodFrom: 'period.from',
+  periodTo: 'period.to',
+  timeZone: 'timeZone',
+  reports: 'reports',
+  changesSince: 'changesSince',
+  formats: 'formats',
+  taxRules: 'gains.taxRules',
+  method: 'gains.method',
+  taxYearStart: 'gains.taxYearStart',
+  protocolMoves: 'gains.protocolMoves',
+} as const;
+
+/** The first value of a field, trimmed; `undefined` when absent or blank. */
+function text(fields: FormFields, name: string): string | undefined {
+  const value = fields[name]?.[0]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * The export request the form describes. Blank fields are left out (the schema's defaults
+ * apply); nothing is validated here: the API validates with the export request's schema.
+ */
+export function requestFromForm(profile: string, fields: FormFields): Record<string, unknown> {
+  const from = text(fields, FIELDS.periodFrom);
+  const to = text(fields, FIELDS.periodTo);
+  const period =
+    text(fields, FIELDS.period) ?? (from !== undefined || to !== undefined ? { from, to } : undefined);
+  const reports = fields[FIELDS.reports] ?? [];
+  const request: Record<string, unknown> = {
+    profile,
+    period,
+    timeZone: text(fields, FIELDS.timeZone),
+    reports,
+    formats: fields[FIELDS.formats] ?? [],
+    changesSince: text(fields, FIELDS.changesSince),
+  };
+  if (reports.includes('gains')) {
+    request.gains = {
+      taxRules: text(fields, FIELDS.taxRules),
+      method: text(fields, FIELDS.method),
+      taxYearStart: text(fields, FIELDS.taxYearStart),
+      protocolMoves: text(fields, FIELDS.protocolMoves),
+    };
+  }
+  return JSON.parse(JSON.stringify(request)) as Record<string, unknown>;
+}
+
+/** Issues by the form field they belong to; those of no field under `''` (shown above the form). */
+export function issuesByField(issues: readonly { field: string; reason: string }[]): Map<string, string[]> {
+  const known = new Set<string>(Object.values(FIELDS));
+  const placed = new Map<string, string[]>();
+  for (const { field, reason } of issues) {
+    // `reports[2]` belongs beside `reports`; `period` issues of a range beside from/to.
+    const name = field.replace(/\[\d+\]$/, '');
+    const key = known.has(name) ? name : '';
+    placed.set(key, [...(placed.get(key) ?? []), key === '' ? `${field}: ${reason}` : reason]);
+  }
+  return placed;
+}
+
+/** What the form offers. */
+export const CHOICES = { reports: REPORTS, formats: FORMATS, taxRules: TAX_RULES, methods: GAINS_METHODS };

@@ -1,0 +1,640 @@
+/**
+ * The portal's HTML, rendered on the server with Hono's JSX: every value is escaped by the JSX
+ * runtime (a profile or file name is text, never markup), no inline script or style (the
+ * Content-Security-Policy allows neither), and the one script is a static file.
+ *
+ * A page is a shell ({@link Shell}) that carries no data: it is what a browser gets when it
+ * navigates, since a navigation carries no `Authorization` header. The script then asks for the
+ * page's view (a fragment of `<main>`) with the signed-in person's token and puts it in place.
+ */
+import { raw } from 'hono/html';
+import type { Child, FC } from 'hono/jsx';
+import type { JobDetail, JobFileView, JobSummary } from './api-client.ts';
+import { CHOICES, FIELDS } from './form.ts';
+import type { ShardProgress } from './progress.ts';
+
+/** How people sign in, as the pages show it. */
+export type SignInView =
+  | { kind: 'development'; profiles: readonly string[] }
+  | { kind: 'oauth'; authorizeUrl: string; tokenUrl: string; clientId: string; scopes: readonly string[] };
+
+/** What every page needs: where the portal and the API live, and how people sign in. */
+export interface PageContext {
+  /** Path of the portal, e.g. `/portal` (links are built from it). */
+  base: string;
+  /** Path of the API root, e.g. `` or `/v1` (the script calls `{api}/reports/…`). */
+  api: string;
+  signIn: SignInView;
+}
+
+const Head: FC<{ ctx: PageContext; title: string }> = ({ ctx, title }) => (
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="referrer" content="no-referrer" />
+    <title>{title} · pbs-export reports</title>
+    <link rel="stylesheet" href={`${ctx.base}/static/portal.css`} />
+    <script src={`${ctx.base}/static/portal.js`} defer />
+  </head>
+);
+
+/** The banner of the development sign-in: on every page, so nobody takes it for the real one. */
+const DevBanner: FC<{ ctx: PageContext }> = ({ ctx }) =>
+  ctx.signIn.kind === 'development' ? (
+    <p class="dev-banner" role="note">
+      Development sign-in: a local server on loopback with demo data. Not for real portfolios.
+    </p>
+  ) : null;
+
+/** The sign-in settings the script reads from the page (no secret: a public client's id). */
+function signInData(signIn: SignInView): Record<string, string> {
+  if (signIn.kind === 'development') return { 'data-sign-in': 'development' };
+  return {
+    'data-sign-in': 'oauth',
+    'data-authorize-url': signIn.authorizeUrl,
+    'data-token-url': signIn.tokenUrl,
+    'data-client-id': signIn.clientId,
+    'data-scopes': signIn.scopes.join(' '),
+  };
+}
+
+const Page: FC<{ ctx: PageContext; title: string; page: string; children?: Child }> = ({
+  ctx,
+  title,
+  page,
+  children,
+}) => (
+  <>
+    {raw('<!DOCTYPE html>')}
+    <html lang="en">
+      <Head ctx={ctx} title={title} />
+      <body data-base={ctx.base} data-api={ctx.api} data-page={page} {...signInData(ctx.signIn)}>
+        <header class="top">
+          <a class="brand" href={ctx.base}>
+            pbs-export reports
+          </a>
+          <nav aria-label="Portal">
+            <a href={ctx.base}>Clients</a>
+            {page === 'view' ? (
+              <button type="button" class="link" data-sign-out>
+                Sign out
+              </button>
+            ) : null}
+          </nav>
+        </header>
+        <DevBanner ctx={ctx} />
+        {children}
+      </body>
+    </html>
+  </>
+);
+
+/** A page whose content is loaded by the script from `view` with the person's token. */
+export const Shell: FC<{ ctx: PageContext; title: string; view: string }> = ({ ctx, title, view }) => (
+  <Page ctx={ctx} title={title} page="view">
+    <main id="main" data-view={view} aria-live="polite" aria-busy="true">
+      <h1>{title}</h1>
+      <p>Loading…</p>
+      <noscript>
+        <p>
+          This portal needs JavaScript: it keeps your sign-in in this tab only and sends it with each request.
+        </p>
+      </noscript>
+    </main>
+  </Page>
+);
+
+/** Where the sign-in service sends the person back (the script exchanges the code). */
+export const CallbackPage: FC<{ ctx: PageContext }> = ({ ctx }) => (
+  <Page ctx={ctx} title="Signing in" page="callback">
+    <main id="main" aria-live="polite">
+      <h1>Signing in…</h1>
+      <p data-status />
+    </main>
+  </Page>
+);
+
+/** The sign-in page: the development form locally, the sign-in service's button when deployed. */
+export const SignInPage: FC<{ ctx: PageContext }> = ({ ctx }) => (
+  <Page ctx={ctx} title="Sign in" page="sign-in">
+    <main id="main">
+      {ctx.signIn.kind === 'development' ? (
+        <DevSignIn ctx={ctx} profiles={ctx.signIn.profiles} />
+      ) : (
+        <>
+          <h1>Sign in</h1>
+          <p>Sign in with the account your firm gave you. You see the clients your account is allowed.</p>
+          <p>
+            <button type="button" data-oauth-sign-in>
+              Sign in
+            </button>
+          </p>
+          <p data-status aria-live="polite" />
+        </>
+      )}
+    </main>
+  </Page>
+);
+
+const DevSignIn: FC<{ ctx: PageContext; profiles: readonly string[] }> = ({ ctx, profiles }) => (
+  <>
+    <h1>Development sign-in</h1>
+    <p>
+      This sign-in exists only on <code>npm run serve</code>: pick the clients (profiles) the token should
+      allow, as a claim <code>pbs_profiles</code> of a real sign-in would. The token is signed with a key this
+      process made at start and lives in this tab only.
+    </p>
+    <form data-dev-sign-in action={`${ctx.base}/dev-sign-in`} method="post">
+      <fieldset>
+        <legend>Clients this sign-in may use</legend>
+        {profiles.map((profile) => (
+          <label class="choice">
+            <input type="checkbox" name="profiles" value={profile} /> {profile}
+          </label>
+        ))}
+      </fieldset>
+      <p data-status class="error" aria-live="polite" />
+      <button type="submit">Sign in (development)</button>
+    </form>
+  </>
+);
+
+/** A whole page that is an error (an unknown path, a bad profile name). */
+export const ErrorPage: FC<{ ctx: PageContext; title: string; message: string }> = ({
+  ctx,
+  title,
+  message,
+}) => (
+  <Page ctx={ctx} title={title} page="error">
+    <main id="main">
+      <h1>{title}</h1>
+      <p>{message}</p>
+      <p>
+        <a href={ctx.base}>Back to the clients</a>
+      </p>
+    </main>
+  </Page>
+);
+
+/** A view (fragment of `<main>`) that is an error: refused profile, missing client. */
+export const ErrorView: FC<{ ctx: PageContext; title: string; message: string }> = ({
+  ctx,
+  title,
+  message,
+}) => (
+  <section data-title={title}>
+    <h1>{title}</h1>
+    <p role="alert">{message}</p>
+    <p>
+      <a href={ctx.base}>Back to the clients</a>
+    </p>
+  </section>
+);
+
+/** `12.3 kB`: sizes as people read them (the exact byte count is in the title). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** `2025-10-31 14:05 UTC`. */
+function formatInstant(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/** Who or what started a job, in words. */
+export function startedBy(job: Pick<JobSummary, 'source'>): string {
+  return job.source === 'schedule' ? 'monthly schedule' : 'on demand';
+}
+
+/** The set's Read me: README.txt beside CSVs, else the workbook (its first sheet is the Read me). */
+export function readMeFile(files: readonly JobFileView[]): JobFileView | undefined {
+  return (
+    files.find((file) => file.name.endsWith('README.txt')) ??
+    files.find((file) => file.name.endsWith('.xlsx'))
+  );
+}
+
+/** The base name of a file (sets list names with their folder). */
+const baseName = (name: string) => name.split('/').pop() || name;
+
+const DownloadButton: FC<{ jobId: string; file: JobFileView; label?: string }> = ({ jobId, file, label }) => (
+  <button type="button" class="download" data-download data-job={jobId} data-file={file.name}>
+    {label ?? 'Download'}
+    <span class="visually-hidden"> {baseName(file.name)}</span>
+  </button>
+);
+
+const ReadMeLink: FC<{ job: JobDetail }> = ({ job }) => {
+  const file = readMeFile(job.files ?? []);
+  if (file === undefined) return null;
+  const sheet = file.name.endsWith('.xlsx');
+  return (
+    <DownloadButton
+      jobId={job.jobId}
+      file={file}
+      label={sheet ? 'Read me (first sheet of the workbook)' : 'Read me'}
+    />
+  );
+};
+
+/** One client on the Clients view: its latest set and any export running. */
+export interface ClientRow {
+  profile: string;
+  latest?: JobDetail;
+  running?: JobSummary & { progress?: ShardProgress | null; queuePosition?: number };
+}
+
+const RunningState: FC<{
+  job: JobSummary & { progress?: ShardProgress | null; queuePosition?: number };
+}> = ({ job }) => {
+  if (job.state === 'queued') {
+    return (
+      <span class="state state-queued">
+        queued{job.queuePosition !== undefined ? ` (position ${job.queuePosition})` : ''}
+      </span>
+    );
+  }
+  const progress = job.progress;
+  return (
+    <span class="state state-running">
+      running
+      {progress ? (
+        <>
+          {': '}
+          <progress max={progress.total} value={progress.done} aria-hidden="true" />{' '}
+          {`${progress.done} of ${progress.total} shards fetched`}
+        </>
+      ) : (
+        ': planning'
+      )}
+    </span>
+  );
+};
+
+/** The Clients view: the profiles the person may use. */
+export const ClientsView: FC<{ ctx: PageContext; rows: readonly ClientRow[] }> = ({ ctx, rows }) => (
+  <section data-title="Clients" {...(rows.some((row) => row.running) ? { 'data-refresh': '3' } : {})}>
+    <h1>Clients</h1>
+    {rows.length === 0 ? (
+      <p>Your sign-in allows no client yet. Ask your administrator to add you to a client's group.</p>
+    ) : (
+      <table>
+        <caption>The clients your sign-in allows, with their latest report set</caption>
+        <thead>
+          <tr>
+            <th scope="col">Client</th>
+            <th scope="col">Latest report set</th>
+            <th scope="col">Read me</th>
+            <th scope="col">Running export</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr>
+              <th scope="row">
+                <a href={`${ctx.base}/clients/${encodeURIComponent(row.profile)}`}>{row.profile}</a>
+              </th>
+              <td>
+                {row.latest ? (
+                  <a href={`${ctx.base}/clients/${encodeURIComponent(row.profile)}#set-${row.latest.jobId}`}>
+                    {row.latest.period}, {startedBy(row.latest)}, {formatInstant(row.latest.updatedAt)}
+                  </a>
+                ) : (
+                  'none yet'
+                )}
+              </td>
+              <td>{row.latest ? <ReadMeLink job={row.latest} /> : '—'}</td>
+              <td>
+                {row.running ? (
+                  <>
+                    {row.running.period}: <RunningState job={row.running} />
+                  </>
+                ) : (
+                  'none'
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    )}
+  </section>
+);
+
+/** A running or queued export with its progress. */
+export type RunningJob = JobSummary & { progress?: ShardProgress | null; queuePosition?: number };
+
+/** The client view: running, failed and finished exports of one profile. */
+export const ClientView: FC<{
+  ctx: PageContext;
+  profile: string;
+  running: readonly RunningJob[];
+  failed: readonly JobSummary[];
+  sets: readonly JobDetail[];
+}> = ({ ctx, profile, running, failed, sets }) => (
+  <section data-title={profile} {...(running.length > 0 ? { 'data-refresh': '2' } : {})}>
+    <h1>
+      <span class="visually-hidden">Client </span>
+      {profile}
+    </h1>
+    <p>
+      <a class="button" href={`${ctx.base}/clients/${encodeURIComponent(profile)}/request`}>
+        Request an export
+      </a>
+    </p>
+    {running.length > 0 ? (
+      <section aria-labelledby="running-heading">
+        <h2 id="running-heading">Running exports</h2>
+        <ul>
+          {running.map((job) => (
+            <li id={`job-${job.jobId}`}>
+              {job.period} ({startedBy(job)}, requested {formatInstant(job.createdAt)}):{' '}
+              <RunningState job={job} />
+            </li>
+          ))}
+        </ul>
+      </section>
+    ) : null}
+    {failed.length > 0 ? (
+      <section aria-labelledby="failed-heading">
+        <h2 id="failed-heading">Failed exports</h2>
+        <ul>
+          {failed.map((job) => (
+            <li id={`job-${job.jobId}`}>
+              <strong>{job.period}</strong> ({startedBy(job)}, failed {formatInstant(job.updatedAt)}):{' '}
+              <span class="reason">{job.reason ?? 'no reason was recorded'}</span>
+            </li>
+          ))}
+        </ul>
+      </section>
+    ) : null}
+    <section aria-labelledby="sets-heading">
+      <h2 id="sets-heading">Report sets</h2>
+      {sets.length === 0 ? <p>No report set yet.</p> : null}
+      {sets.map((job) => (
+        <ReportSet job={job} />
+      ))}
+    </section>
+  </section>
+);
+
+const ReportSet: FC<{ job: JobDetail }> = ({ job }) => (
+  <article id={`set-${job.jobId}`} class="set" aria-labelledby={`set-heading-${job.jobId}`}>
+    <h3 id={`set-heading-${job.jobId}`}>
+      {job.period}{' '}
+      <span class="muted">
+        ({startedBy(job)}, finished {formatInstant(job.updatedAt)})
+      </span>
+    </h3>
+    <p>
+      <ReadMeLink job={job} />
+    </p>
+    <table>
+      <caption class="visually-hidden">Files of the {job.period} report set</caption>
+      <thead>
+        <tr>
+          <th scope="col">File</th>
+          <th scope="col">Size</th>
+          <th scope="col">SHA-256</th>
+          <th scope="col">
+            <span class="visually-hidden">Download</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {(job.files ?? []).map((file) => (
+          <tr>
+            <th scope="row" class="file-name">
+              {baseName(file.name)}
+            </th>
+            <td title={`${file.bytes} bytes`}>{formatBytes(file.bytes)}</td>
+            <td>
+              <code class="sha">{file.sha256}</code>
+            </td>
+            <td>
+              <DownloadButton jobId={job.jobId} file={file} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </article>
+);
+
+/** Values of the request form (what the person typed, to show again beside its errors). */
+export type FormValues = Record<string, string[]>;
+
+const FieldErrors: FC<{ id: string; errors: readonly string[] | undefined }> = ({ id, errors }) =>
+  errors && errors.length > 0 ? (
+    <p id={id} class="error">
+      {errors.join('; ')}
+    </p>
+  ) : null;
+
+/** Attributes of an input with errors: invalid, described by its error text. */
+function invalid(errors: readonly string[] | undefined, id: string): Record<string, string> {
+  return errors && errors.length > 0 ? { 'aria-invalid': 'true', 'aria-describedby': id } : {};
+}
+
+const fieldId = (name: string) => `f-${name.replace(/\./g, '-')}`;
+const errorId = (name: string) => `e-${name.replace(/\./g, '-')}`;
+
+const TextField: FC<{
+  name: string;
+  label: string;
+  hint?: string;
+  values: FormValues;
+  errors: Map<string, string[]>;
+  type?: string;
+}> = ({ name, label, hint, values, errors, type }) => (
+  <div class="field">
+    <label for={fieldId(name)}>{label}</label>
+    {hint ? <span class="hint">{hint}</span> : null}
+    <input
+      id={fieldId(name)}
+      name={name}
+      type={type ?? 'text'}
+      value={values[name]?.[0] ?? ''}
+      {...invalid(errors.get(name), errorId(name))}
+    />
+    <FieldErrors id={errorId(name)} errors={errors.get(name)} />
+  </div>
+);
+
+const Choices: FC<{
+  name: string;
+  legend: string;
+  options: readonly string[];
+  values: FormValues;
+  errors: Map<string, string[]>;
+}> = ({ name, legend, options, values, errors }) => (
+  <fieldset {...invalid(errors.get(name), errorId(name))}>
+    <legend>{legend}</legend>
+    {options.map((option) => (
+      <label class="choice">
+        <input type="checkbox" name={name} value={option} checked={(values[name] ?? []).includes(option)} />{' '}
+        {option}
+      </label>
+    ))}
+    <FieldErrors id={errorId(name)} errors={errors.get(name)} />
+  </fieldset>
+);
+
+const Select: FC<{
+  name: string;
+  label: string;
+  options: readonly string[];
+  blank: string;
+  values: FormValues;
+  errors: Map<string, string[]>;
+}> = ({ name, label, options, blank, values, errors }) => (
+  <div class="field">
+    <label for={fieldId(name)}>{label}</label>
+    <select id={fieldId(name)} name={name} {...invalid(errors.get(name), errorId(name))}>
+      <option value="">{blank}</option>
+      {options.map((option) => (
+        <option value={option} selected={values[name]?.[0] === option}>
+          {option}
+        </option>
+      ))}
+    </select>
+    <FieldErrors id={errorId(name)} errors={errors.get(name)} />
+  </div>
+);
+
+/** Values the form starts with: last month's defaults, the usual reports, both formats. */
+export const DEFAULT_FORM: FormValues = {
+  reports: ['transactions', 'movements', 'summary'],
+  formats: ['csv', 'xlsx'],
+};
+
+/** The Request an export view. */
+export const RequestView: FC<{
+  ctx: PageContext;
+  profile: string;
+  values: FormValues;
+  errors: Map<string, string[]>;
+  timeZone: string;
+}> = ({ ctx, profile, values, errors, timeZone }) => {
+  const action = `${ctx.base}/view/clients/${encodeURIComponent(profile)}/request`;
+  const general = errors.get('');
+  return (
+    <section data-title={`Request an export: ${profile}`}>
+      <h1>Request an export for {profile}</h1>
+      <p>
+        <a href={`${ctx.base}/clients/${encodeURIComponent(profile)}`}>Back to {profile}</a>
+      </p>
+      {errors.size > 0 ? (
+        <p class="error" role="alert">
+          The export was not requested: see the fields marked below.
+        </p>
+      ) : null}
+      {general ? (
+        <ul class="error">
+          {general.map((message) => (
+            <li>{message}</li>
+          ))}
+        </ul>
+      ) : null}
+      <form data-submit action={action} method="post" novalidate>
+        <fieldset>
+          <legend>Period</legend>
+          <TextField
+            name={FIELDS.period}
+            label="Month or year"
+            hint="YYYY-MM or YYYY, e.g. 2025-10; or leave empty and give the days below"
+            values={values}
+            errors={errors}
+          />
+          <TextField
+            name={FIELDS.periodFrom}
+            label="From (day)"
+            type="date"
+            values={values}
+            errors={errors}
+          />
+          <TextField
+            name={FIELDS.periodTo}
+            label="To (day, included)"
+            type="date"
+            values={values}
+            errors={errors}
+          />
+        </fieldset>
+        <TextField
+          name={FIELDS.timeZone}
+          label="Time zone"
+          hint={`IANA zone, e.g. Europe/Berlin; empty: UTC (this client is registered in ${timeZone})`}
+          values={values}
+          errors={errors}
+        />
+        <Choices
+          name={FIELDS.reports}
+          legend="Reports"
+          options={CHOICES.reports}
+          values={values}
+          errors={errors}
+        />
+        <TextField
+          name={FIELDS.changesSince}
+          label="Changes since (for the changes report)"
+          type="date"
+          values={values}
+          errors={errors}
+        />
+        <Choices
+          name={FIELDS.formats}
+          legend="Formats"
+          options={CHOICES.formats}
+          values={values}
+          errors={errors}
+        />
+        <fieldset>
+          <legend>Gains options (with the gains report)</legend>
+          <Select
+            name={FIELDS.taxRules}
+            label="Tax rules"
+            options={CHOICES.taxRules}
+            blank="generic (default)"
+            values={values}
+            errors={errors}
+          />
+          <Select
+            name={FIELDS.method}
+            label="Lot method"
+            options={CHOICES.methods}
+            blank="the rules' default"
+            values={values}
+            errors={errors}
+          />
+          <TextField
+            name={FIELDS.taxYearStart}
+            label="Tax year starts on"
+            hint="MM-DD, e.g. 04-06; empty: the rules' default"
+            values={values}
+            errors={errors}
+          />
+          <Select
+            name={FIELDS.protocolMoves}
+            label="Lending and liquidity moves"
+            options={['taxable', 'non-taxable']}
+            blank="taxable (default)"
+            values={values}
+            errors={errors}
+          />
+        </fieldset>
+        <p>
+          <button type="submit">Request the export</button>
+        </p>
+      </form>
+    </section>
+  );
+};
