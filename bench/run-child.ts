@@ -38,6 +38,7 @@ export interface BenchTask {
     | 'latency'
     | 'gains'
     | 'rate-limited'
+    | 'rate-limited-fetch'
     | 'lambda-fetch'
     | 'lambda-finish';
   url: string;
@@ -170,22 +171,25 @@ async function sampleRows() {
  * The service alone: every shard of the export's plan paged through the client, with the same
  * concurrency, and nothing done with the items. No export of the same data can be faster.
  */
-async function rawFetch() {
+async function rawFetch(source = client, concurrency = task.concurrency) {
   const request = parseExportRequest({ profile: 'demo', period: task.period });
-  const plan = await planExport(request, client);
+  const plan = await planExport(request, source);
   const started = performance.now();
   let rows = 0;
-  const limit = pLimit(task.concurrency);
+  let pages = 0;
+  const limit = pLimit(concurrency);
   await Promise.all(
     plan.shards.map((shard) =>
       limit(async () => {
-        for await (const page of client.transactionPages(shardQuery(shard, request.filters))) {
+        for await (const page of source.transactionPages(shardQuery(shard, request.filters))) {
           rows += page.items.length;
+          pages += 1;
         }
       }),
     ),
   );
-  return { rows, ms: performance.now() - started };
+  const ms = performance.now() - started;
+  return { rows, ms, fetchMs: ms, pages };
 }
 
 async function rawCsv() {
@@ -233,16 +237,28 @@ async function rawXlsx() {
  * the service's 20 requests/s per key; pages of 1 000. Counts the requests and the 429s.
  */
 async function rateLimitedRun() {
-  const limited = createServiceClient(
+  const limited = defaultClient();
+  const { concurrency: _default, ...deps } = exportDeps();
+  const figures = await exportRun('csv', { ...deps, client: limited, fields: limited.shape.fields });
+  return { ...figures, requests: limited.stats.requestsSent, rateLimited: limited.stats.rateLimited };
+}
+
+/** The raw fetch (see {@link rawFetch}) at the client's defaults, 4 shards at once as an export would. */
+async function rateLimitedFetch() {
+  const limited = defaultClient();
+  const figures = await rawFetch(limited, 4);
+  return { ...figures, requests: limited.stats.requestsSent, rateLimited: limited.stats.rateLimited };
+}
+
+/** A client at its defaults (rate, burst), reading pages of `task.pageSize`. */
+function defaultClient() {
+  return createServiceClient(
     {
       baseUrl: task.url,
       shape: { pagination: { ...(DEFAULT_SHAPE.pagination as PagePagination), pageSize: task.pageSize } },
     },
     { apiKey: task.profile.apiKey, apiSecret: task.profile.apiSecret },
   );
-  const { concurrency: _default, ...deps } = exportDeps();
-  const figures = await exportRun('csv', { ...deps, client: limited, fields: limited.shape.fields });
-  return { ...figures, requests: limited.stats.requestsSent, rateLimited: limited.stats.rateLimited };
 }
 
 /** The export state machine's workers over local S3 (s3rver in its own process) and the simulator. */
@@ -336,10 +352,11 @@ const runners = {
   'export-xlsx': () => exportRun('xlsx'),
   'raw-csv': rawCsv,
   'raw-xlsx': rawXlsx,
-  'raw-fetch': rawFetch,
   latency: () => exportRun('csv'),
   gains: gainsRun,
+  'raw-fetch': () => rawFetch(),
   'rate-limited': rateLimitedRun,
+  'rate-limited-fetch': rateLimitedFetch,
   'lambda-fetch': lambdaFetch,
   'lambda-finish': lambdaFinish,
 };
