@@ -1,19 +1,25 @@
 /**
- * `npm run bench [-- --transactions N | --large] [--latency-ms 50]`
+ * `npm run bench [-- --transactions N | --large] [--latency-ms 50] [--rounds 2]`
  *
- * Prints end-to-end export throughput and peak RSS for CSV and XLSX beside raw csv-stringify and
- * raw exceljs throughput on the same rows, measured in the same run, as ratios; and a
- * latency-bound fetch beside its ideal time (pages × latency ÷ concurrency). Every figure comes
- * from a fresh child process, so each peak RSS belongs to one task. Compare ratios, not times:
- * these machines are shared and noisy.
+ * Prints end-to-end export throughput and peak RSS for CSV and XLSX beside raw csv-stringify,
+ * raw exceljs and raw fetch throughput on the same data, measured in the same run, as ratios; a
+ * latency-bound fetch beside its ideal time (pages × latency ÷ concurrency); an export at the
+ * client's defaults against the service's rate limit; the Lambda path (plan → shards → finish
+ * through the workers, local S3); and what each mode costs in Lambda GB-seconds. Every figure is
+ * measured `--rounds` times, interleaved (all tasks once, then again), and every round printed.
+ * Every figure comes from a fresh child process, so each peak RSS belongs to one task. Compare
+ * ratios, not times: these machines are shared and noisy.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { parsePbsConfig } from '../infra/config.ts';
+import { FUNCTIONS } from '../infra/stack.ts';
 import type { SimulatedProfile } from '../lib/simulator/types.ts';
-import type { BenchTask } from './run-child.ts';
+import type { BenchTask, ExportKind } from './run-child.ts';
 
 const { values } = parseArgs({
   options: {
@@ -21,8 +27,10 @@ const { values } = parseArgs({
     large: { type: 'boolean' },
     'latency-ms': { type: 'string' },
     concurrency: { type: 'string' },
+    rounds: { type: 'string' },
   },
 });
+const rounds = Math.max(1, Number(values.rounds ?? 2));
 const transactions = values.large ? 1_000_000 : Number(values.transactions ?? 100_000);
 const latencyMs = Number(values['latency-ms'] ?? 50);
 const concurrency = Number(values.concurrency ?? 8);
@@ -42,6 +50,14 @@ interface Figures {
   engineMs?: number;
   lotsMatched?: number;
   exportLotsMatched?: number;
+  /** CPU time of the whole child process, every thread. */
+  cpuMs: number;
+  requests?: number;
+  rateLimited?: number;
+  planMs?: number;
+  /** Lambda path: the fetch-shard tasks' own times, summed (what Lambda bills). */
+  shardMs?: number;
+  jobId?: string;
 }
 
 /**
@@ -55,7 +71,7 @@ const CHILD_NODE_FLAGS = ['--max-old-space-size=128'];
 // process would also carry the TypeScript loader's own thread and memory.
 const bundleDir = here('../.bench');
 await build({
-  entryPoints: [here('sim-child.ts'), here('run-child.ts')],
+  entryPoints: [here('sim-child.ts'), here('run-child.ts'), here('s3-child.ts')],
   outdir: bundleDir,
   bundle: true,
   platform: 'node',
@@ -89,10 +105,11 @@ async function withSimulator<T>(
   rows: number,
   latency: number,
   work: (url: string, profile: SimulatedProfile) => Promise<T>,
+  rateLimitPerSecond?: number,
 ) {
   const { message, process: proc } = await child<{ url: string; profile: SimulatedProfile }>(
     'sim-child.ts',
-    { transactions: rows, latencyMs: latency },
+    { transactions: rows, latencyMs: latency, ...(rateLimitPerSecond ? { rateLimitPerSecond } : {}) },
     true,
   );
   try {
@@ -102,8 +119,24 @@ async function withSimulator<T>(
   }
 }
 
+/** Local S3 (s3rver) in its own process, for the Lambda path. */
+async function withS3<T>(work: (s3: { endpoint: string; bucket: string }) => Promise<T>) {
+  const { message, process: proc } = await child<{ endpoint: string; bucket: string }>(
+    's3-child.ts',
+    {},
+    true,
+  );
+  try {
+    return await work(message);
+  } finally {
+    proc.disconnect();
+  }
+}
+
 async function measure(task: BenchTask): Promise<Figures> {
-  process.stderr.write(`  measuring ${task.mode} (${fmt(task.rows)} rows)…\n`);
+  process.stderr.write(
+    `  measuring ${task.mode}${task.kind ? ` ${task.kind}` : ''} (${fmt(task.rows)} rows)…\n`,
+  );
   return (await child<Figures>('run-child.ts', task)).message;
 }
 
@@ -111,103 +144,255 @@ const perSecond = (f: Figures) => (f.rows / f.ms) * 1000;
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
+/** The same figure over every round, as `a / b`. */
+const each = <T>(list: readonly T[], show: (item: T, index: number) => string) => list.map(show).join(' / ');
+
 console.log(
   `pbs-export benchmark: ${fmt(transactions)} transactions, Node ${process.version} ${CHILD_NODE_FLAGS.join(' ')}, ` +
-    new Date().toISOString(),
+    `${rounds} rounds interleaved, ${new Date().toISOString()}`,
 );
+
+interface Round {
+  rawCsv: Figures;
+  rawFetch: Figures;
+  csv: Figures;
+  rawXlsx: Figures;
+  xlsx: Figures;
+  gains: Figures;
+}
 const throughput = await withSimulator(transactions, 0, async (url, profile) => {
   const fullPeriod = { url, profile, rows: transactions, period: ALL_YEARS, concurrency, pageSize: 1000 };
-  const rawCsv = await measure({ ...fullPeriod, mode: 'raw-csv' });
-  const rawFetch = await measure({ ...fullPeriod, mode: 'raw-fetch' });
-  const csv = await measure({ ...fullPeriod, mode: 'export-csv' });
-  const rawXlsx = await measure({ ...fullPeriod, mode: 'raw-xlsx' });
-  const xlsx = await measure({ ...fullPeriod, mode: 'export-xlsx' });
-  const gains = await measure({ ...fullPeriod, mode: 'gains' });
-  return { rawCsv, rawFetch, csv, rawXlsx, xlsx, gains };
+  const list: Round[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const rawCsv = await measure({ ...fullPeriod, mode: 'raw-csv' });
+    const rawFetch = await measure({ ...fullPeriod, mode: 'raw-fetch' });
+    const csv = await measure({ ...fullPeriod, mode: 'export-csv' });
+    const rawXlsx = await measure({ ...fullPeriod, mode: 'raw-xlsx' });
+    const xlsx = await measure({ ...fullPeriod, mode: 'export-xlsx' });
+    const gains = await measure({ ...fullPeriod, mode: 'gains' });
+    list.push({ rawCsv, rawFetch, csv, rawXlsx, xlsx, gains });
+  }
+  return list;
 });
+
+// The service's limit: a simulator that enforces 20 requests/s per key, the client at its defaults.
+const SERVICE_RATE = 20;
+const rateLimitedRows = Math.min(transactions, 100_000);
+const rateLimited = await withSimulator(
+  rateLimitedRows,
+  0,
+  async (url, profile) => {
+    const base = { url, profile, rows: rateLimitedRows, period: ALL_YEARS, concurrency, pageSize: 1000 };
+    const list: { fetch: Figures; export: Figures }[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      const fetch = await measure({ ...base, mode: 'rate-limited-fetch' });
+      list.push({ fetch, export: await measure({ ...base, mode: 'rate-limited' }) });
+    }
+    return list;
+  },
+  SERVICE_RATE,
+);
 
 // Small pages keep the simulator's own work per request well below the injected latency, so the
 // run measures how well the fetch overlaps waiting, not how fast the simulator generates data.
 const LATENCY_PAGE_SIZE = 100;
 const latencyRows = Math.min(transactions, 20_000);
-const latency = await withSimulator(latencyRows, latencyMs, (url, profile) =>
-  measure({
-    url,
-    profile,
-    rows: latencyRows,
-    period: ALL_YEARS,
-    concurrency,
-    pageSize: LATENCY_PAGE_SIZE,
-    mode: 'latency',
+const latency = await withSimulator(latencyRows, latencyMs, async (url, profile) => {
+  const list: Figures[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    list.push(
+      await measure({
+        url,
+        profile,
+        rows: latencyRows,
+        period: ALL_YEARS,
+        concurrency,
+        pageSize: LATENCY_PAGE_SIZE,
+        mode: 'latency',
+      }),
+    );
+  }
+  return list;
+});
+
+/** The Lambda path of one export: plan and shards in one process, finish in another. */
+interface LambdaRun {
+  fetch: Figures;
+  finish: Figures;
+}
+const KINDS: readonly ExportKind[] = ['csv', 'xlsx', 'gains'];
+const lambda = await withS3((s3) =>
+  withSimulator(transactions, 0, async (url, profile) => {
+    const base = { url, profile, rows: transactions, period: ALL_YEARS, concurrency, pageSize: 1000, s3 };
+    const list: Record<ExportKind, LambdaRun>[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      const runs = {} as Record<ExportKind, LambdaRun>;
+      for (const kind of KINDS) {
+        const fetch = await measure({ ...base, kind, mode: 'lambda-fetch' });
+        const finish = await measure({
+          ...base,
+          kind,
+          rows: fetch.rows,
+          mode: 'lambda-finish',
+          ...(fetch.jobId ? { jobId: fetch.jobId } : {}),
+        });
+        runs[kind] = { fetch, finish };
+      }
+      list.push(runs);
+    }
+    return list;
   }),
 );
-const idealMs = ((latency.pages ?? 0) * latencyMs) / concurrency;
 
-const rows: [string, string, string, string, string][] = [
-  ['task', 'rows/s', 'peak RSS MB', 'ratio', 'target'],
-  ['raw csv-stringify', fmt(perSecond(throughput.rawCsv)), fmt(throughput.rawCsv.peakRssMb), '1.00', ''],
-  [
-    'raw fetch (client alone)',
-    fmt(perSecond(throughput.rawFetch)),
-    fmt(throughput.rawFetch.peakRssMb),
-    fmt(perSecond(throughput.rawFetch) / perSecond(throughput.rawCsv), 2),
-    'vs raw csv-stringify: the ceiling of any export',
-  ],
-  [
-    'export CSV end to end',
-    fmt(perSecond(throughput.csv)),
-    fmt(throughput.csv.peakRssMb),
-    fmt(perSecond(throughput.csv) / perSecond(throughput.rawCsv), 2),
-    '≥ 0.50 × raw, RSS < 256 MB',
-  ],
-  [
-    'raw exceljs streaming',
-    fmt(perSecond(throughput.rawXlsx)),
-    fmt(throughput.rawXlsx.peakRssMb),
-    '1.00',
-    '',
-  ],
-  [
-    'export XLSX end to end',
-    fmt(perSecond(throughput.xlsx)),
-    fmt(throughput.xlsx.peakRssMb),
-    fmt(perSecond(throughput.xlsx) / perSecond(throughput.rawXlsx), 2),
-    '≥ 0.70 × raw, RSS < 256 MB',
-  ],
-  [
-    `export gains (history → ${ALL_YEARS.to.slice(0, 7)})`,
-    fmt(perSecond(throughput.gains)),
-    fmt(throughput.gains.peakRssMb),
-    fmt(perSecond(throughput.gains) / perSecond(throughput.rawCsv), 2),
-    'vs raw csv-stringify',
-  ],
+const rawRatio = (f: Figures, raw: Figures) => perSecond(f) / perSecond(raw);
+const table: [string, string, string, string, string, string][] = [
+  ['task', 'rows/s', 'peak RSS MB', 'CPU s', 'ratio', 'target'],
 ];
-const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  '));
+const line = (
+  name: string,
+  figures: (round: Round) => Figures,
+  ratio: ((round: Round) => number) | null,
+  target: string,
+) => {
+  table.push([
+    name,
+    each(throughput, (round) => fmt(perSecond(figures(round)))),
+    each(throughput, (round) => fmt(figures(round).peakRssMb)),
+    each(throughput, (round) => fmt(figures(round).cpuMs / 1000, 1)),
+    ratio === null ? '1.00' : each(throughput, (round) => fmt(ratio(round), 2)),
+    target,
+  ]);
+};
+line('raw csv-stringify', (r) => r.rawCsv, null, '');
+line(
+  'raw fetch (client alone)',
+  (r) => r.rawFetch,
+  (r) => rawRatio(r.rawFetch, r.rawCsv),
+  'vs raw csv-stringify: the ceiling of any export',
+);
+line(
+  'export CSV end to end',
+  (r) => r.csv,
+  (r) => rawRatio(r.csv, r.rawFetch),
+  '≥ 0.60 × raw fetch, RSS ≤ 230 MB at 1M',
+);
+line('raw exceljs streaming', (r) => r.rawXlsx, null, '');
+line(
+  'export XLSX end to end',
+  (r) => r.xlsx,
+  (r) => rawRatio(r.xlsx, r.rawXlsx),
+  '≥ 0.80 × raw exceljs, RSS ≤ 230 MB at 1M',
+);
+line(
+  `export gains (history → ${ALL_YEARS.to.slice(0, 7)})`,
+  (r) => r.gains,
+  (r) => rawRatio(r.gains, r.rawFetch),
+  'vs raw fetch, RSS ≤ 230 MB at 1M',
+);
+const widths = [0, 1, 2, 3, 4, 5].map((i) => Math.max(...table.map((r) => (r[i] ?? '').length)));
+for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  '));
+
 console.log(
-  `\nlatency-bound fetch: ${fmt(latencyRows)} transactions, ${latency.shards} shards, ${latency.pages} pages, ` +
+  `\nlatency-bound fetch: ${fmt(latencyRows)} transactions, ${latency[0]?.shards} shards, ${latency[0]?.pages} pages, ` +
     `${LATENCY_PAGE_SIZE} per page, ${latencyMs} ms per request, concurrency ${concurrency}`,
 );
+const idealMs = (f: Figures) => ((f.pages ?? 0) * latencyMs) / concurrency;
 console.log(
-  `  measured ${fmt(latency.fetchMs ?? 0)} ms, ideal ${fmt(idealMs)} ms (pages × latency ÷ concurrency), ` +
-    `ratio ${fmt((latency.fetchMs ?? 0) / idealMs, 2)} (target ≤ 1.25)`,
+  `  measured ${each(latency, (f) => fmt(f.fetchMs ?? 0))} ms, ideal ${fmt(idealMs(latency[0] as Figures))} ms ` +
+    `(pages × latency ÷ concurrency), ratio ${each(latency, (f) => fmt((f.fetchMs ?? 0) / idealMs(f), 2))} (target ≤ 1.2)`,
 );
-const { gains } = throughput;
-if (gains.lotsMatched !== gains.exportLotsMatched) {
-  throw new Error(
-    `the engine matched ${gains.lotsMatched} lots alone but ${gains.exportLotsMatched} in the export`,
+
+const rateIdealMs = (f: Figures) => ((f.pages ?? 0) / SERVICE_RATE) * 1000;
+console.log(
+  `\nrate-limited export (CSV): ${fmt(rateLimitedRows)} transactions, simulator enforcing ${SERVICE_RATE} requests/s per key, ` +
+    `pages of 1 000, the client at its defaults (rate, burst, concurrency)`,
+);
+const limitedFetch = rateLimited.map((round) => round.fetch);
+console.log(
+  `  the fetch alone (client at its defaults, 4 shards at once, nothing done with the items): ${each(limitedFetch, (f) => `${f.pages} pages`)} in ` +
+    `${each(limitedFetch, (f) => fmt(f.ms))} ms vs pages ÷ ${SERVICE_RATE}/s = ${each(limitedFetch, (f) => fmt(rateIdealMs(f)))} ms: ` +
+    `ratio ${each(limitedFetch, (f) => fmt(f.ms / rateIdealMs(f), 2))} (target ≤ 1.10); 429s: ${each(limitedFetch, (f) => String(f.rateLimited ?? 0))} (target 0)`,
+);
+const limitedExport = rateLimited.map((round) => round.export);
+console.log(
+  `  the CSV export: ${each(limitedExport, (f) => `${f.pages} pages`)} (${each(limitedExport, (f) => `${f.requests} requests`)} with plan); fetch ` +
+    `${each(limitedExport, (f) => fmt(f.fetchMs ?? 0))} ms vs pages ÷ ${SERVICE_RATE}/s = ${each(limitedExport, (f) => fmt(rateIdealMs(f)))} ms: ` +
+    `ratio ${each(limitedExport, (f) => fmt((f.fetchMs ?? 0) / rateIdealMs(f), 2))} (target ≤ 1.10); whole export ` +
+    `${each(limitedExport, (f) => fmt(f.ms))} ms = ${each(limitedExport, (f) => fmt(f.ms / rateIdealMs(f), 2))} × ideal; ` +
+    `429s: ${each(limitedExport, (f) => String(f.rateLimited ?? 0))} (target 0)`,
+);
+
+/** Rows per second of the Lambda path: plan and shards, then finish (they do not overlap). */
+const lambdaPerSecond = (run: LambdaRun) => (run.fetch.rows / (run.fetch.ms + run.finish.ms)) * 1000;
+console.log(
+  `\nLambda path (workers of lib/workflow, local S3 in its own process; shards ${concurrency} at a time in one process, ` +
+    'finish in its own):',
+);
+for (const kind of KINDS) {
+  const runs = lambda.map((round) => round[kind]);
+  const cli = throughput.map((round) =>
+    kind === 'csv' ? round.csv : kind === 'xlsx' ? round.xlsx : round.gains,
+  );
+  const ratio = (index: number) =>
+    lambdaPerSecond(runs[index] as LambdaRun) / perSecond(throughput[index]?.rawFetch as Figures);
+  const cliRatio = (index: number) =>
+    perSecond(cli[index] as Figures) / perSecond(throughput[index]?.rawFetch as Figures);
+  console.log(
+    `  ${kind}: plan ${each(runs, (r) => fmt(r.fetch.planMs ?? 0))} ms, plan+shards ${each(runs, (r) => fmt(r.fetch.ms))} ms, ` +
+      `finish ${each(runs, (r) => fmt(r.finish.ms))} ms; ${each(runs, (r) => fmt(lambdaPerSecond(r)))} rows/s = ` +
+      `${each(runs, (_, i) => fmt(ratio(i), 2))} × raw fetch vs CLI ${each(runs, (_, i) => fmt(cliRatio(i), 2))} ` +
+      `(Lambda ÷ CLI ${each(runs, (_, i) => fmt(ratio(i) / cliRatio(i), 2))}, target 0.90–1.10); finish peak RSS ` +
+      `${each(runs, (r) => fmt(r.finish.peakRssMb))} MB (target ≤ 230 at 1M), fetch process ${each(runs, (r) => fmt(r.fetch.peakRssMb))} MB`,
   );
 }
+
+// What a user pays: each task's billed time at the memory the stack gives its function.
+const stackConfig = parsePbsConfig(
+  (JSON.parse(readFileSync(here('../cdk.json'), 'utf8')) as { context: { pbs: unknown } }).context.pbs,
+);
+const gb = (key: keyof typeof FUNCTIONS) => FUNCTIONS[key].memorySize / 1024;
 console.log(
-  `\ngains engine (FIFO, one universal pool, week windows) over ${fmt(gains.rows)} transactions: ${fmt(gains.lotsMatched ?? 0)} ` +
-    `disposals matched (lots consumed, whole history) in ${fmt(gains.engineMs ?? 0)} ms of engine time = ` +
-    `${fmt(((gains.lotsMatched ?? 0) / (gains.engineMs ?? Number.NaN)) * 1000)} disposals matched/s, ` +
-    `${fmt((gains.rows / (gains.engineMs ?? Number.NaN)) * 1000)} transactions/s; ` +
-    `peak RSS of the gains process ${fmt(gains.peakRssMb)} MB`,
+  `\nLambda GB-seconds per 100 000 transactions (stack memory: plan ${FUNCTIONS.plan.memorySize} MB, fetch shard ` +
+    `${FUNCTIONS.fetchShard.memorySize} MB, finish ${FUNCTIONS.finish.memorySize} MB; measured on the Lambda path above, ` +
+    'each task billed for its own time):',
+);
+for (const kind of KINDS) {
+  const runs = lambda.map((round) => round[kind]);
+  const per100k = (run: LambdaRun, gbs: number) => (gbs * 100_000) / run.fetch.rows;
+  const measured = (run: LambdaRun) =>
+    ((run.fetch.planMs ?? 0) * gb('plan') +
+      (run.fetch.shardMs ?? 0) * gb('fetchShard') +
+      run.finish.ms * gb('finish')) /
+    1000;
+  // At the stack's rate each shard's client sends at most requestsPerSecond: a fetch task lasts
+  // at least its requests ÷ that rate, whatever the CPU does.
+  const rateFloor = (run: LambdaRun) =>
+    ((run.fetch.requests ?? 0) / stackConfig.requestsPerSecond) * gb('fetchShard') +
+    ((run.fetch.planMs ?? 0) * gb('plan') + run.finish.ms * gb('finish')) / 1000;
+  console.log(
+    `  ${kind}: ${each(runs, (r) => fmt(per100k(r, measured(r)), 1))} GB-s (finish ${each(runs, (r) => fmt(per100k(r, (r.finish.ms / 1000) * gb('finish')), 1))}, ` +
+      `shards ${each(runs, (r) => fmt(per100k(r, ((r.fetch.shardMs ?? 0) / 1000) * gb('fetchShard')), 1))}); with the stack's ` +
+      `${stackConfig.requestsPerSecond} requests/s per shard client, at least ${each(runs, (r) => fmt(per100k(r, rateFloor(r)), 1))} GB-s`,
+  );
+}
+
+for (const [index, { gains }] of throughput.entries()) {
+  if (gains.lotsMatched !== gains.exportLotsMatched) {
+    throw new Error(
+      `round ${index + 1}: the engine matched ${gains.lotsMatched} lots alone but ${gains.exportLotsMatched} in the export`,
+    );
+  }
+}
+const gainsRuns = throughput.map((round) => round.gains);
+console.log(
+  `\ngains engine (FIFO, one universal pool, week windows) over ${fmt(gainsRuns[0]?.rows ?? 0)} transactions: ` +
+    `${fmt(gainsRuns[0]?.lotsMatched ?? 0)} disposals matched (lots consumed, whole history) in ` +
+    `${each(gainsRuns, (g) => fmt(g.engineMs ?? 0))} ms of engine time = ` +
+    `${each(gainsRuns, (g) => fmt(((g.lotsMatched ?? 0) / (g.engineMs ?? Number.NaN)) * 1000))} disposals matched/s; ` +
+    `peak RSS of the gains process ${each(gainsRuns, (g) => fmt(g.peakRssMb))} MB`,
 );
 console.log(
-  `\nstages (ms): CSV fetch ${fmt(throughput.csv.fetchMs ?? 0)} (rendering meanwhile), then ` +
-    `${fmt(throughput.csv.tailMs ?? 0)} after the last shard, total ${fmt(throughput.csv.ms)}; XLSX fetch ` +
-    `${fmt(throughput.xlsx.fetchMs ?? 0)}, then ${fmt(throughput.xlsx.tailMs ?? 0)} after the last shard, ` +
-    `total ${fmt(throughput.xlsx.ms)}`,
+  `\nstages (ms): CSV fetch ${each(throughput, (r) => fmt(r.csv.fetchMs ?? 0))} (rendering meanwhile), then ` +
+    `${each(throughput, (r) => fmt(r.csv.tailMs ?? 0))} after the last shard; XLSX fetch ` +
+    `${each(throughput, (r) => fmt(r.xlsx.fetchMs ?? 0))}, then ${each(throughput, (r) => fmt(r.xlsx.tailMs ?? 0))} after the last shard`,
 );

@@ -18,13 +18,29 @@ import { periodRange } from '../lib/export/period.ts';
 import { parseExportRequest } from '../lib/export/request.ts';
 import { type ExportDeps, planExport, runExport } from '../lib/export/run.ts';
 import { readSnapshotRecords } from '../lib/export/snapshot.ts';
+import { addConditionalWrites, createJobStore, type JobRecord, jobIdFor } from '../lib/jobs/index.ts';
 import { DEFAULT_SHAPE, type PagePagination } from '../lib/pbs/index.ts';
 import { createServiceClient } from '../lib/service-client.ts';
 import type { SimulatedProfile } from '../lib/simulator/types.ts';
-import { createLocalSink } from '../lib/storage/index.ts';
+import { createLocalSink, createS3Client } from '../lib/storage/index.ts';
+import { createWorkers } from '../lib/workflow/workers.ts';
+
+/** What an export of the benchmark asks for: one report in one format, or the gains reports. */
+export type ExportKind = 'csv' | 'xlsx' | 'gains';
 
 export interface BenchTask {
-  mode: 'export-csv' | 'export-xlsx' | 'raw-csv' | 'raw-xlsx' | 'raw-fetch' | 'latency' | 'gains';
+  mode:
+    | 'export-csv'
+    | 'export-xlsx'
+    | 'raw-csv'
+    | 'raw-xlsx'
+    | 'raw-fetch'
+    | 'latency'
+    | 'gains'
+    | 'rate-limited'
+    | 'rate-limited-fetch'
+    | 'lambda-fetch'
+    | 'lambda-finish';
   url: string;
   profile: SimulatedProfile;
   rows: number;
@@ -32,6 +48,10 @@ export interface BenchTask {
   period: { from: string; to: string };
   concurrency: number;
   pageSize: number;
+  /** Lambda path: the export asked for, local S3, and (finish) the job the fetch prepared. */
+  kind?: ExportKind;
+  s3?: { endpoint: string; bucket: string };
+  jobId?: string;
 }
 
 const task = JSON.parse(process.argv[2] ?? '{}') as BenchTask;
@@ -57,27 +77,40 @@ const exportDeps = (): ExportDeps => ({
   workDir,
 });
 
-async function exportRun(format: 'csv' | 'xlsx') {
+/** The request of an export of `kind` over the benchmark's period (see {@link gainsRun} for gains). */
+function requestOf(kind: ExportKind) {
+  if (kind === 'gains') {
+    return parseExportRequest({
+      profile: 'demo',
+      period: task.period.to.slice(0, 7),
+      reports: ['gains'],
+      formats: ['csv'],
+      // One window is held twice (the assembler's and the engine's batch): weeks keep a dense
+      // history (1M transactions over three years) inside the benchmark's 128 MB heap.
+      window: 'week',
+    });
+  }
+  return parseExportRequest({
+    profile: 'demo',
+    period: task.period,
+    reports: ['transactions'],
+    formats: [kind],
+  });
+}
+
+async function exportRun(format: 'csv' | 'xlsx', deps: ExportDeps = exportDeps()) {
   const started = performance.now();
   let fetchStarted = 0;
   let fetchEnded = 0;
   let pages = 0;
-  const result = await runExport(
-    parseExportRequest({
-      profile: 'demo',
-      period: task.period,
-      reports: ['transactions'],
-      formats: [format],
-    }),
-    {
-      ...exportDeps(),
-      onProgress: (p) => {
-        if (p.stage === 'planned') fetchStarted = performance.now();
-        if (p.stage === 'page') pages += 1;
-        if (p.stage === 'shard') fetchEnded = performance.now();
-      },
+  const result = await runExport(requestOf(format), {
+    ...deps,
+    onProgress: (p) => {
+      if (p.stage === 'planned') fetchStarted = performance.now();
+      if (p.stage === 'page') pages += 1;
+      if (p.stage === 'shard') fetchEnded = performance.now();
     },
-  );
+  });
   return {
     rows: result.manifest.counts.transactions ?? 0,
     ms: performance.now() - started,
@@ -94,15 +127,7 @@ async function exportRun(format: 'csv' | 'xlsx') {
  */
 async function gainsRun() {
   const started = performance.now();
-  const request = parseExportRequest({
-    profile: 'demo',
-    period: task.period.to.slice(0, 7),
-    reports: ['gains'],
-    formats: ['csv'],
-    // One window is held twice (the assembler's and the engine's batch): weeks keep a dense
-    // history (1M transactions over three years) inside the benchmark's 128 MB heap.
-    window: 'week',
-  });
+  const request = requestOf('gains');
   const result = await runExport(request, exportDeps());
   const ms = performance.now() - started;
   const snapshot = result.manifest.files.find((file) => file.name.endsWith('_snapshot.ndjson.gz'));
@@ -146,22 +171,25 @@ async function sampleRows() {
  * The service alone: every shard of the export's plan paged through the client, with the same
  * concurrency, and nothing done with the items. No export of the same data can be faster.
  */
-async function rawFetch() {
+async function rawFetch(source = client, concurrency = task.concurrency) {
   const request = parseExportRequest({ profile: 'demo', period: task.period });
-  const plan = await planExport(request, client);
+  const plan = await planExport(request, source);
   const started = performance.now();
   let rows = 0;
-  const limit = pLimit(task.concurrency);
+  let pages = 0;
+  const limit = pLimit(concurrency);
   await Promise.all(
     plan.shards.map((shard) =>
       limit(async () => {
-        for await (const page of client.transactionPages(shardQuery(shard, request.filters))) {
+        for await (const page of source.transactionPages(shardQuery(shard, request.filters))) {
           rows += page.items.length;
+          pages += 1;
         }
       }),
     ),
   );
-  return { rows, ms: performance.now() - started };
+  const ms = performance.now() - started;
+  return { rows, ms, fetchMs: ms, pages };
 }
 
 async function rawCsv() {
@@ -204,19 +232,141 @@ async function rawXlsx() {
   return { rows: task.rows, ms: performance.now() - started };
 }
 
+/**
+ * An export at the client's defaults (rate, burst, concurrency) against a simulator that enforces
+ * the service's 20 requests/s per key; pages of 1 000. Counts the requests and the 429s.
+ */
+async function rateLimitedRun() {
+  const limited = defaultClient();
+  const { concurrency: _default, ...deps } = exportDeps();
+  const figures = await exportRun('csv', { ...deps, client: limited, fields: limited.shape.fields });
+  return { ...figures, requests: limited.stats.requestsSent, rateLimited: limited.stats.rateLimited };
+}
+
+/** The raw fetch (see {@link rawFetch}) at the client's defaults, 4 shards at once as an export would. */
+async function rateLimitedFetch() {
+  const limited = defaultClient();
+  const figures = await rawFetch(limited, 4);
+  return { ...figures, requests: limited.stats.requestsSent, rateLimited: limited.stats.rateLimited };
+}
+
+/** A client at its defaults (rate, burst), reading pages of `task.pageSize`. */
+function defaultClient() {
+  return createServiceClient(
+    {
+      baseUrl: task.url,
+      shape: { pagination: { ...(DEFAULT_SHAPE.pagination as PagePagination), pageSize: task.pageSize } },
+    },
+    { apiKey: task.profile.apiKey, apiSecret: task.profile.apiSecret },
+  );
+}
+
+/** The export state machine's workers over local S3 (s3rver in its own process) and the simulator. */
+function lambdaWorkers() {
+  if (task.s3 === undefined) throw new Error('the Lambda path needs local S3');
+  const s3 = createS3Client({
+    region: 'us-east-1',
+    endpoint: task.s3.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  // The job store's conditional writes, which s3rver ignores (as `npm run serve` does).
+  addConditionalWrites(s3);
+  const jobs = createJobStore({ client: s3, bucket: task.s3.bucket });
+  const workers = createWorkers({
+    jobs,
+    s3,
+    bucket: task.s3.bucket,
+    services: async () => ({ client, fields: client.shape.fields, apiBase: task.url }),
+    now: () => new Date(),
+    workDir,
+  });
+  return { jobs, workers };
+}
+
+/**
+ * The Lambda path's first two steps, as the state machine runs them: the plan task, then one
+ * fetch-shard task per shard, `concurrency` at a time (the Map). Each task's own time is summed,
+ * as Lambda bills each invocation. The finish task runs in a process of its own (its peak RSS).
+ */
+async function lambdaFetch() {
+  const { jobs, workers } = lambdaWorkers();
+  const request = requestOf(task.kind ?? 'csv');
+  const key = `bench-${process.pid}-${Date.now()}`;
+  const jobId = jobIdFor(request.profile, key);
+  const at = new Date().toISOString();
+  const job: JobRecord = {
+    jobId,
+    profile: request.profile,
+    request,
+    state: 'queued',
+    source: 'api',
+    idempotencyKey: key,
+    createdAt: at,
+    updatedAt: at,
+  };
+  await jobs.create(job);
+  const requestsBefore = client.stats.requestsSent;
+  const started = performance.now();
+  const planned = await workers.plan({ jobId });
+  const planMs = performance.now() - started;
+  let shardMs = 0;
+  let rows = 0;
+  const limit = pLimit(task.concurrency);
+  await Promise.all(
+    planned.shards.map((shard) =>
+      limit(async () => {
+        const shardStarted = performance.now();
+        const output = await workers.fetchShard({ jobId, shard });
+        shardMs += performance.now() - shardStarted;
+        rows += output.rows;
+      }),
+    ),
+  );
+  const requests = client.stats.requestsSent - requestsBefore;
+  return {
+    rows,
+    ms: performance.now() - started,
+    planMs,
+    shardMs,
+    shards: planned.shards.length,
+    requests,
+    jobId,
+  };
+}
+
+/** The Lambda path's finish task alone, over the parts `lambdaFetch` stored. */
+async function lambdaFinish() {
+  if (task.jobId === undefined) throw new Error('the finish task needs the job of a Lambda fetch');
+  const { jobs, workers } = lambdaWorkers();
+  const started = performance.now();
+  const output = await workers.finish({ jobId: task.jobId });
+  const ms = performance.now() - started;
+  if (output.state !== 'succeeded') throw new Error(`the finish task ended ${output.state}`);
+  const job = await jobs.require(task.jobId);
+  return { rows: task.rows, ms, files: job.result?.files.length ?? 0 };
+}
+
 const runners = {
   'export-csv': () => exportRun('csv'),
   'export-xlsx': () => exportRun('xlsx'),
   'raw-csv': rawCsv,
   'raw-xlsx': rawXlsx,
-  'raw-fetch': rawFetch,
   latency: () => exportRun('csv'),
   gains: gainsRun,
+  'raw-fetch': () => rawFetch(),
+  'rate-limited': rateLimitedRun,
+  'rate-limited-fetch': rateLimitedFetch,
+  'lambda-fetch': lambdaFetch,
+  'lambda-finish': lambdaFinish,
 };
 try {
   const figures = await runners[task.mode]();
-  const peakRssMb = process.resourceUsage().maxRSS / 1024;
-  process.send?.({ ...figures, peakRssMb });
+  const usage = process.resourceUsage();
+  const peakRssMb = usage.maxRSS / 1024;
+  // CPU time of the whole process (all threads): steadier than wall time on a shared machine.
+  const cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
+  process.send?.({ ...figures, peakRssMb, cpuMs });
 } finally {
   await rm(workDir, { recursive: true, force: true });
 }

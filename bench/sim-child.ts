@@ -1,13 +1,15 @@
 /** Benchmark helper: runs the simulator in its own process and reports its URL over IPC. */
 import { profilesWithCounts, startSimulator } from '../lib/simulator/index.ts';
 
-const { transactions, latencyMs } = JSON.parse(process.argv[2] ?? '{}') as {
+const { transactions, latencyMs, rateLimitPerSecond } = JSON.parse(process.argv[2] ?? '{}') as {
   transactions: number;
   latencyMs: number;
+  /** The service's limit per key (20) for the rate-limited run; default: no limit to speak of. */
+  rateLimitPerSecond?: number;
 };
 const simulator = await startSimulator({
   profiles: profilesWithCounts({ demo: transactions }),
-  rateLimitPerSecond: 1_000_000,
+  rateLimitPerSecond: rateLimitPerSecond ?? 1_000_000,
   requestLogLimit: 1_000,
   faults: { latencyMs },
 });

@@ -13,6 +13,66 @@ afterAll(async () => {
   await simulator.close();
 });
 
+/** Sends `total` date-bounds requests over `workers` concurrent callers; counts the outcomes. */
+async function requestMany(client: ReturnType<typeof createServiceClient>, total: number, workers: number) {
+  let next = 0;
+  const refused: unknown[] = [];
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (next < total) {
+        next += 1;
+        await client.dateBounds().catch((error: unknown) => refused.push(error));
+      }
+    }),
+  );
+  return refused;
+}
+
+describe('the client default rate against the service limit', () => {
+  it('sends a few hundred requests from 8 concurrent callers at the defaults without one 429', async () => {
+    // A fresh simulator: its limiter is the service's (a token bucket of 20 refilled at 20/s per key).
+    const service = await startSimulator({});
+    try {
+      const demo = service.profiles.find((profile) => profile.name === 'demo');
+      if (demo === undefined) throw new Error('the simulator has no demo profile');
+      const client = createServiceClient(
+        parseConnectionSettings({ baseUrl: service.url }),
+        { apiKey: demo.apiKey, apiSecret: demo.apiSecret, profileGuid: demo.profileGuid },
+        // No retries: a 429 must show as a refused request, not be hidden by waiting it out.
+        { retry: { maxAttempts: 1 } },
+      );
+
+      const refused = await requestMany(client, 240, 8);
+
+      expect(refused).toEqual([]);
+      expect(client.stats).toEqual({ requestsSent: 240, retries: 0, rateLimited: 0 });
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('meets 429s at twice the default rate (the check above can fail)', async () => {
+    const service = await startSimulator({});
+    try {
+      const demo = service.profiles.find((profile) => profile.name === 'demo');
+      if (demo === undefined) throw new Error('the simulator has no demo profile');
+      const client = createServiceClient(
+        parseConnectionSettings({ baseUrl: service.url, requestsPerSecond: 40 }),
+        { apiKey: demo.apiKey, apiSecret: demo.apiSecret, profileGuid: demo.profileGuid },
+        { retry: { maxAttempts: 1 } },
+      );
+
+      const refused = await requestMany(client, 100, 8);
+
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused.every((error) => error instanceof PbsHttpError && error.status === 429)).toBe(true);
+      expect(client.stats.rateLimited).toBe(refused.length);
+    } finally {
+      await service.close();
+    }
+  });
+});
+
 describe('createServiceClient', () => {
   it('returns a client that speaks the wire shape of the settings', () => {
     const settings = parseConnectionSettings({

@@ -101,7 +101,8 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
       const record = (entry: (typeof ordered)[number]): SnapshotRecord => ({
         kind: 'transaction',
         shard: entry.shard,
-        data: parseJsonValue(entry.line) as RawTransaction,
+        // A plain line (see `PartLine.plain`) needs no scan for number tokens a double would change.
+        data: (entry.plain === true ? JSON.parse(entry.line) : parseJsonValue(entry.line)) as RawTransaction,
       });
       input.onWindow?.({
         *[Symbol.iterator]() {
@@ -154,7 +155,9 @@ interface WindowEntry {
   id: string;
   shard: string;
   line: string;
-  otherCopies?: { shard: string; line: string }[];
+  /** `line` came from a plain part line: `JSON.parse` reads it exactly. */
+  plain?: boolean;
+  otherCopies?: { shard: string; line: string; plain?: boolean }[];
 }
 
 /**
@@ -173,16 +176,19 @@ async function collectWindow(
   for (const part of parts) {
     for await (const text of readNdjsonLines(part.partFile)) {
       // The part line carries the instant and id ahead of the JSON: no parse needed here.
-      const { at, id, json: line } = decodePartLine(text, input.fields);
+      const { at, id, json: line, plain } = decodePartLine(text, input.fields);
       const held = kept.get(id);
       if (at < window.start.getTime() || at >= window.end.getTime()) {
         result.outsideWindow += 1;
       } else if (held === undefined) {
-        kept.set(id, { at, id, shard: part.shard.id, line });
+        kept.set(id, { at, id, shard: part.shard.id, line, ...(plain ? { plain } : {}) });
       } else if (sameContent(held.line, line)) {
         result.duplicates += 1;
       } else {
-        held.otherCopies = [...(held.otherCopies ?? []), { shard: part.shard.id, line }];
+        held.otherCopies = [
+          ...(held.otherCopies ?? []),
+          { shard: part.shard.id, line, ...(plain ? { plain } : {}) },
+        ];
       }
     }
   }
@@ -211,10 +217,14 @@ function resolveConflicts(entries: WindowEntry[], input: AssembleInput, result: 
     const copies = entry.otherCopies ?? [];
     result.conflictingCopies += copies.length;
     if (rule === 'last') {
-      const last = copies[copies.length - 1] as { shard: string; line: string };
-      entry.otherCopies = [{ shard: entry.shard, line: entry.line }, ...copies.slice(0, -1)];
+      const last = copies[copies.length - 1] as { shard: string; line: string; plain?: boolean };
+      entry.otherCopies = [
+        { shard: entry.shard, line: entry.line, ...(entry.plain ? { plain: true } : {}) },
+        ...copies.slice(0, -1),
+      ];
       entry.shard = last.shard;
       entry.line = last.line;
+      entry.plain = last.plain === true;
     }
   }
 }

@@ -10,6 +10,13 @@ describe('minorUnit', () => {
   it('returns null for codes without a minor unit, unknown codes and token symbols', () => {
     expect(['XAU', 'XXX', 'XDR', 'BTC', 'usd', 'US', '', '=1+2'].map(minorUnit)).toEqual(Array(8).fill(null));
   });
+
+  it('answers the same on a second look-up (the answers are remembered)', () => {
+    const codes = ['JPY', 'BTC', 'KWD', 'XAU', 'USD', 'CLF', 'usd'];
+    const first = codes.map(minorUnit);
+    expect(codes.map(minorUnit)).toEqual(first);
+    expect(first).toEqual([0, null, 3, null, 2, 4, null]);
+  });
 });
 
 describe('toMinorUnit', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseJson } from '../pbs/exact-json.ts';
 import { DEFAULT_SHAPE } from '../pbs/shape.ts';
 import { decodePartLine, encodePartLine } from './part-line.ts';
 
@@ -9,8 +10,22 @@ describe('part lines', () => {
     const item = { id: 'a\tb"\n', date: '2025-01-05T10:00:00.000Z', memo: 'tab\there', amount: '1.50' };
     const line = encodePartLine(item, fields);
     const decoded = decodePartLine(line, fields);
-    expect(decoded).toEqual({ at: Date.parse(item.date), id: item.id, json: JSON.stringify(item) });
+    expect(decoded).toEqual({
+      at: Date.parse(item.date),
+      id: item.id,
+      json: JSON.stringify(item),
+      plain: true,
+    });
     expect(JSON.parse(decoded.json)).toEqual(item);
+  });
+
+  it('mark only the JSON of a page without exact numbers as plain, and keep exact tokens as sent', () => {
+    const { value } = parseJson('{"id":"x","date":"2025-01-05T10:00:00.000Z","amount":1.50}');
+    const exact = decodePartLine(encodePartLine(value as Record<string, unknown>, fields, true), fields);
+    expect(exact.plain).toBeUndefined();
+    expect(exact.json).toBe('{"id":"x","date":"2025-01-05T10:00:00.000Z","amount":1.50}');
+    const plain = decodePartLine(encodePartLine({ id: 'p', date: 0, amount: 1.5 }, fields, false), fields);
+    expect(plain).toEqual({ at: 0, id: 'p', json: '{"id":"p","date":0,"amount":1.5}', plain: true });
   });
 
   it('read a line of bare JSON by parsing it, keeping the parsed item', () => {

@@ -13,18 +13,28 @@ export interface PartLine {
   id: string;
   json: string;
   data?: RawTransaction;
+  /**
+   * True when `JSON.parse` reads `json` exactly: written by `JSON.stringify`, so it holds no number
+   * token a double cannot give back. The assembly then parses it natively, without the lossless
+   * parser's scan (`pbs/exact-json.ts`) of every line.
+   */
+  plain?: boolean;
 }
+
+/** Marks a part line's JSON as plain (see {@link PartLine.plain}); JSON text itself starts with `{`. */
+const PLAIN_MARK = 'p';
 
 /**
  * A part file line: the transaction's instant and id ahead of its JSON text, tab-separated
  * (`1735689600000\t"tx-1"\t{…}`), so the assembly can order and deduplicate a window's lines
- * without parsing them. JSON text never holds a raw tab, so the first two tabs split the line.
+ * without parsing them. JSON text never holds a raw tab, so the first two tabs split the line. A
+ * `p` before the JSON (`…\t"tx-1"\tp{…}`) says it is plain (see {@link PartLine.plain}).
  */
 export function encodePartLine(item: RawTransaction, fields: PartLineFields, exactNumbers = false): string {
   const id = transactionId(item, fields);
   // Items with number tokens kept as text (see `pbs/exact-json.ts`) are written with them as sent.
   const json = exactNumbers ? stringifyJson(item) : JSON.stringify(item);
-  return `${transactionInstant(item, fields, id)}\t${JSON.stringify(id)}\t${json}`;
+  return `${transactionInstant(item, fields, id)}\t${JSON.stringify(id)}\t${exactNumbers ? '' : PLAIN_MARK}${json}`;
 }
 
 /** Reads a part line; a line of bare JSON (no prefix) is parsed to read its instant and id. */
@@ -36,10 +46,12 @@ export function decodePartLine(line: string, fields: PartLineFields): PartLine {
   }
   const first = line.indexOf('\t');
   const second = line.indexOf('\t', first + 1);
+  const plain = line.startsWith(PLAIN_MARK, second + 1);
   return {
     at: Number(line.slice(0, first)),
     id: JSON.parse(line.slice(first + 1, second)) as string,
-    json: line.slice(second + 1),
+    json: line.slice(second + (plain ? 2 : 1)),
+    ...(plain ? { plain } : {}),
   };
 }
 

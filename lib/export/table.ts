@@ -74,6 +74,10 @@ export interface TableSource {
  * separators (`-1234567.89` → `-1,234,567.89`, 13): what a column must fit to show no `###`.
  */
 export function numberWidth(literal: string): number {
-  const intDigits = literal.replace('-', '').split('.')[0]?.length ?? 0;
+  // Without allocating (called for every amount of every row): digits before the point.
+  const point = literal.indexOf('.');
+  const end = point === -1 ? literal.length : point;
+  const minus = literal.indexOf('-');
+  const intDigits = end - (minus !== -1 && minus < end ? 1 : 0);
   return literal.length + Math.max(0, Math.floor((intDigits - 1) / 3));
 }

@@ -44,9 +44,17 @@ export interface PbsClientConfig {
    */
   maxResponseBytes?: number;
   retry?: Partial<PbsRetryOptions>;
-  /** Token-bucket rate shared by all callers of one client, retries included. Default 10. */
+  /**
+   * Token-bucket rate shared by all callers of one client, retries included. Default 20: the
+   * service's limit per API key (GAPS.md), so one run at a time per key goes as fast as allowed.
+   */
   requestsPerSecond?: number;
-  /** Token-bucket capacity. Default 1. */
+  /**
+   * Token-bucket capacity. Default 1: requests evenly spaced. The service counts requests when
+   * they arrive, not when they leave; a client bucket of `burst` at the service's own rate leaves
+   * `(20 - burst) / 20` s of arrival jitter before a service bucket of 20 runs dry, so a larger
+   * burst buys a few early requests at the cost of that margin.
+   */
   burst?: number;
   /**
    * Tokens the bucket starts with, 0 … `burst`. Default `burst`. The Lambda workers use 0: a
@@ -105,7 +113,7 @@ export const PBS_CLIENT_DEFAULTS = Object.freeze({
   timeoutMs: 30_000,
   maxResponseBytes: 64 * 1024 * 1024,
   retry: Object.freeze({ maxAttempts: 6, baseDelayMs: 250, maxDelayMs: 20_000, maxRetryAfterMs: 60_000 }),
-  requestsPerSecond: 10,
+  requestsPerSecond: 20,
   burst: 1,
   correctClockSkew: true,
 });

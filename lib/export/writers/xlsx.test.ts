@@ -27,6 +27,14 @@ function firstSheet(workbook: ExcelJS.Workbook): ExcelJS.Worksheet {
   return sheet;
 }
 
+describe('numberWidth', () => {
+  it('counts the characters of a number shown with thousands separators', () => {
+    // '-1,234,567.89', '1,234', '-5', '999', '-123,456,789,012,345.25', '1,000.000001', '0.5'
+    const literals = ['-1234567.89', '1234', '-5', '999', '-123456789012345.25', '1000.000001', '0.5'];
+    expect(literals.map(numberWidth)).toEqual([13, 5, 2, 3, 23, 12, 3]);
+  });
+});
+
 /** Maps a read-back row to source cells: numbers via big.js, dates from the zone's wall time. */
 function backToSource(columns: readonly Column[], row: ExcelJS.Row): Row {
   let at = 1;
