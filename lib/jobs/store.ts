@@ -13,10 +13,7 @@ import pLimit from 'p-limit';
 import { retry } from '../retry.ts';
 import { JobConflictError, JobNotFoundError } from './errors.ts';
 import { type JobRecord, KEYS } from './records.ts';
-import { getJson, isConditionalConflict, isPreconditionFailed, putJson } from './s3-objects.ts';
-
-/** A conditional write lost to another writer (412, or 409 while one is in flight). */
-const lostRace = (error: unknown) => isPreconditionFailed(error) || isConditionalConflict(error);
+import { getJson, isLostRace, putJson } from './s3-objects.ts';
 
 /** Job ids are 32 lowercase hex characters (see `jobIdFor`). */
 export const JOB_ID = /^[0-9a-f]{32}$/;
@@ -73,7 +70,7 @@ export function createJobStore(options: JobStoreOptions): JobStore {
       try {
         await putJson(client, bucket, KEYS.job(job.jobId), job, { ifNoneMatch: '*' });
       } catch (error) {
-        if (!isPreconditionFailed(error) && !isConditionalConflict(error)) throw error;
+        if (!isLostRace(error)) throw error;
         created = false;
         // 409 means another create is in flight: reading may still miss it, so retry the read.
         stored = await retry(
@@ -103,10 +100,10 @@ export function createJobStore(options: JobStoreOptions): JobStore {
             await putJson(client, bucket, KEYS.job(jobId), next, { ifMatch: current.etag });
             return next;
           },
-          { attempts: updateAttempts, retryable: lostRace },
+          { attempts: updateAttempts, retryable: isLostRace },
         );
       } catch (error) {
-        if (lostRace(error)) throw new JobConflictError(jobId, { cause: error });
+        if (isLostRace(error)) throw new JobConflictError(jobId, { cause: error });
         throw error;
       }
     },

@@ -3,7 +3,7 @@ import { createWriteStream, type Dirent, type WriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { messageOf, StorageAbortedError, StorageError } from './errors.ts';
+import { isSystemError, messageOf, StorageAbortedError, StorageError } from './errors.ts';
 import { HashingStream } from './hashing.ts';
 import { assertListPrefix, assertObjectName, isPartialSegment, isStagingSegment } from './names.ts';
 import {
@@ -107,7 +107,7 @@ async function exists(path: string): Promise<boolean> {
     await stat(path);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if (isSystemError(error, 'ENOENT')) return false;
     throw new StorageError(path, `could not inspect: ${messageOf(error)}`, { cause: error });
   }
 }
@@ -242,8 +242,7 @@ async function collectFiles(dir: string, relative: string, names: string[]): Pro
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return;
+    if (isSystemError(error, 'ENOENT', 'ENOTDIR')) return;
     throw new StorageError(dir, `could not list: ${messageOf(error)}`, { cause: error });
   }
   for (const entry of entries) {
