@@ -9,10 +9,10 @@ import { ValidationError } from '../../lib/errors.ts';
 import { RunAbortedError } from '../../lib/export/errors.ts';
 import { parseExportRequest } from '../../lib/export/request.ts';
 import { type ExportProgress, runExport } from '../../lib/export/run.ts';
-import { Portfolio } from '../../lib/simulator/index.ts';
 import { currentProcessOwner, type ProcessOwner } from '../../lib/storage/owner.ts';
 import type { Sink } from '../../lib/storage/sink.ts';
 import { type ExportHarness, readCsv, startExportHarness } from '../support/export.ts';
+import { generatedIds } from '../support/simulator.ts';
 
 /** The simulator's seed, given explicitly so the expected dataset is generated from the same one. */
 const SEED = 1;
@@ -23,27 +23,17 @@ describe('runExport (simulator over HTTP, local folder)', () => {
     await harness?.close();
   });
 
-  /**
-   * The ids the simulator's generator holds for `profile` in [start, end), deleted ones left out,
-   * ordered by date then id: computed from the seeded dataset itself, not read through a client.
-   */
-  function generatedIds(profile: string, start: string, end: string): string[] {
+  function generated(profile: string, start: string, end: string): string[] {
     const simulated = harness.simulator.profiles.find((p) => p.name === profile);
     if (simulated === undefined) throw new Error(`no simulated profile ${profile}`);
-    const portfolio = new Portfolio(simulated, SEED);
-    const [from, to] = [Date.parse(start), Date.parse(end)];
-    return Array.from({ length: portfolio.count }, (_, i) => i)
-      .filter((i) => !portfolio.isDeleted(i) && portfolio.dateMs(i) >= from && portfolio.dateMs(i) < to)
-      .map((i) => ({ at: portfolio.dateMs(i), id: portfolio.idOf(i) }))
-      .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .map((tx) => tx.id);
+    return generatedIds(simulated, SEED, start, end);
   }
 
   it('exports every transaction of the period once, ordered by date then id', async () => {
     harness = await startExportHarness('acme', { seed: SEED });
     const result = await runExport(parseExportRequest({ profile: 'acme', period: '2024' }), harness.deps());
     const rows = await readCsv(join(harness.outDir, result.prefix, 'acme_2024_transactions.csv'));
-    const expected = generatedIds('acme', '2024-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z');
+    const expected = generated('acme', '2024-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z');
 
     expect(expected.length).toBeGreaterThan(100);
     expect(rows.map((row) => row.id)).toEqual(expected);

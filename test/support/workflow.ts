@@ -158,12 +158,15 @@ export interface WorkflowHarness {
 
 let queuedJobs = 0;
 
+/** The seed the harness' simulator generates its portfolios from (tests compute expectations from it). */
+export const SIMULATOR_SEED = 1;
+
 /**
  * Starts the harness. Registered profiles: the simulator's `demo`, `acme` and `empty`, plus `ny`
  * (the `acme` portfolio in America/New_York, monthly).
  */
 export async function startWorkflowHarness(): Promise<WorkflowHarness> {
-  const simulator = await startSimulator({ rateLimitPerSecond: 1000 });
+  const simulator = await startSimulator({ rateLimitPerSecond: 1000, seed: SIMULATOR_SEED });
   const s3 = await startS3rver();
   const client = s3.createClient();
   emulateConditionalWrites(client, s3.client);
