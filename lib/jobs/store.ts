@@ -5,8 +5,8 @@
  */
 import {
   DeleteObjectCommand,
-  ListObjectsV2Command,
   PutObjectCommand,
+  paginateListObjectsV2,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
@@ -113,23 +113,19 @@ export function createJobStore(options: JobStoreOptions): JobStore {
     },
     async listByProfile(profile, limit) {
       const ids: string[] = [];
-      let token: string | undefined;
       // No MaxKeys: S3's default page (1000) covers any limit up to 100, and s3rver answers 500
       // to max-keys. Markers sort newest first, so the first pages hold the newest jobs.
-      do {
-        const page = await client.send(
-          new ListObjectsV2Command({
-            Bucket: bucket,
-            Prefix: KEYS.jobIndexPrefix(profile),
-            ContinuationToken: token,
-          }),
-        );
+      const pages = paginateListObjectsV2(
+        { client },
+        { Bucket: bucket, Prefix: KEYS.jobIndexPrefix(profile) },
+      );
+      for await (const page of pages) {
         for (const object of page.Contents ?? []) {
           const id = object.Key?.split('/').pop()?.split('-')[1];
           if (id !== undefined && JOB_ID.test(id) && !ids.includes(id)) ids.push(id);
         }
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token !== undefined && ids.length < limit);
+        if (ids.length >= limit) break;
+      }
       const limitReads = pLimit(8);
       const jobs = await Promise.all(ids.slice(0, limit).map((id) => limitReads(() => get(id))));
       // A marker without a record is an undone start: skip it.
