@@ -181,15 +181,8 @@ async function* pageNumbers<T>(options: PaginateOptions<T>, style: PageStyle): A
       }
       yield { items, totalItems, index, exactNumbers: response.exactNumbers };
       fetched += items.length;
-      if (items.length === 0) return;
-      const full = items.length >= style.pageSize;
-      if (totalPages !== null) {
-        if (index + 1 >= totalPages && !full) return;
-      } else if (totalItems !== null) {
-        if (fetched >= totalItems && !full) return;
-      } else if (!full) {
-        return;
-      }
+      const reached = totalPages !== null ? index + 1 >= totalPages : fetched >= (totalItems ?? 0);
+      if (isLastPage(items.length, style.pageSize, reached)) return;
     }
   } finally {
     requests.drop();
@@ -221,17 +214,20 @@ async function* offsets<T>(options: PaginateOptions<T>, style: OffsetStyle): Asy
       }
       yield { items, totalItems, index, exactNumbers: response.exactNumbers };
       offset += items.length;
-      if (items.length === 0) return;
-      const full = items.length >= style.limit;
-      if (totalItems !== null) {
-        if (offset >= totalItems && !full) return;
-      } else if (!full) {
-        return;
-      }
+      if (isLastPage(items.length, style.limit, offset >= (totalItems ?? 0))) return;
     }
   } finally {
     requests.drop();
   }
+}
+
+/**
+ * Whether a numbered or offset listing ends after a page of `count` items: an empty page does, and
+ * a short one once the reported total is `reached` (without a total, a short page is the end). A
+ * full page never ends it: the service may list more than it reported (the caller checks the count).
+ */
+function isLastPage(count: number, pageSize: number, reached: boolean): boolean {
+  return count === 0 || (reached && count < pageSize);
 }
 
 /** The request of one page: the listing's own parameters, then those of the page `at` names. */

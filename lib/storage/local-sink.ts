@@ -14,15 +14,8 @@ import {
   type ProcessOwner,
 } from './owner.ts';
 import { removeDeadFolders } from './scratch.ts';
-import {
-  type Once,
-  once,
-  type Sink,
-  type SinkObject,
-  type SinkSet,
-  type StoredObject,
-  trackPending,
-} from './sink.ts';
+import type { Once, Sink, SinkObject, SinkSet, StoredObject } from './sink.ts';
+import { once, trackPending } from './sink.ts';
 
 /** Options of {@link createLocalSink}. */
 export interface LocalSinkOptions {

@@ -20,15 +20,8 @@ import {
   type StagedObject,
 } from './s3-copy.ts';
 import { type RepairResult, repairDeadSets } from './s3-repair.ts';
-import {
-  type Once,
-  once,
-  type Sink,
-  type SinkObject,
-  type SinkSet,
-  type StoredObject,
-  trackPending,
-} from './sink.ts';
+import type { Once, Sink, SinkObject, SinkSet, StoredObject } from './sink.ts';
+import { once, trackPending } from './sink.ts';
 
 export { STAGING_SEGMENT } from './s3-copy.ts';
 
