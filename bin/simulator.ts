@@ -1,6 +1,7 @@
 #!/usr/bin/env -S npx tsx
 /** Standalone launcher of the Portfolio Balance Service simulator: `npm run simulator -- --help`. */
-import { banner, CliUsageError, parseCliArgs, USAGE } from '../lib/simulator/cli.ts';
+import { banner, parseCliArgs, USAGE } from '../lib/simulator/cli.ts';
+import { CliUsageError } from '../lib/simulator/errors.ts';
 import { startSimulator } from '../lib/simulator/index.ts';
 
 async function main(): Promise<void> {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { PROFILE_NAME } from '../lib/export/request.ts';
 import { CLAIM_NAME, DEFAULT_PROFILES_CLAIM } from '../lib/http-api/index.ts';
 import { connectionSchema, gainsPoliciesSchema, serviceShapeSchema } from '../lib/settings.ts';
+import { PbsConfigError } from './errors.ts';
 
 /** Requests per second the service accepts per API key (spec: token bucket, 429 beyond). */
 export const SERVICE_RATE_LIMIT_PER_KEY = 20;
@@ -233,11 +234,6 @@ export type PbsConfig = z.output<typeof PbsConfigSchema>;
 
 /** The deployment config as written in `cdk.json` (defaults optional). */
 export type PbsConfigInput = z.input<typeof PbsConfigSchema>;
-
-/** A deployment config that cannot be used; the message lists every problem with its path. */
-export class PbsConfigError extends Error {
-  override readonly name = 'PbsConfigError';
-}
 
 /**
  * Validates the deployment config. `raw` is the value of the `pbs` context key: an object (from

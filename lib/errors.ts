@@ -24,3 +24,13 @@ export class ValidationError extends PbsExportError {
     this.reason = reason;
   }
 }
+
+/** The service settings' config file could not be read (missing, a folder, no permission). */
+export class ConfigFileUnreadableError extends PbsExportError {
+  readonly file: string;
+
+  constructor(file: string, options?: { cause?: unknown }) {
+    super('config_unreadable', `cannot read config file ${file}`, options);
+    this.file = file;
+  }
+}

@@ -77,6 +77,51 @@ describe('retry', () => {
       [3, 30],
     ]);
   });
+
+  it('waits for an asynchronous decision and picks each pause from the error', async () => {
+    const pauses: number[] = [];
+    const waits = [new Transient('300'), new Transient('0'), new Transient('70')];
+    let calls = 0;
+
+    const result = await retry(
+      async () => {
+        const error = waits[calls++];
+        if (error) throw error;
+        return calls;
+      },
+      {
+        attempts: 4,
+        retryable: async (error) => error instanceof Transient,
+        delayMs: (_index, error) => Number((error as Error).message),
+        sleep: async (ms) => {
+          pauses.push(ms);
+        },
+      },
+    );
+
+    // A pause of 0 ms is skipped.
+    expect({ result, pauses }).toEqual({ result: 4, pauses: [300, 70] });
+  });
+
+  it("does not ask whether the last attempt's error is retryable", async () => {
+    let asked = 0;
+
+    const outcome = retry(
+      async () => {
+        throw new Transient();
+      },
+      {
+        attempts: 2,
+        retryable: () => {
+          asked += 1;
+          return true;
+        },
+      },
+    );
+
+    await expect(outcome).rejects.toBeInstanceOf(Transient);
+    expect(asked).toBe(1);
+  });
 });
 
 describe('fullJitter', () => {
@@ -84,5 +129,10 @@ describe('fullJitter', () => {
     const delay = fullJitter({ baseMs: 100, maxMs: 1000, factor: 3, random: () => 0.5 });
 
     expect([0, 1, 2, 3].map(delay)).toEqual([50, 150, 450, 500]);
+  });
+
+  it('returns whole milliseconds, 0 when random returns 0', () => {
+    expect(fullJitter({ baseMs: 100, maxMs: 1000, random: () => 0.999 })(0)).toBe(99);
+    expect(fullJitter({ baseMs: 100, maxMs: 1000, random: () => 0 })(5)).toBe(0);
   });
 });

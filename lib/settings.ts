@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { PbsExportError, ValidationError } from './errors.ts';
+import { ConfigFileUnreadableError, ValidationError } from './errors.ts';
 import type { ServiceShapeOverrides } from './pbs/shape.ts';
 
 /**
@@ -136,9 +136,7 @@ export async function loadServiceSettings(
     try {
       text = await readFile(configFile, 'utf8');
     } catch (error) {
-      throw new PbsExportError('config_unreadable', `cannot read config file ${configFile}`, {
-        cause: error,
-      });
+      throw new ConfigFileUnreadableError(configFile, { cause: error });
     }
     try {
       fromFile = JSON.parse(text) as Record<string, unknown>;

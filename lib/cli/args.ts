@@ -214,6 +214,29 @@ export function parseCommandLine(
   };
 }
 
+/** The `gains` fields given as text, by flag. */
+const GAINS_TEXT_FLAGS = {
+  'tax-rules': 'taxRules',
+  'gains-method': 'method',
+  'gains-pooling': 'pooling',
+  'tax-year-start': 'taxYearStart',
+  'same-instant-order': 'sameInstantOrder',
+  'protocol-moves': 'protocolMoves',
+  'transfer-in-basis': 'transferInBasis',
+  'transfer-fee': 'transferFee',
+  'gains-currency': 'currency',
+  'broker-reporting': 'brokerReporting',
+} as const;
+
+/** The fields `flags` name (flag → field) whose flag was given, with its text. */
+function textFields(values: Record<string, unknown>, flags: Record<string, string>): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const [flag, field] of Object.entries(flags)) {
+    if (values[flag] !== undefined) fields[field] = values[flag];
+  }
+  return fields;
+}
+
 function requestInput(values: Record<string, unknown>): Record<string, unknown> {
   const text = (name: string) => values[name] as string | undefined;
   const list = (name: string) => values[name] as string[] | undefined;
@@ -235,20 +258,10 @@ function requestInput(values: Record<string, unknown>): Record<string, unknown> 
   const protocols = list('protocol');
   if (protocols) request.protocols = protocols.length === 1 && protocols[0] === 'all' ? 'all' : protocols;
   if (text('window') !== undefined) request.window = text('window');
-  const gains: Record<string, unknown> = {};
-  if (text('tax-rules') !== undefined) gains.taxRules = text('tax-rules');
-  if (text('gains-method') !== undefined) gains.method = text('gains-method');
-  if (text('gains-pooling') !== undefined) gains.pooling = text('gains-pooling');
-  if (text('tax-year-start') !== undefined) gains.taxYearStart = text('tax-year-start');
+  const gains = textFields(values, GAINS_TEXT_FLAGS);
   const longTermYears = text('long-term-years');
   if (longTermYears !== undefined)
     gains.longTermYears = /^\d+$/.test(longTermYears) ? Number(longTermYears) : longTermYears;
-  if (text('same-instant-order') !== undefined) gains.sameInstantOrder = text('same-instant-order');
-  if (text('protocol-moves') !== undefined) gains.protocolMoves = text('protocol-moves');
-  if (text('transfer-in-basis') !== undefined) gains.transferInBasis = text('transfer-in-basis');
-  if (text('transfer-fee') !== undefined) gains.transferFee = text('transfer-fee');
-  if (text('gains-currency') !== undefined) gains.currency = text('gains-currency');
-  if (text('broker-reporting') !== undefined) gains.brokerReporting = text('broker-reporting');
   const tolerance = text('transfer-tolerance-hours');
   // A number goes to the schema as one (so its range check names the field); anything else as sent.
   if (tolerance !== undefined)

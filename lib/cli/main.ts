@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { PbsExportError, ValidationError } from '../errors.ts';
+import { ConfigFileUnreadableError, PbsExportError, ValidationError } from '../errors.ts';
 import { publicApiBase } from '../export/manifest.ts';
 import { publishReports } from '../export/publish.ts';
 import { parseExportRequest } from '../export/request.ts';
@@ -142,7 +142,7 @@ async function connect(command: RunCommand, profile: string, io: RedactingIo): P
   if (command.service.kind === 'service') {
     const settings = await loadServiceSettings(io.env, command.service.configFile).catch((error: unknown) => {
       // A config file that cannot be read is a bad --config value, not a failure of the export.
-      if (error instanceof PbsExportError && error.code === 'config_unreadable') {
+      if (error instanceof ConfigFileUnreadableError) {
         throw new ValidationError('--config', error.message, { cause: error });
       }
       throw error;

@@ -332,6 +332,8 @@ describe('fetchShards', () => {
       { workDir, concurrency: 1, shardAttempts: 3, idField: 'id' },
     );
     await expect(run).rejects.toBeInstanceOf(UnconfirmedShardError);
+    // The last two listings are the ones named: 1 id, then 3.
+    await expect(run).rejects.toThrow('(1 then 3 transactions');
     expect(source.queries).toHaveLength(4);
   });
 });

@@ -6,6 +6,7 @@ import { PbsListingError } from '../pbs/errors.ts';
 import type { Page, RawTransaction, TransactionQuery } from '../pbs/model.ts';
 import { createReadAheadBudget, type PageRequestOptions, type RequestScheduler } from '../pbs/pagination.ts';
 import { getPath } from '../pbs/path.ts';
+import { retry } from '../retry.ts';
 import { encodePartLine, type PartLineFields } from './part-line.ts';
 import { createNdjsonWriter } from './snapshot.ts';
 
@@ -372,8 +373,9 @@ function isInconsistentListing(error: unknown): boolean {
 
 /**
  * Lists a shard until it is shown complete: a reported total that matches, or (no total, or ids
- * repeated) the same ids listed again. A listing that disagrees counts against `shardAttempts`;
- * the confirming listing of a shard without a total does not, when it agrees.
+ * repeated) the same ids listed again. A listing that disagrees counts against `shardAttempts`
+ * (the project's {@link retry}, no pause: the data moved, the service is not failing); the
+ * confirming listing of a shard without a total does not, when it agrees.
  */
 async function fetchShardWithRetry(
   client: TransactionPageSource,
@@ -385,35 +387,42 @@ async function fetchShardWithRetry(
 ): Promise<FetchedShard> {
   let previous: Listing | null = null;
   let agreement: Agreement = { sameOrder: 0, sameSet: 0 };
-  let failures = 0;
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      const listing = await fetchShardOnce(client, shard, filters, partFile, options, requests);
-      agreement = agreementAfter(previous, listing, agreement);
-      const before = previous;
-      previous = listing;
+  let listings = 0;
+  /** Lists the shard once more; returns that listing and the one before it. */
+  const list = async (): Promise<{ listing: Listing; before: Listing | null }> => {
+    listings += 1;
+    const listing = await fetchShardOnce(client, shard, filters, partFile, options, requests);
+    agreement = agreementAfter(previous, listing, agreement);
+    const before = previous;
+    previous = listing;
+    return { listing, before };
+  };
+  const fetched = await retry(
+    async () => {
+      let { listing, before } = await list();
+      // The first listing of a shard without a total waits for its second: not a failure.
+      if (!confirmed(listing, agreement) && before === null && listing.duplicates === 0) {
+        ({ listing, before } = await list());
+      }
       if (!confirmed(listing, agreement)) {
-        // The first listing of a shard without a total waits for its second: not a failure.
-        if (before === null && listing.duplicates === 0) continue;
         if (listing.duplicates > 0) throw new InconsistentShardError(shard.id, listing.duplicates);
         throw new UnconfirmedShardError(shard.id, before?.listed ?? 0, listing.listed);
       }
-      const fetched: FetchedShard = {
-        shard,
-        partFile,
-        rows: listing.rows,
-        totalReported: listing.totalReported,
-        attempts: attempt,
-        completeness: listing.totalReported === null ? 'second-listing' : 'total',
-        ...(shard.otherThan !== undefined ? { listed: listing.listed } : {}),
-      };
-      options.onShardDone?.(fetched);
-      return fetched;
-    } catch (error) {
-      failures += 1;
-      if (!isInconsistentListing(error) || failures >= options.shardAttempts) throw error;
-    }
-  }
+      return listing;
+    },
+    { attempts: options.shardAttempts, retryable: isInconsistentListing },
+  );
+  const done: FetchedShard = {
+    shard,
+    partFile,
+    rows: fetched.rows,
+    totalReported: fetched.totalReported,
+    attempts: listings,
+    completeness: fetched.totalReported === null ? 'second-listing' : 'total',
+    ...(shard.otherThan !== undefined ? { listed: fetched.listed } : {}),
+  };
+  options.onShardDone?.(done);
+  return done;
 }
 
 async function fetchShardOnce(

@@ -167,6 +167,10 @@ const ERROR = {
   content: { 'application/json': { schema: ErrorBody } },
 };
 
+/** The error answers of a route, by status. */
+const errors = <S extends number>(...statuses: S[]) =>
+  Object.fromEntries(statuses.map((status) => [status, ERROR])) as Record<S, typeof ERROR>;
+
 const createReportRoute = createRoute({
   method: 'post',
   path: '/reports',
@@ -181,14 +185,7 @@ const createReportRoute = createRoute({
       content: { 'application/json': { schema: JobView } },
     },
     202: { description: 'the export was started', content: { 'application/json': { schema: Accepted } } },
-    400: ERROR,
-    403: ERROR,
-    404: ERROR,
-    413: ERROR,
-    415: ERROR,
-    422: ERROR,
-    500: ERROR,
-    503: ERROR,
+    ...errors(400, 403, 404, 413, 415, 422, 500, 503),
   },
 });
 
@@ -199,9 +196,7 @@ const getReportRoute = createRoute({
   request: { params: JobIdParams },
   responses: {
     200: { description: 'the job', content: { 'application/json': { schema: JobView } } },
-    400: ERROR,
-    404: ERROR,
-    500: ERROR,
+    ...errors(400, 404, 500),
   },
 });
 
@@ -212,10 +207,7 @@ const listReportsRoute = createRoute({
   request: { query: ListQuery },
   responses: {
     200: { description: 'the jobs', content: { 'application/json': { schema: JobList } } },
-    400: ERROR,
-    403: ERROR,
-    404: ERROR,
-    500: ERROR,
+    ...errors(400, 403, 404, 500),
   },
 });
 

@@ -50,12 +50,10 @@ export class ProfileBusyError extends PbsExportError {
 }
 
 /**
- * The local S3 layer refused a conditional write (`local-s3.ts`), shaped as S3's own 412
- * `PreconditionFailed` (`$metadata.httpStatusCode`), which the job store and the slots expect.
+ * The local S3 layer refused a conditional write (`local-s3.ts`), as S3 answers 412
+ * `PreconditionFailed` (the job store and the slots take either as a lost race).
  */
 export class LocalPreconditionFailedError extends PbsExportError {
-  readonly $metadata = { httpStatusCode: 412 };
-
   constructor(key: string, condition: string, options?: { cause?: unknown }) {
     super('precondition_failed', `${key}: ${condition} does not hold`, options);
   }

@@ -44,6 +44,7 @@ export { lookupProfile, monthlyProfiles, parseProfileRegistry } from './registry
 export {
   getJson,
   isConditionalConflict,
+  isLostRace,
   isNotFound,
   isPreconditionFailed,
   putJson,

@@ -16,6 +16,7 @@
  */
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { LocalPreconditionFailedError } from './errors.ts';
+import { isNotFound } from './s3-objects.ts';
 
 interface ConditionalInput {
   Bucket?: string;
@@ -34,8 +35,7 @@ export async function checkWriteCondition(probe: S3Client, input: ConditionalInp
   try {
     etag = (await probe.send(new HeadObjectCommand({ Bucket: input.Bucket, Key: input.Key }))).ETag;
   } catch (error) {
-    const status = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
-    if (status !== 404) throw error;
+    if (!isNotFound(error)) throw error;
     etag = undefined;
   }
   const key = `${input.Bucket}/${input.Key}`;

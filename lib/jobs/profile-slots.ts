@@ -30,7 +30,7 @@ import { retry } from '../retry.ts';
 import { JobConflictError, ProfileBusyError } from './errors.ts';
 import { KEYS, type ProfileRegistry } from './records.ts';
 import { lookupProfile } from './registry.ts';
-import { getJson, isConditionalConflict, isPreconditionFailed, putJson } from './s3-objects.ts';
+import { getJson, isLostRace, putJson } from './s3-objects.ts';
 
 /** How long a slot is held without renewal: longer than any task (15 minutes) plus retry delays. */
 export const DEFAULT_SLOT_LEASE_SECONDS = 30 * 60;
@@ -125,7 +125,6 @@ export function createProfileSlots(options: ProfileSlotsOptions): ProfileSlots {
   const staleMs = (options.queueStaleSeconds ?? DEFAULT_QUEUE_STALE_SECONDS) * 1000;
   const attempts = options.attempts ?? 8;
   const keyOf = (profile: string) => slotKey(lookupProfile(registry, profile).secretArn);
-  const lost = (error: unknown) => isPreconditionFailed(error) || isConditionalConflict(error);
   /** The queue without the entries of dead jobs (see {@link DEFAULT_QUEUE_STALE_SECONDS}). */
   const live = (lease: SlotLease | undefined, at: number) =>
     (lease?.queue ?? []).filter((entry) => at - Date.parse(entry.seenAt) <= staleMs);
@@ -156,10 +155,10 @@ export function createProfileSlots(options: ProfileSlotsOptions): ProfileSlots {
         },
         // Creates, plan attempts and renewals of one key all write this object: a short jittered
         // pause, longer with each lost race, keeps the losers from meeting again at once.
-        { attempts, retryable: lost, delayMs: (index) => Math.random() * RACE_PAUSE_MS * (index + 1) },
+        { attempts, retryable: isLostRace, delayMs: (index) => Math.random() * RACE_PAUSE_MS * (index + 1) },
       );
     } catch (error) {
-      if (lost(error)) throw new JobConflictError(jobId, { cause: error });
+      if (isLostRace(error)) throw new JobConflictError(jobId, { cause: error });
       throw error;
     }
   };

@@ -1,5 +1,13 @@
 /** Small JSON-object helpers over S3 with the error kinds the job store needs. */
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  NoSuchKey,
+  NotFound,
+  PutObjectCommand,
+  type S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { LocalPreconditionFailedError } from './errors.ts';
 
 /** A JSON object read from S3 with the ETag to make the next write conditional on. */
 export interface VersionedJson<T> {
@@ -7,32 +15,34 @@ export interface VersionedJson<T> {
   etag: string;
 }
 
-interface SdkErrorShape {
-  name?: string;
-  Code?: string;
-  $metadata?: { httpStatusCode?: number };
+/**
+ * The HTTP status of an error S3 answered. The SDK has classes for some of S3's errors
+ * (`NoSuchKey`, `NotFound`) and throws any other as its base `S3ServiceException`, told apart only
+ * by `name` and status: the status is what S3 documents for the conditional-write refusals (412
+ * `PreconditionFailed`, 409 `ConditionalRequestConflict`), so those are matched by it, never by name.
+ */
+function s3Status(error: unknown): number | undefined {
+  return error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
 }
 
-function shape(error: unknown): SdkErrorShape {
-  return typeof error === 'object' && error !== null ? (error as SdkErrorShape) : {};
-}
-
-/** S3 refused a conditional write (`If-None-Match` or `If-Match` did not hold): 412. */
+/** S3 (or the local layer, see `local-s3.ts`) refused a conditional write (`If-None-Match` or `If-Match` did not hold): 412. */
 export function isPreconditionFailed(error: unknown): boolean {
-  const e = shape(error);
-  return e.name === 'PreconditionFailed' || e.$metadata?.httpStatusCode === 412;
+  return error instanceof LocalPreconditionFailedError || s3Status(error) === 412;
 }
 
 /** Another conditional write to the same key was in flight (409): worth retrying. */
 export function isConditionalConflict(error: unknown): boolean {
-  const e = shape(error);
-  return e.name === 'ConditionalRequestConflict' || e.$metadata?.httpStatusCode === 409;
+  return s3Status(error) === 409;
 }
 
-/** The object does not exist (404 NoSuchKey / NotFound). */
+/** A conditional write lost its race (412 or 409): read again and decide again. */
+export function isLostRace(error: unknown): boolean {
+  return isPreconditionFailed(error) || isConditionalConflict(error);
+}
+
+/** The object does not exist (`NoSuchKey` from GET, `NotFound` from HEAD, or any 404). */
 export function isNotFound(error: unknown): boolean {
-  const e = shape(error);
-  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
+  return error instanceof NoSuchKey || error instanceof NotFound || s3Status(error) === 404;
 }
 
 /** Reads and parses a JSON object; `null` when it does not exist. */

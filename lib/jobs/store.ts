@@ -5,18 +5,15 @@
  */
 import {
   DeleteObjectCommand,
-  ListObjectsV2Command,
   PutObjectCommand,
+  paginateListObjectsV2,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { retry } from '../retry.ts';
 import { JobConflictError, JobNotFoundError } from './errors.ts';
 import { type JobRecord, KEYS } from './records.ts';
-import { getJson, isConditionalConflict, isPreconditionFailed, putJson } from './s3-objects.ts';
-
-/** A conditional write lost to another writer (412, or 409 while one is in flight). */
-const lostRace = (error: unknown) => isPreconditionFailed(error) || isConditionalConflict(error);
+import { getJson, isLostRace, putJson } from './s3-objects.ts';
 
 /** Job ids are 32 lowercase hex characters (see `jobIdFor`). */
 export const JOB_ID = /^[0-9a-f]{32}$/;
@@ -73,7 +70,7 @@ export function createJobStore(options: JobStoreOptions): JobStore {
       try {
         await putJson(client, bucket, KEYS.job(job.jobId), job, { ifNoneMatch: '*' });
       } catch (error) {
-        if (!isPreconditionFailed(error) && !isConditionalConflict(error)) throw error;
+        if (!isLostRace(error)) throw error;
         created = false;
         // 409 means another create is in flight: reading may still miss it, so retry the read.
         stored = await retry(
@@ -103,10 +100,10 @@ export function createJobStore(options: JobStoreOptions): JobStore {
             await putJson(client, bucket, KEYS.job(jobId), next, { ifMatch: current.etag });
             return next;
           },
-          { attempts: updateAttempts, retryable: lostRace },
+          { attempts: updateAttempts, retryable: isLostRace },
         );
       } catch (error) {
-        if (lostRace(error)) throw new JobConflictError(jobId, { cause: error });
+        if (isLostRace(error)) throw new JobConflictError(jobId, { cause: error });
         throw error;
       }
     },
@@ -116,23 +113,19 @@ export function createJobStore(options: JobStoreOptions): JobStore {
     },
     async listByProfile(profile, limit) {
       const ids: string[] = [];
-      let token: string | undefined;
       // No MaxKeys: S3's default page (1000) covers any limit up to 100, and s3rver answers 500
       // to max-keys. Markers sort newest first, so the first pages hold the newest jobs.
-      do {
-        const page = await client.send(
-          new ListObjectsV2Command({
-            Bucket: bucket,
-            Prefix: KEYS.jobIndexPrefix(profile),
-            ContinuationToken: token,
-          }),
-        );
+      const pages = paginateListObjectsV2(
+        { client },
+        { Bucket: bucket, Prefix: KEYS.jobIndexPrefix(profile) },
+      );
+      for await (const page of pages) {
         for (const object of page.Contents ?? []) {
           const id = object.Key?.split('/').pop()?.split('-')[1];
           if (id !== undefined && JOB_ID.test(id) && !ids.includes(id)) ids.push(id);
         }
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token !== undefined && ids.length < limit);
+        if (ids.length >= limit) break;
+      }
       const limitReads = pLimit(8);
       const jobs = await Promise.all(ids.slice(0, limit).map((id) => limitReads(() => get(id))));
       // A marker without a record is an undone start: skip it.

@@ -16,25 +16,14 @@ import {
 } from '../http-api/index.ts';
 import {
   JOB_ID,
+  type JobObserver,
   type MonthlyDeps,
   type MonthlyItem,
   type MonthlyItemOutput,
   type ProfileSlots,
   startMonthlyExport,
 } from '../jobs/index.ts';
-import {
-  createWorkers,
-  type ExportInput,
-  type FailInput,
-  type FailOutput,
-  type FetchShardInput,
-  type FetchShardOutput,
-  type FinishOutput,
-  type PlanOutput,
-  type WorkerDeps,
-  type Workers,
-  withProfileSlots,
-} from '../workflow/index.ts';
+import { createWorkers, type WorkerDeps, type Workers, withProfileSlots } from '../workflow/index.ts';
 import {
   appendJobKeys,
   type InvocationKeys,
@@ -87,15 +76,29 @@ function jobIdOf(event: unknown): InvocationKeys {
   return typeof jobId === 'string' ? { jobId } : {};
 }
 
+/**
+ * A context's deps with the observability hooks: its metrics, and the keys of each job the code
+ * reads (`keysOf`) on every later log line of the invocation.
+ */
+function hooked<C extends { obs: Observability }>(
+  ctx: C,
+  keysOf: (job: Parameters<JobObserver>[0]) => InvocationKeys,
+): C & { metrics: Observability['metrics']; onJob: JobObserver } {
+  return { ...ctx, metrics: ctx.obs.metrics, onJob: (job) => appendJobKeys(ctx.obs, keysOf(job)) };
+}
+
+/** The keys of a job the API or the monthly start reads. */
+const jobKeys = (job: Parameters<JobObserver>[0]): InvocationKeys => ({
+  jobId: job.jobId,
+  profile: job.profile,
+});
+
 /** The workers over a (lazy) context, wrapped in the profile slots when configured; built on first use. */
 function boundWorkers(context: Lazy<WorkerContext>): () => { obs: Observability; workers: Workers } {
   return memo(() => {
     const ctx = memo(context)();
-    const created = createWorkers({
-      ...ctx,
-      metrics: ctx.obs.metrics,
-      onJob: (job) => appendJobKeys(ctx.obs, { profile: job.profile }),
-    });
+    // The worker's jobId is on the log lines from the event already.
+    const created = createWorkers(hooked(ctx, (job) => ({ profile: job.profile })));
     const workers = ctx.slots ? withProfileSlots(created, ctx.slots, ctx.jobs) : created;
     return { obs: ctx.obs, workers };
   });
@@ -106,28 +109,33 @@ function boundWorkers(context: Lazy<WorkerContext>): () => { obs: Observability;
  * read, `profile` on every log line, the workers' metrics flushed at the end. The context is
  * built on the first invocation (a configuration error throws there, naming the variable).
  */
-export function workerHandler<E, R>(
+export function workerHandler<K extends keyof Workers>(
   context: Lazy<WorkerContext>,
-  task: (workers: Workers, event: E) => Promise<R>,
-): LambdaHandler<E, R> {
+  task: K,
+): LambdaHandler<TaskEvent<K>, TaskResult<K>> {
   const built = memo(() => {
     const { obs, workers } = boundWorkers(context)();
-    return withObservability<E, R>(obs, jobIdOf, (event) => {
+    const run = workers[task] as (input: TaskEvent<K>) => Promise<TaskResult<K>>;
+    return withObservability<TaskEvent<K>, TaskResult<K>>(obs, jobIdOf, (event) => {
       requireJobId(event);
-      return task(workers, event);
+      return run(event);
     });
   });
+  // async: a configuration error thrown while building rejects, as Lambda expects.
   return async (event, lambdaContext) => built()(event, lambdaContext);
 }
+
+/** The payload a worker task takes. */
+type TaskEvent<K extends keyof Workers> = Parameters<Workers[K]>[0];
+/** What a worker task returns. */
+type TaskResult<K extends keyof Workers> = Workers[K] extends (input: never) => Promise<infer R> ? R : never;
 
 /** The API app over a (lazy) context, with the observability hooks, built on first use. */
 function apiApp(context: Lazy<ApiContext>): () => { obs: Observability; app: OpenAPIHono } {
   return memo(() => {
     const ctx = memo(context)();
     const app = createApi({
-      ...ctx,
-      metrics: ctx.obs.metrics,
-      onJob: (job) => appendJobKeys(ctx.obs, { jobId: job.jobId, profile: job.profile }),
+      ...hooked(ctx, jobKeys),
       onError: (message, error) => ctx.obs.logger.error(message, error as Error),
     });
     return { obs: ctx.obs, app };
@@ -234,28 +242,20 @@ export function createMonthlyStartHandler(
     const profileOf = (event: MonthlyItem) =>
       typeof event?.profile === 'string' ? { profile: event.profile } : {};
     return withObservability<MonthlyItem, MonthlyItemOutput>(ctx.obs, profileOf, (event) =>
-      startMonthlyExport(event, {
-        ...ctx,
-        metrics: ctx.obs.metrics,
-        onJob: (job) => appendJobKeys(ctx.obs, { jobId: job.jobId, profile: job.profile }),
-      }),
+      startMonthlyExport(event, hooked(ctx, jobKeys)),
     );
   });
   return async (event, lambdaContext) => built()(event, lambdaContext);
 }
 
 /** The plan task's handler (`ExportInput` → `PlanOutput`: job → running, plan.json written). */
-export const createPlanHandler = (context: Lazy<WorkerContext>) =>
-  workerHandler<ExportInput, PlanOutput>(context, (workers, event) => workers.plan(event));
+export const createPlanHandler = (context: Lazy<WorkerContext>) => workerHandler(context, 'plan');
 
 /** The fetch-shard task's handler (one Map item: the shard fetched, uploaded as a part). */
-export const createFetchShardHandler = (context: Lazy<WorkerContext>) =>
-  workerHandler<FetchShardInput, FetchShardOutput>(context, (workers, event) => workers.fetchShard(event));
+export const createFetchShardHandler = (context: Lazy<WorkerContext>) => workerHandler(context, 'fetchShard');
 
 /** The finish task's handler (parts assembled, reports and manifest published, job → succeeded). */
-export const createFinishHandler = (context: Lazy<WorkerContext>) =>
-  workerHandler<ExportInput, FinishOutput>(context, (workers, event) => workers.finish(event));
+export const createFinishHandler = (context: Lazy<WorkerContext>) => workerHandler(context, 'finish');
 
 /** The catch task's handler (`{ jobId, error }` or `{ jobId, executionStatus }` → job failed). */
-export const createFailHandler = (context: Lazy<WorkerContext>) =>
-  workerHandler<FailInput, FailOutput>(context, (workers, event) => workers.fail(event));
+export const createFailHandler = (context: Lazy<WorkerContext>) => workerHandler(context, 'fail');

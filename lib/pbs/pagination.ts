@@ -158,21 +158,16 @@ function pageRequests<T>(options: PaginateOptions<T>, pageSize: number) {
 }
 
 async function* pageNumbers<T>(options: PaginateOptions<T>, style: PageStyle): AsyncGenerator<Page<T>> {
-  const repeat = repeatGuard();
-  const requests = pageRequests(options, style.pageSize);
-  const targetAt = (index: number) =>
-    endpointTarget(options.base.baseUrl, options.signedPath, [
-      ...options.params,
-      [style.pageParam, String(style.firstPage + index)],
-      [style.pageSizeParam, String(style.pageSize)],
-    ]);
+  const { take, requests } = pageTaker(options, style.pageSize, style.totalItemsPath);
+  const targetAt = pagedTarget(options, (index) => [
+    [style.pageParam, String(style.firstPage + index)],
+    [style.pageSizeParam, String(style.pageSize)],
+  ]);
   let fetched = 0;
   try {
     for (let index = 0; ; index++) {
       const target = targetAt(index);
-      const { response, items } = await requests.take(target);
-      repeat.check(items, target.path);
-      const totalItems = readCount(response.body, style.totalItemsPath, target.path);
+      const { response, items, totalItems } = await take(target);
       const totalPages = readCount(response.body, style.totalPagesPath, target.path);
       if (requests.readAhead > 0 && items.length > 0) {
         // The pages the reported total still promises, up to the read-ahead.
@@ -186,15 +181,8 @@ async function* pageNumbers<T>(options: PaginateOptions<T>, style: PageStyle): A
       }
       yield { items, totalItems, index, exactNumbers: response.exactNumbers };
       fetched += items.length;
-      if (items.length === 0) return;
-      const full = items.length >= style.pageSize;
-      if (totalPages !== null) {
-        if (index + 1 >= totalPages && !full) return;
-      } else if (totalItems !== null) {
-        if (fetched >= totalItems && !full) return;
-      } else if (!full) {
-        return;
-      }
+      const reached = totalPages !== null ? index + 1 >= totalPages : fetched >= (totalItems ?? 0);
+      if (isLastPage(items.length, style.pageSize, reached)) return;
     }
   } finally {
     requests.drop();
@@ -202,21 +190,16 @@ async function* pageNumbers<T>(options: PaginateOptions<T>, style: PageStyle): A
 }
 
 async function* offsets<T>(options: PaginateOptions<T>, style: OffsetStyle): AsyncGenerator<Page<T>> {
-  const repeat = repeatGuard();
-  const requests = pageRequests(options, style.limit);
-  const targetAt = (offset: number) =>
-    endpointTarget(options.base.baseUrl, options.signedPath, [
-      ...options.params,
-      [style.offsetParam, String(offset)],
-      [style.limitParam, String(style.limit)],
-    ]);
+  const { take, requests } = pageTaker(options, style.limit, style.totalItemsPath);
+  const targetAt = pagedTarget(options, (offset) => [
+    [style.offsetParam, String(offset)],
+    [style.limitParam, String(style.limit)],
+  ]);
   let offset = 0;
   try {
     for (let index = 0; ; index++) {
       const target = targetAt(offset);
-      const { response, items } = await requests.take(target);
-      repeat.check(items, target.path);
-      const totalItems = readCount(response.body, style.totalItemsPath, target.path);
+      const { response, items, totalItems } = await take(target);
       if (requests.readAhead > 0 && items.length > 0 && totalItems !== null) {
         // The offsets the reported total still promises if pages stay full, up to the read-ahead.
         const targets: RequestTarget[] = [];
@@ -231,17 +214,48 @@ async function* offsets<T>(options: PaginateOptions<T>, style: OffsetStyle): Asy
       }
       yield { items, totalItems, index, exactNumbers: response.exactNumbers };
       offset += items.length;
-      if (items.length === 0) return;
-      const full = items.length >= style.limit;
-      if (totalItems !== null) {
-        if (offset >= totalItems && !full) return;
-      } else if (!full) {
-        return;
-      }
+      if (isLastPage(items.length, style.limit, offset >= (totalItems ?? 0))) return;
     }
   } finally {
     requests.drop();
   }
+}
+
+/**
+ * Whether a numbered or offset listing ends after a page of `count` items: an empty page does, and
+ * a short one once the reported total is `reached` (without a total, a short page is the end). A
+ * full page never ends it: the service may list more than it reported (the caller checks the count).
+ */
+function isLastPage(count: number, pageSize: number, reached: boolean): boolean {
+  return count === 0 || (reached && count < pageSize);
+}
+
+/** The request of one page: the listing's own parameters, then those of the page `at` names. */
+function pagedTarget<T>(
+  options: PaginateOptions<T>,
+  pageParams: (at: number) => QueryParams,
+): (at: number) => RequestTarget {
+  return (at) =>
+    endpointTarget(options.base.baseUrl, options.signedPath, [...options.params, ...pageParams(at)]);
+}
+
+/**
+ * Takes the pages of a numbered or offset listing: each page's items checked against a repeated
+ * page, with the total the response reports.
+ */
+function pageTaker<T>(
+  options: PaginateOptions<T>,
+  pageSize: number,
+  totalItemsPath: PageStyle['totalItemsPath'],
+) {
+  const repeat = repeatGuard();
+  const requests = pageRequests(options, pageSize);
+  const take = async (target: RequestTarget) => {
+    const { response, items } = await requests.take(target);
+    repeat.check(items, target.path);
+    return { response, items, totalItems: readCount(response.body, totalItemsPath, target.path) };
+  };
+  return { take, requests };
 }
 
 async function* cursors<T>(options: PaginateOptions<T>, style: CursorStyle): AsyncGenerator<Page<T>> {

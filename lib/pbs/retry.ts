@@ -1,17 +1,17 @@
+import { fullJitter, retry } from '../retry.ts';
 import type { PbsLogger, PbsRetryOptions } from './config.ts';
 import { PbsHttpError, PbsRequestError } from './errors.ts';
 
 /**
  * Full-jitter exponential backoff: `random() × min(maxDelayMs, baseDelayMs × 2^retryIndex)`,
- * where `retryIndex` is 0 before the first retry.
+ * where `retryIndex` is 0 before the first retry (the project's {@link fullJitter}).
  */
 export function backoffDelay(
   retryIndex: number,
   options: Pick<PbsRetryOptions, 'baseDelayMs' | 'maxDelayMs'>,
   random: () => number,
 ): number {
-  const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** retryIndex);
-  return Math.floor(random() * ceiling);
+  return fullJitter({ baseMs: options.baseDelayMs, maxMs: options.maxDelayMs, random })(retryIndex);
 }
 
 /**
@@ -28,12 +28,13 @@ export function parseRetryAfter(value: string | null | undefined, nowMs: number)
   return Math.max(0, at - nowMs);
 }
 
+/** How {@link withRetry} retries: the client's settings and its injected clock, randomness and logger. */
 export interface RetryContext {
   options: PbsRetryOptions;
   sleep: (ms: number) => Promise<void>;
   random: () => number;
   logger: PbsLogger;
-  /** Called before each retry (for statistics). */
+  /** Called before each retry after a transient error (for statistics), with its pause. */
   onRetry?: (error: PbsRequestError, delayMs: number) => void;
   /**
    * Lets the caller fix a non-retryable error (e.g. clock skew, rotated credentials): return (or
@@ -42,41 +43,58 @@ export interface RetryContext {
   recover?: (error: PbsRequestError) => boolean | Promise<boolean>;
 }
 
+/** The pause the service asks for (429, 503 `Retry-After`), if any. */
+function retryAfterOf(error: PbsRequestError): number | null {
+  return error instanceof PbsHttpError ? error.retryAfterMs : null;
+}
+
 /**
- * Runs `operation` until it succeeds, a non-retryable error occurs or `maxAttempts` attempts are
- * spent; then throws the last typed error with its `attempts` count. Waits at least `Retry-After`
- * when the service sends one.
+ * Runs `operation` on the project's {@link retry} until it succeeds, a non-retryable error occurs
+ * or `maxAttempts` attempts are spent; then throws the last typed error with its `attempts` count.
+ * Retries request errors that are transient (`retryable`: network, timeout, unreadable body, 429,
+ * 5xx) after full-jitter backoff, waiting at least `Retry-After` when the service sends one (and
+ * giving up at once when that is beyond `maxRetryAfterMs`); retries others at once when `recover`
+ * fixed their cause. Errors that are not request errors are thrown untouched.
  */
 export async function withRetry<T>(
   operation: (attempt: number) => Promise<T>,
   context: RetryContext,
 ): Promise<T> {
-  const { options, sleep, random, logger } = context;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await operation(attempt);
-    } catch (error) {
-      if (!(error instanceof PbsRequestError)) throw error;
-      const last = attempt >= options.maxAttempts;
-      if (!error.retryable) {
-        if (!last && (await context.recover?.(error))) continue;
-        throw error.withAttempts(attempt);
-      }
-      if (last) throw error.withAttempts(attempt);
-      let delay = backoffDelay(attempt - 1, options, random);
-      const retryAfterMs = error instanceof PbsHttpError ? error.retryAfterMs : null;
-      if (retryAfterMs !== null) {
-        if (retryAfterMs > options.maxRetryAfterMs) throw error.withAttempts(attempt);
-        delay = Math.max(delay, retryAfterMs);
-      }
-      logger.debug('PBS request failed; retrying', {
-        path: error.path,
-        code: error.code,
-        attempt,
-        delayMs: delay,
-      });
-      context.onRetry?.(error, delay);
-      await sleep(delay);
-    }
+  const { options, logger } = context;
+  const jitter = (retryIndex: number) => backoffDelay(retryIndex, options, context.random);
+  let attempts = 0;
+  try {
+    return await retry(
+      (attempt) => {
+        attempts = attempt;
+        return operation(attempt);
+      },
+      {
+        attempts: options.maxAttempts,
+        retryable: async (error) => {
+          if (!(error instanceof PbsRequestError)) return false;
+          if (!error.retryable) return (await context.recover?.(error)) === true;
+          return (retryAfterOf(error) ?? 0) <= options.maxRetryAfterMs;
+        },
+        // A recovered error is retried at once: its cause is fixed, not transient.
+        delayMs: (retryIndex, error) =>
+          error instanceof PbsRequestError && error.retryable
+            ? Math.max(jitter(retryIndex), retryAfterOf(error) ?? 0)
+            : 0,
+        sleep: context.sleep,
+        onRetry: (error, attempt, delayMs) => {
+          if (!(error instanceof PbsRequestError) || !error.retryable) return;
+          logger.debug('PBS request failed; retrying', {
+            path: error.path,
+            code: error.code,
+            attempt,
+            delayMs,
+          });
+          context.onRetry?.(error, delayMs);
+        },
+      },
+    );
+  } catch (error) {
+    throw error instanceof PbsRequestError ? error.withAttempts(attempts) : error;
   }
 }

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { signRequest } from '../pbs/signing.ts';
-import { HttpError } from './http-error.ts';
+import { HttpError } from './errors.ts';
 import type { SimulatedProfile } from './types.ts';
 
 /** What authentication needs from one request. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CliUsageError, parseCliArgs } from './cli.ts';
+import { parseCliArgs } from './cli.ts';
+import { CliUsageError } from './errors.ts';
 
 describe('parseCliArgs', () => {
   it('returns the port, demo transaction count, seed, latency and rate limit from the flags', () => {

@@ -1,17 +1,7 @@
 import { parseArgs } from 'node:util';
+import { CliUsageError } from './errors.ts';
 import { profilesWithCounts } from './profiles.ts';
 import type { RunningSimulator, SimulatorOptions } from './types.ts';
-
-/** A command-line mistake; `flag` names the offending flag. */
-export class CliUsageError extends Error {
-  constructor(
-    readonly flag: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CliUsageError';
-  }
-}
 
 /** Usage text of `bin/simulator.ts`. */
 export const USAGE = `Usage: tsx bin/simulator.ts [--port N] [--transactions N] [--seed N] [--latency-ms N] [--rate-limit N]

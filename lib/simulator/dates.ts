@@ -1,5 +1,5 @@
 import type { DateFormat } from '../pbs/shape.ts';
-import { badParameter } from './http-error.ts';
+import { badParameter } from './errors.ts';
 
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?Z$/;
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -2,10 +2,4 @@
 export { CATEGORIES, Portfolio, PROTOCOLS, TOKENS } from './data.ts';
 export { DEFAULT_PROFILES, profilesWithCounts } from './profiles.ts';
 export { startSimulator } from './server.ts';
-export type {
-  FaultOptions,
-  RequestLogEntry,
-  RunningSimulator,
-  SimulatedProfile,
-  SimulatorOptions,
-} from './types.ts';
+export type * from './types.ts';

@@ -1,6 +1,6 @@
 import { setPath } from '../pbs/path.ts';
 import type { Pagination } from '../pbs/shape.ts';
-import { badParameter } from './http-error.ts';
+import { badParameter } from './errors.ts';
 import { stringHash32 } from './random.ts';
 
 /** The largest page the service returns (GAPS.md). */

@@ -1,7 +1,7 @@
 import type { ServiceShape } from '../pbs/shape.ts';
 import { type Portfolio, TOKENS } from './data.ts';
 import { endOfDay, parseDateParam } from './dates.ts';
-import { badParameter } from './http-error.ts';
+import { badParameter } from './errors.ts';
 
 export type SortKey = 'date' | 'value' | 'fee';
 export type SortOrder = 'asc' | 'desc';

@@ -31,3 +31,13 @@ export class StorageAbortedError extends PbsExportError {
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * Whether `error` is a Node.js system error with one of `codes` (`ENOENT`, `EPERM`, …). Matched by
+ * its `code` string because Node throws system errors as plain `Error`s: they have no class of
+ * their own to match with `instanceof`, and `code` is their documented, stable identity.
+ */
+export function isSystemError(error: unknown, ...codes: string[]): boolean {
+  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+  return code !== undefined && codes.includes(code);
+}

@@ -3,7 +3,7 @@ import { createWriteStream, type Dirent, type WriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { messageOf, StorageAbortedError, StorageError } from './errors.ts';
+import { isSystemError, messageOf, StorageAbortedError, StorageError } from './errors.ts';
 import { HashingStream } from './hashing.ts';
 import { assertListPrefix, assertObjectName, isPartialSegment, isStagingSegment } from './names.ts';
 import {
@@ -14,7 +14,8 @@ import {
   type ProcessOwner,
 } from './owner.ts';
 import { removeDeadFolders } from './scratch.ts';
-import { type Sink, type SinkObject, type SinkSet, type StoredObject, trackPending } from './sink.ts';
+import type { Once, Sink, SinkObject, SinkSet, StoredObject } from './sink.ts';
+import { once, trackPending } from './sink.ts';
 
 /** Options of {@link createLocalSink}. */
 export interface LocalSinkOptions {
@@ -107,7 +108,7 @@ async function exists(path: string): Promise<boolean> {
     await stat(path);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if (isSystemError(error, 'ENOENT')) return false;
     throw new StorageError(path, `could not inspect: ${messageOf(error)}`, { cause: error });
   }
 }
@@ -170,15 +171,12 @@ function openLocalObject(target: string, described: Described, contentType: stri
   const written = writeTemp(stream, dir, temp, target);
   written.catch((error: unknown) => stream.destroy(error instanceof Error ? error : undefined));
 
-  let outcome: Promise<StoredObject> | undefined;
-  let aborting: Promise<void> | undefined;
-
-  const done = async (): Promise<StoredObject> => {
-    if (aborting !== undefined) throw new StorageError(target, 'write was aborted');
+  const done: Once<[], StoredObject> = once(async () => {
+    if (abort.started() !== undefined) throw new StorageError(target, 'write was aborted');
     if (!stream.writableEnded && !stream.destroyed) stream.end();
     try {
       await written;
-      if (aborting !== undefined) throw new StorageAbortedError(target);
+      if (abort.started() !== undefined) throw new StorageAbortedError(target);
       await rename(temp, target);
     } catch (error) {
       await rm(temp, { force: true });
@@ -190,25 +188,16 @@ function openLocalObject(target: string, described: Described, contentType: stri
     }
     await syncDirectory(dir);
     return { ...described, bytes: stream.bytes, sha256: stream.sha256, contentType };
-  };
+  });
+  const abort = once(async (reason?: unknown) => {
+    stream.destroy(new StorageAbortedError(target, { cause: reason }));
+    await written.catch(() => {});
+    // A done() already past its last check may still rename; let it finish, then keep its file.
+    await done.started()?.catch(() => {});
+    await rm(temp, { force: true });
+  });
 
-  return {
-    stream,
-    done() {
-      outcome ??= done();
-      return outcome;
-    },
-    abort(reason?: unknown) {
-      aborting ??= (async () => {
-        stream.destroy(new StorageAbortedError(target, { cause: reason }));
-        await written.catch(() => {});
-        // A done() already past its last check may still rename; let it finish, then keep its file.
-        await outcome?.catch(() => {});
-        await rm(temp, { force: true });
-      })();
-      return aborting;
-    },
-  };
+  return { stream, done: () => done(), abort };
 }
 
 async function writeTemp(stream: HashingStream, dir: string, temp: string, target: string): Promise<void> {
@@ -242,8 +231,7 @@ async function collectFiles(dir: string, relative: string, names: string[]): Pro
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return;
+    if (isSystemError(error, 'ENOENT', 'ENOTDIR')) return;
     throw new StorageError(dir, `could not list: ${messageOf(error)}`, { cause: error });
   }
   for (const entry of entries) {

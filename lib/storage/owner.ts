@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
+import { isSystemError } from './errors.ts';
 
 /**
  * The process that owns a scratch or staging folder, and how to tell whether another process of
@@ -54,6 +55,6 @@ function pidExists(pid: number): boolean {
     return true;
   } catch (error) {
     // EPERM: the process exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return isSystemError(error, 'EPERM');
   }
 }

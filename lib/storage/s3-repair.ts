@@ -4,7 +4,7 @@
  * leaves some files at their final keys without a manifest. The set was complete (its commit
  * marker says so, and lists its keys), so the next run finishes the copies, manifest last.
  */
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { paginateListObjectsV2 } from '@aws-sdk/client-s3';
 import { messageOf, StorageError } from './errors.ts';
 import { isDeadOwner, type ProcessOwner } from './owner.ts';
 import { COMMIT_MARKER, readCommitMarker, type SetPlaces } from './s3-commit-marker.ts';
@@ -86,16 +86,8 @@ export async function repairDeadSets(settings: RepairSettings): Promise<RepairRe
 async function listMarkers(settings: RepairSettings, stagingRoot: string): Promise<string[]> {
   const { client, bucket } = settings;
   const markers: string[] = [];
-  let continuationToken: string | undefined;
   try {
-    do {
-      const page = await client.send(
-        new ListObjectsV2Command({
-          Bucket: bucket,
-          Prefix: stagingRoot,
-          ContinuationToken: continuationToken,
-        }),
-      );
+    for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: stagingRoot })) {
       for (const object of page.Contents ?? []) {
         const key = object.Key ?? '';
         // `_staging/.commit` itself belongs to no set.
@@ -103,8 +95,7 @@ async function listMarkers(settings: RepairSettings, stagingRoot: string): Promi
           markers.push(key);
         }
       }
-      continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (continuationToken !== undefined);
+    }
   } catch (error) {
     throw new StorageError(`s3://${bucket}/${stagingRoot}`, `could not list: ${messageOf(error)}`, {
       cause: error,

@@ -1,7 +1,7 @@
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
-  ListObjectsV2Command,
+  paginateListObjectsV2,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
@@ -20,7 +20,8 @@ import {
   type StagedObject,
 } from './s3-copy.ts';
 import { type RepairResult, repairDeadSets } from './s3-repair.ts';
-import { type Sink, type SinkObject, type SinkSet, type StoredObject, trackPending } from './sink.ts';
+import type { Once, Sink, SinkObject, SinkSet, StoredObject } from './sink.ts';
+import { once, trackPending } from './sink.ts';
 
 export { STAGING_SEGMENT } from './s3-copy.ts';
 
@@ -145,23 +146,18 @@ export function createS3Sink(options: S3SinkOptions): Sink {
     async list(listPrefix: string): Promise<string[]> {
       assertListPrefix(listPrefix);
       const names: string[] = [];
-      let continuationToken: string | undefined;
       try {
-        do {
-          const page = await client.send(
-            new ListObjectsV2Command({
-              Bucket: bucket,
-              Prefix: `${keyPrefix}${listPrefix}`,
-              ContinuationToken: continuationToken,
-            }),
-          );
+        const pages = paginateListObjectsV2(
+          { client },
+          { Bucket: bucket, Prefix: `${keyPrefix}${listPrefix}` },
+        );
+        for await (const page of pages) {
           for (const object of page.Contents ?? []) {
             const name = object.Key?.slice(keyPrefix.length);
             // Staged objects are not in place yet: they are not listed.
             if (name !== undefined && !name.startsWith(`${STAGING_SEGMENT}/`)) names.push(name);
           }
-          continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-        } while (continuationToken !== undefined);
+        }
       } catch (error) {
         throw new StorageError(`${root}/${listPrefix}`, `could not list: ${messageOf(error)}`, {
           cause: error,
@@ -387,14 +383,13 @@ function openS3Object(settings: ObjectSettings): SinkObject {
     return cleanup;
   };
 
-  let outcome: Promise<StoredObject> | undefined;
-  let aborting: Promise<void> | undefined;
   let committed = false;
 
-  const done = async (): Promise<StoredObject> => {
-    if (aborting !== undefined) throw new StorageError(location, 'upload was aborted');
+  const done: Once<[], StoredObject> = once(async () => {
+    if (abort.started() !== undefined) throw new StorageError(location, 'upload was aborted');
     if (!stream.writableEnded && !stream.destroyed) stream.end();
     const result = await settled;
+    const aborting = abort.started();
     if (aborting !== undefined) {
       await aborting;
       throw new StorageError(location, 'upload was aborted');
@@ -408,31 +403,22 @@ function openS3Object(settings: ObjectSettings): SinkObject {
     }
     committed = true;
     return { ...described, bytes: stream.bytes, sha256: stream.sha256, contentType };
-  };
+  });
+  const abort = once(async (reason?: unknown) => {
+    if (committed) return;
+    // Not upload.abort(): that rejects done() at once, with parts still in flight and no
+    // AbortMultipartUpload sent while the body is open. Destroying the body makes the upload
+    // stop reading, so `settled` resolves only after in-flight parts settle and uploadId is final.
+    stream.destroy(new StorageAbortedError(location, { cause: reason }));
+    const cleanupError = await discard(await settled);
+    if (cleanupError !== undefined) {
+      onCleanupError?.(
+        new StorageError(location, `could not discard the upload: ${messageOf(cleanupError)}`, {
+          cause: cleanupError,
+        }),
+      );
+    }
+  });
 
-  return {
-    stream,
-    done() {
-      outcome ??= done();
-      return outcome;
-    },
-    abort(reason?: unknown) {
-      aborting ??= (async () => {
-        if (committed) return;
-        // Not upload.abort(): that rejects done() at once, with parts still in flight and no
-        // AbortMultipartUpload sent while the body is open. Destroying the body makes the upload
-        // stop reading, so `settled` resolves only after in-flight parts settle and uploadId is final.
-        stream.destroy(new StorageAbortedError(location, { cause: reason }));
-        const cleanupError = await discard(await settled);
-        if (cleanupError !== undefined) {
-          onCleanupError?.(
-            new StorageError(location, `could not discard the upload: ${messageOf(cleanupError)}`, {
-              cause: cleanupError,
-            }),
-          );
-        }
-      })();
-      return aborting;
-    },
-  };
+  return { stream, done: () => done(), abort };
 }

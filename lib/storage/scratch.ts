@@ -1,5 +1,6 @@
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isSystemError } from './errors.ts';
 import { isDeadOwner, OWNER_TAG_PATTERN, type OwnerTag, ownerTag, type ProcessOwner } from './owner.ts';
 
 /** What a sweep removed, and what it could not remove (reported, never thrown). */
@@ -50,7 +51,7 @@ export async function removeDeadFolders(
   try {
     names = await readdir(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return result;
+    if (isSystemError(error, 'ENOENT')) return result;
     result.failed.push({ path: dir, error });
     return result;
   }

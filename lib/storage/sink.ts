@@ -114,3 +114,23 @@ export function trackPending(
     },
   };
 }
+
+/** A function whose every call after the first returns the first call's promise; see {@link once}. */
+export interface Once<A extends unknown[], T> {
+  (...args: A): Promise<T>;
+  /** The first call's promise, or undefined before it. */
+  started(): Promise<T> | undefined;
+}
+
+/**
+ * Runs `run` on the first call only: an object's `done()` and `abort()` each happen once, however
+ * often they are called, and each can see whether the other has begun (`started()`).
+ */
+export function once<A extends unknown[], T>(run: (...args: A) => Promise<T>): Once<A, T> {
+  let first: Promise<T> | undefined;
+  const call = (...args: A): Promise<T> => {
+    first ??= run(...args);
+    return first;
+  };
+  return Object.assign(call, { started: () => first });
+}

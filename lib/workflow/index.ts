@@ -12,17 +12,8 @@ export {
 } from './notify.ts';
 export { failureReason, MAX_REASON_LENGTH, redactSecrets } from './redact.ts';
 export type { ProfileService, ServiceFactory } from './services.ts';
-export {
-  EXECUTION_END_STATUSES,
-  type ExecutionEndedInput,
-  type ExportInput,
-  type FailInput,
-  type FailOutput,
-  type FetchShardInput,
-  type FetchShardOutput,
-  type FinishOutput,
-  type PlanOutput,
-} from './tasks.ts';
+// The task payloads, each the state machine's input or output of one worker.
+export * from './tasks.ts';
 export { withProfileSlots } from './with-slots.ts';
 export {
   createWorkers,

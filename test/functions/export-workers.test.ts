@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KEYS } from '../../lib/jobs/index.ts';
 import {
@@ -10,10 +11,12 @@ import {
   createPlanHandler,
 } from '../../lib/lambda/index.ts';
 import type { ExecutionEndedInput, FailInput } from '../../lib/workflow/index.ts';
+import { generatedIds } from '../support/simulator.ts';
 import {
   captureOutput,
   loadEvent,
   NOW,
+  SIMULATOR_SEED,
   startWorkflowHarness,
   type WorkflowHarness,
 } from '../support/workflow.ts';
@@ -25,6 +28,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.close();
 });
+
+/** The simulated profile named `name`. */
+function profile(name: string) {
+  const simulated = h.simulator.profiles.find((candidate) => candidate.name === name);
+  if (simulated === undefined) throw new Error(`no simulated profile ${name}`);
+  return simulated;
+}
 
 /** Runs plan → every shard → finish as the state machine would. */
 async function runAll(jobId: string) {
@@ -76,18 +86,30 @@ describe('export-fetch-shard handler', () => {
 
     const output = await createFetchShardHandler(h.workerContext())({ jobId: job.jobId, shard: 0 });
 
-    // Counted independently of the handler: the transactions in the part it uploaded (one JSON
-    // line each). Without faults the service lists exactly what it reports, so the total agrees.
+    // Expected from the simulator's seeded dataset: June 2025 in acme's zone (Europe/Berlin).
+    const expected = generatedIds(
+      profile('acme'),
+      SIMULATOR_SEED,
+      '2025-05-31T22:00:00Z',
+      '2025-06-30T22:00:00Z',
+    );
     const part = await h.s3.client.send(
       new GetObjectCommand({ Bucket: h.bucket, Key: KEYS.part(job.jobId, 0) }),
     );
-    const lines = gunzipSync(Buffer.from((await part.Body?.transformToByteArray()) ?? []))
+    const ids = gunzipSync(Buffer.from((await part.Body?.transformToByteArray()) ?? []))
       .toString('utf8')
       .split('\n')
-      .filter((line) => line !== '');
+      .filter((line) => line !== '')
+      .map((line) => (JSON.parse(line.split('\t').slice(2).join('\t')) as { id: string }).id);
 
-    expect(lines.length).toBeGreaterThan(0);
-    expect(output).toEqual({ jobId: job.jobId, shard: 0, rows: lines.length, totalReported: lines.length });
+    expect(expected.length).toBeGreaterThan(10);
+    expect(ids).toEqual(expected);
+    expect(output).toEqual({
+      jobId: job.jobId,
+      shard: 0,
+      rows: expected.length,
+      totalReported: expected.length,
+    });
     expect(await h.keysUnder(`work/${job.jobId}/parts/`)).toEqual([KEYS.part(job.jobId, 0)]);
   });
 
@@ -127,17 +149,28 @@ describe('export-finish handler', () => {
     expect(finish).toEqual({ jobId: job.jobId, state: 'succeeded', files: names.length });
   });
 
-  it('marks the job succeeded with files whose counts match the fetched rows', async () => {
+  it('marks the job succeeded with a transactions file holding every transaction of the period', async () => {
     const job = await h.queueJob({ profile: 'acme', period: '2025', formats: ['csv'] });
 
-    const { shards } = await runAll(job.jobId);
+    await runAll(job.jobId);
 
-    const stored = await h.jobs.require(job.jobId);
-    const fetchedRows = shards.reduce((sum, shard) => sum + shard.rows, 0);
-    expect(stored.state).toBe('succeeded');
-    expect(stored.result?.files.find((file) => file.name.endsWith('_transactions.csv'))?.rows).toBe(
-      fetchedRows,
+    // Expected from the simulator's seeded dataset (2025 in Europe/Berlin), read back with csv-parse.
+    const expected = generatedIds(
+      profile('acme'),
+      SIMULATOR_SEED,
+      '2024-12-31T23:00:00Z',
+      '2025-12-31T23:00:00Z',
     );
+    const stored = await h.jobs.require(job.jobId);
+    const file = stored.result?.files.find((candidate) => candidate.name.endsWith('_transactions.csv'));
+    const object = await h.s3.client.send(new GetObjectCommand({ Bucket: h.bucket, Key: file?.key }));
+    const rows = parse(Buffer.from((await object.Body?.transformToByteArray()) ?? []), {
+      bom: true,
+      columns: true,
+    }) as { id: string }[];
+    expect(stored.state).toBe('succeeded');
+    expect(rows.map((row) => row.id)).toEqual(expected);
+    expect(file?.rows).toBe(expected.length);
   });
 
   it('records the manifest with the sha256 of its stored bytes', async () => {

@@ -1,10 +1,19 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STACK_ID } from '../../infra/pbs-app.ts';
 import { PROJECT_ROOT } from '../../infra/pbs-function.ts';
+import { FUNCTIONS, type FunctionKey } from '../../infra/stack.ts';
+import { parseExportRequest } from '../../lib/export/request.ts';
+import { createJobStore, KEYS } from '../../lib/jobs/index.ts';
+import { ENV, OPTIONAL_ENV } from '../../lib/lambda/index.ts';
+import { type S3TestServer, startS3rver } from '../support/s3.ts';
+
+const execFileAsync = promisify(execFile);
 
 interface Resource {
   Type: string;
@@ -85,20 +94,169 @@ describe('cdk synth of the app', () => {
     }
   });
 
-  it('returns bundles that load and export a handler function', () => {
+  it('answers real events through each bundle, with the environment the stack sets and S3 on loopback', async () => {
+    const { answers, logged, failedJob } = await invokeBundles();
+
+    expect(answers.getReport).toMatchObject({ value: { statusCode: 200 } });
+    expect(JSON.parse(answers.getReport?.value?.body ?? '{}')).toMatchObject({
+      jobId: JOB_ID,
+      state: 'queued',
+    });
+    expect(answers.getUnknown).toMatchObject({ value: { statusCode: 404 } });
+    expect(JSON.parse(answers.getUnknown?.value?.body ?? '{}')).toMatchObject({
+      error: { code: 'job_not_found', field: 'jobId' },
+    });
+    expect(answers.openapi).toMatchObject({ value: { statusCode: 200 } });
+    expect(JSON.parse(answers.openapi?.value?.body ?? '{}')).toMatchObject({
+      openapi: expect.stringMatching(/^3\.1\./),
+      paths: { '/reports': expect.anything(), '/reports/{jobId}': expect.anything() },
+    });
+    for (const task of ['plan', 'fetchShard', 'finish'] as const) {
+      expect(answers[task], task).toMatchObject({ error: { name: 'JobNotFoundError' } });
+    }
+    expect(answers.fail).toEqual({ value: { jobId: JOB_ID, state: 'failed' } });
+    expect(answers.monthlyStart).toMatchObject({ error: { name: 'UnknownProfileError' } });
+    // The job as the fail task left it in S3, read with the test's own client: failed, no secret kept.
+    expect(failedJob).toMatchObject({ jobId: JOB_ID, state: 'failed' });
+    expect(JSON.stringify(failedJob)).not.toContain('sk_acme');
+    // Powertools logged each failed invocation once, with its error.
+    expect(logged).toEqual({
+      plan: 'JobNotFoundError',
+      fetchShard: 'JobNotFoundError',
+      finish: 'JobNotFoundError',
+      monthlyStart: 'UnknownProfileError',
+    });
+  });
+});
+
+/** The job the fixtures name (`test/fixtures/events/`), created queued before the bundles run. */
+const JOB_ID = '0123456789abcdef0123456789abcdef';
+/** A job id no job has. */
+const UNKNOWN_JOB_ID = 'f'.repeat(32);
+
+interface Answer {
+  value?: { statusCode?: number; body?: string } & Record<string, unknown>;
+  error?: { name: string; message: string };
+}
+
+/**
+ * Invokes each bundled handler once per case in one child process (a fresh module cache, no
+ * vitest in between), with the template's own environment values where they are literal and
+ * loopback stand-ins where they are CloudFormation references (bucket, state machine, API URL).
+ */
+async function invokeBundles(): Promise<{
+  answers: Record<string, Answer | undefined>;
+  logged: Record<string, string | undefined>;
+  failedJob: unknown;
+}> {
+  const s3 = await startS3rver();
+  try {
+    const jobs = createJobStore({ client: s3.client, bucket: s3.bucket });
+    const request = parseExportRequest({ profile: 'demo', period: '2025-10' });
+    const createdAt = '2026-11-22T10:00:00.000Z';
+    await jobs.create({
+      jobId: JOB_ID,
+      profile: 'demo',
+      request,
+      state: 'queued',
+      source: 'api',
+      idempotencyKey: 'cdk-synth-test',
+      createdAt,
+      updatedAt: createdAt,
+    });
+    const events = join(import.meta.dirname, '..', 'fixtures', 'events');
+    const fixture = (name: string) =>
+      JSON.parse(readFileSync(join(events, name), 'utf8')) as Record<string, unknown>;
+    const getReport = fixture('get-report.json');
+    const openapi = {
+      ...getReport,
+      routeKey: '$default',
+      rawPath: '/openapi.json',
+      pathParameters: undefined,
+      requestContext: {
+        ...(getReport.requestContext as Record<string, unknown>),
+        http: { ...(getReport.requestContext as { http: object }).http, path: '/openapi.json' },
+      },
+    };
+    const unknown = { jobId: UNKNOWN_JOB_ID };
+    const cases: [string, FunctionKey, unknown][] = [
+      ['getReport', 'httpApi', getReport],
+      [
+        'getUnknown',
+        'httpApi',
+        { ...getReport, rawPath: `/reports/${UNKNOWN_JOB_ID}`, pathParameters: unknown },
+      ],
+      ['openapi', 'httpApi', openapi],
+      ['plan', 'plan', { ...fixture('export-input.json'), ...unknown }],
+      ['fetchShard', 'fetchShard', { ...fixture('fetch-shard-input.json'), ...unknown }],
+      ['finish', 'finish', { ...fixture('export-input.json'), ...unknown }],
+      ['fail', 'fail', fixture('fail-input.json')],
+      ['monthlyStart', 'monthlyStart', { profile: 'not-registered', scheduledTime: '2026-11-01T00:30:00Z' }],
+    ];
     const script = `
-      const dirs = JSON.parse(process.argv[1]);
-      const kinds = await Promise.all(dirs.map(async (dir) => typeof (await import(dir + '/index.mjs')).handler));
-      console.log(JSON.stringify(kinds));`;
-    const run = spawnSync(
+      const cases = JSON.parse(process.argv[1]);
+      const answers = {};
+      for (const { name, dir, env, event } of cases) {
+        Object.assign(process.env, env);
+        try {
+          const { handler } = await import(dir + '/index.mjs');
+          const context = { functionName: name, awsRequestId: name, getRemainingTimeInMillis: () => 30000 };
+          answers[name] = { value: await handler(event, context) };
+        } catch (error) {
+          answers[name] = { error: { name: error.name, message: error.message } };
+        }
+      }
+      console.log(JSON.stringify(answers));`;
+    const input = cases.map(([name, key, event]) => ({ name, event, ...bundleOf(key, s3) }));
+    // Not spawnSync: s3rver runs in this process and must keep answering while the child runs.
+    const run = await execFileAsync(
       process.execPath,
-      ['--input-type=module', '-e', script, JSON.stringify(assetDirs())],
+      ['--input-type=module', '-e', script, JSON.stringify(input)],
       {
         encoding: 'utf8',
         timeout: 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+        env: { PATH: process.env.PATH, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' },
       },
     );
-    expect(run.stderr).toBe('');
-    expect(JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '[]')).toEqual(Array(6).fill('function'));
-  });
-});
+    const answers = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as Record<
+      string,
+      Answer | undefined
+    >;
+    // Powertools logs each failed invocation as one JSON line on stderr, with the error.
+    const failures = run.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { function_name?: string; error?: { name?: string } });
+    const logged = Object.fromEntries(failures.map((f) => [f.function_name ?? '', f.error?.name]));
+    const stored = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: KEYS.job(JOB_ID) }));
+    const failedJob = JSON.parse((await stored.Body?.transformToString('utf8')) ?? 'null') as unknown;
+    return { answers, logged, failedJob };
+  } finally {
+    await s3.close();
+  }
+}
+
+/** The asset folder of a function and its environment: literal values as synthesized, references stood in for. */
+function bundleOf(key: FunctionKey, s3: S3TestServer): { dir: string; env: Record<string, string> } {
+  const fn = functions().find((candidate) => candidate.Properties.Description === FUNCTIONS[key].description);
+  if (fn === undefined) throw new Error(`no synthesized function ${key}`);
+  const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+  const literal = Object.fromEntries(
+    Object.entries(variables).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+  return {
+    dir: join(outDir, String(fn.Metadata?.['aws:asset:path'])),
+    env: {
+      ...literal,
+      [ENV.bucket]: s3.bucket,
+      [ENV.profiles]: JSON.stringify({ demo: { secretArn: SECRET_ARN, timeZone: 'UTC', monthly: true } }),
+      [ENV.exportStateMachineArn]: 'arn:aws:states:eu-central-1:123456789012:stateMachine:pbs-export',
+      [ENV.publicBaseUrl]: 'https://abc123.execute-api.eu-central-1.amazonaws.com',
+      [OPTIONAL_ENV.s3Endpoint]: s3.endpoint,
+      AWS_REGION: 'eu-central-1',
+    },
+  };
+}
+
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:pbs/demo-AbCdEf';

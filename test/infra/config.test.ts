@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { monthlyProfiles, PbsConfigError, parsePbsConfig, scheduledProfiles } from '../../infra/config.ts';
+import { monthlyProfiles, parsePbsConfig, scheduledProfiles } from '../../infra/config.ts';
+import { PbsConfigError } from '../../infra/errors.ts';
 import { ENV, readEnv } from '../../lib/lambda/index.ts';
 import { parseServiceSettings } from '../../lib/settings.ts';
 import { cdkJsonContext, secretArn, TEST_CONFIG } from './support.ts';

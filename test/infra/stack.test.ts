@@ -4,9 +4,18 @@ import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionKey, type PbsExportStack } from '../../infra/stack.ts';
-import { EXPORT_STATES, MONTHLY_STATES, PERMANENT_ERRORS } from '../../infra/state-machines.ts';
-import { ENV } from '../../lib/lambda/index.ts';
-import { EXECUTION_END_STATUSES } from '../../lib/workflow/index.ts';
+import {
+  EXPORT_STATES,
+  MONTHLY_STATES,
+  PERMANENT_ERRORS,
+  PROFILE_BUSY_ERROR,
+} from '../../infra/state-machines.ts';
+import { ValidationError } from '../../lib/errors.ts';
+import { TransactionDataError } from '../../lib/export/normalize.ts';
+import { RequestValidationError } from '../../lib/export/request.ts';
+import { JobNotFoundError, ProfileBusyError, UnknownProfileError } from '../../lib/jobs/index.ts';
+import { ConfigError, ENV, SecretError } from '../../lib/lambda/index.ts';
+import { EXECUTION_END_STATUSES, JobStateError } from '../../lib/workflow/index.ts';
 import {
   functionLogicalId,
   logicalIdOf,
@@ -424,6 +433,22 @@ describe('PbsExportStack export state machine', () => {
 
   it('does not count ProfileBusyError as permanent, so a task that lost its slot is retried', () => {
     expect(PERMANENT_ERRORS).not.toContain('ProfileBusyError');
+  });
+
+  it('names error classes the handlers throw (Step Functions matches a failure by its class name)', () => {
+    const permanent = [
+      ValidationError,
+      RequestValidationError,
+      UnknownProfileError,
+      JobNotFoundError,
+      JobStateError,
+      ConfigError,
+      SecretError,
+      TransactionDataError,
+    ];
+
+    expect(PERMANENT_ERRORS).toEqual(permanent.map((error) => error.name));
+    expect(PROFILE_BUSY_ERROR).toBe(ProfileBusyError.name);
   });
 
   it('invokes each function by its ARN and takes its result as the output', () => {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type S3TestServer, startS3rver } from '../support/s3.ts';
 
@@ -32,7 +32,7 @@ async function read(key: string): Promise<string | 'missing'> {
     const response = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }));
     return (await response.Body?.transformToString('utf8')) ?? '';
   } catch (error) {
-    if ((error as { name?: string }).name === 'NoSuchKey') return 'missing';
+    if (error instanceof NoSuchKey) return 'missing';
     throw error;
   }
 }

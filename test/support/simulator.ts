@@ -1,6 +1,7 @@
 import { getPath } from '../../lib/pbs/path.ts';
 import { resolveShape, type ServiceShape, type ServiceShapeOverrides } from '../../lib/pbs/shape.ts';
 import { signRequest } from '../../lib/pbs/signing.ts';
+import { Portfolio } from '../../lib/simulator/index.ts';
 import type { SimulatedProfile } from '../../lib/simulator/types.ts';
 
 /** Query pairs in order; repeated names allowed. */
@@ -128,4 +129,19 @@ export async function fetchAllItems(
     }
   }
   throw new Error(`more than ${options.maxPages} pages`);
+}
+
+/**
+ * The ids the simulator's generator holds for `profile` (served with `seed`) in [start, end),
+ * deleted ones left out, ordered by date then id: computed from the seeded dataset itself, an
+ * expectation independent of any client or search that reads it.
+ */
+export function generatedIds(profile: SimulatedProfile, seed: number, start: string, end: string): string[] {
+  const portfolio = new Portfolio(profile, seed);
+  const [from, to] = [Date.parse(start), Date.parse(end)];
+  return Array.from({ length: portfolio.count }, (_, i) => i)
+    .filter((i) => !portfolio.isDeleted(i) && portfolio.dateMs(i) >= from && portfolio.dateMs(i) < to)
+    .map((i) => ({ at: portfolio.dateMs(i), id: portfolio.idOf(i) }))
+    .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((tx) => tx.id);
 }

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, type S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
@@ -44,9 +44,14 @@ export async function loadEvent<T = APIGatewayProxyEventV2>(name: string): Promi
   return JSON.parse(await readFile(join(FIXTURES, name), 'utf8')) as T;
 }
 
-/** An S3-shaped error, as the SDK throws it for a status. */
+/** An error S3 answered, as the SDK throws one it has no class for (`PreconditionFailed`, …). */
 export function s3Error(name: string, status: number): Error {
-  return Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
+  return new S3ServiceException({
+    name,
+    message: name,
+    $fault: status >= 500 ? 'server' : 'client',
+    $metadata: { httpStatusCode: status },
+  });
 }
 
 export { checkWriteCondition } from '../../lib/jobs/index.ts';
@@ -153,12 +158,15 @@ export interface WorkflowHarness {
 
 let queuedJobs = 0;
 
+/** The seed the harness' simulator generates its portfolios from (tests compute expectations from it). */
+export const SIMULATOR_SEED = 1;
+
 /**
  * Starts the harness. Registered profiles: the simulator's `demo`, `acme` and `empty`, plus `ny`
  * (the `acme` portfolio in America/New_York, monthly).
  */
 export async function startWorkflowHarness(): Promise<WorkflowHarness> {
-  const simulator = await startSimulator({ rateLimitPerSecond: 1000 });
+  const simulator = await startSimulator({ rateLimitPerSecond: 1000, seed: SIMULATOR_SEED });
   const s3 = await startS3rver();
   const client = s3.createClient();
   emulateConditionalWrites(client, s3.client);

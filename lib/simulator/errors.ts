@@ -13,6 +13,17 @@ export class HttpError extends Error {
   }
 }
 
+/** A command-line mistake of `bin/simulator.ts`; `flag` names the offending flag. */
+export class CliUsageError extends Error {
+  constructor(
+    readonly flag: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CliUsageError';
+  }
+}
+
 /** A 400 for a bad query parameter; the message starts with the parameter's name. */
 export function badParameter(name: string, reason: string): HttpError {
   return new HttpError(400, 'invalid_parameter', `${name}: ${reason}`);
