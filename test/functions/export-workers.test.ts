@@ -100,7 +100,10 @@ describe('export-fetch-shard handler', () => {
       .toString('utf8')
       .split('\n')
       .filter((line) => line !== '')
-      .map((line) => (JSON.parse(line.split('\t').slice(2).join('\t')) as { id: string }).id);
+      // instant, id, then the JSON (after a `p` mark when it is plain JSON.stringify output)
+      .map(
+        (line) => (JSON.parse(line.split('\t').slice(2).join('\t').replace(/^p/, '')) as { id: string }).id,
+      );
 
     expect(expected.length).toBeGreaterThan(10);
     expect(ids).toEqual(expected);

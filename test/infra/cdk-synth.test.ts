@@ -207,7 +207,10 @@ async function invokeBundles(): Promise<{
         }
       }
       console.log(JSON.stringify(answers));`;
-    const input = cases.map(([name, key, event]) => ({ name, event, ...bundleOf(key, s3) }));
+    const input = cases.map(([name, key, event]) => {
+      const bundle = bundleOf(key, s3);
+      return { name, event: withCallerClaims(event, bundle.env), ...bundle };
+    });
     // Not spawnSync: s3rver runs in this process and must keep answering while the child runs.
     const run = await execFileAsync(
       process.execPath,
@@ -235,6 +238,22 @@ async function invokeBundles(): Promise<{
   } finally {
     await s3.close();
   }
+}
+
+/**
+ * `event` as API Gateway passes it when the stack reads a profiles claim (the default stack's
+ * Cognito groups): the JWT authorizer's verified claims list the job's profile (demo), as the user
+ * pool's group would. An event of a function without a claim setting is left as it is.
+ */
+function withCallerClaims(event: unknown, env: Record<string, string>): unknown {
+  const claim = env[ENV.profilesClaim];
+  if (claim === undefined) return event;
+  const http = event as { requestContext: Record<string, unknown> };
+  const claims = { [claim]: '[demo]' };
+  return {
+    ...http,
+    requestContext: { ...http.requestContext, authorizer: { jwt: { claims, scopes: null } } },
+  };
 }
 
 /** The asset folder of a function and its environment: literal values as synthesized, references stood in for. */
