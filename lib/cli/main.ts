@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import { PbsExportError, ValidationError } from '../errors.ts';
-import { publicApiBase } from '../export/manifest.ts';
-import { publishReports } from '../export/publish.ts';
-import { parseExportRequest } from '../export/request.ts';
+import { parseExportRequest } from '../export/plan/request.ts';
+import { publicApiBase } from '../export/publish/manifest.ts';
+import { publishReports } from '../export/publish/publish.ts';
 import { GENERATOR, newRunId, runExport, runPrefix } from '../export/run.ts';
-import { readSnapshotHeader } from '../export/snapshot.ts';
+import { readSnapshotHeader } from '../export/snapshot/snapshot.ts';
 import type { PbsClient } from '../pbs/index.ts';
 import { secretRedactor } from '../redaction.ts';
 import { createServiceClient } from '../service-client.ts';

@@ -9,8 +9,7 @@ import { messageOf } from '../storage/errors.ts';
 import { currentProcessOwner, type ProcessOwner } from '../storage/owner.ts';
 import { openScratch } from '../storage/scratch.ts';
 import type { Sink } from '../storage/sink.ts';
-import { abortableClient } from './abort.ts';
-import { assembleSnapshot } from './assemble.ts';
+import { abortableClient } from './client.ts';
 import { RunAbortedError } from './errors.ts';
 import {
   type FetchedShard,
@@ -18,15 +17,16 @@ import {
   type FetchRun,
   startFetch,
   type TransactionPageSource,
-} from './fetch.ts';
-import { createLiveOutputs } from './live-outputs.ts';
-import { type Manifest, publicApiBase } from './manifest.ts';
-import { type Period, periodLabel, periodRange, resolveChangesSince } from './period.ts';
-import { planShards, planWindows, resolveProtocols, type Shard, type Window } from './plan.ts';
-import { publishReports, workbookOptions } from './publish.ts';
-import { createReportModel } from './report-model.ts';
-import { type ExportRequest, requestWarnings } from './request.ts';
-import { SNAPSHOT_FORMAT, type SnapshotHeader } from './snapshot.ts';
+} from './fetch/fetch.ts';
+import { type Period, periodLabel, periodRange, resolveChangesSince } from './plan/period.ts';
+import { planShards, planWindows, resolveProtocols, type Shard, type Window } from './plan/plan.ts';
+import { type ExportRequest, requestWarnings } from './plan/request.ts';
+import { type Manifest, publicApiBase } from './publish/manifest.ts';
+import { publishReports, workbookOptions } from './publish/publish.ts';
+import { createLiveOutputs } from './report/live-outputs.ts';
+import { createReportModel } from './report/report-model.ts';
+import { assembleSnapshot } from './snapshot/assemble.ts';
+import { SNAPSHOT_FORMAT, type SnapshotHeader } from './snapshot/snapshot.ts';
 
 /** What `runExport` needs of the service client. */
 export interface ExportServiceClient extends TransactionPageSource {

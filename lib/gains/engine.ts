@@ -4,8 +4,8 @@
  * run (`carry`), which then continues exactly as one pass would.
  */
 import { DateTime, IANAZone } from 'luxon';
+import { Big, text, ZERO } from '../domain/decimal/big.ts';
 import { ValidationError } from '../errors.ts';
-import { Big, text, ZERO } from './big.ts';
 import { dayNumber, type HmrcDisposal, HmrcLedger, joinIds } from './hmrc.ts';
 import { type Lot, openLot, type Piece, Pool, shares } from './lots.ts';
 import { resolveChoices, ruleConflicts, ruleSet, TAX_RULES } from './rules.ts';

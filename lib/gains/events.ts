@@ -4,9 +4,10 @@
  * acquire as income, transfers paired inside the portfolio move lots, and a fee paid in a token
  * disposes of that token.
  */
+
+import { Big, mulDiv, text, ZERO } from '../domain/decimal/big.ts';
 import { ValidationError } from '../errors.ts';
-import type { CanonicalMovement, CanonicalTransaction } from '../export/normalize.ts';
-import { Big, mulDiv, text, ZERO } from './big.ts';
+import type { CanonicalMovement, CanonicalTransaction } from '../export/report/normalize.ts';
 import { GainsOrderError } from './errors.ts';
 import type { AcquireEvent, DisposeEvent, GainsEvent, MoveEvent, SameTimeOrder } from './types.ts';
 

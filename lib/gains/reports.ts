@@ -2,8 +2,9 @@
  * The gains reports as tables for the CSV/XLSX writers: disposals (Form 8949 style), gains
  * summary, income, holdings roll-forward and warnings. Every sum is exact.
  */
-import type { Column, Row, TableSource, TableSpec } from '../export/table.ts';
-import { Big, text, ZERO } from './big.ts';
+
+import { Big, text, ZERO } from '../domain/decimal/big.ts';
+import type { Column, Row, TableSource, TableSpec } from '../domain/table.ts';
 import { ruleSet } from './rules.ts';
 import { taxYearBounds } from './tax-year.ts';
 import type {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { leg, tx } from '../../test/support/gains.ts';
-import { createNormalizer } from '../export/normalize.ts';
-import type { Row, TableSource } from '../export/table.ts';
+import { Big } from '../domain/decimal/big.ts';
+import type { Row, TableSource } from '../domain/table.ts';
+import { createNormalizer } from '../export/report/normalize.ts';
 import { DEFAULT_SHAPE } from '../pbs/shape.ts';
 import { DEFAULT_PROFILES, Portfolio } from '../simulator/index.ts';
-import { Big } from './big.ts';
 import { gainsReports, runGains } from './index.ts';
 import type { LotMethod, Pooling } from './types.ts';
 

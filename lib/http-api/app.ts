@@ -23,8 +23,8 @@ import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { periodLabel } from '../export/period.ts';
-import { hashFilterConflicts, parseExportRequest, RequestValidationError } from '../export/request.ts';
+import { periodLabel } from '../export/plan/period.ts';
+import { hashFilterConflicts, parseExportRequest, RequestValidationError } from '../export/plan/request.ts';
 import {
   type ExecutionStarter,
   IdempotencyKeyReusedError,

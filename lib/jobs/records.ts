@@ -3,7 +3,7 @@
  * `jobs/{jobId}.json`, the S3 layout of the bucket, and the input of an export execution.
  */
 import { createHash } from 'node:crypto';
-import type { ExportRequest } from '../export/request.ts';
+import type { ExportRequest } from '../export/plan/request.ts';
 
 /** One registered portfolio: a request names the profile, never the secret. */
 export interface RegisteredProfile {

@@ -15,10 +15,10 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import pLimit from 'p-limit';
 import { ValidationError } from '../errors.ts';
-import { type FetchedShard, fetchShards } from '../export/fetch.ts';
-import { MANIFEST_NAME, type Manifest, type ManifestFile } from '../export/manifest.ts';
-import { type PlanJson, planFromJson, planToJson } from '../export/plan.ts';
-import { type ExportRequest, parseExportRequest } from '../export/request.ts';
+import { type FetchedShard, fetchShards } from '../export/fetch/fetch.ts';
+import { type PlanJson, planFromJson, planToJson } from '../export/plan/plan.ts';
+import { type ExportRequest, parseExportRequest } from '../export/plan/request.ts';
+import { MANIFEST_NAME, type Manifest, type ManifestFile } from '../export/publish/manifest.ts';
 import { type ExportPlan, finishExport, planExport, runPrefix } from '../export/run.ts';
 import {
   getJson,

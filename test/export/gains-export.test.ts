@@ -3,11 +3,11 @@ import Big from 'big.js';
 import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/errors.ts';
-import { createNormalizer } from '../../lib/export/normalize.ts';
-import { publishReports } from '../../lib/export/publish.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
+import { parseExportRequest } from '../../lib/export/plan/request.ts';
+import { publishReports } from '../../lib/export/publish/publish.ts';
+import { createNormalizer } from '../../lib/export/report/normalize.ts';
 import { GENERATOR, runExport } from '../../lib/export/run.ts';
-import { readSnapshotHeader } from '../../lib/export/snapshot.ts';
+import { readSnapshotHeader } from '../../lib/export/snapshot/snapshot.ts';
 import { runGains } from '../../lib/gains/index.ts';
 import { type ExportHarness, readCsv, startExportHarness } from '../support/export.ts';
 

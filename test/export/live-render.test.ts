@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FetchedShard } from '../../lib/export/fetch.ts';
-import { publishReports } from '../../lib/export/publish.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
+import type { FetchedShard } from '../../lib/export/fetch/fetch.ts';
+import { parseExportRequest } from '../../lib/export/plan/request.ts';
+import { publishReports } from '../../lib/export/publish/publish.ts';
 import { type ExportDeps, type ExportPlan, finishExport } from '../../lib/export/run.ts';
-import { createNdjsonWriter, readSnapshotHeader } from '../../lib/export/snapshot.ts';
+import { createNdjsonWriter, readSnapshotHeader } from '../../lib/export/snapshot/snapshot.ts';
 import { DEFAULT_SHAPE } from '../../lib/pbs/shape.ts';
 import { createLocalSink } from '../../lib/storage/index.ts';
 

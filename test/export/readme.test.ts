@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_BANNER, type Manifest } from '../../lib/export/manifest.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
+import { parseExportRequest } from '../../lib/export/plan/request.ts';
+import { DEMO_BANNER, type Manifest } from '../../lib/export/publish/manifest.ts';
 import { runExport } from '../../lib/export/run.ts';
 import { type ExportHarness, startExportHarness } from '../support/export.ts';
 

@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseExportRequest } from '../../lib/export/request.ts';
+import { parseExportRequest } from '../../lib/export/plan/request.ts';
 import type { ExportServiceClient } from '../../lib/export/run.ts';
 import type { Page, RawTransaction, TransactionQuery } from '../../lib/pbs/model.ts';
 import type { Sink, SinkObject } from '../../lib/storage/sink.ts';

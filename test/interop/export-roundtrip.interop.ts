@@ -5,8 +5,8 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import Big from 'big.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transactionColumns } from '../../lib/export/normalize.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
+import { parseExportRequest } from '../../lib/export/plan/request.ts';
+import { transactionColumns } from '../../lib/export/report/normalize.ts';
 import { runExport } from '../../lib/export/run.ts';
 import { type ExportHarness, readCsv, startExportHarness } from '../support/export.ts';
 

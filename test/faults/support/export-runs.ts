@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExportRequest } from '../../../lib/export/request.ts';
+import type { ExportRequest } from '../../../lib/export/plan/request.ts';
 import { type ExportDeps, type ExportServiceClient, runExport, runPrefix } from '../../../lib/export/run.ts';
 import type { PbsClientConfig, ServiceShapeOverrides } from '../../../lib/pbs/index.ts';
 import { startSimulator } from '../../../lib/simulator/index.ts';

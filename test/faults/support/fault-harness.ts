@@ -12,8 +12,8 @@ import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/
 import Big from 'big.js';
 import { code as isoCurrency } from 'currency-codes';
 import { PbsExportError } from '../../../lib/errors.ts';
-import type { Manifest } from '../../../lib/export/manifest.ts';
-import type { ExportRequest } from '../../../lib/export/request.ts';
+import type { ExportRequest } from '../../../lib/export/plan/request.ts';
+import type { Manifest } from '../../../lib/export/publish/manifest.ts';
 import { runExport } from '../../../lib/export/run.ts';
 import { createPbsClient, getPath, type ServiceShapeOverrides } from '../../../lib/pbs/index.ts';
 import { startSimulator } from '../../../lib/simulator/index.ts';
