@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { PbsExportError, ValidationError } from '../errors.ts';
 import { parseExportRequest } from '../export/plan/request.ts';
 import { publicApiBase } from '../export/publish/manifest.ts';
-import { publishReports } from '../export/publish/publish.ts';
+import { publishReports } from '../export/report/render.ts';
 import { GENERATOR, newRunId, runExport, runPrefix } from '../export/run.ts';
 import { readSnapshotHeader } from '../export/snapshot/snapshot.ts';
 import type { PbsClient } from '../pbs/index.ts';

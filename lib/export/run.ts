@@ -22,8 +22,8 @@ import { type Period, periodLabel, periodRange, resolveChangesSince } from './pl
 import { planShards, planWindows, resolveProtocols, type Shard, type Window } from './plan/plan.ts';
 import { type ExportRequest, requestWarnings } from './plan/request.ts';
 import { type Manifest, publicApiBase } from './publish/manifest.ts';
-import { publishReports, workbookOptions } from './publish/publish.ts';
 import { createLiveOutputs } from './report/live-outputs.ts';
+import { publishReports, workbookOptions } from './report/render.ts';
 import { createReportModel } from './report/report-model.ts';
 import { assembleSnapshot } from './snapshot/assemble.ts';
 import { SNAPSHOT_FORMAT, type SnapshotHeader } from './snapshot/snapshot.ts';

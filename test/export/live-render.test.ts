@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FetchedShard } from '../../lib/export/fetch/fetch.ts';
 import { parseExportRequest } from '../../lib/export/plan/request.ts';
-import { publishReports } from '../../lib/export/publish/publish.ts';
+import { publishReports } from '../../lib/export/report/render.ts';
 import { type ExportDeps, type ExportPlan, finishExport } from '../../lib/export/run.ts';
 import { createNdjsonWriter, readSnapshotHeader } from '../../lib/export/snapshot/snapshot.ts';
 import { DEFAULT_SHAPE } from '../../lib/pbs/shape.ts';

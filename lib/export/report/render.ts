@@ -5,14 +5,20 @@ import type { TableSource } from '../../domain/table.ts';
 import type { Sink, SinkObject, SinkSet, StoredObject } from '../../storage/sink.ts';
 import { periodLabel, periodRange } from '../plan/period.ts';
 import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
-import { FEE_TREATMENT } from '../report/gains-feed.ts';
-import type { LiveOutputs } from '../report/live-outputs.ts';
-import { README_FILE, type ReadmeInput, readmeTable, readmeText } from '../report/readme.ts';
-import { observeSnapshot, type ReportModel } from '../report/report-model.ts';
-import { writeCsv } from '../report/writers/csv.ts';
-import { writeXlsx, type XlsxOptions } from '../report/writers/xlsx.ts';
+import {
+  DEMO_BANNER,
+  MANIFEST_FORMAT,
+  MANIFEST_NAME,
+  type Manifest,
+  type ManifestFile,
+} from '../publish/manifest.ts';
 import type { SnapshotHeader } from '../snapshot/snapshot.ts';
-import { DEMO_BANNER, MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './manifest.ts';
+import { FEE_TREATMENT } from './gains-feed.ts';
+import type { LiveOutputs } from './live-outputs.ts';
+import { README_FILE, type ReadmeInput, readmeTable, readmeText } from './readme.ts';
+import { observeSnapshot, type ReportModel } from './report-model.ts';
+import { writeCsv } from './writers/csv.ts';
+import { writeXlsx, type XlsxOptions } from './writers/xlsx.ts';
 
 export interface PublishInput {
   snapshotFile: string;
