@@ -4,7 +4,7 @@
  * run (`carry`), which then continues exactly as one pass would.
  */
 import { DateTime, IANAZone } from 'luxon';
-import { Big, text, ZERO } from '../domain/decimal/big.ts';
+import { Big, text, ZERO } from '../domain/index.ts';
 import { ValidationError } from '../errors.ts';
 import { dayNumber, type HmrcDisposal, HmrcLedger, joinIds } from './hmrc.ts';
 import { type Lot, openLot, type Piece, Pool, shares } from './lots.ts';

@@ -5,9 +5,15 @@
  * disposes of that token.
  */
 
-import { Big, mulDiv, text, ZERO } from '../domain/decimal/big.ts';
+import {
+  Big,
+  type CanonicalMovement,
+  type CanonicalTransaction,
+  mulDiv,
+  text,
+  ZERO,
+} from '../domain/index.ts';
 import { ValidationError } from '../errors.ts';
-import type { CanonicalMovement, CanonicalTransaction } from '../export/report/normalize.ts';
 import { GainsOrderError } from './errors.ts';
 import type { AcquireEvent, DisposeEvent, GainsEvent, MoveEvent, SameTimeOrder } from './types.ts';
 

@@ -3,8 +3,7 @@
  * summary, income, holdings roll-forward and warnings. Every sum is exact.
  */
 
-import { Big, text, ZERO } from '../domain/decimal/big.ts';
-import type { Column, Row, TableSource, TableSpec } from '../domain/table.ts';
+import { Big, type Column, type Row, type TableSource, type TableSpec, text, ZERO } from '../domain/index.ts';
 import { ruleSet } from './rules.ts';
 import { taxYearBounds } from './tax-year.ts';
 import type {

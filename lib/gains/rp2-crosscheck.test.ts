@@ -17,8 +17,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buy, leg, run, sell, tx } from '../../test/support/gains.ts';
-import { Big } from '../domain/decimal/big.ts';
-import type { CanonicalTransaction } from '../export/report/normalize.ts';
+import { Big, type CanonicalTransaction } from '../domain/index.ts';
 import { createGainsEngine } from './engine.ts';
 import { toEvents } from './events.ts';
 import { runGains } from './index.ts';

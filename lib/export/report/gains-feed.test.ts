@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { leg, tx } from '../../../test/support/gains.ts';
+import type { CanonicalTransaction } from '../../domain/index.ts';
 import type { Row, TableSource } from '../../domain/table.ts';
 import { periodRange } from '../plan/period.ts';
 import { planWindows } from '../plan/plan.ts';
 import { parseExportRequest, type WindowSize } from '../plan/request.ts';
 import { createGainsFeed } from './gains-feed.ts';
-import type { CanonicalTransaction } from './normalize.ts';
 
 /** Rows of a table, in order. */
 async function rowsOf(table: TableSource | undefined): Promise<Row[]> {

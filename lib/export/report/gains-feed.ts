@@ -1,6 +1,7 @@
 import { appendFileSync, createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { CanonicalTransaction } from '../../domain/index.ts';
 import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
 import {
   createEventStream,
@@ -23,7 +24,6 @@ import {
   warningsSpec,
 } from '../../gains/index.ts';
 import { type ExportRequest, parseGainsOptions } from '../plan/request.ts';
-import type { CanonicalTransaction } from './normalize.ts';
 
 const HOUR_MS = 3_600_000;
 

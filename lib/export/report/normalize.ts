@@ -6,6 +6,7 @@
 import { DateTime } from 'luxon';
 import { absDecimal, parseDecimal, signDecimal, trimDecimal } from '../../domain/decimal/plain.ts';
 import { type Cell, type Column, numberWidth, type Row, type TableSpec } from '../../domain/table.ts';
+import type { CanonicalMovement, CanonicalTransaction } from '../../domain/transaction.ts';
 import { fastUtcInstant } from '../../domain/zoned.ts';
 import { PbsExportError } from '../../errors.ts';
 import { isExactNumber, stringifyJson } from '../../pbs/exact-json.ts';
@@ -13,40 +14,6 @@ import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
 import { getPath } from '../../pbs/path.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
 import { moneyCell, moneyHeader } from './money.ts';
-
-/** One token movement of a transaction; `amount` is signed (negative leaves the portfolio). */
-export interface CanonicalMovement {
-  symbol: string;
-  /** Exact plain decimal, scale as sent. */
-  amount: string;
-  /** Exact plain decimal in the transaction's value currency, when sent. */
-  value: string | null;
-  /** Fields of the movement object the mapping does not know, by dotted path inside it. */
-  extras: Readonly<Record<string, Cell>>;
-}
-
-/** A transaction with every known field read, validated and normalised. */
-export interface CanonicalTransaction {
-  id: string;
-  /** ISO-8601 UTC instant with milliseconds, e.g. `2025-03-14T09:26:53.000Z`. */
-  date: string;
-  type: string | null;
-  subType: string | null;
-  category: string | null;
-  protocol: string | null;
-  hash: string | null;
-  accountId: string | null;
-  ledgerId: string | null;
-  movements: readonly CanonicalMovement[];
-  valueAmount: string | null;
-  valueCurrency: string | null;
-  feeAmount: string | null;
-  feeCurrency: string | null;
-  feeSymbol: string | null;
-  feeQuantity: string | null;
-  /** Fields the mapping does not know, by dotted path; arrays and empty objects as JSON text. */
-  extras: Readonly<Record<string, Cell>>;
-}
 
 /** A transaction's data is unusable: `path` names the field, `transactionId` or `index` the item. */
 export class TransactionDataError extends PbsExportError {

@@ -1,3 +1,4 @@
+import type { CanonicalTransaction } from '../../domain/index.ts';
 import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
 import { PbsExportError } from '../../errors.ts';
 import { getPath } from '../../pbs/path.ts';
@@ -7,7 +8,7 @@ import type { ExportRequest } from '../plan/request.ts';
 import { transactionInstant } from '../snapshot/part-line.ts';
 import { readSnapshotRecords, type SnapshotHeader, type SnapshotRecord } from '../snapshot/snapshot.ts';
 import { createGainsFeed } from './gains-feed.ts';
-import { type CanonicalTransaction, createNormalizer, type Normalizer } from './normalize.ts';
+import { createNormalizer, type Normalizer } from './normalize.ts';
 import { createRowChannel, type RowChannel } from './row-channel.ts';
 import { createSummary } from './summary.ts';
 

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDecimal, compareDecimal, subtractDecimal } from '../../domain/decimal/plain.ts';
+import type { CanonicalMovement, CanonicalTransaction } from '../../domain/index.ts';
 import type { Row, TableSource } from '../../domain/table.ts';
 import { minorUnit, moneyCell } from './money.ts';
-import type { CanonicalMovement, CanonicalTransaction } from './normalize.ts';
 import { createSummary, TOTAL } from './summary.ts';
 
 function tx(overrides: Partial<CanonicalTransaction> = {}): CanonicalTransaction {

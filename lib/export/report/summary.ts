@@ -11,6 +11,7 @@ import {
   signDecimal,
   subtractDecimal,
 } from '../../domain/decimal/plain.ts';
+import type { CanonicalTransaction } from '../../domain/index.ts';
 import {
   type Cell,
   type Column,
@@ -21,7 +22,6 @@ import {
 } from '../../domain/table.ts';
 import { wallClock } from '../../domain/zoned.ts';
 import { moneyCell, moneyHeader, toMinorUnit } from './money.ts';
-import type { CanonicalTransaction } from './normalize.ts';
 
 /** Shown for a transaction without protocol (or category). */
 export const NONE = '(none)';

@@ -1,0 +1,22 @@
+/**
+ * Exact decimals, the one place for them: decimal strings as the service sends them (`plain.ts`:
+ * parsing, normalising, comparing, running sums) and arithmetic on one private big.js constructor
+ * with the single rounded operation `mulDiv` (`big.ts`). Amounts never pass through binary
+ * floating point.
+ */
+export { Big, mulDiv, type Rounding, text, ZERO } from './big.ts';
+export {
+  absDecimal,
+  addDecimal,
+  compareDecimal,
+  DecimalSum,
+  isDecimal,
+  isZeroDecimal,
+  MAX_DECIMAL_EXPONENT,
+  negateDecimal,
+  parseDecimal,
+  signDecimal,
+  subtractDecimal,
+  sumDecimals,
+  trimDecimal,
+} from './plain.ts';
