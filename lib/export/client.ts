@@ -1,5 +1,12 @@
 import { untilAborted } from '../abort.ts';
-import type { ExportServiceClient } from './run.ts';
+import type { RawTimelineItem, TimelineQuery } from '../pbs/model.ts';
+import type { TransactionPageSource } from './fetch/index.ts';
+import type { PlanSource } from './plan/index.ts';
+
+/** What an export needs of the service client: its bounds and protocols (plan), pages (fetch), changes. */
+export interface ExportServiceClient extends PlanSource, TransactionPageSource {
+  timeline(query?: TimelineQuery): AsyncIterable<RawTimelineItem>;
+}
 
 /**
  * The client, stopped by `signal`: once it fires, a call or listing under way rejects at once with

@@ -3,7 +3,7 @@
  * and the OpenAPI 3.1 document (`GET /openapi.json`) is generated from them.
  */
 import { z } from '@hono/zod-openapi';
-import { ExportRequestSchema, PROFILE_NAME } from '../export/plan/request.ts';
+import { ExportRequestSchema, PROFILE_NAME } from '../export/plan/index.ts';
 import { JOB_ID } from '../jobs/index.ts';
 
 /** Default and largest `limit` of the job list. */

@@ -305,8 +305,8 @@ describe('PbsExportStack IAM', () => {
         's3:AbortMultipartUpload': ['work/'],
       },
       finish: {
-        's3:GetObject': ['_staging/', 'jobs/', 'locks/', 'reports/', 'work/'],
-        's3:PutObject': ['_staging/', 'jobs/', 'locks/', 'reports/'],
+        's3:GetObject': ['_staging/', 'jobs/', 'locks/', 'work/'],
+        's3:PutObject': ['_staging/', 'jobs/', 'locks/', 'reports/', 'work/'],
         's3:AbortMultipartUpload': ['_staging/', 'reports/'],
         's3:DeleteObject': ['_staging/', 'reports/'],
       },

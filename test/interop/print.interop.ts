@@ -9,10 +9,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDecimal } from '../../lib/domain/decimal/plain.ts';
-import { parseExportRequest } from '../../lib/export/plan/request.ts';
-import { DEMO_BANNER } from '../../lib/export/publish/manifest.ts';
-import { runExport } from '../../lib/export/run.ts';
+import { addDecimal } from '../../lib/domain/index.ts';
+import { DEMO_BANNER, parseExportRequest, runExport } from '../../lib/export/index.ts';
 import { type ExportHarness, startExportHarness } from '../support/export.ts';
 
 const run = promisify(execFile);

@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.ts';
 import type { DateBounds } from '../../pbs/model.ts';
-import { type Period, periodRange } from './period.ts';
-import type { ProtocolSelection, WindowSize } from './request.ts';
+import { type Period, periodLabel, periodRange } from './period.ts';
+import type { ExportRequest, ProtocolSelection, WindowSize } from './request.ts';
 
 /** One fetch window: `[start, end)` in UTC instants. */
 export interface Window {
@@ -216,4 +216,59 @@ export function planFromJson(json: PlanJson): { windows: Window[]; shards: Shard
     return restShard(window, searched);
   });
   return { windows, shards };
+}
+
+/** What to fetch: the windows of the period within the date-bounds, and window × protocol shards. */
+export interface ExportPlan {
+  windows: Window[];
+  shards: Shard[];
+}
+
+/** What planning asks of the service. */
+export interface PlanSource {
+  dateBounds(): Promise<DateBounds>;
+  defiProtocols(): Promise<string[]>;
+}
+
+/**
+ * Plans an export from the portfolio's date-bounds (and, for protocol searches, its protocol
+ * list). An empty portfolio or a period outside the bounds plans nothing, which is not an error.
+ */
+export async function planExport(request: ExportRequest, client: PlanSource): Promise<ExportPlan> {
+  const bounds = await client.dateBounds();
+  const protocols =
+    request.protocols === undefined || request.filters.hash !== undefined
+      ? null
+      : resolveProtocols(request.protocols, await client.defiProtocols());
+  const planned = planWindows({
+    period: request.gains !== undefined ? historyPeriod(request, bounds) : request.period,
+    timeZone: request.timeZone,
+    window: request.window,
+    bounds,
+  });
+  // The service ignores the window when a hash is given, so one search covers the period.
+  const windows = request.filters.hash !== undefined && planned.length > 0 ? [wholePeriod(request)] : planned;
+  // `all` covers the whole period: the per-protocol searches plus the transactions of none of them.
+  return { windows, shards: planShards(windows, protocols, { withRest: request.protocols === 'all' }) };
+}
+
+/**
+ * Lots need history: for the gains reports the fetch starts on the local day of the portfolio's
+ * earliest transaction and runs to the end of the period; only the output keeps to the period.
+ */
+function historyPeriod(request: ExportRequest, bounds: DateBounds): Period {
+  const range = periodRange(request.period, request.timeZone);
+  if (bounds.earliest === null || bounds.earliest.getTime() >= range.start.toMillis()) return request.period;
+  const from = DateTime.fromJSDate(bounds.earliest, { zone: request.timeZone }).toFormat('yyyy-MM-dd');
+  return { from, to: range.end.minus({ days: 1 }).toFormat('yyyy-MM-dd') };
+}
+
+function wholePeriod(request: ExportRequest): Window {
+  const range = periodRange(request.period, request.timeZone);
+  return {
+    index: 0,
+    label: periodLabel(request.period),
+    start: range.start.toJSDate(),
+    end: range.end.toJSDate(),
+  };
 }

@@ -8,7 +8,6 @@
 import type { Column, Row, TableSource, TableSpec } from '../../domain/table.ts';
 import { periodLabel, periodRange } from '../plan/period.ts';
 import type { ExportRequest } from '../plan/request.ts';
-import { DEMO_BANNER } from '../publish/manifest.ts';
 import { FEE_TREATMENT } from './gains-feed.ts';
 
 /** What the Read me is made from: the run's request, source and tables. */
@@ -30,6 +29,9 @@ export interface ReadmeInput {
 
 /** One line of the Read me: a short topic (may be empty under the previous one) and its text. */
 export type ReadmeLine = readonly [topic: string, text: string];
+
+/** The banner of a run on the simulator's data: in the manifest, the Read me, the About sheet and on every printed page. */
+export const DEMO_BANNER = 'DEMO DATA, not a real portfolio';
 
 /** Name of the Read me beside the CSV files. */
 export const README_FILE = 'README.txt';

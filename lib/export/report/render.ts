@@ -1,50 +1,93 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import type { TableSource } from '../../domain/table.ts';
-import type { Sink, SinkObject, SinkSet, StoredObject } from '../../storage/sink.ts';
+import { HashingStream } from '../../storage/hashing.ts';
 import { periodLabel, periodRange } from '../plan/period.ts';
 import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
-import {
-  DEMO_BANNER,
-  MANIFEST_FORMAT,
-  MANIFEST_NAME,
-  type Manifest,
-  type ManifestFile,
-} from '../publish/manifest.ts';
 import type { SnapshotHeader } from '../snapshot/snapshot.ts';
 import { FEE_TREATMENT } from './gains-feed.ts';
 import type { LiveOutputs } from './live-outputs.ts';
-import { README_FILE, type ReadmeInput, readmeTable, readmeText } from './readme.ts';
+import { DEMO_BANNER, README_FILE, type ReadmeInput, readmeTable, readmeText } from './readme.ts';
 import { observeSnapshot, type ReportModel } from './report-model.ts';
 import { writeCsv } from './writers/csv.ts';
 import { writeXlsx, type XlsxOptions } from './writers/xlsx.ts';
 
-export interface PublishInput {
+/** What `renderReports` renders: a snapshot, and what the run learnt while assembling it. */
+export interface RenderInput {
   snapshotFile: string;
   header: SnapshotHeader;
-  sink: Sink;
-  /** Folder of the run inside the sink, e.g. `reports/demo/2025/20261122T041500Z-3f9a1c`. */
-  prefix: string;
   runId: string;
   now: () => Date;
   generator: { name: string; version: string };
   /** Counts gathered before rendering (fetch and assembly), recorded in the manifest. */
   counts: Record<string, number>;
+  /** Scratch folder (the caller's, removed by it) that receives the rendered files. */
+  workDir: string;
   /** Formats to write instead of the request's (render from a snapshot). */
   formats?: readonly ('csv' | 'xlsx')[];
-  onPublished?: (file: StoredObject) => void;
   /** A model that has already observed every record (during assembly); else one pass is made. */
   model?: ReportModel;
-  /** Told when removing the files of a failed run fails (the run's own error is still thrown). */
-  onCleanupError?: (error: unknown) => void;
-  /**
-   * Stops publishing (Ctrl-C, SIGTERM): the file being written is aborted, what was staged is
-   * removed, and the promise rejects with the signal's reason. Once the set is in place it stays.
-   */
-  signal?: AbortSignal;
   /** Report files the model's live tables were written to while assembling (see `LiveOutputs`). */
   live?: LiveOutputs;
+  /** Stops rendering (Ctrl-C, SIGTERM): the file being written is destroyed and the promise rejects. */
+  signal?: AbortSignal;
+}
+
+/** One rendered file, complete in the scratch folder (or the snapshot itself), ready to publish. */
+export interface RenderedFile {
+  /** Name in the published set, e.g. `demo_2025_transactions.csv`. */
+  name: string;
+  /** Where its bytes are. */
+  file: string;
+  contentType: string;
+  /** Data rows written, for report files (every sheet's, for a workbook). */
+  rows?: number;
+}
+
+/**
+ * What a run's manifest says besides its format, completion time and files: what was asked, of
+ * whom, what was fetched and what the reports add up to. Holds no credential of any kind.
+ */
+export interface ReportSetDescription {
+  generator: { name: string; version: string };
+  runId: string;
+  createdAt: string;
+  request: unknown;
+  period: { label: string; start: string; end: string; timeZone: string };
+  apiBase: string;
+  /** On the simulator's data: `true`, with {@link DEMO_BANNER} as `notice`. Absent for a real service. */
+  demo?: true;
+  notice?: typeof DEMO_BANNER;
+  windows: SnapshotHeader['windows'];
+  shards: SnapshotHeader['shards'];
+  counts: Record<string, number>;
+  /** Report totals as exact decimal strings, e.g. `totalValue`. */
+  totals?: Record<string, string>;
+  /** Settings of the gains reports, when they were asked for. */
+  gains?: {
+    method: string;
+    pooling: string;
+    taxYearStart: string;
+    longTermYears: number;
+    feeTreatment: string;
+    timeZone: string;
+  };
+}
+
+/** The files of a run, in the order they are published, and their description. */
+export interface RenderedReports {
+  /** The snapshot, then the CSV files and `README.txt`, then the workbook. */
+  files: RenderedFile[];
+  description: ReportSetDescription;
+}
+
+/** A file the About sheet lists: one published before the workbook. */
+interface ListedFile {
+  name: string;
+  bytes: number;
+  sha256: string;
 }
 
 const CONTENT_TYPES = {
@@ -52,7 +95,6 @@ const CONTENT_TYPES = {
   text: 'text/plain; charset=utf-8',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   gzip: 'application/gzip',
-  json: 'application/json',
 } as const;
 
 /** Name (`spec.name`) of the Read me table: the workbook's first sheet. */
@@ -73,46 +115,28 @@ export function workbookOptions(request: ExportRequest, demo: boolean): XlsxOpti
 }
 
 /**
- * Renders the requested reports from a snapshot and publishes them with the snapshot itself, as
- * one set of the sink (see `SinkSet`): the snapshot first, then the CSV files, then the workbook
- * (whose About sheet lists the files before it), and the manifest last; then the set is put in
- * place, the manifest last. Any failure or abort aborts the file being written, removes what the
- * set had staged (and anything already put in place) and rejects, so a failed or stopped run
- * leaves nothing under its final folder.
+ * Renders the requested reports from a snapshot into files of the scratch folder: the CSV files
+ * and their `README.txt`, then the workbook (whose About sheet lists the files before it, with
+ * their sizes and SHA-256), and describes the run for its manifest. Files the live outputs wrote
+ * while assembling are taken as they are. Publishes nothing: see `publishReports`. On failure the
+ * live writers are stopped before it rejects.
  */
-export async function publishReports(input: PublishInput): Promise<Manifest> {
-  input.signal?.throwIfAborted();
-  const set = await input.sink.openSet(input.prefix);
+export async function renderReports(input: RenderInput): Promise<RenderedReports> {
   try {
-    const manifest = await publishAll(input, set);
-    input.signal?.throwIfAborted();
-    await set.commit(input.signal ? { signal: input.signal } : {});
-    return manifest;
+    return await renderAll(input);
   } catch (error) {
-    // Best effort: the error that failed the run is the one the caller sees.
-    await set.discard().catch((cleanupError: unknown) => input.onCleanupError?.(cleanupError));
+    await input.live?.abort(error instanceof Error ? error : new Error(String(error)));
     throw error;
   }
 }
 
-/** Aborts `object` when `signal` fires while it is written; returns the listener's remover. */
-function abortOnSignal(object: SinkObject, signal: AbortSignal | undefined): () => void {
-  if (signal === undefined) return () => {};
-  const abort = () => {
-    void object.abort(signal.reason);
-  };
-  signal.addEventListener('abort', abort, { once: true });
-  return () => signal.removeEventListener('abort', abort);
-}
-
-async function publishAll(input: PublishInput, set: SinkSet): Promise<Manifest> {
+async function renderAll(input: RenderInput): Promise<RenderedReports> {
+  input.signal?.throwIfAborted();
   const request: ExportRequest = parseExportRequest(input.header.request);
   const formats = input.formats ?? request.formats;
   const baseName = `${request.profile}_${periodLabel(request.period)}`;
   const model = input.model ?? (await observeSnapshot(input.snapshotFile, input.header, request));
   const tables = model.tables(input.snapshotFile);
-  const totals = model.totals();
-  const files: ManifestFile[] = [];
   const demo = input.header.demo === true;
   const readme: ReadmeInput = {
     request: { ...request, formats: [...formats] },
@@ -126,89 +150,83 @@ async function publishAll(input: PublishInput, set: SinkSet): Promise<Manifest> 
     tables: tables.map((table) => table.spec),
     baseName,
   };
-
-  const publish = async (
+  const files: RenderedFile[] = [
+    { name: `${baseName}_snapshot.ndjson.gz`, file: input.snapshotFile, contentType: CONTENT_TYPES.gzip },
+  ];
+  /** Writes one file into the scratch folder and lists it. */
+  const render = async (
     name: string,
     contentType: string,
     write: (out: Writable) => Promise<number | undefined>,
-  ) => {
+  ): Promise<void> => {
     input.signal?.throwIfAborted();
-    const object = set.create(name, contentType);
-    const unlisten = abortOnSignal(object, input.signal);
+    const file = join(input.workDir, `rendered-${files.length}`);
+    const out = createWriteStream(file);
+    const stop = () => out.destroy(input.signal?.reason);
+    input.signal?.addEventListener('abort', stop, { once: true });
     try {
-      const rows = await write(object.stream);
-      const stored = { ...(await object.done()), name };
+      const rows = await write(out);
+      if (!out.writableEnded) out.end();
+      await finished(out);
       input.signal?.throwIfAborted();
-      files.push(rows === undefined ? stored : { ...stored, rows });
-      input.onPublished?.(stored);
+      files.push(rows === undefined ? { name, file, contentType } : { name, file, contentType, rows });
     } catch (error) {
-      await object.abort(error);
+      out.destroy();
       // Whatever failed once the signal fired (a destroyed stream), the run was stopped.
       input.signal?.throwIfAborted();
       throw error;
     } finally {
-      unlisten();
+      input.signal?.removeEventListener('abort', stop);
     }
   };
 
-  /** Publishes a file written in full beforehand, as it is. */
-  const copy = (file: string, rows?: number) => async (out: Writable) => {
-    await pipeline(createReadStream(file), out);
-    return rows;
-  };
-  await publish(`${baseName}_snapshot.ndjson.gz`, CONTENT_TYPES.gzip, copy(input.snapshotFile));
   if (formats.includes('csv')) {
     for (const table of tables) {
+      const name = `${baseName}_${table.spec.name}.csv`;
       const written = (await input.live?.csv(table.spec.name)) ?? null;
-      const render = async (out: Writable) => {
+      if (written !== null) {
+        files.push({ name, file: written.file, contentType: CONTENT_TYPES.csv, rows: written.rows });
+        continue;
+      }
+      await render(name, CONTENT_TYPES.csv, async (out) => {
         const { rows } = await writeCsv(table, out, {
           delimiter: request.csv.delimiter,
           decimalSeparator: request.csv.decimalSeparator,
         });
         return rows;
-      };
-      await publish(
-        `${baseName}_${table.spec.name}.csv`,
-        CONTENT_TYPES.csv,
-        written === null ? render : copy(written.file, written.rows),
-      );
+      });
     }
-    await publish(README_FILE, CONTENT_TYPES.text, async (out) => {
+    await render(README_FILE, CONTENT_TYPES.text, async (out) => {
       out.end(readmeText(readme));
       return undefined;
     });
   }
   const range = periodRange(request.period, request.timeZone);
-  const period = {
-    label: periodLabel(request.period),
-    start: range.start.toUTC().toISO() ?? '',
-    end: range.end.toUTC().toISO() ?? '',
-    timeZone: request.timeZone,
-  };
-  const manifestBase = {
-    format: MANIFEST_FORMAT,
+  const description: ReportSetDescription = {
     generator: input.generator,
     runId: input.runId,
     createdAt: input.header.createdAt,
     request,
-    period,
+    period: {
+      label: periodLabel(request.period),
+      start: range.start.toUTC().toISO() ?? '',
+      end: range.end.toUTC().toISO() ?? '',
+      timeZone: request.timeZone,
+    },
     apiBase: input.header.apiBase,
     ...(demo ? { demo: true as const, notice: DEMO_BANNER as typeof DEMO_BANNER } : {}),
     windows: input.header.windows,
     shards: input.header.shards,
     counts: { ...input.counts, ...model.counts() },
-    totals,
+    totals: model.totals(),
     ...(request.gains !== undefined
       ? { gains: { ...request.gains, feeTreatment: FEE_TREATMENT, timeZone: request.timeZone } }
       : {}),
-  } as const;
+  };
   if (formats.includes('xlsx')) {
-    const about = () =>
-      aboutTable({
-        ...manifestBase,
-        completedAt: input.now().toISOString(),
-        files: [...files],
-      });
+    const name = `${baseName}.xlsx`;
+    const listed = await Promise.all(files.map(listedFile));
+    const about = () => aboutTable({ ...description, completedAt: input.now().toISOString(), files: listed });
     // The live workbook's first sheet is the first table: it goes on with the others and About.
     const written =
       (await input.live?.workbook(async function* rest() {
@@ -216,20 +234,27 @@ async function publishAll(input: PublishInput, set: SinkSet): Promise<Manifest> 
         yield about();
         yield readmeTable(readme);
       })) ?? null;
-    await publish(`${baseName}.xlsx`, CONTENT_TYPES.xlsx, async (out) => {
-      if (written !== null) return await copy(written.file, written.rows)(out);
-      const options = workbookOptions(request, demo);
-      const result = await writeXlsx([...tables, about(), readmeTable(readme)], out, options);
-      return result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0);
-    });
+    if (written !== null) {
+      files.push({ name, file: written.file, contentType: CONTENT_TYPES.xlsx, rows: written.rows });
+    } else {
+      await render(name, CONTENT_TYPES.xlsx, async (out) => {
+        const options = workbookOptions(request, demo);
+        const result = await writeXlsx([...tables, about(), readmeTable(readme)], out, options);
+        return result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0);
+      });
+    }
   }
-  const manifest: Manifest = { ...manifestBase, completedAt: input.now().toISOString(), files: [...files] };
-  await publish(MANIFEST_NAME, CONTENT_TYPES.json, async (out) => {
-    out.end(`${JSON.stringify(manifest, null, 2)}\n`);
-    return undefined;
-  });
-  return manifest;
+  return { files, description };
 }
+
+/** Size and SHA-256 of a rendered file, read back: what the sink will store. */
+async function listedFile(rendered: RenderedFile): Promise<ListedFile> {
+  const hashing = new HashingStream();
+  hashing.resume();
+  await pipeline(createReadStream(rendered.file), hashing);
+  return { name: rendered.name, bytes: hashing.bytes, sha256: hashing.sha256 };
+}
+
 /** Most windows or shards the About sheet lists one by one; past it, their count (the manifest lists all). */
 export const ABOUT_MAX_LISTED = 99;
 
@@ -261,7 +286,9 @@ function listedOrCounted<T>(
 }
 
 /** The About sheet: what was asked, of whom, how it was fetched, and the files published before it. */
-function aboutTable(manifest: Manifest): TableSource {
+function aboutTable(
+  manifest: ReportSetDescription & { completedAt: string; files: ListedFile[] },
+): TableSource {
   const pairs: [string, string][] = [
     ...(manifest.demo
       ? ([[DEMO_BANNER, 'made by the simulator built into pbs-export']] as [string, string][])
