@@ -1,6 +1,6 @@
 /**
- * The engine's exact arithmetic: a private big.js constructor (no other module's settings reach
- * it) and the one rounding rule, used wherever a fiat amount comes from a division.
+ * Exact arithmetic for the export and the gains engine: one private big.js constructor (no other
+ * module's settings reach it) and the one rounding rule, used wherever a fiat amount comes from a division.
  */
 import BigFactory from 'big.js';
 

@@ -4,11 +4,8 @@
  * sums of the summaries, which see every amount of every transaction, add scaled BigInt integers
  * (several times faster than big.js, measured by `npm run bench`), exact all the same.
  */
-import BigFactory from 'big.js';
 import { isExactNumber } from '../../pbs/exact-json.ts';
-
-// A private constructor so no other module's big.js settings can affect ours.
-const Big = BigFactory();
+import { Big } from './big.ts';
 
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 /** Already plain and normal: no leading zero in the integer part, no exponent. */
@@ -69,7 +66,7 @@ export function isDecimal(input: unknown): boolean {
   return parseDecimal(input) !== null;
 }
 
-function plain(value: BigFactory.Big): string {
+function plain(value: Big): string {
   const text = value.toFixed();
   return text === '-0' ? '0' : text;
 }

@@ -8,11 +8,8 @@
  * "N.A." (precious metals, SDR, bond-market units, test and no-currency codes), which the package
  * lists with 0 digits but which have no smallest unit to round to.
  */
-import BigFactory from 'big.js';
 import { code } from 'currency-codes';
-
-// A private constructor so no other module's big.js settings can affect ours.
-const Big = BigFactory();
+import { Big } from '../../domain/index.ts';
 
 /** ISO 4217 codes whose minor unit is "N.A." (`currency-codes` reports them as 0 digits). */
 const NO_MINOR_UNIT = new Set([

@@ -1,4 +1,4 @@
-import Big from 'big.js';
+import { Big } from '../../../domain/index.ts';
 import { type Cell, type Column, numberWidth } from '../../../domain/table.ts';
 import { wallClock } from '../../../domain/zoned.ts';
 import { instantMillis, isDecimalLiteral, isIntegerLiteral, preview, wellFormed } from './cells.ts';
