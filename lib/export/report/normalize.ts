@@ -296,302 +296,368 @@ function collectLeaves(
   }
 }
 
-/** Builds a {@link Normalizer} for one spool. */
-export function createNormalizer(options: NormalizerOptions): Normalizer {
-  const { fields, timeZone } = options;
-  const transactionPaths = new Set<string>([
-    fields.id,
-    fields.date,
-    fields.type,
-    fields.subType,
-    fields.category,
-    fields.protocol,
-    fields.hash,
-    fields.accountId,
-    fields.ledgerId,
-    fields.movements,
-    fields.valueAmount,
-    fields.valueCurrency,
-    fields.feeAmount,
-    fields.feeCurrency,
-    fields.feeSymbol,
-    fields.feeQuantity,
-    fields.lastModifiedDate,
-    fields.sourceGuid,
-    fields.sourceName,
-    fields.deleted,
-  ]);
-  const movementPaths = new Set<string>([fields.movementSymbol, fields.movementAmount, fields.movementValue]);
-  const extraPaths = new Set<string>();
-  const movementExtraPaths = new Set<string>();
-  const changeExtraPaths = new Set<string>();
-  const units = {
+// Reading: raw items into canonical transactions. Each reader names the field it refuses.
+
+/** A field map and the paths it consumes (the others are extras), worked out once per normalizer. */
+interface Layout {
+  fields: TransactionFieldMap;
+  transactionPaths: ReadonlySet<string>;
+  movementPaths: ReadonlySet<string>;
+}
+
+function layoutOf(fields: TransactionFieldMap): Layout {
+  return {
+    fields,
+    transactionPaths: new Set<string>([
+      fields.id,
+      fields.date,
+      fields.type,
+      fields.subType,
+      fields.category,
+      fields.protocol,
+      fields.hash,
+      fields.accountId,
+      fields.ledgerId,
+      fields.movements,
+      fields.valueAmount,
+      fields.valueCurrency,
+      fields.feeAmount,
+      fields.feeCurrency,
+      fields.feeSymbol,
+      fields.feeQuantity,
+      fields.lastModifiedDate,
+      fields.sourceGuid,
+      fields.sourceName,
+      fields.deleted,
+    ]),
+    movementPaths: new Set<string>([fields.movementSymbol, fields.movementAmount, fields.movementValue]),
+  };
+}
+
+function idOf(raw: RawTransaction, path: string, index: number | null): string {
+  const id = asText(getPath(raw, path));
+  if (id === null || id === '') throw new TransactionDataError(path, 'is missing', null, index);
+  return id;
+}
+
+function text(raw: unknown, path: string): string | null {
+  return asText(getPath(raw, path));
+}
+
+function instant(raw: RawTransaction, path: string, id: string, index: number | null, required: boolean) {
+  const value = getPath(raw, path);
+  if (value === undefined || value === null) {
+    if (required) throw new TransactionDataError(path, 'is missing', id, index);
+    return null;
+  }
+  const parsed = parseInstant(value);
+  if (parsed === null)
+    throw new TransactionDataError(path, `is not a date: ${JSON.stringify(value)}`, id, index);
+  return parsed;
+}
+
+function decimal(raw: unknown, path: string, shownPath: string, id: string, index: number | null) {
+  const value = getPath(raw, path);
+  if (value === undefined || value === null) return null;
+  const parsed = parseDecimal(value);
+  if (parsed === null) {
+    throw new TransactionDataError(shownPath, `is not a decimal amount: ${JSON.stringify(value)}`, id, index);
+  }
+  return parsed;
+}
+
+function movements(
+  raw: RawTransaction,
+  layout: Layout,
+  id: string,
+  index: number | null,
+): CanonicalMovement[] {
+  const { fields } = layout;
+  const list = getPath(raw, fields.movements);
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw new TransactionDataError(fields.movements, 'is not a list', id, index);
+  return list.map((item: unknown, position) => {
+    const at = (path: string) => `${fields.movements}[${position}].${path}`;
+    if (!isPlainObject(item)) {
+      throw new TransactionDataError(`${fields.movements}[${position}]`, 'is not an object', id, index);
+    }
+    const symbol = text(item, fields.movementSymbol);
+    if (symbol === null || symbol === '') {
+      throw new TransactionDataError(at(fields.movementSymbol), 'is missing', id, index);
+    }
+    const amount = decimal(item, fields.movementAmount, at(fields.movementAmount), id, index);
+    if (amount === null) throw new TransactionDataError(at(fields.movementAmount), 'is missing', id, index);
+    return {
+      symbol,
+      amount,
+      value: decimal(item, fields.movementValue, at(fields.movementValue), id, index),
+      extras: extrasOf(item, layout.movementPaths),
+    };
+  });
+}
+
+/** The leaves of `raw` outside the `consumed` paths, by {@link extraPath}. */
+function extrasOf(raw: Record<string, unknown>, consumed: ReadonlySet<string>): Record<string, Cell> {
+  const extras = leafRecord();
+  collectLeaves(raw, consumed, extras);
+  return extras;
+}
+
+function canonicalOf(raw: RawTransaction, layout: Layout, index?: number): CanonicalTransaction {
+  const { fields } = layout;
+  const at = index ?? null;
+  const id = idOf(raw, fields.id, at);
+  return {
+    id,
+    date: instant(raw, fields.date, id, at, true) as string,
+    type: text(raw, fields.type),
+    subType: text(raw, fields.subType),
+    category: text(raw, fields.category),
+    protocol: text(raw, fields.protocol),
+    hash: text(raw, fields.hash),
+    accountId: text(raw, fields.accountId),
+    ledgerId: text(raw, fields.ledgerId),
+    movements: movements(raw, layout, id, at),
+    valueAmount: decimal(raw, fields.valueAmount, fields.valueAmount, id, at),
+    valueCurrency: text(raw, fields.valueCurrency),
+    feeAmount: decimal(raw, fields.feeAmount, fields.feeAmount, id, at),
+    feeCurrency: text(raw, fields.feeCurrency),
+    feeSymbol: text(raw, fields.feeSymbol),
+    feeQuantity: decimal(raw, fields.feeQuantity, fields.feeQuantity, id, at),
+    extras: extrasOf(raw, layout.transactionPaths),
+  };
+}
+
+// Observing: what the columns will be (extra fields, money currencies, number widths).
+
+/** The extra paths of each report, sorted: fixed by the first spec or row. */
+interface FrozenColumns {
+  extras: string[];
+  movementExtras: string[];
+  changeExtras: string[];
+}
+
+/** What the first pass has seen: each report's extra fields, money currencies and number widths. */
+class ColumnsSeen {
+  readonly extraPaths = new Set<string>();
+  readonly movementExtraPaths = new Set<string>();
+  readonly changeExtraPaths = new Set<string>();
+  readonly units = {
     transactions: { value: new Set<string>(), fee: new Set<string>() },
     movements: { value: new Set<string>(), fee: new Set<string>() },
     changes: { value: new Set<string>(), fee: new Set<string>() },
   };
   /** Widest number cell per `report.column`, as shown (see `numberWidth`). */
-  const widths = new Map<string, number>();
-  const widen = (column: string, literal: string | null): void => {
+  readonly #widths = new Map<string, number>();
+  #frozen: FrozenColumns | null = null;
+
+  widen(column: string, literal: string | null): void {
     if (literal === null) return;
     const width = numberWidth(literal);
-    if (width > (widths.get(column) ?? 0)) widths.set(column, width);
-  };
-  /** Records the currencies and number widths the rows of `tx` will have. */
-  const observeNumbers = (tx: CanonicalTransaction): void => {
-    if (tx.valueAmount !== null) units.transactions.value.add(tx.valueCurrency ?? '');
-    if (tx.feeAmount !== null) units.transactions.fee.add(tx.feeCurrency ?? '');
-    widen('transactions.value_amount', moneyCell(tx.valueAmount, tx.valueCurrency));
-    widen('transactions.fee_amount', moneyCell(tx.feeAmount, tx.feeCurrency));
-    widen('transactions.fee_quantity', tx.feeQuantity);
-    for (const movement of tx.movements) {
-      if (movement.value !== null) units.movements.value.add(tx.valueCurrency ?? '');
-      widen('movements.amount', movement.amount);
-      widen('movements.value', moneyCell(movement.value, tx.valueCurrency));
-    }
-  };
-  /** The columns of `report` with the widths observed. */
-  const sized = (report: string, columns: Column[]): Column[] =>
-    columns.map((column) => {
-      const width = widths.get(`${report}.${column.key}`);
-      return width === undefined ? column : { ...column, width };
-    });
-  let frozen: { extras: string[]; movementExtras: string[]; changeExtras: string[] } | null = null;
-
-  function freeze(): { extras: string[]; movementExtras: string[]; changeExtras: string[] } {
-    frozen ??= {
-      extras: [...extraPaths].sort(),
-      movementExtras: [...movementExtraPaths].sort(),
-      changeExtras: [...changeExtraPaths].sort(),
-    };
-    return frozen;
+    if (width > (this.#widths.get(column) ?? 0)) this.#widths.set(column, width);
   }
 
-  function refuseIfFrozen(): void {
-    if (frozen !== null) {
+  /** Records the currencies and number widths the rows of `tx` will have. */
+  observeNumbers(tx: CanonicalTransaction): void {
+    if (tx.valueAmount !== null) this.units.transactions.value.add(tx.valueCurrency ?? '');
+    if (tx.feeAmount !== null) this.units.transactions.fee.add(tx.feeCurrency ?? '');
+    this.widen('transactions.value_amount', moneyCell(tx.valueAmount, tx.valueCurrency));
+    this.widen('transactions.fee_amount', moneyCell(tx.feeAmount, tx.feeCurrency));
+    this.widen('transactions.fee_quantity', tx.feeQuantity);
+    for (const movement of tx.movements) {
+      if (movement.value !== null) this.units.movements.value.add(tx.valueCurrency ?? '');
+      this.widen('movements.amount', movement.amount);
+      this.widen('movements.value', moneyCell(movement.value, tx.valueCurrency));
+    }
+  }
+
+  /** The columns of `report` with the widths observed. */
+  sized(report: string, columns: Column[]): Column[] {
+    return columns.map((column) => {
+      const width = this.#widths.get(`${report}.${column.key}`);
+      return width === undefined ? column : { ...column, width };
+    });
+  }
+
+  freeze(): FrozenColumns {
+    this.#frozen ??= {
+      extras: [...this.extraPaths].sort(),
+      movementExtras: [...this.movementExtraPaths].sort(),
+      changeExtras: [...this.changeExtraPaths].sort(),
+    };
+    return this.#frozen;
+  }
+
+  refuseIfFrozen(): void {
+    if (this.#frozen !== null) {
       throw new PbsExportError('normalizer_frozen', 'observe() called after the columns were fixed');
     }
   }
 
-  function checkObservable(raw: unknown, index: number | undefined): asserts raw is Record<string, unknown> {
-    refuseIfFrozen();
+  checkObservable(raw: unknown, index: number | undefined): asserts raw is Record<string, unknown> {
+    this.refuseIfFrozen();
     if (!isPlainObject(raw))
       throw new TransactionDataError('(item)', 'is not an object', null, index ?? null);
   }
+}
 
-  function idOf(raw: RawTransaction, index: number | null): string {
-    const id = asText(getPath(raw, fields.id));
-    if (id === null || id === '') throw new TransactionDataError(fields.id, 'is missing', null, index);
-    return id;
-  }
+// Rendering: canonical transactions into rows and specs of fixed columns.
 
-  function text(raw: unknown, path: string): string | null {
-    return asText(getPath(raw, path));
-  }
-
-  function instant(raw: RawTransaction, path: string, id: string, index: number | null, required: boolean) {
-    const value = getPath(raw, path);
-    if (value === undefined || value === null) {
-      if (required) throw new TransactionDataError(path, 'is missing', id, index);
-      return null;
-    }
-    const parsed = parseInstant(value);
-    if (parsed === null)
-      throw new TransactionDataError(path, `is not a date: ${JSON.stringify(value)}`, id, index);
-    return parsed;
-  }
-
-  function decimal(raw: unknown, path: string, shownPath: string, id: string, index: number | null) {
-    const value = getPath(raw, path);
-    if (value === undefined || value === null) return null;
-    const parsed = parseDecimal(value);
-    if (parsed === null) {
+function extraCells(extras: Readonly<Record<string, Cell>>, known: readonly string[], id: string): Cell[] {
+  for (const path of Object.keys(extras)) {
+    if (!known.includes(path)) {
       throw new TransactionDataError(
-        shownPath,
-        `is not a decimal amount: ${JSON.stringify(value)}`,
+        path,
+        'was not seen by observe() before the columns were fixed',
         id,
-        index,
+        null,
       );
     }
-    return parsed;
   }
+  return known.map((path) => extras[path] ?? null);
+}
 
-  function movements(raw: RawTransaction, id: string, index: number | null): CanonicalMovement[] {
-    const list = getPath(raw, fields.movements);
-    if (list === undefined || list === null) return [];
-    if (!Array.isArray(list)) throw new TransactionDataError(fields.movements, 'is not a list', id, index);
-    return list.map((item: unknown, position) => {
-      const at = (path: string) => `${fields.movements}[${position}].${path}`;
-      if (!isPlainObject(item)) {
-        throw new TransactionDataError(`${fields.movements}[${position}]`, 'is not an object', id, index);
-      }
-      const symbol = text(item, fields.movementSymbol);
-      if (symbol === null || symbol === '') {
-        throw new TransactionDataError(at(fields.movementSymbol), 'is missing', id, index);
-      }
-      const amount = decimal(item, fields.movementAmount, at(fields.movementAmount), id, index);
-      if (amount === null) throw new TransactionDataError(at(fields.movementAmount), 'is missing', id, index);
-      const extras = leafRecord();
-      collectLeaves(item, movementPaths, extras);
-      return {
-        symbol,
-        amount,
-        value: decimal(item, fields.movementValue, at(fields.movementValue), id, index),
-        extras,
-      };
-    });
-  }
+function extraColumns(paths: readonly string[], fixed: readonly Column[]): Column[] {
+  const taken = new Set(fixed.map((column) => column.key));
+  return paths.map((path) => ({
+    key: taken.has(path) ? `extra:${path}` : path,
+    header: path,
+    kind: 'text' as const,
+    description: `field "${path}" of the service's data, which the field mapping does not know, as text`,
+  }));
+}
 
-  function extrasOf(raw: RawTransaction): Record<string, Cell> {
-    const extras = leafRecord();
-    collectLeaves(raw, transactionPaths, extras);
-    return extras;
-  }
+function spec(name: string, title: string, fixed: Column[], extras: readonly string[]): TableSpec {
+  return {
+    name,
+    title,
+    description: TABLE_DESCRIPTIONS[name],
+    columns: [...fixed, ...extraColumns(extras, fixed)],
+  };
+}
 
-  function canonical(raw: RawTransaction, index?: number): CanonicalTransaction {
-    const at = index ?? null;
-    const id = idOf(raw, at);
-    return {
-      id,
-      date: instant(raw, fields.date, id, at, true) as string,
-      type: text(raw, fields.type),
-      subType: text(raw, fields.subType),
-      category: text(raw, fields.category),
-      protocol: text(raw, fields.protocol),
-      hash: text(raw, fields.hash),
-      accountId: text(raw, fields.accountId),
-      ledgerId: text(raw, fields.ledgerId),
-      movements: movements(raw, id, at),
-      valueAmount: decimal(raw, fields.valueAmount, fields.valueAmount, id, at),
-      valueCurrency: text(raw, fields.valueCurrency),
-      feeAmount: decimal(raw, fields.feeAmount, fields.feeAmount, id, at),
-      feeCurrency: text(raw, fields.feeCurrency),
-      feeSymbol: text(raw, fields.feeSymbol),
-      feeQuantity: decimal(raw, fields.feeQuantity, fields.feeQuantity, id, at),
-      extras: extrasOf(raw),
-    };
-  }
+function quantities(tx: CanonicalTransaction, sign: 1 | -1): Cell {
+  const parts = tx.movements
+    .filter((movement) => (signDecimal(movement.amount) < 0 ? -1 : 1) === sign)
+    .map((movement) => `${trimDecimal(absDecimal(movement.amount))} ${movement.symbol}`);
+  return parts.length > 0 ? parts.join('; ') : null;
+}
 
-  function extraCells(extras: Readonly<Record<string, Cell>>, known: readonly string[], id: string): Cell[] {
-    for (const path of Object.keys(extras)) {
-      if (!known.includes(path)) {
-        throw new TransactionDataError(
-          path,
-          'was not seen by observe() before the columns were fixed',
-          id,
-          null,
-        );
-      }
-    }
-    return known.map((path) => extras[path] ?? null);
-  }
+function transactionRowOf(tx: CanonicalTransaction, extras: readonly string[]): Row {
+  return [
+    tx.id,
+    tx.date,
+    tx.date,
+    tx.type,
+    tx.subType,
+    tx.category,
+    tx.protocol,
+    tx.hash,
+    tx.accountId,
+    tx.ledgerId,
+    quantities(tx, 1),
+    quantities(tx, -1),
+    moneyCell(tx.valueAmount, tx.valueCurrency),
+    tx.valueCurrency,
+    moneyCell(tx.feeAmount, tx.feeCurrency),
+    tx.feeCurrency,
+    tx.feeSymbol,
+    tx.feeQuantity,
+    ...extraCells(tx.extras, extras, tx.id),
+  ];
+}
 
-  function extraColumns(paths: readonly string[], fixed: readonly Column[]): Column[] {
-    const taken = new Set(fixed.map((column) => column.key));
-    return paths.map((path) => ({
-      key: taken.has(path) ? `extra:${path}` : path,
-      header: path,
-      kind: 'text' as const,
-      description: `field "${path}" of the service's data, which the field mapping does not know, as text`,
-    }));
-  }
+function movementRowsOf(tx: CanonicalTransaction, known: readonly string[]): Row[] {
+  return tx.movements.map((movement) => [
+    tx.id,
+    tx.date,
+    tx.date,
+    movement.symbol,
+    movement.amount,
+    moneyCell(movement.value, tx.valueCurrency),
+    signDecimal(movement.amount) < 0 ? 'out' : 'in',
+    ...extraCells(movement.extras, known, tx.id),
+  ]);
+}
 
-  function spec(name: string, title: string, fixed: Column[], extras: readonly string[]): TableSpec {
-    return {
-      name,
-      title,
-      description: TABLE_DESCRIPTIONS[name],
-      columns: [...fixed, ...extraColumns(extras, fixed)],
-    };
-  }
+function changeRowOf(raw: RawTimelineItem, layout: Layout, known: readonly string[], index?: number): Row {
+  const { fields } = layout;
+  const at = index ?? null;
+  const id = idOf(raw, fields.id, at);
+  const deletedFlag = getPath(raw, fields.deleted);
+  const deleted = deletedFlag === true || deletedFlag === 'true';
+  return [
+    id,
+    // A deleted item may be a bare tombstone without a date.
+    instant(raw, fields.date, id, at, !deleted),
+    instant(raw, fields.lastModifiedDate, id, at, false),
+    deleted ? 'yes' : 'no',
+    text(raw, fields.sourceGuid),
+    text(raw, fields.sourceName),
+    text(raw, fields.type),
+    text(raw, fields.subType),
+    text(raw, fields.category),
+    text(raw, fields.protocol),
+    text(raw, fields.hash),
+    moneyCell(decimal(raw, fields.valueAmount, fields.valueAmount, id, at), text(raw, fields.valueCurrency)),
+    text(raw, fields.valueCurrency),
+    ...extraCells(extrasOf(raw, layout.transactionPaths), known, id),
+  ];
+}
 
-  function quantities(tx: CanonicalTransaction, sign: 1 | -1): Cell {
-    const parts = tx.movements
-      .filter((movement) => (signDecimal(movement.amount) < 0 ? -1 : 1) === sign)
-      .map((movement) => `${trimDecimal(absDecimal(movement.amount))} ${movement.symbol}`);
-    return parts.length > 0 ? parts.join('; ') : null;
-  }
-
-  function toTransactionRow(tx: CanonicalTransaction): Row {
-    return [
-      tx.id,
-      tx.date,
-      tx.date,
-      tx.type,
-      tx.subType,
-      tx.category,
-      tx.protocol,
-      tx.hash,
-      tx.accountId,
-      tx.ledgerId,
-      quantities(tx, 1),
-      quantities(tx, -1),
-      moneyCell(tx.valueAmount, tx.valueCurrency),
-      tx.valueCurrency,
-      moneyCell(tx.feeAmount, tx.feeCurrency),
-      tx.feeCurrency,
-      tx.feeSymbol,
-      tx.feeQuantity,
-      ...extraCells(tx.extras, freeze().extras, tx.id),
-    ];
-  }
-
-  function toMovementRows(tx: CanonicalTransaction): Row[] {
-    const known = freeze().movementExtras;
-    return tx.movements.map((movement) => [
-      tx.id,
-      tx.date,
-      tx.date,
-      movement.symbol,
-      movement.amount,
-      moneyCell(movement.value, tx.valueCurrency),
-      signDecimal(movement.amount) < 0 ? 'out' : 'in',
-      ...extraCells(movement.extras, known, tx.id),
-    ]);
-  }
+/** Builds a {@link Normalizer} for one spool: reading, observing and rendering above, put together. */
+export function createNormalizer(options: NormalizerOptions): Normalizer {
+  const { fields, timeZone } = options;
+  const layout = layoutOf(fields);
+  const seen: ColumnsSeen = new ColumnsSeen();
+  const canonical = (raw: RawTransaction, index?: number) => canonicalOf(raw, layout, index);
+  const toTransactionRow = (tx: CanonicalTransaction) => transactionRowOf(tx, seen.freeze().extras);
+  const toMovementRows = (tx: CanonicalTransaction) => movementRowsOf(tx, seen.freeze().movementExtras);
 
   return {
     observe(raw, index) {
-      checkObservable(raw, index);
-      for (const path of Object.keys(extrasOf(raw))) extraPaths.add(path);
+      seen.checkObservable(raw, index);
+      for (const path of Object.keys(extrasOf(raw, layout.transactionPaths))) seen.extraPaths.add(path);
       // Invalid data is reported by the row that holds it, not while observing.
       let tx: CanonicalTransaction | null = null;
       try {
         tx = canonical(raw, index);
       } catch {}
-      if (tx !== null) observeNumbers(tx);
+      if (tx !== null) seen.observeNumbers(tx);
       const list = getPath(raw, fields.movements);
       if (Array.isArray(list)) {
         for (const item of list) {
           if (!isPlainObject(item)) continue;
-          const extras = leafRecord();
-          collectLeaves(item, movementPaths, extras);
-          for (const path of Object.keys(extras)) movementExtraPaths.add(path);
+          for (const path of Object.keys(extrasOf(item, layout.movementPaths)))
+            seen.movementExtraPaths.add(path);
         }
       }
     },
     observeCanonical(tx) {
-      refuseIfFrozen();
-      observeNumbers(tx);
-      for (const path in tx.extras) extraPaths.add(path);
+      seen.refuseIfFrozen();
+      seen.observeNumbers(tx);
+      for (const path in tx.extras) seen.extraPaths.add(path);
       for (const movement of tx.movements) {
-        for (const path in movement.extras) movementExtraPaths.add(path);
+        for (const path in movement.extras) seen.movementExtraPaths.add(path);
       }
     },
     extraCounts: () => ({
-      transactions: extraPaths.size,
-      movements: movementExtraPaths.size,
-      changes: changeExtraPaths.size,
-      currencies: units.transactions.value.size + units.transactions.fee.size + units.movements.value.size,
+      transactions: seen.extraPaths.size,
+      movements: seen.movementExtraPaths.size,
+      changes: seen.changeExtraPaths.size,
+      currencies:
+        seen.units.transactions.value.size +
+        seen.units.transactions.fee.size +
+        seen.units.movements.value.size,
     }),
     observeChange(raw, index) {
-      checkObservable(raw, index);
-      for (const path of Object.keys(extrasOf(raw))) changeExtraPaths.add(path);
+      seen.checkObservable(raw, index);
+      for (const path of Object.keys(extrasOf(raw, layout.transactionPaths))) seen.changeExtraPaths.add(path);
       const amount = parseDecimal(getPath(raw, fields.valueAmount));
       if (amount !== null) {
         const currency = text(raw, fields.valueCurrency);
-        units.changes.value.add(currency ?? '');
-        widen('changes.value_amount', moneyCell(amount, currency));
+        seen.units.changes.value.add(currency ?? '');
+        seen.widen('changes.value_amount', moneyCell(amount, currency));
       }
     },
     canonical,
@@ -599,8 +665,8 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       spec(
         'transactions',
         'Transactions',
-        sized('transactions', transactionColumns(timeZone, units.transactions)),
-        freeze().extras,
+        seen.sized('transactions', transactionColumns(timeZone, seen.units.transactions)),
+        seen.freeze().extras,
       ),
     transactionRow: (raw, index) => toTransactionRow(canonical(raw, index)),
     toTransactionRow,
@@ -608,8 +674,8 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       spec(
         'movements',
         'Movements',
-        sized('movements', movementColumns(timeZone, units.movements)),
-        freeze().movementExtras,
+        seen.sized('movements', movementColumns(timeZone, seen.units.movements)),
+        seen.freeze().movementExtras,
       ),
     movementRows: (raw, index) => toMovementRows(canonical(raw, index)),
     toMovementRows,
@@ -617,34 +683,9 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       spec(
         'changes',
         'Changes',
-        sized('changes', changeColumns(timeZone, units.changes)),
-        freeze().changeExtras,
+        seen.sized('changes', changeColumns(timeZone, seen.units.changes)),
+        seen.freeze().changeExtras,
       ),
-    changeRow(raw, index) {
-      const at = index ?? null;
-      const id = idOf(raw, at);
-      const deletedFlag = getPath(raw, fields.deleted);
-      const deleted = deletedFlag === true || deletedFlag === 'true';
-      return [
-        id,
-        // A deleted item may be a bare tombstone without a date.
-        instant(raw, fields.date, id, at, !deleted),
-        instant(raw, fields.lastModifiedDate, id, at, false),
-        deleted ? 'yes' : 'no',
-        text(raw, fields.sourceGuid),
-        text(raw, fields.sourceName),
-        text(raw, fields.type),
-        text(raw, fields.subType),
-        text(raw, fields.category),
-        text(raw, fields.protocol),
-        text(raw, fields.hash),
-        moneyCell(
-          decimal(raw, fields.valueAmount, fields.valueAmount, id, at),
-          text(raw, fields.valueCurrency),
-        ),
-        text(raw, fields.valueCurrency),
-        ...extraCells(extrasOf(raw), freeze().changeExtras, id),
-      ];
-    },
+    changeRow: (raw, index) => changeRowOf(raw, layout, seen.freeze().changeExtras, index),
   };
 }
