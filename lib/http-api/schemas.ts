@@ -44,7 +44,7 @@ export const ListQuery = z.object({
   ).openapi({ param: { name: 'limit', in: 'query', required: false }, type: 'integer', example: 20 }),
 });
 
-/** `POST /reports` body: the export request (`lib/export/request.ts`). */
+/** `POST /reports` body: the export request (`lib/export/plan/request.ts`). */
 export const ExportRequestBody = ExportRequestSchema;
 
 /** The `Idempotency-Key` header: 1-255 visible ASCII characters. */

@@ -94,7 +94,7 @@ export const KEYS = {
   published: (jobId: string) => `work/${jobId}/published.json`,
   /** Lease of the one export running per registered secret (see `profile-slots.ts`). */
   slot: (secretHash: string) => `locks/${secretHash}.json`,
-  /** Reports go under `reports/{profile}/{period}/{runId}/` (see `finishExport`). */
+  /** Reports go under `reports/{profile}/{period}/{runId}/` (see `runPrefix` in `lib/export`). */
   reportsPrefix: 'reports/',
 } as const;
 
