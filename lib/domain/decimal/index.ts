@@ -5,18 +5,4 @@
  * floating point.
  */
 export { Big, mulDiv, type Rounding, text, ZERO } from './big.ts';
-export {
-  absDecimal,
-  addDecimal,
-  compareDecimal,
-  DecimalSum,
-  isDecimal,
-  isZeroDecimal,
-  MAX_DECIMAL_EXPONENT,
-  negateDecimal,
-  parseDecimal,
-  signDecimal,
-  subtractDecimal,
-  sumDecimals,
-  trimDecimal,
-} from './plain.ts';
+export * from './plain.ts';
