@@ -11,13 +11,17 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import ExcelJS from 'exceljs';
 import pLimit from 'p-limit';
-import { shardQuery } from '../lib/export/fetch.ts';
-import { createGainsFeed } from '../lib/export/gains-feed.ts';
-import { createNormalizer } from '../lib/export/normalize.ts';
-import { periodRange } from '../lib/export/period.ts';
-import { parseExportRequest } from '../lib/export/request.ts';
-import { type ExportDeps, planExport, runExport } from '../lib/export/run.ts';
-import { readSnapshotRecords } from '../lib/export/snapshot.ts';
+import {
+  createGainsFeed,
+  createNormalizer,
+  type ExportDeps,
+  parseExportRequest,
+  periodRange,
+  planExport,
+  readSnapshotRecords,
+  runExport,
+  shardQuery,
+} from '../lib/export/index.ts';
 import { addConditionalWrites, createJobStore, type JobRecord, jobIdFor } from '../lib/jobs/index.ts';
 import { DEFAULT_SHAPE, type PagePagination } from '../lib/pbs/index.ts';
 import { createServiceClient } from '../lib/service-client.ts';

@@ -1,7 +1,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
-import { PROFILE_NAME } from '../lib/export/request.ts';
+import { PROFILE_NAME } from '../lib/export/plan/index.ts';
 import { CLAIM_NAME, DEFAULT_PROFILES_CLAIM } from '../lib/http-api/index.ts';
 import { connectionSchema, gainsPoliciesSchema, serviceShapeSchema } from '../lib/settings.ts';
 import { PbsConfigError } from './errors.ts';

@@ -120,13 +120,13 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
     memorySize: 2048,
     timeout: Duration.minutes(15),
     // Stages a run's files under _staging/ (read: the source of the server-side copies), copies
-    // them under reports/ manifest last, then deletes the staged ones; reads back a manifest a
-    // retried finish already published; deletes or aborts what a failed run had written.
+    // them under reports/ manifest last, then deletes the staged ones; records what it published
+    // under work/ for a retried finish; deletes or aborts what a failed run had written.
     s3: {
       'jobs/': { read: true, write: true },
-      'work/': { read: true },
+      'work/': { read: true, write: true },
       '_staging/': { read: true, write: true, multipart: true, delete: true },
-      'reports/': { read: true, write: true, multipart: true, delete: true },
+      'reports/': { write: true, multipart: true, delete: true },
       'locks/': { read: true, write: true },
     },
     // The changes report reads the service's timeline while finishing.

@@ -102,7 +102,7 @@ export const credentialsSchema = z.strictObject({
  * `gains`, used as is by the deployment config (`gains`, `profiles.<name>.gains`), so a policy is
  * accepted or refused the same way in a request, on the CLI and in `cdk.json`.
  */
-export { GainsOptionsSchema as gainsPoliciesSchema } from './export/request.ts';
+export { GainsOptionsSchema as gainsPoliciesSchema } from './export/plan/index.ts';
 /** The wire-shape overrides alone (the `PBS_SERVICE_SHAPE` variable, the CDK `serviceShape`). */
 export { shapeSchema as serviceShapeSchema };
 

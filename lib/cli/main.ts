@@ -1,10 +1,19 @@
+import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigFileUnreadableError, PbsExportError, ValidationError } from '../errors.ts';
-import { publicApiBase } from '../export/manifest.ts';
-import { publishReports } from '../export/publish.ts';
-import { parseExportRequest } from '../export/request.ts';
-import { GENERATOR, newRunId, runExport, runPrefix } from '../export/run.ts';
-import { readSnapshotHeader } from '../export/snapshot.ts';
+import {
+  GENERATOR,
+  newRunId,
+  openRunScratch,
+  parseExportRequest,
+  publicApiBase,
+  publishListeners,
+  publishReports,
+  readSnapshotHeader,
+  renderReports,
+  runExport,
+  runPrefix,
+} from '../export/index.ts';
 import type { PbsClient } from '../pbs/index.ts';
 import { secretRedactor } from '../redaction.ts';
 import { createServiceClient } from '../service-client.ts';
@@ -108,25 +117,32 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   const formats = command.formats
     ? parseExportRequest({ ...request, formats: command.formats }).formats
     : undefined;
-  const manifest = await publishReports({
-    snapshotFile: command.snapshot,
-    header,
-    sink,
-    prefix: runPrefix(request, runId),
-    runId,
-    now: io.now,
-    generator: GENERATOR,
-    counts: { renderedFromSnapshot: 1 },
-    ...(formats ? { formats } : {}),
-    ...(io.signal ? { signal: io.signal } : {}),
-    onCleanupError: (error) =>
-      io.stderr.write(
-        `warning: could not remove what the failed run had written: ${visible(describeError(error))}\n`,
-      ),
-  });
-  printSummary(io.stdout, manifest, sink.root);
-  if (presign) printLinks(io.stdout, await presign(manifest.files), LINK_EXPIRY_SECONDS);
-  return EXIT.ok;
+  const warn = (message: string) => io.stderr.write(`warning: ${visible(message)}\n`);
+  const workDir = await openRunScratch({ warn });
+  try {
+    const rendered = await renderReports({
+      snapshotFile: command.snapshot,
+      header,
+      runId,
+      now: io.now,
+      generator: GENERATOR,
+      counts: { renderedFromSnapshot: 1 },
+      workDir,
+      ...(formats ? { formats } : {}),
+      ...(io.signal ? { signal: io.signal } : {}),
+    });
+    const { manifest } = await publishReports(rendered, {
+      sink,
+      prefix: runPrefix(request, runId),
+      now: io.now,
+      ...publishListeners({ warn, ...(io.signal ? { signal: io.signal } : {}) }),
+    });
+    printSummary(io.stdout, manifest, sink.root);
+    if (presign) printLinks(io.stdout, await presign(manifest.files), LINK_EXPIRY_SECONDS);
+    return EXIT.ok;
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
 }
 
 interface Connection {

@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import type { ExportProgress } from '../export/run.ts';
+import type { ExportProgress } from '../export/index.ts';
 
 export interface ProgressReporter {
   update(progress: ExportProgress): void;

@@ -1,4 +1,4 @@
-import type { Manifest } from '../export/manifest.ts';
+import type { Manifest } from '../export/publish/index.ts';
 
 /** Prints what a run produced: counts, totals and where each file is. */
 export function printSummary(out: { write(text: string): unknown }, manifest: Manifest, root: string): void {

@@ -2,38 +2,38 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DateTime } from 'luxon';
-import type { DateBounds, RawTimelineItem, TimelineQuery } from '../pbs/model.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import { messageOf } from '../storage/errors.ts';
 import { currentProcessOwner, type ProcessOwner } from '../storage/owner.ts';
 import { openScratch } from '../storage/scratch.ts';
 import type { Sink } from '../storage/sink.ts';
-import { abortableClient } from './abort.ts';
-import { assembleSnapshot } from './assemble.ts';
+import { abortableClient, type ExportServiceClient } from './client.ts';
 import { RunAbortedError } from './errors.ts';
+import { type FetchedShard, type FetchProgress, type FetchRun, startFetch } from './fetch/index.ts';
 import {
-  type FetchedShard,
-  type FetchProgress,
-  type FetchRun,
-  startFetch,
-  type TransactionPageSource,
-} from './fetch.ts';
-import { createLiveOutputs } from './live-outputs.ts';
-import { type Manifest, publicApiBase } from './manifest.ts';
-import { type Period, periodLabel, periodRange, resolveChangesSince } from './period.ts';
-import { planShards, planWindows, resolveProtocols, type Shard, type Window } from './plan.ts';
-import { publishReports, workbookOptions } from './publish.ts';
-import { createReportModel } from './report-model.ts';
-import { type ExportRequest, requestWarnings } from './request.ts';
-import { SNAPSHOT_FORMAT, type SnapshotHeader } from './snapshot.ts';
-
-/** What `runExport` needs of the service client. */
-export interface ExportServiceClient extends TransactionPageSource {
-  dateBounds(): Promise<DateBounds>;
-  defiProtocols(): Promise<string[]>;
-  timeline(query?: TimelineQuery): AsyncIterable<RawTimelineItem>;
-}
+  type ExportPlan,
+  type ExportRequest,
+  periodLabel,
+  planExport,
+  requestWarnings,
+  resolveChangesSince,
+} from './plan/index.ts';
+import {
+  type Manifest,
+  type ManifestFile,
+  type PublishTarget,
+  publicApiBase,
+  publishReports,
+} from './publish/index.ts';
+import {
+  createLiveOutputs,
+  createReportModel,
+  type LiveOutputs,
+  type ReportModel,
+  renderReports,
+  workbookOptions,
+} from './report/index.ts';
+import { assembleSnapshot, SNAPSHOT_FORMAT, type SnapshotHeader } from './snapshot/index.ts';
 
 /** Progress of a run, for a progress bar or log lines. */
 export type ExportProgress =
@@ -42,6 +42,14 @@ export type ExportProgress =
   | { stage: 'shard'; shard: string; rows: number }
   | { stage: 'fetched'; transactions: number }
   | { stage: 'published'; file: string; bytes: number };
+
+/** Defaults of every export, whichever process runs it (CLI, Lambda workers, benchmark). */
+export const EXPORT_DEFAULTS = {
+  /** Requests in flight at once over the whole fetch (and shards open, or parts read, at once). */
+  concurrency: 4,
+  /** Whole-shard attempts on an incomplete fetch. */
+  shardAttempts: 3,
+} as const;
 
 /** Everything `runExport` uses besides the request; built once per process by the caller. */
 export interface ExportDeps {
@@ -74,7 +82,7 @@ export interface ExportDeps {
   concurrency?: number;
   /** Whole-shard attempts on an incomplete fetch. Default 3. */
   shardAttempts?: number;
-  /** Run id; default: UTC time of the run plus random hex. */
+  /** Run id; default: {@link newRunId} of the run's start. */
   runId?: string;
   generator?: { name: string; version: string };
   onProgress?: (progress: ExportProgress) => void;
@@ -86,6 +94,8 @@ export interface ExportResult {
   /** Folder (relative to the sink) that holds the run's files. */
   prefix: string;
   manifest: Manifest;
+  /** Every object stored, as the sink describes it (reports with their rows), the manifest last. */
+  files: ManifestFile[];
 }
 
 /** Name and version written into every manifest and About sheet. */
@@ -93,7 +103,8 @@ export const GENERATOR = { name: 'pbs-export', version: '0.1.0' };
 
 /**
  * Runs one export: plans windows from the portfolio's date-bounds, fetches every shard in full,
- * spools a raw snapshot, renders the reports from it and publishes them as one set, manifest
+ * then `assembleExport → renderReports → publishReports`: a raw snapshot (with the live reports
+ * rendered meanwhile), the other reports from it, and all of them published as one set, manifest
  * last. A run that fails or is stopped leaves nothing at a final name, so no report set looks
  * finished unless it is.
  */
@@ -101,12 +112,7 @@ export async function runExport(request: ExportRequest, deps: ExportDeps): Promi
   if (deps.signal?.aborted) throw new RunAbortedError({ cause: deps.signal.reason });
   for (const warning of requestWarnings(request)) deps.warn?.(warning);
   const startedAt = deps.now();
-  const workDir = await openScratch(
-    deps.workDir ?? tmpdir(),
-    deps.owner ?? currentProcessOwner(),
-    (path, error) =>
-      deps.warn?.(`could not remove the scratch folder of a stopped run (${path}): ${messageOf(error)}`),
-  );
+  const workDir = await openRunScratch(deps);
   const { signal } = deps;
   const client = signal === undefined ? deps.client : abortableClient(deps.client, signal);
   try {
@@ -115,14 +121,31 @@ export async function runExport(request: ExportRequest, deps: ExportDeps): Promi
     // Windows are assembled and rendered while later shards are still being fetched.
     const fetching = startFetch(client, plan.shards, request.filters, {
       workDir,
-      concurrency: deps.concurrency ?? 4,
-      shardAttempts: deps.shardAttempts ?? 3,
+      concurrency: deps.concurrency ?? EXPORT_DEFAULTS.concurrency,
+      shardAttempts: deps.shardAttempts ?? EXPORT_DEFAULTS.shardAttempts,
       fields: deps.fields,
       protocolField: deps.fields.protocol,
       onPage: (page) => deps.onProgress?.({ stage: 'page', ...page }),
       onShardDone: (done) => deps.onProgress?.({ stage: 'shard', shard: done.shard.id, rows: done.rows }),
     });
-    return await finishExport(request, plan, fetching, { ...deps, client, workDir, startedAt });
+    const assembled = await assembleExport(request, plan, fetching, { ...deps, client, workDir, startedAt });
+    const runId = deps.runId ?? newRunId(startedAt);
+    const rendered = await renderReports({
+      ...assembled,
+      runId,
+      now: deps.now,
+      generator: deps.generator ?? GENERATOR,
+      workDir,
+      ...(signal ? { signal } : {}),
+    });
+    const prefix = runPrefix(request, runId);
+    const { manifest, files } = await publishReports(rendered, {
+      sink: deps.sink,
+      prefix,
+      now: deps.now,
+      ...publishListeners(deps),
+    });
+    return { runId, prefix, manifest, files };
   } catch (error) {
     // Whatever surfaced first (a destroyed stream, an abandoned request), the run was stopped.
     if (signal?.aborted) throw new RunAbortedError({ cause: signal.reason });
@@ -132,54 +155,132 @@ export async function runExport(request: ExportRequest, deps: ExportDeps): Promi
   }
 }
 
-/** What to fetch: the windows of the period within the date-bounds, and window × protocol shards. */
-export interface ExportPlan {
-  windows: Window[];
-  shards: Shard[];
+/** What `publishReports` tells a run's caller: progress, cleanup failures as warnings, the stop signal. */
+export function publishListeners(
+  deps: Pick<ExportDeps, 'onProgress' | 'warn' | 'signal'>,
+): Omit<PublishTarget, 'sink' | 'prefix' | 'now'> {
+  return {
+    onPublished: (file) => deps.onProgress?.({ stage: 'published', file: file.location, bytes: file.bytes }),
+    onCleanupError: (error) =>
+      deps.warn?.(`could not remove what the failed run had written: ${messageOf(error)}`),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  };
 }
 
 /**
- * Plans an export from the portfolio's date-bounds (and, for protocol searches, its protocol
- * list). An empty portfolio or a period outside the bounds plans nothing, which is not an error.
+ * A run's scratch folder under `workDir` (default: the OS temp folder), after removing the ones
+ * that dead runs left there. The caller removes it.
  */
-export async function planExport(
-  request: ExportRequest,
-  client: Pick<ExportServiceClient, 'dateBounds' | 'defiProtocols'>,
-): Promise<ExportPlan> {
-  const bounds = await client.dateBounds();
-  const protocols =
-    request.protocols === undefined || request.filters.hash !== undefined
-      ? null
-      : resolveProtocols(request.protocols, await client.defiProtocols());
-  const planned = planWindows({
-    period: request.gains !== undefined ? historyPeriod(request, bounds) : request.period,
-    timeZone: request.timeZone,
-    window: request.window,
-    bounds,
-  });
-  // The service ignores the window when a hash is given, so one search covers the period.
-  const windows = request.filters.hash !== undefined && planned.length > 0 ? [wholePeriod(request)] : planned;
-  // `all` covers the whole period: the per-protocol searches plus the transactions of none of them.
-  return { windows, shards: planShards(windows, protocols, { withRest: request.protocols === 'all' }) };
+export function openRunScratch(deps: Pick<ExportDeps, 'workDir' | 'owner' | 'warn'>): Promise<string> {
+  return openScratch(deps.workDir ?? tmpdir(), deps.owner ?? currentProcessOwner(), (path, error) =>
+    deps.warn?.(`could not remove the scratch folder of a stopped run (${path}): ${messageOf(error)}`),
+  );
+}
+
+/** What `assembleExport` uses. */
+export interface AssembleDeps {
+  /** For the changes report's timeline. */
+  client: Pick<ExportServiceClient, 'timeline'>;
+  fields: TransactionFieldMap;
+  apiBase: string;
+  demo?: boolean;
+  /** When the export started: the snapshot's and manifest's `createdAt`. */
+  startedAt: Date;
+  /** The run's scratch folder (it must exist; the caller owns it). */
+  workDir: string;
+  onProgress?: (progress: ExportProgress) => void;
+  warn?: (message: string) => void;
+}
+
+/** An assembled run: its snapshot, and the report model that observed every record of it. */
+export interface AssembledExport {
+  snapshotFile: string;
+  header: SnapshotHeader;
+  /** Counts of the fetch and assembly, for the manifest. */
+  counts: Record<string, number>;
+  model: ReportModel;
+  /** The reports rendered while assembling; `renderReports` finishes them. */
+  live: LiveOutputs;
 }
 
 /**
- * The last stage of an export: writes the snapshot (plus the timeline items when the changes
- * report is asked for) window by window as the shards arrive, renders the transactions and
- * movements reports meanwhile, then the others, publishes them all and writes the manifest last.
- * `fetched` holds every shard fetched already, or a fetch still under way. `deps.workDir` must
- * exist; the caller owns it.
+ * Writes the snapshot (plus the timeline items when the changes report is asked for) window by
+ * window as the shards arrive, and meanwhile renders the transactions and movements reports.
+ * `fetched` holds every shard fetched already, or a fetch still under way. On failure the live
+ * writers are stopped and a fetch still under way starts no further shard and settles.
  */
-export async function finishExport(
+export async function assembleExport(
   request: ExportRequest,
   plan: ExportPlan,
   fetched: readonly FetchedShard[] | FetchRun,
-  deps: ExportDeps & { workDir: string; startedAt: Date },
-): Promise<ExportResult> {
-  const runId = deps.runId ?? newRunId(deps.startedAt);
-  const prefix = runPrefix(request, runId);
+  deps: AssembleDeps,
+): Promise<AssembledExport> {
   const allFetched = isFetchRun(fetched) ? fetched.done : Promise.resolve(fetched);
-  const headerOf = (shards: readonly FetchedShard[]): SnapshotHeader => ({
+  const snapshotFile = join(deps.workDir, 'snapshot.ndjson.gz');
+  const changes = request.reports.includes('changes')
+    ? deps.client.timeline({
+        lastModifiedDate: resolveChangesSince(request.changesSince as string, request.timeZone),
+      })
+    : undefined;
+  const live = createLiveOutputs({
+    formats: request.formats,
+    csv: request.csv,
+    xlsx: workbookOptions(request, deps.demo === true),
+    workDir: deps.workDir,
+  });
+  const model = createReportModel(deps.fields, request, {
+    spoolDir: deps.workDir,
+    live,
+    ...(deps.warn ? { warn: deps.warn } : {}),
+  });
+  try {
+    const assembled = await assembleSnapshot({
+      header: async () => snapshotHeader(request, plan, await allFetched, deps),
+      windows: plan.windows,
+      fetched: isFetchRun(fetched)
+        ? { shards: plan.shards, shard: (index) => fetched.shard(index) }
+        : fetched,
+      fields: deps.fields,
+      snapshotFile,
+      onWindow: (records) => model.lookAhead(records),
+      onRecord: (record) => model.observe(record),
+      ...(changes ? { changes } : {}),
+      ...(request.conflictingCopies !== undefined ? { conflictingCopies: request.conflictingCopies } : {}),
+      ...(deps.warn ? { warn: deps.warn } : {}),
+    });
+    model.endLive();
+    deps.onProgress?.({ stage: 'fetched', transactions: assembled.transactions });
+    return {
+      snapshotFile,
+      header: snapshotHeader(request, plan, await allFetched, deps),
+      counts: {
+        transactions: assembled.transactions,
+        duplicatesDropped: assembled.duplicates,
+        conflictingCopies: assembled.conflictingCopies,
+        outsideWindowDropped: assembled.outsideWindow,
+        changes: assembled.changes,
+      },
+      model,
+      live,
+    };
+  } catch (error) {
+    await live.abort(error instanceof Error ? error : new Error(String(error)));
+    // The fetch may still be running (a window failed before the last shard came): start no
+    // more shards, and let the running ones settle before the caller removes their folder.
+    if (isFetchRun(fetched)) fetched.stop();
+    await allFetched.catch(() => {});
+    throw error;
+  }
+}
+
+/** The snapshot's first line: the request, where the data came from, the plan and each shard's fetch. */
+function snapshotHeader(
+  request: ExportRequest,
+  plan: ExportPlan,
+  shards: readonly FetchedShard[],
+  deps: AssembleDeps,
+): SnapshotHeader {
+  return {
     kind: 'header',
     format: SNAPSHOT_FORMAT,
     request,
@@ -203,89 +304,11 @@ export async function finishExport(
       listings: f.attempts,
       ...(f.listed !== undefined ? { listed: f.listed } : {}),
     })),
-  });
-  const snapshotFile = join(deps.workDir, 'snapshot.ndjson.gz');
-  const changes = request.reports.includes('changes')
-    ? deps.client.timeline({
-        lastModifiedDate: resolveChangesSince(request.changesSince as string, request.timeZone),
-      })
-    : undefined;
-  const live = createLiveOutputs({
-    formats: request.formats,
-    csv: request.csv,
-    xlsx: workbookOptions(request, deps.demo === true),
-    workDir: deps.workDir,
-  });
-  const model = createReportModel(deps.fields, request, {
-    spoolDir: deps.workDir,
-    live,
-    ...(deps.warn ? { warn: deps.warn } : {}),
-  });
-  try {
-    const assembled = await assembleSnapshot({
-      header: async () => headerOf(await allFetched),
-      windows: plan.windows,
-      fetched: isFetchRun(fetched)
-        ? { shards: plan.shards, shard: (index) => fetched.shard(index) }
-        : fetched,
-      fields: deps.fields,
-      snapshotFile,
-      onWindow: (records) => model.lookAhead(records),
-      onRecord: (record) => model.observe(record),
-      ...(changes ? { changes } : {}),
-      ...(request.conflictingCopies !== undefined ? { conflictingCopies: request.conflictingCopies } : {}),
-      ...(deps.warn ? { warn: deps.warn } : {}),
-    });
-    model.endLive();
-    deps.onProgress?.({ stage: 'fetched', transactions: assembled.transactions });
-    const header = headerOf(await allFetched);
-    const manifest = await publishReports({
-      snapshotFile,
-      header,
-      model,
-      live,
-      sink: deps.sink,
-      prefix,
-      runId,
-      now: deps.now,
-      generator: deps.generator ?? GENERATOR,
-      counts: {
-        transactions: assembled.transactions,
-        duplicatesDropped: assembled.duplicates,
-        conflictingCopies: assembled.conflictingCopies,
-        outsideWindowDropped: assembled.outsideWindow,
-        changes: assembled.changes,
-      },
-      onPublished: (file) =>
-        deps.onProgress?.({ stage: 'published', file: file.location, bytes: file.bytes }),
-      onCleanupError: (error) =>
-        deps.warn?.(`could not remove what the failed run had written: ${messageOf(error)}`),
-      ...(deps.signal ? { signal: deps.signal } : {}),
-    });
-    return { runId, prefix, manifest };
-  } catch (error) {
-    await live.abort(error instanceof Error ? error : new Error(String(error)));
-    // The fetch may still be running (a window failed before the last shard came): start no
-    // more shards, and let the running ones settle before the caller removes their folder.
-    if (isFetchRun(fetched)) fetched.stop();
-    await allFetched.catch(() => {});
-    throw error;
-  }
+  };
 }
 
 function isFetchRun(fetched: readonly FetchedShard[] | FetchRun): fetched is FetchRun {
   return !Array.isArray(fetched);
-}
-
-/**
- * Lots need history: for the gains reports the fetch starts on the local day of the portfolio's
- * earliest transaction and runs to the end of the period; only the output keeps to the period.
- */
-function historyPeriod(request: ExportRequest, bounds: DateBounds): Period {
-  const range = periodRange(request.period, request.timeZone);
-  if (bounds.earliest === null || bounds.earliest.getTime() >= range.start.toMillis()) return request.period;
-  const from = DateTime.fromJSDate(bounds.earliest, { zone: request.timeZone }).toFormat('yyyy-MM-dd');
-  return { from, to: range.end.minus({ days: 1 }).toFormat('yyyy-MM-dd') };
 }
 
 /** Folder of a run's files: `reports/{profile}/{period}/{runId}`. */
@@ -293,21 +316,15 @@ export function runPrefix(request: ExportRequest, runId: string): string {
   return `reports/${request.profile}/${periodLabel(request.period)}/${runId}`;
 }
 
-function wholePeriod(request: ExportRequest) {
-  const range = periodRange(request.period, request.timeZone);
-  return {
-    index: 0,
-    label: periodLabel(request.period),
-    start: range.start.toJSDate(),
-    end: range.end.toJSDate(),
-  };
-}
-
-/** A sortable, unique run id such as `20261122T041500Z-3f9a1c`. */
-export function newRunId(at: Date): string {
+/**
+ * A sortable run id such as `20261122T041500Z-3f9a1c`: the UTC time of `at`, then `tag`. The
+ * default tag is six random hex digits (unique per run); a retried task passes a tag derived
+ * from its job, so every attempt names the same run.
+ */
+export function newRunId(at: Date, tag: string = randomBytes(3).toString('hex')): string {
   const stamp = at
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d{3}/, '');
-  return `${stamp}-${randomBytes(3).toString('hex')}`;
+  return `${stamp}-${tag}`;
 }

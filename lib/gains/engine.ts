@@ -4,8 +4,8 @@
  * run (`carry`), which then continues exactly as one pass would.
  */
 import { DateTime, IANAZone } from 'luxon';
+import { Big, text, ZERO } from '../domain/index.ts';
 import { ValidationError } from '../errors.ts';
-import { Big, text, ZERO } from './big.ts';
 import { dayNumber, type HmrcDisposal, HmrcLedger, joinIds } from './hmrc.ts';
 import { type Lot, openLot, type Piece, Pool, shares } from './lots.ts';
 import { resolveChoices, ruleConflicts, ruleSet, TAX_RULES } from './rules.ts';
@@ -163,358 +163,318 @@ const addFlow = (target: Flow, quantity: Big, cost: Big) => {
 };
 const position = (f: Flow) => ({ quantity: text(f.quantity), cost: text(f.cost) });
 
-/**
- * Creates an engine, empty or resumed from a carried `state` (same method and pooling). Events
- * before `period.start` only build lots; events at or after `period.end` are ignored.
- */
-export function createGainsEngine(options: GainsOptions = {}, state?: GainsState): GainsEngine {
-  const resolved = resolveGainsOptions(options);
-  const {
-    method,
-    pooling,
-    timeZone,
-    taxYearStart,
-    longTermYears,
-    longTermDays,
-    fiatScale,
-    periodStart,
-    periodEnd,
-    rounding,
-  } = resolved;
-  const pools = new Map<string, Pool>();
-  const poolHistory: PoolHistoryLine[] = [];
-  /** First local date of the period (HMRC identification reports whole days). */
-  const startDate = periodStart === null ? null : localDate(periodStart, timeZone);
-  /** `wallet-from-2025`: the instant the pools become per account, local midnight of 1 January 2025. */
-  const switchAt =
-    pooling === 'wallet-from-2025'
-      ? DateTime.fromObject({ year: 2025, month: 1, day: 1 }, { zone: timeZone }).toMillis()
-      : null;
-  let accountPools = pooling === 'account';
+/** What one engine holds: its options, the lot pools, and the lines and counts it has recorded. */
+interface EngineState {
+  readonly options: ResolvedGainsOptions;
+  /** Lot pools by {@link keyOf}. */
+  readonly pools: Map<string, Pool>;
+  /** Whether pools are per account (else one per token). */
+  accountPools: boolean;
   /** Until the switch: each account's holding per token (`account \0 token`), to allocate the pool by. */
-  const balances = new Map<string, Big>();
-  let finished = false;
-  const disposals: DisposalLine[] = [];
-  const income: IncomeLine[] = [];
-  const warnings: GainsWarning[] = [];
-  const activity = new Map<string, Activity>();
-  const counts: GainsCounts = { events: 0, ignored: 0, lotsOpened: 0, lotsMatched: 0, disposals: 0 };
-  let opening: Map<string, Flow> | null = null;
-  let nextSeq = 0;
+  readonly balances: Map<string, Big>;
+  /** Flows of the reported period, by {@link keyOf}. */
+  readonly activity: Map<string, Activity>;
+  readonly disposals: DisposalLine[];
+  readonly income: IncomeLine[];
+  readonly warnings: GainsWarning[];
+  readonly poolHistory: PoolHistoryLine[];
+  readonly counts: GainsCounts;
+  /** The positions when the period starts, once known. */
+  opening: Map<string, Flow> | null;
+  nextSeq: number;
+  /** HMRC identification (method `hmrc`), which keeps its own pools; else null. */
+  ledger: HmrcLedger | null;
+  /** First local date of the period (HMRC identification reports whole days). */
+  readonly startDate: string | null;
+  /** `wallet-from-2025`: the instant the pools become per account, local midnight of 1 January 2025. */
+  readonly switchAt: number | null;
+  finished: boolean;
+}
 
-  const keyOf = (account: string, token: string) =>
-    accountPools ? `${account}\u0000${token}` : `\u0000${token}`;
+/** The key of a pool and its activity: per account and token, or per token while one pool serves every account. */
+function keyOf(s: EngineState, account: string, token: string): string {
+  return s.accountPools ? `${account}\u0000${token}` : `\u0000${token}`;
+}
 
-  function pool(account: string, token: string): Pool {
-    const key = keyOf(account, token);
-    let found = pools.get(key);
-    if (found === undefined) {
-      found = new Pool(token, accountPools ? account : null, method, fiatScale, rounding);
-      pools.set(key, found);
-    }
-    return found;
+function pool(s: EngineState, account: string, token: string): Pool {
+  const key = keyOf(s, account, token);
+  let found = s.pools.get(key);
+  if (found === undefined) {
+    found = new Pool(
+      token,
+      s.accountPools ? account : null,
+      s.options.method,
+      s.options.fiatScale,
+      s.options.rounding,
+    );
+    s.pools.set(key, found);
   }
+  return found;
+}
 
-  function activityOf(account: string, token: string): Activity {
-    return activityOfKey(keyOf(account, token));
+function activityOf(s: EngineState, account: string, token: string): Activity {
+  return activityOfKey(s, keyOf(s, account, token));
+}
+
+function activityOfKey(s: EngineState, key: string): Activity {
+  let found = s.activity.get(key);
+  if (found === undefined) {
+    found = {
+      acquired: flow(),
+      transferredIn: flow(),
+      disposed: flow(),
+      transferredOut: flow(),
+      unmatched: ZERO,
+    };
+    s.activity.set(key, found);
   }
+  return found;
+}
 
-  function activityOfKey(key: string): Activity {
-    let found = activity.get(key);
-    if (found === undefined) {
-      found = {
-        acquired: flow(),
-        transferredIn: flow(),
-        disposed: flow(),
-        transferredOut: flow(),
-        unmatched: ZERO,
-      };
-      activity.set(key, found);
-    }
-    return found;
-  }
-
-  function snapshot(): Map<string, Flow> {
-    const positions = new Map<string, Flow>();
-    if (ledger !== null) {
-      for (const [token, p] of ledger.pools()) positions.set(keyOf('', token), { ...p });
-      return positions;
-    }
-    for (const [key, p] of pools) positions.set(key, { quantity: p.quantity, cost: p.cost });
+function snapshot(s: EngineState): Map<string, Flow> {
+  const positions = new Map<string, Flow>();
+  if (s.ledger !== null) {
+    for (const [token, p] of s.ledger.pools()) positions.set(keyOf(s, '', token), { ...p });
     return positions;
   }
+  for (const [key, p] of s.pools) positions.set(key, { quantity: p.quantity, cost: p.cost });
+  return positions;
+}
 
-  const ledger =
-    method === 'hmrc'
-      ? new HmrcLedger(fiatScale, rounding, {
-          beforeDay(day) {
-            // The opening of the period: the pools once every day before it is final.
-            if (opening === null && startDate !== null && day >= dayNumber(startDate)) opening = snapshot();
-          },
-          disposal: hmrcDisposal,
-          withdrawal(token, w, taken, cost, shortfall) {
-            if (!w.reported) return;
-            addFlow(activityOf(w.account, token).transferredOut, taken, cost);
-            if (shortfall.gt(0)) {
-              warnAt({
-                kind: 'negative-balance',
-                txId: w.txId,
-                time: w.time,
-                token,
-                account: w.account,
-                quantity: text(shortfall),
-                message: `transfer out of ${text(w.quantity)} found only ${text(taken)} in the section 104 pool`,
-              });
-            }
-          },
-          poolChange(change) {
-            if (!change.reported) return;
-            if (change.change === 'fee')
-              addFlow(activityOf('', change.token).transferredIn, ZERO, change.cost);
-            poolHistory.push({
-              token: change.token,
-              date: change.date,
-              taxYear: taxYear(change.date),
-              change: change.change,
-              quantity: text(change.quantity),
-              cost: text(change.cost),
-              poolQuantity: text(change.poolQuantity),
-              poolCost: text(change.poolCost),
-              txIds: joinIds(change.txIds),
+/**
+ * HMRC identification's ledger for method `hmrc` (null for the lot methods): its days' disposals,
+ * withdrawals and pool changes are recorded in `s` as they are settled.
+ */
+function createLedger(s: EngineState): HmrcLedger | null {
+  return s.options.method === 'hmrc'
+    ? new HmrcLedger(s.options.fiatScale, s.options.rounding, {
+        beforeDay(day) {
+          // The opening of the period: the pools once every day before it is final.
+          if (s.opening === null && s.startDate !== null && day >= dayNumber(s.startDate))
+            s.opening = snapshot(s);
+        },
+        disposal: (d) => hmrcDisposal(s, d),
+        withdrawal(token, w, taken, cost, shortfall) {
+          if (!w.reported) return;
+          addFlow(activityOf(s, w.account, token).transferredOut, taken, cost);
+          if (shortfall.gt(0)) {
+            warnAt(s, {
+              kind: 'negative-balance',
+              txId: w.txId,
+              time: w.time,
+              token,
+              account: w.account,
+              quantity: text(shortfall),
+              message: `transfer out of ${text(w.quantity)} found only ${text(taken)} in the section 104 pool`,
             });
-          },
-        })
-      : null;
+          }
+        },
+        poolChange(change) {
+          if (!change.reported) return;
+          if (change.change === 'fee')
+            addFlow(activityOf(s, '', change.token).transferredIn, ZERO, change.cost);
+          s.poolHistory.push({
+            token: change.token,
+            date: change.date,
+            taxYear: taxYear(s, change.date),
+            change: change.change,
+            quantity: text(change.quantity),
+            cost: text(change.cost),
+            poolQuantity: text(change.poolQuantity),
+            poolCost: text(change.poolCost),
+            txIds: joinIds(change.txIds),
+          });
+        },
+      })
+    : null;
+}
 
-  /** A day's disposal matched by HMRC identification: one line per part, with its rule. */
-  function hmrcDisposal(d: HmrcDisposal): void {
-    counts.lotsMatched += d.parts.length;
-    const act = activityOf(d.account, d.token);
-    d.parts.forEach((part, index) => {
-      // Consumed in the period: by a disposal of the period, or an acquisition of it (30 days).
-      if (!d.reported && !d.partsReported[index]) return;
-      if (part.rule === 'no-basis') act.unmatched = act.unmatched.plus(part.quantity);
-      else addFlow(act.disposed, part.quantity, part.cost);
+/** A day's disposal matched by HMRC identification: one line per part, with its rule. */
+function hmrcDisposal(s: EngineState, d: HmrcDisposal): void {
+  s.counts.lotsMatched += d.parts.length;
+  const act = activityOf(s, d.account, d.token);
+  d.parts.forEach((part, index) => {
+    // Consumed in the period: by a disposal of the period, or an acquisition of it (30 days).
+    if (!d.reported && !d.partsReported[index]) return;
+    if (part.rule === 'no-basis') act.unmatched = act.unmatched.plus(part.quantity);
+    else addFlow(act.disposed, part.quantity, part.cost);
+  });
+  if (!d.reported) return;
+  const proceedShares = shares(
+    d.proceeds,
+    d.parts.map((part) => part.quantity),
+    s.options.fiatScale,
+    s.options.rounding,
+  );
+  const year = taxYear(s, d.date);
+  const disposedTxId = joinIds(d.txIds);
+  d.parts.forEach((part, index) => {
+    const share = proceedShares[index] ?? ZERO;
+    s.disposals.push({
+      token: d.token,
+      quantity: text(part.quantity),
+      acquiredAt: part.acquiredAt,
+      disposedAt: d.time,
+      proceeds: text(share),
+      cost: text(part.cost),
+      gain: text(share.minus(part.cost)),
+      term: 'none',
+      taxYear: year,
+      account: d.account,
+      acquiredTxId: part.acquiredTxIds.length > 0 ? joinIds(part.acquiredTxIds) : null,
+      disposedTxId,
+      rule: part.rule,
     });
-    if (!d.reported) return;
-    const proceedShares = shares(
-      d.proceeds,
-      d.parts.map((part) => part.quantity),
-      fiatScale,
-      rounding,
-    );
-    const year = taxYear(d.date);
-    const disposedTxId = joinIds(d.txIds);
-    d.parts.forEach((part, index) => {
-      const share = proceedShares[index] ?? ZERO;
-      disposals.push({
-        token: d.token,
-        quantity: text(part.quantity),
-        acquiredAt: part.acquiredAt,
-        disposedAt: d.time,
-        proceeds: text(share),
-        cost: text(part.cost),
-        gain: text(share.minus(part.cost)),
-        term: 'none',
-        taxYear: year,
-        account: d.account,
-        acquiredTxId: part.acquiredTxIds.length > 0 ? joinIds(part.acquiredTxIds) : null,
-        disposedTxId,
-        rule: part.rule,
-      });
+  });
+  const at = { txId: d.txIds[0] ?? '', time: d.time, token: d.token, account: d.account };
+  const missing = d.parts.find((part) => part.rule === 'no-basis');
+  if (missing !== undefined) {
+    warnAt(s, {
+      ...at,
+      kind: 'zero-basis',
+      quantity: text(missing.quantity),
+      message: `disposal of ${text(d.quantity)} on ${d.date} found only ${text(d.quantity.minus(missing.quantity))} to match: the rest has a zero basis`,
     });
-    const at = { txId: d.txIds[0] ?? '', time: d.time, token: d.token, account: d.account };
-    const missing = d.parts.find((part) => part.rule === 'no-basis');
-    if (missing !== undefined) {
-      warnAt({
-        ...at,
-        kind: 'zero-basis',
-        quantity: text(missing.quantity),
-        message: `disposal of ${text(d.quantity)} on ${d.date} found only ${text(d.quantity.minus(missing.quantity))} to match: the rest has a zero basis`,
-      });
-    }
-    const open = d.parts.some((part) => part.rule === 'section-104' || part.rule === 'no-basis');
-    if (open && periodEnd !== null && d.windowEnd >= localDate(periodEnd - 1, timeZone)) {
-      warnAt({
-        ...at,
-        kind: 'thirty-day-window',
-        quantity: text(d.quantity),
-        message: `the 30 days after this disposal run to ${d.windowEnd}, past the period end: an acquisition this run did not see may still match it`,
-      });
-    }
   }
-
-  if (state !== undefined) {
-    if (state.version !== 1 || state.method !== method || state.pooling !== pooling) {
-      throw new ValidationError(
-        'state',
-        `was carried with ${state.method}/${state.pooling}, not ${method}/${pooling}`,
-      );
-    }
-    nextSeq = state.nextSeq;
-    for (const carried of state.pools) {
-      const target = new Pool(carried.token, carried.account, method, fiatScale);
-      for (const lot of carried.lots) {
-        target.add({
-          ...lot,
-          quantity: new Big(lot.quantity),
-          cost: new Big(lot.cost),
-          keyQuantity: new Big(lot.keyQuantity),
-          keyCost: new Big(lot.keyCost),
-        });
-      }
-      target.cost = new Big(carried.cost);
-      pools.set(
-        carried.account === null ? `\u0000${carried.token}` : `${carried.account}\u0000${carried.token}`,
-        target,
-      );
-    }
-    if (state.hmrc !== undefined) ledger?.restore(state.hmrc);
-    if (state.walletSwitch !== undefined) {
-      accountPools = state.walletSwitch.done;
-      for (const b of state.walletSwitch.balances)
-        balances.set(`${b.account}\u0000${b.token}`, new Big(b.quantity));
-    }
-  }
-  if (periodStart === null) opening = snapshot();
-
-  function warnAt(warning: GainsWarning): void {
-    warnings.push(warning);
-  }
-
-  function warn(
-    event: GainsEvent,
-    kind: GainsWarning['kind'],
-    account: string,
-    quantity: string,
-    message: string,
+  const open = d.parts.some((part) => part.rule === 'section-104' || part.rule === 'no-basis');
+  if (
+    open &&
+    s.options.periodEnd !== null &&
+    d.windowEnd >= localDate(s.options.periodEnd - 1, s.options.timeZone)
   ) {
-    warnAt({ kind, txId: event.txId, time: event.time, token: event.token, account, quantity, message });
-  }
-
-  function term(acquiredAt: number, disposedAt: number, disposedDate: string): Term {
-    if (longTermDays !== null)
-      return Math.floor((disposedAt - acquiredAt) / DAY_MS) > longTermDays ? 'long' : 'short';
-    return termOf(localDate(acquiredAt, timeZone), disposedDate, longTermYears);
-  }
-
-  function taxYear(date: string): string {
-    return taxYearLabel(taxYearOf(date, taxYearStart), taxYearStart);
-  }
-
-  function acquire(event: AcquireEvent, reported: boolean, date: string): void {
-    const quantity = new Big(event.quantity);
-    const cost = new Big(event.value ?? 0).plus(event.fee);
-    if (ledger !== null) {
-      ledger.acquire(event.token, date, quantity, cost, event.txId, event.time, reported, event.account);
-    } else {
-      pool(event.account, event.token).add(
-        openLot({
-          txId: event.txId,
-          leg: event.leg,
-          token: event.token,
-          account: event.account,
-          quantity,
-          cost,
-          acquiredAt: event.time,
-          seq: nextSeq++,
-        }),
-      );
-    }
-    counts.lotsOpened += 1;
-    if (!reported) return;
-    addFlow(activityOf(event.account, event.token).acquired, quantity, cost);
-    if (event.value === null) {
-      warn(
-        event,
-        'missing-value',
-        event.account,
-        text(quantity),
-        'acquisition without a fiat value: zero basis',
-      );
-    }
-    if (event.missingBasis === true) {
-      warn(
-        event,
-        'missing-cost-basis',
-        event.account,
-        text(quantity),
-        'transfer in from outside the portfolio: zero cost basis until its cost is supplied',
-      );
-    }
-    if (event.income !== null) {
-      income.push({
-        txId: event.txId,
-        time: event.time,
-        taxYear: taxYear(localDate(event.time, timeZone)),
-        category: event.income,
-        token: event.token,
-        account: event.account,
-        quantity: text(quantity),
-        value: event.value ?? '0',
-      });
-    }
-  }
-
-  function dispose(event: DisposeEvent, reported: boolean, date: string): void {
-    const quantity = new Big(event.quantity);
-    if (ledger !== null) {
-      counts.disposals += 1;
-      const proceeds = new Big(event.value ?? 0).minus(event.fee);
-      ledger.dispose(event.token, date, quantity, proceeds, event.txId, event.time, reported, event.account);
-      if (reported && event.value === null) {
-        warn(
-          event,
-          'missing-value',
-          event.account,
-          text(quantity),
-          'disposal without a fiat value: zero proceeds',
-        );
-      }
-      return;
-    }
-    const taken = pool(event.account, event.token).take(quantity);
-    const parts: { piece: Piece | null; quantity: Big }[] = taken.pieces.map((piece) => ({
-      piece,
-      quantity: piece.quantity,
-    }));
-    if (taken.shortfall.gt(0)) parts.push({ piece: null, quantity: taken.shortfall });
-    counts.disposals += 1;
-    counts.lotsMatched += parts.length;
-    if (!reported) return;
-    const proceeds = new Big(event.value ?? 0).minus(event.fee);
-    const proceedShares = shares(
-      proceeds,
-      parts.map((part) => part.quantity),
-      fiatScale,
-      rounding,
-    );
-    const disposedDate = localDate(event.time, timeZone);
-    const year = taxYear(disposedDate);
-    parts.forEach(({ piece, quantity: partQuantity }, index) => {
-      const share = proceedShares[index] ?? ZERO;
-      const cost = piece?.cost ?? ZERO;
-      const lot: Lot | null = piece?.lot ?? null;
-      disposals.push({
-        token: event.token,
-        quantity: text(partQuantity),
-        acquiredAt: lot?.acquiredAt ?? null,
-        disposedAt: event.time,
-        proceeds: text(share),
-        cost: text(cost),
-        gain: text(share.minus(cost)),
-        term: lot === null ? 'short' : term(lot.acquiredAt, event.time, disposedDate),
-        taxYear: year,
-        account: event.account,
-        acquiredTxId: lot?.txId ?? null,
-        disposedTxId: event.txId,
-      });
+    warnAt(s, {
+      ...at,
+      kind: 'thirty-day-window',
+      quantity: text(d.quantity),
+      message: `the 30 days after this disposal run to ${d.windowEnd}, past the period end: an acquisition this run did not see may still match it`,
     });
-    const act = activityOf(event.account, event.token);
-    addFlow(act.disposed, taken.quantity, taken.cost);
-    act.unmatched = act.unmatched.plus(taken.shortfall);
-    if (event.value === null) {
+  }
+}
+
+/** Resumes from a carried `state`: its lots, HMRC pools and wallet-switch balances. */
+function restore(s: EngineState, state: GainsState): void {
+  if (state.version !== 1 || state.method !== s.options.method || state.pooling !== s.options.pooling) {
+    throw new ValidationError(
+      'state',
+      `was carried with ${state.method}/${state.pooling}, not ${s.options.method}/${s.options.pooling}`,
+    );
+  }
+  s.nextSeq = state.nextSeq;
+  for (const carried of state.pools) {
+    const target = new Pool(carried.token, carried.account, s.options.method, s.options.fiatScale);
+    for (const lot of carried.lots) {
+      target.add({
+        ...lot,
+        quantity: new Big(lot.quantity),
+        cost: new Big(lot.cost),
+        keyQuantity: new Big(lot.keyQuantity),
+        keyCost: new Big(lot.keyCost),
+      });
+    }
+    target.cost = new Big(carried.cost);
+    s.pools.set(
+      carried.account === null ? `\u0000${carried.token}` : `${carried.account}\u0000${carried.token}`,
+      target,
+    );
+  }
+  if (state.hmrc !== undefined) s.ledger?.restore(state.hmrc);
+  if (state.walletSwitch !== undefined) {
+    s.accountPools = state.walletSwitch.done;
+    for (const b of state.walletSwitch.balances)
+      s.balances.set(`${b.account}\u0000${b.token}`, new Big(b.quantity));
+  }
+}
+
+function warnAt(s: EngineState, warning: GainsWarning): void {
+  s.warnings.push(warning);
+}
+
+function warn(
+  s: EngineState,
+  event: GainsEvent,
+  kind: GainsWarning['kind'],
+  account: string,
+  quantity: string,
+  message: string,
+) {
+  warnAt(s, { kind, txId: event.txId, time: event.time, token: event.token, account, quantity, message });
+}
+
+function term(s: EngineState, acquiredAt: number, disposedAt: number, disposedDate: string): Term {
+  if (s.options.longTermDays !== null)
+    return Math.floor((disposedAt - acquiredAt) / DAY_MS) > s.options.longTermDays ? 'long' : 'short';
+  return termOf(localDate(acquiredAt, s.options.timeZone), disposedDate, s.options.longTermYears);
+}
+
+function taxYear(s: EngineState, date: string): string {
+  return taxYearLabel(taxYearOf(date, s.options.taxYearStart), s.options.taxYearStart);
+}
+
+function acquire(s: EngineState, event: AcquireEvent, reported: boolean, date: string): void {
+  const quantity = new Big(event.quantity);
+  const cost = new Big(event.value ?? 0).plus(event.fee);
+  if (s.ledger !== null) {
+    s.ledger.acquire(event.token, date, quantity, cost, event.txId, event.time, reported, event.account);
+  } else {
+    pool(s, event.account, event.token).add(
+      openLot({
+        txId: event.txId,
+        leg: event.leg,
+        token: event.token,
+        account: event.account,
+        quantity,
+        cost,
+        acquiredAt: event.time,
+        seq: s.nextSeq++,
+      }),
+    );
+  }
+  s.counts.lotsOpened += 1;
+  if (!reported) return;
+  addFlow(activityOf(s, event.account, event.token).acquired, quantity, cost);
+  if (event.value === null) {
+    warn(
+      s,
+      event,
+      'missing-value',
+      event.account,
+      text(quantity),
+      'acquisition without a fiat value: zero basis',
+    );
+  }
+  if (event.missingBasis === true) {
+    warn(
+      s,
+      event,
+      'missing-cost-basis',
+      event.account,
+      text(quantity),
+      'transfer in from outside the portfolio: zero cost basis until its cost is supplied',
+    );
+  }
+  if (event.income !== null) {
+    s.income.push({
+      txId: event.txId,
+      time: event.time,
+      taxYear: taxYear(s, localDate(event.time, s.options.timeZone)),
+      category: event.income,
+      token: event.token,
+      account: event.account,
+      quantity: text(quantity),
+      value: event.value ?? '0',
+    });
+  }
+}
+
+function dispose(s: EngineState, event: DisposeEvent, reported: boolean, date: string): void {
+  const quantity = new Big(event.quantity);
+  if (s.ledger !== null) {
+    s.counts.disposals += 1;
+    const proceeds = new Big(event.value ?? 0).minus(event.fee);
+    s.ledger.dispose(event.token, date, quantity, proceeds, event.txId, event.time, reported, event.account);
+    if (reported && event.value === null) {
       warn(
+        s,
         event,
         'missing-value',
         event.account,
@@ -522,323 +482,419 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
         'disposal without a fiat value: zero proceeds',
       );
     }
-    if (taken.shortfall.gt(0)) {
-      warn(
-        event,
-        'zero-basis',
-        event.account,
-        text(taken.shortfall),
-        `disposal of ${text(quantity)} found only ${text(taken.quantity)} in open lots: the rest has a zero basis`,
-      );
-    }
+    return;
   }
-
-  function move(event: MoveEvent, reported: boolean, date: string): void {
-    const fee = event.fee === undefined ? ZERO : new Big(event.fee);
-    if (event.from === event.to) return;
-    if (ledger !== null) {
-      if (fee.gt(0)) ledger.addCost(event.token, date, fee, event.txId, reported, event.from);
-      return;
-    }
-    if (!accountPools) {
-      if (fee.gt(0)) addToBasis(event, fee, reported);
-      return;
-    }
-    const quantity = new Big(event.quantity);
-    const taken = pool(event.from, event.token).take(quantity);
-    const target = pool(event.to, event.token);
-    const feeShares = shares(
-      fee,
-      [...taken.pieces.map((piece) => piece.quantity), ...(taken.shortfall.gt(0) ? [taken.shortfall] : [])],
-      fiatScale,
-      rounding,
-    );
-    taken.pieces.forEach((piece, index) => {
-      const cost = piece.cost.plus(feeShares[index] ?? ZERO);
-      target.add({ ...piece.lot, account: event.to, quantity: piece.quantity, cost });
+  const taken = pool(s, event.account, event.token).take(quantity);
+  const parts: { piece: Piece | null; quantity: Big }[] = taken.pieces.map((piece) => ({
+    piece,
+    quantity: piece.quantity,
+  }));
+  if (taken.shortfall.gt(0)) parts.push({ piece: null, quantity: taken.shortfall });
+  s.counts.disposals += 1;
+  s.counts.lotsMatched += parts.length;
+  if (!reported) return;
+  const proceeds = new Big(event.value ?? 0).minus(event.fee);
+  const proceedShares = shares(
+    proceeds,
+    parts.map((part) => part.quantity),
+    s.options.fiatScale,
+    s.options.rounding,
+  );
+  const disposedDate = localDate(event.time, s.options.timeZone);
+  const year = taxYear(s, disposedDate);
+  parts.forEach(({ piece, quantity: partQuantity }, index) => {
+    const share = proceedShares[index] ?? ZERO;
+    const cost = piece?.cost ?? ZERO;
+    const lot: Lot | null = piece?.lot ?? null;
+    s.disposals.push({
+      token: event.token,
+      quantity: text(partQuantity),
+      acquiredAt: lot?.acquiredAt ?? null,
+      disposedAt: event.time,
+      proceeds: text(share),
+      cost: text(cost),
+      gain: text(share.minus(cost)),
+      term: lot === null ? 'short' : term(s, lot.acquiredAt, event.time, disposedDate),
+      taxYear: year,
+      account: event.account,
+      acquiredTxId: lot?.txId ?? null,
+      disposedTxId: event.txId,
     });
-    if (taken.shortfall.gt(0)) {
-      target.add(
-        openLot({
-          txId: event.txId,
-          leg: event.leg,
-          token: event.token,
-          account: event.to,
-          quantity: taken.shortfall,
-          cost: feeShares[taken.pieces.length] ?? ZERO,
-          acquiredAt: event.time,
-          seq: nextSeq++,
-        }),
-      );
-      counts.lotsOpened += 1;
-    }
-    if (!reported) return;
-    addFlow(activityOf(event.from, event.token).transferredOut, taken.quantity, taken.cost);
-    addFlow(activityOf(event.to, event.token).transferredIn, quantity, taken.cost.plus(fee));
-    if (taken.shortfall.gt(0)) {
-      warn(
-        event,
-        'negative-balance',
-        event.from,
-        text(taken.shortfall),
-        `transfer of ${text(quantity)} to ${event.to} found only ${text(taken.quantity)}: the rest arrives with a zero basis`,
-      );
-    }
-  }
-
-  /**
-   * One pool for every account: the moved quantity stays where it is, and the fee joins the basis
-   * of the lots the move would have taken (taken and put back with their share of it).
-   */
-  function addToBasis(event: MoveEvent, fee: Big, reported: boolean): void {
-    const target = pool(event.from, event.token);
-    const taken = target.take(new Big(event.quantity));
-    // Nothing held: no lot to carry the fee, which is dropped.
-    if (taken.pieces.length === 0) return;
-    const feeShares = shares(
-      fee,
-      taken.pieces.map((piece) => piece.quantity),
-      fiatScale,
-      rounding,
+  });
+  const act = activityOf(s, event.account, event.token);
+  addFlow(act.disposed, taken.quantity, taken.cost);
+  act.unmatched = act.unmatched.plus(taken.shortfall);
+  if (event.value === null) {
+    warn(
+      s,
+      event,
+      'missing-value',
+      event.account,
+      text(quantity),
+      'disposal without a fiat value: zero proceeds',
     );
-    // Put back in front of what is left of their lots, so the next consumption takes them first.
-    for (let index = taken.pieces.length - 1; index >= 0; index -= 1) {
-      const piece = taken.pieces[index] as Piece;
-      target.add(
-        { ...piece.lot, quantity: piece.quantity, cost: piece.cost.plus(feeShares[index] ?? ZERO) },
-        true,
-      );
-    }
-    if (reported) addFlow(activityOf(event.to, event.token).transferredIn, ZERO, fee);
   }
-
-  function withdraw(event: WithdrawEvent, reported: boolean, date: string): void {
-    const quantity = new Big(event.quantity);
-    if (ledger !== null) {
-      ledger.withdraw(event.token, date, quantity, event.txId, event.time, reported, event.account);
-      return;
-    }
-    const taken = pool(event.account, event.token).take(quantity);
-    if (!reported) return;
-    addFlow(activityOf(event.account, event.token).transferredOut, taken.quantity, taken.cost);
-    if (taken.shortfall.gt(0)) {
-      warn(
-        event,
-        'negative-balance',
-        event.account,
-        text(taken.shortfall),
-        `transfer out of ${text(quantity)} found only ${text(taken.quantity)} in open lots`,
-      );
-    }
+  if (taken.shortfall.gt(0)) {
+    warn(
+      s,
+      event,
+      'zero-basis',
+      event.account,
+      text(taken.shortfall),
+      `disposal of ${text(quantity)} found only ${text(taken.quantity)} in open lots: the rest has a zero basis`,
+    );
   }
+}
 
-  function carry(): GainsState {
-    const carried: GainsState['pools'] = [];
-    for (const p of pools.values()) {
-      const lots = p.lots();
-      if (lots.length === 0 && p.cost.eq(0)) continue;
-      carried.push({
-        token: p.token,
-        account: p.account,
-        cost: text(p.cost),
-        lots: lots.map((lot) => ({
-          txId: lot.txId,
-          leg: lot.leg,
-          token: lot.token,
-          account: lot.account,
-          quantity: text(lot.quantity),
-          cost: text(lot.cost),
-          acquiredAt: lot.acquiredAt,
-          seq: lot.seq,
-          keyQuantity: text(lot.keyQuantity),
-          keyCost: text(lot.keyCost),
-        })),
-      });
-    }
-    carried.sort((a, b) => compareText(a.token, b.token) || compareText(a.account ?? '', b.account ?? ''));
-    const out: GainsState = { version: 1, method, pooling, nextSeq, pools: carried };
-    if (ledger !== null) out.hmrc = ledger.carry();
-    if (switchAt !== null) {
-      out.walletSwitch = {
-        done: accountPools,
-        balances: [...balances]
-          .filter(([, quantity]) => !quantity.eq(0))
-          .map(([key, quantity]) => {
-            const [account, token] = key.split('\u0000') as [string, string];
-            return { account, token, quantity: text(quantity) };
-          })
-          .sort((a, b) => compareText(a.token, b.token) || compareText(a.account, b.account)),
-      };
-    }
-    return out;
+function move(s: EngineState, event: MoveEvent, reported: boolean, date: string): void {
+  const fee = event.fee === undefined ? ZERO : new Big(event.fee);
+  if (event.from === event.to) return;
+  if (s.ledger !== null) {
+    if (fee.gt(0)) s.ledger.addCost(event.token, date, fee, event.txId, reported, event.from);
+    return;
   }
-
-  /** Until the switch to wallet-by-wallet pools, each account's holding per token. */
-  function track(account: string, token: string, quantity: string, sign: 1 | -1): void {
-    const key = `${account}\u0000${token}`;
-    const next = (balances.get(key) ?? ZERO).plus(sign === 1 ? quantity : new Big(quantity).neg());
-    balances.set(key, next);
+  if (!s.accountPools) {
+    if (fee.gt(0)) addToBasis(s, event, fee, reported);
+    return;
   }
-
-  function trackEvent(event: GainsEvent): void {
-    switch (event.kind) {
-      case 'acquire':
-        track(event.account, event.token, event.quantity, 1);
-        break;
-      case 'dispose':
-      case 'withdraw':
-        track(event.account, event.token, event.quantity, -1);
-        break;
-      case 'move':
-        track(event.from, event.token, event.quantity, -1);
-        track(event.to, event.token, event.quantity, 1);
-        break;
-    }
+  const quantity = new Big(event.quantity);
+  const taken = pool(s, event.from, event.token).take(quantity);
+  const target = pool(s, event.to, event.token);
+  const feeShares = shares(
+    fee,
+    [...taken.pieces.map((piece) => piece.quantity), ...(taken.shortfall.gt(0) ? [taken.shortfall] : [])],
+    s.options.fiatScale,
+    s.options.rounding,
+  );
+  taken.pieces.forEach((piece, index) => {
+    const cost = piece.cost.plus(feeShares[index] ?? ZERO);
+    target.add({ ...piece.lot, account: event.to, quantity: piece.quantity, cost });
+  });
+  if (taken.shortfall.gt(0)) {
+    target.add(
+      openLot({
+        txId: event.txId,
+        leg: event.leg,
+        token: event.token,
+        account: event.to,
+        quantity: taken.shortfall,
+        cost: feeShares[taken.pieces.length] ?? ZERO,
+        acquiredAt: event.time,
+        seq: s.nextSeq++,
+      }),
+    );
+    s.counts.lotsOpened += 1;
   }
+  if (!reported) return;
+  addFlow(activityOf(s, event.from, event.token).transferredOut, taken.quantity, taken.cost);
+  addFlow(activityOf(s, event.to, event.token).transferredIn, quantity, taken.cost.plus(fee));
+  if (taken.shortfall.gt(0)) {
+    warn(
+      s,
+      event,
+      'negative-balance',
+      event.from,
+      text(taken.shortfall),
+      `transfer of ${text(quantity)} to ${event.to} found only ${text(taken.quantity)}: the rest arrives with a zero basis`,
+    );
+  }
+}
 
-  /**
-   * From one pool per token to one per account and token (Rev. Proc. 2024-28's allocation of the
-   * unused basis): each account with a positive holding, in account order, takes its holding from
-   * the token's pool in the pool's consumption order; what no holding claims goes to the account
-   * each lot was acquired in. Recorded as transfers out of the universal line into the accounts.
-   */
-  function switchToWallets(): void {
-    const reported = periodStart === null || (switchAt ?? 0) >= periodStart;
-    const universal = [...pools.values()];
-    pools.clear();
-    accountPools = true;
-    for (const source of universal) {
-      const token = source.token;
-      const moveOut = (account: string, quantity: Big) => {
-        const taken = source.take(quantity);
-        const target = pool(account, token);
-        for (const piece of taken.pieces) {
-          target.add({ ...piece.lot, account, quantity: piece.quantity, cost: piece.cost });
-        }
-        if (!reported) return;
-        addFlow(activityOf(account, token).transferredIn, taken.quantity, taken.cost);
-        const before = activity.get(`\u0000${token}`) ?? activityOfKey(`\u0000${token}`);
-        addFlow(before.transferredOut, taken.quantity, taken.cost);
-      };
-      const holders = [...balances]
-        .filter(([key, quantity]) => key.endsWith(`\u0000${token}`) && quantity.gt(0))
-        .map(([key, quantity]) => ({ account: key.slice(0, -token.length - 1), quantity }))
-        .sort((a, b) => compareText(a.account, b.account));
-      for (const holder of holders) {
-        if (source.quantity.eq(0)) break;
-        moveOut(holder.account, holder.quantity.lt(source.quantity) ? holder.quantity : source.quantity);
+/**
+ * One pool for every account: the moved quantity stays where it is, and the fee joins the basis
+ * of the lots the move would have taken (taken and put back with their share of it).
+ */
+function addToBasis(s: EngineState, event: MoveEvent, fee: Big, reported: boolean): void {
+  const target = pool(s, event.from, event.token);
+  const taken = target.take(new Big(event.quantity));
+  // Nothing held: no lot to carry the fee, which is dropped.
+  if (taken.pieces.length === 0) return;
+  const feeShares = shares(
+    fee,
+    taken.pieces.map((piece) => piece.quantity),
+    s.options.fiatScale,
+    s.options.rounding,
+  );
+  // Put back in front of what is left of their lots, so the next consumption takes them first.
+  for (let index = taken.pieces.length - 1; index >= 0; index -= 1) {
+    const piece = taken.pieces[index] as Piece;
+    target.add(
+      { ...piece.lot, quantity: piece.quantity, cost: piece.cost.plus(feeShares[index] ?? ZERO) },
+      true,
+    );
+  }
+  if (reported) addFlow(activityOf(s, event.to, event.token).transferredIn, ZERO, fee);
+}
+
+function withdraw(s: EngineState, event: WithdrawEvent, reported: boolean, date: string): void {
+  const quantity = new Big(event.quantity);
+  if (s.ledger !== null) {
+    s.ledger.withdraw(event.token, date, quantity, event.txId, event.time, reported, event.account);
+    return;
+  }
+  const taken = pool(s, event.account, event.token).take(quantity);
+  if (!reported) return;
+  addFlow(activityOf(s, event.account, event.token).transferredOut, taken.quantity, taken.cost);
+  if (taken.shortfall.gt(0)) {
+    warn(
+      s,
+      event,
+      'negative-balance',
+      event.account,
+      text(taken.shortfall),
+      `transfer out of ${text(quantity)} found only ${text(taken.quantity)} in open lots`,
+    );
+  }
+}
+
+function carry(s: EngineState): GainsState {
+  const carried: GainsState['pools'] = [];
+  for (const p of s.pools.values()) {
+    const lots = p.lots();
+    if (lots.length === 0 && p.cost.eq(0)) continue;
+    carried.push({
+      token: p.token,
+      account: p.account,
+      cost: text(p.cost),
+      lots: lots.map((lot) => ({
+        txId: lot.txId,
+        leg: lot.leg,
+        token: lot.token,
+        account: lot.account,
+        quantity: text(lot.quantity),
+        cost: text(lot.cost),
+        acquiredAt: lot.acquiredAt,
+        seq: lot.seq,
+        keyQuantity: text(lot.keyQuantity),
+        keyCost: text(lot.keyCost),
+      })),
+    });
+  }
+  carried.sort((a, b) => compareText(a.token, b.token) || compareText(a.account ?? '', b.account ?? ''));
+  const out: GainsState = {
+    version: 1,
+    method: s.options.method,
+    pooling: s.options.pooling,
+    nextSeq: s.nextSeq,
+    pools: carried,
+  };
+  if (s.ledger !== null) out.hmrc = s.ledger.carry();
+  if (s.switchAt !== null) {
+    out.walletSwitch = {
+      done: s.accountPools,
+      balances: [...s.balances]
+        .filter(([, quantity]) => !quantity.eq(0))
+        .map(([key, quantity]) => {
+          const [account, token] = key.split('\u0000') as [string, string];
+          return { account, token, quantity: text(quantity) };
+        })
+        .sort((a, b) => compareText(a.token, b.token) || compareText(a.account, b.account)),
+    };
+  }
+  return out;
+}
+
+/** Until the switch to wallet-by-wallet pools, each account's holding per token. */
+function track(s: EngineState, account: string, token: string, quantity: string, sign: 1 | -1): void {
+  const key = `${account}\u0000${token}`;
+  const next = (s.balances.get(key) ?? ZERO).plus(sign === 1 ? quantity : new Big(quantity).neg());
+  s.balances.set(key, next);
+}
+
+function trackEvent(s: EngineState, event: GainsEvent): void {
+  switch (event.kind) {
+    case 'acquire':
+      track(s, event.account, event.token, event.quantity, 1);
+      break;
+    case 'dispose':
+    case 'withdraw':
+      track(s, event.account, event.token, event.quantity, -1);
+      break;
+    case 'move':
+      track(s, event.from, event.token, event.quantity, -1);
+      track(s, event.to, event.token, event.quantity, 1);
+      break;
+  }
+}
+
+/**
+ * From one pool per token to one per account and token (Rev. Proc. 2024-28's allocation of the
+ * unused basis): each account with a positive holding, in account order, takes its holding from
+ * the token's pool in the pool's consumption order; what no holding claims goes to the account
+ * each lot was acquired in. Recorded as transfers out of the universal line into the accounts.
+ */
+function switchToWallets(s: EngineState): void {
+  const reported = s.options.periodStart === null || (s.switchAt ?? 0) >= s.options.periodStart;
+  const universal = [...s.pools.values()];
+  s.pools.clear();
+  s.accountPools = true;
+  for (const source of universal) {
+    const token = source.token;
+    const moveOut = (account: string, quantity: Big) => {
+      const taken = source.take(quantity);
+      const target = pool(s, account, token);
+      for (const piece of taken.pieces) {
+        target.add({ ...piece.lot, account, quantity: piece.quantity, cost: piece.cost });
       }
-      for (const lot of source.lots()) moveOut(lot.account, lot.quantity);
+      if (!reported) return;
+      addFlow(activityOf(s, account, token).transferredIn, taken.quantity, taken.cost);
+      const before = s.activity.get(`\u0000${token}`) ?? activityOfKey(s, `\u0000${token}`);
+      addFlow(before.transferredOut, taken.quantity, taken.cost);
+    };
+    const holders = [...s.balances]
+      .filter(([key, quantity]) => key.endsWith(`\u0000${token}`) && quantity.gt(0))
+      .map(([key, quantity]) => ({ account: key.slice(0, -token.length - 1), quantity }))
+      .sort((a, b) => compareText(a.account, b.account));
+    for (const holder of holders) {
+      if (source.quantity.eq(0)) break;
+      moveOut(holder.account, holder.quantity.lt(source.quantity) ? holder.quantity : source.quantity);
     }
-    balances.clear();
+    for (const lot of source.lots()) moveOut(lot.account, lot.quantity);
   }
+  s.balances.clear();
+}
 
-  /** Whether the pools switch to per account before an event at `time` (or at the end). */
-  function switchDue(time: number): boolean {
-    return switchAt !== null && !accountPools && time >= switchAt;
+/** Whether the pools switch to per account before an event at `time` (or at the end). */
+function switchDue(s: EngineState, time: number): boolean {
+  return s.switchAt !== null && !s.accountPools && time >= s.switchAt;
+}
+
+function rollForward(s: EngineState): RollForwardLine[] {
+  // Before the period has started the opening is the current state (not frozen: events may follow).
+  const open = s.opening ?? snapshot(s);
+  const now = snapshot(s);
+  const keys = new Set([...open.keys(), ...s.activity.keys(), ...now.keys()]);
+  const lines: RollForwardLine[] = [];
+  for (const key of keys) {
+    const [account, token] = key.split('\u0000') as [string, string];
+    const start = open.get(key) ?? flow();
+    const act = s.activity.get(key);
+    const end = now.get(key);
+    const closing = end === undefined ? flow() : { quantity: end.quantity, cost: end.cost };
+    const idle =
+      act === undefined &&
+      start.quantity.eq(0) &&
+      start.cost.eq(0) &&
+      closing.quantity.eq(0) &&
+      closing.cost.eq(0);
+    if (idle) continue;
+    lines.push({
+      token,
+      account: account === '' ? null : account,
+      opening: position(start),
+      acquired: position(act?.acquired ?? flow()),
+      transferredIn: position(act?.transferredIn ?? flow()),
+      disposed: position(act?.disposed ?? flow()),
+      transferredOut: position(act?.transferredOut ?? flow()),
+      unmatchedDisposed: text(act?.unmatched ?? ZERO),
+      closing: position(closing),
+    });
   }
+  return lines.sort((a, b) => compareText(a.token, b.token) || compareText(a.account ?? '', b.account ?? ''));
+}
 
-  function rollForward(): RollForwardLine[] {
-    // Before the period has started the opening is the current state (not frozen: events may follow).
-    const open = opening ?? snapshot();
-    const now = snapshot();
-    const keys = new Set([...open.keys(), ...activity.keys(), ...now.keys()]);
-    const lines: RollForwardLine[] = [];
-    for (const key of keys) {
-      const [account, token] = key.split('\u0000') as [string, string];
-      const start = open.get(key) ?? flow();
-      const act = activity.get(key);
-      const end = now.get(key);
-      const closing = end === undefined ? flow() : { quantity: end.quantity, cost: end.cost };
-      const idle =
-        act === undefined &&
-        start.quantity.eq(0) &&
-        start.cost.eq(0) &&
-        closing.quantity.eq(0) &&
-        closing.cost.eq(0);
-      if (idle) continue;
-      lines.push({
-        token,
-        account: account === '' ? null : account,
-        opening: position(start),
-        acquired: position(act?.acquired ?? flow()),
-        transferredIn: position(act?.transferredIn ?? flow()),
-        disposed: position(act?.disposed ?? flow()),
-        transferredOut: position(act?.transferredOut ?? flow()),
-        unmatchedDisposed: text(act?.unmatched ?? ZERO),
-        closing: position(closing),
-      });
-    }
-    return lines.sort(
-      (a, b) => compareText(a.token, b.token) || compareText(a.account ?? '', b.account ?? ''),
+/** Applies one event (see `GainsEngine.process`). */
+function processEvent(s: EngineState, event: GainsEvent): boolean {
+  if (s.options.periodEnd !== null && event.time >= s.options.periodEnd) {
+    s.counts.ignored += 1;
+    return false;
+  }
+  const date = localDate(event.time, s.options.timeZone);
+  // HMRC identification reports whole local days; the opening waits for the days before them.
+  const reported =
+    s.ledger !== null
+      ? s.startDate === null || date >= s.startDate
+      : s.options.periodStart === null || event.time >= s.options.periodStart;
+  if (s.ledger === null && reported && s.opening === null) s.opening = snapshot(s);
+  if (!POSITIVE.test(event.quantity) || new Big(event.quantity).eq(0)) {
+    throw new ValidationError(
+      `event ${event.txId}#${event.leg}.quantity`,
+      `must be positive: ${event.quantity}`,
     );
   }
+  s.counts.events += 1;
+  if (switchDue(s, event.time)) switchToWallets(s);
+  s.ledger?.arrive(date);
+  if (reported && event.unmatchedTransfer === true) {
+    const account = event.kind === 'move' ? event.from : event.account;
+    warn(s, event, 'unmatched-transfer', account, text(new Big(event.quantity)), UNMATCHED[event.kind]);
+  }
+  switch (event.kind) {
+    case 'acquire':
+      acquire(s, event, reported, date);
+      break;
+    case 'dispose':
+      dispose(s, event, reported, date);
+      break;
+    case 'move':
+      move(s, event, reported, date);
+      break;
+    case 'withdraw':
+      withdraw(s, event, reported, date);
+      break;
+  }
+  if (s.switchAt !== null && !s.accountPools) trackEvent(s, event);
+  return true;
+}
 
+/** Declares the history complete (see `GainsEngine.finish`). */
+function finish(s: EngineState): void {
+  if (s.finished) return;
+  s.finished = true;
+  s.ledger?.finish();
+  // A period reaching into 2025 closes wallet by wallet even without a later event.
+  if (s.options.periodEnd !== null && switchDue(s, s.options.periodEnd - 1)) switchToWallets(s);
+}
+
+/**
+ * Creates an engine, empty or resumed from a carried `state` (same method and pooling). Events
+ * before `period.start` only build lots; events at or after `period.end` are ignored.
+ */
+export function createGainsEngine(options: GainsOptions = {}, state?: GainsState): GainsEngine {
+  const resolved = resolveGainsOptions(options);
+  const { pooling, timeZone, periodStart } = resolved;
+  const s: EngineState = {
+    options: resolved,
+    pools: new Map(),
+    accountPools: pooling === 'account',
+    balances: new Map(),
+    activity: new Map(),
+    disposals: [],
+    income: [],
+    warnings: [],
+    poolHistory: [],
+    counts: { events: 0, ignored: 0, lotsOpened: 0, lotsMatched: 0, disposals: 0 },
+    opening: null,
+    nextSeq: 0,
+    ledger: null,
+    startDate: periodStart === null ? null : localDate(periodStart, timeZone),
+    switchAt:
+      pooling === 'wallet-from-2025'
+        ? DateTime.fromObject({ year: 2025, month: 1, day: 1 }, { zone: timeZone }).toMillis()
+        : null,
+    finished: false,
+  };
+  s.ledger = createLedger(s);
+  if (state !== undefined) restore(s, state);
+  if (periodStart === null) s.opening = snapshot(s);
   return {
     options: resolved,
-    process(event) {
-      if (periodEnd !== null && event.time >= periodEnd) {
-        counts.ignored += 1;
-        return false;
-      }
-      const date = localDate(event.time, timeZone);
-      // HMRC identification reports whole local days; the opening waits for the days before them.
-      const reported =
-        ledger !== null
-          ? startDate === null || date >= startDate
-          : periodStart === null || event.time >= periodStart;
-      if (ledger === null && reported && opening === null) opening = snapshot();
-      if (!POSITIVE.test(event.quantity) || new Big(event.quantity).eq(0)) {
-        throw new ValidationError(
-          `event ${event.txId}#${event.leg}.quantity`,
-          `must be positive: ${event.quantity}`,
-        );
-      }
-      counts.events += 1;
-      if (switchDue(event.time)) switchToWallets();
-      ledger?.arrive(date);
-      if (reported && event.unmatchedTransfer === true) {
-        const account = event.kind === 'move' ? event.from : event.account;
-        warn(event, 'unmatched-transfer', account, text(new Big(event.quantity)), UNMATCHED[event.kind]);
-      }
-      switch (event.kind) {
-        case 'acquire':
-          acquire(event, reported, date);
-          break;
-        case 'dispose':
-          dispose(event, reported, date);
-          break;
-        case 'move':
-          move(event, reported, date);
-          break;
-        case 'withdraw':
-          withdraw(event, reported, date);
-          break;
-      }
-      if (switchAt !== null && !accountPools) trackEvent(event);
-      return true;
-    },
-    finish() {
-      if (finished) return;
-      finished = true;
-      ledger?.finish();
-      // A period reaching into 2025 closes wallet by wallet even without a later event.
-      if (periodEnd !== null && switchDue(periodEnd - 1)) switchToWallets();
-    },
-    carry,
+    process: (event) => processEvent(s, event),
+    finish: () => finish(s),
+    carry: () => carry(s),
     drain: () => ({
-      disposals: disposals.splice(0),
-      income: income.splice(0),
-      warnings: warnings.splice(0),
+      disposals: s.disposals.splice(0),
+      income: s.income.splice(0),
+      warnings: s.warnings.splice(0),
     }),
     result: () => ({
       options: resolved,
-      disposals,
-      income,
-      warnings,
-      rollForward: rollForward(),
-      poolHistory,
-      counts: { ...counts },
+      disposals: s.disposals,
+      income: s.income,
+      warnings: s.warnings,
+      rollForward: rollForward(s),
+      poolHistory: s.poolHistory,
+      counts: { ...s.counts },
     }),
   };
 }

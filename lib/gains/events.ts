@@ -4,9 +4,16 @@
  * acquire as income, transfers paired inside the portfolio move lots, and a fee paid in a token
  * disposes of that token.
  */
+
+import {
+  Big,
+  type CanonicalMovement,
+  type CanonicalTransaction,
+  mulDiv,
+  text,
+  ZERO,
+} from '../domain/index.ts';
 import { ValidationError } from '../errors.ts';
-import type { CanonicalMovement, CanonicalTransaction } from '../export/normalize.ts';
-import { Big, mulDiv, text, ZERO } from './big.ts';
 import { GainsOrderError } from './errors.ts';
 import type { AcquireEvent, DisposeEvent, GainsEvent, MoveEvent, SameTimeOrder } from './types.ts';
 

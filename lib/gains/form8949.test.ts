@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { leg, tx } from '../../test/support/gains.ts';
-import type { CanonicalTransaction } from '../export/normalize.ts';
-import type { Row } from '../export/table.ts';
+import type { CanonicalTransaction, Row } from '../domain/index.ts';
 import { createForm8949, form8949Box } from './form8949.ts';
 import { gainsMoney, roundDisposal, runGains } from './index.ts';
 import type { DisposalLine } from './types.ts';

@@ -5,8 +5,16 @@
  * each box as they carry to Schedule D (Form 1040). Sources and decisions: README.md in this folder
  * ("Form 8949 and Schedule D").
  */
-import { type Column, numberWidth, type Row, type TableSource, type TableSpec } from '../export/table.ts';
-import { type Big, text, ZERO } from './big.ts';
+import {
+  type Big,
+  type Column,
+  numberWidth,
+  type Row,
+  type TableSource,
+  type TableSpec,
+  text,
+  ZERO,
+} from '../domain/index.ts';
 import type { GainsMoney } from './rounding.ts';
 import { localDate } from './tax-year.ts';
 import type { DisposalLine } from './types.ts';

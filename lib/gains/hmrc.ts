@@ -8,7 +8,7 @@
  * A day's disposal is therefore final only once the 30 days after it are known: days wait, per
  * token, until an event more than 30 days later arrives (or the history ends).
  */
-import { Big, mulDiv, type Rounding, text, ZERO } from './big.ts';
+import { Big, mulDiv, type Rounding, text, ZERO } from '../domain/index.ts';
 import type { CarriedHmrc, CarriedHmrcDay, MatchRule } from './types.ts';
 
 /** One matched part of a day's disposal. */

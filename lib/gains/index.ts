@@ -2,7 +2,7 @@
  * The gains report family's pure tax engine: cost basis, realised gains, income and holdings
  * roll-forward from canonical transactions. No I/O. Conventions: README.md in this folder.
  */
-import type { CanonicalTransaction } from '../export/normalize.ts';
+import type { CanonicalTransaction } from '../domain/index.ts';
 import { createGainsEngine } from './engine.ts';
 import { type AdapterOptions, toEvents } from './events.ts';
 import { ruleSet } from './rules.ts';

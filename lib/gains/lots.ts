@@ -2,7 +2,7 @@
  * Lot pools and the matching methods. A pool holds the open lots of one token (in one account,
  * or in the whole portfolio) in consumption order, so every method consumes from the front.
  */
-import { type Big, mulDiv, type Rounding, ZERO } from './big.ts';
+import { type Big, mulDiv, type Rounding, ZERO } from '../domain/index.ts';
 import type { LotMethod } from './types.ts';
 
 /** An open lot (or the part of one still held). */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../test/support/gains.ts';
-import { Big, ZERO } from './big.ts';
+import { Big, ZERO } from '../domain/index.ts';
 import { createGainsEngine } from './engine.ts';
 import { holdingsTable } from './reports.ts';
 import type { GainsEvent, GainsOptions, GainsResult, GainsState, LotMethod, Pooling } from './types.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buy, move, run, sell } from '../../test/support/gains.ts';
-import type { Row, TableSource } from '../export/table.ts';
+import type { Row, TableSource } from '../domain/index.ts';
 import {
   disposalsTable,
   gainsReports,

@@ -2,8 +2,8 @@
  * The gains reports as tables for the CSV/XLSX writers: disposals (Form 8949 style), gains
  * summary, income, holdings roll-forward and warnings. Every sum is exact.
  */
-import type { Column, Row, TableSource, TableSpec } from '../export/table.ts';
-import { Big, text, ZERO } from './big.ts';
+
+import { Big, type Column, type Row, type TableSource, type TableSpec, text, ZERO } from '../domain/index.ts';
 import { EXACT_MONEY, type GainsMoney, gainsMoney, roundDisposal, roundIncome } from './rounding.ts';
 import { ruleSet } from './rules.ts';
 import { taxYearBounds } from './tax-year.ts';

@@ -5,8 +5,7 @@
  * `gain = proceeds − cost` holds on every line as shown (rounding the exact gain instead could
  * differ by a cent). The exact figures stay in the `_exact` companion tables.
  */
-import { moneyHeader, toMinorUnit } from '../export/money.ts';
-import { Big, text } from './big.ts';
+import { Big, moneyHeader, text, toMinorUnit } from '../domain/index.ts';
 import type { DisposalLine, IncomeLine } from './types.ts';
 
 /** How the gains reports show money: the currency whose minor unit they round to. */

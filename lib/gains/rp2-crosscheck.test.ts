@@ -17,8 +17,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buy, leg, run, sell, tx } from '../../test/support/gains.ts';
-import type { CanonicalTransaction } from '../export/normalize.ts';
-import { Big } from './big.ts';
+import { Big, type CanonicalTransaction } from '../domain/index.ts';
 import { createGainsEngine } from './engine.ts';
 import { toEvents } from './events.ts';
 import { runGains } from './index.ts';

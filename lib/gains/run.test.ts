@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { leg, tx } from '../../test/support/gains.ts';
-import { createNormalizer } from '../export/normalize.ts';
-import type { Row, TableSource } from '../export/table.ts';
-import { DEFAULT_SHAPE } from '../pbs/shape.ts';
-import { DEFAULT_PROFILES, Portfolio } from '../simulator/index.ts';
-import { Big } from './big.ts';
+import type { Row, TableSource } from '../domain/index.ts';
 import { gainsReports, runGains } from './index.ts';
-import type { LotMethod, Pooling } from './types.ts';
 
 // A small portfolio in Europe/Berlin, worked by hand:
 // t1 2024-01-15, A: buy 2 ETH for 4000 USD, fee 10 USD → lot L1: 2 ETH, basis 4010.
@@ -191,35 +186,5 @@ describe('runGains (carried state)', () => {
     );
     const whole = runGains(PORTFOLIO, { pooling: 'account' });
     expect([...first.result.disposals, ...second.result.disposals]).toEqual(whole.result.disposals);
-  });
-});
-
-describe('runGains (simulated portfolio)', () => {
-  const profile = { ...(DEFAULT_PROFILES[0] as (typeof DEFAULT_PROFILES)[number]), transactions: 600 };
-  const portfolio = new Portfolio(profile, 7);
-  const normalizer = createNormalizer({ fields: DEFAULT_SHAPE.fields, timeZone: 'UTC' });
-  const transactions = Array.from({ length: portfolio.count }, (_, i) => i)
-    .filter((i) => !portfolio.isDeleted(i))
-    .map((i) => normalizer.canonical(portfolio.transaction(i) as never, i));
-  const setups: [LotMethod, Pooling][] = (['fifo', 'lifo', 'hifo', 'average'] as const).flatMap((m) =>
-    (['account', 'universal'] as const).map((p): [LotMethod, Pooling] => [m, p]),
-  );
-
-  it.each(setups)('returns balanced books with %s pooled by %s', async (method, pooling) => {
-    const { result } = runGains(transactions, {
-      method,
-      pooling,
-      timeZone: 'America/New_York',
-      period: { start: '2024-01-01T00:00:00Z', end: '2025-01-01T00:00:00Z' },
-    });
-    const holdings = gainsReports(result)[3];
-    const checks = (await rowsOf(holdings)).flatMap((r) => [r[15], r[16]]);
-    const total = (key: 'gain' | 'proceeds' | 'cost') =>
-      result.disposals.reduce((sum, d) => sum.plus(d[key]), new Big(0));
-    expect([
-      checks.every((c) => c === '0'),
-      total('gain').eq(total('proceeds').minus(total('cost'))),
-      result.disposals.length > 0,
-    ]).toEqual([true, true, true]);
   });
 });

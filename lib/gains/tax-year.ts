@@ -2,7 +2,7 @@
  * Calendar rules in the report's time zone: local dates, tax years and the holding period.
  */
 import { DateTime } from 'luxon';
-import { offsetMinutes } from '../export/zoned.ts';
+import { offsetMinutes } from '../domain/index.ts';
 import type { TaxYearStart, Term } from './types.ts';
 
 const DAY_MS = 86_400_000;

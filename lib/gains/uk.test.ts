@@ -17,8 +17,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { leg, tx } from '../../test/support/gains.ts';
-import type { CanonicalTransaction } from '../export/normalize.ts';
-import { Big } from './big.ts';
+import { Big, type CanonicalTransaction } from '../domain/index.ts';
 import { runGains } from './index.ts';
 import { gainsReports } from './reports.ts';
 import type { GainsResult } from './types.ts';

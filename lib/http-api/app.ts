@@ -23,8 +23,12 @@ import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { periodLabel } from '../export/period.ts';
-import { hashFilterConflicts, parseExportRequest, RequestValidationError } from '../export/request.ts';
+import {
+  hashFilterConflicts,
+  parseExportRequest,
+  periodLabel,
+  RequestValidationError,
+} from '../export/plan/index.ts';
 import {
   type ExecutionStarter,
   IdempotencyKeyReusedError,

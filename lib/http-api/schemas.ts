@@ -3,7 +3,7 @@
  * and the OpenAPI 3.1 document (`GET /openapi.json`) is generated from them.
  */
 import { z } from '@hono/zod-openapi';
-import { ExportRequestSchema, PROFILE_NAME } from '../export/request.ts';
+import { ExportRequestSchema, PROFILE_NAME } from '../export/plan/index.ts';
 import { JOB_ID } from '../jobs/index.ts';
 
 /** Default and largest `limit` of the job list. */
@@ -44,7 +44,7 @@ export const ListQuery = z.object({
   ).openapi({ param: { name: 'limit', in: 'query', required: false }, type: 'integer', example: 20 }),
 });
 
-/** `POST /reports` body: the export request (`lib/export/request.ts`). */
+/** `POST /reports` body: the export request (`lib/export/plan/request.ts`). */
 export const ExportRequestBody = ExportRequestSchema;
 
 /** The `Idempotency-Key` header: 1-255 visible ASCII characters. */

@@ -3,7 +3,7 @@
  * `jobs/{jobId}.json`, the S3 layout of the bucket, and the input of an export execution.
  */
 import { createHash } from 'node:crypto';
-import type { ExportRequest } from '../export/request.ts';
+import type { ExportRequest } from '../export/plan/index.ts';
 
 /** One registered portfolio: a request names the profile, never the secret. */
 export interface RegisteredProfile {
@@ -95,9 +95,11 @@ export const KEYS = {
   jobIndexPrefix: (profile: string) => `jobs/by-profile/${profile}/`,
   plan: (jobId: string) => `work/${jobId}/plan.json`,
   part: (jobId: string, shard: number) => `work/${jobId}/parts/${shard}.ndjson.gz`,
+  /** What the finish task published, once its set is in place (see `StoredPublication`). */
+  published: (jobId: string) => `work/${jobId}/published.json`,
   /** Lease of the one export running per registered secret (see `profile-slots.ts`). */
   slot: (secretHash: string) => `locks/${secretHash}.json`,
-  /** Reports go under `reports/{profile}/{period}/{runId}/` (see `finishExport`). */
+  /** Reports go under `reports/{profile}/{period}/{runId}/` (see `runPrefix` in `lib/export`). */
   reportsPrefix: 'reports/',
 } as const;
 

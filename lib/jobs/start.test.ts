@@ -2,7 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { S3TestServer } from '../../test/support/s3.ts';
 import { startJobStoreServer } from '../../test/support/workflow.ts';
-import { parseExportRequest } from '../export/request.ts';
+import { parseExportRequest } from '../export/plan/index.ts';
 import { createProfileSlots } from './profile-slots.ts';
 import { type ExportInput, type JobRecord, jobIdFor } from './records.ts';
 import { QUEUED_START_GRACE_MS, startJob } from './start.ts';

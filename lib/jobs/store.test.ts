@@ -3,7 +3,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { S3TestServer } from '../../test/support/s3.ts';
 import { emulateConditionalWrites, s3Error, startJobStoreServer } from '../../test/support/workflow.ts';
-import { parseExportRequest } from '../export/request.ts';
+import { parseExportRequest } from '../export/plan/index.ts';
 import { type JobRecord, jobIdFor, KEYS } from './records.ts';
 import { createJobStore, type JobStore } from './store.ts';
 

@@ -4,7 +4,7 @@
  * not report progress anywhere else.
  */
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import type { PlanJson } from '../export/plan.ts';
+import type { PlanJson } from '../export/plan/index.ts';
 import { getJson, KEYS } from '../jobs/index.ts';
 
 /** Shards fetched and planned. */

@@ -1,5 +1,5 @@
 /** What the workers need of the Portfolio Balance Service: a client per profile (built by `lib/lambda`). */
-import type { ExportServiceClient } from '../export/run.ts';
+import type { ExportServiceClient } from '../export/index.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 
 /** What the workers need to export one profile. */

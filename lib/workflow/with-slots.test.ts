@@ -2,7 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { S3TestServer } from '../../test/support/s3.ts';
 import { startJobStoreServer } from '../../test/support/workflow.ts';
-import { parseExportRequest } from '../export/request.ts';
+import { parseExportRequest } from '../export/plan/index.ts';
 import {
   createProfileSlots,
   type JobRecord,

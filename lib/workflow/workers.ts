@@ -4,10 +4,8 @@
  * reads, so the payloads stay ids and the tasks can run in separate Lambda invocations.
  */
 
-import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,11 +13,26 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import pLimit from 'p-limit';
 import { ValidationError } from '../errors.ts';
-import { type FetchedShard, fetchShards } from '../export/fetch.ts';
-import { MANIFEST_NAME, type Manifest, type ManifestFile } from '../export/manifest.ts';
-import { type PlanJson, planFromJson, planToJson } from '../export/plan.ts';
-import { type ExportRequest, parseExportRequest } from '../export/request.ts';
-import { type ExportPlan, finishExport, planExport, runPrefix } from '../export/run.ts';
+import {
+  assembleExport,
+  EXPORT_DEFAULTS,
+  type ExportPlan,
+  type ExportRequest,
+  type FetchedShard,
+  fetchShards,
+  GENERATOR,
+  type ManifestFile,
+  newRunId,
+  openRunScratch,
+  type PlanJson,
+  parseExportRequest,
+  planExport,
+  planFromJson,
+  planToJson,
+  publishReports,
+  renderReports,
+  runPrefix,
+} from '../export/index.ts';
 import {
   getJson,
   isNotFound,
@@ -31,7 +44,7 @@ import {
   type MetricsSink,
   putJson,
 } from '../jobs/index.ts';
-import { createS3Sink, type Sink, type SinkObject, type StoredObject } from '../storage/index.ts';
+import { createS3Sink } from '../storage/index.ts';
 import { JobStateError, WorkFileError } from './errors.ts';
 import type { Notifier } from './notify.ts';
 import { failureReason } from './redact.ts';
@@ -72,6 +85,16 @@ export interface StoredPlan {
   plan: PlanJson;
 }
 
+/**
+ * What `work/{jobId}/published.json` holds: the run the finish task published, written as soon as
+ * its set is in place, so a retried finish records that run instead of publishing it again.
+ */
+export interface StoredPublication {
+  runId: string;
+  prefix: string;
+  files: JobFile[];
+}
+
 /** The four tasks of the export state machine. */
 export interface Workers {
   plan(input: ExportInput): Promise<PlanOutput>;
@@ -94,44 +117,53 @@ export function createWorkers(deps: WorkerDeps): Workers {
     if (stored === null) throw new WorkFileError(KEYS.plan(jobId), 'no plan: the plan task has not run');
     return { startedAt: new Date(stored.value.startedAt), plan: planFromJson(stored.value.plan) };
   };
-  const scratch = () => mkdtemp(join(deps.workDir ?? tmpdir(), 'pbs-job-'));
+  const scratch = () => openRunScratch(deps.workDir !== undefined ? { workDir: deps.workDir } : {});
 
-  /** Assembles the parts, renders and publishes the run (manifest last); returns its files. */
+  /**
+   * Assembles the parts, renders and publishes the run (manifest last), then records what was
+   * stored in the work area before anything else can fail.
+   */
   const publishRun = async (
     job: JobRecord,
     request: ExportRequest,
     plan: ExportPlan,
     startedAt: Date,
     runId: string,
-  ): Promise<{ prefix: string; files: JobFile[] }> => {
+  ): Promise<StoredPublication> => {
     const service = await deps.services(job.profile);
-    const dir = await scratch();
+    const workDir = await scratch();
     try {
-      const limit = pLimit(4);
+      const limit = pLimit(EXPORT_DEFAULTS.concurrency);
       const fetched = await Promise.all(
         plan.shards.map((shard, index) =>
-          limit(() => downloadPart(s3, bucket, job.jobId, index, shard, dir)),
+          limit(() => downloadPart(s3, bucket, job.jobId, index, shard, workDir)),
         ),
       );
-      const output = recordingSink(createS3Sink({ client: s3, bucket }));
-      const result = await finishExport(request, plan, fetched, {
+      const assembled = await assembleExport(request, plan, fetched, {
         client: service.client,
-        sink: output.sink,
         fields: service.fields,
         apiBase: service.apiBase,
-        now: deps.now,
-        workDir: dir,
         startedAt,
-        runId,
+        workDir,
       });
-      const files: JobFile[] = result.manifest.files.map(jobFile);
-      const manifest = output.stored.get(`${result.prefix}/${MANIFEST_NAME}`);
-      if (manifest === undefined)
-        throw new WorkFileError(`${result.prefix}/${MANIFEST_NAME}`, 'was not stored');
-      files.push({ name: MANIFEST_NAME, key: manifest.key, bytes: manifest.bytes, sha256: manifest.sha256 });
-      return { prefix: result.prefix, files };
+      const rendered = await renderReports({
+        ...assembled,
+        runId,
+        now: deps.now,
+        generator: GENERATOR,
+        workDir,
+      });
+      const prefix = runPrefix(request, runId);
+      const published = await publishReports(rendered, {
+        sink: createS3Sink({ client: s3, bucket }),
+        prefix,
+        now: deps.now,
+      });
+      const publication: StoredPublication = { runId, prefix, files: published.files.map(jobFile) };
+      await putJson(s3, bucket, KEYS.published(job.jobId), publication);
+      return publication;
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await rm(workDir, { recursive: true, force: true });
     }
   };
 
@@ -164,7 +196,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
         const [fetched] = await fetchShards(service.client, [target], request.filters, {
           workDir: dir,
           concurrency: 1,
-          shardAttempts: deps.shardAttempts ?? 3,
+          shardAttempts: deps.shardAttempts ?? EXPORT_DEFAULTS.shardAttempts,
           fields: service.fields,
           protocolField: service.fields.protocol,
         });
@@ -200,23 +232,19 @@ export function createWorkers(deps: WorkerDeps): Workers {
       }
       const { startedAt, plan } = await loadPlan(jobId);
       const request = parseExportRequest(job.request);
-      // Derived from the job, so a retried finish writes the same objects instead of a second set.
-      const runId = `${startedAt
-        .toISOString()
-        .replace(/[-:]/g, '')
-        .replace(/\.\d{3}/, '')}-${jobId.slice(0, 6)}`;
-      const prefix = runPrefix(request, runId);
+      // Tagged with the job, so a retried finish writes the same objects instead of a second set.
+      const runId = newRunId(startedAt, jobId.slice(0, 6));
       // A finish that published everything but could not record it (the job update failed, the
-      // invocation ended) is retried: the manifest, written last, says the set is complete, so it
-      // is recorded as it is instead of rewritten under a manifest that would describe it meanwhile.
-      const published = await readPublishedRun(s3, bucket, prefix, runId);
-      const outcome = published ?? (await publishRun(job, request, plan, startedAt, runId));
+      // invocation ended) is retried: its publication, written once the set was in place, is
+      // recorded as it is instead of rewritten under a manifest that would describe it meanwhile.
+      const published = await getJson<StoredPublication>(s3, bucket, KEYS.published(jobId));
+      const outcome = published?.value ?? (await publishRun(job, request, plan, startedAt, runId));
       const finishedAt = deps.now();
       const finished = await jobs.update(jobId, (current) => ({
         ...current,
         state: 'succeeded',
         updatedAt: finishedAt.toISOString(),
-        result: { runId, prefix: outcome.prefix, files: outcome.files },
+        result: { runId: outcome.runId, prefix: outcome.prefix, files: outcome.files },
       }));
       deps.metrics?.addMetric('ExportBytes', 'Bytes', sum(outcome.files.map((file) => file.bytes)));
       deps.metrics?.addMetric('ExportDuration', 'Milliseconds', finishedAt.getTime() - startedAt.getTime());
@@ -276,45 +304,6 @@ function jobFile(file: ManifestFile): JobFile {
   };
 }
 
-/**
- * The files of a run whose manifest is already stored (an earlier attempt of the finish task
- * published it), or null when there is none. The manifest's own size and sha256 are those of the
- * stored bytes.
- */
-async function readPublishedRun(
-  s3: S3Client,
-  bucket: string,
-  prefix: string,
-  runId: string,
-): Promise<{ prefix: string; files: JobFile[] } | null> {
-  const key = `${prefix}/${MANIFEST_NAME}`;
-  let bytes: Buffer;
-  try {
-    const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    bytes = Buffer.from((await response.Body?.transformToByteArray()) ?? []);
-  } catch (error) {
-    if (isNotFound(error)) return null;
-    throw error;
-  }
-  let manifest: Manifest;
-  try {
-    manifest = JSON.parse(bytes.toString('utf8')) as Manifest;
-  } catch (error) {
-    throw new WorkFileError(key, 'is not a readable manifest', { cause: error });
-  }
-  if (manifest.runId !== runId || !Array.isArray(manifest.files)) {
-    throw new WorkFileError(key, `is not the manifest of run ${runId}`);
-  }
-  const files = manifest.files.map(jobFile);
-  files.push({
-    name: MANIFEST_NAME,
-    key,
-    bytes: bytes.length,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-  });
-  return { prefix, files };
-}
-
 function sum(values: readonly number[]): number {
   return values.reduce((total, value) => total + value, 0);
 }
@@ -348,46 +337,4 @@ async function downloadPart(
       throw new WorkFileError(key, 'part missing: the shard was not fetched', { cause: error });
     throw error;
   }
-}
-
-/**
- * The sink plus what it stored: `finishExport` returns the manifest but not the manifest's own
- * object, whose size and sha256 the job lists too (no read-back, so no GetObject on reports/).
- * Stored objects are recorded by their name relative to the sink (`{set prefix}/{name}`).
- */
-function recordingSink(sink: Sink): { sink: Sink; stored: Map<string, StoredObject> } {
-  const stored = new Map<string, StoredObject>();
-  const recording = (object: SinkObject, name: string): SinkObject => ({
-    stream: object.stream,
-    abort: (reason) => object.abort(reason),
-    async done() {
-      const result = await object.done();
-      stored.set(name, result);
-      return result;
-    },
-  });
-  return {
-    stored,
-    sink: {
-      root: sink.root,
-      list: (prefix) => sink.list(prefix),
-      async remove(name) {
-        stored.delete(name);
-        await sink.remove?.(name);
-      },
-      create: (name, contentType) => recording(sink.create(name, contentType), name),
-      async openSet(prefix) {
-        const set = await sink.openSet(prefix);
-        return {
-          prefix: set.prefix,
-          create: (name, contentType) => recording(set.create(name, contentType), `${prefix}/${name}`),
-          commit: (options) => set.commit(options),
-          async discard() {
-            for (const name of [...stored.keys()]) if (name.startsWith(`${prefix}/`)) stored.delete(name);
-            await set.discard();
-          },
-        };
-      },
-    },
-  };
 }

@@ -4,13 +4,9 @@ import Big from 'big.js';
 import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/errors.ts';
-import { createNormalizer } from '../../lib/export/normalize.ts';
-import { publishReports } from '../../lib/export/publish.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
-import { GENERATOR, runExport } from '../../lib/export/run.ts';
-import { readSnapshotHeader } from '../../lib/export/snapshot.ts';
+import { createNormalizer, parseExportRequest, runExport } from '../../lib/export/index.ts';
 import { runGains } from '../../lib/gains/index.ts';
-import { type ExportHarness, readCsv, startExportHarness } from '../support/export.ts';
+import { type ExportHarness, readCsv, renderSnapshotAgain, startExportHarness } from '../support/export.ts';
 
 const sum = (values: string[]) => values.reduce((total, value) => total.plus(value || '0'), new Big(0));
 
@@ -337,17 +333,12 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     });
     const result = await runExport(request, harness.deps());
     const snapshot = result.manifest.files.find((file) => file.name.endsWith('_snapshot.ndjson.gz'));
-    const header = await readSnapshotHeader(join(harness.outDir, snapshot?.key as string));
-    const rebuilt = await publishReports({
-      snapshotFile: join(harness.outDir, snapshot?.key as string),
-      header,
-      sink: harness.sink,
-      prefix: 'rebuilt',
-      runId: 'rebuilt',
-      now: () => new Date('2026-11-22T10:00:00.000Z'),
-      generator: GENERATOR,
-      counts: {},
-    });
+    const rebuilt = await renderSnapshotAgain(
+      join(harness.outDir, snapshot?.key as string),
+      harness.sink,
+      'rebuilt',
+      () => new Date('2026-11-22T10:00:00.000Z'),
+    );
     for (const name of ['disposals', 'gains_summary', 'income', 'holdings', 'gains_warnings']) {
       const original = result.manifest.files.find((f) => f.name === `acme_2024-07-01_2024-12-31_${name}.csv`);
       const again = rebuilt.files.find((f) => f.name === original?.name);

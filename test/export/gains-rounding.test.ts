@@ -9,12 +9,8 @@ import BigFactory from 'big.js';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createGainsFeed } from '../../lib/export/gains-feed.ts';
-import type { CanonicalTransaction } from '../../lib/export/normalize.ts';
-import { periodRange } from '../../lib/export/period.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
-import type { TableSource } from '../../lib/export/table.ts';
-import { writeCsv } from '../../lib/export/writers/csv.ts';
+import type { CanonicalTransaction, TableSource } from '../../lib/domain/index.ts';
+import { createGainsFeed, parseExportRequest, periodRange, writeCsv } from '../../lib/export/index.ts';
 import { leg, tx } from '../support/gains.ts';
 
 const Big = BigFactory();

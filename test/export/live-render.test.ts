@@ -3,13 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FetchedShard } from '../../lib/export/fetch.ts';
-import { publishReports } from '../../lib/export/publish.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
-import { type ExportDeps, type ExportPlan, finishExport } from '../../lib/export/run.ts';
-import { createNdjsonWriter, readSnapshotHeader } from '../../lib/export/snapshot.ts';
+import {
+  assembleExport,
+  createNdjsonWriter,
+  type ExportPlan,
+  type FetchedShard,
+  GENERATOR,
+  parseExportRequest,
+  publishReports,
+  readSnapshotHeader,
+  renderReports,
+  runPrefix,
+} from '../../lib/export/index.ts';
 import { DEFAULT_SHAPE } from '../../lib/pbs/shape.ts';
 import { createLocalSink } from '../../lib/storage/index.ts';
+import { renderSnapshotAgain } from '../support/export.ts';
 
 const jan = {
   index: 0,
@@ -94,36 +102,25 @@ describe('reports rendered while the snapshot is assembled', () => {
     ];
     const workDir = await mkdtemp(join(dir, 'work-'));
     const sink = createLocalSink(join(dir, 'out'));
-    const deps: ExportDeps & { workDir: string; startedAt: Date } = {
-      client: {
-        dateBounds: async () => ({ earliest: null, latest: null }),
-        defiProtocols: async () => [],
-        timeline: async function* () {},
-        transactionPages: async function* () {},
-      },
-      sink,
+    const now = () => new Date('2026-11-22T10:00:00Z');
+    const warnings: string[] = [];
+    // The finish of a run, as the CLI and the Lambda workers run it: assemble → render → publish.
+    const assembled = await assembleExport(request, plan, fetched, {
+      client: { timeline: async function* () {} },
       fields: DEFAULT_SHAPE.fields,
       apiBase: 'http://127.0.0.1:1',
-      now: () => new Date('2026-11-22T10:00:00Z'),
-      runId: `live-${calls}`,
+      startedAt: now(),
       workDir,
-      startedAt: new Date('2026-11-22T10:00:00Z'),
-    };
-    const warnings: string[] = [];
-    const live = await finishExport(request, plan, fetched, { ...deps, warn: (m) => warnings.push(m) });
-    const snapshotFile = join(dir, 'out', live.prefix, 'demo_2025-01-01_2025-02-28_snapshot.ndjson.gz');
-    const rendered = await publishReports({
-      snapshotFile,
-      header: await readSnapshotHeader(snapshotFile),
-      sink,
-      prefix: renderedPrefix,
-      runId: renderedPrefix,
-      now: deps.now,
-      generator: { name: 'pbs-export', version: 'test' },
-      counts: {},
+      warn: (m) => warnings.push(m),
     });
+    const runId = `live-${calls}`;
+    const prefix = runPrefix(request, runId);
+    const rendered = await renderReports({ ...assembled, runId, now, generator: GENERATOR, workDir });
+    const live = { prefix, ...(await publishReports(rendered, { sink, prefix, now })) };
+    const snapshotFile = join(dir, 'out', live.prefix, 'demo_2025-01-01_2025-02-28_snapshot.ndjson.gz');
+    const again = await renderSnapshotAgain(snapshotFile, sink, renderedPrefix, now);
     const read = (prefix: string, name: string) => readFile(join(dir, 'out', prefix, name), 'utf8');
-    return { live, rendered, renderedPrefix, read, workDir, warnings };
+    return { live, again, renderedPrefix, read, workDir, warnings };
   }
 
   async function sheetRows(path: string): Promise<unknown[][]> {

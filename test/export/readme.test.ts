@@ -8,9 +8,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_BANNER, type Manifest } from '../../lib/export/manifest.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
-import { runExport } from '../../lib/export/run.ts';
+import { DEMO_BANNER, type Manifest, parseExportRequest, runExport } from '../../lib/export/index.ts';
 import { type ExportHarness, startExportHarness } from '../support/export.ts';
 
 interface Run {

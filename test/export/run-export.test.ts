@@ -6,9 +6,12 @@ import { join } from 'node:path';
 import Big from 'big.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/errors.ts';
-import { RunAbortedError } from '../../lib/export/errors.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
-import { type ExportProgress, runExport } from '../../lib/export/run.ts';
+import {
+  type ExportProgress,
+  parseExportRequest,
+  RunAbortedError,
+  runExport,
+} from '../../lib/export/index.ts';
 import { currentProcessOwner, type ProcessOwner } from '../../lib/storage/owner.ts';
 import type { Sink } from '../../lib/storage/sink.ts';
 import { type ExportHarness, readCsv, startExportHarness } from '../support/export.ts';

@@ -16,13 +16,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SIMULATED_TRANSACTIONS, parseCommandLine } from '../../lib/cli/args.ts';
 import { type CliIo, main } from '../../lib/cli/main.ts';
 import { ValidationError } from '../../lib/errors.ts';
-import { isDayOrInstant, periodProblem } from '../../lib/export/period.ts';
 import {
   formatPath,
+  isDayOrInstant,
   PROFILE_NAME,
   parseExportRequest,
+  periodProblem,
   RequestValidationError,
-} from '../../lib/export/request.ts';
+} from '../../lib/export/plan/index.ts';
 import { MAX_BODY_BYTES } from '../../lib/http-api/index.ts';
 import { createApiHandler } from '../../lib/lambda/index.ts';
 import { startSimulator } from '../../lib/simulator/index.ts';

@@ -21,11 +21,15 @@ import Big from 'big.js';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeColumns, movementColumns, transactionColumns } from '../../lib/export/normalize.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
-import { runExport } from '../../lib/export/run.ts';
-import { readSnapshotRecords } from '../../lib/export/snapshot.ts';
-import type { Column } from '../../lib/export/table.ts';
+import type { Column } from '../../lib/domain/index.ts';
+import {
+  changeColumns,
+  movementColumns,
+  parseExportRequest,
+  readSnapshotRecords,
+  runExport,
+  transactionColumns,
+} from '../../lib/export/index.ts';
 import {
   HOSTILE_AMOUNTS,
   HOSTILE_EXTRA_KEYS,

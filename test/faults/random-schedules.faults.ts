@@ -8,7 +8,7 @@
  * from `PBS_FAULT_SEED` (default 1); a failure names its seed, so it can be replayed alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ExportRequest, parseExportRequest } from '../../lib/export/request.ts';
+import { type ExportRequest, parseExportRequest } from '../../lib/export/plan/index.ts';
 import { createJobStore } from '../../lib/jobs/index.ts';
 import { profilesWithCounts } from '../../lib/simulator/index.ts';
 import { Rng } from '../../lib/simulator/random.ts';

@@ -18,7 +18,7 @@ import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliIo, main } from '../../lib/cli/main.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
+import { parseExportRequest } from '../../lib/export/plan/index.ts';
 import { createProfileSlots, type JobRecord, jobIdFor, KEYS } from '../../lib/jobs/index.ts';
 import {
   type ApiContext,

@@ -6,8 +6,7 @@
  */
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IncompleteShardError } from '../../lib/export/fetch.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
+import { IncompleteShardError, parseExportRequest } from '../../lib/export/index.ts';
 import { PbsHttpError } from '../../lib/pbs/errors.ts';
 import type { ServiceShapeOverrides } from '../../lib/pbs/index.ts';
 import type { FaultOptions } from '../../lib/simulator/types.ts';

@@ -6,7 +6,7 @@
  * and a rerun or the task's retry publishes it, with one manifest and a consistent job record.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseExportRequest } from '../../lib/export/request.ts';
+import { parseExportRequest } from '../../lib/export/plan/index.ts';
 import { createJobStore } from '../../lib/jobs/index.ts';
 import { profilesWithCounts } from '../../lib/simulator/index.ts';
 import { StorageError } from '../../lib/storage/errors.ts';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STACK_ID } from '../../infra/pbs-app.ts';
 import { PROJECT_ROOT } from '../../infra/pbs-function.ts';
 import { FUNCTIONS, type FunctionKey } from '../../infra/stack.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
+import { parseExportRequest } from '../../lib/export/index.ts';
 import { createJobStore, KEYS } from '../../lib/jobs/index.ts';
 import { ENV, OPTIONAL_ENV } from '../../lib/lambda/index.ts';
 import { type S3TestServer, startS3rver } from '../support/s3.ts';

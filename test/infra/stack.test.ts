@@ -11,8 +11,7 @@ import {
   PROFILE_BUSY_ERROR,
 } from '../../infra/state-machines.ts';
 import { ValidationError } from '../../lib/errors.ts';
-import { TransactionDataError } from '../../lib/export/normalize.ts';
-import { RequestValidationError } from '../../lib/export/request.ts';
+import { RequestValidationError, TransactionDataError } from '../../lib/export/index.ts';
 import { JobNotFoundError, ProfileBusyError, UnknownProfileError } from '../../lib/jobs/index.ts';
 import { ConfigError, ENV, SecretError } from '../../lib/lambda/index.ts';
 import { EXECUTION_END_STATUSES, JobStateError } from '../../lib/workflow/index.ts';
@@ -314,8 +313,8 @@ describe('PbsExportStack IAM', () => {
         's3:AbortMultipartUpload': ['work/'],
       },
       finish: {
-        's3:GetObject': ['_staging/', 'jobs/', 'locks/', 'reports/', 'work/'],
-        's3:PutObject': ['_staging/', 'jobs/', 'locks/', 'reports/'],
+        's3:GetObject': ['_staging/', 'jobs/', 'locks/', 'work/'],
+        's3:PutObject': ['_staging/', 'jobs/', 'locks/', 'reports/', 'work/'],
         's3:AbortMultipartUpload': ['_staging/', 'reports/'],
         's3:DeleteObject': ['_staging/', 'reports/'],
       },

@@ -5,9 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import Big from 'big.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transactionColumns } from '../../lib/export/normalize.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
-import { runExport } from '../../lib/export/run.ts';
+import { parseExportRequest, runExport, transactionColumns } from '../../lib/export/index.ts';
 import { type ExportHarness, readCsv, startExportHarness } from '../support/export.ts';
 
 const run = promisify(execFile);

@@ -9,8 +9,8 @@ import { promisify } from 'node:util';
 import Big from 'big.js';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Column, Row, TableSource } from '../../lib/export/table.ts';
-import { writeCsv, writeXlsx } from '../../lib/export/writers/index.ts';
+import type { Column, Row, TableSource } from '../../lib/domain/index.ts';
+import { writeCsv, writeXlsx } from '../../lib/export/report/index.ts';
 import { parseCsv } from '../support/writers.ts';
 
 const run = promisify(execFile);

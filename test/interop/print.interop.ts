@@ -10,10 +10,8 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import Big from 'big.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDecimal } from '../../lib/export/decimal.ts';
-import { DEMO_BANNER } from '../../lib/export/manifest.ts';
-import { parseExportRequest } from '../../lib/export/request.ts';
-import { runExport } from '../../lib/export/run.ts';
+import { addDecimal } from '../../lib/domain/index.ts';
+import { DEMO_BANNER, parseExportRequest, runExport } from '../../lib/export/index.ts';
 import { type ExportHarness, startExportHarness } from '../support/export.ts';
 
 const run = promisify(execFile);

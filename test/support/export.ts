@@ -2,7 +2,14 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import type { ExportDeps } from '../../lib/export/run.ts';
+import {
+  type ExportDeps,
+  GENERATOR,
+  type Manifest,
+  publishReports,
+  readSnapshotHeader,
+  renderReports,
+} from '../../lib/export/index.ts';
 import { createPbsClient, type PbsClient } from '../../lib/pbs/index.ts';
 import { startSimulator } from '../../lib/simulator/index.ts';
 import type { RunningSimulator, SimulatorOptions } from '../../lib/simulator/types.ts';
@@ -74,4 +81,31 @@ export async function startExportHarness(
 /** Reads a CSV file written by the exporter (BOM, header row) as records keyed by column. */
 export async function readCsv(path: string, delimiter = ','): Promise<Record<string, string>[]> {
   return parse(await readFile(path), { bom: true, columns: true, delimiter }) as Record<string, string>[];
+}
+
+/**
+ * Renders the reports of `snapshotFile` again and publishes them under `prefix` of `sink`, as
+ * `pbs-export render` does: `renderReports` into a scratch folder, then `publishReports`.
+ */
+export async function renderSnapshotAgain(
+  snapshotFile: string,
+  sink: Sink,
+  prefix: string,
+  now: () => Date,
+): Promise<Manifest> {
+  const workDir = await mkdtemp(join(tmpdir(), 'pbs-render-'));
+  try {
+    const rendered = await renderReports({
+      snapshotFile,
+      header: await readSnapshotHeader(snapshotFile),
+      runId: prefix,
+      now,
+      generator: GENERATOR,
+      counts: {},
+      workDir,
+    });
+    return (await publishReports(rendered, { sink, prefix, now })).manifest;
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
 }

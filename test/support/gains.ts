@@ -1,7 +1,7 @@
 /**
  * Builders of engine events for the tests: short calls that read like a ledger.
  */
-import type { CanonicalTransaction } from '../../lib/export/normalize.ts';
+import type { CanonicalTransaction } from '../../lib/domain/index.ts';
 import { createGainsEngine } from '../../lib/gains/engine.ts';
 import type {
   AcquireEvent,

@@ -10,7 +10,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
-import { parseExportRequest } from '../../lib/export/request.ts';
+import { parseExportRequest } from '../../lib/export/plan/index.ts';
 import {
   addConditionalWrites,
   createJobStore,

@@ -1,5 +1,5 @@
 import { PassThrough, Writable } from 'node:stream';
-import type { Column, Row, TableSource } from '../../lib/export/table.ts';
+import type { Column, Row, TableSource } from '../../lib/domain/index.ts';
 
 /** Test helper: a re-readable table over fixed rows. */
 export function table(columns: Column[], rows: readonly Row[], title = 'Transactions'): TableSource {

@@ -6,8 +6,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExportRequest } from '../../../lib/export/request.ts';
-import { type ExportDeps, type ExportServiceClient, runExport, runPrefix } from '../../../lib/export/run.ts';
+import {
+  type ExportDeps,
+  type ExportRequest,
+  type ExportServiceClient,
+  runExport,
+  runPrefix,
+} from '../../../lib/export/index.ts';
 import type { PbsClientConfig, ServiceShapeOverrides } from '../../../lib/pbs/index.ts';
 import { startSimulator } from '../../../lib/simulator/index.ts';
 import type { FaultOptions, RunningSimulator, SimulatedProfile } from '../../../lib/simulator/types.ts';

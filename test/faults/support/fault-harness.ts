@@ -12,9 +12,7 @@ import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/
 import Big from 'big.js';
 import { code as isoCurrency } from 'currency-codes';
 import { PbsExportError } from '../../../lib/errors.ts';
-import type { Manifest } from '../../../lib/export/manifest.ts';
-import type { ExportRequest } from '../../../lib/export/request.ts';
-import { runExport } from '../../../lib/export/run.ts';
+import { type ExportRequest, type Manifest, runExport } from '../../../lib/export/index.ts';
 import { createPbsClient, getPath, type ServiceShapeOverrides } from '../../../lib/pbs/index.ts';
 import { startSimulator } from '../../../lib/simulator/index.ts';
 import type { SimulatedProfile, SimulatorOptions } from '../../../lib/simulator/types.ts';

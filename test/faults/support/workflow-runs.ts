@@ -4,7 +4,7 @@
  * files equal to the reference; a failed job's record and no manifest.
  */
 import { createHash } from 'node:crypto';
-import { runPrefix } from '../../../lib/export/run.ts';
+import { runPrefix } from '../../../lib/export/index.ts';
 import type { JobRecord } from '../../../lib/jobs/index.ts';
 import { createWorkers, type WorkerDeps, type Workers } from '../../../lib/workflow/index.ts';
 import { NOW, type WorkflowHarness } from '../../support/workflow.ts';

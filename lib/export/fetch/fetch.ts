@@ -1,0 +1,527 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import pLimit from 'p-limit';
+import { PbsExportError } from '../../errors.ts';
+import { PbsListingError } from '../../pbs/errors.ts';
+import type { Page, RawTransaction, TransactionQuery } from '../../pbs/model.ts';
+import {
+  createReadAheadBudget,
+  type PageRequestOptions,
+  type RequestScheduler,
+} from '../../pbs/pagination.ts';
+import { getPath } from '../../pbs/path.ts';
+import { retry } from '../../retry.ts';
+import { encodePartLine, type PartLineFields } from '../snapshot/part-line.ts';
+import { createNdjsonWriter } from '../snapshot/snapshot.ts';
+
+/** What the fetch stage needs of the service client. */
+export interface TransactionPageSource {
+  /**
+   * One search, page by page in order. A source that declares {@link schedulesRequests} sends
+   * every request through `requests.schedule` and may request pages ahead (`requests.readAhead`).
+   */
+  transactionPages(
+    query: TransactionQuery,
+    requests?: PageRequestOptions,
+  ): AsyncIterable<Page<RawTransaction>>;
+  /**
+   * True when `transactionPages` sends every request through `requests.schedule`. The fetch then
+   * bounds requests, not only shards: one limiter shared by every shard keeps at most
+   * `concurrency` requests in flight, and pages a reported total promises are requested ahead.
+   * Otherwise (a source that ignores the options) each shard pages one request at a time.
+   */
+  readonly schedulesRequests?: boolean;
+}
+
+/** One unit of fetching: a date window, optionally narrowed to one protocol. */
+export interface FetchShard {
+  id: string;
+  window: { index: number; start: Date; end: Date };
+  protocol: string | null;
+  /**
+   * With `protocol: null`: keep only the transactions whose protocol is none of these (the rest of
+   * a window searched protocol by protocol, `p` taking one name), read from the unfiltered search.
+   */
+  otherThan?: readonly string[];
+}
+
+/**
+ * How a shard's listing was shown to be complete: the service's reported total matched the items
+ * (`total`), or, for a wire shape that reports no total, a second listing gave the very same ids
+ * in the same order (`second-listing`, twice the requests).
+ */
+export type Completeness = 'total' | 'second-listing';
+
+/** Filters applied to every shard's search besides its window and protocol. */
+export interface FetchFilters {
+  tokens?: readonly string[];
+  category?: string;
+  hash?: string;
+}
+
+/** A shard fetched in full to its part file. */
+export interface FetchedShard {
+  shard: FetchShard;
+  /** Gzip NDJSON file of the raw transactions, in the order the service sent them. */
+  partFile: string;
+  rows: number;
+  /** The total the service reported, when it reports one. */
+  totalReported: number | null;
+  /** Listings made: one per attempt, a second one to confirm a listing without a total. */
+  attempts: number;
+  completeness: Completeness;
+  /**
+   * Transactions the search listed, when some were not kept (a shard with `otherThan`: the
+   * unfiltered search lists every transaction of the window, `rows` those of no searched protocol).
+   */
+  listed?: number;
+}
+
+export interface FetchProgress {
+  shard: string;
+  page: number;
+  rows: number;
+}
+
+export interface FetchOptions {
+  /** Folder for the part files; one file per shard. */
+  workDir: string;
+  /**
+   * Requests in flight at once over all shards, and shards open at once. The client's rate limit
+   * still bounds requests per second.
+   */
+  concurrency: number;
+  /**
+   * Whole-shard attempts when a listing is inconsistent: the fetched count disagrees with the
+   * service's total, the total changes between pages, an id comes twice, or a page repeats.
+   */
+  shardAttempts: number;
+  /**
+   * Dotted path of the transaction id (the shape's `fields.id`). When given, an id seen twice in
+   * one shard's listing makes the shard be fetched again (the data shifted between two pages),
+   * unless {@link DUPLICATES_CONFIRMED_BY} attempts in a row return the very same ids in the same
+   * order (the service's own duplicates, which the snapshot drops and counts). A listing without a
+   * reported total is complete only when the listing before it gave the very same ids.
+   */
+  idField?: string;
+  /** Dotted path of the protocol, for shards with `otherThan`. Default `protocol`. */
+  protocolField?: string;
+  /**
+   * Where each transaction's id and date are: when given, each part line carries them ahead of
+   * the JSON (see `encodePartLine`), so the assembly orders lines without parsing them; the ids
+   * are checked for repeats as with `idField` (which, when given too, wins for that check).
+   */
+  fields?: PartLineFields;
+  onPage?: (progress: FetchProgress) => void;
+  onShardDone?: (shard: FetchedShard) => void;
+}
+
+/** The service's reported total and the items it actually returned disagree. */
+export class IncompleteShardError extends PbsExportError {
+  readonly shardId: string;
+  readonly fetched: number;
+  readonly reported: number;
+
+  constructor(shardId: string, fetched: number, reported: number) {
+    super(
+      'incomplete_fetch',
+      `shard ${shardId}: fetched ${fetched} transactions but the service reported ${reported}`,
+    );
+    this.shardId = shardId;
+    this.fetched = fetched;
+    this.reported = reported;
+  }
+}
+
+/** One shard's listing repeated an id, as when data shifts between two page requests. */
+export class InconsistentShardError extends PbsExportError {
+  readonly shardId: string;
+  readonly duplicates: number;
+
+  constructor(shardId: string, duplicates: number, options?: { cause?: unknown }) {
+    super(
+      'inconsistent_fetch',
+      `shard ${shardId}: the listing returned ${duplicates} transaction id(s) twice (the data changed while it was paged)`,
+      options,
+    );
+    this.shardId = shardId;
+    this.duplicates = duplicates;
+  }
+}
+
+/**
+ * A window searched protocol by protocol does not add up: the unfiltered search of its rest shard
+ * listed a different number of transactions than the protocol searches and the rest together.
+ */
+export class IncompleteWindowError extends PbsExportError {
+  readonly windowIndex: number;
+
+  constructor(windowIndex: number, listed: number, covered: number, detail: string) {
+    super(
+      'incomplete_window',
+      `window ${windowIndex}: the unfiltered search listed ${listed} transactions, but ${detail} add up to ${covered}`,
+    );
+    this.windowIndex = windowIndex;
+  }
+}
+
+/**
+ * Checks that a window searched protocol by protocol (a rest shard among `parts`) is covered: the
+ * rest shard's unfiltered search listed exactly the transactions the protocol searches returned
+ * plus those it kept. Throws {@link IncompleteWindowError}; does nothing for other windows.
+ */
+export function checkWindowCoverage(parts: readonly FetchedShard[]): void {
+  const rest = parts.find((part) => part.shard.otherThan !== undefined);
+  if (rest === undefined || rest.listed === undefined) return;
+  const searched = parts.filter((part) => part !== rest);
+  const byProtocol = searched.reduce((total, part) => total + part.rows, 0);
+  if (byProtocol + rest.rows === rest.listed) return;
+  throw new IncompleteWindowError(
+    rest.shard.window.index,
+    rest.listed,
+    byProtocol + rest.rows,
+    `the ${searched.length} protocol searches (${byProtocol}) and the transactions of no searched protocol (${rest.rows})`,
+  );
+}
+
+/** A fetch under way: each shard's result as soon as it is fetched, and all of them. */
+export interface FetchRun {
+  /**
+   * Resolves when shard `index` (position in the `shards` argument) is fetched in full; rejects,
+   * with the run's error, once a failed run has settled. Never an unhandled rejection if unused.
+   */
+  shard(index: number): Promise<FetchedShard>;
+  /** Every shard, in shard order (what {@link fetchShards} returns). */
+  done: Promise<FetchedShard[]>;
+  /**
+   * Starts no further shard, as when the consumer failed: the shards already running finish,
+   * and `done` then rejects.
+   */
+  stop(): void;
+}
+
+/**
+ * Transactions held in pages requested ahead over the whole run, per allowed request. With as
+ * many shards open as requests allowed, pages requested ahead keep the shared limiter's queue
+ * from running dry; bounding them by items, not pages, keeps large pages (1 000 items, a few MB
+ * parsed) from multiplying the memory the fetch holds (at least one page still goes ahead).
+ */
+const READ_AHEAD_ITEMS_PER_REQUEST = 250;
+
+/**
+ * Starts fetching every shard, each to its own part file, and returns at once. For a source that
+ * schedules its requests (see {@link TransactionPageSource.schedulesRequests}) at most
+ * `concurrency` requests are in flight over the whole run, and a shard whose listing reports a
+ * total has its remaining pages requested at once through that shared limiter, written in page
+ * order. A shard whose listing is inconsistent (count or total disagreeing, an id twice, a
+ * repeated page) is fetched again, up to `shardAttempts` times; the first shard that still fails
+ * stops the remaining ones (queued ones never start) and the run rejects once the running ones
+ * have settled. Shards start in order; `done` lists them in shard order, whatever order they
+ * finished in.
+ */
+export function startFetch(
+  client: TransactionPageSource,
+  shards: readonly FetchShard[],
+  filters: FetchFilters,
+  options: FetchOptions,
+): FetchRun {
+  const concurrency = Math.max(1, Math.floor(options.concurrency) || 1);
+  const scheduled = client.schedulesRequests === true;
+  const requests: PageRequestOptions = {};
+  if (scheduled) {
+    const requestLimit = pLimit(concurrency);
+    const schedule: RequestScheduler = (request) => requestLimit(request);
+    requests.schedule = schedule;
+    requests.readAhead = concurrency;
+    // Pages requested ahead wait in memory until their shard reads them: bounded over the run.
+    requests.readAheadBudget = createReadAheadBudget(concurrency * READ_AHEAD_ITEMS_PER_REQUEST);
+  }
+  // rejectOnClear: cleared tasks must settle, or waiting for them below would never end.
+  const limit = pLimit({ concurrency, rejectOnClear: true });
+  const settlers = shards.map(() => settleable<FetchedShard>());
+  const tasks = shards.map((shard, index) =>
+    limit(() =>
+      fetchShardWithRetry(
+        client,
+        shard,
+        filters,
+        join(options.workDir, `part-${index}.ndjson.gz`),
+        options,
+        requests,
+      ),
+    ).then((fetched) => {
+      settlers[index]?.resolve(fetched);
+      return fetched;
+    }),
+  );
+  const done = (async () => {
+    try {
+      return await Promise.all(tasks);
+    } catch (error) {
+      limit.clearQueue();
+      await Promise.allSettled(tasks);
+      throw error;
+    }
+  })();
+  // A failed run rejects every shard still waiting, once it has settled; a consumer that only
+  // awaits shards sees the error there (the failed shard's own promise rejects too).
+  done.catch((error: unknown) => {
+    for (const settler of settlers) settler.reject(error);
+  });
+  return {
+    shard(index) {
+      const settler = settlers[index];
+      if (settler === undefined) {
+        return Promise.reject(new RangeError(`no shard ${index}: the run has ${shards.length}`));
+      }
+      return settler.promise;
+    },
+    done,
+    stop: () => limit.clearQueue(),
+  };
+}
+
+/**
+ * Fetches every shard (see {@link startFetch}) and resolves with them in shard order; rejects
+ * with the first shard's failure once the running shards have settled.
+ */
+export function fetchShards(
+  client: TransactionPageSource,
+  shards: readonly FetchShard[],
+  filters: FetchFilters,
+  options: FetchOptions,
+): Promise<FetchedShard[]> {
+  return startFetch(client, shards, filters, options).done;
+}
+
+/** A promise settled from outside, whose rejection is never unhandled; the first settle wins. */
+function settleable<T>(): { promise: Promise<T>; resolve(value: T): void; reject(error: unknown): void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+/**
+ * Attempts in a row that must list the very same ids, duplicates included, before duplicates are
+ * taken as the service's own data. Two are not enough: a page shifted the same way on two
+ * attempts by chance would publish a listing that skipped items.
+ */
+export const DUPLICATES_CONFIRMED_BY = 3;
+
+/** Listings in a row that must agree on the ids when the service reports no total. */
+export const UNTOTALLED_CONFIRMED_BY = 2;
+
+/** Two listings of a shard without a reported total disagreed: the data moved while it was paged. */
+export class UnconfirmedShardError extends PbsExportError {
+  readonly shardId: string;
+
+  constructor(shardId: string, previousRows: number, rows: number) {
+    super(
+      'unconfirmed_fetch',
+      `shard ${shardId}: the service reports no total, and two listings disagree ` +
+        `(${previousRows} then ${rows} transactions, or other ids): the data changed while it was paged`,
+    );
+    this.shardId = shardId;
+  }
+}
+
+/** One listing of a shard, written to its part file. */
+interface Listing {
+  /** Transactions kept (all of them, unless the shard has `otherThan`). */
+  rows: number;
+  /** Transactions the search listed. */
+  listed: number;
+  totalReported: number | null;
+  duplicates: number;
+  /** sha256 of the listed ids in order, repeats included: equal digests, same listing. */
+  idsInOrder: string;
+  /**
+   * sha256 of the set of listed ids, in code-unit order: equal digests, the same transactions,
+   * whatever order the service gave rows of the same date in.
+   */
+  idSet: string;
+}
+
+/** Listings in a row that agree, by what each kind of listing must agree on. */
+interface Agreement {
+  sameOrder: number;
+  sameSet: number;
+}
+
+function agreementAfter(previous: Listing | null, listing: Listing, agreement: Agreement): Agreement {
+  return {
+    sameOrder: listing.idsInOrder === previous?.idsInOrder ? agreement.sameOrder + 1 : 1,
+    sameSet: listing.idSet === previous?.idSet ? agreement.sameSet + 1 : 1,
+  };
+}
+
+/** True when the listings so far show this one complete (see {@link fetchShardWithRetry}). */
+function confirmed(listing: Listing, agreement: Agreement): boolean {
+  if (listing.duplicates > 0) return agreement.sameOrder >= DUPLICATES_CONFIRMED_BY;
+  return listing.totalReported !== null || agreement.sameSet >= UNTOTALLED_CONFIRMED_BY;
+}
+
+function isInconsistentListing(error: unknown): boolean {
+  return (
+    error instanceof IncompleteShardError ||
+    error instanceof InconsistentShardError ||
+    error instanceof UnconfirmedShardError ||
+    error instanceof PbsListingError
+  );
+}
+
+/**
+ * Lists a shard until it is shown complete: a reported total that matches, or (no total, or ids
+ * repeated) the same ids listed again. A listing that disagrees counts against `shardAttempts`
+ * (the project's {@link retry}, no pause: the data moved, the service is not failing); the
+ * confirming listing of a shard without a total does not, when it agrees.
+ */
+async function fetchShardWithRetry(
+  client: TransactionPageSource,
+  shard: FetchShard,
+  filters: FetchFilters,
+  partFile: string,
+  options: FetchOptions,
+  requests: PageRequestOptions,
+): Promise<FetchedShard> {
+  let previous: Listing | null = null;
+  let agreement: Agreement = { sameOrder: 0, sameSet: 0 };
+  let listings = 0;
+  /** Lists the shard once more; returns that listing and the one before it. */
+  const list = async (): Promise<{ listing: Listing; before: Listing | null }> => {
+    listings += 1;
+    const listing = await fetchShardOnce(client, shard, filters, partFile, options, requests);
+    agreement = agreementAfter(previous, listing, agreement);
+    const before = previous;
+    previous = listing;
+    return { listing, before };
+  };
+  const fetched = await retry(
+    async () => {
+      let { listing, before } = await list();
+      // The first listing of a shard without a total waits for its second: not a failure.
+      if (!confirmed(listing, agreement) && before === null && listing.duplicates === 0) {
+        ({ listing, before } = await list());
+      }
+      if (!confirmed(listing, agreement)) {
+        if (listing.duplicates > 0) throw new InconsistentShardError(shard.id, listing.duplicates);
+        throw new UnconfirmedShardError(shard.id, before?.listed ?? 0, listing.listed);
+      }
+      return listing;
+    },
+    { attempts: options.shardAttempts, retryable: isInconsistentListing },
+  );
+  const done: FetchedShard = {
+    shard,
+    partFile,
+    rows: fetched.rows,
+    totalReported: fetched.totalReported,
+    attempts: listings,
+    completeness: fetched.totalReported === null ? 'second-listing' : 'total',
+    ...(shard.otherThan !== undefined ? { listed: fetched.listed } : {}),
+  };
+  options.onShardDone?.(done);
+  return done;
+}
+
+async function fetchShardOnce(
+  client: TransactionPageSource,
+  shard: FetchShard,
+  filters: FetchFilters,
+  partFile: string,
+  options: FetchOptions,
+  requests: PageRequestOptions,
+): Promise<Listing> {
+  // Part files are scratch: fast compression, the snapshot is compressed properly.
+  const writer = createNdjsonWriter(partFile, { level: 1, bufferedChunks: 1 });
+  const listing: Listing = {
+    rows: 0,
+    listed: 0,
+    totalReported: null,
+    duplicates: 0,
+    idsInOrder: '',
+    idSet: '',
+  };
+  const seen = new Set<string>();
+  const digest = createHash('sha256');
+  const idField = options.idField ?? options.fields?.id;
+  const keep = keepFilter(shard, options.protocolField ?? 'protocol');
+  try {
+    for await (const page of client.transactionPages(shardQuery(shard, filters), requests)) {
+      if (page.totalItems !== null) {
+        if (listing.totalReported !== null && listing.totalReported !== page.totalItems) {
+          throw new IncompleteShardError(shard.id, listing.listed, page.totalItems);
+        }
+        listing.totalReported = page.totalItems;
+      }
+      for (const item of page.items) {
+        const id = idField === undefined ? null : idOf(item, idField);
+        if (id !== null) {
+          if (seen.has(id)) listing.duplicates += 1;
+          else seen.add(id);
+          digest.update(`${id}\n`);
+        }
+        if (keep !== null && !keep(item)) continue;
+        listing.rows += 1;
+        await (options.fields === undefined
+          ? writer.write(item)
+          : writer.writeJson(encodePartLine(item, options.fields, page.exactNumbers === true)));
+      }
+      listing.listed += page.items.length;
+      options.onPage?.({ shard: shard.id, page: page.index, rows: page.items.length });
+    }
+    await writer.close();
+  } catch (error) {
+    writer.destroy();
+    throw error;
+  }
+  if (listing.totalReported !== null && listing.listed !== listing.totalReported) {
+    throw new IncompleteShardError(shard.id, listing.listed, listing.totalReported);
+  }
+  listing.idsInOrder = digest.digest('hex');
+  listing.idSet = setDigest(seen);
+  return listing;
+}
+
+function setDigest(ids: ReadonlySet<string>): string {
+  const hash = createHash('sha256');
+  for (const id of [...ids].sort()) hash.update(`${id}\n`);
+  return hash.digest('hex');
+}
+
+/** For a shard with `otherThan`: keeps the items whose protocol is none of those; else null. */
+function keepFilter(shard: FetchShard, protocolField: string): ((item: RawTransaction) => boolean) | null {
+  if (shard.otherThan === undefined) return null;
+  const searched = new Set(shard.otherThan);
+  return (item) => {
+    const protocol = getPath(item, protocolField);
+    return typeof protocol !== 'string' || !searched.has(protocol);
+  };
+}
+
+function idOf(item: RawTransaction, idField: string): string | null {
+  const id = getPath(item, idField);
+  if (typeof id === 'string') return id;
+  if (typeof id === 'number' && Number.isFinite(id)) return String(id);
+  return null;
+}
+
+/** The search of one shard: its window and protocol plus the request's filters, sorted by date. */
+export function shardQuery(shard: FetchShard, filters: FetchFilters): TransactionQuery {
+  if (filters.hash !== undefined) {
+    return { hash: filters.hash, sort: 'date', order: 'asc' };
+  }
+  return {
+    window: { start: shard.window.start, end: shard.window.end },
+    ...(filters.tokens?.length ? { tokens: filters.tokens } : {}),
+    ...(filters.category !== undefined ? { category: filters.category } : {}),
+    ...(shard.protocol !== null ? { protocol: shard.protocol } : {}),
+    sort: 'date',
+    order: 'asc',
+  };
+}

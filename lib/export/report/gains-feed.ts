@@ -1,0 +1,336 @@
+import { appendFileSync, createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { CanonicalTransaction } from '../../domain/index.ts';
+import { minorUnit } from '../../domain/money.ts';
+import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
+import { ValidationError } from '../../errors.ts';
+import { createForm8949 } from '../../gains/form8949.ts';
+import {
+  createEventStream,
+  createGainsEngine,
+  createGainsSummary,
+  createIncomeSummary,
+  createTaxSummary,
+  type DisposalLine,
+  disposalRow,
+  disposalsSpec,
+  EXACT_MONEY,
+  type GainsEngine,
+  type GainsEvent,
+  type GainsMoney,
+  type GainsResult,
+  type GainsWarning,
+  gainsMoney,
+  gainsSummarySpec,
+  holdingsTable,
+  incomeSpec,
+  poolHistoryTable,
+  roundDisposal,
+  roundIncome,
+  ruleSet,
+  warningRow,
+  warningsSpec,
+} from '../../gains/index.ts';
+import { type ExportRequest, parseGainsOptions } from '../plan/request.ts';
+
+const HOUR_MS = 3_600_000;
+
+/** How fees are treated, as the manifest and the About sheet state it. */
+export const FEE_TREATMENT =
+  'added to the cost basis of an acquisition; deducted from the proceeds of a disposal';
+
+/**
+ * Feeds the gains engine while the snapshot is written, one fetch window at a time: the engine
+ * needs the whole history in date order, but only the current window (and the transactions of the
+ * transfer tolerance before it) is held in memory. Transfers between the portfolio's own accounts
+ * are paired across windows: a side waits up to the tolerance for its counterpart, so the results
+ * do not depend on the window size or the time zone the history was fetched in. Windows must come
+ * in time order; a transaction at or before the end of an earlier window is refused.
+ */
+export interface GainsFeed {
+  add(windowLabel: string, tx: CanonicalTransaction): void;
+  tables(): TableSource[];
+  counts(): Record<string, number>;
+}
+
+/** Options of {@link createGainsFeed}. */
+export interface GainsFeedOptions {
+  /**
+   * A scratch folder (removed by the caller) where disposal and warning lines are spooled as they
+   * are found, so memory stays flat however long the period. Without it they are kept in memory.
+   */
+  spoolDir?: string;
+}
+
+/** Lines kept in a JSON-lines file or in memory, read back in the order they were added. */
+interface LineStore<T> {
+  add(lines: readonly T[]): void;
+  read(): AsyncIterable<T>;
+}
+
+function memoryStore<T>(): LineStore<T> {
+  const kept: T[] = [];
+  return {
+    add: (lines) => {
+      kept.push(...lines);
+    },
+    async *read() {
+      yield* kept;
+    },
+  };
+}
+
+function fileStore<T>(file: string): LineStore<T> {
+  appendFileSync(file, '');
+  return {
+    add(lines) {
+      if (lines.length > 0) appendFileSync(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    },
+    async *read() {
+      for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+        if (line !== '') yield JSON.parse(line) as T;
+      }
+    },
+  };
+}
+
+function spooledTable<T>(spec: TableSpec, store: LineStore<T>, toRow: (line: T) => Row): TableSource {
+  return {
+    spec,
+    async *rows() {
+      for await (const line of store.read()) yield toRow(line);
+    },
+  };
+}
+
+/** A feed for a request that asks for the gains reports (`request.gains` set). */
+export function createGainsFeed(
+  request: ExportRequest,
+  period: { start: Date; end: Date },
+  options: GainsFeedOptions = {},
+): GainsFeed {
+  const gains = request.gains ?? parseGainsOptions({});
+  const [month, day] = gains.taxYearStart.split('-').map(Number) as [number, number];
+  const engine: GainsEngine = createGainsEngine({
+    method: gains.method,
+    pooling: gains.pooling,
+    timeZone: request.timeZone,
+    taxYearStart: { month, day },
+    longTermYears: gains.longTermYears,
+    taxRules: gains.taxRules,
+    period: { start: period.start.toISOString(), end: period.end.toISOString() },
+  });
+  const { spoolDir } = options;
+  const store = <T>(name: string): LineStore<T> =>
+    spoolDir === undefined ? memoryStore() : fileStore(join(spoolDir, name));
+  // Each line is rounded once, as it is drained; the exact lines are kept for the `_exact` files.
+  const disposals = store<DisposalLine>('gains-disposals.jsonl');
+  const exactDisposals = store<DisposalLine>('gains-disposals-exact.jsonl');
+  const warnings = store<GainsWarning>('gains-warnings.jsonl');
+  const summary = createGainsSummary(engine.options.taxYearStart);
+  const exactSummary = createGainsSummary(engine.options.taxYearStart);
+  const income = createIncomeSummary();
+  const exactIncome = createIncomeSummary();
+  const tax = createTaxSummary(engine.options);
+  const form8949 =
+    gains.taxRules === 'us'
+      ? createForm8949({ timeZone: request.timeZone, reporting: gains.brokerReporting ?? 'none' })
+      : null;
+  const currencies = createCurrencies(gains.currency ?? null);
+  let warningCount = 0;
+  const stream = createEventStream({
+    fiatScale: Math.max(engine.options.fiatScale, 2),
+    transferTolerance: gains.transferToleranceHours * HOUR_MS,
+    sameTimeOrder: gains.sameInstantOrder,
+    protocolMoves: gains.protocolMoves,
+    transferInBasis: gains.transferInBasis,
+    transferFee: gains.transferFee,
+    exchangeValue: ruleSet(engine.options.taxRules).exchangeValue,
+  });
+  let batchWindow: string | null = null;
+  let latest = Number.NEGATIVE_INFINITY;
+  let transactions = 0;
+
+  const feedEvents = (events: readonly GainsEvent[]) => {
+    for (const event of events) engine.process(event);
+    const drained = engine.drain();
+    const money = currencies.money();
+    const rounded = drained.disposals.map((line) => roundDisposal(line, money));
+    const roundedIncome = drained.income.map((line) => roundIncome(line, money));
+    for (const line of rounded) summary.add(line);
+    for (const line of drained.disposals) exactSummary.add(line);
+    for (const line of roundedIncome) income.add(line);
+    for (const line of drained.income) exactIncome.add(line);
+    for (const line of rounded) tax?.add(line);
+    for (const line of roundedIncome) tax?.addIncome(line);
+    for (const line of rounded) form8949?.add(line);
+    disposals.add(rounded);
+    exactDisposals.add(drained.disposals);
+    warnings.add(drained.warnings);
+    warningCount += drained.warnings.length;
+  };
+  let finished: GainsResult | null = null;
+  const result = () => {
+    if (finished === null) {
+      feedEvents(stream.finish());
+      engine.finish();
+      feedEvents([]);
+      finished = engine.result();
+    }
+    return finished;
+  };
+  const fixed = (spec: TableSpec, rows: () => Row[]): TableSource => ({
+    spec,
+    async *rows() {
+      yield* rows();
+    },
+  });
+  return {
+    add(windowLabel, tx) {
+      if (gains.currency !== null) checkGainsCurrency(tx, gains.currency, gains.taxRules);
+      if (windowLabel !== batchWindow) {
+        // Every transaction of the earlier windows is in: everything up to the latest of them is complete.
+        if (batchWindow !== null) feedEvents(stream.advance(latest));
+        batchWindow = windowLabel;
+      }
+      stream.add(tx);
+      currencies.see(tx);
+      const at = Date.parse(tx.date);
+      if (at > latest) latest = at;
+      transactions += 1;
+    },
+    tables: () => {
+      const finalResult = result();
+      const hmrc = engine.options.method === 'hmrc';
+      const money = currencies.money();
+      const rounding = (exact?: string) => ({
+        currency: money.currency,
+        minorUnit: minorUnit(money.currency),
+        ...(exact === undefined ? {} : { exact }),
+      });
+      const disposalsShown = disposalsSpec(request.timeZone, hmrc, money);
+      const summaryShown = gainsSummarySpec(money);
+      const incomeShown = incomeSpec(money);
+      return [
+        spooledTable(
+          { ...disposalsShown, rounding: rounding(`${disposalsShown.name}_exact`) },
+          disposals,
+          disposalRow,
+        ),
+        fixed({ ...summaryShown, rounding: rounding(`${summaryShown.name}_exact`) }, () =>
+          summary.rows(money),
+        ),
+        fixed({ ...incomeShown, rounding: rounding(`${incomeShown.name}_exact`) }, () => income.rows(money)),
+        holdingsTable(finalResult),
+        otherCurrencyWarnings(spooledTable(warningsSpec(request.timeZone), warnings, warningRow), currencies),
+        ...(hmrc ? [poolHistoryTable(finalResult)] : []),
+        ...(tax === null ? [] : [fixed({ ...tax.spec, rounding: rounding() }, () => tax.rows(money))]),
+        ...(form8949 === null
+          ? []
+          : form8949
+              .tables(() => disposals.read(), money)
+              .map((table) => ({ ...table, spec: { ...table.spec, rounding: rounding() } }))),
+        spooledTable(exactSpec(disposalsSpec(request.timeZone, hmrc)), exactDisposals, disposalRow),
+        fixed(exactSpec(gainsSummarySpec()), () => exactSummary.rows()),
+        fixed(exactSpec(incomeSpec()), () => exactIncome.rows()),
+      ];
+    },
+    counts: () => {
+      const { counts } = result();
+      return {
+        historyTransactions: transactions,
+        gainsLotsMatched: counts.lotsMatched,
+        gainsDisposals: counts.disposals,
+        gainsWarnings: warningCount + currencies.warnings().length,
+      };
+    },
+  };
+}
+
+/**
+ * Refuses a transaction whose money is not in the currency of the gains figures: the engine does
+ * not convert, and the service has no parameter for another currency (spec: none), so a uk run on
+ * USD values would put dollars into the pounds of a Capital Gains summary (and a de run would test
+ * dollars against the euro limits). The error names `gains.currency` and how to compute in the
+ * data's currency anyway.
+ */
+export function checkGainsCurrency(tx: CanonicalTransaction, currency: string, taxRules: string): void {
+  const valued = tx.valueAmount !== null || tx.movements.some((movement) => movement.value !== null);
+  const found = [
+    ...(valued ? [tx.valueCurrency] : []),
+    ...(tx.feeAmount !== null ? [tx.feeCurrency] : []),
+  ].find((code) => code !== currency);
+  if (found === undefined) return;
+  const data = found === null ? 'a currency the service did not name' : found;
+  const theirs = found === null ? "the data's currency" : found;
+  throw new ValidationError(
+    'gains.currency',
+    `${taxRules} figures are in ${currency}, but transaction ${tx.id} has values in ${data}; the service offers no other currency and the engine does not convert. Export data valued in ${currency}, or set gains.currency (CLI --gains-currency) to ${theirs} to compute in it anyway (the figures are then not ${currency} and must be converted before filing)`,
+  );
+}
+
+/**
+ * The `_exact` companion of a rounded table: the same columns and rows, every amount as the
+ * engine computed it, for machines; written as CSV only.
+ */
+function exactSpec(spec: TableSpec): TableSpec {
+  return {
+    ...spec,
+    name: `${spec.name}_exact`,
+    title: `${spec.title} (exact)`,
+    description: `the ${spec.title} report's rows in the same order, every amount exact (unrounded), for machines (CSV only)`,
+    csvOnly: true,
+  };
+}
+
+/**
+ * The currency of the gains reports: `gains.currency` when it is set (every value is then checked
+ * against it), else the first value currency of the history. A transaction valued in another
+ * currency is used as it is (the engine does not convert), with one `other-currency` warning per
+ * such currency.
+ */
+function createCurrencies(configured: string | null) {
+  let money: GainsMoney | null = configured === null ? null : gainsMoney(configured);
+  const others: GainsWarning[] = [];
+  const seen = new Set<string>();
+  return {
+    see(tx: CanonicalTransaction) {
+      const currency = tx.valueCurrency;
+      if (currency === null || currency === '') return;
+      if (money === null) {
+        money = gainsMoney(currency);
+        seen.add(currency);
+        return;
+      }
+      if (seen.has(currency)) return;
+      seen.add(currency);
+      others.push({
+        kind: 'other-currency',
+        txId: tx.id,
+        time: Date.parse(tx.date),
+        token: currency,
+        account: tx.accountId ?? '',
+        quantity: '0',
+        message: `valued in ${currency}, not in ${money.currency} (the currency of the gains reports): this and every later ${currency} amount is used as it is, not converted`,
+      });
+    },
+    /** How the reports show money: rounded to the currency's minor unit once it is known. */
+    money: (): GainsMoney => money ?? EXACT_MONEY,
+    warnings: (): readonly GainsWarning[] => others,
+  };
+}
+
+/** The warnings table followed by the `other-currency` warnings (told once the history is read). */
+function otherCurrencyWarnings(
+  table: TableSource,
+  currencies: ReturnType<typeof createCurrencies>,
+): TableSource {
+  return {
+    spec: table.spec,
+    async *rows() {
+      yield* table.rows();
+      for (const warning of currencies.warnings()) yield warningRow(warning);
+    },
+  };
+}

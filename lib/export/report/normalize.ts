@@ -1,0 +1,699 @@
+/**
+ * Normalisation: raw transactions in any field layout (read through a `TransactionFieldMap`)
+ * become a canonical view and report rows. Fields the mapping does not know are never dropped:
+ * a first pass (`observe`) collects them and they reach the reports as extra text columns.
+ */
+import { DateTime } from 'luxon';
+import { absDecimal, parseDecimal, signDecimal, trimDecimal } from '../../domain/decimal/plain.ts';
+import { moneyCell, moneyHeader } from '../../domain/money.ts';
+import { type Cell, type Column, numberWidth, type Row, type TableSpec } from '../../domain/table.ts';
+import type { CanonicalMovement, CanonicalTransaction } from '../../domain/transaction.ts';
+import { fastUtcInstant } from '../../domain/zoned.ts';
+import { PbsExportError } from '../../errors.ts';
+import { isExactNumber, stringifyJson } from '../../pbs/exact-json.ts';
+import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
+import { getPath } from '../../pbs/path.ts';
+import type { TransactionFieldMap } from '../../pbs/shape.ts';
+
+/** A transaction's data is unusable: `path` names the field, `transactionId` or `index` the item. */
+export class TransactionDataError extends PbsExportError {
+  readonly path: string;
+  readonly transactionId: string | null;
+  readonly index: number | null;
+
+  constructor(path: string, problem: string, transactionId: string | null, index: number | null) {
+    const who =
+      transactionId !== null
+        ? `transaction ${JSON.stringify(transactionId)}`
+        : `transaction ${index === null ? '(unknown position)' : `#${index}`}`;
+    super('invalid_transaction', `${who}: field "${path}" ${problem}`);
+    this.path = path;
+    this.transactionId = transactionId;
+    this.index = index;
+  }
+}
+
+/** How raw items are read (`fields`) and which zone the local date columns show. */
+export interface NormalizerOptions {
+  fields: TransactionFieldMap;
+  /** IANA zone of the `date_local` columns. */
+  timeZone: string;
+}
+
+/**
+ * Turns raw items into rows. Observe every item first (`observe` for search transactions,
+ * `observeChange` for timeline items), then ask for specs and rows; the column sets are frozen
+ * by the first spec or row, and observing is refused after that. A row whose item has an extra
+ * field never observed is an error.
+ */
+export interface Normalizer {
+  /** First pass: records the extra fields of one item (its 0-based `index` improves errors). */
+  observe(raw: RawTransaction, index?: number): void;
+  /**
+   * First pass from an already canonical transaction (its extras were read by `canonical`):
+   * the same columns as `observe` on its raw item, without walking the item again.
+   */
+  observeCanonical(tx: CanonicalTransaction): void;
+  /** First pass over timeline items: records the extra fields of the changes report. */
+  observeChange(raw: RawTimelineItem, index?: number): void;
+  /**
+   * How many extra columns have been observed so far, per report, and how many distinct money
+   * currencies the transactions and movements reports have (they decide the money headers).
+   * Both only ever grow, so two equal counts over the same observed prefix mean the same columns.
+   */
+  extraCounts(): { transactions: number; movements: number; changes: number; currencies: number };
+  /** Reads and validates the known fields; throws {@link TransactionDataError}. */
+  canonical(raw: RawTransaction, index?: number): CanonicalTransaction;
+  transactionsSpec(): TableSpec;
+  transactionRow(raw: RawTransaction, index?: number): Row;
+  /** The transactions row of an already canonical transaction. */
+  toTransactionRow(tx: CanonicalTransaction): Row;
+  movementsSpec(): TableSpec;
+  movementRows(raw: RawTransaction, index?: number): Row[];
+  /** The movements rows of an already canonical transaction. */
+  toMovementRows(tx: CanonicalTransaction): Row[];
+  changesSpec(): TableSpec;
+  changeRow(raw: RawTimelineItem, index?: number): Row;
+}
+
+/**
+ * The UTC and local views of one instant (both cells hold the same ISO instant). Headers name the
+ * zone; with the UTC zone the second is headed `Date (UTC, report zone)`, so no two are alike.
+ */
+const dateColumns = (zone: string): Column[] => [
+  { key: 'date_utc', header: 'Date (UTC)', kind: 'datetime', timeZone: 'UTC' },
+  {
+    key: 'date_local',
+    header: zone === 'UTC' ? 'Date (UTC, report zone)' : `Date (${zone})`,
+    kind: 'datetime',
+    timeZone: zone,
+  },
+];
+
+/**
+ * What a report's money headers name: the currencies of its values and fees, as observed. One
+ * currency gives `Value (USD)`; several (or none) give `Value (in the row's currency)`.
+ */
+export interface MoneyUnits {
+  value: ReadonlySet<string>;
+  fee: ReadonlySet<string>;
+}
+
+const NO_UNITS: MoneyUnits = { value: new Set(), fee: new Set() };
+
+/** Gives each column its description from `descriptions`, by key. */
+function described(columns: Column[], descriptions: Readonly<Record<string, string>>): Column[] {
+  return columns.map((column) => {
+    const description = descriptions[column.key];
+    return description === undefined ? column : { ...column, description };
+  });
+}
+
+const MONEY_NOTE = "rounded to the currency's minor unit (e.g. cents)";
+
+/** The two date columns, described. */
+const dateDescriptions = (zone: string) => ({
+  date_utc: 'when the transaction happened, in UTC',
+  date_local: `the same moment as wall-clock time in the report zone, ${zone}`,
+});
+
+/** What each fixed column of the transactions report holds. */
+const TRANSACTION_DESCRIPTIONS = (zone: string): Record<string, string> => ({
+  id: "the service's id of the transaction",
+  ...dateDescriptions(zone),
+  type: 'type as the service reports it (trade, transfer, income, …)',
+  sub_type: 'sub-type as the service reports it (buy, swap, withdrawal, …)',
+  category: 'category as the service reports it',
+  protocol: 'DeFi protocol or venue; empty when none',
+  hash: 'on-chain transaction hash',
+  account_id: 'the account (wallet or exchange account) the transaction belongs to',
+  ledger_id: 'the ledger (data source connection) it came from',
+  in: "what came into the portfolio: quantity and token, several joined by '; '",
+  out: "what left the portfolio: quantity (without sign) and token, several joined by '; '",
+  value_amount: `value of the transaction as the service reports it, in the value currency, ${MONEY_NOTE}`,
+  value_currency: 'currency of the value (ISO 4217 code, e.g. USD)',
+  fee_amount: `fee paid, a positive cost, in the fee currency, ${MONEY_NOTE}`,
+  fee_currency: 'currency of the fee amount',
+  fee_symbol: 'token the fee was paid in',
+  fee_quantity: 'quantity of the fee token paid, exactly as sent',
+});
+
+/** Sheet width of the wrapped hash column: a 66-character hash on three lines. */
+const HASH_WIDTH = 24;
+/** Sheet width of the wrapped id columns: a 29-character transaction id on two lines. */
+const ID_WIDTH = 16;
+/** Sheet width of the wrapped In and Out columns: `0.0241237458194 stETH` on one line. */
+const QUANTITY_TEXT_WIDTH = 24;
+
+/** The fixed columns of the transactions report, in order. */
+export function transactionColumns(timeZone: string, units: MoneyUnits = NO_UNITS): Column[] {
+  return described(transactionColumnList(timeZone, units), TRANSACTION_DESCRIPTIONS(timeZone));
+}
+
+function transactionColumnList(timeZone: string, units: MoneyUnits): Column[] {
+  return [
+    { key: 'id', header: 'ID', kind: 'text', wrap: true, width: ID_WIDTH },
+    ...dateColumns(timeZone),
+    { key: 'type', header: 'Type', kind: 'text' },
+    { key: 'sub_type', header: 'Sub-type', kind: 'text' },
+    { key: 'category', header: 'Category', kind: 'text' },
+    { key: 'protocol', header: 'Protocol', kind: 'text' },
+    // Long text wraps in narrow columns, so the sheet prints one page wide at a readable size.
+    { key: 'hash', header: 'Hash', kind: 'text', wrap: true, width: HASH_WIDTH },
+    { key: 'account_id', header: 'Account ID', kind: 'text' },
+    { key: 'ledger_id', header: 'Ledger ID', kind: 'text' },
+    { key: 'in', header: 'In (quantity token)', kind: 'text', wrap: true, width: QUANTITY_TEXT_WIDTH },
+    { key: 'out', header: 'Out (quantity token)', kind: 'text', wrap: true, width: QUANTITY_TEXT_WIDTH },
+    { key: 'value_amount', header: moneyHeader('Value', units.value), kind: 'decimal' },
+    { key: 'value_currency', header: 'Value currency', kind: 'text' },
+    { key: 'fee_amount', header: moneyHeader('Fee', units.fee), kind: 'decimal' },
+    { key: 'fee_currency', header: 'Fee currency', kind: 'text' },
+    { key: 'fee_symbol', header: 'Fee token', kind: 'text' },
+    { key: 'fee_quantity', header: 'Fee quantity (fee token)', kind: 'decimal', exact: true },
+  ];
+}
+
+/** The fixed columns of the movements report, in order. */
+export function movementColumns(timeZone: string, units: MoneyUnits = NO_UNITS): Column[] {
+  return described(movementColumnList(timeZone, units), {
+    transaction_id: 'id of the transaction the movement belongs to (see Transactions)',
+    ...dateDescriptions(timeZone),
+    token: 'token symbol',
+    amount: 'quantity moved, exactly as sent: positive came in, negative went out',
+    value: `value of the movement in the transaction's value currency, same sign as the amount, ${MONEY_NOTE}`,
+    direction: "'in' or 'out', from the sign of the amount",
+  });
+}
+
+function movementColumnList(timeZone: string, units: MoneyUnits): Column[] {
+  return [
+    { key: 'transaction_id', header: 'Transaction ID', kind: 'text' },
+    ...dateColumns(timeZone),
+    { key: 'token', header: 'Token', kind: 'text' },
+    { key: 'amount', header: 'Amount (token, signed)', kind: 'decimal', exact: true },
+    { key: 'value', header: moneyHeader('Value', units.value), kind: 'decimal' },
+    { key: 'direction', header: 'Direction', kind: 'text' },
+  ];
+}
+
+/** The fixed columns of the changes report, in order. */
+export function changeColumns(timeZone: string, units: MoneyUnits = NO_UNITS): Column[] {
+  return described(changeColumnList(timeZone, units), {
+    id: "the service's id of the transaction",
+    date: `when the transaction happened, in ${timeZone}; empty for some deleted items`,
+    last_modified: `when the service last changed the item, in ${timeZone}`,
+    deleted: "'yes' when the item was deleted, else 'no'",
+    source_guid: 'id of the data source (exchange, wallet import) the item came from',
+    source_name: 'name of that data source',
+    type: 'type as the service reports it',
+    sub_type: 'sub-type as the service reports it',
+    category: 'category as the service reports it',
+    protocol: 'DeFi protocol or venue; empty when none',
+    hash: 'on-chain transaction hash',
+    value_amount: `value as the service reports it, in the value currency, ${MONEY_NOTE}`,
+    value_currency: 'currency of the value (ISO 4217 code)',
+  });
+}
+
+function changeColumnList(timeZone: string, units: MoneyUnits): Column[] {
+  return [
+    { key: 'id', header: 'ID', kind: 'text' },
+    { key: 'date', header: `Date (${timeZone})`, kind: 'datetime', timeZone },
+    { key: 'last_modified', header: `Last modified (${timeZone})`, kind: 'datetime', timeZone },
+    { key: 'deleted', header: 'Deleted', kind: 'text' },
+    { key: 'source_guid', header: 'Source GUID', kind: 'text' },
+    { key: 'source_name', header: 'Source name', kind: 'text' },
+    { key: 'type', header: 'Type', kind: 'text' },
+    { key: 'sub_type', header: 'Sub-type', kind: 'text' },
+    { key: 'category', header: 'Category', kind: 'text' },
+    { key: 'protocol', header: 'Protocol', kind: 'text' },
+    { key: 'hash', header: 'Hash', kind: 'text' },
+    { key: 'value_amount', header: moneyHeader('Value', units.value), kind: 'decimal' },
+    { key: 'value_currency', header: 'Value currency', kind: 'text' },
+  ];
+}
+
+/** What one row of each report of the normalizer is. */
+const TABLE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  transactions: 'one row per transaction in the period, in date order',
+  movements: 'one row per token movement of a transaction (a trade has one in and one out)',
+  changes: 'one row per transaction added, changed or deleted at the service since the date asked for',
+};
+
+/** Reads a date: an ISO-8601 string (no offset means UTC) or epoch milliseconds. */
+export function parseInstant(value: unknown): string | null {
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value)) return null;
+    const date = new Date(value);
+    return Number.isNaN(date.getTime()) ? null : date.toISOString();
+  }
+  if (typeof value !== 'string') return null;
+  const fast = fastUtcInstant(value);
+  if (!Number.isNaN(fast)) return new Date(fast).toISOString();
+  const parsed = DateTime.fromISO(value, { zone: 'utc' });
+  return parsed.isValid ? parsed.toUTC().toISO() : null;
+}
+
+/** A scalar as cell text; objects as JSON. `null`/`undefined` give `null`. */
+function asText(value: unknown): Cell {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
+  // A number token kept as its source text: the text is the value.
+  if (isExactNumber(value)) return value.value;
+  return stringifyJson(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !isExactNumber(value);
+}
+
+/** A record for extra fields without a prototype, so a `__proto__` key is a key like any other. */
+function leafRecord(): Record<string, Cell> {
+  return Object.create(null) as Record<string, Cell>;
+}
+
+/**
+ * The path of `key` under `prefix`: dotted for plain keys (`fee.network`); a key that is empty or
+ * holds `.`, `[`, `]` or `"` is written as a quoted index (`meta["a.b"]`, `[""]`), so a literal
+ * key `a.b` and a nested `a: {b}` get different columns instead of one overwriting the other.
+ */
+export function extraPath(prefix: string, key: string): string {
+  if (key === '' || /[.[\]"]/.test(key)) return `${prefix}[${JSON.stringify(key)}]`;
+  return prefix === '' ? key : `${prefix}.${key}`;
+}
+
+/**
+ * Flattens every leaf of `value` not under a `consumed` path into `out`, keyed by its
+ * {@link extraPath}. Arrays and empty objects are leaves (JSON text), so nothing is lost.
+ */
+function collectLeaves(
+  value: Record<string, unknown>,
+  consumed: ReadonlySet<string>,
+  out: Record<string, Cell>,
+  prefix = '',
+): void {
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const child = value[key];
+    const path = extraPath(prefix, key);
+    if (consumed.has(path) || child === undefined) continue;
+    if (isPlainObject(child) && Object.keys(child).length > 0) collectLeaves(child, consumed, out, path);
+    else out[path] = isPlainObject(child) || Array.isArray(child) ? stringifyJson(child) : asText(child);
+  }
+}
+
+// Reading: raw items into canonical transactions. Each reader names the field it refuses.
+
+/** A field map and the paths it consumes (the others are extras), worked out once per normalizer. */
+interface Layout {
+  fields: TransactionFieldMap;
+  transactionPaths: ReadonlySet<string>;
+  movementPaths: ReadonlySet<string>;
+}
+
+function layoutOf(fields: TransactionFieldMap): Layout {
+  return {
+    fields,
+    transactionPaths: new Set<string>([
+      fields.id,
+      fields.date,
+      fields.type,
+      fields.subType,
+      fields.category,
+      fields.protocol,
+      fields.hash,
+      fields.accountId,
+      fields.ledgerId,
+      fields.movements,
+      fields.valueAmount,
+      fields.valueCurrency,
+      fields.feeAmount,
+      fields.feeCurrency,
+      fields.feeSymbol,
+      fields.feeQuantity,
+      fields.lastModifiedDate,
+      fields.sourceGuid,
+      fields.sourceName,
+      fields.deleted,
+    ]),
+    movementPaths: new Set<string>([fields.movementSymbol, fields.movementAmount, fields.movementValue]),
+  };
+}
+
+function idOf(raw: RawTransaction, path: string, index: number | null): string {
+  const id = asText(getPath(raw, path));
+  if (id === null || id === '') throw new TransactionDataError(path, 'is missing', null, index);
+  return id;
+}
+
+function text(raw: unknown, path: string): string | null {
+  return asText(getPath(raw, path));
+}
+
+function instant(raw: RawTransaction, path: string, id: string, index: number | null, required: boolean) {
+  const value = getPath(raw, path);
+  if (value === undefined || value === null) {
+    if (required) throw new TransactionDataError(path, 'is missing', id, index);
+    return null;
+  }
+  const parsed = parseInstant(value);
+  if (parsed === null)
+    throw new TransactionDataError(path, `is not a date: ${JSON.stringify(value)}`, id, index);
+  return parsed;
+}
+
+function decimal(raw: unknown, path: string, shownPath: string, id: string, index: number | null) {
+  const value = getPath(raw, path);
+  if (value === undefined || value === null) return null;
+  const parsed = parseDecimal(value);
+  if (parsed === null) {
+    throw new TransactionDataError(shownPath, `is not a decimal amount: ${JSON.stringify(value)}`, id, index);
+  }
+  return parsed;
+}
+
+function movements(
+  raw: RawTransaction,
+  layout: Layout,
+  id: string,
+  index: number | null,
+): CanonicalMovement[] {
+  const { fields } = layout;
+  const list = getPath(raw, fields.movements);
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw new TransactionDataError(fields.movements, 'is not a list', id, index);
+  return list.map((item: unknown, position) => {
+    const at = (path: string) => `${fields.movements}[${position}].${path}`;
+    if (!isPlainObject(item)) {
+      throw new TransactionDataError(`${fields.movements}[${position}]`, 'is not an object', id, index);
+    }
+    const symbol = text(item, fields.movementSymbol);
+    if (symbol === null || symbol === '') {
+      throw new TransactionDataError(at(fields.movementSymbol), 'is missing', id, index);
+    }
+    const amount = decimal(item, fields.movementAmount, at(fields.movementAmount), id, index);
+    if (amount === null) throw new TransactionDataError(at(fields.movementAmount), 'is missing', id, index);
+    return {
+      symbol,
+      amount,
+      value: decimal(item, fields.movementValue, at(fields.movementValue), id, index),
+      extras: extrasOf(item, layout.movementPaths),
+    };
+  });
+}
+
+/** The leaves of `raw` outside the `consumed` paths, by {@link extraPath}. */
+function extrasOf(raw: Record<string, unknown>, consumed: ReadonlySet<string>): Record<string, Cell> {
+  const extras = leafRecord();
+  collectLeaves(raw, consumed, extras);
+  return extras;
+}
+
+function canonicalOf(raw: RawTransaction, layout: Layout, index?: number): CanonicalTransaction {
+  const { fields } = layout;
+  const at = index ?? null;
+  const id = idOf(raw, fields.id, at);
+  return {
+    id,
+    date: instant(raw, fields.date, id, at, true) as string,
+    type: text(raw, fields.type),
+    subType: text(raw, fields.subType),
+    category: text(raw, fields.category),
+    protocol: text(raw, fields.protocol),
+    hash: text(raw, fields.hash),
+    accountId: text(raw, fields.accountId),
+    ledgerId: text(raw, fields.ledgerId),
+    movements: movements(raw, layout, id, at),
+    valueAmount: decimal(raw, fields.valueAmount, fields.valueAmount, id, at),
+    valueCurrency: text(raw, fields.valueCurrency),
+    feeAmount: decimal(raw, fields.feeAmount, fields.feeAmount, id, at),
+    feeCurrency: text(raw, fields.feeCurrency),
+    feeSymbol: text(raw, fields.feeSymbol),
+    feeQuantity: decimal(raw, fields.feeQuantity, fields.feeQuantity, id, at),
+    extras: extrasOf(raw, layout.transactionPaths),
+  };
+}
+
+// Observing: what the columns will be (extra fields, money currencies, number widths).
+
+/** The extra paths of each report, sorted: fixed by the first spec or row. */
+interface FrozenColumns {
+  extras: string[];
+  movementExtras: string[];
+  changeExtras: string[];
+}
+
+/** What the first pass has seen: each report's extra fields, money currencies and number widths. */
+class ColumnsSeen {
+  readonly extraPaths = new Set<string>();
+  readonly movementExtraPaths = new Set<string>();
+  readonly changeExtraPaths = new Set<string>();
+  readonly units = {
+    transactions: { value: new Set<string>(), fee: new Set<string>() },
+    movements: { value: new Set<string>(), fee: new Set<string>() },
+    changes: { value: new Set<string>(), fee: new Set<string>() },
+  };
+  /** Widest number cell per `report.column`, as shown (see `numberWidth`). */
+  readonly #widths = new Map<string, number>();
+  #frozen: FrozenColumns | null = null;
+
+  widen(column: string, literal: string | null): void {
+    if (literal === null) return;
+    const width = numberWidth(literal);
+    if (width > (this.#widths.get(column) ?? 0)) this.#widths.set(column, width);
+  }
+
+  /** Records the currencies and number widths the rows of `tx` will have. */
+  observeNumbers(tx: CanonicalTransaction): void {
+    if (tx.valueAmount !== null) this.units.transactions.value.add(tx.valueCurrency ?? '');
+    if (tx.feeAmount !== null) this.units.transactions.fee.add(tx.feeCurrency ?? '');
+    this.widen('transactions.value_amount', moneyCell(tx.valueAmount, tx.valueCurrency));
+    this.widen('transactions.fee_amount', moneyCell(tx.feeAmount, tx.feeCurrency));
+    this.widen('transactions.fee_quantity', tx.feeQuantity);
+    for (const movement of tx.movements) {
+      if (movement.value !== null) this.units.movements.value.add(tx.valueCurrency ?? '');
+      this.widen('movements.amount', movement.amount);
+      this.widen('movements.value', moneyCell(movement.value, tx.valueCurrency));
+    }
+  }
+
+  /** The columns of `report` with the widths observed. */
+  sized(report: string, columns: Column[]): Column[] {
+    return columns.map((column) => {
+      const width = this.#widths.get(`${report}.${column.key}`);
+      return width === undefined ? column : { ...column, width };
+    });
+  }
+
+  freeze(): FrozenColumns {
+    this.#frozen ??= {
+      extras: [...this.extraPaths].sort(),
+      movementExtras: [...this.movementExtraPaths].sort(),
+      changeExtras: [...this.changeExtraPaths].sort(),
+    };
+    return this.#frozen;
+  }
+
+  refuseIfFrozen(): void {
+    if (this.#frozen !== null) {
+      throw new PbsExportError('normalizer_frozen', 'observe() called after the columns were fixed');
+    }
+  }
+
+  checkObservable(raw: unknown, index: number | undefined): asserts raw is Record<string, unknown> {
+    this.refuseIfFrozen();
+    if (!isPlainObject(raw))
+      throw new TransactionDataError('(item)', 'is not an object', null, index ?? null);
+  }
+}
+
+// Rendering: canonical transactions into rows and specs of fixed columns.
+
+function extraCells(extras: Readonly<Record<string, Cell>>, known: readonly string[], id: string): Cell[] {
+  for (const path of Object.keys(extras)) {
+    if (!known.includes(path)) {
+      throw new TransactionDataError(
+        path,
+        'was not seen by observe() before the columns were fixed',
+        id,
+        null,
+      );
+    }
+  }
+  return known.map((path) => extras[path] ?? null);
+}
+
+function extraColumns(paths: readonly string[], fixed: readonly Column[]): Column[] {
+  const taken = new Set(fixed.map((column) => column.key));
+  return paths.map((path) => ({
+    key: taken.has(path) ? `extra:${path}` : path,
+    header: path,
+    kind: 'text' as const,
+    description: `field "${path}" of the service's data, which the field mapping does not know, as text`,
+  }));
+}
+
+function spec(name: string, title: string, fixed: Column[], extras: readonly string[]): TableSpec {
+  return {
+    name,
+    title,
+    description: TABLE_DESCRIPTIONS[name],
+    columns: [...fixed, ...extraColumns(extras, fixed)],
+  };
+}
+
+function quantities(tx: CanonicalTransaction, sign: 1 | -1): Cell {
+  const parts = tx.movements
+    .filter((movement) => (signDecimal(movement.amount) < 0 ? -1 : 1) === sign)
+    .map((movement) => `${trimDecimal(absDecimal(movement.amount))} ${movement.symbol}`);
+  return parts.length > 0 ? parts.join('; ') : null;
+}
+
+function transactionRowOf(tx: CanonicalTransaction, extras: readonly string[]): Row {
+  return [
+    tx.id,
+    tx.date,
+    tx.date,
+    tx.type,
+    tx.subType,
+    tx.category,
+    tx.protocol,
+    tx.hash,
+    tx.accountId,
+    tx.ledgerId,
+    quantities(tx, 1),
+    quantities(tx, -1),
+    moneyCell(tx.valueAmount, tx.valueCurrency),
+    tx.valueCurrency,
+    moneyCell(tx.feeAmount, tx.feeCurrency),
+    tx.feeCurrency,
+    tx.feeSymbol,
+    tx.feeQuantity,
+    ...extraCells(tx.extras, extras, tx.id),
+  ];
+}
+
+function movementRowsOf(tx: CanonicalTransaction, known: readonly string[]): Row[] {
+  return tx.movements.map((movement) => [
+    tx.id,
+    tx.date,
+    tx.date,
+    movement.symbol,
+    movement.amount,
+    moneyCell(movement.value, tx.valueCurrency),
+    signDecimal(movement.amount) < 0 ? 'out' : 'in',
+    ...extraCells(movement.extras, known, tx.id),
+  ]);
+}
+
+function changeRowOf(raw: RawTimelineItem, layout: Layout, known: readonly string[], index?: number): Row {
+  const { fields } = layout;
+  const at = index ?? null;
+  const id = idOf(raw, fields.id, at);
+  const deletedFlag = getPath(raw, fields.deleted);
+  const deleted = deletedFlag === true || deletedFlag === 'true';
+  return [
+    id,
+    // A deleted item may be a bare tombstone without a date.
+    instant(raw, fields.date, id, at, !deleted),
+    instant(raw, fields.lastModifiedDate, id, at, false),
+    deleted ? 'yes' : 'no',
+    text(raw, fields.sourceGuid),
+    text(raw, fields.sourceName),
+    text(raw, fields.type),
+    text(raw, fields.subType),
+    text(raw, fields.category),
+    text(raw, fields.protocol),
+    text(raw, fields.hash),
+    moneyCell(decimal(raw, fields.valueAmount, fields.valueAmount, id, at), text(raw, fields.valueCurrency)),
+    text(raw, fields.valueCurrency),
+    ...extraCells(extrasOf(raw, layout.transactionPaths), known, id),
+  ];
+}
+
+/** Builds a {@link Normalizer} for one spool: reading, observing and rendering above, put together. */
+export function createNormalizer(options: NormalizerOptions): Normalizer {
+  const { fields, timeZone } = options;
+  const layout = layoutOf(fields);
+  const seen: ColumnsSeen = new ColumnsSeen();
+  const canonical = (raw: RawTransaction, index?: number) => canonicalOf(raw, layout, index);
+  const toTransactionRow = (tx: CanonicalTransaction) => transactionRowOf(tx, seen.freeze().extras);
+  const toMovementRows = (tx: CanonicalTransaction) => movementRowsOf(tx, seen.freeze().movementExtras);
+
+  return {
+    observe(raw, index) {
+      seen.checkObservable(raw, index);
+      for (const path of Object.keys(extrasOf(raw, layout.transactionPaths))) seen.extraPaths.add(path);
+      // Invalid data is reported by the row that holds it, not while observing.
+      let tx: CanonicalTransaction | null = null;
+      try {
+        tx = canonical(raw, index);
+      } catch {}
+      if (tx !== null) seen.observeNumbers(tx);
+      const list = getPath(raw, fields.movements);
+      if (Array.isArray(list)) {
+        for (const item of list) {
+          if (!isPlainObject(item)) continue;
+          for (const path of Object.keys(extrasOf(item, layout.movementPaths)))
+            seen.movementExtraPaths.add(path);
+        }
+      }
+    },
+    observeCanonical(tx) {
+      seen.refuseIfFrozen();
+      seen.observeNumbers(tx);
+      for (const path in tx.extras) seen.extraPaths.add(path);
+      for (const movement of tx.movements) {
+        for (const path in movement.extras) seen.movementExtraPaths.add(path);
+      }
+    },
+    extraCounts: () => ({
+      transactions: seen.extraPaths.size,
+      movements: seen.movementExtraPaths.size,
+      changes: seen.changeExtraPaths.size,
+      currencies:
+        seen.units.transactions.value.size +
+        seen.units.transactions.fee.size +
+        seen.units.movements.value.size,
+    }),
+    observeChange(raw, index) {
+      seen.checkObservable(raw, index);
+      for (const path of Object.keys(extrasOf(raw, layout.transactionPaths))) seen.changeExtraPaths.add(path);
+      const amount = parseDecimal(getPath(raw, fields.valueAmount));
+      if (amount !== null) {
+        const currency = text(raw, fields.valueCurrency);
+        seen.units.changes.value.add(currency ?? '');
+        seen.widen('changes.value_amount', moneyCell(amount, currency));
+      }
+    },
+    canonical,
+    transactionsSpec: () =>
+      spec(
+        'transactions',
+        'Transactions',
+        seen.sized('transactions', transactionColumns(timeZone, seen.units.transactions)),
+        seen.freeze().extras,
+      ),
+    transactionRow: (raw, index) => toTransactionRow(canonical(raw, index)),
+    toTransactionRow,
+    movementsSpec: () =>
+      spec(
+        'movements',
+        'Movements',
+        seen.sized('movements', movementColumns(timeZone, seen.units.movements)),
+        seen.freeze().movementExtras,
+      ),
+    movementRows: (raw, index) => toMovementRows(canonical(raw, index)),
+    toMovementRows,
+    changesSpec: () =>
+      spec(
+        'changes',
+        'Changes',
+        seen.sized('changes', changeColumns(timeZone, seen.units.changes)),
+        seen.freeze().changeExtras,
+      ),
+    changeRow: (raw, index) => changeRowOf(raw, layout, seen.freeze().changeExtras, index),
+  };
+}

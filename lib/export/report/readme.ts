@@ -1,0 +1,306 @@
+/**
+ * The "Read me" of a run, for an accountant: what each file and sheet holds, every column in one
+ * line, the sign conventions, the options in plain words, where the data came from and the run
+ * id, and on the simulator's data the demo banner. The workbook shows it as its first sheet; the
+ * CSV files get it as `README.txt` beside them. Both are made from the same lines.
+ */
+
+import type { Column, Row, TableSource, TableSpec } from '../../domain/table.ts';
+import { ruleSet } from '../../gains/rules.ts';
+import type { TaxRules } from '../../gains/types.ts';
+import { periodLabel, periodRange } from '../plan/period.ts';
+import type { ExportRequest } from '../plan/request.ts';
+import { FEE_TREATMENT } from './gains-feed.ts';
+
+/** What the Read me is made from: the run's request, source and tables. */
+export interface ReadmeInput {
+  request: ExportRequest;
+  runId: string;
+  generator: { name: string; version: string };
+  /** When the run started (ISO instant). */
+  createdAt: string;
+  apiBase: string;
+  demo: boolean;
+  windows: number;
+  shards: number;
+  /** The report tables, in file and sheet order. */
+  tables: readonly TableSpec[];
+  /** Start of every file name, e.g. `demo_2025`. */
+  baseName: string;
+}
+
+/** One line of the Read me: a short topic (may be empty under the previous one) and its text. */
+export type ReadmeLine = readonly [topic: string, text: string];
+
+/** The banner of a run on the simulator's data: in the manifest, the Read me, the About sheet and on every printed page. */
+export const DEMO_BANNER = 'DEMO DATA, not a real portfolio';
+
+/** Name of the Read me beside the CSV files. */
+export const README_FILE = 'README.txt';
+
+const METHODS: Readonly<Record<string, string>> = {
+  fifo: 'first in, first out (FIFO): a disposal uses the oldest lots first',
+  lifo: 'last in, first out (LIFO): a disposal uses the newest lots first',
+  hifo: 'highest in, first out (HIFO): a disposal uses the lots that cost most first',
+  average: 'average cost: every lot of a token carries the pool’s average cost',
+};
+
+/** The lines of the Read me, in order. */
+export function readmeLines(input: ReadmeInput): ReadmeLine[] {
+  return [
+    ...(input.demo
+      ? [[DEMO_BANNER, 'made by the simulator built into pbs-export, for trying it out'] as const]
+      : []),
+    ...introLines(input),
+    ...fileLines(input),
+    ...input.tables.flatMap((spec) => tableLines(spec, input)),
+    ...signLines(input.request),
+    ...roundingLines(input),
+    ...optionLines(input.request),
+  ];
+}
+
+function introLines(input: ReadmeInput): ReadmeLine[] {
+  const { request } = input;
+  const range = periodRange(request.period, request.timeZone);
+  const source = input.demo
+    ? `the simulator built into pbs-export at ${input.apiBase} (demo data, not a real portfolio)`
+    : `Portfolio Balance Service API V2 at ${input.apiBase}`;
+  return [
+    ['Read me', `Reports of portfolio profile "${request.profile}" for ${periodLabel(request.period)}.`],
+    [
+      'Period',
+      `${range.start.toISO()} up to ${range.end.toISO()} (the end not included), in the time zone ${request.timeZone}`,
+    ],
+    ['Data source', source],
+    [
+      'Run id',
+      `${input.runId} (made ${input.createdAt} by ${input.generator.name} ${input.generator.version})`,
+    ],
+    [
+      'Fetched',
+      `${input.windows} window(s) of one ${request.window}, ${input.shards} search(es); manifest.json lists each with its row count`,
+    ],
+  ];
+}
+
+function fileLines(input: ReadmeInput): ReadmeLine[] {
+  const { request, baseName } = input;
+  const lines: ReadmeLine[] = [['Files', 'every file of the run, in the same folder:']];
+  lines.push([
+    '',
+    `${baseName}_snapshot.ndjson.gz: the data exactly as the service sent it (the audit record)`,
+  ]);
+  if (request.formats.includes('csv')) {
+    for (const spec of input.tables) {
+      lines.push(['', `${baseName}_${spec.name}.csv: ${spec.description ?? spec.title}`]);
+    }
+    lines.push(['', `${README_FILE}: this text`]);
+  }
+  if (request.formats.includes('xlsx')) {
+    const sheets = input.tables
+      .filter((spec) => spec.csvOnly !== true)
+      .map((spec) => `"${spec.title}"`)
+      .join(', ');
+    lines.push([
+      '',
+      `${baseName}.xlsx: the same tables as sheets (${sheets}), this "Read me" first and an "About" sheet last (request, fetch, files written before it)`,
+    ]);
+  }
+  lines.push([
+    '',
+    'manifest.json: written last; the request, counts, totals, and every other file with its size and sha256. A run without it is not finished',
+  ]);
+  return lines;
+}
+
+/** A table's lines: what a row is, then each column in one line (sheet header, CSV column, meaning). */
+function tableLines(spec: TableSpec, input: ReadmeInput): ReadmeLine[] {
+  const where = [
+    ...(input.request.formats.includes('xlsx') && spec.csvOnly !== true ? [`sheet "${spec.title}"`] : []),
+    ...(input.request.formats.includes('csv') ? [`file ${input.baseName}_${spec.name}.csv`] : []),
+  ].join(', ');
+  return [
+    [spec.title, `${where}: ${spec.description ?? 'see the columns below'}`],
+    ...spec.columns.flatMap((column) => columnLines(column)),
+  ];
+}
+
+function columnLines(column: Column): ReadmeLine[] {
+  const meaning = column.description ?? 'as its header says';
+  const own: ReadmeLine = ['', `${column.header} (CSV column ${column.key}): ${meaning}`];
+  if (!(column.kind === 'decimal' && column.exact)) return [own];
+  return [
+    own,
+    [
+      '',
+      `${column.header} (exact) (sheet only): the exact amount as text, filled where the number cell cannot show every digit (a spreadsheet number holds 15)`,
+    ],
+  ];
+}
+
+function signLines(request: ExportRequest): ReadmeLine[] {
+  return [
+    [
+      'Signs',
+      'Movements: a positive amount came into the portfolio, a negative one left it; its value has the same sign.',
+    ],
+    [
+      '',
+      'Transactions: In and Out list quantities without a sign; Value and Fee are as the service reports them (a fee is a cost, shown positive).',
+    ],
+    ['', 'By token: In and Out are positive totals; Net = In − Out.'],
+    ...(request.reports.includes('gains')
+      ? [
+          [
+            '',
+            'Gains: a positive gain is a profit and a negative one a loss (gain = proceeds − cost).',
+          ] as const,
+        ]
+      : []),
+    [
+      'Money',
+      "Every amount of money is shown to its currency's minor unit (USD 2 decimals, JPY none), rounded once per transaction, half to even; sums and TOTAL rows add the rounded amounts, so they equal the rows as shown. A currency code that is not ISO 4217 keeps the decimals it was sent with.",
+    ],
+    [
+      'Quantities',
+      'Token quantities are never rounded: the CSV holds them exactly; a sheet cell shows at most 15 significant digits and its "(exact)" column the rest.',
+    ],
+  ];
+}
+
+/** How the gains reports round money, and where the exact figures are. */
+function roundingLines(input: ReadmeInput): ReadmeLine[] {
+  const rounded = input.tables.filter((spec) => spec.rounding !== undefined);
+  const currency = rounded[0]?.rounding?.currency;
+  if (currency === undefined) return [];
+  const exact = rounded.flatMap((spec) => (spec.rounding?.exact === undefined ? [] : [spec.rounding.exact]));
+  return [
+    [
+      'Gains money',
+      `${rounded.map((spec) => `"${spec.title}"`).join(', ')}: each line's money is rounded once, half to even, to the minor unit of ${currency ?? 'its currency'}; a disposal's gain is its rounded proceeds minus its rounded cost; every TOTAL is the sum of the rounded lines shown, so a SUM() of a column equals it to the cent.`,
+    ],
+    [
+      '',
+      input.request.formats.includes('csv')
+        ? `The exact, unrounded figures are in ${exact.map((name) => `${input.baseName}_${name}.csv`).join(', ')} (same rows, same order), for machines.`
+        : 'The exact, unrounded figures come as CSV files (*_exact.csv), which this run did not write.',
+    ],
+  ];
+}
+
+function optionLines(request: ExportRequest): ReadmeLine[] {
+  const filters = [
+    ...(request.filters.tokens ? [`tokens ${request.filters.tokens.join(', ')}`] : []),
+    ...(request.filters.category ? [`category ${request.filters.category}`] : []),
+    ...(request.filters.hash ? [`hash ${request.filters.hash}`] : []),
+  ];
+  const protocols =
+    request.protocols === undefined
+      ? 'all transactions, in one search per window'
+      : request.protocols === 'all'
+        ? 'every protocol searched one by one, plus the transactions without one'
+        : `only protocols ${request.protocols.join(', ')}`;
+  const delimiter =
+    { ',': 'comma', ';': 'semicolon', '\t': 'tab' }[request.csv.delimiter] ?? request.csv.delimiter;
+  const lines: ReadmeLine[] = [
+    ['Options', `reports: ${request.reports.join(', ')}; formats: ${request.formats.join(', ')}`],
+    [
+      '',
+      `time zone ${request.timeZone}: the second date column, the months of the summary and the period are in it`,
+    ],
+    ['', `filters: ${filters.length > 0 ? filters.join('; ') : 'none'}; protocols: ${protocols}`],
+    [
+      '',
+      `CSV: fields separated by ${delimiter}, decimal ${request.csv.decimalSeparator === ',' ? 'comma' : 'point'}, UTF-8 with a byte order mark; header row = the CSV column names above`,
+    ],
+  ];
+  if (request.changesSince !== undefined) lines.push(['', `changes since ${request.changesSince}`]);
+  if (request.conflictingCopies !== undefined) {
+    lines.push(['', `a transaction sent twice with different content: ${request.conflictingCopies}`]);
+  }
+  const gains = request.gains;
+  if (gains !== undefined) {
+    lines.push(
+      ['', `gains method: ${METHODS[gains.method] ?? gains.method}`],
+      [
+        '',
+        `gains pools: ${gains.pooling === 'account' ? 'one per account (wallet by wallet)' : 'one for the whole portfolio (universal)'}`,
+      ],
+      ['', `tax year starts on ${gains.taxYearStart} (month-day), in ${request.timeZone}`],
+      ['', `long term: held more than ${gains.longTermYears} year(s)`],
+      ['', `fees: ${FEE_TREATMENT}`],
+      ...(gains.brokerReporting === undefined
+        ? []
+        : ([['', `Form 8949 box: ${BROKER_WORDS[gains.brokerReporting]}`]] as [string, string][])),
+      ...gainsPolicyLines(gains).map((line): [string, string] => ['', line]),
+    );
+  }
+  return lines;
+}
+
+const BROKER_WORDS: Record<string, string> = {
+  none: 'no broker reported the disposals (no Form 1099-DA or 1099-B): box I (short term) and L (long term) from 2025, C and F before',
+  'basis-reported':
+    'a broker reported them with their basis (Form 1099-DA or 1099-B, basis reported to the IRS): box G and J from 2025, A and D before',
+  'basis-not-reported': 'a broker reported them without their basis: box H and K from 2025, B and E before',
+};
+
+const TAX_RULE_WORDS: Record<string, string> = {
+  generic: 'generic (every method and pooling choice open)',
+  us: 'United States (long term after more than a year; wallet by wallet from 2025)',
+  uk: "United Kingdom (HMRC's same-day, 30-day and section 104 pool identification)",
+  de: 'Germany (§ 23 EStG private sales, FIFO, exempt after a year)',
+};
+
+/** The rule set and the policies of the gains reports, in words (Read me and About sheet). */
+export function gainsPolicyLines(gains: NonNullable<ReadmeInput['request']['gains']>): string[] {
+  return [
+    `tax rules: ${TAX_RULE_WORDS[gains.taxRules] ?? gains.taxRules}`,
+    `transfers between own accounts: the two sides pair when at most ${gains.transferToleranceHours} hour(s) apart`,
+    `events at one instant: ${gains.sameInstantOrder === 'input' ? 'in the order the service sent them' : 'acquisitions first, then moves, then disposals'}`,
+    `lending, liquidity and staking moves: ${gains.protocolMoves === 'taxable' ? 'disposals and acquisitions at value' : 'non-taxable moves that keep the lots'}`,
+    `transfers in from outside the portfolio: ${gains.transferInBasis === 'market-value' ? 'basis = market value at receipt' : 'basis zero, with a "missing cost basis" warning'}`,
+    `a fiat fee on a transfer between own accounts: ${gains.transferFee === 'dropped' ? 'not counted' : "added to the moved lots' basis"}`,
+    currencyWords(gains.taxRules, gains.currency ?? null),
+  ];
+}
+
+/** The currency of the figures, and a warning when it is not the rule set's. */
+function currencyWords(taxRules: string, currency: string | null): string {
+  const own = ruleSet(taxRules as TaxRules).currency;
+  if (currency === null)
+    return own === null
+      ? "figures in: the data's own currency (not checked, not converted)"
+      : `figures in: the data's own currency, not checked (${taxRules} rules compute in ${own}: convert before filing)`;
+  if (own === null || own === currency)
+    return `figures in: ${currency} (every value of the data checked to be in it)`;
+  return `figures in: ${currency}, the data's currency, by explicit choice (${taxRules} rules compute in ${own}: convert at each transaction's rate before filing)`;
+}
+
+/** The Read me as the workbook's sheet: two columns, topic and text (the text wraps). */
+export function readmeTable(input: ReadmeInput): TableSource {
+  const lines = readmeLines(input);
+  return {
+    spec: {
+      name: 'readme',
+      title: 'Read me',
+      description: 'this guide',
+      columns: [
+        { key: 'topic', header: 'Topic', kind: 'text' },
+        { key: 'text', header: 'Text', kind: 'text', wrap: true, width: 100 },
+      ],
+    },
+    async *rows(): AsyncGenerator<Row> {
+      yield* lines;
+    },
+  };
+}
+
+/** The Read me as plain text (`README.txt`), lines ending in CRLF so Windows Notepad shows them. */
+export function readmeText(input: ReadmeInput): string {
+  const lines = readmeLines(input).map(([topic, text]) =>
+    topic === '' ? `    ${text}` : text === '' ? topic : `${topic}: ${text}`,
+  );
+  return `${lines.join('\r\n')}\r\n`;
+}

@@ -1,0 +1,358 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
+import type { TableSource } from '../../domain/table.ts';
+import { HashingStream } from '../../storage/hashing.ts';
+import { periodLabel, periodRange } from '../plan/period.ts';
+import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
+import type { SnapshotHeader } from '../snapshot/snapshot.ts';
+import { FEE_TREATMENT } from './gains-feed.ts';
+import type { LiveOutputs } from './live-outputs.ts';
+import { type MoneyRounding, moneyRounding } from './money-rounding.ts';
+import { DEMO_BANNER, README_FILE, type ReadmeInput, readmeTable, readmeText } from './readme.ts';
+import { observeSnapshot, type ReportModel } from './report-model.ts';
+import { writeCsv } from './writers/csv.ts';
+import { writeXlsx, type XlsxOptions } from './writers/xlsx.ts';
+
+/** What `renderReports` renders: a snapshot, and what the run learnt while assembling it. */
+export interface RenderInput {
+  snapshotFile: string;
+  header: SnapshotHeader;
+  runId: string;
+  now: () => Date;
+  generator: { name: string; version: string };
+  /** Counts gathered before rendering (fetch and assembly), recorded in the manifest. */
+  counts: Record<string, number>;
+  /** Scratch folder (the caller's, removed by it) that receives the rendered files. */
+  workDir: string;
+  /** Formats to write instead of the request's (render from a snapshot). */
+  formats?: readonly ('csv' | 'xlsx')[];
+  /** A model that has already observed every record (during assembly); else one pass is made. */
+  model?: ReportModel;
+  /** Report files the model's live tables were written to while assembling (see `LiveOutputs`). */
+  live?: LiveOutputs;
+  /** Stops rendering (Ctrl-C, SIGTERM): the file being written is destroyed and the promise rejects. */
+  signal?: AbortSignal;
+}
+
+/** One rendered file, complete in the scratch folder (or the snapshot itself), ready to publish. */
+export interface RenderedFile {
+  /** Name in the published set, e.g. `demo_2025_transactions.csv`. */
+  name: string;
+  /** Where its bytes are. */
+  file: string;
+  contentType: string;
+  /** Data rows written, for report files (every sheet's, for a workbook). */
+  rows?: number;
+}
+
+/**
+ * What a run's manifest says besides its format, completion time and files: what was asked, of
+ * whom, what was fetched and what the reports add up to. Holds no credential of any kind.
+ */
+export interface ReportSetDescription {
+  generator: { name: string; version: string };
+  runId: string;
+  createdAt: string;
+  request: unknown;
+  period: { label: string; start: string; end: string; timeZone: string };
+  apiBase: string;
+  /** On the simulator's data: `true`, with {@link DEMO_BANNER} as `notice`. Absent for a real service. */
+  demo?: true;
+  notice?: typeof DEMO_BANNER;
+  windows: SnapshotHeader['windows'];
+  shards: SnapshotHeader['shards'];
+  counts: Record<string, number>;
+  /** Report totals as exact decimal strings, e.g. `totalValue`. */
+  totals?: Record<string, string>;
+  /** Settings of the gains reports, when they were asked for. */
+  gains?: {
+    method: string;
+    pooling: string;
+    taxYearStart: string;
+    longTermYears: number;
+    feeTreatment: string;
+    timeZone: string;
+    /** How the gains reports' money is rounded, and where the exact figures are. */
+    money?: MoneyRounding;
+  };
+}
+
+/** The files of a run, in the order they are published, and their description. */
+export interface RenderedReports {
+  /** The snapshot, then the CSV files and `README.txt`, then the workbook. */
+  files: RenderedFile[];
+  description: ReportSetDescription;
+}
+
+/** A file the About sheet lists: one published before the workbook. */
+interface ListedFile {
+  name: string;
+  bytes: number;
+  sha256: string;
+}
+
+const CONTENT_TYPES = {
+  csv: 'text/csv; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  gzip: 'application/gzip',
+} as const;
+
+/** Name (`spec.name`) of the Read me table: the workbook's first sheet. */
+export const README_TABLE = 'readme';
+
+/**
+ * How a run's workbook is written: every printed page names the profile, the period and its zone
+ * (and, on the simulator's data, the demo banner), and the Read me sheet is listed first.
+ */
+export function workbookOptions(request: ExportRequest, demo: boolean): XlsxOptions {
+  return {
+    print: {
+      center: `Profile ${request.profile} · ${periodLabel(request.period)} (${request.timeZone})`,
+      ...(demo ? { right: DEMO_BANNER } : {}),
+    },
+    firstSheet: README_TABLE,
+  };
+}
+
+/**
+ * Renders the requested reports from a snapshot into files of the scratch folder: the CSV files
+ * and their `README.txt`, then the workbook (whose About sheet lists the files before it, with
+ * their sizes and SHA-256), and describes the run for its manifest. Files the live outputs wrote
+ * while assembling are taken as they are. Publishes nothing: see `publishReports`. On failure the
+ * live writers are stopped before it rejects.
+ */
+export async function renderReports(input: RenderInput): Promise<RenderedReports> {
+  try {
+    return await renderAll(input);
+  } catch (error) {
+    await input.live?.abort(error instanceof Error ? error : new Error(String(error)));
+    throw error;
+  }
+}
+
+async function renderAll(input: RenderInput): Promise<RenderedReports> {
+  input.signal?.throwIfAborted();
+  const request: ExportRequest = parseExportRequest(input.header.request);
+  const formats = input.formats ?? request.formats;
+  const baseName = `${request.profile}_${periodLabel(request.period)}`;
+  const model = input.model ?? (await observeSnapshot(input.snapshotFile, input.header, request));
+  const tables = model.tables(input.snapshotFile);
+  // Companions for machines (the exact figures of rounded tables) are files, not sheets.
+  const sheets = tables.filter((table) => table.spec.csvOnly !== true);
+  const demo = input.header.demo === true;
+  const readme: ReadmeInput = {
+    request: { ...request, formats: [...formats] },
+    runId: input.runId,
+    generator: input.generator,
+    createdAt: input.header.createdAt,
+    apiBase: input.header.apiBase,
+    demo,
+    windows: input.header.windows.length,
+    shards: input.header.shards.length,
+    tables: tables.map((table) => table.spec),
+    baseName,
+  };
+  const files: RenderedFile[] = [
+    { name: `${baseName}_snapshot.ndjson.gz`, file: input.snapshotFile, contentType: CONTENT_TYPES.gzip },
+  ];
+  /** Writes one file into the scratch folder and lists it. */
+  const render = async (
+    name: string,
+    contentType: string,
+    write: (out: Writable) => Promise<number | undefined>,
+  ): Promise<void> => {
+    input.signal?.throwIfAborted();
+    const file = join(input.workDir, `rendered-${files.length}`);
+    const out = createWriteStream(file);
+    const stop = () => out.destroy(input.signal?.reason);
+    input.signal?.addEventListener('abort', stop, { once: true });
+    try {
+      const rows = await write(out);
+      if (!out.writableEnded) out.end();
+      await finished(out);
+      input.signal?.throwIfAborted();
+      files.push(rows === undefined ? { name, file, contentType } : { name, file, contentType, rows });
+    } catch (error) {
+      out.destroy();
+      // Whatever failed once the signal fired (a destroyed stream), the run was stopped.
+      input.signal?.throwIfAborted();
+      throw error;
+    } finally {
+      input.signal?.removeEventListener('abort', stop);
+    }
+  };
+
+  if (formats.includes('csv')) {
+    for (const table of tables) {
+      const name = `${baseName}_${table.spec.name}.csv`;
+      const written = (await input.live?.csv(table.spec.name)) ?? null;
+      if (written !== null) {
+        files.push({ name, file: written.file, contentType: CONTENT_TYPES.csv, rows: written.rows });
+        continue;
+      }
+      await render(name, CONTENT_TYPES.csv, async (out) => {
+        const { rows } = await writeCsv(table, out, {
+          delimiter: request.csv.delimiter,
+          decimalSeparator: request.csv.decimalSeparator,
+        });
+        return rows;
+      });
+    }
+    await render(README_FILE, CONTENT_TYPES.text, async (out) => {
+      out.end(readmeText(readme));
+      return undefined;
+    });
+  }
+  const range = periodRange(request.period, request.timeZone);
+  const money = moneyRounding(
+    tables.map((table) => table.spec),
+    formats.includes('csv') ? (name) => `${baseName}_${name}.csv` : null,
+  );
+  const gainsNotes = {
+    feeTreatment: FEE_TREATMENT,
+    timeZone: request.timeZone,
+    ...(money === null ? {} : { money }),
+  };
+  const description: ReportSetDescription = {
+    generator: input.generator,
+    runId: input.runId,
+    createdAt: input.header.createdAt,
+    request,
+    period: {
+      label: periodLabel(request.period),
+      start: range.start.toUTC().toISO() ?? '',
+      end: range.end.toUTC().toISO() ?? '',
+      timeZone: request.timeZone,
+    },
+    apiBase: input.header.apiBase,
+    ...(demo ? { demo: true as const, notice: DEMO_BANNER as typeof DEMO_BANNER } : {}),
+    windows: input.header.windows,
+    shards: input.header.shards,
+    counts: { ...input.counts, ...model.counts() },
+    totals: model.totals(),
+    ...(request.gains !== undefined ? { gains: { ...request.gains, ...gainsNotes } } : {}),
+  };
+  if (formats.includes('xlsx')) {
+    const name = `${baseName}.xlsx`;
+    const listed = await Promise.all(files.map(listedFile));
+    const about = () => aboutTable({ ...description, completedAt: input.now().toISOString(), files: listed });
+    // The live workbook's first sheet is the first table: it goes on with the others and About.
+    const written =
+      (await input.live?.workbook(async function* rest() {
+        yield* sheets.slice(1);
+        yield about();
+        yield readmeTable(readme);
+      })) ?? null;
+    if (written !== null) {
+      files.push({ name, file: written.file, contentType: CONTENT_TYPES.xlsx, rows: written.rows });
+    } else {
+      await render(name, CONTENT_TYPES.xlsx, async (out) => {
+        const options = workbookOptions(request, demo);
+        const result = await writeXlsx([...sheets, about(), readmeTable(readme)], out, options);
+        return result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0);
+      });
+    }
+  }
+  return { files, description };
+}
+
+/** Size and SHA-256 of a rendered file, read back: what the sink will store. */
+async function listedFile(rendered: RenderedFile): Promise<ListedFile> {
+  const hashing = new HashingStream();
+  hashing.resume();
+  await pipeline(createReadStream(rendered.file), hashing);
+  return { name: rendered.name, bytes: hashing.bytes, sha256: hashing.sha256 };
+}
+
+/** Most windows or shards the About sheet lists one by one; past it, their count (the manifest lists all). */
+export const ABOUT_MAX_LISTED = 99;
+
+/** The request as `Request: field` → value pairs: nested objects by dotted path, lists joined by `, `. */
+function requestPairs(value: unknown, path = 'Request'): [string, string][] {
+  if (value === null || value === undefined) return [];
+  if (Array.isArray(value)) return [[path, value.map((item) => String(item)).join(', ')]];
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 0) return [[path, '(none)']];
+    return entries.flatMap(([key, child]) =>
+      requestPairs(child, path === 'Request' ? `Request: ${key}` : `${path}.${key}`),
+    );
+  }
+  return [[path, String(value)]];
+}
+
+/**
+ * One pair per item of `list` when there are at most {@link ABOUT_MAX_LISTED}, else one pair
+ * giving their count (hundreds of rows would bury the rest; the manifest keeps them all).
+ */
+function listedOrCounted<T>(
+  label: string,
+  list: readonly T[],
+  pair: (item: T) => [string, string],
+): [string, string][] {
+  if (list.length <= ABOUT_MAX_LISTED) return list.map(pair);
+  return [[label, `${list.length} (too many to list here: manifest.json lists every one)`]];
+}
+
+/** The About sheet: what was asked, of whom, how it was fetched, and the files published before it. */
+function aboutTable(
+  manifest: ReportSetDescription & { completedAt: string; files: ListedFile[] },
+): TableSource {
+  const pairs: [string, string][] = [
+    ...(manifest.demo
+      ? ([[DEMO_BANNER, 'made by the simulator built into pbs-export']] as [string, string][])
+      : []),
+    ['Generator', `${manifest.generator.name} ${manifest.generator.version}`],
+    ['Run id', manifest.runId],
+    ['Profile', String((manifest.request as ExportRequest).profile)],
+    [
+      'Period',
+      `${manifest.period.label} (${manifest.period.start} to ${manifest.period.end}, end exclusive)`,
+    ],
+    ['Time zone', manifest.period.timeZone],
+    ['API base', manifest.apiBase],
+    ...requestPairs(manifest.request),
+    ['Created at', manifest.createdAt],
+    ...(manifest.gains
+      ? ([
+          ['Gains: lot method', manifest.gains.method],
+          [
+            'Gains: pools',
+            manifest.gains.pooling === 'account' ? 'per account (wallet by wallet)' : 'one universal pool',
+          ],
+          ['Gains: fee treatment', manifest.gains.feeTreatment],
+          ['Gains: tax year starts', `${manifest.gains.taxYearStart} (MM-DD, in ${manifest.gains.timeZone})`],
+          ['Gains: long term', `held more than ${manifest.gains.longTermYears} year(s)`],
+        ] as [string, string][])
+      : []),
+    ...Object.entries(manifest.counts).map(([key, value]): [string, string] => [
+      `Count: ${key}`,
+      String(value),
+    ]),
+    ...listedOrCounted('Windows', manifest.windows, (w) => [`Window ${w.label}`, `${w.start} to ${w.end}`]),
+    ...listedOrCounted('Shards', manifest.shards, (s) => [
+      `Shard ${s.id}`,
+      `${s.rows} rows${s.totalReported === null ? '' : ` (service reported ${s.totalReported})`}`,
+    ]),
+    ...manifest.files.map((f): [string, string] => [
+      `File ${f.name}`,
+      `sha256 ${f.sha256}, ${f.bytes} bytes`,
+    ]),
+  ];
+  return {
+    spec: {
+      name: 'about',
+      title: 'About',
+      columns: [
+        { key: 'item', header: 'Item', kind: 'text' },
+        { key: 'value', header: 'Value', kind: 'text' },
+      ],
+    },
+    async *rows() {
+      yield* pairs;
+    },
+  };
+}

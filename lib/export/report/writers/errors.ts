@@ -1,0 +1,19 @@
+import { PbsExportError } from '../../../errors.ts';
+
+/**
+ * A cell's value does not fit its column's kind (e.g. a non-decimal string in a `decimal` column).
+ * Names the table, column and 1-based data row so the bad source record can be found; never echoes
+ * the value itself beyond a short, escaped preview.
+ */
+export class ReportCellError extends PbsExportError {
+  readonly table: string;
+  readonly column: string;
+  readonly row: number;
+
+  constructor(table: string, column: string, row: number, reason: string) {
+    super('invalid_cell', `${table}.${column} (data row ${row}): ${reason}`);
+    this.table = table;
+    this.column = column;
+    this.row = row;
+  }
+}

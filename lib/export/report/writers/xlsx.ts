@@ -1,0 +1,409 @@
+import type { Writable } from 'node:stream';
+import ExcelJS, { type Style, type Worksheet } from 'exceljs';
+import type { Row, TableSource } from '../../../domain/table.ts';
+import { ValidationError } from '../../../errors.ts';
+import { checkSpec } from './cells.ts';
+import { ReportCellError } from './errors.ts';
+import { SheetNames } from './sheet-names.ts';
+import {
+  DATETIME_FORMAT,
+  displayWidth,
+  type SheetColumn,
+  sheetColumns,
+  sheetTextValue,
+  toXlsxCell,
+} from './xlsx-cells.ts';
+import { outputClosed, type PacingStats, type StreamInternals, XlsxPacer } from './xlsx-pacing.ts';
+
+/** Excel's 1,048,576 rows minus the header row. */
+export const EXCEL_MAX_DATA_ROWS = 1_048_575;
+
+/** Options of {@link writeXlsx}. */
+export interface XlsxOptions {
+  /** Data rows per sheet before continuing on `<title> (2)`, … Default {@link EXCEL_MAX_DATA_ROWS}. */
+  maxRowsPerSheet?: number;
+  /** Leading rows sampled to size columns. Default 100. */
+  widthSampleRows?: number;
+  /** Column width cap, in characters. Default 60. */
+  maxColumnWidth?: number;
+  /** Document properties; `created` defaults to now. */
+  creator?: string;
+  created?: Date;
+  /**
+   * What every printed page names besides the sheet's title (left of the page header): the
+   * middle of the page header, e.g. `Profile demo · 2025 (Europe/Berlin)`, and its right part,
+   * e.g. a `DEMO DATA` banner. Every sheet prints landscape, one page wide, with the header row
+   * repeated and `Page n of m` in the footer, with or without these.
+   */
+  print?: { center?: string; right?: string };
+  /**
+   * Name (`spec.name`) of a table whose sheet is listed first in the workbook although it is
+   * written when it comes, e.g. a "Read me" that describes the sheets written before it.
+   */
+  firstSheet?: string;
+}
+
+/** One written sheet: its Excel name, the table (name and title) it came from, and its data row count. */
+export interface XlsxSheetResult {
+  name: string;
+  table: string;
+  title: string;
+  rows: number;
+}
+
+/** Result of {@link writeXlsx}. */
+export interface XlsxResult {
+  sheets: XlsxSheetResult[];
+  pacing: PacingStats;
+}
+
+/** Sheet bytes allowed to wait in memory for the zip to reach a new sheet's entry. */
+const MAX_UNZIPPED_SHEET_BYTES = 1 << 20;
+
+/**
+ * Streams one workbook with a sheet per table into `out` and ends it (on failure `out` is
+ * destroyed with the error). Per sheet: bold, frozen, auto-filtered header of column headers;
+ * typed cells (decimal/integer → number with a format showing the source's decimals, datetime →
+ * the column zone's wall time, text → string; never formulas); `exact` decimal columns get a
+ * `<header> (exact)` text companion filled where the number is not exact; tables longer than
+ * `maxRowsPerSheet` continue on `<title> (2)`, …. The caller must be consuming `out` already.
+ * Wall times cannot tell apart the two instants of a DST fall-back hour; the CSV keeps offsets.
+ * Memory stays flat: rows are paced on the zip's and `out`'s drain (see `XlsxPacer`). `sheets`
+ * may be an async iterable, so a workbook can start before its later tables exist.
+ */
+export async function writeXlsx(
+  sheets: readonly TableSource[] | AsyncIterable<TableSource>,
+  out: Writable,
+  options: XlsxOptions = {},
+): Promise<XlsxResult> {
+  const settings = checkOptions(options);
+  // A list is checked before anything is written; tables that arrive one by one, as they come.
+  const listed = Array.isArray(sheets);
+  if (listed) for (const source of sheets) checkSpec(source.spec);
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    stream: out,
+    useSharedStrings: false,
+    useStyles: true,
+  });
+  workbook.creator = options.creator ?? 'pbs-export';
+  workbook.created = options.created ?? new Date();
+  workbook.modified = workbook.created;
+  const zip = (workbook as unknown as { zip: StreamInternals }).zip;
+  const outFailed = failure(out);
+  const pacer = new XlsxPacer(zip, out, MAX_UNZIPPED_SHEET_BYTES);
+  const results: XlsxSheetResult[] = [];
+  try {
+    const names = new SheetNames();
+    for await (const source of sheets) {
+      if (!listed) checkSpec(source.spec);
+      await writeTable(workbook, source, settings, names, pacer, results);
+    }
+    if (options.firstSheet !== undefined) listFirst(workbook, results, options.firstSheet);
+    await Promise.race([workbook.commit(), outFailed]);
+  } catch (error) {
+    // archiver may still emit into the dead pipe; the caller has the error from this promise.
+    zip.on('error', () => {});
+    out.destroy(error instanceof Error ? error : new Error(String(error)));
+    throw error;
+  }
+  return { sheets: results, pacing: pacer.stats };
+}
+
+/**
+ * Moves the sheets of table `name` to the front of the workbook's sheet list (its tab order):
+ * exceljs lists sheets in the order of its internal array, and names each sheet's file and
+ * relationship by the sheet's id, so reordering the array before `commit()` moves the tab only.
+ */
+function listFirst(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  results: XlsxSheetResult[],
+  name: string,
+): void {
+  const internals = workbook as unknown as { _worksheets: ({ name: string } | undefined)[] };
+  const front = new Set(results.filter((sheet) => sheet.table === name).map((sheet) => sheet.name));
+  if (front.size === 0) return;
+  const sheets = internals._worksheets.filter((sheet) => sheet !== undefined);
+  internals._worksheets = [
+    ...sheets.filter((sheet) => front.has(sheet.name)),
+    ...sheets.filter((sheet) => !front.has(sheet.name)),
+  ];
+  const moved = results.filter((sheet) => sheet.table === name);
+  results.splice(0, results.length, ...moved, ...results.filter((sheet) => sheet.table !== name));
+}
+
+interface Settings {
+  maxRowsPerSheet: number;
+  widthSampleRows: number;
+  maxColumnWidth: number;
+  print: { center: string; right: string };
+}
+
+function checkOptions(options: XlsxOptions): Settings {
+  const settings = {
+    maxRowsPerSheet: options.maxRowsPerSheet ?? EXCEL_MAX_DATA_ROWS,
+    widthSampleRows: options.widthSampleRows ?? 100,
+    maxColumnWidth: options.maxColumnWidth ?? 60,
+    print: { center: options.print?.center ?? '', right: options.print?.right ?? '' },
+  };
+  const { maxRowsPerSheet, widthSampleRows, maxColumnWidth } = settings;
+  if (!Number.isInteger(maxRowsPerSheet) || maxRowsPerSheet < 1 || maxRowsPerSheet > EXCEL_MAX_DATA_ROWS) {
+    throw new ValidationError('maxRowsPerSheet', `must be an integer from 1 to ${EXCEL_MAX_DATA_ROWS}`);
+  }
+  if (!Number.isInteger(widthSampleRows) || widthSampleRows < 0) {
+    throw new ValidationError('widthSampleRows', 'must be a non-negative integer');
+  }
+  if (!Number.isInteger(maxColumnWidth) || maxColumnWidth < 8 || maxColumnWidth > 255) {
+    throw new ValidationError('maxColumnWidth', 'must be an integer from 8 to 255');
+  }
+  return settings;
+}
+
+/** A promise that rejects once `out` errors or closes early (exceljs would otherwise hang). */
+function failure(out: Writable): Promise<never> {
+  const failed = new Promise<never>((_, reject) => {
+    out.once('error', reject);
+    out.once('close', () => {
+      if (!out.writableFinished) reject(outputClosed());
+    });
+  });
+  failed.catch(() => {});
+  return failed;
+}
+
+async function writeTable(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  source: TableSource,
+  settings: Settings,
+  names: SheetNames,
+  pacer: XlsxPacer,
+  results: XlsxSheetResult[],
+): Promise<void> {
+  const { spec } = source;
+  const columns = sheetColumns(spec.columns);
+  const rows = source.rows()[Symbol.asyncIterator]();
+  let sheet: { worksheet: Worksheet; result: XlsxSheetResult } | undefined;
+  let dataRow = 0;
+  let part = 0;
+  let widths: number[] = [];
+
+  const startSheet = (): { worksheet: Worksheet; result: XlsxSheetResult } => {
+    sheet?.worksheet.commit();
+    part += 1;
+    const name = names.allocate(spec.title, part);
+    const worksheet = workbook.addWorksheet(name, {
+      views: [{ state: 'frozen', ySplit: 1 }],
+      pageSetup: PAGE_SETUP,
+      headerFooter: pageHeaderFooter(spec.title, settings.print),
+    });
+    worksheet.columns = widths.map((width) => ({ width }));
+    worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } };
+    const header = worksheet.addRow(columns.map((column) => sheetTextValue(column.header)));
+    header.font = { bold: true };
+    // Headers wrap at spaces inside their column (sized by its values), so a long header does not
+    // widen the sheet; a number column's header stands over its numbers, aligned right.
+    columns.forEach((column, i) => {
+      header.getCell(i + 1).alignment = {
+        ...(isNumberColumn(column) ? NUMBER_ALIGNMENT : {}),
+        wrapText: true,
+        vertical: 'bottom',
+      };
+    });
+    const headerLines = Math.max(
+      1,
+      ...columns.map((column, i) => wrappedTextLines(column.header, (widths[i] ?? 10) - 2)),
+    );
+    if (headerLines > 1) header.height = LINE_HEIGHT * headerLines;
+    header.commit();
+    const result = { name, table: spec.name, title: spec.title, rows: 0 };
+    results.push(result);
+    return { worksheet, result };
+  };
+
+  // One style object per number format, shared by every cell that has it: exceljs remembers the
+  // style id of a style object it has seen, and works it out again (XML and all) for a new one.
+  const styles = new Map<string, Partial<Style>>();
+  // In a sheet with wrapped text, every cell sits at the top of its (taller) row.
+  const topAligned = columns.some((column) => column.source.wrap === true);
+  const styleOf = (numFmt: string | undefined, wrap: boolean, number: boolean): Partial<Style> => {
+    const key = `${wrap ? 'wrap' : ''}|${number ? 'number' : ''}|${numFmt ?? ''}`;
+    let style = styles.get(key);
+    if (style === undefined) {
+      // Dates sit on the left like the text around them: right-aligned (a spreadsheet's default
+      // for dates) they run into the next column's text on paper (`07:03:09lending`).
+      const left = numFmt === DATETIME_FORMAT ? { horizontal: 'left' as const } : {};
+      const across = number ? NUMBER_ALIGNMENT : left;
+      style = {
+        ...(numFmt === undefined ? {} : { numFmt }),
+        ...(topAligned || numFmt === DATETIME_FORMAT || number
+          ? { alignment: { ...across, ...(topAligned ? { wrapText: wrap, vertical: 'top' as const } : {}) } }
+          : {}),
+      };
+      styles.set(key, style);
+    }
+    return style;
+  };
+
+  const writeRow = async (row: Row): Promise<void> => {
+    dataRow += 1;
+    if (row.length !== spec.columns.length) {
+      throw new ReportCellError(
+        spec.name,
+        '*',
+        dataRow,
+        `has ${row.length} cells, expected ${spec.columns.length}`,
+      );
+    }
+    if (sheet === undefined || sheet.result.rows === settings.maxRowsPerSheet) sheet = startSheet();
+    const cells = columns.map((column) => {
+      const cell = toXlsxCell(row[column.index] ?? null, column);
+      if (typeof cell !== 'string' && typeof cell.value === 'number') cell.number = true;
+      if (typeof cell === 'string') throw new ReportCellError(spec.name, column.source.key, dataRow, cell);
+      return cell;
+    });
+    const added = sheet.worksheet.addRow(cells.map((cell) => cell.value));
+    // Empty cells too: exceljs gives each new cell a style object of its own, which it cannot
+    // recognise and works out again.
+    cells.forEach((cell, i) => {
+      added.getCell(i + 1).style = styleOf(
+        cell.numFmt,
+        columns[i]?.source.wrap === true,
+        cell.number === true,
+      );
+    });
+    const lines = wrappedLines(row, columns, widths);
+    // Spreadsheets do not grow a row to its wrapped text on opening a file: say how tall it is.
+    if (lines > 1) added.height = LINE_HEIGHT * lines;
+    added.commit();
+    sheet.result.rows += 1;
+    await pacer.afterRow(sheet.worksheet);
+  };
+
+  try {
+    const sample: Row[] = [];
+    while (sample.length < settings.widthSampleRows) {
+      const next = await rows.next();
+      if (next.done) break;
+      sample.push(next.value);
+    }
+    widths = columnWidths(columns, sample, settings.maxColumnWidth);
+    for (const row of sample) await writeRow(row);
+    for (let next = await rows.next(); !next.done; next = await rows.next()) await writeRow(next.value);
+    sheet ??= startSheet();
+    sheet.worksheet.commit();
+  } finally {
+    await rows.return?.();
+  }
+}
+
+/**
+ * Width of each column, in characters: its widest cell among the sampled rows, its header, and
+ * for number columns the width the producer knows from every row (`Column.width`), plus 2; at
+ * least 8, and for decimal columns at least {@link NUMBER_MIN_WIDTH}, so a number past the sample
+ * still fits (a number too wide for its column shows as `###`); at most `max` (text past it wraps
+ * over the next cells, or is cut on paper, but never turns into `###`).
+ */
+function columnWidths(columns: SheetColumn[], sample: readonly Row[], max: number): number[] {
+  return columns.map((column) => {
+    if (column.source.wrap === true && column.source.width !== undefined) return column.source.width;
+    const isNumber = isNumberColumn(column);
+    const longest = sample.reduce(
+      (widest, row) => Math.max(widest, displayWidth(row[column.index] ?? null, column)),
+      // The header is bold: its longest word takes about one character more than in regular type.
+      Math.max(longestWord(column.header) + 1, isNumber ? (column.source.width ?? 0) : 0),
+    );
+    const floor = isNumber && column.source.kind === 'decimal' ? NUMBER_MIN_WIDTH : 8;
+    // A number must fit whatever the cap: past it, it would show as `###`.
+    return Math.min(Math.max(longest + 2, floor), isNumber ? MAX_EXCEL_WIDTH : max);
+  });
+}
+
+/** The longest word of a header: the least width it can wrap into. */
+function longestWord(text: string): number {
+  return text.split(/\s+/).reduce((most, word) => Math.max(most, word.length), 0);
+}
+
+/** Lines `text` takes when wrapped at spaces into lines of at most `width` characters. */
+function wrappedTextLines(text: string, width: number): number {
+  let lines = 1;
+  let used = 0;
+  for (const word of text.split(/\s+/)) {
+    if (used > 0 && used + 1 + word.length > width) {
+      lines += 1;
+      used = word.length;
+    } else used += (used > 0 ? 1 : 0) + word.length;
+  }
+  return lines;
+}
+
+/** Whether a sheet column holds number cells: a decimal or integer column, not an `(exact)` text companion. */
+function isNumberColumn(column: SheetColumn): boolean {
+  return !column.companion && (column.source.kind === 'decimal' || column.source.kind === 'integer');
+}
+
+/**
+ * Numbers and their headers: on the right, one character in from the column's edge, so on paper
+ * they do not run into the text of the next column (`72.13USD`).
+ */
+const NUMBER_ALIGNMENT = { horizontal: 'right', indent: 1 } as const;
+
+/** Height of one line of text, in points (11-point type with its leading). */
+const LINE_HEIGHT = 15;
+
+/**
+ * How many lines the tallest wrapped cell of `row` takes in its column: a cell's text, line by
+ * line, broken every `width` characters (a column fits `width` digits, more letters of
+ * most text: an estimate that errs on the tall side).
+ */
+function wrappedLines(row: Row, columns: readonly SheetColumn[], widths: readonly number[]): number {
+  let most = 1;
+  columns.forEach((column, i) => {
+    const text = row[column.index];
+    if (column.source.wrap !== true || text === null || text === undefined) return;
+    // A column of width w holds w digits; LibreOffice's cell padding and wider letters take about two.
+    const perLine = Math.max(1, (widths[i] ?? 10) - 2);
+    const lines = text
+      .split('\n')
+      .reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / perLine)), 0);
+    most = Math.max(most, lines);
+  });
+  return most;
+}
+
+/**
+ * Least width of a number column: fits `-9,999,999,999.99` with room to spare, for the rows a
+ * producer could not measure beforehand (the live workbook sizes columns from the first window).
+ */
+const NUMBER_MIN_WIDTH = 18;
+/** Excel's widest column, in characters. */
+const MAX_EXCEL_WIDTH = 255;
+
+/**
+ * Print setup of every sheet: landscape, scaled to one page wide (as many pages down as it
+ * takes), the header row repeated on every page.
+ */
+const PAGE_SETUP = {
+  orientation: 'landscape',
+  fitToPage: true,
+  fitToWidth: 1,
+  fitToHeight: 0,
+  printTitlesRow: '1:1',
+  margins: { left: 0.4, right: 0.4, top: 0.75, bottom: 0.75, header: 0.3, footer: 0.3 },
+} as const;
+
+/** `&` starts a code in a page header or footer: written `&&` to print as itself. */
+function headerText(text: string): string {
+  return text.replace(/&/g, '&&');
+}
+
+/**
+ * The page header (sheet title in bold on the left, `print.center` in the middle, `print.right` on
+ * the right) and footer (`Page n of m`) of a sheet. OOXML codes: `&L`, `&C`, `&R` start the left,
+ * centre and right parts, `&B` toggles bold, `&P` and `&N` are the page number and count.
+ */
+function pageHeaderFooter(title: string, print: Settings['print']): Partial<ExcelJS.HeaderFooter> {
+  const right = print.right === '' ? '' : `&R&B${headerText(print.right)}&B`;
+  return {
+    oddHeader: `&L&B${headerText(title)}&B&C${headerText(print.center)}${right}`,
+    oddFooter: '&CPage &P of &N',
+  };
+}

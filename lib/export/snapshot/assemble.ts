@@ -1,0 +1,284 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { setImmediate as giveWay } from 'node:timers/promises';
+import { PbsExportError } from '../../errors.ts';
+import { isExactNumber, parseJsonValue, stringifyJson } from '../../pbs/exact-json.ts';
+import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
+import type { TransactionFieldMap } from '../../pbs/shape.ts';
+import { checkWindowCoverage, type FetchedShard, type FetchShard } from '../fetch/fetch.ts';
+import { decodePartLine } from './part-line.ts';
+import { createNdjsonWriter, readNdjsonLines, type SnapshotHeader, type SnapshotRecord } from './snapshot.ts';
+
+/** Shards still being fetched: each one's part file as soon as it is complete. */
+export interface ShardsInFlight {
+  shards: readonly FetchShard[];
+  /** Resolves once shard `index` is fetched in full; rejects when the fetch fails. */
+  shard(index: number): Promise<FetchedShard>;
+}
+
+export interface AssembleInput {
+  /**
+   * The snapshot's first line. A function is called once every window is assembled (when the
+   * shards' row counts are known): the header is then written as a gzip member of its own before
+   * the records, which were compressed meanwhile (a reader of gzip sees one stream).
+   */
+  header: SnapshotHeader | (() => Promise<SnapshotHeader>);
+  /** Windows in order; each transaction is kept only inside its window's `[start, end)`. */
+  windows: readonly { index: number; start: Date; end: Date }[];
+  /** Fetched shards, or shards still being fetched: a window is assembled once its own are done. */
+  fetched: readonly FetchedShard[] | ShardsInFlight;
+  fields: Pick<TransactionFieldMap, 'id' | 'date'>;
+  /** Timeline items for the changes report, when requested. */
+  changes?: AsyncIterable<RawTimelineItem>;
+  snapshotFile: string;
+  /** Sees each window's records (parsed anew on each pass) before `onRecord` sees them one by one. */
+  onWindow?: (records: Iterable<SnapshotRecord>) => void;
+  /**
+   * Sees every record as it is written (so the reports' first pass needs no extra read); a
+   * promise it returns is awaited before the next record.
+   */
+  onRecord?: (record: SnapshotRecord) => Promise<void> | undefined | void;
+  /** Which copy of an id sent twice with different content the reports use; default `fail`. */
+  conflictingCopies?: ConflictingCopiesRule;
+  /** Told of each id sent twice with different content. */
+  warn?: (message: string) => void;
+}
+
+/** See `ExportRequest.conflictingCopies`. */
+export type ConflictingCopiesRule = 'fail' | 'first' | 'last';
+
+/** The service sent transaction ids twice with different content, and no rule picks a copy. */
+export class ConflictingCopiesError extends PbsExportError {
+  readonly ids: readonly string[];
+
+  constructor(ids: readonly string[]) {
+    const shown = ids.slice(0, 10).map((id) => JSON.stringify(id));
+    super(
+      'conflicting_copies',
+      `the service sent ${ids.length} transaction id(s) twice with different content (${shown.join(', ')}` +
+        `${ids.length > shown.length ? ', …' : ''}); choose the copy the reports keep with ` +
+        'conflictingCopies "first" or "last" (CLI: --conflicting-copies), or fix the data at the source',
+    );
+    this.ids = ids;
+  }
+}
+
+export interface AssembleResult {
+  transactions: number;
+  /** Identical copies of a transaction seen in more than one shard or page and kept once. */
+  duplicates: number;
+  /** Copies of an id with different content, kept in the snapshot but not in the reports. */
+  conflictingCopies: number;
+  /** Transactions the service returned outside the requested window (day-granular windows). */
+  outsideWindow: number;
+  changes: number;
+}
+
+/**
+ * Writes the run's snapshot: the header, then each window's transactions deduplicated by id and
+ * ordered by date then id, then the timeline items. Only one window is held in memory at a time;
+ * with shards in flight, each window is assembled as soon as its shards are fetched.
+ */
+export async function assembleSnapshot(input: AssembleInput): Promise<AssembleResult> {
+  const deferredHeader = typeof input.header === 'function' ? input.header : null;
+  const bodyFile = deferredHeader === null ? input.snapshotFile : `${input.snapshotFile}.body`;
+  const writer = createNdjsonWriter(bodyFile);
+  const result: AssembleResult = {
+    transactions: 0,
+    duplicates: 0,
+    conflictingCopies: 0,
+    outsideWindow: 0,
+    changes: 0,
+  };
+  const partsOf = windowParts(input.fetched);
+  try {
+    if (deferredHeader === null) await writer.write(input.header);
+    for (const window of input.windows) {
+      const parts = await partsOf(window.index);
+      checkWindowCoverage(parts);
+      const ordered = await collectWindow(parts, window, input, result);
+      const record = (entry: (typeof ordered)[number]): SnapshotRecord => ({
+        kind: 'transaction',
+        shard: entry.shard,
+        // A plain line (see `PartLine.plain`) needs no scan for number tokens a double would change.
+        data: (entry.plain === true ? JSON.parse(entry.line) : parseJsonValue(entry.line)) as RawTransaction,
+      });
+      input.onWindow?.({
+        *[Symbol.iterator]() {
+          for (const entry of ordered) yield record(entry);
+        },
+      });
+      for (const [position, entry] of ordered.entries()) {
+        // Records chain on promises only, which never let the event loop run: now and then give
+        // way, so the responses of the shards still being fetched are read and the next
+        // requests sent while a window is assembled.
+        if (position % YIELD_EVERY === YIELD_EVERY - 1) await giveWay();
+        if (input.onRecord !== undefined) {
+          const pending = input.onRecord(record(entry));
+          if (pending) await pending;
+        }
+        // The service's own JSON text goes into the snapshot as it came: exact, and not re-encoded.
+        await writer.writeJson(
+          `{"kind":"transaction","shard":${JSON.stringify(entry.shard)},"data":${entry.line}}`,
+        );
+        // The copies the reports do not use follow their transaction, marked, for the audit.
+        for (const copy of entry.otherCopies ?? []) {
+          await writer.writeJson(
+            `{"kind":"conflicting-copy","id":${JSON.stringify(entry.id)},"shard":${JSON.stringify(copy.shard)},"data":${copy.line}}`,
+          );
+        }
+      }
+      result.transactions += ordered.length;
+    }
+    if (input.changes) {
+      for await (const change of input.changes) {
+        const record: SnapshotRecord = { kind: 'change', data: change };
+        const pending = input.onRecord?.(record);
+        if (pending) await pending;
+        await writer.write(record);
+        result.changes += 1;
+      }
+    }
+    await writer.close();
+    if (deferredHeader !== null) await prependHeader(await deferredHeader(), bodyFile, input.snapshotFile);
+  } catch (error) {
+    writer.destroy();
+    throw error;
+  }
+  return result;
+}
+
+/** One transaction of a window as assembled: its JSON text, and any conflicting copies of it. */
+interface WindowEntry {
+  at: number;
+  id: string;
+  shard: string;
+  line: string;
+  /** `line` came from a plain part line: `JSON.parse` reads it exactly. */
+  plain?: boolean;
+  otherCopies?: { shard: string; line: string; plain?: boolean }[];
+}
+
+/**
+ * Reads a window's part files: keeps each transaction inside the window once, ordered by date then
+ * id. An identical copy is dropped and counted; copies with different content are kept aside and
+ * resolved by {@link resolveConflicts}. Only the text is kept (parsed when emitted): a parsed object
+ * takes several times the memory of its JSON, and a dense window holds tens of thousands of them.
+ */
+async function collectWindow(
+  parts: readonly FetchedShard[],
+  window: { start: Date; end: Date },
+  input: AssembleInput,
+  result: AssembleResult,
+): Promise<WindowEntry[]> {
+  const kept = new Map<string, WindowEntry>();
+  for (const part of parts) {
+    for await (const text of readNdjsonLines(part.partFile)) {
+      // The part line carries the instant and id ahead of the JSON: no parse needed here.
+      const { at, id, json: line, plain } = decodePartLine(text, input.fields);
+      const held = kept.get(id);
+      if (at < window.start.getTime() || at >= window.end.getTime()) {
+        result.outsideWindow += 1;
+      } else if (held === undefined) {
+        kept.set(id, { at, id, shard: part.shard.id, line, ...(plain ? { plain } : {}) });
+      } else if (sameContent(held.line, line)) {
+        result.duplicates += 1;
+      } else {
+        held.otherCopies = [
+          ...(held.otherCopies ?? []),
+          { shard: part.shard.id, line, ...(plain ? { plain } : {}) },
+        ];
+      }
+    }
+  }
+  const entries = [...kept.values()];
+  resolveConflicts(entries, input, result);
+  return entries.sort((a, b) => a.at - b.at || compareText(a.id, b.id));
+}
+
+/**
+ * Applies the conflicting-copies rule to the entries holding other copies: warns of each id,
+ * throws {@link ConflictingCopiesError} under `fail`, else puts the `first` or `last` copy in front.
+ */
+function resolveConflicts(entries: WindowEntry[], input: AssembleInput, result: AssembleResult): void {
+  const conflicting = entries.filter((entry) => entry.otherCopies !== undefined);
+  if (conflicting.length === 0) return;
+  const rule = input.conflictingCopies ?? 'fail';
+  for (const entry of conflicting) {
+    const shards = [entry.shard, ...(entry.otherCopies ?? []).map((copy) => copy.shard)];
+    input.warn?.(
+      `transaction ${JSON.stringify(entry.id)} came ${shards.length} times with different content ` +
+        `(shards ${shards.join(', ')}); ${rule === 'fail' ? 'the run fails' : `the reports keep the ${rule} copy`}`,
+    );
+  }
+  if (rule === 'fail') throw new ConflictingCopiesError(conflicting.map((entry) => entry.id));
+  for (const entry of conflicting) {
+    const copies = entry.otherCopies ?? [];
+    result.conflictingCopies += copies.length;
+    if (rule === 'last') {
+      const last = copies[copies.length - 1] as { shard: string; line: string; plain?: boolean };
+      entry.otherCopies = [
+        { shard: entry.shard, line: entry.line, ...(entry.plain ? { plain: true } : {}) },
+        ...copies.slice(0, -1),
+      ];
+      entry.shard = last.shard;
+      entry.line = last.line;
+      entry.plain = last.plain === true;
+    }
+  }
+}
+
+/** True when two JSON texts hold the same value, whatever the order of their keys. */
+function sameContent(a: string, b: string): boolean {
+  return a === b || canonicalText(a) === canonicalText(b);
+}
+
+function canonicalText(json: string): string {
+  return stringifyJson(sortedKeys(parseJsonValue(json)));
+}
+
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object' || isExactNumber(value)) return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort())
+    sorted[key] = sortedKeys((value as Record<string, unknown>)[key]);
+  return sorted;
+}
+
+/** The shards of each window, waiting for shards still in flight. */
+function windowParts(fetched: AssembleInput['fetched']): (window: number) => Promise<FetchedShard[]> {
+  if (Array.isArray(fetched)) {
+    const done = fetched as readonly FetchedShard[];
+    return async (window) => done.filter((part) => part.shard.window.index === window);
+  }
+  const inFlight = fetched as ShardsInFlight;
+  return (window) =>
+    Promise.all(
+      inFlight.shards.flatMap((shard, index) =>
+        shard.window.index === window ? [inFlight.shard(index)] : [],
+      ),
+    );
+}
+
+/** Writes `header` as a gzip member of its own, followed by the records' member(s), into `snapshotFile`. */
+async function prependHeader(header: SnapshotHeader, bodyFile: string, snapshotFile: string): Promise<void> {
+  const headerWriter = createNdjsonWriter(snapshotFile);
+  try {
+    await headerWriter.write(header);
+    await headerWriter.close();
+  } catch (error) {
+    headerWriter.destroy();
+    throw error;
+  }
+  await pipeline(createReadStream(bodyFile), createWriteStream(snapshotFile, { flags: 'a' }));
+  await rm(bodyFile, { force: true });
+}
+
+/** Records assembled between two turns of the event loop. */
+const YIELD_EVERY = 32;
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

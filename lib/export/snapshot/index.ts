@@ -1,0 +1,32 @@
+/**
+ * Stage 3, snapshot: the parts of a window merged in order, duplicates dropped, into one gzipped
+ * NDJSON snapshot (a header line, then every record): what every report is rendered from.
+ */
+export {
+  type AssembleInput,
+  type AssembleResult,
+  assembleSnapshot,
+  ConflictingCopiesError,
+  type ConflictingCopiesRule,
+  type ShardsInFlight,
+} from './assemble.ts';
+export {
+  decodePartLine,
+  encodePartLine,
+  type PartLine,
+  type PartLineFields,
+  transactionId,
+  transactionInstant,
+} from './part-line.ts';
+export {
+  createNdjsonWriter,
+  type NdjsonWriter,
+  readNdjson,
+  readNdjsonLines,
+  readSnapshotHeader,
+  readSnapshotRecords,
+  SNAPSHOT_FORMAT,
+  SnapshotError,
+  type SnapshotHeader,
+  type SnapshotRecord,
+} from './snapshot.ts';

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { parseJson } from '../../pbs/exact-json.ts';
+import { DEFAULT_SHAPE } from '../../pbs/shape.ts';
+import { decodePartLine, encodePartLine } from './part-line.ts';
+
+const fields = DEFAULT_SHAPE.fields;
+
+describe('part lines', () => {
+  it('carry the instant and id ahead of the JSON, and read back to the same JSON text', () => {
+    const item = { id: 'a\tb"\n', date: '2025-01-05T10:00:00.000Z', memo: 'tab\there', amount: '1.50' };
+    const line = encodePartLine(item, fields);
+    const decoded = decodePartLine(line, fields);
+    expect(decoded).toEqual({
+      at: Date.parse(item.date),
+      id: item.id,
+      json: JSON.stringify(item),
+      plain: true,
+    });
+    expect(JSON.parse(decoded.json)).toEqual(item);
+  });
+
+  it('mark only the JSON of a page without exact numbers as plain, and keep exact tokens as sent', () => {
+    const { value } = parseJson('{"id":"x","date":"2025-01-05T10:00:00.000Z","amount":1.50}');
+    const exact = decodePartLine(encodePartLine(value as Record<string, unknown>, fields, true), fields);
+    expect(exact.plain).toBeUndefined();
+    expect(exact.json).toBe('{"id":"x","date":"2025-01-05T10:00:00.000Z","amount":1.50}');
+    const plain = decodePartLine(encodePartLine({ id: 'p', date: 0, amount: 1.5 }, fields, false), fields);
+    expect(plain).toEqual({ at: 0, id: 'p', json: '{"id":"p","date":0,"amount":1.5}', plain: true });
+  });
+
+  it('read a line of bare JSON by parsing it, keeping the parsed item', () => {
+    const item = { id: 7, date: 1_735_689_600_000 };
+    expect(decodePartLine(JSON.stringify(item), fields)).toEqual({
+      at: 1_735_689_600_000,
+      id: '7',
+      json: JSON.stringify(item),
+      data: item,
+    });
+  });
+
+  it('refuse a transaction whose date cannot be read, naming the field', () => {
+    expect(() => encodePartLine({ id: 'x', date: 'yesterday' }, fields)).toThrow(
+      /transaction x: field "date" is not a date/,
+    );
+  });
+});
