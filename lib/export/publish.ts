@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { ruleSet } from '../gains/rules.ts';
 import type { Sink, SinkObject, SinkSet, StoredObject } from '../storage/sink.ts';
 import { FEE_TREATMENT } from './gains-feed.ts';
 import type { LiveOutputs } from './live-outputs.ts';
@@ -13,7 +14,7 @@ import {
   moneyRounding,
 } from './manifest.ts';
 import { periodLabel, periodRange } from './period.ts';
-import { README_FILE, type ReadmeInput, readmeTable, readmeText } from './readme.ts';
+import { gainsPolicyPairs, POOLS, README_FILE, type ReadmeInput, readmeTable, readmeText } from './readme.ts';
 import { observeSnapshot, type ReportModel } from './report-model.ts';
 import { type ExportRequest, parseExportRequest } from './request.ts';
 import type { SnapshotHeader } from './snapshot.ts';
@@ -272,6 +273,7 @@ function listedOrCounted<T>(
 
 /** The About sheet: what was asked, of whom, how it was fetched, and the files published before it. */
 function aboutTable(manifest: Manifest): TableSource {
+  const { gains } = manifest.request as ExportRequest;
   const pairs: [string, string][] = [
     ...(manifest.demo
       ? ([[DEMO_BANNER, 'made by the simulator built into pbs-export']] as [string, string][])
@@ -290,13 +292,18 @@ function aboutTable(manifest: Manifest): TableSource {
     ...(manifest.gains
       ? ([
           ['Gains: lot method', manifest.gains.method],
-          [
-            'Gains: pools',
-            manifest.gains.pooling === 'account' ? 'per account (wallet by wallet)' : 'one universal pool',
-          ],
+          ['Gains: pools', POOLS[manifest.gains.pooling] ?? manifest.gains.pooling],
           ['Gains: fee treatment', manifest.gains.feeTreatment],
-          ['Gains: tax year starts', `${manifest.gains.taxYearStart} (MM-DD, in ${manifest.gains.timeZone})`],
+          [
+            'Gains: tax year starts',
+            // The rule set's zone governs its tax years (uk: Europe/London), else the request's.
+            `${manifest.gains.taxYearStart} (MM-DD, in ${(gains && ruleSet(gains.taxRules).timeZone) ?? manifest.gains.timeZone})`,
+          ],
           ['Gains: long term', `held more than ${manifest.gains.longTermYears} year(s)`],
+          ...(gains === undefined ? [] : gainsPolicyPairs(gains)).map(([topic, words]): [string, string] => [
+            `Gains: ${topic}`,
+            words,
+          ]),
         ] as [string, string][])
       : []),
     ...Object.entries(manifest.counts).map(([key, value]): [string, string] => [
