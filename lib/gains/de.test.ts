@@ -54,7 +54,7 @@ async function anlageSo(result: GainsResult, year: string): Promise<Map<string, 
   const table = gainsReports(result).find((t) => t.spec.name === 'tax_summary');
   expect(table?.spec.title).toBe('Anlage SO');
   const out = new Map<string, string | null>();
-  for await (const row of table?.rows() ?? []) if (row[0] === year) out.set(row[3] as string, row[4] ?? null);
+  for await (const row of table?.rows() ?? []) if (row[0] === year) out.set(row[4] as string, row[5] ?? null);
   return out;
 }
 
