@@ -200,7 +200,7 @@ export function form8949Columns(money: GainsMoney, width = 0): Column[] {
       'description',
       '(a) Description of property',
       'the exact units and the token disposed of, and the sale transaction ID, e.g. 0.5 ETH (sale transaction ID tx-1); on a TOTAL row, the box and the Schedule D line its totals go on',
-      { wrap: true, width: 34 },
+      { wrap: true, width: 48 },
     ),
     text_(
       'date_acquired',
