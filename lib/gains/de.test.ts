@@ -54,7 +54,7 @@ async function anlageSo(result: GainsResult, year: string): Promise<Map<string, 
   const table = gainsReports(result).find((t) => t.spec.name === 'tax_summary');
   expect(table?.spec.title).toBe('Anlage SO');
   const out = new Map<string, string | null>();
-  for await (const row of table?.rows() ?? []) if (row[0] === year) out.set(row[3] as string, row[4] ?? null);
+  for await (const row of table?.rows() ?? []) if (row[0] === year) out.set(row[4] as string, row[5] ?? null);
   return out;
 }
 
@@ -159,5 +159,26 @@ describe('de rules: § 22 Nr. 3 EStG income and its 256 € limit', () => {
     );
     expect(at.get('§ 22 Nr. 3 EStG: Freigrenze')).toBe('256');
     expect(at.get('§ 22 Nr. 3 EStG: steuerpflichtig')).toBe('256');
+  });
+});
+
+describe('de rules: a period of part of the year', () => {
+  it('returns every Anlage SO row of a March export as covering only part of the calendar year', async () => {
+    // March 2025 in Berlin: 2025-02-28T23:00Z up to 2025-03-31T22:00Z (CEST from 30 March).
+    const result = runGains(
+      [
+        buy('2024-06-01', '1', '30000'),
+        sell('2025-03-10', '0.5', '20000'),
+        sell('2025-04-02', '0.5', '21000'),
+      ],
+      { taxRules: 'de', period: { start: '2025-02-28T23:00:00Z', end: '2025-03-31T22:00:00Z' } },
+    ).result;
+    const table = gainsReports(result).find((t) => t.spec.name === 'tax_summary');
+    const rows: (string | null)[][] = [];
+    for await (const row of table?.rows() ?? []) rows.push([...row]);
+    expect([
+      [...new Set(rows.map((row) => `${row[0]} ${row[3]}`))],
+      rows.find((row) => row[4] === '§ 23 EStG: Veräußerungspreis')?.[5],
+    ]).toEqual([['2025 2025-03-01 to 2025-03-31: only part of the tax year 2025'], '20000']);
   });
 });

@@ -7,7 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { leg, tx } from '../../test/support/gains.ts';
 import type { CanonicalTransaction, Row } from '../domain/index.ts';
 import { createForm8949, form8949Box } from './form8949.ts';
-import { gainsMoney, roundDisposal, runGains } from './index.ts';
+import {
+  type Coverage,
+  coverageOptions,
+  createCoverage,
+  gainsMoney,
+  roundDisposal,
+  runGains,
+} from './index.ts';
 import type { DisposalLine } from './types.ts';
 
 function trade(id: string, date: string, quantity: string, value: string): CanonicalTransaction {
@@ -19,9 +26,13 @@ function trade(id: string, date: string, quantity: string, value: string): Canon
   });
 }
 
-async function formOf(lines: readonly DisposalLine[], reporting: Parameters<typeof form8949Box>[2] = 'none') {
+async function formOf(
+  lines: readonly DisposalLine[],
+  reporting: Parameters<typeof form8949Box>[2] = 'none',
+  coverage?: Coverage,
+) {
   const money = gainsMoney('USD');
-  const form = createForm8949({ timeZone: 'America/New_York', reporting });
+  const form = createForm8949({ timeZone: 'America/New_York', reporting, ...(coverage ? { coverage } : {}) });
   const shown = lines.map((line) => roundDisposal(line, money));
   for (const line of shown) form.add(line);
   const [formTable, scheduleD] = form.tables(async function* () {
@@ -57,9 +68,20 @@ describe('form8949Box', () => {
         ['I:I:3', 'II:L:10'],
       ],
     });
-    expect(form8949Box(2025, 'short', 'none').title).toBe(
-      'Short-term transactions not reported to you on Form 1099-DA',
-    );
+    // The captions as the forms print them (f8949 2025 and 2024, see README.md in this folder).
+    expect(
+      (['basis-reported', 'basis-not-reported', 'none'] as const).flatMap((reporting) => [
+        form8949Box(2025, 'short', reporting).title,
+        form8949Box(2024, 'long', reporting).title,
+      ]),
+    ).toEqual([
+      'Short-term transactions reported on Form(s) 1099-DA showing basis was reported to the IRS',
+      'Long-term transactions reported on Form(s) 1099-B showing basis was reported to the IRS',
+      'Short-term transactions reported on Form(s) 1099-DA showing basis was not reported to the IRS',
+      "Long-term transactions reported on Form(s) 1099-B showing basis wasn't reported to the IRS",
+      'Short-term digital asset transactions not reported to you on Form 1099-DA or Form 1099-B',
+      'Long-term transactions not reported to you on Form 1099-B',
+    ]);
   });
 });
 
@@ -78,14 +100,18 @@ describe('createForm8949', () => {
       ],
       { taxRules: 'us', timeZone: 'America/New_York', period: { start: '2025-01-01T05:00:00Z' } },
     );
-    const { form, scheduleD } = await formOf(result.disposals);
+    const { form, scheduleD } = await formOf(
+      result.disposals,
+      'none',
+      createCoverage(coverageOptions(result.options)),
+    );
     expect(form).toEqual([
       // s1's short part: 0.5 of b2 for 300.002 (a third of 900.006), cost 100.
       [
         '2025',
         'I',
         'I',
-        '0.5 ETH',
+        '0.5 ETH (sale transaction ID s1)',
         '03/01/2024',
         '02/01/2025',
         '300.00',
@@ -95,12 +121,13 @@ describe('createForm8949', () => {
         '200.00',
         'A',
         's1',
+        null,
       ],
       [
         '2025',
         'I',
         'I',
-        '1 ETH',
+        '1 ETH (sale transaction ID s2)',
         'VARIOUS',
         '02/15/2025',
         '400.00',
@@ -110,6 +137,7 @@ describe('createForm8949', () => {
         '150.00',
         'A',
         's2',
+        null,
       ],
       [
         '2025',
@@ -125,12 +153,13 @@ describe('createForm8949', () => {
         '350.00',
         null,
         null,
+        '2025-01-01 to 2025-12-31: the whole tax year 2025',
       ],
       [
         '2025',
         'II',
         'L',
-        '1 ETH',
+        '1 ETH (sale transaction ID s1)',
         '01/10/2024',
         '02/01/2025',
         '600.00',
@@ -140,6 +169,7 @@ describe('createForm8949', () => {
         '500.00',
         'A',
         's1',
+        null,
       ],
       [
         '2025',
@@ -155,6 +185,7 @@ describe('createForm8949', () => {
         '500.00',
         null,
         null,
+        '2025-01-01 to 2025-12-31: the whole tax year 2025',
       ],
     ]);
     expect(scheduleD.map((row) => [row[0], row[1], row[2], row[4], row[5], row[6], row[7], row[8]])).toEqual([
@@ -185,9 +216,44 @@ describe('createForm8949', () => {
     ]);
   });
 
+  it('says on each TOTAL row and Schedule D line that a period of one month covers only part of the tax year', async () => {
+    // January 2025 in New York: 2025-01-01T05:00Z up to 2025-02-01T05:00Z, a month of the calendar tax year.
+    const { result } = runGains(
+      [
+        trade('b1', '2024-06-01', '2', '100'),
+        trade('s1', '2025-01-20', '-1', '80'),
+        trade('s2', '2025-02-03', '-1', '90'),
+      ],
+      {
+        taxRules: 'us',
+        timeZone: 'America/New_York',
+        period: { start: '2025-01-01T05:00:00Z', end: '2025-02-01T05:00:00Z' },
+      },
+    );
+    const { form, scheduleD } = await formOf(
+      result.disposals,
+      'none',
+      createCoverage(coverageOptions(result.options)),
+    );
+    const part = '2025-01-01 to 2025-01-31: only part of the tax year 2025';
+    expect([form.map((row) => [row[3], row.at(-1)]), scheduleD.map((row) => [row[1], row.at(-1)])]).toEqual([
+      [
+        ['1 ETH (sale transaction ID s1)', null],
+        ['TOTAL box I (Schedule D line 3)', part],
+      ],
+      [['3', part]],
+    ]);
+  });
+
   it('leaves (b) empty for a disposal no lot covered (zero basis)', async () => {
     const { result } = runGains([trade('s1', '2025-03-01', '-1', '150')], { taxRules: 'us' });
     const { form } = await formOf(result.disposals);
-    expect(form[0]?.slice(3, 8)).toEqual(['1 ETH', null, '03/01/2025', '150.00', '0.00']);
+    expect(form[0]?.slice(3, 8)).toEqual([
+      '1 ETH (sale transaction ID s1)',
+      null,
+      '03/01/2025',
+      '150.00',
+      '0.00',
+    ]);
   });
 });

@@ -15,6 +15,8 @@ import {
   text,
   ZERO,
 } from '../domain/index.ts';
+import { type Coverage, createCoverage } from './coverage.ts';
+import { COVERS_COLUMN } from './reports.ts';
 import type { GainsMoney } from './rounding.ts';
 import { localDate } from './tax-year.ts';
 import type { DisposalLine } from './types.ts';
@@ -61,12 +63,15 @@ const BOXES: Record<
 export function form8949Box(taxYear: number, term: HoldingTerm, reporting: BrokerReporting): Form8949Box {
   const [before, from2025, line] = BOXES[term][reporting];
   const digital = taxYear >= DIGITAL_ASSET_BOXES_FROM;
-  const form = digital ? 'Form(s) 1099-DA' : 'Form(s) 1099-B';
-  const held = term === 'short' ? 'Short-term' : 'Long-term';
-  const title =
-    reporting === 'none'
-      ? `${held} transactions not reported to you on ${digital ? 'Form 1099-DA' : 'Form 1099-B'}`
-      : `${held} transactions reported on ${form} showing basis ${reporting === 'basis-reported' ? 'was' : "wasn't"} reported to the IRS`;
+  const held = term === 'short' ? 'Short' : 'Long';
+  // The captions as the forms print them: 2025 (f8949, boxes G to L) and 2024 (boxes A to F).
+  const title = digital
+    ? reporting === 'none'
+      ? `${held}-term digital asset transactions not reported to you on Form 1099-DA or Form 1099-B`
+      : `${held}-term transactions reported on Form(s) 1099-DA showing basis was ${reporting === 'basis-reported' ? '' : 'not '}reported to the IRS`
+    : reporting === 'none'
+      ? `${held}-term transactions not reported to you on Form 1099-B`
+      : `${held}-term transactions reported on Form(s) 1099-B showing basis ${reporting === 'basis-reported' ? 'was' : "wasn't"} reported to the IRS`;
   return { box: digital ? from2025 : before, part: term === 'short' ? 'I' : 'II', line, title };
 }
 
@@ -75,6 +80,8 @@ export interface Form8949Options {
   /** IANA zone of the dates in columns (b) and (c). */
   timeZone: string;
   reporting: BrokerReporting;
+  /** The part of each tax year the export's period covers (default: every year whole). */
+  coverage?: Coverage;
 }
 
 /** Form 8949 and its Schedule D lines, built from the rounded disposal lines as they come. */
@@ -124,6 +131,14 @@ const keyOf = (line: DisposalLine) =>
 /** An empty Form 8949 for a `us` run. */
 export function createForm8949(options: Form8949Options): Form8949 {
   const boxes = new Map<string, BoxTotals>();
+  const coverage =
+    options.coverage ??
+    createCoverage({
+      periodStart: null,
+      periodEnd: null,
+      timeZone: options.timeZone,
+      taxYearStart: { month: 1, day: 1 },
+    });
   return {
     add(line) {
       if (line.term === 'none') return;
@@ -164,8 +179,8 @@ export function createForm8949(options: Form8949Options): Form8949 {
         0,
       );
       return [
-        formTable(ordered, read, money, options.timeZone, width),
-        scheduleDTable(ordered, money, width),
+        formTable(ordered, read, money, options.timeZone, width, coverage),
+        scheduleDTable(ordered, money, width, coverage),
       ];
     },
   };
@@ -192,8 +207,8 @@ export function form8949Columns(money: GainsMoney, width = 0): Column[] {
     text_(
       'description',
       '(a) Description of property',
-      'quantity and token disposed of, e.g. 0.5 ETH; on a TOTAL row, the box and the Schedule D line its totals go on',
-      { wrap: true, width: 34 },
+      'the exact units and the token disposed of, and the sale transaction ID, e.g. 0.5 ETH (sale transaction ID tx-1); on a TOTAL row, the box and the Schedule D line its totals go on',
+      { wrap: true, width: 48 },
     ),
     text_(
       'date_acquired',
@@ -223,6 +238,7 @@ export function form8949Columns(money: GainsMoney, width = 0): Column[] {
     moneyColumn('gain', money.header('(h) Gain or (loss)'), '(d) − (e) + (g); negative is a loss', width),
     text_('account', 'Account', 'the account the disposal was made from'),
     text_('transaction', 'Transaction', 'the disposing transaction (see Disposals for its lots)'),
+    { ...COVERS_COLUMN, description: `TOTAL rows: ${COVERS_COLUMN.description}` },
   ];
 }
 
@@ -232,6 +248,7 @@ function formTable(
   money: GainsMoney,
   timeZone: string,
   width: number,
+  coverage: Coverage,
 ): TableSource {
   const spec: TableSpec = {
     name: 'form-8949',
@@ -253,7 +270,7 @@ function formTable(
       t.year,
       t.box.part,
       t.box.box,
-      `${text(d.quantity)} ${d.token}`,
+      `${text(d.quantity)} ${d.token} (sale transaction ID ${d.txId})`,
       acquired,
       formDate(localDate(d.disposedAt, timeZone)),
       show(d.proceeds),
@@ -263,6 +280,7 @@ function formTable(
       show(d.proceeds.minus(d.cost)),
       d.account,
       d.txId,
+      null,
     ];
   };
   return {
@@ -310,13 +328,19 @@ function formTable(
           show(t.proceeds.minus(t.cost)),
           null,
           null,
+          coverage.of(t.year).text,
         ];
       }
     },
   };
 }
 
-function scheduleDTable(ordered: readonly BoxTotals[], money: GainsMoney, width: number): TableSource {
+function scheduleDTable(
+  ordered: readonly BoxTotals[],
+  money: GainsMoney,
+  width: number,
+  coverage: Coverage,
+): TableSource {
   const spec: TableSpec = {
     name: 'schedule-d',
     title: 'Schedule D',
@@ -332,6 +356,7 @@ function scheduleDTable(ordered: readonly BoxTotals[], money: GainsMoney, width:
       moneyColumn('adjustment', money.header('(g) Adjustments'), "the box's TOTAL of column (g)", width),
       moneyColumn('gain', money.header('(h) Gain or (loss)'), "the box's TOTAL of column (h)", width),
       text_('rows', 'Form 8949 rows', 'how many rows of Form 8949 the totals add up'),
+      COVERS_COLUMN,
     ],
   };
   const show = (amount: Big) => money.show(text(amount));
@@ -349,6 +374,7 @@ function scheduleDTable(ordered: readonly BoxTotals[], money: GainsMoney, width:
           show(ZERO),
           show(t.proceeds.minus(t.cost)),
           String(t.rows),
+          coverage.of(t.year).text,
         ];
       }
     },

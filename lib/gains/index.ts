@@ -8,6 +8,13 @@ import { type AdapterOptions, toEvents } from './events.ts';
 import { ruleSet } from './rules.ts';
 import type { GainsCounts, GainsOptions, GainsResult, GainsState } from './types.ts';
 
+export {
+  type Coverage,
+  type CoverageOptions,
+  coverageOptions,
+  createCoverage,
+  type TaxYearCoverage,
+} from './coverage.ts';
 export { createGainsEngine, type GainsEngine, resolveGainsOptions } from './engine.ts';
 export { GainsOrderError } from './errors.ts';
 export {
@@ -26,6 +33,7 @@ export {
   toEvents,
 } from './events.ts';
 export {
+  COVERS_COLUMN,
   createGainsSummary,
   createIncomeSummary,
   createTaxSummary,

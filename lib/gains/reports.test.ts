@@ -103,8 +103,8 @@ describe('incomeTable', () => {
       ]),
     );
     expect(await rowsOf(table)).toEqual([
-      ['2025', 'staking', 'ETH', '2', '0.02', '51.5'],
-      ['2025', null, 'TOTAL', '2', null, '51.5'],
+      ['2025', '2025-01-01 to 2025-12-31: the whole tax year 2025', 'staking', 'ETH', '2', '0.02', '51.5'],
+      ['2025', '2025-01-01 to 2025-12-31: the whole tax year 2025', null, 'TOTAL', '2', null, '51.5'],
     ]);
   });
 });

@@ -4,6 +4,7 @@
  */
 
 import { Big, type Column, type Row, type TableSource, type TableSpec, text, ZERO } from '../domain/index.ts';
+import { type Coverage, coverageOptions, createCoverage } from './coverage.ts';
 import { EXACT_MONEY, type GainsMoney, gainsMoney, roundDisposal, roundIncome } from './rounding.ts';
 import { ruleSet } from './rules.ts';
 import { taxYearBounds } from './tax-year.ts';
@@ -31,6 +32,20 @@ function source(spec: TableSpec, build: () => Row[]): TableSource {
     },
   };
 }
+
+/**
+ * The `Covers` column of every tax-year summary: the part of the tax year the export's period
+ * covers, so a summary of part of a year is never read as the whole year's.
+ */
+export const COVERS_COLUMN: Column = {
+  key: 'covers',
+  header: 'Covers',
+  kind: 'text',
+  wrap: true,
+  width: 32,
+  description:
+    "the part of the tax year the export's period covers (in the tax year's time zone): \"only part of the tax year\" means the figures are not the whole year's",
+};
 
 const decimal = (key: string, header: string, exact = false): Column =>
   exact ? { key, header, kind: 'decimal', exact: true } : { key, header, kind: 'decimal' };
@@ -95,6 +110,7 @@ export function summaryColumns(money = EXACT_MONEY): Column[] {
     textColumn('tax_year', 'Tax year'),
     textColumn('first_day', 'First day'),
     textColumn('last_day', 'Last day'),
+    COVERS_COLUMN,
     textColumn('token', 'Token'),
     textColumn('term', 'Term'),
     { key: 'lines', header: 'Lots matched', kind: 'integer' },
@@ -148,8 +164,13 @@ export interface GainsSummary {
   rows(money?: GainsMoney): Row[];
 }
 
-/** An empty gains summary for tax years starting on `start`. */
-export function createGainsSummary(start: TaxYearStart): GainsSummary {
+/**
+ * An empty gains summary for the tax years of `options`, each row saying which part of its tax
+ * year the period of `options` covers.
+ */
+export function createGainsSummary(options: ResolvedGainsOptions): GainsSummary {
+  const start = options.taxYearStart;
+  const coverage = createCoverage(coverageOptions(options));
   const years = new Map<
     string,
     { first: number; tokens: Map<string, Map<Term, Totals>>; total: Map<Term, Totals> }
@@ -187,6 +208,7 @@ export function createGainsSummary(start: TaxYearStart): GainsSummary {
         label,
         bounds.first,
         bounds.last,
+        coverage.of(label).text,
         token,
         term,
         String(t.lines),
@@ -232,7 +254,7 @@ export const GAINS_SUMMARY_SPEC: TableSpec = gainsSummarySpec();
  */
 export function gainsSummaryTable(result: GainsResult, money = EXACT_MONEY): TableSource {
   return source(gainsSummarySpec(money), () => {
-    const summary = createGainsSummary(result.options.taxYearStart);
+    const summary = createGainsSummary(result.options);
     for (const line of result.disposals) summary.add(roundDisposal(line, money));
     return summary.rows(money);
   });
@@ -242,6 +264,7 @@ export function gainsSummaryTable(result: GainsResult, money = EXACT_MONEY): Tab
 export function incomeColumns(money = EXACT_MONEY): Column[] {
   return [
     textColumn('tax_year', 'Tax year'),
+    COVERS_COLUMN,
     textColumn('category', 'Category'),
     textColumn('token', 'Token'),
     { key: 'receipts', header: 'Receipts', kind: 'integer' },
@@ -270,8 +293,9 @@ interface IncomeGroup {
   value: Big;
 }
 
-/** An empty income summary. */
-export function createIncomeSummary(): IncomeSummary {
+/** An empty income summary, each row saying which part of its tax year the period of `options` covers. */
+export function createIncomeSummary(options: ResolvedGainsOptions): IncomeSummary {
+  const coverage = createCoverage(coverageOptions(options));
   const groups = new Map<string, IncomeGroup>();
   return {
     add(line) {
@@ -294,11 +318,20 @@ export function createIncomeSummary(): IncomeSummary {
         years.set(g.key[0], { count: year.count + g.count, value: year.value.plus(g.value) });
       }
       sorted.forEach(([, g], i) => {
-        rows.push([...g.key, String(g.count), text(g.quantity), money.show(text(g.value))]);
         const label = g.key[0];
+        const covers = coverage.of(label).text;
+        rows.push([
+          label,
+          covers,
+          g.key[1],
+          g.key[2],
+          String(g.count),
+          text(g.quantity),
+          money.show(text(g.value)),
+        ]);
         const year = years.get(label);
         if (year !== undefined && sorted[i + 1]?.[1].key[0] !== label) {
-          rows.push([label, null, TOTAL, String(year.count), null, money.show(text(year.value))]);
+          rows.push([label, covers, null, TOTAL, String(year.count), null, money.show(text(year.value))]);
         }
       });
       return rows;
@@ -321,7 +354,7 @@ export const INCOME_SPEC: TableSpec = incomeSpec();
  */
 export function incomeTable(result: GainsResult, money = EXACT_MONEY): TableSource {
   return source(incomeSpec(money), () => {
-    const summary = createIncomeSummary();
+    const summary = createIncomeSummary(result.options);
     for (const line of result.income) summary.add(roundIncome(line, money));
     return summary.rows(money);
   });
@@ -465,6 +498,7 @@ export const TAX_SUMMARY_COLUMNS: readonly Column[] = [
   textColumn('tax_year', 'Tax year'),
   textColumn('first_day', 'First day'),
   textColumn('last_day', 'Last day'),
+  COVERS_COLUMN,
   textColumn('item', 'Item'),
   decimal('amount', 'Amount'),
   textColumn('note', 'Note'),
@@ -508,21 +542,24 @@ interface DeYear {
  */
 export function createTaxSummary(options: ResolvedGainsOptions): TaxSummary | null {
   const kind = ruleSet(options.taxRules).summary;
-  if (kind === 'uk') return ukSummary(options.taxYearStart);
-  if (kind === 'de') return deSummary(options.taxYearStart);
+  const coverage = createCoverage(coverageOptions(options));
+  if (kind === 'uk') return ukSummary(options.taxYearStart, coverage);
+  if (kind === 'de') return deSummary(options.taxYearStart, coverage);
   return null;
 }
 
 function yearRows(
   start: TaxYearStart,
+  coverage: Coverage,
   years: Iterable<string>,
   itemsOf: (label: string) => [string, string, string][],
 ): Row[] {
   const rows: Row[] = [];
   for (const label of [...years].sort(compareText)) {
     const bounds = taxYearBounds(Number(label.slice(0, 4)), start);
+    const covers = coverage.of(label).text;
     for (const [item, amount, note] of itemsOf(label))
-      rows.push([label, bounds.first, bounds.last, item, amount, note]);
+      rows.push([label, bounds.first, bounds.last, covers, item, amount, note]);
   }
   return rows;
 }
@@ -531,7 +568,7 @@ function yearRows(
  * UK: per tax year, the totals of the Capital Gains summary. Every token's disposals of one day
  * are one disposal (the same-day rule); its gain or loss is the net of its parts.
  */
-function ukSummary(start: TaxYearStart): TaxSummary {
+function ukSummary(start: TaxYearStart, coverage: Coverage): TaxSummary {
   const years = new Map<string, UkYear>();
   let current: { key: string; year: string; net: Big } | null = null;
   const close = () => {
@@ -563,7 +600,7 @@ function ukSummary(start: TaxYearStart): TaxSummary {
     rows(money = EXACT_MONEY) {
       close();
       const show = (amount: Big) => money.show(text(amount));
-      return yearRows(start, years.keys(), (label) => {
+      return yearRows(start, coverage, years.keys(), (label) => {
         const y = years.get(label) as UkYear;
         return [
           ['Number of disposals', String(y.disposals), "each token's disposals of one day are one disposal"],
@@ -584,7 +621,7 @@ function ukSummary(start: TaxYearStart): TaxSummary {
  * is), those held longer (not taxable, shown), and income from services (§ 22 Nr. 3 EStG:
  * staking, lending and other rewards) with its 256 € limit.
  */
-function deSummary(start: TaxYearStart): TaxSummary {
+function deSummary(start: TaxYearStart, coverage: Coverage): TaxSummary {
   const years = new Map<string, DeYear>();
   const yearOf = (label: string) => {
     let year = years.get(label);
@@ -607,7 +644,7 @@ function deSummary(start: TaxYearStart): TaxSummary {
     },
     rows(money = EXACT_MONEY) {
       const show = (amount: Big) => money.show(text(amount));
-      return yearRows(start, years.keys(), (label) => {
+      return yearRows(start, coverage, years.keys(), (label) => {
         const y = years.get(label) as DeYear;
         const limit = deSaleLimit(Number(label.slice(0, 4)));
         const net = y.taxable.gains.plus(y.taxable.losses);

@@ -114,7 +114,7 @@ describe('runGains (pooled by account)', () => {
   it('returns the gains summary per tax year, token and term with totals', async () => {
     const [, summary] = gainsReports(run.result);
     const rows = await rowsOf(summary);
-    expect(rows.map((r) => [r[0], r[3], r[4], r[7], r[8], r[9], r[10], r[11]])).toEqual([
+    expect(rows.map((r) => [r[0], r[4], r[5], r[8], r[9], r[10], r[11], r[12]])).toEqual([
       ['2024', 'ETH', 'short', '3', '2.005', '0.995', '0', '0.995'],
       ['2024', 'TOTAL', 'short', '3', '2.005', '0.995', '0', '0.995'],
       [

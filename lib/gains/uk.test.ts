@@ -332,7 +332,7 @@ describe('uk rules: reports', () => {
     expect(table?.spec.title).toBe('Capital Gains summary');
     // 3 disposals; proceeds 150,000 + 100,000 + 150,000; costs 135,000 + 90,000 + 313,637;
     // gains 15,000 + 10,000; losses 163,637.
-    expect(rows.filter((r) => r[0] === '2023/24').map((r) => [r[3], r[4]])).toEqual([
+    expect(rows.filter((r) => r[0] === '2023/24').map((r) => [r[4], r[5]])).toEqual([
       ['Number of disposals', '3'],
       ['Disposal proceeds', '400000'],
       ['Allowable costs (including the purchase price)', '538637'],

@@ -167,7 +167,7 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
       about.set(String(row.getCell(1).value), String(row.getCell(2).value));
     });
     expect(about.get('Gains: lot method')).toBe('average');
-    expect(about.get('Gains: pools')).toBe('one universal pool');
+    expect(about.get('Gains: pools')).toBe('one for the whole portfolio (universal)');
     expect(about.get('Gains: tax year starts')).toBe('04-06 (MM-DD, in Europe/London)');
     expect(about.get('Gains: fee treatment')).toMatch(/cost basis/);
     expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(

@@ -7,6 +7,8 @@ import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
 import { ValidationError } from '../../errors.ts';
 import { createForm8949 } from '../../gains/form8949.ts';
 import {
+  coverageOptions,
+  createCoverage,
   createEventStream,
   createGainsEngine,
   createGainsSummary,
@@ -19,6 +21,7 @@ import {
   type GainsEngine,
   type GainsEvent,
   type GainsMoney,
+  type GainsOptions,
   type GainsResult,
   type GainsWarning,
   gainsMoney,
@@ -104,15 +107,11 @@ function spooledTable<T>(spec: TableSpec, store: LineStore<T>, toRow: (line: T) 
   };
 }
 
-/** A feed for a request that asks for the gains reports (`request.gains` set). */
-export function createGainsFeed(
-  request: ExportRequest,
-  period: { start: Date; end: Date },
-  options: GainsFeedOptions = {},
-): GainsFeed {
+/** The gains engine's options of a request (its `gains`, else the defaults) over `period`. */
+export function gainsEngineOptions(request: ExportRequest, period: { start: Date; end: Date }): GainsOptions {
   const gains = request.gains ?? parseGainsOptions({});
   const [month, day] = gains.taxYearStart.split('-').map(Number) as [number, number];
-  const engine: GainsEngine = createGainsEngine({
+  return {
     method: gains.method,
     pooling: gains.pooling,
     timeZone: request.timeZone,
@@ -120,7 +119,17 @@ export function createGainsFeed(
     longTermYears: gains.longTermYears,
     taxRules: gains.taxRules,
     period: { start: period.start.toISOString(), end: period.end.toISOString() },
-  });
+  };
+}
+
+/** A feed for a request that asks for the gains reports (`request.gains` set). */
+export function createGainsFeed(
+  request: ExportRequest,
+  period: { start: Date; end: Date },
+  options: GainsFeedOptions = {},
+): GainsFeed {
+  const gains = request.gains ?? parseGainsOptions({});
+  const engine: GainsEngine = createGainsEngine(gainsEngineOptions(request, period));
   const { spoolDir } = options;
   const store = <T>(name: string): LineStore<T> =>
     spoolDir === undefined ? memoryStore() : fileStore(join(spoolDir, name));
@@ -128,14 +137,18 @@ export function createGainsFeed(
   const disposals = store<DisposalLine>('gains-disposals.jsonl');
   const exactDisposals = store<DisposalLine>('gains-disposals-exact.jsonl');
   const warnings = store<GainsWarning>('gains-warnings.jsonl');
-  const summary = createGainsSummary(engine.options.taxYearStart);
-  const exactSummary = createGainsSummary(engine.options.taxYearStart);
-  const income = createIncomeSummary();
-  const exactIncome = createIncomeSummary();
+  const summary = createGainsSummary(engine.options);
+  const exactSummary = createGainsSummary(engine.options);
+  const income = createIncomeSummary(engine.options);
+  const exactIncome = createIncomeSummary(engine.options);
   const tax = createTaxSummary(engine.options);
   const form8949 =
     gains.taxRules === 'us'
-      ? createForm8949({ timeZone: request.timeZone, reporting: gains.brokerReporting ?? 'none' })
+      ? createForm8949({
+          timeZone: request.timeZone,
+          reporting: gains.brokerReporting ?? 'none',
+          coverage: createCoverage(coverageOptions(engine.options)),
+        })
       : null;
   const currencies = createCurrencies(gains.currency ?? null);
   let warningCount = 0;

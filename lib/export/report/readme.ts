@@ -6,11 +6,12 @@
  */
 
 import type { Column, Row, TableSource, TableSpec } from '../../domain/table.ts';
+import { coverageOptions, createCoverage, resolveGainsOptions } from '../../gains/index.ts';
 import { ruleSet } from '../../gains/rules.ts';
 import type { TaxRules } from '../../gains/types.ts';
 import { periodLabel, periodRange } from '../plan/period.ts';
 import type { ExportRequest } from '../plan/request.ts';
-import { FEE_TREATMENT } from './gains-feed.ts';
+import { FEE_TREATMENT, gainsEngineOptions } from './gains-feed.ts';
 
 /** What the Read me is made from: the run's request, source and tables. */
 export interface ReadmeInput {
@@ -43,6 +44,15 @@ const METHODS: Readonly<Record<string, string>> = {
   lifo: 'last in, first out (LIFO): a disposal uses the newest lots first',
   hifo: 'highest in, first out (HIFO): a disposal uses the lots that cost most first',
   average: 'average cost: every lot of a token carries the pool’s average cost',
+  hmrc: "HMRC's identification: same day, then the next 30 days, then the section 104 pool at average cost",
+};
+
+/** The pools of each pooling, in words (the Read me and the About sheet). */
+export const POOLS: Readonly<Record<string, string>> = {
+  universal: 'one for the whole portfolio (universal)',
+  account: 'one per account (wallet by wallet)',
+  'wallet-from-2025':
+    'one for the whole portfolio before 1 January 2025, one per account (wallet by wallet) from then on',
 };
 
 /** The lines of the Read me, in order. */
@@ -52,6 +62,7 @@ export function readmeLines(input: ReadmeInput): ReadmeLine[] {
       ? [[DEMO_BANNER, 'made by the simulator built into pbs-export, for trying it out'] as const]
       : []),
     ...introLines(input),
+    ...taxYearLines(input),
     ...fileLines(input),
     ...input.tables.flatMap((spec) => tableLines(spec, input)),
     ...signLines(input.request),
@@ -81,6 +92,40 @@ function introLines(input: ReadmeInput): ReadmeLine[] {
       'Fetched',
       `${input.windows} window(s) of one ${request.window}, ${input.shards} search(es); manifest.json lists each with its row count`,
     ],
+  ];
+}
+
+/**
+ * With the gains reports: each tax year the period touches and how much of it the period covers,
+ * so a summary of part of a tax year is not taken for the whole year's.
+ */
+function taxYearLines(input: ReadmeInput): ReadmeLine[] {
+  const { request } = input;
+  if (request.gains === undefined) return [];
+  const range = periodRange(request.period, request.timeZone);
+  const options = resolveGainsOptions(
+    gainsEngineOptions(request, { start: range.start.toJSDate(), end: range.end.toJSDate() }),
+  );
+  const years = createCoverage(coverageOptions(options)).years();
+  const summaries = input.tables
+    .filter((spec) => spec.csvOnly !== true && spec.columns.some((column) => column.key === 'covers'))
+    .map((spec) => `"${spec.title}"`)
+    .join(', ');
+  const partial = years.filter((year) => !year.complete);
+  return [
+    [
+      'Tax years',
+      partial.length === 0
+        ? `the period covers ${years.length === 1 ? 'the whole tax year' : 'whole tax years'} (tax years start on ${request.gains.taxYearStart}, month-day, in ${options.timeZone}):`
+        : `the period covers ONLY PART of ${partial.length === 1 ? 'a tax year' : 'some tax years'} (tax years start on ${request.gains.taxYearStart}, month-day, in ${options.timeZone}); the totals of such a year are not the whole year's:`,
+    ],
+    ...years.map(
+      (year): ReadmeLine => [
+        '',
+        `${year.label} (${year.first} to ${year.last}): ${year.complete ? 'the whole tax year' : `only ${year.span}, part of the tax year`}`,
+      ],
+    ),
+    ['', `each row of ${summaries} says the same in its "Covers" column`],
   ];
 }
 
@@ -223,16 +268,13 @@ function optionLines(request: ExportRequest): ReadmeLine[] {
   if (gains !== undefined) {
     lines.push(
       ['', `gains method: ${METHODS[gains.method] ?? gains.method}`],
+      ['', `gains pools: ${POOLS[gains.pooling] ?? gains.pooling}`],
       [
         '',
-        `gains pools: ${gains.pooling === 'account' ? 'one per account (wallet by wallet)' : 'one for the whole portfolio (universal)'}`,
+        `tax year starts on ${gains.taxYearStart} (month-day), in ${ruleSet(gains.taxRules).timeZone ?? request.timeZone}`,
       ],
-      ['', `tax year starts on ${gains.taxYearStart} (month-day), in ${request.timeZone}`],
       ['', `long term: held more than ${gains.longTermYears} year(s)`],
       ['', `fees: ${FEE_TREATMENT}`],
-      ...(gains.brokerReporting === undefined
-        ? []
-        : ([['', `Form 8949 box: ${BROKER_WORDS[gains.brokerReporting]}`]] as [string, string][])),
       ...gainsPolicyLines(gains).map((line): [string, string] => ['', line]),
     );
   }
@@ -253,16 +295,48 @@ const TAX_RULE_WORDS: Record<string, string> = {
   de: 'Germany (§ 23 EStG private sales, FIFO, exempt after a year)',
 };
 
-/** The rule set and the policies of the gains reports, in words (Read me and About sheet). */
+/** The rule set and the policies of the gains reports, in words (Read me). */
 export function gainsPolicyLines(gains: NonNullable<ReadmeInput['request']['gains']>): string[] {
+  return gainsPolicyPairs(gains).map(([topic, words]) => `${topic}: ${words}`);
+}
+
+/** The rule set and the policies of the gains reports as (topic, words) pairs (Read me and About sheet). */
+export function gainsPolicyPairs(gains: NonNullable<ReadmeInput['request']['gains']>): [string, string][] {
   return [
-    `tax rules: ${TAX_RULE_WORDS[gains.taxRules] ?? gains.taxRules}`,
-    `transfers between own accounts: the two sides pair when at most ${gains.transferToleranceHours} hour(s) apart`,
-    `events at one instant: ${gains.sameInstantOrder === 'input' ? 'in the order the service sent them' : 'acquisitions first, then moves, then disposals'}`,
-    `lending, liquidity and staking moves: ${gains.protocolMoves === 'taxable' ? 'disposals and acquisitions at value' : 'non-taxable moves that keep the lots'}`,
-    `transfers in from outside the portfolio: ${gains.transferInBasis === 'market-value' ? 'basis = market value at receipt' : 'basis zero, with a "missing cost basis" warning'}`,
-    `a fiat fee on a transfer between own accounts: ${gains.transferFee === 'dropped' ? 'not counted' : "added to the moved lots' basis"}`,
-    currencyWords(gains.taxRules, gains.currency ?? null),
+    ['tax rules', TAX_RULE_WORDS[gains.taxRules] ?? gains.taxRules],
+    [
+      'transfers between own accounts',
+      `the two sides pair when at most ${gains.transferToleranceHours} hour(s) apart`,
+    ],
+    [
+      'events at one instant',
+      gains.sameInstantOrder === 'input'
+        ? 'in the order the service sent them'
+        : 'acquisitions first, then moves, then disposals',
+    ],
+    [
+      'lending, liquidity and staking moves',
+      gains.protocolMoves === 'taxable'
+        ? 'disposals and acquisitions at value'
+        : 'non-taxable moves that keep the lots',
+    ],
+    [
+      'transfers in from outside the portfolio',
+      gains.transferInBasis === 'market-value'
+        ? 'basis = market value at receipt'
+        : 'basis zero, with a "missing cost basis" warning',
+    ],
+    [
+      'a fiat fee on a transfer between own accounts',
+      gains.transferFee === 'dropped' ? 'not counted' : "added to the moved lots' basis",
+    ],
+    ['figures in', currencyWords(gains.taxRules, gains.currency ?? null)],
+    ...(gains.brokerReporting === undefined
+      ? []
+      : ([['Form 8949 box', BROKER_WORDS[gains.brokerReporting] ?? gains.brokerReporting]] as [
+          string,
+          string,
+        ][])),
   ];
 }
 
@@ -271,11 +345,10 @@ function currencyWords(taxRules: string, currency: string | null): string {
   const own = ruleSet(taxRules as TaxRules).currency;
   if (currency === null)
     return own === null
-      ? "figures in: the data's own currency (not checked, not converted)"
-      : `figures in: the data's own currency, not checked (${taxRules} rules compute in ${own}: convert before filing)`;
-  if (own === null || own === currency)
-    return `figures in: ${currency} (every value of the data checked to be in it)`;
-  return `figures in: ${currency}, the data's currency, by explicit choice (${taxRules} rules compute in ${own}: convert at each transaction's rate before filing)`;
+      ? "the data's own currency (not checked, not converted)"
+      : `the data's own currency, not checked (${taxRules} rules compute in ${own}: convert before filing)`;
+  if (own === null || own === currency) return `${currency} (every value of the data checked to be in it)`;
+  return `${currency}, the data's currency, by explicit choice (${taxRules} rules compute in ${own}: convert at each transaction's rate before filing)`;
 }
 
 /** The Read me as the workbook's sheet: two columns, topic and text (the text wraps). */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import type { TableSource } from '../../domain/table.ts';
+import { ruleSet } from '../../gains/rules.ts';
 import { HashingStream } from '../../storage/hashing.ts';
 import { periodLabel, periodRange } from '../plan/period.ts';
 import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
@@ -10,7 +11,15 @@ import type { SnapshotHeader } from '../snapshot/snapshot.ts';
 import { FEE_TREATMENT } from './gains-feed.ts';
 import type { LiveOutputs } from './live-outputs.ts';
 import { type MoneyRounding, moneyRounding } from './money-rounding.ts';
-import { DEMO_BANNER, README_FILE, type ReadmeInput, readmeTable, readmeText } from './readme.ts';
+import {
+  DEMO_BANNER,
+  gainsPolicyPairs,
+  POOLS,
+  README_FILE,
+  type ReadmeInput,
+  readmeTable,
+  readmeText,
+} from './readme.ts';
 import { observeSnapshot, type ReportModel } from './report-model.ts';
 import { writeCsv } from './writers/csv.ts';
 import { writeXlsx, type XlsxOptions } from './writers/xlsx.ts';
@@ -301,6 +310,7 @@ function listedOrCounted<T>(
 function aboutTable(
   manifest: ReportSetDescription & { completedAt: string; files: ListedFile[] },
 ): TableSource {
+  const { gains } = manifest.request as ExportRequest;
   const pairs: [string, string][] = [
     ...(manifest.demo
       ? ([[DEMO_BANNER, 'made by the simulator built into pbs-export']] as [string, string][])
@@ -319,13 +329,18 @@ function aboutTable(
     ...(manifest.gains
       ? ([
           ['Gains: lot method', manifest.gains.method],
-          [
-            'Gains: pools',
-            manifest.gains.pooling === 'account' ? 'per account (wallet by wallet)' : 'one universal pool',
-          ],
+          ['Gains: pools', POOLS[manifest.gains.pooling] ?? manifest.gains.pooling],
           ['Gains: fee treatment', manifest.gains.feeTreatment],
-          ['Gains: tax year starts', `${manifest.gains.taxYearStart} (MM-DD, in ${manifest.gains.timeZone})`],
+          [
+            'Gains: tax year starts',
+            // The rule set's zone governs its tax years (uk: Europe/London), else the request's.
+            `${manifest.gains.taxYearStart} (MM-DD, in ${(gains && ruleSet(gains.taxRules).timeZone) ?? manifest.gains.timeZone})`,
+          ],
           ['Gains: long term', `held more than ${manifest.gains.longTermYears} year(s)`],
+          ...(gains === undefined ? [] : gainsPolicyPairs(gains)).map(([topic, words]): [string, string] => [
+            `Gains: ${topic}`,
+            words,
+          ]),
         ] as [string, string][])
       : []),
     ...Object.entries(manifest.counts).map(([key, value]): [string, string] => [
