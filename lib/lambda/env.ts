@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { CLAIM_NAME, DEFAULT_LINK_EXPIRY_SECONDS } from '../http-api/index.ts';
 import { type ProfileRegistry, parseProfileRegistry } from '../jobs/index.ts';
+import { PBS_CLIENT_DEFAULTS } from '../pbs/index.ts';
 import { connectionSchema, serviceShapeSchema } from '../settings.ts';
 import { MAX_PRESIGN_EXPIRY_SECONDS } from '../storage/index.ts';
 import { ConfigError } from './errors.ts';
@@ -114,7 +115,8 @@ export const ENV_SCHEMAS = {
   ),
   [ENV.baseUrl]: z.preprocess(blankToUndefined, required.pipe(connectionSchema.shape.baseUrl)),
   [ENV.serviceShape]: z.preprocess(blankToUndefined, jsonOf(serviceShapeSchema).optional()),
-  [ENV.requestsPerSecond]: wholeNumber(1, 1000, 10),
+  // Unset: the client's own default (the service's limit per key), as the CLI and `serve` use it.
+  [ENV.requestsPerSecond]: wholeNumber(1, 1000, PBS_CLIENT_DEFAULTS.requestsPerSecond),
   [ENV.secretMaxAgeSeconds]: wholeNumber(0, 86_400, DEFAULT_SECRET_MAX_AGE_SECONDS),
   [ENV.exportStateMachineArn]: z.preprocess(blankToUndefined, required),
   [ENV.linkExpirySeconds]: wholeNumber(1, MAX_PRESIGN_EXPIRY_SECONDS, DEFAULT_LINK_EXPIRY_SECONDS),

@@ -268,4 +268,9 @@ describe('parsePbsConfig gains policies', () => {
       /pbs\.gains: Unrecognized key: "fee"/,
     );
   });
+
+  it("gives the functions the service's limit of 20 requests/s per key when the environment leaves the rate unset, as the CLI's client", () => {
+    expect(readEnv({}, ENV.requestsPerSecond)).toBe(20);
+    expect(readEnv({ [ENV.requestsPerSecond]: '4' }, ENV.requestsPerSecond)).toBe(4);
+  });
 });
