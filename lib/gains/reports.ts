@@ -155,13 +155,34 @@ const TERMS: readonly Term[] = ['short', 'long', 'none'];
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * The gains summary, built line by line (see {@link gainsSummaryTable}): its sums are of the lines
- * added, so lines rounded before `add` give totals that are the sums of the rounded lines.
+ * A summary report built line by line: its sums are of the lines added, so lines rounded before
+ * `add` give totals that are the sums of the rounded lines.
  */
-export interface GainsSummary {
-  add(line: DisposalLine): void;
+export interface LineSummary<Line> {
+  add(line: Line): void;
   /** The rows, amounts as `money` shows them (sums of amounts at the minor unit are only padded). */
   rows(money?: GainsMoney): Row[];
+}
+
+/** The gains summary, built line by line (see {@link gainsSummaryTable}). */
+export type GainsSummary = LineSummary<DisposalLine>;
+
+/**
+ * A summary report as a table: a fresh summary each time the table is read, every line rounded
+ * by `round` as `money` shows it before it is added.
+ */
+function summaryTable<Line>(
+  spec: TableSpec,
+  create: () => LineSummary<Line>,
+  lines: readonly Line[],
+  round: (line: Line, money: GainsMoney) => Line,
+  money: GainsMoney,
+): TableSource {
+  return source(spec, () => {
+    const summary = create();
+    for (const line of lines) summary.add(round(line, money));
+    return summary.rows(money);
+  });
 }
 
 /**
@@ -253,11 +274,8 @@ export const GAINS_SUMMARY_SPEC: TableSpec = gainsSummarySpec();
  * TOTAL row per term (its quantity is empty: tokens do not add up).
  */
 export function gainsSummaryTable(result: GainsResult, money = EXACT_MONEY): TableSource {
-  return source(gainsSummarySpec(money), () => {
-    const summary = createGainsSummary(result.options);
-    for (const line of result.disposals) summary.add(roundDisposal(line, money));
-    return summary.rows(money);
-  });
+  const create = () => createGainsSummary(result.options);
+  return summaryTable(gainsSummarySpec(money), create, result.disposals, roundDisposal, money);
 }
 
 /** Columns of the income report, money headers in `money`'s currency. */
@@ -276,15 +294,8 @@ export function incomeColumns(money = EXACT_MONEY): Column[] {
 /** Columns of the income report without a currency in their headers. */
 export const INCOME_COLUMNS: readonly Column[] = incomeColumns();
 
-/**
- * The income report, built line by line (see {@link incomeTable}): its sums are of the lines
- * added, so lines rounded before `add` give totals that are the sums of the rounded lines.
- */
-export interface IncomeSummary {
-  add(line: IncomeLine): void;
-  /** The rows, amounts as `money` shows them. */
-  rows(money?: GainsMoney): Row[];
-}
+/** The income report, built line by line (see {@link incomeTable}). */
+export type IncomeSummary = LineSummary<IncomeLine>;
 
 interface IncomeGroup {
   key: [string, string, string];
@@ -353,11 +364,8 @@ export const INCOME_SPEC: TableSpec = incomeSpec();
  * its receipts and value.
  */
 export function incomeTable(result: GainsResult, money = EXACT_MONEY): TableSource {
-  return source(incomeSpec(money), () => {
-    const summary = createIncomeSummary(result.options);
-    for (const line of result.income) summary.add(roundIncome(line, money));
-    return summary.rows(money);
-  });
+  const create = () => createIncomeSummary(result.options);
+  return summaryTable(incomeSpec(money), create, result.income, roundIncome, money);
 }
 
 /** Columns of the holdings roll-forward. */
