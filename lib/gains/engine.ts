@@ -426,7 +426,7 @@ function acquire(s: EngineState, event: AcquireEvent, reported: boolean, date: s
   const quantity = new Big(event.quantity);
   const cost = new Big(event.value ?? 0).plus(event.fee);
   if (s.ledger !== null) {
-    s.ledger.acquire(event.token, date, quantity, cost, event.txId, event.time, reported, event.account);
+    s.ledger.acquire(event, date, quantity, cost, reported);
   } else {
     pool(s, event.account, event.token).add(
       openLot({
@@ -474,7 +474,7 @@ function dispose(s: EngineState, event: DisposeEvent, reported: boolean, date: s
   if (s.ledger !== null) {
     s.counts.disposals += 1;
     const proceeds = new Big(event.value ?? 0).minus(event.fee);
-    s.ledger.dispose(event.token, date, quantity, proceeds, event.txId, event.time, reported, event.account);
+    s.ledger.dispose(event, date, quantity, proceeds, reported);
     if (reported) warnIfNoValue(s, event, quantity);
     return;
   }
@@ -614,7 +614,7 @@ function addToBasis(s: EngineState, event: MoveEvent, fee: Big, reported: boolea
 function withdraw(s: EngineState, event: WithdrawEvent, reported: boolean, date: string): void {
   const quantity = new Big(event.quantity);
   if (s.ledger !== null) {
-    s.ledger.withdraw(event.token, date, quantity, event.txId, event.time, reported, event.account);
+    s.ledger.withdraw(event, date, quantity, reported);
     return;
   }
   const taken = pool(s, event.account, event.token).take(quantity);
