@@ -123,6 +123,14 @@ export function summaryColumns(money = EXACT_MONEY): Column[] {
   ];
 }
 
+/** Spec of the gains summary, money headers in `money`'s currency. */
+export function gainsSummarySpec(money = EXACT_MONEY): TableSpec {
+  return { name: 'gains_summary', title: 'Gains summary', columns: summaryColumns(money) };
+}
+
+/** Spec of the gains summary without a currency in its headers. */
+export const GAINS_SUMMARY_SPEC: TableSpec = gainsSummarySpec();
+
 interface Totals {
   lines: number;
   quantity: Big;
@@ -260,14 +268,6 @@ export function createGainsSummary(options: ResolvedGainsOptions): GainsSummary 
   };
 }
 
-/** Spec of the gains summary, money headers in `money`'s currency. */
-export function gainsSummarySpec(money = EXACT_MONEY): TableSpec {
-  return { name: 'gains_summary', title: 'Gains summary', columns: summaryColumns(money) };
-}
-
-/** Spec of the gains summary without a currency in its headers. */
-export const GAINS_SUMMARY_SPEC: TableSpec = gainsSummarySpec();
-
 /**
  * Per tax year, token and term: proceeds, cost, gains (sum of positive lines), losses (sum of
  * negative lines, negative) and net (= gains + losses = proceeds − cost). After each tax year, a
@@ -293,6 +293,14 @@ export function incomeColumns(money = EXACT_MONEY): Column[] {
 
 /** Columns of the income report without a currency in their headers. */
 export const INCOME_COLUMNS: readonly Column[] = incomeColumns();
+
+/** Spec of the income report, money headers in `money`'s currency. */
+export function incomeSpec(money = EXACT_MONEY): TableSpec {
+  return { name: 'income', title: 'Income', columns: incomeColumns(money) };
+}
+
+/** Spec of the income report without a currency in its headers. */
+export const INCOME_SPEC: TableSpec = incomeSpec();
 
 /** The income report, built line by line (see {@link incomeTable}). */
 export type IncomeSummary = LineSummary<IncomeLine>;
@@ -349,14 +357,6 @@ export function createIncomeSummary(options: ResolvedGainsOptions): IncomeSummar
     },
   };
 }
-
-/** Spec of the income report, money headers in `money`'s currency. */
-export function incomeSpec(money = EXACT_MONEY): TableSpec {
-  return { name: 'income', title: 'Income', columns: incomeColumns(money) };
-}
-
-/** Spec of the income report without a currency in its headers. */
-export const INCOME_SPEC: TableSpec = incomeSpec();
 
 /**
  * Per tax year, category and token: receipts, quantity and fiat value at receipt (each receipt
