@@ -400,6 +400,18 @@ function warn(
   warnAt(s, { kind, txId: event.txId, time: event.time, token: event.token, account, quantity, message });
 }
 
+/** What an acquisition or a disposal without a fiat value counts as, in its warning. */
+const NO_VALUE = {
+  acquire: 'acquisition without a fiat value: zero basis',
+  dispose: 'disposal without a fiat value: zero proceeds',
+} as const;
+
+/** Warns of an acquisition or a disposal the service gave no fiat value: it counts at zero. */
+function warnIfNoValue(s: EngineState, event: AcquireEvent | DisposeEvent, quantity: Big): void {
+  if (event.value === null)
+    warn(s, event, 'missing-value', event.account, text(quantity), NO_VALUE[event.kind]);
+}
+
 function term(s: EngineState, acquiredAt: number, disposedAt: number, disposedDate: string): Term {
   if (s.options.longTermDays !== null)
     return Math.floor((disposedAt - acquiredAt) / DAY_MS) > s.options.longTermDays ? 'long' : 'short';
@@ -414,7 +426,7 @@ function acquire(s: EngineState, event: AcquireEvent, reported: boolean, date: s
   const quantity = new Big(event.quantity);
   const cost = new Big(event.value ?? 0).plus(event.fee);
   if (s.ledger !== null) {
-    s.ledger.acquire(event.token, date, quantity, cost, event.txId, event.time, reported, event.account);
+    s.ledger.acquire(event, date, quantity, cost, reported);
   } else {
     pool(s, event.account, event.token).add(
       openLot({
@@ -432,16 +444,7 @@ function acquire(s: EngineState, event: AcquireEvent, reported: boolean, date: s
   s.counts.lotsOpened += 1;
   if (!reported) return;
   addFlow(activityOf(s, event.account, event.token).acquired, quantity, cost);
-  if (event.value === null) {
-    warn(
-      s,
-      event,
-      'missing-value',
-      event.account,
-      text(quantity),
-      'acquisition without a fiat value: zero basis',
-    );
-  }
+  warnIfNoValue(s, event, quantity);
   if (event.missingBasis === true) {
     warn(
       s,
@@ -471,17 +474,8 @@ function dispose(s: EngineState, event: DisposeEvent, reported: boolean, date: s
   if (s.ledger !== null) {
     s.counts.disposals += 1;
     const proceeds = new Big(event.value ?? 0).minus(event.fee);
-    s.ledger.dispose(event.token, date, quantity, proceeds, event.txId, event.time, reported, event.account);
-    if (reported && event.value === null) {
-      warn(
-        s,
-        event,
-        'missing-value',
-        event.account,
-        text(quantity),
-        'disposal without a fiat value: zero proceeds',
-      );
-    }
+    s.ledger.dispose(event, date, quantity, proceeds, reported);
+    if (reported) warnIfNoValue(s, event, quantity);
     return;
   }
   const taken = pool(s, event.account, event.token).take(quantity);
@@ -524,16 +518,7 @@ function dispose(s: EngineState, event: DisposeEvent, reported: boolean, date: s
   const act = activityOf(s, event.account, event.token);
   addFlow(act.disposed, taken.quantity, taken.cost);
   act.unmatched = act.unmatched.plus(taken.shortfall);
-  if (event.value === null) {
-    warn(
-      s,
-      event,
-      'missing-value',
-      event.account,
-      text(quantity),
-      'disposal without a fiat value: zero proceeds',
-    );
-  }
+  warnIfNoValue(s, event, quantity);
   if (taken.shortfall.gt(0)) {
     warn(
       s,
@@ -629,7 +614,7 @@ function addToBasis(s: EngineState, event: MoveEvent, fee: Big, reported: boolea
 function withdraw(s: EngineState, event: WithdrawEvent, reported: boolean, date: string): void {
   const quantity = new Big(event.quantity);
   if (s.ledger !== null) {
-    s.ledger.withdraw(event.token, date, quantity, event.txId, event.time, reported, event.account);
+    s.ledger.withdraw(event, date, quantity, reported);
     return;
   }
   const taken = pool(s, event.account, event.token).take(quantity);

@@ -9,7 +9,10 @@
  * token, until an event more than 30 days later arrives (or the history ends).
  */
 import { Big, mulDiv, type Rounding, text, ZERO } from '../domain/index.ts';
-import type { CarriedHmrc, CarriedHmrcDay, MatchRule } from './types.ts';
+import type { AcquireEvent, CarriedHmrc, CarriedHmrcDay, MatchRule } from './types.ts';
+
+/** What the ledger keeps of an acquisition, disposal or withdrawal: its token, transaction, instant and account. */
+export type LedgerEvent = Pick<AcquireEvent, 'token' | 'txId' | 'time' | 'account'>;
 
 /** One matched part of a day's disposal. */
 export interface HmrcPart {
@@ -177,17 +180,14 @@ export class HmrcLedger {
     }
   }
 
-  acquire(
-    token: string,
-    date: string,
-    q: Big,
-    cost: Big,
-    txId: string,
-    time: number,
-    reported: boolean,
-    account: string,
-  ) {
-    const day = this.#book(token).dayOf(date, reported, account, this.#seq++);
+  /** The day's entry of `token` for an event of `date` (opened when it is the first). */
+  #dayOf(token: string, date: string, reported: boolean, account: string): Day {
+    return this.#book(token).dayOf(date, reported, account, this.#seq++);
+  }
+
+  /** `q` of `event`'s token acquired for `cost` on the local date `date`. */
+  acquire({ token, txId, time, account }: LedgerEvent, date: string, q: Big, cost: Big, reported: boolean) {
+    const day = this.#dayOf(token, date, reported, account);
     if (day.acquired === null) {
       day.acquired = { quantity: q, cost, restQuantity: q, restCost: cost, txIds: [txId], time };
     } else {
@@ -200,17 +200,15 @@ export class HmrcLedger {
     }
   }
 
+  /** `q` of `event`'s token disposed of for `proceeds` on the local date `date`. */
   dispose(
-    token: string,
+    { token, txId, time, account }: LedgerEvent,
     date: string,
     q: Big,
     proceeds: Big,
-    txId: string,
-    time: number,
     reported: boolean,
-    account: string,
   ) {
-    const day = this.#book(token).dayOf(date, reported, account, this.#seq++);
+    const day = this.#dayOf(token, date, reported, account);
     if (day.disposed === null) day.disposed = { quantity: q, proceeds, txIds: [txId], time, account };
     else {
       const d = day.disposed;
@@ -220,25 +218,20 @@ export class HmrcLedger {
     }
   }
 
-  withdraw(
-    token: string,
-    date: string,
-    q: Big,
-    txId: string,
-    time: number,
-    reported: boolean,
-    account: string,
-  ) {
-    this.#book(token)
-      .dayOf(date, reported, account, this.#seq++)
-      .withdrawals.push({ txId, time, quantity: q, account, reported });
+  /** `q` of `event`'s token leaving the portfolio on the local date `date` (a transfer out). */
+  withdraw({ token, txId, time, account }: LedgerEvent, date: string, q: Big, reported: boolean) {
+    this.#dayOf(token, date, reported, account).withdrawals.push({
+      txId,
+      time,
+      quantity: q,
+      account,
+      reported,
+    });
   }
 
   /** A fee added to the pool's cost at the end of the day (a transfer fee with `transferFee: 'basis'`). */
   addCost(token: string, date: string, cost: Big, txId: string, reported: boolean, account: string) {
-    this.#book(token)
-      .dayOf(date, reported, account, this.#seq++)
-      .fees.push({ txId, cost, reported });
+    this.#dayOf(token, date, reported, account).fees.push({ txId, cost, reported });
   }
 
   /** The history is complete: every waiting day is final. */
@@ -254,21 +247,22 @@ export class HmrcLedger {
   }
 
   #take(part: { restQuantity: Big; restCost: Big } | { quantity: Big; cost: Big }, q: Big): Big {
-    // The rest of an acquisition, or the pool: the last part takes exactly what is left.
+    // The rest of an acquisition, or the pool.
     if ('restQuantity' in part) {
-      const cost = q.eq(part.restQuantity)
-        ? part.restCost
-        : mulDiv(part.restCost, q, part.restQuantity, this.#scale, this.#rounding);
+      const cost = this.#costOf(q, part.restQuantity, part.restCost);
       part.restQuantity = part.restQuantity.minus(q);
       part.restCost = part.restCost.minus(cost);
       return cost;
     }
-    const cost = q.eq(part.quantity)
-      ? part.cost
-      : mulDiv(part.cost, q, part.quantity, this.#scale, this.#rounding);
+    const cost = this.#costOf(q, part.quantity, part.cost);
     part.quantity = part.quantity.minus(q);
     part.cost = part.cost.minus(cost);
     return cost;
+  }
+
+  /** The cost of `q` out of `quantity` that cost `cost`: its share, or exactly what is left for the last part. */
+  #costOf(q: Big, quantity: Big, cost: Big): Big {
+    return q.eq(quantity) ? cost : mulDiv(cost, q, quantity, this.#scale, this.#rounding);
   }
 
   /** The same-day rule of a complete day: its disposals take its acquisitions first. */

@@ -123,6 +123,14 @@ export function summaryColumns(money = EXACT_MONEY): Column[] {
   ];
 }
 
+/** Spec of the gains summary, money headers in `money`'s currency. */
+export function gainsSummarySpec(money = EXACT_MONEY): TableSpec {
+  return { name: 'gains_summary', title: 'Gains summary', columns: summaryColumns(money) };
+}
+
+/** Spec of the gains summary without a currency in its headers. */
+export const GAINS_SUMMARY_SPEC: TableSpec = gainsSummarySpec();
+
 interface Totals {
   lines: number;
   quantity: Big;
@@ -155,13 +163,34 @@ const TERMS: readonly Term[] = ['short', 'long', 'none'];
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * The gains summary, built line by line (see {@link gainsSummaryTable}): its sums are of the lines
- * added, so lines rounded before `add` give totals that are the sums of the rounded lines.
+ * A summary report built line by line: its sums are of the lines added, so lines rounded before
+ * `add` give totals that are the sums of the rounded lines.
  */
-export interface GainsSummary {
-  add(line: DisposalLine): void;
+export interface LineSummary<Line> {
+  add(line: Line): void;
   /** The rows, amounts as `money` shows them (sums of amounts at the minor unit are only padded). */
   rows(money?: GainsMoney): Row[];
+}
+
+/** The gains summary, built line by line (see {@link gainsSummaryTable}). */
+export type GainsSummary = LineSummary<DisposalLine>;
+
+/**
+ * A summary report as a table: a fresh summary each time the table is read, every line rounded
+ * by `round` as `money` shows it before it is added.
+ */
+function summaryTable<Line>(
+  spec: TableSpec,
+  create: () => LineSummary<Line>,
+  lines: readonly Line[],
+  round: (line: Line, money: GainsMoney) => Line,
+  money: GainsMoney,
+): TableSource {
+  return source(spec, () => {
+    const summary = create();
+    for (const line of lines) summary.add(round(line, money));
+    return summary.rows(money);
+  });
 }
 
 /**
@@ -239,25 +268,14 @@ export function createGainsSummary(options: ResolvedGainsOptions): GainsSummary 
   };
 }
 
-/** Spec of the gains summary, money headers in `money`'s currency. */
-export function gainsSummarySpec(money = EXACT_MONEY): TableSpec {
-  return { name: 'gains_summary', title: 'Gains summary', columns: summaryColumns(money) };
-}
-
-/** Spec of the gains summary without a currency in its headers. */
-export const GAINS_SUMMARY_SPEC: TableSpec = gainsSummarySpec();
-
 /**
  * Per tax year, token and term: proceeds, cost, gains (sum of positive lines), losses (sum of
  * negative lines, negative) and net (= gains + losses = proceeds − cost). After each tax year, a
  * TOTAL row per term (its quantity is empty: tokens do not add up).
  */
 export function gainsSummaryTable(result: GainsResult, money = EXACT_MONEY): TableSource {
-  return source(gainsSummarySpec(money), () => {
-    const summary = createGainsSummary(result.options);
-    for (const line of result.disposals) summary.add(roundDisposal(line, money));
-    return summary.rows(money);
-  });
+  const create = () => createGainsSummary(result.options);
+  return summaryTable(gainsSummarySpec(money), create, result.disposals, roundDisposal, money);
 }
 
 /** Columns of the income report, money headers in `money`'s currency. */
@@ -276,15 +294,16 @@ export function incomeColumns(money = EXACT_MONEY): Column[] {
 /** Columns of the income report without a currency in their headers. */
 export const INCOME_COLUMNS: readonly Column[] = incomeColumns();
 
-/**
- * The income report, built line by line (see {@link incomeTable}): its sums are of the lines
- * added, so lines rounded before `add` give totals that are the sums of the rounded lines.
- */
-export interface IncomeSummary {
-  add(line: IncomeLine): void;
-  /** The rows, amounts as `money` shows them. */
-  rows(money?: GainsMoney): Row[];
+/** Spec of the income report, money headers in `money`'s currency. */
+export function incomeSpec(money = EXACT_MONEY): TableSpec {
+  return { name: 'income', title: 'Income', columns: incomeColumns(money) };
 }
+
+/** Spec of the income report without a currency in its headers. */
+export const INCOME_SPEC: TableSpec = incomeSpec();
+
+/** The income report, built line by line (see {@link incomeTable}). */
+export type IncomeSummary = LineSummary<IncomeLine>;
 
 interface IncomeGroup {
   key: [string, string, string];
@@ -339,25 +358,14 @@ export function createIncomeSummary(options: ResolvedGainsOptions): IncomeSummar
   };
 }
 
-/** Spec of the income report, money headers in `money`'s currency. */
-export function incomeSpec(money = EXACT_MONEY): TableSpec {
-  return { name: 'income', title: 'Income', columns: incomeColumns(money) };
-}
-
-/** Spec of the income report without a currency in its headers. */
-export const INCOME_SPEC: TableSpec = incomeSpec();
-
 /**
  * Per tax year, category and token: receipts, quantity and fiat value at receipt (each receipt
  * rounded once as `money` shows it); after each tax year a TOTAL row (token cell `TOTAL`) with
  * its receipts and value.
  */
 export function incomeTable(result: GainsResult, money = EXACT_MONEY): TableSource {
-  return source(incomeSpec(money), () => {
-    const summary = createIncomeSummary(result.options);
-    for (const line of result.income) summary.add(roundIncome(line, money));
-    return summary.rows(money);
-  });
+  const create = () => createIncomeSummary(result.options);
+  return summaryTable(incomeSpec(money), create, result.income, roundIncome, money);
 }
 
 /** Columns of the holdings roll-forward. */

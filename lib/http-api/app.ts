@@ -165,11 +165,14 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
 /** An answer's headers: {@link JSON_HEADERS} (their `content-type` wins over `c.json`'s own) and `extra`. */
 const headers = (extra: Record<string, string> = {}) => ({ ...JSON_HEADERS, ...extra });
 
+/** A JSON body of `schema`, as a route declares it. */
+const jsonContent = <S>(schema: S) => ({ 'application/json': { schema } });
+
+/** A JSON answer of `schema`, as a route declares it. */
+const answer = <S>(description: string, schema: S) => ({ description, content: jsonContent(schema) });
+
 /** An error answer as the OpenAPI document lists it. */
-const ERROR = {
-  description: 'error: code, message, field, issues',
-  content: { 'application/json': { schema: ErrorBody } },
-};
+const ERROR = answer('error: code, message, field, issues', ErrorBody);
 
 /** The error answers of a route, by status. */
 const errors = <S extends number>(...statuses: S[]) =>
@@ -180,15 +183,10 @@ const createReportRoute = createRoute({
   path: '/reports',
   summary: 'Start an export',
   middleware: jsonObjectBody,
-  request: {
-    body: { required: true, content: { 'application/json': { schema: ExportRequestBody } } },
-  },
+  request: { body: { required: true, content: jsonContent(ExportRequestBody) } },
   responses: {
-    200: {
-      description: 'the job of the same request or key',
-      content: { 'application/json': { schema: JobView } },
-    },
-    202: { description: 'the export was started', content: { 'application/json': { schema: Accepted } } },
+    200: answer('the job of the same request or key', JobView),
+    202: answer('the export was started', Accepted),
     ...errors(400, 403, 404, 413, 415, 422, 500, 503),
   },
 });
@@ -198,10 +196,7 @@ const getReportRoute = createRoute({
   path: '/reports/{jobId}',
   summary: 'A job, with download links once it succeeded',
   request: { params: JobIdParams },
-  responses: {
-    200: { description: 'the job', content: { 'application/json': { schema: JobView } } },
-    ...errors(400, 404, 500),
-  },
+  responses: { 200: answer('the job', JobView), ...errors(400, 404, 500) },
 });
 
 const listReportsRoute = createRoute({
@@ -209,10 +204,7 @@ const listReportsRoute = createRoute({
   path: '/reports',
   summary: "A profile's recent jobs, newest first",
   request: { query: ListQuery },
-  responses: {
-    200: { description: 'the jobs', content: { 'application/json': { schema: JobList } } },
-    ...errors(400, 403, 404, 500),
-  },
+  responses: { 200: answer('the jobs', JobList), ...errors(400, 403, 404, 500) },
 });
 
 /**

@@ -92,10 +92,10 @@ export async function* paginate<T>(options: PaginateOptions<T>): AsyncGenerator<
   const { pagination } = options.shape;
   switch (pagination.style) {
     case 'page':
-      yield* pageNumbers(options, pagination);
+      yield* steppedPages(options, pageNumbers(pagination));
       return;
     case 'offset':
-      yield* offsets(options, pagination);
+      yield* steppedPages(options, offsets(pagination));
       return;
     case 'cursor':
       yield* cursors(options, pagination);
@@ -157,64 +157,92 @@ function pageRequests<T>(options: PaginateOptions<T>, pageSize: number) {
   };
 }
 
-async function* pageNumbers<T>(options: PaginateOptions<T>, style: PageStyle): AsyncGenerator<Page<T>> {
-  const { take, requests } = pageTaker(options, style.pageSize, style.totalItemsPath);
-  const targetAt = pagedTarget(options, (index) => [
-    [style.pageParam, String(style.firstPage + index)],
-    [style.pageSizeParam, String(style.pageSize)],
-  ]);
+/**
+ * How a numbered or offset listing moves from page to page: where each page is, and what a page's
+ * reported totals tell.
+ */
+interface Stepping {
+  /** Items of a full page. */
+  size: number;
+  totalItemsPath: PageStyle['totalItemsPath'];
+  /** Where page `index` is once `fetched` items came before it: its page number's index, or its offset. */
+  at(index: number, fetched: number): number;
+  /** The query parameters of the page at `at`. */
+  params(at: number): QueryParams;
+  /**
+   * What page `index` tells, `fetched` counting its own items too: up to `readAhead` positions its
+   * reported totals still promise, and whether the total is reached.
+   */
+  read(
+    page: { index: number; fetched: number; totalItems: number | null; body: unknown; path: string },
+    readAhead: number,
+  ): { ahead: number[]; reached: boolean };
+}
+
+/** Pages numbered from `firstPage`, `pageSize` items each. */
+function pageNumbers(style: PageStyle): Stepping {
+  return {
+    size: style.pageSize,
+    totalItemsPath: style.totalItemsPath,
+    at: (index) => index,
+    params: (index) => [
+      [style.pageParam, String(style.firstPage + index)],
+      [style.pageSizeParam, String(style.pageSize)],
+    ],
+    read({ index, fetched, totalItems, body, path }, readAhead) {
+      const totalPages = readCount(body, style.totalPagesPath, path);
+      const pages = totalPages ?? (totalItems === null ? null : Math.ceil(totalItems / style.pageSize));
+      return {
+        ahead: pages === null ? [] : promised(index + 1, pages, 1, readAhead),
+        reached: totalPages !== null ? index + 1 >= totalPages : fetched >= (totalItems ?? 0),
+      };
+    },
+  };
+}
+
+/** Pages at item offsets, `limit` items each. */
+function offsets(style: OffsetStyle): Stepping {
+  return {
+    size: style.limit,
+    totalItemsPath: style.totalItemsPath,
+    at: (_index, fetched) => fetched,
+    params: (offset) => [
+      [style.offsetParam, String(offset)],
+      [style.limitParam, String(style.limit)],
+    ],
+    // The offsets the reported total still promises if pages stay full.
+    read: ({ fetched, totalItems }, readAhead) => ({
+      ahead: totalItems === null ? [] : promised(fetched, totalItems, style.limit, readAhead),
+      reached: fetched >= (totalItems ?? 0),
+    }),
+  };
+}
+
+/** Up to `limit` positions from `from` on, `step` apart, below `end`. */
+function promised(from: number, end: number, step: number, limit: number): number[] {
+  const positions: number[] = [];
+  for (let at = from; at < end && positions.length < limit; at += step) positions.push(at);
+  return positions;
+}
+
+/**
+ * A numbered or offset listing: each page taken (checked against a repeat), the pages its totals
+ * still promise requested ahead, until {@link isLastPage}.
+ */
+async function* steppedPages<T>(options: PaginateOptions<T>, stepping: Stepping): AsyncGenerator<Page<T>> {
+  const { take, requests } = pageTaker(options, stepping.size, stepping.totalItemsPath);
+  const targetAt = pagedTarget(options, stepping.params);
   let fetched = 0;
   try {
     for (let index = 0; ; index++) {
-      const target = targetAt(index);
+      const target = targetAt(stepping.at(index, fetched));
       const { response, items, totalItems } = await take(target);
-      const totalPages = readCount(response.body, style.totalPagesPath, target.path);
-      if (requests.readAhead > 0 && items.length > 0) {
-        // The pages the reported total still promises, up to the read-ahead.
-        const pages = totalPages ?? (totalItems === null ? null : Math.ceil(totalItems / style.pageSize));
-        if (pages !== null) {
-          const until = Math.min(pages, index + 1 + requests.readAhead);
-          const targets: RequestTarget[] = [];
-          for (let next = index + 1; next < until; next++) targets.push(targetAt(next));
-          requests.prefetch(targets);
-        }
-      }
-      yield { items, totalItems, index, exactNumbers: response.exactNumbers };
       fetched += items.length;
-      const reached = totalPages !== null ? index + 1 >= totalPages : fetched >= (totalItems ?? 0);
-      if (isLastPage(items.length, style.pageSize, reached)) return;
-    }
-  } finally {
-    requests.drop();
-  }
-}
-
-async function* offsets<T>(options: PaginateOptions<T>, style: OffsetStyle): AsyncGenerator<Page<T>> {
-  const { take, requests } = pageTaker(options, style.limit, style.totalItemsPath);
-  const targetAt = pagedTarget(options, (offset) => [
-    [style.offsetParam, String(offset)],
-    [style.limitParam, String(style.limit)],
-  ]);
-  let offset = 0;
-  try {
-    for (let index = 0; ; index++) {
-      const target = targetAt(offset);
-      const { response, items, totalItems } = await take(target);
-      if (requests.readAhead > 0 && items.length > 0 && totalItems !== null) {
-        // The offsets the reported total still promises if pages stay full, up to the read-ahead.
-        const targets: RequestTarget[] = [];
-        for (
-          let next = offset + items.length;
-          next < totalItems && targets.length < requests.readAhead;
-          next += style.limit
-        ) {
-          targets.push(targetAt(next));
-        }
-        requests.prefetch(targets);
-      }
+      const page = { index, fetched, totalItems, body: response.body, path: target.path };
+      const { ahead, reached } = stepping.read(page, requests.readAhead);
+      if (items.length > 0) requests.prefetch(ahead.map(targetAt));
       yield { items, totalItems, index, exactNumbers: response.exactNumbers };
-      offset += items.length;
-      if (isLastPage(items.length, style.limit, offset >= (totalItems ?? 0))) return;
+      if (isLastPage(items.length, stepping.size, reached)) return;
     }
   } finally {
     requests.drop();

@@ -8,7 +8,7 @@
  * page's view (a fragment of `<main>`) with the signed-in person's token and puts it in place.
  */
 import { raw } from 'hono/html';
-import type { Child, FC } from 'hono/jsx';
+import { type Child, createContext, type FC, useContext } from 'hono/jsx';
 import type { JobDetail, JobFileView, JobSummary } from './api-client.ts';
 import { CHOICES, FIELDS } from './form.ts';
 import type { ShardProgress } from './progress.ts';
@@ -332,6 +332,26 @@ export const ClientsView: FC<{ ctx: PageContext; rows: readonly ClientRow[] }> =
 /** A running or queued export with its progress. */
 export type RunningJob = JobSummary & { progress?: ShardProgress | null; queuePosition?: number };
 
+/** A titled list of exports, one item a job (`#job-{id}`); nothing when there is none. */
+function ExportList<Job extends JobSummary>(props: {
+  id: string;
+  heading: string;
+  jobs: readonly Job[];
+  item: (job: Job) => Child;
+}) {
+  if (props.jobs.length === 0) return null;
+  return (
+    <section aria-labelledby={`${props.id}-heading`}>
+      <h2 id={`${props.id}-heading`}>{props.heading}</h2>
+      <ul>
+        {props.jobs.map((job) => (
+          <li id={`job-${job.jobId}`}>{props.item(job)}</li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** The client view: running, failed and finished exports of one profile. */
 export const ClientView: FC<{
   ctx: PageContext;
@@ -350,32 +370,28 @@ export const ClientView: FC<{
         Request an export
       </a>
     </p>
-    {running.length > 0 ? (
-      <section aria-labelledby="running-heading">
-        <h2 id="running-heading">Running exports</h2>
-        <ul>
-          {running.map((job) => (
-            <li id={`job-${job.jobId}`}>
-              {job.period} ({startedBy(job)}, requested {formatInstant(job.createdAt)}):{' '}
-              <RunningState job={job} />
-            </li>
-          ))}
-        </ul>
-      </section>
-    ) : null}
-    {failed.length > 0 ? (
-      <section aria-labelledby="failed-heading">
-        <h2 id="failed-heading">Failed exports</h2>
-        <ul>
-          {failed.map((job) => (
-            <li id={`job-${job.jobId}`}>
-              <strong>{job.period}</strong> ({startedBy(job)}, failed {formatInstant(job.updatedAt)}):{' '}
-              <span class="reason">{job.reason ?? 'no reason was recorded'}</span>
-            </li>
-          ))}
-        </ul>
-      </section>
-    ) : null}
+    <ExportList
+      id="running"
+      heading="Running exports"
+      jobs={running}
+      item={(job) => (
+        <>
+          {job.period} ({startedBy(job)}, requested {formatInstant(job.createdAt)}):{' '}
+          <RunningState job={job} />
+        </>
+      )}
+    />
+    <ExportList
+      id="failed"
+      heading="Failed exports"
+      jobs={failed}
+      item={(job) => (
+        <>
+          <strong>{job.period}</strong> ({startedBy(job)}, failed {formatInstant(job.updatedAt)}):{' '}
+          <span class="reason">{job.reason ?? 'no reason was recorded'}</span>
+        </>
+      )}
+    />
     <section aria-labelledby="sets-heading">
       <h2 id="sets-heading">Report sets</h2>
       {sets.length === 0 ? <p>No report set yet.</p> : null}
@@ -447,68 +463,91 @@ function invalid(errors: readonly string[] | undefined, id: string): Record<stri
 const fieldId = (name: string) => `f-${name.replace(/\./g, '-')}`;
 const errorId = (name: string) => `e-${name.replace(/\./g, '-')}`;
 
+/** The form as typed and its errors by field name: every field shows its own from it. */
+interface FormState {
+  values: FormValues;
+  errors: Map<string, string[]>;
+}
+
+/** The state of the form a field stands in, set once by {@link RequestView} for all its fields. */
+const FormContext = createContext<FormState>({ values: {}, errors: new Map() });
+
+/** One field of the form: what was typed in it, its input's error attributes and its error text. */
+function useField(name: string) {
+  const { values, errors } = useContext(FormContext);
+  const messages = errors.get(name);
+  return {
+    values: values[name] ?? [],
+    invalid: invalid(messages, errorId(name)),
+    errors: <FieldErrors id={errorId(name)} errors={messages} />,
+  };
+}
+
 const TextField: FC<{
   name: string;
   label: string;
   hint?: string;
-  values: FormValues;
-  errors: Map<string, string[]>;
   type?: string;
-}> = ({ name, label, hint, values, errors, type }) => (
-  <div class="field">
-    <label for={fieldId(name)}>{label}</label>
-    {hint ? <span class="hint">{hint}</span> : null}
-    <input
-      id={fieldId(name)}
-      name={name}
-      type={type ?? 'text'}
-      value={values[name]?.[0] ?? ''}
-      {...invalid(errors.get(name), errorId(name))}
-    />
-    <FieldErrors id={errorId(name)} errors={errors.get(name)} />
-  </div>
-);
+}> = ({ name, label, hint, type }) => {
+  const field = useField(name);
+  return (
+    <div class="field">
+      <label for={fieldId(name)}>{label}</label>
+      {hint ? <span class="hint">{hint}</span> : null}
+      <input
+        id={fieldId(name)}
+        name={name}
+        type={type ?? 'text'}
+        value={field.values[0] ?? ''}
+        {...field.invalid}
+      />
+      {field.errors}
+    </div>
+  );
+};
 
 const Choices: FC<{
   name: string;
   legend: string;
   options: readonly string[];
-  values: FormValues;
-  errors: Map<string, string[]>;
-}> = ({ name, legend, options, values, errors }) => (
-  <fieldset {...invalid(errors.get(name), errorId(name))}>
-    <legend>{legend}</legend>
-    {options.map((option) => (
-      <label class="choice">
-        <input type="checkbox" name={name} value={option} checked={(values[name] ?? []).includes(option)} />{' '}
-        {option}
-      </label>
-    ))}
-    <FieldErrors id={errorId(name)} errors={errors.get(name)} />
-  </fieldset>
-);
+}> = ({ name, legend, options }) => {
+  const field = useField(name);
+  return (
+    <fieldset {...field.invalid}>
+      <legend>{legend}</legend>
+      {options.map((option) => (
+        <label class="choice">
+          <input type="checkbox" name={name} value={option} checked={field.values.includes(option)} />{' '}
+          {option}
+        </label>
+      ))}
+      {field.errors}
+    </fieldset>
+  );
+};
 
 const Select: FC<{
   name: string;
   label: string;
   options: readonly string[];
   blank: string;
-  values: FormValues;
-  errors: Map<string, string[]>;
-}> = ({ name, label, options, blank, values, errors }) => (
-  <div class="field">
-    <label for={fieldId(name)}>{label}</label>
-    <select id={fieldId(name)} name={name} {...invalid(errors.get(name), errorId(name))}>
-      <option value="">{blank}</option>
-      {options.map((option) => (
-        <option value={option} selected={values[name]?.[0] === option}>
-          {option}
-        </option>
-      ))}
-    </select>
-    <FieldErrors id={errorId(name)} errors={errors.get(name)} />
-  </div>
-);
+}> = ({ name, label, options, blank }) => {
+  const field = useField(name);
+  return (
+    <div class="field">
+      <label for={fieldId(name)}>{label}</label>
+      <select id={fieldId(name)} name={name} {...field.invalid}>
+        <option value="">{blank}</option>
+        {options.map((option) => (
+          <option value={option} selected={field.values[0] === option}>
+            {option}
+          </option>
+        ))}
+      </select>
+      {field.errors}
+    </div>
+  );
+};
 
 /** Values the form starts with: last month's defaults, the usual reports, both formats. */
 export const DEFAULT_FORM: FormValues = {
@@ -544,97 +583,57 @@ export const RequestView: FC<{
           ))}
         </ul>
       ) : null}
-      <form data-submit action={action} method="post" novalidate>
-        <fieldset>
-          <legend>Period</legend>
+      <FormContext.Provider value={{ values, errors }}>
+        <form data-submit action={action} method="post" novalidate>
+          <fieldset>
+            <legend>Period</legend>
+            <TextField
+              name={FIELDS.period}
+              label="Month or year"
+              hint="YYYY-MM or YYYY, e.g. 2025-10; or leave empty and give the days below"
+            />
+            <TextField name={FIELDS.periodFrom} label="From (day)" type="date" />
+            <TextField name={FIELDS.periodTo} label="To (day, included)" type="date" />
+          </fieldset>
           <TextField
-            name={FIELDS.period}
-            label="Month or year"
-            hint="YYYY-MM or YYYY, e.g. 2025-10; or leave empty and give the days below"
-            values={values}
-            errors={errors}
+            name={FIELDS.timeZone}
+            label="Time zone"
+            hint={`IANA zone, e.g. Europe/Berlin; empty: UTC (this client is registered in ${timeZone})`}
           />
-          <TextField
-            name={FIELDS.periodFrom}
-            label="From (day)"
-            type="date"
-            values={values}
-            errors={errors}
-          />
-          <TextField
-            name={FIELDS.periodTo}
-            label="To (day, included)"
-            type="date"
-            values={values}
-            errors={errors}
-          />
-        </fieldset>
-        <TextField
-          name={FIELDS.timeZone}
-          label="Time zone"
-          hint={`IANA zone, e.g. Europe/Berlin; empty: UTC (this client is registered in ${timeZone})`}
-          values={values}
-          errors={errors}
-        />
-        <Choices
-          name={FIELDS.reports}
-          legend="Reports"
-          options={CHOICES.reports}
-          values={values}
-          errors={errors}
-        />
-        <TextField
-          name={FIELDS.changesSince}
-          label="Changes since (for the changes report)"
-          type="date"
-          values={values}
-          errors={errors}
-        />
-        <Choices
-          name={FIELDS.formats}
-          legend="Formats"
-          options={CHOICES.formats}
-          values={values}
-          errors={errors}
-        />
-        <fieldset>
-          <legend>Gains options (with the gains report)</legend>
-          <Select
-            name={FIELDS.taxRules}
-            label="Tax rules"
-            options={CHOICES.taxRules}
-            blank="generic (default)"
-            values={values}
-            errors={errors}
-          />
-          <Select
-            name={FIELDS.method}
-            label="Lot method"
-            options={CHOICES.methods}
-            blank="the rules' default"
-            values={values}
-            errors={errors}
-          />
-          <TextField
-            name={FIELDS.taxYearStart}
-            label="Tax year starts on"
-            hint="MM-DD, e.g. 04-06; empty: the rules' default"
-            values={values}
-            errors={errors}
-          />
-          <Select
-            name={FIELDS.protocolMoves}
-            label="Lending and liquidity moves"
-            options={['taxable', 'non-taxable']}
-            blank="taxable (default)"
-            values={values}
-            errors={errors}
-          />
-        </fieldset>
-        <p>
-          <button type="submit">Request the export</button>
-        </p>
-      </form>
+          <Choices name={FIELDS.reports} legend="Reports" options={CHOICES.reports} />
+          <TextField name={FIELDS.changesSince} label="Changes since (for the changes report)" type="date" />
+          <Choices name={FIELDS.formats} legend="Formats" options={CHOICES.formats} />
+          <fieldset>
+            <legend>Gains options (with the gains report)</legend>
+            <Select
+              name={FIELDS.taxRules}
+              label="Tax rules"
+              options={CHOICES.taxRules}
+              blank="generic (default)"
+            />
+            <Select
+              name={FIELDS.method}
+              label="Lot method"
+              options={CHOICES.methods}
+              blank="the rules' default"
+            />
+            <TextField
+              name={FIELDS.taxYearStart}
+              label="Tax year starts on"
+              hint="MM-DD, e.g. 04-06; empty: the rules' default"
+            />
+            <Select
+              name={FIELDS.protocolMoves}
+              label="Lending and liquidity moves"
+              options={['taxable', 'non-taxable']}
+              blank="taxable (default)"
+            />
+          </fieldset>
+          <p>
+            <button type="submit">Request the export</button>
+          </p>
+        </form>
+      </FormContext.Provider>
     </section>
   );
 };

@@ -241,14 +241,14 @@ export function startFetch(
   const settlers = shards.map(() => settleable<FetchedShard>());
   const tasks = shards.map((shard, index) =>
     limit(() =>
-      fetchShardWithRetry(
+      fetchShardWithRetry({
         client,
         shard,
         filters,
-        join(options.workDir, `part-${index}.ndjson.gz`),
+        partFile: join(options.workDir, `part-${index}.ndjson.gz`),
         options,
         requests,
-      ),
+      }),
     ).then((fetched) => {
       settlers[index]?.resolve(fetched);
       return fetched;
@@ -375,27 +375,31 @@ function isInconsistentListing(error: unknown): boolean {
   );
 }
 
+/** One shard to list: where from, with which filters and page requests, into which part file. */
+interface ShardTask {
+  client: TransactionPageSource;
+  shard: FetchShard;
+  filters: FetchFilters;
+  partFile: string;
+  options: FetchOptions;
+  requests: PageRequestOptions;
+}
+
 /**
  * Lists a shard until it is shown complete: a reported total that matches, or (no total, or ids
  * repeated) the same ids listed again. A listing that disagrees counts against `shardAttempts`
  * (the project's {@link retry}, no pause: the data moved, the service is not failing); the
  * confirming listing of a shard without a total does not, when it agrees.
  */
-async function fetchShardWithRetry(
-  client: TransactionPageSource,
-  shard: FetchShard,
-  filters: FetchFilters,
-  partFile: string,
-  options: FetchOptions,
-  requests: PageRequestOptions,
-): Promise<FetchedShard> {
+async function fetchShardWithRetry(task: ShardTask): Promise<FetchedShard> {
+  const { shard, partFile, options } = task;
   let previous: Listing | null = null;
   let agreement: Agreement = { sameOrder: 0, sameSet: 0 };
   let listings = 0;
   /** Lists the shard once more; returns that listing and the one before it. */
   const list = async (): Promise<{ listing: Listing; before: Listing | null }> => {
     listings += 1;
-    const listing = await fetchShardOnce(client, shard, filters, partFile, options, requests);
+    const listing = await fetchShardOnce(task);
     agreement = agreementAfter(previous, listing, agreement);
     const before = previous;
     previous = listing;
@@ -429,14 +433,8 @@ async function fetchShardWithRetry(
   return done;
 }
 
-async function fetchShardOnce(
-  client: TransactionPageSource,
-  shard: FetchShard,
-  filters: FetchFilters,
-  partFile: string,
-  options: FetchOptions,
-  requests: PageRequestOptions,
-): Promise<Listing> {
+async function fetchShardOnce(task: ShardTask): Promise<Listing> {
+  const { client, shard, filters, partFile, options, requests } = task;
   // Part files are scratch: fast compression, the snapshot is compressed properly.
   const writer = createNdjsonWriter(partFile, { level: 1, bufferedChunks: 1 });
   const listing: Listing = {

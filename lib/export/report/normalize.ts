@@ -621,6 +621,13 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
   const canonical = (raw: RawTransaction, index?: number) => canonicalOf(raw, layout, index);
   const toTransactionRow = (tx: CanonicalTransaction) => transactionRowOf(tx, seen.freeze().extras);
   const toMovementRows = (tx: CanonicalTransaction) => movementRowsOf(tx, seen.freeze().movementExtras);
+  /** A report's spec: its columns sized to what was seen, then its extra fields (fixed from now on). */
+  const reportSpec = (
+    name: keyof ColumnsSeen['units'],
+    title: string,
+    columns: (timeZone: string, units: MoneyUnits) => Column[],
+    extras: keyof FrozenColumns,
+  ) => spec(name, title, seen.sized(name, columns(timeZone, seen.units[name])), seen.freeze()[extras]);
 
   return {
     observe(raw, index) {
@@ -669,31 +676,13 @@ export function createNormalizer(options: NormalizerOptions): Normalizer {
       }
     },
     canonical,
-    transactionsSpec: () =>
-      spec(
-        'transactions',
-        'Transactions',
-        seen.sized('transactions', transactionColumns(timeZone, seen.units.transactions)),
-        seen.freeze().extras,
-      ),
+    transactionsSpec: () => reportSpec('transactions', 'Transactions', transactionColumns, 'extras'),
     transactionRow: (raw, index) => toTransactionRow(canonical(raw, index)),
     toTransactionRow,
-    movementsSpec: () =>
-      spec(
-        'movements',
-        'Movements',
-        seen.sized('movements', movementColumns(timeZone, seen.units.movements)),
-        seen.freeze().movementExtras,
-      ),
+    movementsSpec: () => reportSpec('movements', 'Movements', movementColumns, 'movementExtras'),
     movementRows: (raw, index) => toMovementRows(canonical(raw, index)),
     toMovementRows,
-    changesSpec: () =>
-      spec(
-        'changes',
-        'Changes',
-        seen.sized('changes', changeColumns(timeZone, seen.units.changes)),
-        seen.freeze().changeExtras,
-      ),
+    changesSpec: () => reportSpec('changes', 'Changes', changeColumns, 'changeExtras'),
     changeRow: (raw, index) => changeRowOf(raw, layout, seen.freeze().changeExtras, index),
   };
 }

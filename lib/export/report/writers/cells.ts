@@ -1,7 +1,8 @@
 import { DateTime, IANAZone } from 'luxon';
-import type { TableSpec } from '../../../domain/table.ts';
+import type { Row, TableSpec } from '../../../domain/table.ts';
 import { fastUtcInstant } from '../../../domain/zoned.ts';
 import { ValidationError } from '../../../errors.ts';
+import { ReportCellError } from './errors.ts';
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 const INTEGER = /^-?\d+$/;
@@ -67,6 +68,18 @@ export function checkSpec(spec: TableSpec): void {
         `unknown IANA zone ${preview(column.timeZone)}`,
       );
     }
+  }
+}
+
+/** Rejects data row `rowNumber` (1-based) of `spec` unless it has one cell per column. */
+export function checkRowLength(spec: TableSpec, row: Row, rowNumber: number): void {
+  if (row.length !== spec.columns.length) {
+    throw new ReportCellError(
+      spec.name,
+      '*',
+      rowNumber,
+      `has ${row.length} cells, expected ${spec.columns.length}`,
+    );
   }
 }
 

@@ -6,6 +6,7 @@ import type { Cell, Column, TableSource } from '../../../domain/table.ts';
 import { isoInZone } from '../../../domain/zoned.ts';
 import { ValidationError } from '../../../errors.ts';
 import {
+  checkRowLength,
   checkSpec,
   guardFormula,
   instantMillis,
@@ -51,14 +52,7 @@ export async function writeCsv(
     yield spec.columns.map((column) => guardFormula(wellFormed(column.key)));
     for await (const row of source.rows()) {
       rows += 1;
-      if (row.length !== spec.columns.length) {
-        throw new ReportCellError(
-          spec.name,
-          '*',
-          rows,
-          `has ${row.length} cells, expected ${spec.columns.length}`,
-        );
-      }
+      checkRowLength(spec, row, rows);
       yield spec.columns.map((column, i) =>
         renderCell(row[i] ?? null, column, decimalSeparator, spec.name, rows),
       );

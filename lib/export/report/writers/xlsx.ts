@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import ExcelJS, { type Style, type Worksheet } from 'exceljs';
 import type { Row, TableSource } from '../../../domain/table.ts';
 import { ValidationError } from '../../../errors.ts';
-import { checkSpec } from './cells.ts';
+import { checkRowLength, checkSpec } from './cells.ts';
 import { ReportCellError } from './errors.ts';
 import { SheetNames } from './sheet-names.ts';
 import {
@@ -245,14 +245,7 @@ async function writeTable(
 
   const writeRow = async (row: Row): Promise<void> => {
     dataRow += 1;
-    if (row.length !== spec.columns.length) {
-      throw new ReportCellError(
-        spec.name,
-        '*',
-        dataRow,
-        `has ${row.length} cells, expected ${spec.columns.length}`,
-      );
-    }
+    checkRowLength(spec, row, dataRow);
     if (sheet === undefined || sheet.result.rows === settings.maxRowsPerSheet) sheet = startSheet();
     const cells = columns.map((column) => {
       const cell = toXlsxCell(row[column.index] ?? null, column);
