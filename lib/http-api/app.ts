@@ -46,7 +46,7 @@ import {
 } from '../jobs/index.ts';
 import { createPortal, createProgressReader, PORTAL_PATH, type PortalOptions } from '../portal/index.ts';
 import { presignDownload } from '../storage/index.ts';
-import { callerEvent, mayUse, profileAccess } from './authorization.ts';
+import { callerEvent, callerName, mayUse, profileAccess } from './authorization.ts';
 import { jsonObjectBody } from './body.ts';
 import {
   type ApiIssue,
@@ -274,6 +274,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
       request,
       state: 'queued',
       source: 'api',
+      ...withRequestedBy(callerName(callerEvent(c))),
       idempotencyKey,
       createdAt: at,
       updatedAt: at,
@@ -316,6 +317,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
           jobId: job.jobId,
           state: job.state,
           source: job.source,
+          ...withRequestedBy(job.requestedBy),
           period: periodLabel(job.request.period),
           createdAt: job.createdAt,
           updatedAt: job.updatedAt,
@@ -374,6 +376,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
       profile: job.profile,
       state: job.state,
       source: job.source,
+      ...withRequestedBy(job.requestedBy),
       period: periodLabel(job.request.period),
       createdAt: job.createdAt,
       updatedAt: job.updatedAt,
@@ -420,4 +423,9 @@ export function canonicalJson(value: unknown): string {
         )
       : item,
   );
+}
+
+/** `{ requestedBy }` when a caller was named, else nothing (the field is optional everywhere). */
+function withRequestedBy(name: string | undefined): { requestedBy?: string } {
+  return name === undefined ? {} : { requestedBy: name };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mayUse, parseProfilesClaim, profileAccess } from './authorization.ts';
+import { callerName, mayUse, parseProfilesClaim, profileAccess } from './authorization.ts';
 import type { ApiEvent } from './errors.ts';
 
 function eventWith(authorizer: unknown): ApiEvent {
@@ -53,5 +53,30 @@ describe('profileAccess', () => {
   it('does not read a claim inherited from the object prototype', () => {
     const access = profileAccess(eventWith({ jwt: { claims: {} } }), 'constructor');
     expect(access).toEqual({ all: false, profiles: new Set() });
+  });
+});
+
+describe('callerName', () => {
+  it('returns the email of verified JWT claims before the user name and the subject', () => {
+    const claims = { sub: 'a1b2', 'cognito:username': 'alice', email: 'alice@example.com' };
+    expect(callerName(eventWith({ jwt: { claims } }))).toBe('alice@example.com');
+    expect(callerName(eventWith({ jwt: { claims: { sub: 'a1b2', 'cognito:username': 'alice' } } }))).toBe(
+      'alice',
+    );
+    expect(callerName(eventWith({ jwt: { claims: { sub: 'a1b2', email: '  ' } } }))).toBe('a1b2');
+  });
+
+  it("returns an IAM caller's ARN, and nothing when no authorizer vouched for the caller", () => {
+    const userArn = 'arn:aws:iam::123456789012:user/ops';
+    expect(callerName(eventWith({ iam: { userArn } }))).toBe(userArn);
+    expect(callerName(eventWith(undefined))).toBeUndefined();
+    expect(callerName(undefined)).toBeUndefined();
+  });
+
+  it('drops control characters and keeps at most 200 characters of a claim', () => {
+    expect(callerName(eventWith({ jwt: { claims: { email: 'eve\r\n@example.com\u0000' } } }))).toBe(
+      'eve@example.com',
+    );
+    expect(callerName(eventWith({ jwt: { claims: { sub: 'x'.repeat(500) } } }))?.length).toBe(200);
   });
 });

@@ -81,3 +81,24 @@ export function profileAccess(event: ApiEvent | undefined, profilesClaim: string
 export function mayUse(access: ProfileAccess, profile: string): boolean {
   return access.all || access.profiles.has(profile);
 }
+
+/** Longest caller name a job record keeps (an issuer's claim is not ours to trust for size). */
+const MAX_CALLER_NAME = 200;
+
+/**
+ * Who is calling, in words a colleague recognises, for the job record's `requestedBy`: the
+ * verified JWT's `email`, else its `cognito:username` or `username`, else its `sub`; with IAM
+ * (SigV4), the caller's ARN. `undefined` when API Gateway vouched for no one (a local request
+ * without a token). Control characters are dropped and the text is cut at 200 characters.
+ */
+export function callerName(event: ApiEvent | undefined): string | undefined {
+  const claims = jwtClaims(event);
+  const fromJwt = ['email', 'cognito:username', 'username', 'sub']
+    .map((claim) => claims?.[claim])
+    .find((value): value is string => typeof value === 'string' && value.trim() !== '');
+  const authorizer = (event?.requestContext as { authorizer?: unknown } | undefined)?.authorizer;
+  const iam = (authorizer as { iam?: { userArn?: unknown } } | null | undefined)?.iam?.userArn;
+  const name = fromJwt ?? (typeof iam === 'string' && iam !== '' ? iam : undefined);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
+  return name?.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, MAX_CALLER_NAME);
+}

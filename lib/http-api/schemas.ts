@@ -76,6 +76,10 @@ export const JobView = z
     profile: z.string(),
     state: JobState,
     source: z.enum(['api', 'schedule']),
+    requestedBy: z
+      .string()
+      .optional()
+      .describe('who started an on-demand export (email, user name or IAM ARN)'),
     period: z.string(),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -108,6 +112,7 @@ export const JobList = z
         jobId: z.string(),
         state: JobState,
         source: z.enum(['api', 'schedule']),
+        requestedBy: z.string().optional(),
         period: z.string(),
         createdAt: z.string(),
         updatedAt: z.string(),

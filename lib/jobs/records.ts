@@ -43,6 +43,8 @@ export interface JobRecord {
   request: ExportRequest;
   state: JobState;
   source: 'api' | 'schedule';
+  /** Who started an on-demand job, as API Gateway vouched for them (JWT email/name/sub, IAM ARN). */
+  requestedBy?: string;
   /** What made the job unique: an `Idempotency-Key`, the request itself, or (profile, month). */
   idempotencyKey: string;
   createdAt: string;

@@ -15,6 +15,8 @@ export interface JobSummary {
   jobId: string;
   state: 'queued' | 'running' | 'succeeded' | 'failed';
   source: 'api' | 'schedule';
+  /** Who started an on-demand job, when the API knew. */
+  requestedBy?: string;
   period: string;
   createdAt: string;
   updatedAt: string;

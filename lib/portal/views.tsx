@@ -210,8 +210,9 @@ function formatInstant(iso: string): string {
 }
 
 /** Who or what started a job, in words. */
-export function startedBy(job: Pick<JobSummary, 'source'>): string {
-  return job.source === 'schedule' ? 'monthly schedule' : 'on demand';
+export function startedBy(job: Pick<JobSummary, 'source' | 'requestedBy'>): string {
+  if (job.source === 'schedule') return 'monthly schedule';
+  return job.requestedBy === undefined ? 'on demand' : `on demand by ${job.requestedBy}`;
 }
 
 /** The set's Read me: README.txt beside CSVs, else the workbook (its first sheet is the Read me). */

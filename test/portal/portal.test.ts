@@ -32,8 +32,25 @@ function post(path: string, body: unknown, token?: string) {
   });
 }
 
+/** The export request of the stored jobs (a month, CSV). */
+const MONTH_REQUEST: JobRecord['request'] = {
+  profile: 'demo',
+  period: '2024-01',
+  timeZone: 'UTC',
+  reports: ['transactions'],
+  formats: ['csv'],
+  filters: {},
+  window: 'month',
+  csv: { delimiter: ',', decimalSeparator: '.' },
+};
+
 /** A succeeded job written straight into the store, as a finished export leaves it. */
-async function storedJob(profile: string, fileName: string, id: string): Promise<JobRecord> {
+async function storedJob(
+  profile: string,
+  fileName: string,
+  id: string,
+  extra: Partial<JobRecord> = {},
+): Promise<JobRecord> {
   const at = new Date().toISOString();
   const job: JobRecord = {
     jobId: id,
@@ -60,6 +77,7 @@ async function storedJob(profile: string, fileName: string, id: string): Promise
         { name: fileName, key: `reports/${profile}/2024-01/r1/x.csv`, bytes: 1234, sha256: 'ab'.repeat(32) },
       ],
     },
+    ...extra,
   };
   await service.jobs.create(job);
   return job;
@@ -182,6 +200,23 @@ describe('hostile names are shown as text', () => {
   });
 });
 
+describe('who started an export', () => {
+  it('names the person who asked for an on-demand export, escaped, and the schedule for a monthly one', async () => {
+    await storedJob('demo', 'monthly.csv', 'c'.repeat(32), {
+      request: { ...MONTH_REQUEST, period: '2024-02' },
+    });
+    await storedJob('demo', 'asked.csv', 'd'.repeat(32), {
+      source: 'api',
+      requestedBy: '<b>eve</b>@example.com',
+      request: { ...MONTH_REQUEST, period: '2024-03' },
+    });
+    const html = await (await get('/portal/view/clients/demo', demoToken)).text();
+    expect(html).toContain('on demand by &lt;b&gt;eve&lt;/b&gt;@example.com');
+    expect(html).not.toContain('<b>eve');
+    expect(html).toContain('monthly schedule');
+  });
+});
+
 describe('the request form', () => {
   it('shows each refusal of the export request schema beside its field', async () => {
     const answer = await post(
@@ -216,7 +251,11 @@ describe('the request form', () => {
       timeZone: 'UTC',
       formats: ['csv'],
     });
+    // The development sign-in's token names its holder `developer` (its `sub`).
+    expect(job?.requestedBy).toBe('developer');
     await service.starter.idle();
+    const page = await (await get('/portal/view/clients/demo', demoToken)).text();
+    expect(page).toContain('on demand by developer');
   });
 });
 
