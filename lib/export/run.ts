@@ -125,6 +125,8 @@ export async function runExport(request: ExportRequest, deps: ExportDeps): Promi
       shardAttempts: deps.shardAttempts ?? EXPORT_DEFAULTS.shardAttempts,
       fields: deps.fields,
       protocolField: deps.fields.protocol,
+      // The parts are read back here and removed with the scratch folder: no deflate and inflate.
+      compressParts: false,
       onPage: (page) => deps.onProgress?.({ stage: 'page', ...page }),
       onShardDone: (done) => deps.onProgress?.({ stage: 'shard', shard: done.shard.id, rows: done.rows }),
     });

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { PbsListingError } from '../../pbs/errors.ts';
 import type { Page, RawTransaction, TransactionQuery } from '../../pbs/model.ts';
 import { type PageRequestOptions, paginate } from '../../pbs/pagination.ts';
 import { DEFAULT_SHAPE, type PagePagination } from '../../pbs/shape.ts';
-import { readNdjson } from '../snapshot/snapshot.ts';
+import { readNdjson, readNdjsonLines } from '../snapshot/snapshot.ts';
 import {
   checkWindowCoverage,
   type FetchShard,
@@ -157,6 +157,38 @@ describe('fetchShards', () => {
     );
     expect(fetched?.rows).toBe(3);
     expect(await readIds(fetched?.partFile ?? '')).toEqual(['a', 'b', 'c']);
+  });
+
+  it('writes plain NDJSON part files with compressParts false, the same lines as the gzip ones', async () => {
+    const fields = { id: 'id', date: 'date' };
+    const fetchTo = async (compressParts: boolean) => {
+      const source = scriptedSource([[page(['a', 'b'], 3, 0), page(['c'], 3, 1)]]);
+      const [fetched] = await fetchShards(
+        source,
+        [shard('s1')],
+        {},
+        { workDir, concurrency: 1, shardAttempts: 1, fields, compressParts },
+      );
+      return fetched?.partFile ?? '';
+    };
+    const gzipped = await fetchTo(true);
+    const plain = await fetchTo(false);
+    expect(plain).not.toBe(gzipped);
+    const plainText = await readFile(plain, 'utf8');
+    // Each line: the instant, the id, then the JSON marked plain (`p`), as `encodePartLine` writes it.
+    const at = Date.parse('2025-01-02T00:00:00.000Z');
+    expect(plainText).toBe(
+      ['a', 'b', 'c']
+        .map((id) => `${at}\t"${id}"\tp{"id":"${id}","date":"2025-01-02T00:00:00.000Z"}\n`)
+        .join(''),
+    );
+    expect((await readFile(gzipped)).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+    const lines = async (file: string) => {
+      const read: string[] = [];
+      for await (const line of readNdjsonLines(file)) read.push(line);
+      return read;
+    };
+    expect(await lines(gzipped)).toEqual(await lines(plain));
   });
 
   it('refetches a shard whose fetched count disagrees with the reported total', async () => {

@@ -62,7 +62,7 @@ export interface FetchFilters {
 /** A shard fetched in full to its part file. */
 export interface FetchedShard {
   shard: FetchShard;
-  /** Gzip NDJSON file of the raw transactions, in the order the service sent them. */
+  /** NDJSON file of the raw transactions, in the order the service sent them (gzip unless `compressParts` is false). */
   partFile: string;
   rows: number;
   /** The total the service reported, when it reports one. */
@@ -112,6 +112,13 @@ export interface FetchOptions {
    * are checked for repeats as with `idField` (which, when given too, wins for that check).
    */
   fields?: PartLineFields;
+  /**
+   * False writes the part files as plain NDJSON: for a run that reads them back on the same
+   * machine (the CLI), where deflating and inflating every transaction cost more CPU than the
+   * larger scratch file costs to write. Default true: part files that travel (the Lambda workers
+   * upload them to S3) stay compressed.
+   */
+  compressParts?: boolean;
   onPage?: (progress: FetchProgress) => void;
   onShardDone?: (shard: FetchedShard) => void;
 }
@@ -245,7 +252,10 @@ export function startFetch(
         client,
         shard,
         filters,
-        partFile: join(options.workDir, `part-${index}.ndjson.gz`),
+        partFile: join(
+          options.workDir,
+          options.compressParts === false ? `part-${index}.ndjson` : `part-${index}.ndjson.gz`,
+        ),
         options,
         requests,
       }),
@@ -435,8 +445,12 @@ async function fetchShardWithRetry(task: ShardTask): Promise<FetchedShard> {
 
 async function fetchShardOnce(task: ShardTask): Promise<Listing> {
   const { client, shard, filters, partFile, options, requests } = task;
-  // Part files are scratch: fast compression, the snapshot is compressed properly.
-  const writer = createNdjsonWriter(partFile, { level: 1, bufferedChunks: 1 });
+  // Part files are scratch: fast compression or none, the snapshot is compressed properly.
+  const writer = createNdjsonWriter(partFile, {
+    level: 1,
+    bufferedChunks: 1,
+    compress: options.compressParts !== false,
+  });
   const listing: Listing = {
     rows: 0,
     listed: 0,

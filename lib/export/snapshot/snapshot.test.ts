@@ -1,6 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNdjsonWriter, readNdjsonLines } from './snapshot.ts';
 
@@ -11,6 +12,41 @@ describe('createNdjsonWriter', () => {
   });
   afterEach(async () => {
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['gzip (the default)', true],
+    ['plain text (compress: false)', false],
+  ])('writes %s that another reader reads as the same lines, and reads it back', async (_, compress) => {
+    const file = join(dir, 'lines.ndjson');
+    const lines = Array.from({ length: 20_000 }, (_, i) =>
+      JSON.stringify({ i, text: `é€😀 ${'x'.repeat(i % 50)}` }),
+    );
+    const writer = createNdjsonWriter(file, { compress, level: 1, bufferedChunks: 1 });
+    for (const line of lines) await writer.writeJson(line);
+    await writer.close();
+
+    const bytes = await readFile(file);
+    // gzip's magic bytes, or none: the file is the NDJSON text itself.
+    expect(bytes[0] === 0x1f && bytes[1] === 0x8b).toBe(compress);
+    const text = (compress ? gunzipSync(bytes) : bytes).toString('utf8');
+    expect(text).toBe(`${lines.join('\n')}\n`);
+    const read: string[] = [];
+    for await (const line of readNdjsonLines(file)) read.push(line);
+    expect(read).toEqual(lines);
+  });
+
+  it('reads an empty plain file as no lines, and a plain file without a final newline in full', async () => {
+    const empty = join(dir, 'empty.ndjson');
+    await writeFile(empty, '');
+    const none: string[] = [];
+    for await (const line of readNdjsonLines(empty)) none.push(line);
+    expect(none).toEqual([]);
+    const unterminated = join(dir, 'unterminated.ndjson');
+    await writeFile(unterminated, '{"a":1}\n{"b":"€"}');
+    const read: string[] = [];
+    for await (const line of readNdjsonLines(unterminated)) read.push(line);
+    expect(read).toEqual(['{"a":1}', '{"b":"€"}']);
   });
 
   it('writes every line in order, across chunk boundaries, lines longer than a chunk and non-ASCII text', async () => {

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import type { TransformOptions } from 'node:stream';
+import { open } from 'node:fs/promises';
+import type { TransformOptions, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, createGzip, type ZlibOptions } from 'node:zlib';
 import { PbsExportError } from '../../errors.ts';
@@ -57,7 +58,7 @@ export class SnapshotError extends PbsExportError {
   }
 }
 
-/** Writes gzip-compressed NDJSON records, honouring backpressure. */
+/** Writes NDJSON records, gzip-compressed unless asked not to, honouring backpressure. */
 export interface NdjsonWriter {
   write(record: unknown): Promise<void>;
   /** Writes one record given as its JSON text (one line, no newline), as it is. */
@@ -98,23 +99,34 @@ export function createNdjsonWriter(
      * overlap. One suits many writers at once (part files), whose waiting text is on the heap.
      */
     bufferedChunks?: number;
+    /**
+     * False writes plain NDJSON (no gzip): for local scratch files read back once on the same
+     * machine, where compressing and inflating cost more CPU than the larger file costs to write.
+     * {@link readNdjsonLines} reads either. Default true.
+     */
+    compress?: boolean;
   } = {},
 ): NdjsonWriter {
-  // zlib streams take the stream options too; Node's typings of createGzip omit them.
-  const gzipOptions: ZlibOptions & TransformOptions = {
-    level: options.level ?? SNAPSHOT_LEVEL,
-    writableHighWaterMark: (options.bufferedChunks ?? COMPRESSOR_CHUNKS) * WRITE_CHUNK,
-    // Output in large pieces: each piece is a round trip between the thread pool and this thread.
-    chunkSize: ZLIB_CHUNK,
-  };
-  const gzip = createGzip(gzipOptions);
-  const file = createWriteStream(filePath);
-  gzip.pipe(file);
+  const highWaterMark = (options.bufferedChunks ?? COMPRESSOR_CHUNKS) * WRITE_CHUNK;
+  const file = createWriteStream(filePath, options.compress === false ? { highWaterMark } : {});
+  /** Where text goes: the compressor, or the file itself. */
+  let head: Writable = file;
+  if (options.compress !== false) {
+    // zlib streams take the stream options too; Node's typings of createGzip omit them.
+    const gzipOptions: ZlibOptions & TransformOptions = {
+      level: options.level ?? SNAPSHOT_LEVEL,
+      writableHighWaterMark: highWaterMark,
+      // Output in large pieces: each piece is a round trip between the thread pool and this thread.
+      chunkSize: ZLIB_CHUNK,
+    };
+    head = createGzip(gzipOptions);
+    head.pipe(file);
+  }
   let failure: Error | undefined;
   const remember = (error: Error) => {
     failure ??= error;
   };
-  gzip.on('error', remember);
+  if (head !== file) head.on('error', remember);
   file.on('error', remember);
   let pending: string[] = [];
   let pendingLength = 0;
@@ -123,7 +135,7 @@ export function createNdjsonWriter(
     const chunk = pending.join('');
     pending = [];
     pendingLength = 0;
-    if (!gzip.write(chunk)) await once(gzip, 'drain');
+    if (!head.write(chunk)) await once(head, 'drain');
   };
   return {
     async write(record) {
@@ -139,22 +151,25 @@ export function createNdjsonWriter(
     async close() {
       if (failure) throw failure;
       await flush();
-      gzip.end();
+      head.end();
       await once(file, 'close');
       if (failure) throw failure;
     },
     destroy() {
-      gzip.destroy();
+      if (head !== file) head.destroy();
       file.destroy();
     },
   };
 }
 
-/** Reads the lines of a gzip NDJSON file one by one (JSON text without the newline). */
+/**
+ * Reads the lines of an NDJSON file one by one (JSON text without the newline): gzip-compressed
+ * (told by its magic bytes), or plain as `createNdjsonWriter` writes with `compress: false`.
+ */
 export async function* readNdjsonLines(filePath: string): AsyncGenerator<string> {
-  const input = createReadStream(filePath, { highWaterMark: WRITE_CHUNK }).pipe(
-    createGunzip({ chunkSize: ZLIB_CHUNK }),
-  );
+  const compressed = await isGzipFile(filePath);
+  const raw = createReadStream(filePath, { highWaterMark: WRITE_CHUNK });
+  const input = compressed ? raw.pipe(createGunzip({ chunkSize: ZLIB_CHUNK })) : raw;
   const decoder = new StringDecoder('utf8');
   let carry = '';
   for await (const chunk of input) {
@@ -166,6 +181,18 @@ export async function* readNdjsonLines(filePath: string): AsyncGenerator<string>
   }
   carry += decoder.end();
   if (carry !== '') yield carry;
+}
+
+/** True when the file starts with gzip's magic bytes (an empty file is plain, and has no lines). */
+async function isGzipFile(filePath: string): Promise<boolean> {
+  const handle = await open(filePath, 'r');
+  try {
+    const magic = Buffer.alloc(2);
+    const { bytesRead } = await handle.read(magic, 0, 2, 0);
+    return bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Reads the records of a gzip NDJSON file one by one, in file order. */
