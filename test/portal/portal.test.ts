@@ -5,6 +5,7 @@
  */
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseExportRequest } from '../../lib/export/index.ts';
 import { type JobRecord, KEYS } from '../../lib/jobs/index.ts';
 import { type LocalService, startLocalService } from '../../lib/local/index.ts';
 import { createProgressReader } from '../../lib/portal/index.ts';
@@ -33,16 +34,13 @@ function post(path: string, body: unknown, token?: string) {
 }
 
 /** The export request of the stored jobs (a month, CSV). */
-const MONTH_REQUEST: JobRecord['request'] = {
+const MONTH_REQUEST: JobRecord['request'] = parseExportRequest({
   profile: 'demo',
   period: '2024-01',
   timeZone: 'UTC',
   reports: ['transactions'],
   formats: ['csv'],
-  filters: {},
-  window: 'month',
-  csv: { delimiter: ',', decimalSeparator: '.' },
-};
+});
 
 /** A succeeded job written straight into the store, as a finished export leaves it. */
 async function storedJob(
@@ -55,16 +53,7 @@ async function storedJob(
   const job: JobRecord = {
     jobId: id,
     profile,
-    request: {
-      profile,
-      period: '2024-01',
-      timeZone: 'UTC',
-      reports: ['transactions'],
-      formats: ['csv'],
-      filters: {},
-      window: 'month',
-      csv: { delimiter: ',', decimalSeparator: '.' },
-    },
+    request: { ...MONTH_REQUEST, profile },
     state: 'succeeded',
     source: 'schedule',
     idempotencyKey: `test:${id}`,
