@@ -123,6 +123,28 @@ describe('createGainsFeed (transfers across fetch windows)', () => {
     expect(disposals.map((row) => [row[5], row[6]])).toEqual([['3000.00', '500.00']]);
     expect(column(gains_warnings, 2)).toEqual(['unmatched-transfer', 'unmatched-transfer']);
   });
+
+  it('returns no other-currency warning when the data is in the configured currency (us: USD)', async () => {
+    const { gains_warnings = [] } = await feedByWindows(ISSUE_EXAMPLE, {
+      period: '2025',
+      timeZone: 'UTC',
+      window: 'month',
+      gains: { taxRules: 'us' },
+    });
+    expect(gains_warnings).toEqual([]);
+  });
+
+  it('returns one other-currency warning per further currency when none is configured', async () => {
+    const mixed = [...ISSUE_EXAMPLE, { ...ISSUE_EXAMPLE[0], id: 'eur-buy', valueCurrency: 'EUR' }];
+    const { gains_warnings = [] } = await feedByWindows(mixed as CanonicalTransaction[], {
+      period: '2025',
+      timeZone: 'UTC',
+      window: 'month',
+    });
+    expect(gains_warnings.map((row) => [row[1], row[2], row[3]])).toEqual([
+      ['eur-buy', 'other-currency', 'EUR'],
+    ]);
+  });
 });
 
 // Generated portfolios for the invariance property: buys, sales, income and transfers between

@@ -150,7 +150,7 @@ export function createGainsFeed(
           coverage: createCoverage(coverageOptions(engine.options)),
         })
       : null;
-  const currencies = createCurrencies(gains.currency ?? null);
+  const currencies = createCurrencies(gains.currency ?? null, gains.taxRules);
   let warningCount = 0;
   const stream = createEventStream({
     fiatScale: Math.max(engine.options.fiatScale, 2),
@@ -201,14 +201,13 @@ export function createGainsFeed(
   });
   return {
     add(windowLabel, tx) {
-      if (gains.currency !== null) checkGainsCurrency(tx, gains.currency, gains.taxRules);
+      currencies.see(tx);
       if (windowLabel !== batchWindow) {
         // Every transaction of the earlier windows is in: everything up to the latest of them is complete.
         if (batchWindow !== null) feedEvents(stream.advance(latest));
         batchWindow = windowLabel;
       }
       stream.add(tx);
-      currencies.see(tx);
       const at = Date.parse(tx.date);
       if (at > latest) latest = at;
       transactions += 1;
@@ -298,17 +297,23 @@ function exactSpec(spec: TableSpec): TableSpec {
 }
 
 /**
- * The currency of the gains reports: `gains.currency` when it is set (every value is then checked
- * against it), else the first value currency of the history. A transaction valued in another
- * currency is used as it is (the engine does not convert), with one `other-currency` warning per
- * such currency.
+ * The currency of the gains reports. With `gains.currency` set, every transaction is checked
+ * against it ({@link checkGainsCurrency} throws), so no other currency can reach the engine and
+ * there is nothing to warn about. Without it (`generic`), the first value currency of the history
+ * is taken, and a transaction valued in another currency is used as it is (the engine does not
+ * convert), with one `other-currency` warning per such currency.
  */
-function createCurrencies(configured: string | null) {
+function createCurrencies(configured: string | null, taxRules: string) {
   let money: GainsMoney | null = configured === null ? null : gainsMoney(configured);
   const others: GainsWarning[] = [];
   const seen = new Set<string>();
   return {
+    /** Checks (configured) or records (inferred) the currency of `tx`; called before it is used. */
     see(tx: CanonicalTransaction) {
+      if (configured !== null) {
+        checkGainsCurrency(tx, configured, taxRules);
+        return;
+      }
       const currency = tx.valueCurrency;
       if (currency === null || currency === '') return;
       if (money === null) {
