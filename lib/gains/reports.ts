@@ -4,10 +4,9 @@
  */
 
 import { Big, type Column, type Row, type TableSource, type TableSpec, text, ZERO } from '../domain/index.ts';
-import { type Coverage, coverageOptions, createCoverage } from './coverage.ts';
+import { type Coverage, coverageOptions, createCoverage, type TaxYearCoverage } from './coverage.ts';
 import { EXACT_MONEY, type GainsMoney, gainsMoney, roundDisposal, roundIncome } from './rounding.ts';
 import { ruleSet } from './rules.ts';
-import { taxYearBounds } from './tax-year.ts';
 import type {
   DisposalLine,
   GainsResult,
@@ -15,7 +14,6 @@ import type {
   IncomeLine,
   PoolHistoryLine,
   ResolvedGainsOptions,
-  TaxYearStart,
   Term,
 } from './types.ts';
 
@@ -198,17 +196,13 @@ function summaryTable<Line>(
  * year the period of `options` covers.
  */
 export function createGainsSummary(options: ResolvedGainsOptions): GainsSummary {
-  const start = options.taxYearStart;
   const coverage = createCoverage(coverageOptions(options));
-  const years = new Map<
-    string,
-    { first: number; tokens: Map<string, Map<Term, Totals>>; total: Map<Term, Totals> }
-  >();
+  const years = new Map<string, { tokens: Map<string, Map<Term, Totals>>; total: Map<Term, Totals> }>();
   return {
     add(line) {
       let year = years.get(line.taxYear);
       if (year === undefined) {
-        year = { first: Number(line.taxYear.slice(0, 4)), tokens: new Map(), total: new Map() };
+        year = { tokens: new Map(), total: new Map() };
         years.set(line.taxYear, year);
       }
       let byTerm = year.tokens.get(line.token);
@@ -228,16 +222,16 @@ export function createGainsSummary(options: ResolvedGainsOptions): GainsSummary 
       const show = (amount: Big) => money.show(text(amount));
       const row = (
         label: string,
-        bounds: { first: string; last: string },
+        year: TaxYearCoverage,
         token: string,
         term: Term,
         t: Totals,
         withQuantity: boolean,
       ): Row => [
         label,
-        bounds.first,
-        bounds.last,
-        coverage.of(label).text,
+        year.first,
+        year.last,
+        year.text,
         token,
         term,
         String(t.lines),
@@ -251,16 +245,16 @@ export function createGainsSummary(options: ResolvedGainsOptions): GainsSummary 
       for (const label of [...years.keys()].sort(compareText)) {
         const year = years.get(label);
         if (year === undefined) continue;
-        const bounds = taxYearBounds(year.first, start);
+        const covered = coverage.of(label);
         for (const token of [...year.tokens.keys()].sort(compareText)) {
           for (const term of TERMS) {
             const t = year.tokens.get(token)?.get(term);
-            if (t !== undefined) rows.push(row(label, bounds, token, term, t, true));
+            if (t !== undefined) rows.push(row(label, covered, token, term, t, true));
           }
         }
         for (const term of TERMS) {
           const t = year.total.get(term);
-          if (t !== undefined) rows.push(row(label, bounds, TOTAL, term, t, false));
+          if (t !== undefined) rows.push(row(label, covered, TOTAL, term, t, false));
         }
       }
       return rows;
@@ -551,23 +545,21 @@ interface DeYear {
 export function createTaxSummary(options: ResolvedGainsOptions): TaxSummary | null {
   const kind = ruleSet(options.taxRules).summary;
   const coverage = createCoverage(coverageOptions(options));
-  if (kind === 'uk') return ukSummary(options.taxYearStart, coverage);
-  if (kind === 'de') return deSummary(options.taxYearStart, coverage);
+  if (kind === 'uk') return ukSummary(coverage);
+  if (kind === 'de') return deSummary(coverage);
   return null;
 }
 
 function yearRows(
-  start: TaxYearStart,
   coverage: Coverage,
   years: Iterable<string>,
   itemsOf: (label: string) => [string, string, string][],
 ): Row[] {
   const rows: Row[] = [];
   for (const label of [...years].sort(compareText)) {
-    const bounds = taxYearBounds(Number(label.slice(0, 4)), start);
-    const covers = coverage.of(label).text;
+    const { first, last, text: covers } = coverage.of(label);
     for (const [item, amount, note] of itemsOf(label))
-      rows.push([label, bounds.first, bounds.last, covers, item, amount, note]);
+      rows.push([label, first, last, covers, item, amount, note]);
   }
   return rows;
 }
@@ -576,7 +568,7 @@ function yearRows(
  * UK: per tax year, the totals of the Capital Gains summary. Every token's disposals of one day
  * are one disposal (the same-day rule); its gain or loss is the net of its parts.
  */
-function ukSummary(start: TaxYearStart, coverage: Coverage): TaxSummary {
+function ukSummary(coverage: Coverage): TaxSummary {
   const years = new Map<string, UkYear>();
   let current: { key: string; year: string; net: Big } | null = null;
   const close = () => {
@@ -608,7 +600,7 @@ function ukSummary(start: TaxYearStart, coverage: Coverage): TaxSummary {
     rows(money = EXACT_MONEY) {
       close();
       const show = (amount: Big) => money.show(text(amount));
-      return yearRows(start, coverage, years.keys(), (label) => {
+      return yearRows(coverage, years.keys(), (label) => {
         const y = years.get(label) as UkYear;
         return [
           ['Number of disposals', String(y.disposals), "each token's disposals of one day are one disposal"],
@@ -629,7 +621,7 @@ function ukSummary(start: TaxYearStart, coverage: Coverage): TaxSummary {
  * is), those held longer (not taxable, shown), and income from services (§ 22 Nr. 3 EStG:
  * staking, lending and other rewards) with its 256 € limit.
  */
-function deSummary(start: TaxYearStart, coverage: Coverage): TaxSummary {
+function deSummary(coverage: Coverage): TaxSummary {
   const years = new Map<string, DeYear>();
   const yearOf = (label: string) => {
     let year = years.get(label);
@@ -652,7 +644,7 @@ function deSummary(start: TaxYearStart, coverage: Coverage): TaxSummary {
     },
     rows(money = EXACT_MONEY) {
       const show = (amount: Big) => money.show(text(amount));
-      return yearRows(start, coverage, years.keys(), (label) => {
+      return yearRows(coverage, years.keys(), (label) => {
         const y = years.get(label) as DeYear;
         const limit = deSaleLimit(Number(label.slice(0, 4)));
         const net = y.taxable.gains.plus(y.taxable.losses);
