@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
-import { HashingStream } from './hashing.ts';
+import { HashingStream, hashedFile } from './hashing.ts';
 
 async function passThrough(chunks: (string | Buffer)[]): Promise<{ hasher: HashingStream; out: Buffer }> {
   const hasher = new HashingStream();
@@ -44,5 +47,38 @@ describe('HashingStream', () => {
     hasher.write('abc');
 
     expect(() => hasher.sha256).toThrow(/finished/);
+  });
+});
+
+describe('hashedFile', () => {
+  it('resolves with the size and SHA-256 of the bytes that reached the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hashed-file-'));
+    try {
+      const file = join(dir, 'out.txt');
+      const { stream, done } = hashedFile(file);
+      stream.write('héllo, ');
+      stream.end(Buffer.from('world\n'));
+      const digest = await done;
+      const bytes = await readFile(file);
+      expect(digest).toEqual({
+        bytes: bytes.length,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+      });
+      expect(bytes.toString('utf8')).toBe('héllo, world\n');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects when the stream is destroyed before it ends', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hashed-file-'));
+    try {
+      const { stream, done } = hashedFile(join(dir, 'out.txt'));
+      stream.write('partial');
+      stream.destroy(new Error('stopped'));
+      await expect(done).rejects.toThrow('stopped');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

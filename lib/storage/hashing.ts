@@ -1,5 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { Transform, type TransformCallback, type TransformOptions } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 /**
  * A pass-through stream that counts the bytes flowing through it and computes their SHA-256.
@@ -39,4 +41,26 @@ export class HashingStream extends Transform {
     this.#sha256 = this.#hash.digest('hex');
     callback();
   }
+}
+
+/** Size and lowercase hex SHA-256 of some bytes. */
+export interface Digest {
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * A stream into `file` that hashes what passes through it, so a file's size and SHA-256 need not
+ * be read back. Write to `stream` and end it; `done` resolves with the digest once every byte is
+ * in the file, and rejects (both streams destroyed) when either fails or `stream` is destroyed.
+ */
+export function hashedFile(file: string): { stream: HashingStream; done: Promise<Digest> } {
+  const stream = new HashingStream();
+  const done = pipeline(stream, createWriteStream(file)).then(() => ({
+    bytes: stream.bytes,
+    sha256: stream.sha256,
+  }));
+  // The writer's own promise carries the failure; this one may be awaited later or not at all.
+  done.catch(() => {});
+  return { stream, done };
 }

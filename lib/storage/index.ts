@@ -1,5 +1,5 @@
 export { StorageAbortedError, StorageError } from './errors.ts';
-export { HashingStream } from './hashing.ts';
+export { type Digest, HashingStream, hashedFile } from './hashing.ts';
 export { createLocalSink, type LocalSinkOptions } from './local-sink.ts';
 export { assertListPrefix, assertObjectName } from './names.ts';
 export { currentProcessOwner, type ProcessOwner } from './owner.ts';

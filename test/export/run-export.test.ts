@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Big from 'big.js';
+import ExcelJS from 'exceljs';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../lib/errors.ts';
 import {
@@ -63,6 +64,32 @@ describe('runExport (simulator over HTTP, local folder)', () => {
     for (const file of manifest.files as { key: string; sha256: string }[]) {
       const bytes = await readFile(join(harness.outDir, file.key));
       expect(file.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    }
+  });
+
+  it("lists in the workbook's About sheet every file published before it, with the stored size and sha256", async () => {
+    harness = await startExportHarness('acme');
+    const result = await runExport(
+      parseExportRequest({ profile: 'acme', period: '2024-06' }),
+      harness.deps(),
+    );
+    const folder = join(harness.outDir, result.prefix);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(join(folder, 'acme_2024-06.xlsx'));
+    const listed = new Map<string, string>();
+    workbook.getWorksheet('About')?.eachRow((row) => {
+      const item = String(row.getCell(1).value);
+      if (item.startsWith('File ')) listed.set(item.slice('File '.length), String(row.getCell(2).value));
+    });
+    const before = (await readdir(folder)).filter(
+      (name) => name !== 'manifest.json' && !name.endsWith('.xlsx'),
+    );
+    expect([...listed.keys()].sort()).toEqual(before.sort());
+    for (const name of before) {
+      const bytes = await readFile(join(folder, name));
+      expect(listed.get(name), name).toBe(
+        `sha256 ${createHash('sha256').update(bytes).digest('hex')}, ${bytes.length} bytes`,
+      );
     }
   });
 

@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { TableSource } from '../../domain/table.ts';
+import { type Digest, hashedFile } from '../../storage/hashing.ts';
 import type { LiveListener, LiveTables } from './report-model.ts';
 import type { RowChannel } from './row-channel.ts';
 import { type CsvOptions, writeCsv } from './writers/csv.ts';
@@ -11,6 +12,8 @@ export interface LiveFile {
   file: string;
   /** Data rows written (every sheet's, for a workbook). */
   rows: number;
+  /** Size and SHA-256, taken while writing (the CSV files, which the workbook's About sheet lists). */
+  digest?: Digest;
 }
 
 /**
@@ -49,14 +52,11 @@ export function createLiveOutputs(options: {
 
   // A writer that fails stops reading: its channel must drop further rows, or the producer would
   // wait for it forever. The publisher renders that file again (and meets the same error, if any).
-  const settle = (written: Promise<number>, file: string, channel: RowChannel): Promise<LiveFile | null> =>
-    written.then(
-      (rows) => ({ file, rows }),
-      (error: unknown) => {
-        channel.fail(error instanceof Error ? error : new Error(String(error)));
-        return null;
-      },
-    );
+  const settle = (written: Promise<LiveFile>, channel: RowChannel): Promise<LiveFile | null> =>
+    written.catch((error: unknown) => {
+      channel.fail(error instanceof Error ? error : new Error(String(error)));
+      return null;
+    });
 
   return {
     open(tables: LiveTables) {
@@ -65,8 +65,13 @@ export function createLiveOutputs(options: {
           const channel = tables.channel(spec.name);
           channels.push(channel);
           const file = join(options.workDir, `live-${spec.name}.csv`);
-          const written = writeCsv(channel, createWriteStream(file), options.csv).then((r) => r.rows);
-          csvFiles.set(spec.name, settle(written, file, channel));
+          const { stream, done } = hashedFile(file);
+          const written = writeCsv(channel, stream, options.csv).then(async ({ rows }) => ({
+            file,
+            rows,
+            digest: await done,
+          }));
+          csvFiles.set(spec.name, settle(written, channel));
         }
       }
       const first = tables.specs[0];
@@ -84,10 +89,11 @@ export function createLiveOutputs(options: {
           yield* more();
         }
         const file = join(options.workDir, 'live.xlsx');
-        const written = writeXlsx(sheets(), createWriteStream(file), options.xlsx).then((result) =>
-          result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0),
-        );
-        workbook = { result: settle(written, file, channel), rest };
+        const written = writeXlsx(sheets(), createWriteStream(file), options.xlsx).then((result) => ({
+          file,
+          rows: result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0),
+        }));
+        workbook = { result: settle(written, channel), rest };
       }
     },
     csv: (name) => csvFiles.get(name) ?? Promise.resolve(null),

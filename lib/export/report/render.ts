@@ -1,10 +1,10 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { finished, pipeline } from 'node:stream/promises';
+import { pipeline } from 'node:stream/promises';
 import type { TableSource } from '../../domain/table.ts';
 import { ruleSet } from '../../gains/rules.ts';
-import { HashingStream } from '../../storage/hashing.ts';
+import { type Digest, HashingStream, hashedFile } from '../../storage/hashing.ts';
 import { periodLabel, periodRange } from '../plan/period.ts';
 import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
 import type { SnapshotHeader } from '../snapshot/snapshot.ts';
@@ -54,6 +54,8 @@ export interface RenderedFile {
   contentType: string;
   /** Data rows written, for report files (every sheet's, for a workbook). */
   rows?: number;
+  /** Size and SHA-256, when taken while the file was written (else the About sheet reads it back). */
+  digest?: Digest;
 }
 
 /**
@@ -96,10 +98,8 @@ export interface RenderedReports {
 }
 
 /** A file the About sheet lists: one published before the workbook. */
-interface ListedFile {
+interface ListedFile extends Digest {
   name: string;
-  bytes: number;
-  sha256: string;
 }
 
 const CONTENT_TYPES = {
@@ -175,15 +175,16 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
   ): Promise<void> => {
     input.signal?.throwIfAborted();
     const file = join(input.workDir, `rendered-${files.length}`);
-    const out = createWriteStream(file);
+    // Hashed on the way to the file, so the About sheet need not read it back.
+    const { stream: out, done } = hashedFile(file);
     const stop = () => out.destroy(input.signal?.reason);
     input.signal?.addEventListener('abort', stop, { once: true });
     try {
       const rows = await write(out);
       if (!out.writableEnded) out.end();
-      await finished(out);
+      const digest = await done;
       input.signal?.throwIfAborted();
-      files.push(rows === undefined ? { name, file, contentType } : { name, file, contentType, rows });
+      files.push({ name, file, contentType, ...(rows === undefined ? {} : { rows }), digest });
     } catch (error) {
       out.destroy();
       // Whatever failed once the signal fired (a destroyed stream), the run was stopped.
@@ -199,7 +200,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
       const name = `${baseName}_${table.spec.name}.csv`;
       const written = (await input.live?.csv(table.spec.name)) ?? null;
       if (written !== null) {
-        files.push({ name, file: written.file, contentType: CONTENT_TYPES.csv, rows: written.rows });
+        files.push({ name, contentType: CONTENT_TYPES.csv, ...written });
         continue;
       }
       await render(name, CONTENT_TYPES.csv, async (out) => {
@@ -268,8 +269,12 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
   return { files, description };
 }
 
-/** Size and SHA-256 of a rendered file, read back: what the sink will store. */
+/**
+ * Size and SHA-256 of a rendered file (what the sink will store): as taken while it was written,
+ * else read back (the snapshot, written before its header was known).
+ */
 async function listedFile(rendered: RenderedFile): Promise<ListedFile> {
+  if (rendered.digest !== undefined) return { name: rendered.name, ...rendered.digest };
   const hashing = new HashingStream();
   hashing.resume();
   await pipeline(createReadStream(rendered.file), hashing);
