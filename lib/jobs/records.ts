@@ -88,6 +88,9 @@ export interface MonthlyItemOutput {
   created: boolean;
 }
 
+/** Where a job's fetched parts go, one object per shard. */
+const partsPrefix = (jobId: string) => `work/${jobId}/parts/`;
+
 /** S3 keys of the layout. */
 export const KEYS = {
   job: (jobId: string) => `jobs/${jobId}.json`,
@@ -96,7 +99,9 @@ export const KEYS = {
     `jobs/by-profile/${profile}/${String(9_999_999_999_999 - createdAtMs).padStart(13, '0')}-${jobId}`,
   jobIndexPrefix: (profile: string) => `jobs/by-profile/${profile}/`,
   plan: (jobId: string) => `work/${jobId}/plan.json`,
-  part: (jobId: string, shard: number) => `work/${jobId}/parts/${shard}.ndjson.gz`,
+  part: (jobId: string, shard: number) => `${partsPrefix(jobId)}${shard}.ndjson.gz`,
+  /** Prefix of a job's fetched parts (one per shard), for counting them. */
+  partsPrefix,
   /** What the finish task published, once its set is in place (see `StoredPublication`). */
   published: (jobId: string) => `work/${jobId}/published.json`,
   /** Lease of the one export running per registered secret (see `profile-slots.ts`). */

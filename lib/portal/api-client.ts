@@ -4,45 +4,26 @@
  * (which profiles the token lists, validation of the export request) decide what a page shows
  * and what a form may start. Nothing here is a second authorization.
  */
+import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+// Types only: the answers' shapes are the API's own schemas (no runtime import of the API).
+import type { ErrorBody, JobList, JobView } from '../http-api/schemas.ts';
 import { PortalApiError } from './errors.ts';
 
 /** What the portal calls: the API app's `fetch`, given the caller's environment (its claims). */
 export type ApiFetch = (request: Request, env: unknown) => Response | Promise<Response>;
 
 /** A job as `GET /reports?profile=` lists it. */
-export interface JobSummary {
-  jobId: string;
-  state: 'queued' | 'running' | 'succeeded' | 'failed';
-  source: 'api' | 'schedule';
-  /** Who started an on-demand job, when the API knew. */
-  requestedBy?: string;
-  period: string;
-  createdAt: string;
-  updatedAt: string;
-  reason?: string;
-}
-
-/** A file of a succeeded job as `GET /reports/{jobId}` shows it. */
-export interface JobFileView {
-  name: string;
-  bytes: number;
-  sha256: string;
-  rows?: number;
-}
+export type JobSummary = z.infer<typeof JobList>['jobs'][number];
 
 /** A job as `GET /reports/{jobId}` shows it (the links are not used: Download asks afresh). */
-export interface JobDetail extends JobSummary {
-  profile: string;
-  queuePosition?: number;
-  runId?: string;
-  files?: JobFileView[];
-}
+export type JobDetail = z.infer<typeof JobView>;
+
+/** A file of a succeeded job as `GET /reports/{jobId}` shows it. */
+export type JobFileView = NonNullable<JobDetail['files']>[number];
 
 /** The API's error body. */
-export interface ApiErrorBody {
-  error: { code: string; message: string; field: string | null; issues: { field: string; reason: string }[] };
-}
+export type ApiErrorBody = z.infer<typeof ErrorBody>;
 
 /** An answer of the API: status and parsed JSON body. */
 export interface ApiAnswer<T> {

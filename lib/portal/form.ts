@@ -3,14 +3,11 @@
  * strings, as `FormData.getAll` gives them) turned into an export request for `POST /reports`,
  * and the API's issues (field paths of the same schema) placed beside the form's fields.
  */
-import { FORMATS, REPORTS } from '../export/plan/index.ts';
+import { FORMATS, LOT_METHODS, REPORTS } from '../export/plan/index.ts';
 import { TAX_RULES } from '../gains/index.ts';
 
 /** What the page posts: field name → the values of that name. */
 export type FormFields = Record<string, string[]>;
-
-/** Lot methods offered (blank: the rule set's default). */
-export const GAINS_METHODS = ['fifo', 'lifo', 'hifo', 'average', 'hmrc'] as const;
 
 /** The form's fields, by the request field each one fills (the API names issues by these paths). */
 export const FIELDS = {
@@ -76,4 +73,4 @@ export function issuesByField(issues: readonly { field: string; reason: string }
 }
 
 /** What the form offers. */
-export const CHOICES = { reports: REPORTS, formats: FORMATS, taxRules: TAX_RULES, methods: GAINS_METHODS };
+export const CHOICES = { reports: REPORTS, formats: FORMATS, taxRules: TAX_RULES, methods: LOT_METHODS };

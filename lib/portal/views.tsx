@@ -246,16 +246,17 @@ const ReadMeLink: FC<{ job: JobDetail }> = ({ job }) => {
   );
 };
 
+/** A running or queued export with its progress. */
+export type RunningJob = JobSummary & { progress?: ShardProgress | null; queuePosition?: number };
+
 /** One client on the Clients view: its latest set and any export running. */
 export interface ClientRow {
   profile: string;
   latest?: JobDetail;
-  running?: JobSummary & { progress?: ShardProgress | null; queuePosition?: number };
+  running?: RunningJob;
 }
 
-const RunningState: FC<{
-  job: JobSummary & { progress?: ShardProgress | null; queuePosition?: number };
-}> = ({ job }) => {
+const RunningState: FC<{ job: RunningJob }> = ({ job }) => {
   if (job.state === 'queued') {
     return (
       <span class="state state-queued">
@@ -329,9 +330,6 @@ export const ClientsView: FC<{ ctx: PageContext; rows: readonly ClientRow[] }> =
     )}
   </section>
 );
-
-/** A running or queued export with its progress. */
-export type RunningJob = JobSummary & { progress?: ShardProgress | null; queuePosition?: number };
 
 /** A titled list of exports, one item a job (`#job-{id}`); nothing when there is none. */
 function ExportList<Job extends JobSummary>(props: {

@@ -34,6 +34,7 @@ export {
   GainsOptionsSchema,
   type GainsRequestOptions,
   hashFilterConflicts,
+  LOT_METHODS,
   MAX_FILTER_TEXT,
   PROFILE_NAME,
   type ProtocolSelection,

@@ -20,6 +20,9 @@ export const FORMATS = ['csv', 'xlsx'] as const;
 /** One file format. */
 export type FormatName = (typeof FORMATS)[number];
 
+/** Lot methods a gains request may choose (none: the rule set's default). */
+export const LOT_METHODS = ['fifo', 'lifo', 'hifo', 'average', 'hmrc'] as const;
+
 /** Sizes of the fetch windows a period is split into. */
 export const WINDOW_SIZES = ['month', 'week', 'day', 'year'] as const;
 /** One window size: the local calendar unit a period is cut into. */
@@ -68,7 +71,7 @@ function inOrder<T extends string>(vocabulary: readonly T[], values: readonly T[
  */
 const gainsInputSchema = z.strictObject({
   taxRules: z.enum(TAX_RULES as [TaxRules, ...TaxRules[]]).default('generic'),
-  method: z.enum(['fifo', 'lifo', 'hifo', 'average', 'hmrc']).optional(),
+  method: z.enum(LOT_METHODS).optional(),
   pooling: z.enum(['universal', 'account', 'wallet-from-2025']).optional(),
   taxYearStart: z
     .string()
