@@ -49,6 +49,27 @@ describe('createNdjsonWriter', () => {
     expect(read).toEqual(['{"a":1}', '{"b":"€"}']);
   });
 
+  it('reads a line whose character is cut by a read-chunk boundary whole, and each line as its own string', async () => {
+    // The reader takes 256 KiB at a time: put the boundary inside a 4-byte emoji, then inside a
+    // 3-byte euro sign of a line that spans two more chunks.
+    const chunk = 256 * 1024;
+    const first = `{"pad":"${'a'.repeat(chunk - 2 - 9)}😀"}`;
+    const second = `{"long":"${'€'.repeat(chunk / 3 + 1000)}"}`;
+    const third = '{"last":"ü"}';
+    const file = join(dir, 'cut.ndjson');
+    const bytes = Buffer.from(`${first}\n${second}\n${third}\n`, 'utf8');
+    expect(bytes.subarray(chunk - 1, chunk + 2).toString('utf8')).not.toContain('😀');
+    await writeFile(file, bytes);
+    const read: string[] = [];
+    for await (const line of readNdjsonLines(file)) read.push(line);
+    expect(read).toEqual([first, second, third]);
+    expect(read.map((line) => JSON.parse(line))).toEqual([
+      { pad: `${'a'.repeat(chunk - 11)}😀` },
+      { long: '€'.repeat(chunk / 3 + 1000) },
+      { last: 'ü' },
+    ]);
+  });
+
   it('writes every line in order, across chunk boundaries, lines longer than a chunk and non-ASCII text', async () => {
     const file = join(dir, 'lines.ndjson.gz');
     const lines = [

@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { TransformOptions, Writable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, createGzip, type ZlibOptions } from 'node:zlib';
 import { PbsExportError } from '../../errors.ts';
 import { parseJsonValue, stringifyJson } from '../../pbs/exact-json.ts';
@@ -165,23 +164,42 @@ export function createNdjsonWriter(
 /**
  * Reads the lines of an NDJSON file one by one (JSON text without the newline): gzip-compressed
  * (told by its magic bytes), or plain as `createNdjsonWriter` writes with `compress: false`.
+ *
+ * Each line is decoded from the bytes on its own: a string of its own size, one byte per
+ * character unless the line itself holds a character beyond Latin-1. Splitting a decoded chunk
+ * instead gives lines that are slices of it: a line kept (the assembly holds a whole window's)
+ * pins its whole chunk, stored two bytes per character as soon as any line of the chunk needs it.
  */
 export async function* readNdjsonLines(filePath: string): AsyncGenerator<string> {
   const compressed = await isGzipFile(filePath);
   const raw = createReadStream(filePath, { highWaterMark: WRITE_CHUNK });
   const input = compressed ? raw.pipe(createGunzip({ chunkSize: ZLIB_CHUNK })) : raw;
-  const decoder = new StringDecoder('utf8');
-  let carry = '';
-  for await (const chunk of input) {
-    const lines = (carry + decoder.write(chunk as Buffer)).split('\n');
-    carry = lines.pop() ?? '';
-    for (const line of lines) {
-      if (line !== '') yield line;
+  /** Bytes of a line that a chunk ended in the middle of. */
+  let carry: Buffer | null = null;
+  for await (const chunk of input as AsyncIterable<Buffer>) {
+    let start = 0;
+    let end = chunk.indexOf(NEWLINE);
+    if (carry !== null && end !== -1) {
+      const line = Buffer.concat([carry, chunk.subarray(0, end)]);
+      carry = null;
+      if (line.length > 0) yield line.toString('utf8');
+      start = end + 1;
+      end = chunk.indexOf(NEWLINE, start);
+    }
+    while (end !== -1) {
+      if (end > start) yield chunk.toString('utf8', start, end);
+      start = end + 1;
+      end = chunk.indexOf(NEWLINE, start);
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      carry = carry === null ? Buffer.from(rest) : Buffer.concat([carry, rest]);
     }
   }
-  carry += decoder.end();
-  if (carry !== '') yield carry;
+  if (carry !== null && carry.length > 0) yield carry.toString('utf8');
 }
+
+const NEWLINE = 0x0a;
 
 /** True when the file starts with gzip's magic bytes (an empty file is plain, and has no lines). */
 async function isGzipFile(filePath: string): Promise<boolean> {
