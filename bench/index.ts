@@ -19,7 +19,7 @@ import { build } from 'esbuild';
 import { parsePbsConfig } from '../infra/config.ts';
 import { FUNCTIONS } from '../infra/stack.ts';
 import type { SimulatedProfile } from '../lib/simulator/types.ts';
-import type { BenchTask, ExportKind } from './run-child.ts';
+import type { BenchTask, ExportKind, MemoryAtPeak } from './run-child.ts';
 
 const { values } = parseArgs({
   options: {
@@ -28,8 +28,11 @@ const { values } = parseArgs({
     'latency-ms': { type: 'string' },
     concurrency: { type: 'string' },
     rounds: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
+/** `--cpu-prof DIR`: every measured child writes a V8 CPU profile there (`npm run bench:profile -- DIR` sums them). */
+const cpuProfileDir = values['cpu-prof'];
 const rounds = Math.max(1, Number(values.rounds ?? 2));
 const transactions = values.large ? 1_000_000 : Number(values.transactions ?? 100_000);
 const latencyMs = Number(values['latency-ms'] ?? 50);
@@ -52,6 +55,8 @@ interface Figures {
   exportLotsMatched?: number;
   /** CPU time of the whole child process, every thread. */
   cpuMs: number;
+  /** What the peak RSS was made of. */
+  atPeakRss?: MemoryAtPeak;
   requests?: number;
   rateLimited?: number;
   planMs?: number;
@@ -66,6 +71,8 @@ interface Figures {
  * at a high allocation rate before collecting it.
  */
 const CHILD_NODE_FLAGS = ['--max-old-space-size=128'];
+/** The AWS SDK's notice that its 2027 releases need Node 22, printed by every child that loads it. */
+const QUIET_FLAGS = ['--disable-warning=NodeVersionSupportWarning'];
 
 // The children run as esbuild bundles on plain Node, as the code runs on Lambda: under tsx, every
 // process would also carry the TypeScript loader's own thread and memory.
@@ -86,10 +93,15 @@ function child<T>(
   script: string,
   argument: unknown,
   keepAlive = false,
+  profileName?: string,
 ): Promise<{ message: T; process: ChildProcess }> {
+  const profile =
+    cpuProfileDir !== undefined && profileName !== undefined
+      ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${profileName}.cpuprofile`]
+      : [];
   return new Promise((resolve, reject) => {
     const proc = fork(join(bundleDir, script.replace(/\.ts$/, '.mjs')), [JSON.stringify(argument)], {
-      execArgv: CHILD_NODE_FLAGS,
+      execArgv: [...CHILD_NODE_FLAGS, ...QUIET_FLAGS, ...profile],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     proc.once('message', (message) => {
@@ -133,11 +145,13 @@ async function withS3<T>(work: (s3: { endpoint: string; bucket: string }) => Pro
   }
 }
 
+const measured = new Map<string, number>();
 async function measure(task: BenchTask): Promise<Figures> {
-  process.stderr.write(
-    `  measuring ${task.mode}${task.kind ? ` ${task.kind}` : ''} (${fmt(task.rows)} rows)…\n`,
-  );
-  return (await child<Figures>('run-child.ts', task)).message;
+  const name = `${task.mode}${task.kind ? `-${task.kind}` : ''}`;
+  process.stderr.write(`  measuring ${name} (${fmt(task.rows)} rows)…\n`);
+  const round = (measured.get(name) ?? 0) + 1;
+  measured.set(name, round);
+  return (await child<Figures>('run-child.ts', task, false, `${name}-${round}`)).message;
 }
 
 const perSecond = (f: Figures) => (f.rows / f.ms) * 1000;
@@ -396,3 +410,17 @@ console.log(
     `${each(throughput, (r) => fmt(r.csv.tailMs ?? 0))} after the last shard; XLSX fetch ` +
     `${each(throughput, (r) => fmt(r.xlsx.fetchMs ?? 0))}, then ${each(throughput, (r) => fmt(r.xlsx.tailMs ?? 0))} after the last shard`,
 );
+
+const peakParts = (f: Figures) => {
+  const m = f.atPeakRss;
+  if (m === undefined) return 'not sampled';
+  return `RSS ${m.rss} = new space ${m.newSpace} + old space ${m.oldSpace} + large objects ${m.largeObjects} + other heap ${m.otherHeap} + external ${m.external} + the rest ${m.rss - m.newSpace - m.oldSpace - m.largeObjects - m.otherHeap - m.external} (code, stacks, native)`;
+};
+console.log('\nmemory at peak RSS (MB, sampled every 50 ms; the heap is capped at 128 MB of old space):');
+console.log(`  raw fetch: ${each(throughput, (r) => peakParts(r.rawFetch))}`);
+console.log(`  export CSV: ${each(throughput, (r) => peakParts(r.csv))}`);
+console.log(`  export XLSX: ${each(throughput, (r) => peakParts(r.xlsx))}`);
+console.log(`  export gains: ${each(throughput, (r) => peakParts(r.gains))}`);
+console.log(`  Lambda finish CSV: ${each(lambda, (r) => peakParts(r.csv.finish))}`);
+if (cpuProfileDir !== undefined)
+  console.log(`\nCPU profiles in ${cpuProfileDir}: npm run bench:profile -- ${cpuProfileDir}`);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { stringify } from 'csv-stringify';
 import ExcelJS from 'exceljs';
 import pLimit from 'p-limit';
@@ -351,6 +352,54 @@ async function lambdaFinish() {
   return { rows: task.rows, ms, files: job.result?.files.length ?? 0 };
 }
 
+/** Where the memory was when RSS was highest, in MB: V8's heap spaces, and memory outside the heap. */
+export interface MemoryAtPeak {
+  rss: number;
+  /** The young generation (V8 reserves its semi-spaces whole). */
+  newSpace: number;
+  oldSpace: number;
+  /** Objects over V8's regular size (long strings, big arrays), young and old. */
+  largeObjects: number;
+  /** Code, maps and read-only space. */
+  otherHeap: number;
+  /** Buffers and other memory V8 only points to. */
+  external: number;
+}
+
+/**
+ * Samples the process's memory every 50 ms and keeps the sample with the highest RSS: what the
+ * peak RSS was made of. Sampling costs ~20 µs a time.
+ */
+function watchPeakMemory(): { stop(): MemoryAtPeak } {
+  const mb = (bytes: number) => Math.round(bytes / 1_048_576);
+  let best: MemoryAtPeak = { rss: 0, newSpace: 0, oldSpace: 0, largeObjects: 0, otherHeap: 0, external: 0 };
+  const sample = () => {
+    const usage = process.memoryUsage();
+    if (mb(usage.rss) <= best.rss) return;
+    const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_size]));
+    const newSpace = spaces.new_space ?? 0;
+    const oldSpace = spaces.old_space ?? 0;
+    const largeObjects = (spaces.large_object_space ?? 0) + (spaces.new_large_object_space ?? 0);
+    best = {
+      rss: mb(usage.rss),
+      newSpace: mb(newSpace),
+      oldSpace: mb(oldSpace),
+      largeObjects: mb(largeObjects),
+      otherHeap: mb(usage.heapTotal - newSpace - oldSpace - largeObjects),
+      external: mb(usage.external),
+    };
+  };
+  const timer = setInterval(sample, 50);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return best;
+    },
+  };
+}
+
 const runners = {
   'export-csv': () => exportRun('csv'),
   'export-xlsx': () => exportRun('xlsx'),
@@ -364,13 +413,15 @@ const runners = {
   'lambda-fetch': lambdaFetch,
   'lambda-finish': lambdaFinish,
 };
+const peak = watchPeakMemory();
 try {
   const figures = await runners[task.mode]();
+  const atPeakRss = peak.stop();
   const usage = process.resourceUsage();
   const peakRssMb = usage.maxRSS / 1024;
   // CPU time of the whole process (all threads): steadier than wall time on a shared machine.
   const cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
-  process.send?.({ ...figures, peakRssMb, cpuMs });
+  process.send?.({ ...figures, peakRssMb, cpuMs, atPeakRss });
 } finally {
   await rm(workDir, { recursive: true, force: true });
 }
