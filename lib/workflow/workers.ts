@@ -215,6 +215,8 @@ export function createWorkers(deps: WorkerDeps): Workers {
               attempts: String(fetched.attempts),
               completeness: fetched.completeness,
               ...(fetched.listed !== undefined ? { listed: String(fetched.listed) } : {}),
+              // The finish streams a window fetched in order instead of holding it (see `FetchedShard.inOrder`).
+              ...(fetched.inOrder === true ? { 'in-order': 'true' } : {}),
             },
           },
         }).done();
@@ -331,6 +333,7 @@ async function downloadPart(
       attempts: Number(metadata.attempts ?? 1),
       completeness: metadata.completeness === 'second-listing' ? 'second-listing' : 'total',
       ...(metadata.listed !== undefined ? { listed: Number(metadata.listed) } : {}),
+      ...(metadata['in-order'] === 'true' ? { inOrder: true } : {}),
     };
   } catch (error) {
     if (isNotFound(error))

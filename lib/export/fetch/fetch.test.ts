@@ -191,6 +191,61 @@ describe('fetchShards', () => {
     expect(await lines(gzipped)).toEqual(await lines(plain));
   });
 
+  it('says a shard is in order only when its lines came by instant and no id came twice', async () => {
+    const fields = { id: 'id', date: 'date' };
+    const dated = (pairs: [string, string][], totalItems: number, index = 0): Page<RawTransaction> => ({
+      items: pairs.map(([id, day]) => ({ id, date: `2025-01-${day}T00:00:00.000Z` })),
+      totalItems,
+      index,
+    });
+    const inOrderOf = async (listings: Page<RawTransaction>[][]) => {
+      const [fetched] = await fetchShards(
+        scriptedSource(listings),
+        [shard('s1')],
+        {},
+        { workDir, concurrency: 1, shardAttempts: 3, fields, compressParts: false },
+      );
+      return fetched?.inOrder;
+    };
+    // Equal instants may come in any id order; a later page may not go back in time.
+    const ordered = [
+      dated(
+        [
+          ['b', '02'],
+          ['a', '02'],
+        ],
+        3,
+        0,
+      ),
+      dated([['c', '03']], 3, 1),
+    ];
+    expect(await inOrderOf([ordered])).toBe(true);
+    const backwards = [
+      dated(
+        [
+          ['b', '03'],
+          ['a', '02'],
+        ],
+        3,
+        0,
+      ),
+      dated([['c', '04']], 3, 1),
+    ];
+    expect(await inOrderOf([backwards])).toBeUndefined();
+    // The service's own duplicates, confirmed by three identical listings: in date order, but not "in order".
+    const twice = [
+      dated(
+        [
+          ['a', '02'],
+          ['a', '02'],
+        ],
+        2,
+        0,
+      ),
+    ];
+    expect(await inOrderOf([twice, twice, twice])).toBeUndefined();
+  });
+
   it('refetches a shard whose fetched count disagrees with the reported total', async () => {
     const source = scriptedSource([[page(['a'], 2)], [page(['a', 'b'], 2)]]);
     const [fetched] = await fetchShards(

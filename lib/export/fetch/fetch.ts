@@ -11,7 +11,7 @@ import {
 } from '../../pbs/pagination.ts';
 import { getPath } from '../../pbs/path.ts';
 import { retry } from '../../retry.ts';
-import { encodePartLine, type PartLineFields } from '../snapshot/part-line.ts';
+import { encodePartLine, type PartLineFields, partLineKey } from '../snapshot/part-line.ts';
 import { createNdjsonWriter } from '../snapshot/snapshot.ts';
 
 /** What the fetch stage needs of the service client. */
@@ -75,6 +75,12 @@ export interface FetchedShard {
    * unfiltered search lists every transaction of the window, `rows` those of no searched protocol).
    */
   listed?: number;
+  /**
+   * True when the part file's lines (written with `fields`) came in order of their instants and
+   * no id came twice: the assembly can then stream the shard's window instead of holding it.
+   * Absent means unknown (treated as false).
+   */
+  inOrder?: boolean;
 }
 
 export interface FetchProgress {
@@ -350,6 +356,8 @@ interface Listing {
   duplicates: number;
   /** sha256 of the listed ids in order, repeats included: equal digests, same listing. */
   idsInOrder: string;
+  /** The kept transactions came in order of their instants (only known with part-line `fields`). */
+  instantsInOrder: boolean;
   /**
    * sha256 of the set of listed ids, in code-unit order: equal digests, the same transactions,
    * whatever order the service gave rows of the same date in.
@@ -438,6 +446,7 @@ async function fetchShardWithRetry(task: ShardTask): Promise<FetchedShard> {
     attempts: listings,
     completeness: fetched.totalReported === null ? 'second-listing' : 'total',
     ...(shard.otherThan !== undefined ? { listed: fetched.listed } : {}),
+    ...(fetched.instantsInOrder && fetched.duplicates === 0 ? { inOrder: true } : {}),
   };
   options.onShardDone?.(done);
   return done;
@@ -458,7 +467,9 @@ async function fetchShardOnce(task: ShardTask): Promise<Listing> {
     duplicates: 0,
     idsInOrder: '',
     idSet: '',
+    instantsInOrder: options.fields !== undefined,
   };
+  let lastInstant = Number.NEGATIVE_INFINITY;
   const seen = new Set<string>();
   const digest = createHash('sha256');
   const idField = options.idField ?? options.fields?.id;
@@ -480,9 +491,14 @@ async function fetchShardOnce(task: ShardTask): Promise<Listing> {
         }
         if (keep !== null && !keep(item)) continue;
         listing.rows += 1;
-        await (options.fields === undefined
-          ? writer.write(item)
-          : writer.writeJson(encodePartLine(item, options.fields, page.exactNumbers === true)));
+        if (options.fields === undefined) {
+          await writer.write(item);
+          continue;
+        }
+        const key = partLineKey(item, options.fields);
+        if (key.at < lastInstant) listing.instantsInOrder = false;
+        lastInstant = key.at;
+        await writer.writeJson(encodePartLine(item, options.fields, page.exactNumbers === true, key));
       }
       listing.listed += page.items.length;
       options.onPage?.({ shard: shard.id, page: page.index, rows: page.items.length });

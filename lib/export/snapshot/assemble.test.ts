@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SHAPE } from '../../pbs/shape.ts';
 import type { FetchedShard } from '../fetch/fetch.ts';
-import { assembleSnapshot } from './assemble.ts';
+import { assembleSnapshot, STREAM_BATCH } from './assemble.ts';
 import {
   createNdjsonWriter,
+  readNdjsonLines,
   readSnapshotHeader,
   readSnapshotRecords,
   SNAPSHOT_FORMAT,
@@ -44,7 +45,13 @@ describe('assembleSnapshot', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function part(name: string, windowRef: typeof jan, protocol: string, items: object[]) {
+  async function part(
+    name: string,
+    windowRef: typeof jan,
+    protocol: string,
+    items: object[],
+    inOrder?: boolean,
+  ) {
     const partFile = join(dir, `${name}.ndjson.gz`);
     const writer = createNdjsonWriter(partFile);
     for (const item of items) await writer.write(item);
@@ -56,6 +63,7 @@ describe('assembleSnapshot', () => {
       totalReported: items.length,
       completeness: 'total',
       attempts: 1,
+      ...(inOrder === undefined ? {} : { inOrder }),
     } satisfies FetchedShard;
   }
 
@@ -108,6 +116,65 @@ describe('assembleSnapshot', () => {
       ]),
     ]);
     expect({ ids, outside: result.outsideWindow }).toEqual({ ids: ['in'], outside: 1 });
+  });
+
+  it('streams a window fetched in order in batches, writing the very snapshot a window collected whole gives', async () => {
+    // Three times a batch, in date order; each instant holds 7 transactions whose ids come
+    // backwards (the snapshot sorts them), so batch ends fall inside runs of one instant; and
+    // transactions the service sent outside the window, before and after it.
+    const items: object[] = [{ id: 'early', date: '2024-12-31T23:59:59.999Z' }];
+    for (let i = 0; i < 3 * STREAM_BATCH; i += 1) {
+      const instant = new Date(jan.start.getTime() + Math.floor(i / 7) * 60_000).toISOString();
+      items.push({ id: `tx-${String(6 - (i % 7))}-${Math.floor(i / 7)}`, date: instant, n: i });
+    }
+    items.push({ id: 'late', date: '2025-02-01T00:00:00.000Z' });
+    const snapshotOf = async (inOrder: boolean) => {
+      const seenByWindow: number[] = [];
+      const snapshotFile = join(dir, `snapshot-${inOrder}.ndjson.gz`);
+      const result = await assembleSnapshot({
+        header,
+        windows: [jan],
+        fetched: [await part(`jan-${inOrder}`, jan, 'A', items, inOrder)],
+        fields: DEFAULT_SHAPE.fields,
+        snapshotFile,
+        onWindow: (records) => seenByWindow.push([...records].length),
+      });
+      const lines: string[] = [];
+      for await (const line of readNdjsonLines(snapshotFile))
+        lines.push(line.replaceAll(`jan-${inOrder}`, 'jan'));
+      return { result, lines, seenByWindow };
+    };
+    const streamed = await snapshotOf(true);
+    const whole = await snapshotOf(false);
+    expect(streamed.lines).toEqual(whole.lines);
+    expect(streamed.result).toEqual(whole.result);
+    expect(streamed.result).toMatchObject({ transactions: 3 * STREAM_BATCH, outsideWindow: 2 });
+    // Sorted by instant, then id: the first instant's seven ids in order.
+    const ids = streamed.lines
+      .slice(1, 8)
+      .map((line) => (JSON.parse(line) as { data: { id: string } }).data.id);
+    expect(ids).toEqual(['tx-0-0', 'tx-1-0', 'tx-2-0', 'tx-3-0', 'tx-4-0', 'tx-5-0', 'tx-6-0']);
+    // The look-ahead saw the whole window collected, and the first batch of the streamed one.
+    expect(whole.seenByWindow).toEqual([3 * STREAM_BATCH]);
+    expect(streamed.seenByWindow).toHaveLength(1);
+    expect(streamed.seenByWindow[0]).toBeGreaterThanOrEqual(STREAM_BATCH);
+    expect(streamed.seenByWindow[0]).toBeLessThan(STREAM_BATCH + 7);
+  });
+
+  it('refuses a part said to be in order whose lines go back in time', async () => {
+    const fetched = [
+      await part(
+        'jan-a',
+        jan,
+        'A',
+        [
+          { id: 'b', date: '2025-01-09T00:00:00.000Z' },
+          { id: 'a', date: '2025-01-05T00:00:00.000Z' },
+        ],
+        true,
+      ),
+    ];
+    await expect(assembled(fetched)).rejects.toThrow(/transaction a is out of date order/);
   });
 
   it('writes the header first so the snapshot can be rebuilt on its own', async () => {

@@ -8,7 +8,13 @@ import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
 import { checkWindowCoverage, type FetchedShard, type FetchShard } from '../fetch/fetch.ts';
 import { decodePartLine } from './part-line.ts';
-import { createNdjsonWriter, readNdjsonLines, type SnapshotHeader, type SnapshotRecord } from './snapshot.ts';
+import {
+  createNdjsonWriter,
+  type NdjsonWriter,
+  readNdjsonLines,
+  type SnapshotHeader,
+  type SnapshotRecord,
+} from './snapshot.ts';
 
 /** Shards still being fetched: each one's part file as soon as it is complete. */
 export interface ShardsInFlight {
@@ -32,7 +38,10 @@ export interface AssembleInput {
   /** Timeline items for the changes report, when requested. */
   changes?: AsyncIterable<RawTimelineItem>;
   snapshotFile: string;
-  /** Sees each window's records (parsed anew on each pass) before `onRecord` sees them one by one. */
+  /**
+   * Sees each window's records (parsed anew on each pass) before `onRecord` sees them one by one;
+   * for a window streamed in batches (see `FetchedShard.inOrder`), its first batch's records.
+   */
   onWindow?: (records: Iterable<SnapshotRecord>) => void;
   /**
    * Sees every record as it is written (so the reports' first pass needs no extra read); a
@@ -97,39 +106,15 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
     for (const window of input.windows) {
       const parts = await partsOf(window.index);
       checkWindowCoverage(parts);
-      const ordered = await collectWindow(parts, window, input, result);
-      const record = (entry: (typeof ordered)[number]): SnapshotRecord => ({
-        kind: 'transaction',
-        shard: entry.shard,
-        // A plain line (see `PartLine.plain`) needs no scan for number tokens a double would change.
-        data: (entry.plain === true ? JSON.parse(entry.line) : parseJsonValue(entry.line)) as RawTransaction,
-      });
-      input.onWindow?.({
-        *[Symbol.iterator]() {
-          for (const entry of ordered) yield record(entry);
-        },
-      });
-      for (const [position, entry] of ordered.entries()) {
-        // Records chain on promises only, which never let the event loop run: now and then give
-        // way, so the responses of the shards still being fetched are read and the next
-        // requests sent while a window is assembled.
-        if (position % YIELD_EVERY === YIELD_EVERY - 1) await giveWay();
-        if (input.onRecord !== undefined) {
-          const pending = input.onRecord(record(entry));
-          if (pending) await pending;
-        }
-        // The service's own JSON text goes into the snapshot as it came: exact, and not re-encoded.
-        await writer.writeJson(
-          `{"kind":"transaction","shard":${JSON.stringify(entry.shard)},"data":${entry.line}}`,
-        );
-        // The copies the reports do not use follow their transaction, marked, for the audit.
-        for (const copy of entry.otherCopies ?? []) {
-          await writer.writeJson(
-            `{"kind":"conflicting-copy","id":${JSON.stringify(entry.id)},"shard":${JSON.stringify(copy.shard)},"data":${copy.line}}`,
-          );
-        }
+      let first = true;
+      for await (const batch of windowBatches(parts, window, input, result)) {
+        // The model learns the live columns from a window's first batch (a window streamed in
+        // batches shows it its first {@link STREAM_BATCH} transactions).
+        if (first) input.onWindow?.(recordsOf(batch));
+        first = false;
+        await writeEntries(batch, input, writer);
+        result.transactions += batch.length;
       }
-      result.transactions += ordered.length;
     }
     if (input.changes) {
       for await (const change of input.changes) {
@@ -147,6 +132,107 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
     throw error;
   }
   return result;
+}
+
+/**
+ * A window's transactions in snapshot order, in batches. A window fetched as one shard whose
+ * lines came in order of their instants with no id twice (see `FetchedShard.inOrder`) is
+ * streamed: batches of about {@link STREAM_BATCH}, each ending between two instants and sorted by
+ * id within an instant, so memory stays bounded whatever the window holds. Any other window
+ * (protocol shards, duplicates, lines out of order) is collected whole, deduplicated and sorted.
+ */
+async function* windowBatches(
+  parts: readonly FetchedShard[],
+  window: { start: Date; end: Date },
+  input: AssembleInput,
+  result: AssembleResult,
+): AsyncGenerator<WindowEntry[]> {
+  const [only] = parts;
+  if (parts.length !== 1 || only?.inOrder !== true) {
+    yield await collectWindow(parts, window, input, result);
+    return;
+  }
+  let batch: WindowEntry[] = [];
+  let lastAt = Number.NEGATIVE_INFINITY;
+  for await (const text of readNdjsonLines(only.partFile)) {
+    const { at, id, json: line, plain } = decodePartLine(text, input.fields);
+    if (at < window.start.getTime() || at >= window.end.getTime()) {
+      result.outsideWindow += 1;
+      continue;
+    }
+    if (at < lastAt) {
+      // The fetch saw these lines in order: a part file that says otherwise was changed since.
+      throw new PbsExportError(
+        'invalid_part',
+        `part ${only.partFile}: transaction ${id} is out of date order`,
+      );
+    }
+    // A batch ends between two instants: the transactions of one instant are sorted together.
+    if (batch.length >= STREAM_BATCH && lastAt < at) {
+      yield batch.sort(snapshotOrder);
+      batch = [];
+    }
+    lastAt = at;
+    batch.push({ at, id, shard: only.shard.id, line, ...(plain ? { plain } : {}) });
+  }
+  if (batch.length > 0) yield batch.sort(snapshotOrder);
+}
+
+/** Transactions a streamed window holds at once (see {@link windowBatches}). */
+export const STREAM_BATCH = 8192;
+
+/** The records of `entries`, each parsed as it is reached (the model's look-ahead). */
+function recordsOf(entries: readonly WindowEntry[]): Iterable<SnapshotRecord> {
+  return {
+    *[Symbol.iterator]() {
+      for (const entry of entries) yield recordOf(entry);
+    },
+  };
+}
+
+function recordOf(entry: WindowEntry): SnapshotRecord {
+  return {
+    kind: 'transaction',
+    shard: entry.shard,
+    // A plain line (see `PartLine.plain`) needs no scan for number tokens a double would change.
+    data: (entry.plain === true ? JSON.parse(entry.line) : parseJsonValue(entry.line)) as RawTransaction,
+  };
+}
+
+/**
+ * Hands each entry to `onRecord` and writes it to the snapshot as the service sent it, followed
+ * by the conflicting copies the reports do not use.
+ */
+async function writeEntries(
+  entries: readonly WindowEntry[],
+  input: AssembleInput,
+  writer: NdjsonWriter,
+): Promise<void> {
+  for (const [position, entry] of entries.entries()) {
+    // Records chain on promises only, which never let the event loop run: now and then give
+    // way, so the responses of the shards still being fetched are read and the next requests
+    // sent while a window is assembled.
+    if (position % YIELD_EVERY === YIELD_EVERY - 1) await giveWay();
+    if (input.onRecord !== undefined) {
+      const pending = input.onRecord(recordOf(entry));
+      if (pending) await pending;
+    }
+    // The service's own JSON text goes into the snapshot as it came: exact, and not re-encoded.
+    await writer.writeJson(
+      `{"kind":"transaction","shard":${JSON.stringify(entry.shard)},"data":${entry.line}}`,
+    );
+    // The copies the reports do not use follow their transaction, marked, for the audit.
+    for (const copy of entry.otherCopies ?? []) {
+      await writer.writeJson(
+        `{"kind":"conflicting-copy","id":${JSON.stringify(entry.id)},"shard":${JSON.stringify(copy.shard)},"data":${copy.line}}`,
+      );
+    }
+  }
+}
+
+/** Snapshot order within a window: by instant, then by id. */
+function snapshotOrder(a: WindowEntry, b: WindowEntry): number {
+  return a.at - b.at || compareText(a.id, b.id);
 }
 
 /** One transaction of a window as assembled: its JSON text, and any conflicting copies of it. */
@@ -194,7 +280,7 @@ async function collectWindow(
   }
   const entries = [...kept.values()];
   resolveConflicts(entries, input, result);
-  return entries.sort((a, b) => a.at - b.at || compareText(a.id, b.id));
+  return entries.sort(snapshotOrder);
 }
 
 /**

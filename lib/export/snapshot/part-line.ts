@@ -24,17 +24,34 @@ export interface PartLine {
 /** Marks a part line's JSON as plain (see {@link PartLine.plain}); JSON text itself starts with `{`. */
 const PLAIN_MARK = 'p';
 
+/** What a part line is ordered and deduplicated by: the transaction's instant and id. */
+export interface PartLineKey {
+  at: number;
+  id: string;
+}
+
+/** The instant and id of `item` (see {@link transactionId}, {@link transactionInstant}). */
+export function partLineKey(item: RawTransaction, fields: PartLineFields): PartLineKey {
+  const id = transactionId(item, fields);
+  return { at: transactionInstant(item, fields, id), id };
+}
+
 /**
  * A part file line: the transaction's instant and id ahead of its JSON text, tab-separated
  * (`1735689600000\t"tx-1"\t{…}`), so the assembly can order and deduplicate a window's lines
  * without parsing them. JSON text never holds a raw tab, so the first two tabs split the line. A
- * `p` before the JSON (`…\t"tx-1"\tp{…}`) says it is plain (see {@link PartLine.plain}).
+ * `p` before the JSON (`…\t"tx-1"\tp{…}`) says it is plain (see {@link PartLine.plain}). `key`,
+ * when the caller has it already, is the item's {@link partLineKey}.
  */
-export function encodePartLine(item: RawTransaction, fields: PartLineFields, exactNumbers = false): string {
-  const id = transactionId(item, fields);
+export function encodePartLine(
+  item: RawTransaction,
+  fields: PartLineFields,
+  exactNumbers = false,
+  key: PartLineKey = partLineKey(item, fields),
+): string {
   // Items with number tokens kept as text (see `pbs/exact-json.ts`) are written with them as sent.
   const json = exactNumbers ? stringifyJson(item) : JSON.stringify(item);
-  return `${transactionInstant(item, fields, id)}\t${JSON.stringify(id)}\t${exactNumbers ? '' : PLAIN_MARK}${json}`;
+  return `${key.at}\t${JSON.stringify(key.id)}\t${exactNumbers ? '' : PLAIN_MARK}${json}`;
 }
 
 /** Reads a part line; a line of bare JSON (no prefix) is parsed to read its instant and id. */
