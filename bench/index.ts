@@ -71,8 +71,8 @@ interface Figures {
  * at a high allocation rate before collecting it.
  */
 const CHILD_NODE_FLAGS = ['--max-old-space-size=128'];
-/** The AWS SDK's notice that its 2027 releases need Node 22, printed by every child that loads it. */
-const QUIET_FLAGS = ['--disable-warning=NodeVersionSupportWarning'];
+/** Turns off the AWS SDK's notice that its 2027 releases need Node 22, printed by every child that loads it. */
+const QUIET_ENV = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
 // The children run as esbuild bundles on plain Node, as the code runs on Lambda: under tsx, every
 // process would also carry the TypeScript loader's own thread and memory.
@@ -101,7 +101,8 @@ function child<T>(
       : [];
   return new Promise((resolve, reject) => {
     const proc = fork(join(bundleDir, script.replace(/\.ts$/, '.mjs')), [JSON.stringify(argument)], {
-      execArgv: [...CHILD_NODE_FLAGS, ...QUIET_FLAGS, ...profile],
+      execArgv: [...CHILD_NODE_FLAGS, ...profile],
+      env: { ...process.env, ...QUIET_ENV },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     proc.once('message', (message) => {
