@@ -15,6 +15,7 @@ import pLimit from 'p-limit';
 import {
   createGainsFeed,
   createNormalizer,
+  EXPORT_DEFAULTS,
   type ExportDeps,
   parseExportRequest,
   periodRange,
@@ -22,6 +23,7 @@ import {
   readSnapshotRecords,
   runExport,
   shardQuery,
+  startFetch,
 } from '../lib/export/index.ts';
 import { addConditionalWrites, createJobStore, type JobRecord, jobIdFor } from '../lib/jobs/index.ts';
 import { DEFAULT_SHAPE, type PagePagination } from '../lib/pbs/index.ts';
@@ -41,6 +43,7 @@ export interface BenchTask {
     | 'raw-xlsx'
     | 'raw-fetch'
     | 'latency'
+    | 'latency-fetch'
     | 'gains'
     | 'rate-limited'
     | 'rate-limited-fetch'
@@ -195,6 +198,32 @@ async function rawFetch(source = client, concurrency = task.concurrency) {
   );
   const ms = performance.now() - started;
   return { rows, ms, fetchMs: ms, pages };
+}
+
+/**
+ * The fetch stage alone, as an export runs it (shared request limiter, pages requested ahead,
+ * part files written) but with nothing assembled or rendered meanwhile: how well the stage
+ * overlaps waiting, apart from the export's other work on the same thread.
+ */
+async function fetchStageAlone() {
+  const request = parseExportRequest({ profile: 'demo', period: task.period });
+  const plan = await planExport(request, client);
+  let rows = 0;
+  let pages = 0;
+  const started = performance.now();
+  const fetched = await startFetch(client, plan.shards, request.filters, {
+    workDir,
+    concurrency: task.concurrency,
+    shardAttempts: EXPORT_DEFAULTS.shardAttempts,
+    fields: client.shape.fields,
+    compressParts: false,
+    onPage: (page) => {
+      rows += page.rows;
+      pages += 1;
+    },
+  }).done;
+  const ms = performance.now() - started;
+  return { rows, ms, fetchMs: ms, pages, shards: fetched.length };
 }
 
 async function rawCsv() {
@@ -406,6 +435,7 @@ const runners = {
   'raw-csv': rawCsv,
   'raw-xlsx': rawXlsx,
   latency: () => exportRun('csv'),
+  'latency-fetch': fetchStageAlone,
   gains: gainsRun,
   'raw-fetch': () => rawFetch(),
   'rate-limited': rateLimitedRun,
