@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SHAPE } from '../../pbs/shape.ts';
 import type { FetchedShard } from '../fetch/fetch.ts';
-import { assembleSnapshot, STREAM_BATCH } from './assemble.ts';
+import { assembleSnapshot, PartOrderError, STREAM_BATCH } from './assemble.ts';
 import {
   createNdjsonWriter,
   readNdjsonLines,
@@ -174,7 +174,9 @@ describe('assembleSnapshot', () => {
         true,
       ),
     ];
-    await expect(assembled(fetched)).rejects.toThrow(/transaction a is out of date order/);
+    const refused = assembled(fetched);
+    await expect(refused).rejects.toBeInstanceOf(PartOrderError);
+    await expect(refused).rejects.toThrow(/transaction a is out of date order/);
   });
 
   it('writes the header first so the snapshot can be rebuilt on its own', async () => {

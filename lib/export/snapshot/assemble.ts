@@ -73,6 +73,16 @@ export class ConflictingCopiesError extends PbsExportError {
   }
 }
 
+/** A part file the fetch marked in order (`FetchedShard.inOrder`) holds a line that goes back in time. */
+export class PartOrderError extends PbsExportError {
+  readonly partFile: string;
+
+  constructor(partFile: string, id: string) {
+    super('invalid_part', `part ${partFile}: transaction ${id} is out of date order`);
+    this.partFile = partFile;
+  }
+}
+
 export interface AssembleResult {
   transactions: number;
   /** Identical copies of a transaction seen in more than one shard or page and kept once. */
@@ -160,13 +170,8 @@ async function* windowBatches(
       result.outsideWindow += 1;
       continue;
     }
-    if (at < lastAt) {
-      // The fetch saw these lines in order: a part file that says otherwise was changed since.
-      throw new PbsExportError(
-        'invalid_part',
-        `part ${only.partFile}: transaction ${id} is out of date order`,
-      );
-    }
+    // The fetch saw these lines in order: a part file that says otherwise was changed since.
+    if (at < lastAt) throw new PartOrderError(only.partFile, id);
     // A batch ends between two instants: the transactions of one instant are sorted together.
     if (batch.length >= STREAM_BATCH && lastAt < at) {
       yield batch.sort(snapshotOrder);

@@ -8,13 +8,17 @@ export {
   assembleSnapshot,
   ConflictingCopiesError,
   type ConflictingCopiesRule,
+  PartOrderError,
   type ShardsInFlight,
+  STREAM_BATCH,
 } from './assemble.ts';
 export {
   decodePartLine,
   encodePartLine,
   type PartLine,
   type PartLineFields,
+  type PartLineKey,
+  partLineKey,
   transactionId,
   transactionInstant,
 } from './part-line.ts';
