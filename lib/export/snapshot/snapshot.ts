@@ -174,14 +174,14 @@ export async function* readNdjsonLines(filePath: string): AsyncGenerator<string>
   const compressed = await isGzipFile(filePath);
   const raw = createReadStream(filePath, { highWaterMark: WRITE_CHUNK });
   const input = compressed ? raw.pipe(createGunzip({ chunkSize: ZLIB_CHUNK })) : raw;
-  /** Bytes of a line that a chunk ended in the middle of. */
-  let carry: Buffer | null = null;
+  /** Pieces of a line that chunks ended in the middle of (joined once its end comes: linear however long). */
+  let carry: Buffer[] = [];
   for await (const chunk of input as AsyncIterable<Buffer>) {
     let start = 0;
     let end = chunk.indexOf(NEWLINE);
-    if (carry !== null && end !== -1) {
-      const line = Buffer.concat([carry, chunk.subarray(0, end)]);
-      carry = null;
+    if (carry.length > 0 && end !== -1) {
+      const line = Buffer.concat([...carry, chunk.subarray(0, end)]);
+      carry = [];
       if (line.length > 0) yield line.toString('utf8');
       start = end + 1;
       end = chunk.indexOf(NEWLINE, start);
@@ -191,12 +191,9 @@ export async function* readNdjsonLines(filePath: string): AsyncGenerator<string>
       start = end + 1;
       end = chunk.indexOf(NEWLINE, start);
     }
-    if (start < chunk.length) {
-      const rest = chunk.subarray(start);
-      carry = carry === null ? Buffer.from(rest) : Buffer.concat([carry, rest]);
-    }
+    if (start < chunk.length) carry.push(chunk.subarray(start));
   }
-  if (carry !== null && carry.length > 0) yield carry.toString('utf8');
+  if (carry.length > 0) yield Buffer.concat(carry).toString('utf8');
 }
 
 const NEWLINE = 0x0a;
