@@ -3,6 +3,7 @@ import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
 import { PROFILE_NAME } from '../lib/export/plan/index.ts';
 import { CLAIM_NAME, DEFAULT_PROFILES_CLAIM } from '../lib/http-api/index.ts';
+import { portalSignInSchema } from '../lib/lambda/portal-sign-in.ts';
 import { connectionSchema, gainsPoliciesSchema, serviceShapeSchema } from '../lib/settings.ts';
 import { PbsConfigError } from './errors.ts';
 
@@ -112,16 +113,8 @@ export const PbsConfigSchema = z
          * The portal's sign-in with this issuer: a public OAuth client (authorization code flow
          * with PKCE). Without it, the portal's pages are not served with an external issuer.
          */
-        portalClient: z
-          .strictObject({
-            clientId: z.string().min(1),
-            authorizeUrl: z.url({ protocol: /^https$/ }),
-            tokenUrl: z.url({ protocol: /^https$/ }),
-            scopes: z
-              .array(z.string().regex(/^[\x21-\x7e]+$/))
-              .min(1)
-              .default(['openid']),
-          })
+        portalClient: portalSignInSchema
+          .extend({ scopes: portalSignInSchema.shape.scopes.default(['openid']) })
           .optional(),
       })
       .optional(),

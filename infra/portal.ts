@@ -5,6 +5,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import type { PortalSignInSettings } from '../lib/lambda/portal-sign-in.ts';
 import { acknowledge } from './nag.ts';
 
 /** The claim of a Cognito access token that lists the person's groups (one group per profile). */
@@ -107,7 +108,7 @@ export class PortalSignIn extends Construct {
   }
 
   /** The portal's sign-in settings (`PBS_PORTAL_SIGN_IN`). */
-  signInSettings(): { authorizeUrl: string; tokenUrl: string; clientId: string; scopes: string[] } {
+  signInSettings(): PortalSignInSettings {
     const base = this.domain.baseUrl();
     return {
       authorizeUrl: `${base}/oauth2/authorize`,

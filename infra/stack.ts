@@ -18,7 +18,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import type { ProfileRegistry } from '../lib/jobs/index.ts';
-import { ENV } from '../lib/lambda/index.ts';
+import { ENV, type PortalSignInSettings } from '../lib/lambda/index.ts';
 import { EXECUTION_END_STATUSES, type ExecutionEndedInput } from '../lib/workflow/index.ts';
 import { type PbsConfig, scheduledProfiles } from './config.ts';
 import { ReportsApi } from './http-api.ts';
@@ -335,7 +335,7 @@ export class PbsExportStack extends Stack {
    * The portal's wiring: its sign-in settings for the HTTP API function, and the topic the finish
    * and fail functions tell when an export ends, linking to the portal.
    */
-  private createPortal(signIn: object, portalUrl: string, config: PbsConfig): ReadyNotices {
+  private createPortal(signIn: PortalSignInSettings, portalUrl: string, config: PbsConfig): ReadyNotices {
     this.functions.httpApi.function.addEnvironment(ENV.portalSignIn, this.toJsonString(signIn));
     const notices = new ReadyNotices(this, 'Notices', { subscribers: config.portal.subscribers });
     for (const key of ['finish', 'fail'] as const) {

@@ -9,6 +9,7 @@ import { PBS_CLIENT_DEFAULTS } from '../pbs/index.ts';
 import { connectionSchema, serviceShapeSchema } from '../settings.ts';
 import { MAX_PRESIGN_EXPIRY_SECONDS } from '../storage/index.ts';
 import { ConfigError } from './errors.ts';
+import { portalSignInSchema } from './portal-sign-in.ts';
 import { DEFAULT_SECRET_MAX_AGE_SECONDS } from './secrets.ts';
 
 /** Environment variables the functions read (set by the stack). */
@@ -134,17 +135,7 @@ export const ENV_SCHEMAS = {
       }, 'expected an http(s) URL without credentials, query or fragment')
       .transform((value) => value.replace(/\/+$/, '')),
   ),
-  [ENV.portalSignIn]: z.preprocess(
-    blankToUndefined,
-    jsonOf(
-      z.strictObject({
-        authorizeUrl: z.url({ protocol: /^https$/ }),
-        tokenUrl: z.url({ protocol: /^https$/ }),
-        clientId: z.string().min(1),
-        scopes: z.array(z.string().regex(/^[\x21-\x7e]+$/)).min(1),
-      }),
-    ).optional(),
-  ),
+  [ENV.portalSignIn]: z.preprocess(blankToUndefined, jsonOf(portalSignInSchema).optional()),
   [ENV.notifyTopicArn]: z.preprocess(
     blankToUndefined,
     z

@@ -30,6 +30,7 @@ export {
   type Observability,
   withObservability,
 } from './observability.ts';
+export { type PortalSignInSettings, portalSignInSchema } from './portal-sign-in.ts';
 export { createRuntime, lambdaRuntime, type Runtime } from './runtime.ts';
 export {
   createSecretReader,
