@@ -29,6 +29,7 @@ export {
   type JobFile,
   type JobObserver,
   type JobRecord,
+  type JobResult,
   type JobState,
   jobIdFor,
   KEYS,

@@ -52,7 +52,17 @@ export interface JobRecord {
   /** Why it failed (no secret, no stack trace). */
   reason?: string;
   /** Where the reports are, once succeeded. */
-  result?: { runId: string; prefix: string; files: JobFile[] };
+  result?: JobResult;
+}
+
+/**
+ * Where a succeeded job's reports are: its run, their prefix and files. Also what
+ * `work/{jobId}/published.json` holds (see `KEYS.published`).
+ */
+export interface JobResult {
+  runId: string;
+  prefix: string;
+  files: JobFile[];
 }
 
 /** Input of an export execution (and of its plan and finish tasks): the job it runs. */
@@ -102,7 +112,7 @@ export const KEYS = {
   part: (jobId: string, shard: number) => `${partsPrefix(jobId)}${shard}.ndjson.gz`,
   /** Prefix of a job's fetched parts (one per shard), for counting them. */
   partsPrefix,
-  /** What the finish task published, once its set is in place (see `StoredPublication`). */
+  /** What the finish task published, once its set is in place (a `JobResult`, see the finish task in `lib/workflow`). */
   published: (jobId: string) => `work/${jobId}/published.json`,
   /** Lease of the one export running per registered secret (see `profile-slots.ts`). */
   slot: (secretHash: string) => `locks/${secretHash}.json`,

@@ -39,6 +39,7 @@ import {
   type JobFile,
   type JobObserver,
   type JobRecord,
+  type JobResult,
   type JobStore,
   KEYS,
   type MetricsSink,
@@ -85,16 +86,6 @@ export interface StoredPlan {
   plan: PlanJson;
 }
 
-/**
- * What `work/{jobId}/published.json` holds: the run the finish task published, written as soon as
- * its set is in place, so a retried finish records that run instead of publishing it again.
- */
-export interface StoredPublication {
-  runId: string;
-  prefix: string;
-  files: JobFile[];
-}
-
 /** The four tasks of the export state machine. */
 export interface Workers {
   plan(input: ExportInput): Promise<PlanOutput>;
@@ -121,15 +112,18 @@ export function createWorkers(deps: WorkerDeps): Workers {
 
   /**
    * Assembles the parts, renders and publishes the run (manifest last), then records what was
-   * stored in the work area before anything else can fail.
+   * stored in the work area before anything else can fail: `work/{jobId}/published.json` holds
+   * the run as soon as its set is in place, so a retried finish records that run instead of
+   * publishing it again.
    */
   const publishRun = async (
     job: JobRecord,
     request: ExportRequest,
     plan: ExportPlan,
     startedAt: Date,
-    runId: string,
-  ): Promise<StoredPublication> => {
+  ): Promise<JobResult> => {
+    // Tagged with the job, so a retried finish writes the same objects instead of a second set.
+    const runId = newRunId(startedAt, job.jobId.slice(0, 6));
     const service = await deps.services(job.profile);
     const workDir = await scratch();
     try {
@@ -159,7 +153,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
         prefix,
         now: deps.now,
       });
-      const publication: StoredPublication = { runId, prefix, files: published.files.map(jobFile) };
+      const publication: JobResult = { runId, prefix, files: published.files.map(jobFile) };
       await putJson(s3, bucket, KEYS.published(job.jobId), publication);
       return publication;
     } finally {
@@ -234,19 +228,17 @@ export function createWorkers(deps: WorkerDeps): Workers {
       }
       const { startedAt, plan } = await loadPlan(jobId);
       const request = parseExportRequest(job.request);
-      // Tagged with the job, so a retried finish writes the same objects instead of a second set.
-      const runId = newRunId(startedAt, jobId.slice(0, 6));
       // A finish that published everything but could not record it (the job update failed, the
       // invocation ended) is retried: its publication, written once the set was in place, is
       // recorded as it is instead of rewritten under a manifest that would describe it meanwhile.
-      const published = await getJson<StoredPublication>(s3, bucket, KEYS.published(jobId));
-      const outcome = published?.value ?? (await publishRun(job, request, plan, startedAt, runId));
+      const published = await getJson<JobResult>(s3, bucket, KEYS.published(jobId));
+      const outcome = published?.value ?? (await publishRun(job, request, plan, startedAt));
       const finishedAt = deps.now();
       const finished = await jobs.update(jobId, (current) => ({
         ...current,
         state: 'succeeded',
         updatedAt: finishedAt.toISOString(),
-        result: { runId: outcome.runId, prefix: outcome.prefix, files: outcome.files },
+        result: outcome,
       }));
       deps.metrics?.addMetric('ExportBytes', 'Bytes', sum(outcome.files.map((file) => file.bytes)));
       deps.metrics?.addMetric('ExportDuration', 'Milliseconds', finishedAt.getTime() - startedAt.getTime());
