@@ -203,15 +203,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
             Body: createReadStream(fetched.partFile),
             ContentType: 'application/gzip',
             // What finish needs besides the bytes travels with them, not through the Map output.
-            Metadata: {
-              rows: String(fetched.rows),
-              'total-reported': fetched.totalReported === null ? '' : String(fetched.totalReported),
-              attempts: String(fetched.attempts),
-              completeness: fetched.completeness,
-              ...(fetched.listed !== undefined ? { listed: String(fetched.listed) } : {}),
-              // The finish streams a window fetched in order instead of holding it (see `FetchedShard.inOrder`).
-              ...(fetched.inOrder === true ? { 'in-order': 'true' } : {}),
-            },
+            Metadata: partMetadata(fetched),
           },
         }).done();
         deps.metrics?.addMetric('ExportRows', 'Count', fetched.rows);
@@ -302,6 +294,38 @@ function sum(values: readonly number[]): number {
   return values.reduce((total, value) => total + value, 0);
 }
 
+/** The S3 metadata of a fetched part: what finish needs besides its bytes ({@link fetchedFromPart}). */
+function partMetadata(fetched: FetchedShard): Record<string, string> {
+  return {
+    rows: String(fetched.rows),
+    'total-reported': fetched.totalReported === null ? '' : String(fetched.totalReported),
+    attempts: String(fetched.attempts),
+    completeness: fetched.completeness,
+    ...(fetched.listed !== undefined ? { listed: String(fetched.listed) } : {}),
+    // The finish streams a window fetched in order instead of holding it (see `FetchedShard.inOrder`).
+    ...(fetched.inOrder === true ? { 'in-order': 'true' } : {}),
+  };
+}
+
+/** The fetched shard a part's S3 metadata ({@link partMetadata}) describes, its bytes in `partFile`. */
+function fetchedFromPart(
+  metadata: Record<string, string>,
+  shard: FetchedShard['shard'],
+  partFile: string,
+): FetchedShard {
+  const reported = metadata['total-reported'];
+  return {
+    shard,
+    partFile,
+    rows: Number(metadata.rows ?? 0),
+    totalReported: reported === undefined || reported === '' ? null : Number(reported),
+    attempts: Number(metadata.attempts ?? 1),
+    completeness: metadata.completeness === 'second-listing' ? 'second-listing' : 'total',
+    ...(metadata.listed !== undefined ? { listed: Number(metadata.listed) } : {}),
+    ...(metadata['in-order'] === 'true' ? { inOrder: true } : {}),
+  };
+}
+
 async function downloadPart(
   s3: S3Client,
   bucket: string,
@@ -315,18 +339,7 @@ async function downloadPart(
   try {
     const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     await pipeline(response.Body as Readable, createWriteStream(partFile));
-    const metadata = response.Metadata ?? {};
-    const reported = metadata['total-reported'];
-    return {
-      shard,
-      partFile,
-      rows: Number(metadata.rows ?? 0),
-      totalReported: reported === undefined || reported === '' ? null : Number(reported),
-      attempts: Number(metadata.attempts ?? 1),
-      completeness: metadata.completeness === 'second-listing' ? 'second-listing' : 'total',
-      ...(metadata.listed !== undefined ? { listed: Number(metadata.listed) } : {}),
-      ...(metadata['in-order'] === 'true' ? { inOrder: true } : {}),
-    };
+    return fetchedFromPart(response.Metadata ?? {}, shard, partFile);
   } catch (error) {
     if (isNotFound(error))
       throw new WorkFileError(key, 'part missing: the shard was not fetched', { cause: error });
