@@ -4,11 +4,12 @@ import { z } from 'zod';
 import { PROFILE_NAME } from '../lib/export/plan/index.ts';
 import { CLAIM_NAME, DEFAULT_PROFILES_CLAIM } from '../lib/http-api/index.ts';
 import { portalSignInSchema } from '../lib/lambda/portal-sign-in.ts';
+import { SERVICE_RATE_LIMIT_PER_KEY } from '../lib/pbs/config.ts';
 import { connectionSchema, gainsPoliciesSchema, serviceShapeSchema } from '../lib/settings.ts';
 import { PbsConfigError } from './errors.ts';
 
-/** Requests per second the service accepts per API key (spec: token bucket, 429 beyond). */
-export const SERVICE_RATE_LIMIT_PER_KEY = 20;
+/** Requests per second the service accepts per API key (defined with the client's defaults). */
+export { SERVICE_RATE_LIMIT_PER_KEY };
 
 /** The context key of the deployment config in `cdk.json` (`context.pbs`) or `-c pbs='{…}'`. */
 export const CONTEXT_KEY = 'pbs';

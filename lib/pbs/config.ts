@@ -108,12 +108,15 @@ export interface ResolvedPbsConfig {
   logger: PbsLogger;
 }
 
+/** Requests per second the service accepts per API key (spec: token bucket, 429 beyond). */
+export const SERVICE_RATE_LIMIT_PER_KEY = 20;
+
 /** Default values, in one place. */
 export const PBS_CLIENT_DEFAULTS = Object.freeze({
   timeoutMs: 30_000,
   maxResponseBytes: 64 * 1024 * 1024,
   retry: Object.freeze({ maxAttempts: 6, baseDelayMs: 250, maxDelayMs: 20_000, maxRetryAfterMs: 60_000 }),
-  requestsPerSecond: 20,
+  requestsPerSecond: SERVICE_RATE_LIMIT_PER_KEY,
   burst: 1,
   correctClockSkew: true,
 });
