@@ -11,7 +11,7 @@ import { acknowledge } from './nag.ts';
 /** The claim of a Cognito access token that lists the person's groups (one group per profile). */
 export const COGNITO_GROUPS_CLAIM = 'cognito:groups';
 
-/** Scopes the portal asks for. */
+/** Scopes the portal asks for (and its Cognito app client allows). */
 export const PORTAL_SCOPES = ['openid', 'email'] as const;
 
 /** Properties of {@link PortalSignIn}. */
@@ -78,7 +78,7 @@ export class PortalSignIn extends Construct {
       supportedIdentityProviders: [cognito.UserPoolClientIdentityProvider.COGNITO],
       oAuth: {
         flows: { authorizationCodeGrant: true },
-        scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL],
+        scopes: PORTAL_SCOPES.map((scope) => cognito.OAuthScope.custom(scope)),
         callbackUrls: [`${props.portalUrl}/callback`],
         logoutUrls: [`${props.portalUrl}/sign-in`],
       },
