@@ -266,7 +266,7 @@ export function monthlyProfiles(config: PbsConfig): string[] {
 }
 
 /** The gains policies of a profile's monthly exports (its own, else the deployment's), or `null`. */
-export function monthlyGains(config: PbsConfig, profile: string): PbsConfig['gains'] | null {
+function monthlyGains(config: PbsConfig, profile: string): PbsConfig['gains'] | null {
   return config.profiles[profile]?.gains ?? config.gains ?? null;
 }
 

@@ -52,10 +52,17 @@ export function callerEvent(c: Context): ApiEvent | undefined {
   return (c.env as { event?: ApiEvent } | undefined)?.event;
 }
 
+/** The authorizer context of an HTTP API (payload 2.0) event: JWT claims or the IAM caller. */
+type Authorizer = { jwt?: { claims?: unknown }; iam?: { userArn?: unknown } } | null | undefined;
+
+/** What API Gateway's authorizer vouched for in `event`, unchecked beyond its place. */
+function authorizerOf(event: ApiEvent | undefined): Authorizer {
+  return (event?.requestContext as { authorizer?: unknown } | undefined)?.authorizer as Authorizer;
+}
+
 /** The verified JWT claims of an HTTP API (payload 2.0) event, if any. */
 function jwtClaims(event: ApiEvent | undefined): Record<string, unknown> | undefined {
-  const authorizer = (event?.requestContext as { authorizer?: unknown } | undefined)?.authorizer;
-  const jwt = (authorizer as { jwt?: { claims?: unknown } } | null | undefined)?.jwt;
+  const jwt = authorizerOf(event)?.jwt;
   const claims = jwt?.claims;
   return claims !== null && typeof claims === 'object' && !Array.isArray(claims)
     ? (claims as Record<string, unknown>)
@@ -96,8 +103,7 @@ export function callerName(event: ApiEvent | undefined): string | undefined {
   const fromJwt = ['email', 'cognito:username', 'username', 'sub']
     .map((claim) => claims?.[claim])
     .find((value): value is string => typeof value === 'string' && value.trim() !== '');
-  const authorizer = (event?.requestContext as { authorizer?: unknown } | undefined)?.authorizer;
-  const iam = (authorizer as { iam?: { userArn?: unknown } } | null | undefined)?.iam?.userArn;
+  const iam = authorizerOf(event)?.iam?.userArn;
   const name = fromJwt ?? (typeof iam === 'string' && iam !== '' ? iam : undefined);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
   return name?.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, MAX_CALLER_NAME);

@@ -44,7 +44,6 @@ export {
 export { lookupProfile, monthlyProfiles, parseProfileRegistry } from './registry.ts';
 export {
   getJson,
-  isConditionalConflict,
   isLostRace,
   isNotFound,
   isPreconditionFailed,

@@ -108,7 +108,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
     if (stored === null) throw new WorkFileError(KEYS.plan(jobId), 'no plan: the plan task has not run');
     return { startedAt: new Date(stored.value.startedAt), plan: planFromJson(stored.value.plan) };
   };
-  const scratch = () => openRunScratch(deps.workDir !== undefined ? { workDir: deps.workDir } : {});
+  const scratch = () => openRunScratch(deps);
 
   /**
    * Assembles the parts, renders and publishes the run (manifest last), then records what was
