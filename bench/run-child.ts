@@ -277,10 +277,10 @@ async function rateLimitedRun() {
   return { ...figures, requests: limited.stats.requestsSent, rateLimited: limited.stats.rateLimited };
 }
 
-/** The raw fetch (see {@link rawFetch}) at the client's defaults, 4 shards at once as an export would. */
+/** The raw fetch (see {@link rawFetch}) at the client's defaults, as many shards at once as an export would. */
 async function rateLimitedFetch() {
   const limited = defaultClient();
-  const figures = await rawFetch(limited, 4);
+  const figures = await rawFetch(limited, EXPORT_DEFAULTS.concurrency);
   return { ...figures, requests: limited.stats.requestsSent, rateLimited: limited.stats.rateLimited };
 }
 
