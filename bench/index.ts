@@ -114,36 +114,33 @@ function child<T>(
   });
 }
 
-async function withSimulator<T>(
-  rows: number,
-  latency: number,
-  work: (url: string, profile: SimulatedProfile) => Promise<T>,
-  rateLimitPerSecond?: number,
-) {
-  const { message, process: proc } = await child<{ url: string; profile: SimulatedProfile }>(
-    'sim-child.ts',
-    { transactions: rows, latencyMs: latency, ...(rateLimitPerSecond ? { rateLimitPerSecond } : {}) },
-    true,
-  );
-  try {
-    return await work(message.url, message.profile);
-  } finally {
-    proc.disconnect();
-  }
-}
-
-/** Local S3 (s3rver) in its own process, for the Lambda path. */
-async function withS3<T>(work: (s3: { endpoint: string; bucket: string }) => Promise<T>) {
-  const { message, process: proc } = await child<{ endpoint: string; bucket: string }>(
-    's3-child.ts',
-    {},
-    true,
-  );
+/** Runs `work` over a kept-alive child process's first message (what it serves), then lets the child go. */
+async function withChild<M, T>(script: string, argument: unknown, work: (message: M) => Promise<T>) {
+  const { message, process: proc } = await child<M>(script, argument, true);
   try {
     return await work(message);
   } finally {
     proc.disconnect();
   }
+}
+
+/** The simulator in its own process. */
+function withSimulator<T>(
+  rows: number,
+  latency: number,
+  work: (url: string, profile: SimulatedProfile) => Promise<T>,
+  rateLimitPerSecond?: number,
+) {
+  return withChild<{ url: string; profile: SimulatedProfile }, T>(
+    'sim-child.ts',
+    { transactions: rows, latencyMs: latency, ...(rateLimitPerSecond ? { rateLimitPerSecond } : {}) },
+    (message) => work(message.url, message.profile),
+  );
+}
+
+/** Local S3 (s3rver) in its own process, for the Lambda path. */
+function withS3<T>(work: (s3: { endpoint: string; bucket: string }) => Promise<T>) {
+  return withChild('s3-child.ts', {}, work);
 }
 
 const measured = new Map<string, number>();
