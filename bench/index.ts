@@ -11,12 +11,12 @@
  * ratios, not times: these machines are shared and noisy.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { parsePbsConfig } from '../infra/config.ts';
+import { cdkJsonContext } from '../infra/definitions.ts';
 import { FUNCTIONS } from '../infra/stack.ts';
 import type { SimulatedProfile } from '../lib/simulator/types.ts';
 import type { BenchTask, ExportKind, MemoryAtPeak } from './run-child.ts';
@@ -371,9 +371,7 @@ for (const kind of KINDS) {
 }
 
 // What a user pays: each task's billed time at the memory the stack gives its function.
-const stackConfig = parsePbsConfig(
-  (JSON.parse(readFileSync(here('../cdk.json'), 'utf8')) as { context: { pbs: unknown } }).context.pbs,
-);
+const stackConfig = parsePbsConfig(cdkJsonContext().pbs);
 const gb = (key: keyof typeof FUNCTIONS) => FUNCTIONS[key].memorySize / 1024;
 console.log(
   `\nLambda GB-seconds per 100 000 transactions (stack memory: plan ${FUNCTIONS.plan.memorySize} MB, fetch shard ` +
