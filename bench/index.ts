@@ -19,7 +19,7 @@ import { parsePbsConfig } from '../infra/config.ts';
 import { cdkJsonContext } from '../infra/definitions.ts';
 import { FUNCTIONS } from '../infra/stack.ts';
 import type { SimulatedProfile } from '../lib/simulator/types.ts';
-import type { BenchTask, ExportKind, MemoryAtPeak } from './run-child.ts';
+import type { BenchTask, ExportKind, Figures } from './run-child.ts';
 
 const { values } = parseArgs({
   options: {
@@ -40,30 +40,6 @@ const concurrency = Number(values.concurrency ?? 8);
 /** The simulator's data spans these years. */
 const ALL_YEARS = { from: '2023-01-01', to: '2025-12-31' };
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-
-interface Figures {
-  rows: number;
-  ms: number;
-  peakRssMb: number;
-  fetchMs?: number;
-  /** From the last shard fetched to the manifest: the work the fetch could not hide. */
-  tailMs?: number;
-  pages?: number;
-  shards?: number;
-  engineMs?: number;
-  lotsMatched?: number;
-  exportLotsMatched?: number;
-  /** CPU time of the whole child process, every thread. */
-  cpuMs: number;
-  /** What the peak RSS was made of. */
-  atPeakRss?: MemoryAtPeak;
-  requests?: number;
-  rateLimited?: number;
-  planMs?: number;
-  /** Lambda path: the fetch-shard tasks' own times, summed (what Lambda bills). */
-  shardMs?: number;
-  jobId?: string;
-}
 
 /**
  * Every measured process gets the same V8 heap cap, as a function sized for the job would: the
