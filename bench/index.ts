@@ -11,15 +11,15 @@
  * ratios, not times: these machines are shared and noisy.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { parsePbsConfig } from '../infra/config.ts';
+import { cdkJsonContext } from '../infra/definitions.ts';
 import { FUNCTIONS } from '../infra/stack.ts';
 import type { SimulatedProfile } from '../lib/simulator/types.ts';
-import type { BenchTask, ExportKind, MemoryAtPeak } from './run-child.ts';
+import type { BenchTask, ExportKind, Figures } from './run-child.ts';
 
 const { values } = parseArgs({
   options: {
@@ -40,30 +40,6 @@ const concurrency = Number(values.concurrency ?? 8);
 /** The simulator's data spans these years. */
 const ALL_YEARS = { from: '2023-01-01', to: '2025-12-31' };
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-
-interface Figures {
-  rows: number;
-  ms: number;
-  peakRssMb: number;
-  fetchMs?: number;
-  /** From the last shard fetched to the manifest: the work the fetch could not hide. */
-  tailMs?: number;
-  pages?: number;
-  shards?: number;
-  engineMs?: number;
-  lotsMatched?: number;
-  exportLotsMatched?: number;
-  /** CPU time of the whole child process, every thread. */
-  cpuMs: number;
-  /** What the peak RSS was made of. */
-  atPeakRss?: MemoryAtPeak;
-  requests?: number;
-  rateLimited?: number;
-  planMs?: number;
-  /** Lambda path: the fetch-shard tasks' own times, summed (what Lambda bills). */
-  shardMs?: number;
-  jobId?: string;
-}
 
 /**
  * Every measured process gets the same V8 heap cap, as a function sized for the job would: the
@@ -114,36 +90,33 @@ function child<T>(
   });
 }
 
-async function withSimulator<T>(
-  rows: number,
-  latency: number,
-  work: (url: string, profile: SimulatedProfile) => Promise<T>,
-  rateLimitPerSecond?: number,
-) {
-  const { message, process: proc } = await child<{ url: string; profile: SimulatedProfile }>(
-    'sim-child.ts',
-    { transactions: rows, latencyMs: latency, ...(rateLimitPerSecond ? { rateLimitPerSecond } : {}) },
-    true,
-  );
-  try {
-    return await work(message.url, message.profile);
-  } finally {
-    proc.disconnect();
-  }
-}
-
-/** Local S3 (s3rver) in its own process, for the Lambda path. */
-async function withS3<T>(work: (s3: { endpoint: string; bucket: string }) => Promise<T>) {
-  const { message, process: proc } = await child<{ endpoint: string; bucket: string }>(
-    's3-child.ts',
-    {},
-    true,
-  );
+/** Runs `work` over a kept-alive child process's first message (what it serves), then lets the child go. */
+async function withChild<M, T>(script: string, argument: unknown, work: (message: M) => Promise<T>) {
+  const { message, process: proc } = await child<M>(script, argument, true);
   try {
     return await work(message);
   } finally {
     proc.disconnect();
   }
+}
+
+/** The simulator in its own process. */
+function withSimulator<T>(
+  rows: number,
+  latency: number,
+  work: (url: string, profile: SimulatedProfile) => Promise<T>,
+  rateLimitPerSecond?: number,
+) {
+  return withChild<{ url: string; profile: SimulatedProfile }, T>(
+    'sim-child.ts',
+    { transactions: rows, latencyMs: latency, ...(rateLimitPerSecond ? { rateLimitPerSecond } : {}) },
+    (message) => work(message.url, message.profile),
+  );
+}
+
+/** Local S3 (s3rver) in its own process, for the Lambda path. */
+function withS3<T>(work: (s3: { endpoint: string; bucket: string }) => Promise<T>) {
+  return withChild('s3-child.ts', {}, work);
 }
 
 const measured = new Map<string, number>();
@@ -374,9 +347,7 @@ for (const kind of KINDS) {
 }
 
 // What a user pays: each task's billed time at the memory the stack gives its function.
-const stackConfig = parsePbsConfig(
-  (JSON.parse(readFileSync(here('../cdk.json'), 'utf8')) as { context: { pbs: unknown } }).context.pbs,
-);
+const stackConfig = parsePbsConfig(cdkJsonContext().pbs);
 const gb = (key: keyof typeof FUNCTIONS) => FUNCTIONS[key].memorySize / 1024;
 console.log(
   `\nLambda GB-seconds per 100 000 transactions (stack memory: plan ${FUNCTIONS.plan.memorySize} MB, fetch shard ` +

@@ -62,6 +62,31 @@ export interface BenchTask {
   jobId?: string;
 }
 
+/** What a task reports to the benchmark over IPC: its runner's figures, then its process's own. */
+export interface Figures {
+  rows: number;
+  ms: number;
+  peakRssMb: number;
+  fetchMs?: number;
+  /** From the last shard fetched to the manifest: the work the fetch could not hide. */
+  tailMs?: number;
+  pages?: number;
+  shards?: number;
+  engineMs?: number;
+  lotsMatched?: number;
+  exportLotsMatched?: number;
+  /** CPU time of the whole child process, every thread. */
+  cpuMs: number;
+  /** What the peak RSS was made of. */
+  atPeakRss?: MemoryAtPeak;
+  requests?: number;
+  rateLimited?: number;
+  planMs?: number;
+  /** Lambda path: the fetch-shard tasks' own times, summed (what Lambda bills). */
+  shardMs?: number;
+  jobId?: string;
+}
+
 const task = JSON.parse(process.argv[2] ?? '{}') as BenchTask;
 const workDir = await mkdtemp(join(tmpdir(), 'pbs-bench-'));
 const client = createServiceClient(
@@ -196,8 +221,7 @@ async function rawFetch(source = client, concurrency = task.concurrency) {
       }),
     ),
   );
-  const ms = performance.now() - started;
-  return { rows, ms, fetchMs: ms, pages };
+  return { rows, ms: performance.now() - started, pages };
 }
 
 /**
@@ -211,7 +235,7 @@ async function fetchStageAlone() {
   let rows = 0;
   let pages = 0;
   const started = performance.now();
-  const fetched = await startFetch(client, plan.shards, request.filters, {
+  await startFetch(client, plan.shards, request.filters, {
     workDir,
     concurrency: task.concurrency,
     shardAttempts: EXPORT_DEFAULTS.shardAttempts,
@@ -223,7 +247,7 @@ async function fetchStageAlone() {
     },
   }).done;
   const ms = performance.now() - started;
-  return { rows, ms, fetchMs: ms, pages, shards: fetched.length };
+  return { rows, ms, fetchMs: ms, pages };
 }
 
 async function rawCsv() {
@@ -277,11 +301,11 @@ async function rateLimitedRun() {
   return { ...figures, requests: limited.stats.requestsSent, rateLimited: limited.stats.rateLimited };
 }
 
-/** The raw fetch (see {@link rawFetch}) at the client's defaults, 4 shards at once as an export would. */
+/** The raw fetch (see {@link rawFetch}) at the client's defaults, as many shards at once as an export would. */
 async function rateLimitedFetch() {
   const limited = defaultClient();
-  const figures = await rawFetch(limited, 4);
-  return { ...figures, requests: limited.stats.requestsSent, rateLimited: limited.stats.rateLimited };
+  const figures = await rawFetch(limited, EXPORT_DEFAULTS.concurrency);
+  return { ...figures, rateLimited: limited.stats.rateLimited };
 }
 
 /** A client at its defaults (rate, burst), reading pages of `task.pageSize`. */
@@ -363,7 +387,6 @@ async function lambdaFetch() {
     ms: performance.now() - started,
     planMs,
     shardMs,
-    shards: planned.shards.length,
     requests,
     jobId,
   };
@@ -372,13 +395,12 @@ async function lambdaFetch() {
 /** The Lambda path's finish task alone, over the parts `lambdaFetch` stored. */
 async function lambdaFinish() {
   if (task.jobId === undefined) throw new Error('the finish task needs the job of a Lambda fetch');
-  const { jobs, workers } = lambdaWorkers();
+  const { workers } = lambdaWorkers();
   const started = performance.now();
   const output = await workers.finish({ jobId: task.jobId });
   const ms = performance.now() - started;
   if (output.state !== 'succeeded') throw new Error(`the finish task ended ${output.state}`);
-  const job = await jobs.require(task.jobId);
-  return { rows: task.rows, ms, files: job.result?.files.length ?? 0 };
+  return { rows: task.rows, ms };
 }
 
 /** Where the memory was when RSS was highest, in MB: V8's heap spaces, and memory outside the heap. */
@@ -429,6 +451,7 @@ function watchPeakMemory(): { stop(): MemoryAtPeak } {
   };
 }
 
+/** A runner per mode (a mode without one fails the typecheck); the child adds its process's figures. */
 const runners = {
   'export-csv': () => exportRun('csv'),
   'export-xlsx': () => exportRun('xlsx'),
@@ -442,7 +465,7 @@ const runners = {
   'rate-limited-fetch': rateLimitedFetch,
   'lambda-fetch': lambdaFetch,
   'lambda-finish': lambdaFinish,
-};
+} satisfies Record<BenchTask['mode'], () => Promise<Omit<Figures, 'peakRssMb' | 'cpuMs' | 'atPeakRss'>>>;
 const peak = watchPeakMemory();
 try {
   const figures = await runners[task.mode]();

@@ -1,11 +1,11 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
-import { PROFILE_NAME } from '../lib/export/plan/index.ts';
+import { GainsOptionsSchema, PROFILE_NAME } from '../lib/export/plan/index.ts';
 import { CLAIM_NAME, DEFAULT_PROFILES_CLAIM } from '../lib/http-api/index.ts';
 import { portalSignInSchema } from '../lib/lambda/portal-sign-in.ts';
 import { SERVICE_RATE_LIMIT_PER_KEY } from '../lib/pbs/config.ts';
-import { connectionSchema, gainsPoliciesSchema, serviceShapeSchema } from '../lib/settings.ts';
+import { connectionSchema, serviceShapeSchema } from '../lib/settings.ts';
 import { PbsConfigError } from './errors.ts';
 
 /** Requests per second the service accepts per API key (defined with the client's defaults). */
@@ -42,7 +42,7 @@ const ProfileSchema = z.strictObject({
   timeZone: ianaZone,
   monthly: z.boolean().default(false),
   /** The gains policies of this profile's monthly exports (replaces the deployment's `gains`). */
-  gains: gainsPoliciesSchema.optional(),
+  gains: GainsOptionsSchema.optional(),
 });
 
 /** The deployment config (`context.pbs`); every field but `profiles` and `baseUrl` has a default. */
@@ -76,7 +76,7 @@ export const PbsConfigSchema = z
      * transferInBasis, transferFee). With it (or a profile's own `gains`) a monthly export adds the
      * gains report with these policies; without, it has the default reports and no gains.
      */
-    gains: gainsPoliciesSchema.optional(),
+    gains: GainsOptionsSchema.optional(),
     /** IANA zone of the monthly schedule's cron. */
     scheduleTimeZone: ianaZone.default('UTC'),
     /** EventBridge Scheduler cron expression of the monthly exports. */

@@ -96,13 +96,6 @@ export const credentialsSchema = z.strictObject({
   profileGuid: z.string().min(1).optional(),
 });
 
-/**
- * The gains policies (rule set, method, pooling, tax year, holding period, transfer tolerance,
- * same-instant order, protocol moves, transfer-in basis, transfer fee): the schema of a request's
- * `gains`, used as is by the deployment config (`gains`, `profiles.<name>.gains`), so a policy is
- * accepted or refused the same way in a request, on the CLI and in `cdk.json`.
- */
-export { GainsOptionsSchema as gainsPoliciesSchema } from './export/plan/index.ts';
 /** The wire-shape overrides alone (the `PBS_SERVICE_SHAPE` variable, the CDK `serviceShape`). */
 export { shapeSchema as serviceShapeSchema };
 

@@ -36,6 +36,6 @@ export {
   transactionParams,
   validateTransactionQuery,
 } from './query.ts';
-export { backoffDelay, parseRetryAfter } from './retry.ts';
+export { parseRetryAfter } from './retry.ts';
 export * from './shape.ts';
 export { signRequest } from './signing.ts';

@@ -61,7 +61,11 @@ export async function withRetry<T>(
   context: RetryContext,
 ): Promise<T> {
   const { options, logger } = context;
-  const jitter = (retryIndex: number) => backoffDelay(retryIndex, options, context.random);
+  const jitter = fullJitter({
+    baseMs: options.baseDelayMs,
+    maxMs: options.maxDelayMs,
+    random: context.random,
+  });
   let attempts = 0;
   try {
     return await retry(

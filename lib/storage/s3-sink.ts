@@ -363,25 +363,21 @@ function openS3Object(settings: ObjectSettings): SinkObject {
     },
   );
 
-  let cleanup: Promise<unknown> | undefined;
   /** Removes what the upload left: its parts if it failed, the object if it completed anyway. */
-  const discard = (result: Settled): Promise<unknown> => {
-    cleanup ??= (async () => {
-      try {
-        if (result.ok) {
-          await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
-        } else if (upload.uploadId !== undefined) {
-          await client.send(
-            new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: upload.uploadId }),
-          );
-        }
-        return undefined;
-      } catch (error) {
-        return error;
+  const discard = once(async (result: Settled): Promise<unknown> => {
+    try {
+      if (result.ok) {
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+      } else if (upload.uploadId !== undefined) {
+        await client.send(
+          new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: upload.uploadId }),
+        );
       }
-    })();
-    return cleanup;
-  };
+      return undefined;
+    } catch (error) {
+      return error;
+    }
+  });
 
   let committed = false;
 
