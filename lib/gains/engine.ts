@@ -6,6 +6,7 @@
 import { DateTime, IANAZone } from 'luxon';
 import { Big, text, ZERO } from '../domain/index.ts';
 import { ValidationError } from '../errors.ts';
+import type { AdapterOptions } from './events.ts';
 import { dayNumber, type HmrcDisposal, HmrcLedger, joinIds } from './hmrc.ts';
 import { type Lot, openLot, type Piece, Pool, shares } from './lots.ts';
 import { resolveChoices, ruleConflicts, ruleSet, TAX_RULES } from './rules.ts';
@@ -140,6 +141,20 @@ export function resolveGainsOptions(options: GainsOptions = {}): ResolvedGainsOp
   )
     throw new ValidationError('period', 'ends before it starts');
   return resolved;
+}
+
+/**
+ * The event adapter's options that follow from the resolved engine options: transfer splits keep
+ * at least cents when the rules round the engine's divisions to whole units, and the rules'
+ * exchange value.
+ */
+export function eventOptions(
+  options: ResolvedGainsOptions,
+): Required<Pick<AdapterOptions, 'fiatScale' | 'exchangeValue'>> {
+  return {
+    fiatScale: Math.max(options.fiatScale, 2),
+    exchangeValue: ruleSet(options.taxRules).exchangeValue,
+  };
 }
 
 interface Flow {
