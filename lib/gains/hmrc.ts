@@ -12,7 +12,7 @@ import { Big, mulDiv, type Rounding, text, ZERO } from '../domain/index.ts';
 import type { AcquireEvent, CarriedHmrc, CarriedHmrcDay, MatchRule } from './types.ts';
 
 /** What the ledger keeps of an acquisition, disposal or withdrawal: its token, transaction, instant and account. */
-export type LedgerEvent = Pick<AcquireEvent, 'token' | 'txId' | 'time' | 'account'>;
+type LedgerEvent = Pick<AcquireEvent, 'token' | 'txId' | 'time' | 'account'>;
 
 /** One matched part of a day's disposal. */
 export interface HmrcPart {

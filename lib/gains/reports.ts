@@ -103,7 +103,7 @@ export function disposalsTable(result: GainsResult, money = EXACT_MONEY): TableS
 }
 
 /** Columns of the gains summary, money headers in `money`'s currency. */
-export function summaryColumns(money = EXACT_MONEY): Column[] {
+function summaryColumns(money = EXACT_MONEY): Column[] {
   return [
     textColumn('tax_year', 'Tax year'),
     textColumn('first_day', 'First day'),
@@ -125,9 +125,6 @@ export function summaryColumns(money = EXACT_MONEY): Column[] {
 export function gainsSummarySpec(money = EXACT_MONEY): TableSpec {
   return { name: 'gains_summary', title: 'Gains summary', columns: summaryColumns(money) };
 }
-
-/** Spec of the gains summary without a currency in its headers. */
-export const GAINS_SUMMARY_SPEC: TableSpec = gainsSummarySpec();
 
 interface Totals {
   lines: number;
@@ -273,7 +270,7 @@ export function gainsSummaryTable(result: GainsResult, money = EXACT_MONEY): Tab
 }
 
 /** Columns of the income report, money headers in `money`'s currency. */
-export function incomeColumns(money = EXACT_MONEY): Column[] {
+function incomeColumns(money = EXACT_MONEY): Column[] {
   return [
     textColumn('tax_year', 'Tax year'),
     COVERS_COLUMN,
@@ -285,16 +282,10 @@ export function incomeColumns(money = EXACT_MONEY): Column[] {
   ];
 }
 
-/** Columns of the income report without a currency in their headers. */
-export const INCOME_COLUMNS: readonly Column[] = incomeColumns();
-
 /** Spec of the income report, money headers in `money`'s currency. */
 export function incomeSpec(money = EXACT_MONEY): TableSpec {
   return { name: 'income', title: 'Income', columns: incomeColumns(money) };
 }
-
-/** Spec of the income report without a currency in its headers. */
-export const INCOME_SPEC: TableSpec = incomeSpec();
 
 /** The income report, built line by line (see {@link incomeTable}). */
 export type IncomeSummary = LineSummary<IncomeLine>;
