@@ -474,7 +474,7 @@ function acquire(s: EngineState, event: AcquireEvent, reported: boolean, date: s
     s.income.push({
       txId: event.txId,
       time: event.time,
-      taxYear: taxYear(s, localDate(event.time, s.options.timeZone)),
+      taxYear: taxYear(s, date),
       category: event.income,
       token: event.token,
       account: event.account,
@@ -509,8 +509,7 @@ function dispose(s: EngineState, event: DisposeEvent, reported: boolean, date: s
     s.options.fiatScale,
     s.options.rounding,
   );
-  const disposedDate = localDate(event.time, s.options.timeZone);
-  const year = taxYear(s, disposedDate);
+  const year = taxYear(s, date);
   parts.forEach(({ piece, quantity: partQuantity }, index) => {
     const share = proceedShares[index] ?? ZERO;
     const cost = piece?.cost ?? ZERO;
@@ -523,7 +522,7 @@ function dispose(s: EngineState, event: DisposeEvent, reported: boolean, date: s
       proceeds: text(share),
       cost: text(cost),
       gain: text(share.minus(cost)),
-      term: lot === null ? 'short' : term(s, lot.acquiredAt, event.time, disposedDate),
+      term: lot === null ? 'short' : term(s, lot.acquiredAt, event.time, date),
       taxYear: year,
       account: event.account,
       acquiredTxId: lot?.txId ?? null,
