@@ -4,7 +4,7 @@
  * run (`carry`), which then continues exactly as one pass would.
  */
 import { DateTime, IANAZone } from 'luxon';
-import { Big, text, ZERO } from '../domain/index.ts';
+import { Big, compareText, text, ZERO } from '../domain/index.ts';
 import { ValidationError } from '../errors.ts';
 import type { AdapterOptions } from './events.ts';
 import { dayNumber, type HmrcDisposal, HmrcLedger, joinIds } from './hmrc.ts';
@@ -170,7 +170,6 @@ interface Activity {
   unmatched: Big;
 }
 
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const flow = (): Flow => ({ quantity: ZERO, cost: ZERO });
 const addFlow = (target: Flow, quantity: Big, cost: Big) => {
   target.quantity = target.quantity.plus(quantity);

@@ -3,7 +3,16 @@
  * summary, income, holdings roll-forward and warnings. Every sum is exact.
  */
 
-import { Big, type Column, type Row, type TableSource, type TableSpec, text, ZERO } from '../domain/index.ts';
+import {
+  Big,
+  type Column,
+  compareText,
+  type Row,
+  type TableSource,
+  type TableSpec,
+  text,
+  ZERO,
+} from '../domain/index.ts';
 import { type Coverage, coverageOptions, createCoverage, type TaxYearCoverage } from './coverage.ts';
 import { EXACT_MONEY, type GainsMoney, gainsMoney, roundDisposal, roundIncome } from './rounding.ts';
 import { ruleSet } from './rules.ts';
@@ -155,7 +164,6 @@ function addLine(target: Totals, line: DisposalLine, withQuantity: boolean): voi
 }
 
 const TERMS: readonly Term[] = ['short', 'long', 'none'];
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * A summary report built line by line: its sums are of the lines added, so lines rounded before
@@ -216,7 +224,7 @@ export function createGainsSummary(options: ResolvedGainsOptions): GainsSummary 
     },
     rows(money = EXACT_MONEY) {
       const rows: Row[] = [];
-      const show = (amount: Big) => money.show(text(amount));
+      const show = money.showBig;
       const row = (
         label: string,
         year: TaxYearCoverage,
@@ -331,11 +339,11 @@ export function createIncomeSummary(options: ResolvedGainsOptions): IncomeSummar
           g.key[2],
           String(g.count),
           text(g.quantity),
-          money.show(text(g.value)),
+          money.showBig(g.value),
         ]);
         const year = years.get(label);
         if (year !== undefined && sorted[i + 1]?.[1].key[0] !== label) {
-          rows.push([label, covers, null, TOTAL, String(year.count), null, money.show(text(year.value))]);
+          rows.push([label, covers, null, TOTAL, String(year.count), null, money.showBig(year.value)]);
         }
       });
       return rows;
@@ -590,7 +598,7 @@ function ukSummary(coverage: Coverage): TaxSummary {
     addIncome() {},
     rows(money = EXACT_MONEY) {
       close();
-      const show = (amount: Big) => money.show(text(amount));
+      const show = money.showBig;
       return yearRows(coverage, years.keys(), (label) => {
         const y = years.get(label) as UkYear;
         return [
@@ -634,7 +642,7 @@ function deSummary(coverage: Coverage): TaxSummary {
       year.receipts += 1;
     },
     rows(money = EXACT_MONEY) {
-      const show = (amount: Big) => money.show(text(amount));
+      const show = money.showBig;
       return yearRows(coverage, years.keys(), (label) => {
         const y = years.get(label) as DeYear;
         const limit = deSaleLimit(Number(label.slice(0, 4)));
