@@ -323,12 +323,10 @@ export function createIncomeSummary(options: ResolvedGainsOptions): IncomeSummar
     },
     rows(money = EXACT_MONEY) {
       const rows: Row[] = [];
-      const years = new Map<string, { count: number; value: Big }>();
+      // Sorted by their ids, which start with the tax year: a year's groups are consecutive.
       const sorted = [...groups.entries()].sort(([a], [b]) => compareText(a, b));
-      for (const [, g] of sorted) {
-        const year = years.get(g.key[0]) ?? { count: 0, value: ZERO };
-        years.set(g.key[0], { count: year.count + g.count, value: year.value.plus(g.value) });
-      }
+      let yearCount = 0;
+      let yearValue = ZERO;
       sorted.forEach(([, g], i) => {
         const label = g.key[0];
         const covers = coverage.of(label).text;
@@ -341,9 +339,12 @@ export function createIncomeSummary(options: ResolvedGainsOptions): IncomeSummar
           text(g.quantity),
           money.showBig(g.value),
         ]);
-        const year = years.get(label);
-        if (year !== undefined && sorted[i + 1]?.[1].key[0] !== label) {
-          rows.push([label, covers, null, TOTAL, String(year.count), null, money.showBig(year.value)]);
+        yearCount += g.count;
+        yearValue = yearValue.plus(g.value);
+        if (sorted[i + 1]?.[1].key[0] !== label) {
+          rows.push([label, covers, null, TOTAL, String(yearCount), null, money.showBig(yearValue)]);
+          yearCount = 0;
+          yearValue = ZERO;
         }
       });
       return rows;
