@@ -375,7 +375,13 @@ function restore(s: EngineState, state: GainsState): void {
   }
   s.nextSeq = state.nextSeq;
   for (const carried of state.pools) {
-    const target = new Pool(carried.token, carried.account, s.options.method, s.options.fiatScale);
+    const target = new Pool(
+      carried.token,
+      carried.account,
+      s.options.method,
+      s.options.fiatScale,
+      s.options.rounding,
+    );
     for (const lot of carried.lots) {
       target.add({
         ...lot,
