@@ -14,5 +14,6 @@ export {
   type TableSource,
   type TableSpec,
 } from './table.ts';
+export { compareText } from './text.ts';
 export type { CanonicalMovement, CanonicalTransaction } from './transaction.ts';
 export { fastUtcInstant, isoInZone, isUtcZone, offsetMinutes, wallClock } from './zoned.ts';

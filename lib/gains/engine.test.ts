@@ -470,6 +470,20 @@ describe('createGainsEngine (carry)', () => {
     );
   });
 
+  it('returns the same disposals when resumed from carried lots with half-up rounding and a tie', () => {
+    // Whole units, half up: half of a lot costing 1 costs 0.5, which rounds up to 1 (half to even: 0).
+    const options = { method: 'fifo', fiatScale: 0, rounding: 'half-up' } as const;
+    const first = [buy('b1', '2025-01-10', 'ETH', '2', '1')];
+    const second = [sell('s1', '2025-02-10', 'ETH', '1', '10')];
+    const engine = createGainsEngine(options);
+    for (const event of first) engine.process(event);
+    const resumed = createGainsEngine(options, JSON.parse(JSON.stringify(engine.carry())));
+    for (const event of second) resumed.process(event);
+    const onePass = run([...first, ...second], options);
+    expect(lines(onePass)).toEqual([{ from: 'b1', quantity: '1', proceeds: '10', cost: '1', gain: '9' }]);
+    expect(resumed.result().disposals).toEqual(onePass.disposals);
+  });
+
   it('throws when resumed with another method', () => {
     const state = createGainsEngine({ method: 'fifo' }).carry();
     expect(() => createGainsEngine({ method: 'average' }, state)).toThrow(ValidationError);

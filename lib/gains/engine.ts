@@ -4,8 +4,9 @@
  * run (`carry`), which then continues exactly as one pass would.
  */
 import { DateTime, IANAZone } from 'luxon';
-import { Big, text, ZERO } from '../domain/index.ts';
+import { Big, compareText, text, ZERO } from '../domain/index.ts';
 import { ValidationError } from '../errors.ts';
+import type { AdapterOptions } from './events.ts';
 import { dayNumber, type HmrcDisposal, HmrcLedger, joinIds } from './hmrc.ts';
 import { type Lot, openLot, type Piece, Pool, shares } from './lots.ts';
 import { resolveChoices, ruleConflicts, ruleSet, TAX_RULES } from './rules.ts';
@@ -142,6 +143,20 @@ export function resolveGainsOptions(options: GainsOptions = {}): ResolvedGainsOp
   return resolved;
 }
 
+/**
+ * The event adapter's options that follow from the resolved engine options: transfer splits keep
+ * at least cents when the rules round the engine's divisions to whole units, and the rules'
+ * exchange value.
+ */
+export function eventOptions(
+  options: ResolvedGainsOptions,
+): Required<Pick<AdapterOptions, 'fiatScale' | 'exchangeValue'>> {
+  return {
+    fiatScale: Math.max(options.fiatScale, 2),
+    exchangeValue: ruleSet(options.taxRules).exchangeValue,
+  };
+}
+
 interface Flow {
   quantity: Big;
   cost: Big;
@@ -155,7 +170,6 @@ interface Activity {
   unmatched: Big;
 }
 
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const flow = (): Flow => ({ quantity: ZERO, cost: ZERO });
 const addFlow = (target: Flow, quantity: Big, cost: Big) => {
   target.quantity = target.quantity.plus(quantity);
@@ -361,7 +375,13 @@ function restore(s: EngineState, state: GainsState): void {
   }
   s.nextSeq = state.nextSeq;
   for (const carried of state.pools) {
-    const target = new Pool(carried.token, carried.account, s.options.method, s.options.fiatScale);
+    const target = new Pool(
+      carried.token,
+      carried.account,
+      s.options.method,
+      s.options.fiatScale,
+      s.options.rounding,
+    );
     for (const lot of carried.lots) {
       target.add({
         ...lot,
@@ -459,7 +479,7 @@ function acquire(s: EngineState, event: AcquireEvent, reported: boolean, date: s
     s.income.push({
       txId: event.txId,
       time: event.time,
-      taxYear: taxYear(s, localDate(event.time, s.options.timeZone)),
+      taxYear: taxYear(s, date),
       category: event.income,
       token: event.token,
       account: event.account,
@@ -494,8 +514,7 @@ function dispose(s: EngineState, event: DisposeEvent, reported: boolean, date: s
     s.options.fiatScale,
     s.options.rounding,
   );
-  const disposedDate = localDate(event.time, s.options.timeZone);
-  const year = taxYear(s, disposedDate);
+  const year = taxYear(s, date);
   parts.forEach(({ piece, quantity: partQuantity }, index) => {
     const share = proceedShares[index] ?? ZERO;
     const cost = piece?.cost ?? ZERO;
@@ -508,7 +527,7 @@ function dispose(s: EngineState, event: DisposeEvent, reported: boolean, date: s
       proceeds: text(share),
       cost: text(cost),
       gain: text(share.minus(cost)),
-      term: lot === null ? 'short' : term(s, lot.acquiredAt, event.time, disposedDate),
+      term: lot === null ? 'short' : term(s, lot.acquiredAt, event.time, date),
       taxYear: year,
       account: event.account,
       acquiredTxId: lot?.txId ?? null,

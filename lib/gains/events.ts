@@ -6,6 +6,7 @@
  */
 
 import {
+  absDecimal,
   Big,
   type CanonicalMovement,
   type CanonicalTransaction,
@@ -143,12 +144,6 @@ function addMoveFee(events: readonly GainsEvent[], fee: string): void {
 
 const RANK: Readonly<Record<GainsEvent['kind'], number>> = { acquire: 0, move: 1, withdraw: 2, dispose: 2 };
 
-function abs(value: string): string;
-function abs(value: string | null): string | null;
-function abs(value: string | null): string | null {
-  return value === null || !value.startsWith('-') ? value : value.slice(1);
-}
-
 // Constructors with one fixed shape per kind (object spreads are slow on this path).
 function disposal(
   txId: string,
@@ -246,7 +241,7 @@ function counterpartValues(
   scale: number,
 ): Map<Leg, string> | null {
   if (outs.length === 0 || ins.length === 0) return null;
-  const own = (leg: Leg) => (leg.movement.value === null ? null : new Big(abs(leg.movement.value)));
+  const own = (leg: Leg) => (leg.movement.value === null ? null : new Big(absDecimal(leg.movement.value)));
   const total = (legs: readonly Leg[]) => {
     let sum = ZERO;
     for (const leg of legs) {
@@ -458,7 +453,7 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
 
   /** The fiat fee of a transaction as a positive decimal, or `null` when none. */
   function fiatFee(tx: CanonicalTransaction): string | null {
-    const fee = tx.feeAmount === null ? null : abs(tx.feeAmount);
+    const fee = tx.feeAmount === null ? null : absDecimal(tx.feeAmount);
     return fee === null || new Big(fee).eq(0) ? null : fee;
   }
 
@@ -484,7 +479,7 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
         if (extra.gt(0)) {
           // More comes back than went in (interest, pool fees, price moves): acquired at its share of the value.
           const extraValue =
-            value === null ? null : text(mulDiv(new Big(abs(value)), extra, leg.quantity, scale));
+            value === null ? null : text(mulDiv(new Big(absDecimal(value)), extra, leg.quantity, scale));
           events.push(
             acquisition(tx.id, leg.leg, time, symbol, account, text(extra), extraValue, null, undefined),
           );
@@ -532,13 +527,13 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
             // Sent more than arrived: the difference is spent (a fee taken from the amount) at its share of the value.
             const lost = quantity.minus(received);
             const lostValue =
-              value === null ? null : text(mulDiv(new Big(abs(value)), lost, quantity, scale));
+              value === null ? null : text(mulDiv(new Big(absDecimal(value)), lost, quantity, scale));
             events.push(disposal(tx.id, leg.leg, time, symbol, account, text(lost), lostValue, undefined));
           } else if (received.gt(quantity)) {
             const extra = received.minus(quantity);
             const inValue = pair.movement.value;
             const extraValue =
-              inValue === null ? null : text(mulDiv(new Big(abs(inValue)), extra, received, scale));
+              inValue === null ? null : text(mulDiv(new Big(absDecimal(inValue)), extra, received, scale));
             events.push(
               acquisition(
                 pair.entry.tx.id,
@@ -561,11 +556,22 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
             time,
             token: symbol,
             account,
-            quantity: abs(amount),
+            quantity: absDecimal(amount),
             unmatchedTransfer: true,
           });
         } else {
-          events.push(disposal(tx.id, leg.leg, time, symbol, account, abs(amount), abs(value), unmatched));
+          events.push(
+            disposal(
+              tx.id,
+              leg.leg,
+              time,
+              symbol,
+              account,
+              absDecimal(amount),
+              value === null ? null : absDecimal(value),
+              unmatched,
+            ),
+          );
         }
       }
       for (const leg of insOf) {
@@ -579,7 +585,19 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
         }
         const income = isTransfer ? null : incomeCategory;
         const cost = exchanged?.get(leg) ?? value;
-        events.push(acquisition(tx.id, leg.leg, time, symbol, account, amount, abs(cost), income, unmatched));
+        events.push(
+          acquisition(
+            tx.id,
+            leg.leg,
+            time,
+            symbol,
+            account,
+            amount,
+            cost === null ? null : absDecimal(cost),
+            income,
+            unmatched,
+          ),
+        );
       }
     }
 
@@ -600,7 +618,7 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
         feesApplied.add(entry);
         addMoveFee(own, fee);
       }
-      const feeQuantity = tx.feeQuantity === null ? null : abs(tx.feeQuantity);
+      const feeQuantity = tx.feeQuantity === null ? null : absDecimal(tx.feeQuantity);
       if (
         tx.feeSymbol !== null &&
         feeQuantity !== null &&
@@ -615,7 +633,7 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
             tx.feeSymbol,
             account,
             feeQuantity,
-            tx.feeAmount === null ? null : abs(tx.feeAmount),
+            tx.feeAmount === null ? null : absDecimal(tx.feeAmount),
             undefined,
           ),
         );

@@ -168,7 +168,7 @@ export function createForm8949(options: Form8949Options): Form8949 {
       const ordered = [...boxes.values()].sort((a, b) =>
         a.year === b.year ? (a.term === b.term ? 0 : a.term === 'short' ? -1 : 1) : a.year < b.year ? -1 : 1,
       );
-      const show = (amount: Big) => money.show(text(amount));
+      const show = money.showBig;
       // Totals are the widest amounts but for a sign: a line's gain may be negative where the total is not.
       const width = ordered.reduce(
         (widest, t) =>
@@ -257,7 +257,7 @@ function formTable(
       'Form 8949 (Sales and Other Dispositions of Capital Assets): one row per disposal, by tax year, Part I (short term) then Part II (long term), each box followed by its TOTAL row',
     columns: form8949Columns(money, width),
   };
-  const show = (amount: Big) => money.show(text(amount));
+  const show = money.showBig;
   const row = (t: BoxTotals, d: Disposal): Row => {
     const dates = [...d.acquired];
     const acquired =
@@ -359,7 +359,7 @@ function scheduleDTable(
       COVERS_COLUMN,
     ],
   };
-  const show = (amount: Big) => money.show(text(amount));
+  const show = money.showBig;
   return {
     spec,
     async *rows() {

@@ -8,11 +8,11 @@
  * A day's disposal is therefore final only once the 30 days after it are known: days wait, per
  * token, until an event more than 30 days later arrives (or the history ends).
  */
-import { Big, mulDiv, type Rounding, text, ZERO } from '../domain/index.ts';
+import { Big, compareText, mulDiv, type Rounding, text, ZERO } from '../domain/index.ts';
 import type { AcquireEvent, CarriedHmrc, CarriedHmrcDay, MatchRule } from './types.ts';
 
 /** What the ledger keeps of an acquisition, disposal or withdrawal: its token, transaction, instant and account. */
-export type LedgerEvent = Pick<AcquireEvent, 'token' | 'txId' | 'time' | 'account'>;
+type LedgerEvent = Pick<AcquireEvent, 'token' | 'txId' | 'time' | 'account'>;
 
 /** One matched part of a day's disposal. */
 export interface HmrcPart {
@@ -426,7 +426,7 @@ export class HmrcLedger {
     );
     const books = [...this.#books.values()]
       .filter((book) => book.days.length > 0 || !book.quantity.eq(0) || !book.cost.eq(0))
-      .sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : 0))
+      .sort((a, b) => compareText(a.token, b.token))
       .map((book) => ({
         token: book.token,
         quantity: text(book.quantity),

@@ -3,9 +3,8 @@
  * roll-forward from canonical transactions. No I/O. Conventions: README.md in this folder.
  */
 import type { CanonicalTransaction } from '../domain/index.ts';
-import { createGainsEngine } from './engine.ts';
+import { createGainsEngine, eventOptions } from './engine.ts';
 import { type AdapterOptions, toEvents } from './events.ts';
-import { ruleSet } from './rules.ts';
 import type { GainsCounts, GainsOptions, GainsResult, GainsState } from './types.ts';
 
 export {
@@ -15,7 +14,7 @@ export {
   createCoverage,
   type TaxYearCoverage,
 } from './coverage.ts';
-export { createGainsEngine, type GainsEngine, resolveGainsOptions } from './engine.ts';
+export { createGainsEngine, eventOptions, type GainsEngine, resolveGainsOptions } from './engine.ts';
 export { GainsOrderError } from './errors.ts';
 export {
   type AdapterOptions,
@@ -42,14 +41,12 @@ export {
   disposalRow,
   disposalsSpec,
   disposalsTable,
-  GAINS_SUMMARY_SPEC,
   type GainsReportsOptions,
   type GainsSummary,
   gainsReports,
   gainsSummarySpec,
   gainsSummaryTable,
   holdingsTable,
-  INCOME_SPEC,
   type IncomeSummary,
   incomeSpec,
   incomeTable,
@@ -108,12 +105,7 @@ export function runGains(
     }
   })();
   const engine = createGainsEngine(rest, state);
-  // Transfer splits keep at least cents when the rules round the engine's divisions to whole units.
-  const events = toEvents(counted, {
-    ...rest,
-    fiatScale: Math.max(engine.options.fiatScale, 2),
-    exchangeValue: ruleSet(engine.options.taxRules).exchangeValue,
-  });
+  const events = toEvents(counted, { ...rest, ...eventOptions(engine.options) });
   for (const event of events) engine.process(event);
   engine.finish();
   const result = engine.result();

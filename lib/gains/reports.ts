@@ -3,7 +3,16 @@
  * summary, income, holdings roll-forward and warnings. Every sum is exact.
  */
 
-import { Big, type Column, type Row, type TableSource, type TableSpec, text, ZERO } from '../domain/index.ts';
+import {
+  Big,
+  type Column,
+  compareText,
+  type Row,
+  type TableSource,
+  type TableSpec,
+  text,
+  ZERO,
+} from '../domain/index.ts';
 import { type Coverage, coverageOptions, createCoverage, type TaxYearCoverage } from './coverage.ts';
 import { EXACT_MONEY, type GainsMoney, gainsMoney, roundDisposal, roundIncome } from './rounding.ts';
 import { ruleSet } from './rules.ts';
@@ -103,7 +112,7 @@ export function disposalsTable(result: GainsResult, money = EXACT_MONEY): TableS
 }
 
 /** Columns of the gains summary, money headers in `money`'s currency. */
-export function summaryColumns(money = EXACT_MONEY): Column[] {
+function summaryColumns(money = EXACT_MONEY): Column[] {
   return [
     textColumn('tax_year', 'Tax year'),
     textColumn('first_day', 'First day'),
@@ -125,9 +134,6 @@ export function summaryColumns(money = EXACT_MONEY): Column[] {
 export function gainsSummarySpec(money = EXACT_MONEY): TableSpec {
   return { name: 'gains_summary', title: 'Gains summary', columns: summaryColumns(money) };
 }
-
-/** Spec of the gains summary without a currency in its headers. */
-export const GAINS_SUMMARY_SPEC: TableSpec = gainsSummarySpec();
 
 interface Totals {
   lines: number;
@@ -158,7 +164,6 @@ function addLine(target: Totals, line: DisposalLine, withQuantity: boolean): voi
 }
 
 const TERMS: readonly Term[] = ['short', 'long', 'none'];
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * A summary report built line by line: its sums are of the lines added, so lines rounded before
@@ -219,7 +224,7 @@ export function createGainsSummary(options: ResolvedGainsOptions): GainsSummary 
     },
     rows(money = EXACT_MONEY) {
       const rows: Row[] = [];
-      const show = (amount: Big) => money.show(text(amount));
+      const show = money.showBig;
       const row = (
         label: string,
         year: TaxYearCoverage,
@@ -273,7 +278,7 @@ export function gainsSummaryTable(result: GainsResult, money = EXACT_MONEY): Tab
 }
 
 /** Columns of the income report, money headers in `money`'s currency. */
-export function incomeColumns(money = EXACT_MONEY): Column[] {
+function incomeColumns(money = EXACT_MONEY): Column[] {
   return [
     textColumn('tax_year', 'Tax year'),
     COVERS_COLUMN,
@@ -285,16 +290,10 @@ export function incomeColumns(money = EXACT_MONEY): Column[] {
   ];
 }
 
-/** Columns of the income report without a currency in their headers. */
-export const INCOME_COLUMNS: readonly Column[] = incomeColumns();
-
 /** Spec of the income report, money headers in `money`'s currency. */
 export function incomeSpec(money = EXACT_MONEY): TableSpec {
   return { name: 'income', title: 'Income', columns: incomeColumns(money) };
 }
-
-/** Spec of the income report without a currency in its headers. */
-export const INCOME_SPEC: TableSpec = incomeSpec();
 
 /** The income report, built line by line (see {@link incomeTable}). */
 export type IncomeSummary = LineSummary<IncomeLine>;
@@ -324,12 +323,10 @@ export function createIncomeSummary(options: ResolvedGainsOptions): IncomeSummar
     },
     rows(money = EXACT_MONEY) {
       const rows: Row[] = [];
-      const years = new Map<string, { count: number; value: Big }>();
+      // Sorted by their ids, which start with the tax year: a year's groups are consecutive.
       const sorted = [...groups.entries()].sort(([a], [b]) => compareText(a, b));
-      for (const [, g] of sorted) {
-        const year = years.get(g.key[0]) ?? { count: 0, value: ZERO };
-        years.set(g.key[0], { count: year.count + g.count, value: year.value.plus(g.value) });
-      }
+      let yearCount = 0;
+      let yearValue = ZERO;
       sorted.forEach(([, g], i) => {
         const label = g.key[0];
         const covers = coverage.of(label).text;
@@ -340,11 +337,14 @@ export function createIncomeSummary(options: ResolvedGainsOptions): IncomeSummar
           g.key[2],
           String(g.count),
           text(g.quantity),
-          money.show(text(g.value)),
+          money.showBig(g.value),
         ]);
-        const year = years.get(label);
-        if (year !== undefined && sorted[i + 1]?.[1].key[0] !== label) {
-          rows.push([label, covers, null, TOTAL, String(year.count), null, money.show(text(year.value))]);
+        yearCount += g.count;
+        yearValue = yearValue.plus(g.value);
+        if (sorted[i + 1]?.[1].key[0] !== label) {
+          rows.push([label, covers, null, TOTAL, String(yearCount), null, money.showBig(yearValue)]);
+          yearCount = 0;
+          yearValue = ZERO;
         }
       });
       return rows;
@@ -599,7 +599,7 @@ function ukSummary(coverage: Coverage): TaxSummary {
     addIncome() {},
     rows(money = EXACT_MONEY) {
       close();
-      const show = (amount: Big) => money.show(text(amount));
+      const show = money.showBig;
       return yearRows(coverage, years.keys(), (label) => {
         const y = years.get(label) as UkYear;
         return [
@@ -643,7 +643,7 @@ function deSummary(coverage: Coverage): TaxSummary {
       year.receipts += 1;
     },
     rows(money = EXACT_MONEY) {
-      const show = (amount: Big) => money.show(text(amount));
+      const show = money.showBig;
       return yearRows(coverage, years.keys(), (label) => {
         const y = years.get(label) as DeYear;
         const limit = deSaleLimit(Number(label.slice(0, 4)));

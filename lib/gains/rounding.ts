@@ -14,6 +14,8 @@ export interface GainsMoney {
   currency: string | null;
   /** An amount as shown: rounded half to even to the minor unit, or as it is without one. */
   show(amount: string): string;
+  /** {@link GainsMoney.show} of an exact decimal (a plain function: it may be passed around unbound). */
+  showBig(amount: Big): string;
   /** A money column's header with its unit: `Proceeds (USD)`, or `Proceeds` without a currency. */
   header(base: string): string;
 }
@@ -23,6 +25,7 @@ export function gainsMoney(currency: string | null): GainsMoney {
   return {
     currency,
     show: (amount) => toMinorUnit(amount, currency),
+    showBig: (amount) => toMinorUnit(text(amount), currency),
     header: (base) => (currency === null ? base : moneyHeader(base, new Set([currency]))),
   };
 }
@@ -39,7 +42,7 @@ export function roundDisposal(line: DisposalLine, money: GainsMoney): DisposalLi
   const proceeds = money.show(line.proceeds);
   const cost = money.show(line.cost);
   if (proceeds === line.proceeds && cost === line.cost) return line;
-  return { ...line, proceeds, cost, gain: money.show(text(new Big(proceeds).minus(cost))) };
+  return { ...line, proceeds, cost, gain: money.showBig(new Big(proceeds).minus(cost)) };
 }
 
 /** `line` with its value rounded once to the minor unit. */

@@ -3,6 +3,8 @@
  * year, holding period, the zone of its days, rounding), with the reason a contradicting choice is
  * refused. Sources: README.md in this folder.
  */
+import type { Rounding } from '../domain/index.ts';
+import type { ExchangeValue } from './events.ts';
 import type { LotMethod, Pooling, TaxRules } from './types.ts';
 
 /** Every rule set, `generic` first (the default: nothing fixed). */
@@ -30,13 +32,13 @@ export interface RuleSet {
   /** IANA zone of its days, tax years and holding periods; `null`: the request's zone. */
   timeZone: string | null;
   /** Decimal places of divided fiat amounts, and their rounding; `null`: the engine's default. */
-  rounding: { scale: number; mode: 'half-even' | 'half-up' | 'up' } | null;
+  rounding: { scale: number; mode: Rounding } | null;
   /**
    * The value of each side of a crypto-to-crypto exchange: `own` (each movement at its own value)
    * or `counterpart` (the disposal's consideration is the value of what is received, the
    * acquisition's cost the value of what is given, as HMRC computes CRYPTO22257).
    */
-  exchangeValue: 'own' | 'counterpart';
+  exchangeValue: ExchangeValue;
   /** The annual limits of the summary, when the rule set has them. */
   summary: 'uk' | 'de' | null;
   /**

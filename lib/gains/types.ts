@@ -2,6 +2,7 @@
  * Types of the gains engine: its input events, its options, its results and its carried state.
  * Every amount is an exact plain decimal string; every instant is epoch milliseconds (UTC).
  */
+import type { Rounding } from '../domain/index.ts';
 
 /** Which open lots a disposal (or a transfer out of a wallet) consumes first. */
 export type LotMethod =
@@ -99,7 +100,7 @@ export interface ResolvedGainsOptions {
   periodStart: number | null;
   periodEnd: number | null;
   /** `up` only from a rule set (uk). */
-  rounding: 'half-even' | 'half-up' | 'up';
+  rounding: Rounding;
   taxRules: TaxRules;
 }
 

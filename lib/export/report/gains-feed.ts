@@ -18,6 +18,7 @@ import {
   disposalRow,
   disposalsSpec,
   EXACT_MONEY,
+  eventOptions,
   type GainsEngine,
   type GainsEvent,
   type GainsMoney,
@@ -31,7 +32,6 @@ import {
   poolHistoryTable,
   roundDisposal,
   roundIncome,
-  ruleSet,
   warningRow,
   warningsSpec,
 } from '../../gains/index.ts';
@@ -153,13 +153,12 @@ export function createGainsFeed(
   const currencies = createCurrencies(gains.currency ?? null, gains.taxRules);
   let warningCount = 0;
   const stream = createEventStream({
-    fiatScale: Math.max(engine.options.fiatScale, 2),
+    ...eventOptions(engine.options),
     transferTolerance: gains.transferToleranceHours * HOUR_MS,
     sameTimeOrder: gains.sameInstantOrder,
     protocolMoves: gains.protocolMoves,
     transferInBasis: gains.transferInBasis,
     transferFee: gains.transferFee,
-    exchangeValue: ruleSet(engine.options.taxRules).exchangeValue,
   });
   let batchWindow: string | null = null;
   let latest = Number.NEGATIVE_INFINITY;
