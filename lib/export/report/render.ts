@@ -33,6 +33,11 @@ export interface RenderInput {
   generator: { name: string; version: string };
   /** Counts gathered before rendering (fetch and assembly), recorded in the manifest. */
   counts: Record<string, number>;
+  /**
+   * Size and SHA-256 of the snapshot, when taken while it was written (see `assembleExport`);
+   * else the About sheet reads the snapshot back.
+   */
+  snapshotDigest?: Digest;
   /** Scratch folder (the caller's, removed by it) that receives the rendered files. */
   workDir: string;
   /** Formats to write instead of the request's (render from a snapshot). */
@@ -165,7 +170,12 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     baseName,
   };
   const files: RenderedFile[] = [
-    { name: `${baseName}_snapshot.ndjson.gz`, file: input.snapshotFile, contentType: CONTENT_TYPES.gzip },
+    {
+      name: `${baseName}_snapshot.ndjson.gz`,
+      file: input.snapshotFile,
+      contentType: CONTENT_TYPES.gzip,
+      ...(input.snapshotDigest !== undefined ? { digest: input.snapshotDigest } : {}),
+    },
   ];
   /** Writes one file into the scratch folder and lists it. */
   const render = async (
@@ -271,7 +281,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
 
 /**
  * Size and SHA-256 of a rendered file (what the sink will store): as taken while it was written,
- * else read back (the snapshot, written before its header was known).
+ * else read back (a snapshot rendered without its digest, e.g. from an existing file).
  */
 async function listedFile(rendered: RenderedFile): Promise<ListedFile> {
   if (rendered.digest !== undefined) return { name: rendered.name, ...rendered.digest };
