@@ -239,8 +239,12 @@ export async function assembleExport(
     ...(deps.warn ? { warn: deps.warn } : {}),
   });
   try {
+    let header: SnapshotHeader | undefined;
     const assembled = await assembleSnapshot({
-      header: async () => snapshotHeader(request, plan, await allFetched, deps),
+      header: async () => {
+        header = snapshotHeader(request, plan, await allFetched, deps);
+        return header;
+      },
       windows: plan.windows,
       fetched: isFetchRun(fetched)
         ? { shards: plan.shards, shard: (index) => fetched.shard(index) }
@@ -257,7 +261,8 @@ export async function assembleExport(
     deps.onProgress?.({ stage: 'fetched', transactions: assembled.transactions });
     return {
       snapshotFile,
-      header: snapshotHeader(request, plan, await allFetched, deps),
+      // The header the snapshot holds (the callback runs once every window is assembled).
+      header: header as SnapshotHeader,
       ...(assembled.digest !== undefined ? { snapshotDigest: assembled.digest } : {}),
       counts: {
         transactions: assembled.transactions,
