@@ -157,6 +157,11 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
   // Companions for machines (the exact figures of rounded tables) are files, not sheets.
   const sheets = tables.filter((table) => table.spec.csvOnly !== true);
   const demo = input.header.demo === true;
+  // How the gains reports' money is rounded: in the manifest and, in words, in the Read me.
+  const money = moneyRounding(
+    tables.map((table) => table.spec),
+    formats.includes('csv') ? (name) => `${baseName}_${name}.csv` : null,
+  );
   const readme: ReadmeInput = {
     request: { ...request, formats: [...formats] },
     runId: input.runId,
@@ -168,6 +173,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     shards: input.header.shards.length,
     tables: tables.map((table) => table.spec),
     baseName,
+    money,
   };
   const files: RenderedFile[] = [
     {
@@ -227,10 +233,6 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     });
   }
   const range = periodRange(request.period, request.timeZone);
-  const money = moneyRounding(
-    tables.map((table) => table.spec),
-    formats.includes('csv') ? (name) => `${baseName}_${name}.csv` : null,
-  );
   const gainsNotes = {
     feeTreatment: FEE_TREATMENT,
     timeZone: request.timeZone,
