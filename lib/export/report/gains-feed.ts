@@ -122,6 +122,14 @@ export function gainsEngineOptions(request: ExportRequest, period: { start: Date
   };
 }
 
+/**
+ * The zone the gains reports' tax years are in: the rule set's when it has one (uk:
+ * Europe/London), else the request's (as the engine resolves it). The Read me and About sheet say it.
+ */
+export function taxYearZone(request: Pick<ExportRequest, 'gains' | 'timeZone'>): string {
+  return (request.gains && ruleSet(request.gains.taxRules).timeZone) ?? request.timeZone;
+}
+
 /** A feed for a request that asks for the gains reports (`request.gains` set). */
 export function createGainsFeed(
   request: ExportRequest,

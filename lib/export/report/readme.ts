@@ -11,7 +11,7 @@ import { ruleSet } from '../../gains/rules.ts';
 import type { TaxRules } from '../../gains/types.ts';
 import { periodLabel, periodRange } from '../plan/period.ts';
 import type { ExportRequest } from '../plan/request.ts';
-import { FEE_TREATMENT, gainsEngineOptions } from './gains-feed.ts';
+import { FEE_TREATMENT, gainsEngineOptions, taxYearZone } from './gains-feed.ts';
 import type { MoneyRounding } from './money-rounding.ts';
 
 /** What the Read me is made from: the run's request, source and tables. */
@@ -119,8 +119,8 @@ function taxYearLines(input: ReadmeInput): ReadmeLine[] {
     [
       'Tax years',
       partial.length === 0
-        ? `the period covers ${years.length === 1 ? 'the whole tax year' : 'whole tax years'} (tax years start on ${request.gains.taxYearStart}, month-day, in ${options.timeZone}):`
-        : `the period covers ONLY PART of ${partial.length === 1 ? 'a tax year' : 'some tax years'} (tax years start on ${request.gains.taxYearStart}, month-day, in ${options.timeZone}); the totals of such a year are not the whole year's:`,
+        ? `the period covers ${years.length === 1 ? 'the whole tax year' : 'whole tax years'} (tax years start on ${request.gains.taxYearStart}, month-day, in ${taxYearZone(request)}):`
+        : `the period covers ONLY PART of ${partial.length === 1 ? 'a tax year' : 'some tax years'} (tax years start on ${request.gains.taxYearStart}, month-day, in ${taxYearZone(request)}); the totals of such a year are not the whole year's:`,
     ],
     ...years.map(
       (year): ReadmeLine => [
@@ -274,10 +274,7 @@ function optionLines(request: ExportRequest): ReadmeLine[] {
     lines.push(
       ['', `gains method: ${METHODS[gains.method] ?? gains.method}`],
       ['', `gains pools: ${POOLS[gains.pooling] ?? gains.pooling}`],
-      [
-        '',
-        `tax year starts on ${gains.taxYearStart} (month-day), in ${ruleSet(gains.taxRules).timeZone ?? request.timeZone}`,
-      ],
+      ['', `tax year starts on ${gains.taxYearStart} (month-day), in ${taxYearZone(request)}`],
       ['', `long term: held more than ${gains.longTermYears} year(s)`],
       ['', `fees: ${FEE_TREATMENT}`],
       ...gainsPolicyLines(gains).map((line): [string, string] => ['', line]),

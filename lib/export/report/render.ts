@@ -3,12 +3,11 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { TableSource } from '../../domain/table.ts';
-import { ruleSet } from '../../gains/rules.ts';
 import { type Digest, HashingStream, hashedFile } from '../../storage/hashing.ts';
 import { periodLabel, periodRange } from '../plan/period.ts';
 import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
 import type { SnapshotHeader } from '../snapshot/snapshot.ts';
-import { FEE_TREATMENT } from './gains-feed.ts';
+import { FEE_TREATMENT, taxYearZone } from './gains-feed.ts';
 import type { LiveOutputs } from './live-outputs.ts';
 import { type MoneyRounding, moneyRounding } from './money-rounding.ts';
 import {
@@ -327,7 +326,8 @@ function listedOrCounted<T>(
 function aboutTable(
   manifest: ReportSetDescription & { completedAt: string; files: ListedFile[] },
 ): TableSource {
-  const { gains } = manifest.request as ExportRequest;
+  const request = manifest.request as ExportRequest;
+  const { gains } = request;
   const pairs: [string, string][] = [
     ...(manifest.demo
       ? ([[DEMO_BANNER, 'made by the simulator built into pbs-export']] as [string, string][])
@@ -348,11 +348,7 @@ function aboutTable(
           ['Gains: lot method', manifest.gains.method],
           ['Gains: pools', POOLS[manifest.gains.pooling] ?? manifest.gains.pooling],
           ['Gains: fee treatment', manifest.gains.feeTreatment],
-          [
-            'Gains: tax year starts',
-            // The rule set's zone governs its tax years (uk: Europe/London), else the request's.
-            `${manifest.gains.taxYearStart} (MM-DD, in ${(gains && ruleSet(gains.taxRules).timeZone) ?? manifest.gains.timeZone})`,
-          ],
+          ['Gains: tax year starts', `${manifest.gains.taxYearStart} (MM-DD, in ${taxYearZone(request)})`],
           ['Gains: long term', `held more than ${manifest.gains.longTermYears} year(s)`],
           ...(gains === undefined ? [] : gainsPolicyPairs(gains)).map(([topic, words]): [string, string] => [
             `Gains: ${topic}`,
