@@ -15,4 +15,4 @@ export {
   type TableSpec,
 } from './table.ts';
 export type { CanonicalMovement, CanonicalTransaction } from './transaction.ts';
-export { fastUtcInstant, isoInZone, isUtcZone, offsetMinutes, wallClock } from './zoned.ts';
+export { fastUtcInstant, isoInZone, offsetMinutes, wallClock } from './zoned.ts';
