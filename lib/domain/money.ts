@@ -80,7 +80,7 @@ export function moneyCell(amount: string | null, currency: string | null): strin
  * The unit a money column's header names: the one currency of its rows (`USD`), or null when its
  * rows have several (or none, or amounts without a currency): then each row's currency column says.
  */
-export function soleCurrency(currencies: ReadonlySet<string>): string | null {
+function soleCurrency(currencies: ReadonlySet<string>): string | null {
   if (currencies.size !== 1) return null;
   const [only] = currencies;
   return only === undefined || only === '' ? null : only;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import { messageOf } from '../storage/errors.ts';
+import type { Digest } from '../storage/hashing.ts';
 import { currentProcessOwner, type ProcessOwner } from '../storage/owner.ts';
 import { openScratch } from '../storage/scratch.ts';
 import type { Sink } from '../storage/sink.ts';
@@ -198,6 +199,8 @@ export interface AssembleDeps {
 export interface AssembledExport {
   snapshotFile: string;
   header: SnapshotHeader;
+  /** Size and SHA-256 of the snapshot, taken while it was written (the About sheet lists them). */
+  snapshotDigest?: Digest;
   /** Counts of the fetch and assembly, for the manifest. */
   counts: Record<string, number>;
   model: ReportModel;
@@ -236,8 +239,12 @@ export async function assembleExport(
     ...(deps.warn ? { warn: deps.warn } : {}),
   });
   try {
+    let header: SnapshotHeader | undefined;
     const assembled = await assembleSnapshot({
-      header: async () => snapshotHeader(request, plan, await allFetched, deps),
+      header: async () => {
+        header = snapshotHeader(request, plan, await allFetched, deps);
+        return header;
+      },
       windows: plan.windows,
       fetched: isFetchRun(fetched)
         ? { shards: plan.shards, shard: (index) => fetched.shard(index) }
@@ -254,7 +261,9 @@ export async function assembleExport(
     deps.onProgress?.({ stage: 'fetched', transactions: assembled.transactions });
     return {
       snapshotFile,
-      header: snapshotHeader(request, plan, await allFetched, deps),
+      // The header the snapshot holds (the callback runs once every window is assembled).
+      header: header as SnapshotHeader,
+      ...(assembled.digest !== undefined ? { snapshotDigest: assembled.digest } : {}),
       counts: {
         transactions: assembled.transactions,
         duplicatesDropped: assembled.duplicates,

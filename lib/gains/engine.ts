@@ -30,6 +30,7 @@ import type {
   Term,
   WithdrawEvent,
 } from './types.ts';
+import { LOT_METHODS, POOLINGS as POOLING_NAMES } from './types.ts';
 
 /** A running engine. */
 export interface GainsEngine {
@@ -69,8 +70,8 @@ const UNMATCHED: Readonly<Record<GainsEvent['kind'], string>> = {
 const DAY_MS = 86_400_000;
 const POSITIVE = /^\d+(?:\.\d+)?$/;
 
-const METHODS = new Set(['fifo', 'lifo', 'hifo', 'average', 'hmrc']);
-const POOLINGS = new Set(['account', 'universal', 'wallet-from-2025']);
+const METHODS: ReadonlySet<string> = new Set(LOT_METHODS);
+const POOLINGS: ReadonlySet<string> = new Set(POOLING_NAMES);
 const ROUNDINGS = new Set(['half-even', 'half-up']);
 
 function instantOption(field: string, value: string | null | undefined): number | null {

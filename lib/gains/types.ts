@@ -4,28 +4,29 @@
  */
 import type { Rounding } from '../domain/index.ts';
 
-/** Which open lots a disposal (or a transfer out of a wallet) consumes first. */
-export type LotMethod =
-  /** Earliest acquisition first. */
-  | 'fifo'
-  /** Latest acquisition first. */
-  | 'lifo'
-  /** Highest cost per unit (at acquisition) first; ties by earliest acquisition. */
-  | 'hifo'
-  /** Basis is the pool's average cost per unit; quantities and dates leave in FIFO order. */
-  | 'average'
-  /**
-   * HMRC's share identification (TCGA 1992 ss 104, 105, 106A; Cryptoassets Manual CRYPTO22200+):
-   * same-day acquisitions, then acquisitions of the next 30 days (earliest first), then the
-   * section 104 pool at average cost. Pools universally only.
-   */
-  | 'hmrc';
+/**
+ * Which open lots a disposal (or a transfer out of a wallet) consumes first:
+ * - `fifo`: earliest acquisition first.
+ * - `lifo`: latest acquisition first.
+ * - `hifo`: highest cost per unit (at acquisition) first; ties by earliest acquisition.
+ * - `average`: basis is the pool's average cost per unit; quantities and dates leave in FIFO order.
+ * - `hmrc`: HMRC's share identification (TCGA 1992 ss 104, 105, 106A; Cryptoassets Manual
+ *   CRYPTO22200+): same-day acquisitions, then acquisitions of the next 30 days (earliest first),
+ *   then the section 104 pool at average cost. Pools universally only.
+ */
+export const LOT_METHODS = ['fifo', 'lifo', 'hifo', 'average', 'hmrc'] as const;
+
+/** One of {@link LOT_METHODS}. */
+export type LotMethod = (typeof LOT_METHODS)[number];
 
 /**
- * Whether lots are pooled per account (wallet by wallet) or in one pool per token, or universally
- * before 1 January 2025 and per account from then on (US, Rev. Proc. 2024-28).
+ * Whether lots are pooled in one pool per token (universally), or per account (wallet by wallet),
+ * or universally before 1 January 2025 and per account from then on (US, Rev. Proc. 2024-28).
  */
-export type Pooling = 'account' | 'universal' | 'wallet-from-2025';
+export const POOLINGS = ['universal', 'account', 'wallet-from-2025'] as const;
+
+/** One of {@link POOLINGS}. */
+export type Pooling = (typeof POOLINGS)[number];
 
 /**
  * Short term: held one year or less; long term: held more than `longTermYears`; `none` where the

@@ -5,7 +5,7 @@
  * (several times faster than big.js, measured by `npm run bench`), exact all the same.
  */
 import { isExactNumber } from '../../pbs/exact-json.ts';
-import { Big } from './big.ts';
+import { Big, text as plainText, ZERO } from './big.ts';
 
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 /** Already plain and normal: no leading zero in the integer part, no exponent. */
@@ -66,26 +66,21 @@ export function isDecimal(input: unknown): boolean {
   return parseDecimal(input) !== null;
 }
 
-function plain(value: Big): string {
-  const text = value.toFixed();
-  return text === '-0' ? '0' : text;
-}
-
 /** `a + b`, exact, in plain notation without trailing fractional zeros. */
 export function addDecimal(a: string, b: string): string {
-  return plain(new Big(a).plus(b));
+  return plainText(new Big(a).plus(b));
 }
 
 /** `a - b`, exact, in plain notation without trailing fractional zeros. */
 export function subtractDecimal(a: string, b: string): string {
-  return plain(new Big(a).minus(b));
+  return plainText(new Big(a).minus(b));
 }
 
 /** The exact sum of `values` (`0` for none), in plain notation without trailing fractional zeros. */
 export function sumDecimals(values: Iterable<string>): string {
-  let total = new Big(0);
+  let total = ZERO;
   for (const value of values) total = total.plus(value);
-  return plain(total);
+  return plainText(total);
 }
 
 /** `-a`, keeping the scale of a plain decimal string (`0.00` stays `0.00`). */
@@ -118,7 +113,7 @@ export function signDecimal(a: string): -1 | 0 | 1 {
 
 /** Plain notation without trailing fractional zeros, for display (`4205.120000` → `4205.12`). */
 export function trimDecimal(a: string): string {
-  if (!NORMAL_PLAIN.test(a)) return plain(new Big(a));
+  if (!NORMAL_PLAIN.test(a)) return plainText(new Big(a));
   const trimmed = a.includes('.') ? a.replace(/\.?0+$/, '') : a;
   return trimmed === '-0' ? '0' : trimmed;
 }

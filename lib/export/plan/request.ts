@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ValidationError } from '../../errors.ts';
 import { BROKER_REPORTING } from '../../gains/form8949.ts';
 import { resolveChoices, ruleConflicts, ruleSet, TAX_RULES } from '../../gains/rules.ts';
-import type { TaxRules } from '../../gains/types.ts';
+import { LOT_METHODS, POOLINGS, type TaxRules } from '../../gains/types.ts';
 import { isDayOrInstant, type Period, periodProblem } from './period.ts';
 
 /** Reports an export can produce. */
@@ -21,7 +21,7 @@ export const FORMATS = ['csv', 'xlsx'] as const;
 export type FormatName = (typeof FORMATS)[number];
 
 /** Lot methods a gains request may choose (none: the rule set's default). */
-export const LOT_METHODS = ['fifo', 'lifo', 'hifo', 'average', 'hmrc'] as const;
+export { LOT_METHODS };
 
 /** Sizes of the fetch windows a period is split into. */
 export const WINDOW_SIZES = ['month', 'week', 'day', 'year'] as const;
@@ -72,7 +72,7 @@ function inOrder<T extends string>(vocabulary: readonly T[], values: readonly T[
 const gainsInputSchema = z.strictObject({
   taxRules: z.enum(TAX_RULES as [TaxRules, ...TaxRules[]]).default('generic'),
   method: z.enum(LOT_METHODS).optional(),
-  pooling: z.enum(['universal', 'account', 'wallet-from-2025']).optional(),
+  pooling: z.enum(POOLINGS).optional(),
   taxYearStart: z
     .string()
     .regex(/^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'expected a month and day "MM-DD", e.g. "04-06"')

@@ -6,7 +6,7 @@ import type { Row, TableSource } from '../../domain/table.ts';
 import { periodRange } from '../plan/period.ts';
 import { planWindows } from '../plan/plan.ts';
 import { parseExportRequest, type WindowSize } from '../plan/request.ts';
-import { checkGainsCurrency, createGainsFeed } from './gains-feed.ts';
+import { checkGainsCurrency, createGainsFeed, taxYearZone } from './gains-feed.ts';
 
 /** Rows of a table, in order. */
 async function rowsOf(table: TableSource | undefined): Promise<Row[]> {
@@ -312,5 +312,22 @@ describe('checkGainsCurrency', () => {
   it('returns for a transaction without any value', () => {
     const bare = tx({ id: 'x2', valueCurrency: 'USD', movements: [leg('ETH', '1', null)] });
     expect(() => checkGainsCurrency(bare, 'GBP', 'uk')).not.toThrow();
+  });
+});
+
+describe('taxYearZone', () => {
+  it("is the rule set's zone when it has one, else the request's", () => {
+    const request = (gains?: object) =>
+      parseExportRequest({
+        profile: 'acme',
+        period: '2025',
+        timeZone: 'America/New_York',
+        reports: gains === undefined ? ['transactions'] : ['gains'],
+        ...(gains === undefined ? {} : { gains }),
+      });
+    expect(taxYearZone(request({ taxRules: 'uk' }))).toBe('Europe/London');
+    expect(taxYearZone(request({ taxRules: 'de' }))).toBe('Europe/Berlin');
+    expect(taxYearZone(request({ taxRules: 'generic' }))).toBe('America/New_York');
+    expect(taxYearZone(request())).toBe('America/New_York');
   });
 });

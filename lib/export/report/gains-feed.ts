@@ -1,6 +1,5 @@
-import { appendFileSync, createReadStream } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { CanonicalTransaction } from '../../domain/index.ts';
 import { minorUnit } from '../../domain/money.ts';
 import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
@@ -36,6 +35,7 @@ import {
   warningsSpec,
 } from '../../gains/index.ts';
 import { type ExportRequest, parseGainsOptions } from '../plan/request.ts';
+import { readNdjsonLines } from '../snapshot/snapshot.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -91,9 +91,8 @@ function fileStore<T>(file: string): LineStore<T> {
       if (lines.length > 0) appendFileSync(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
     },
     async *read() {
-      for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-        if (line !== '') yield JSON.parse(line) as T;
-      }
+      // One JSON text a line (JSON.stringify leaves no line break inside one); no empty line is yielded.
+      for await (const line of readNdjsonLines(file)) yield JSON.parse(line) as T;
     },
   };
 }
@@ -120,6 +119,14 @@ export function gainsEngineOptions(request: ExportRequest, period: { start: Date
     taxRules: gains.taxRules,
     period: { start: period.start.toISOString(), end: period.end.toISOString() },
   };
+}
+
+/**
+ * The zone the gains reports' tax years are in: the rule set's when it has one (uk:
+ * Europe/London), else the request's (as the engine resolves it). The Read me and About sheet say it.
+ */
+export function taxYearZone(request: Pick<ExportRequest, 'gains' | 'timeZone'>): string {
+  return (request.gains && ruleSet(request.gains.taxRules).timeZone) ?? request.timeZone;
 }
 
 /** A feed for a request that asks for the gains reports (`request.gains` set). */

@@ -11,7 +11,8 @@ import { ruleSet } from '../../gains/rules.ts';
 import type { TaxRules } from '../../gains/types.ts';
 import { periodLabel, periodRange } from '../plan/period.ts';
 import type { ExportRequest } from '../plan/request.ts';
-import { FEE_TREATMENT, gainsEngineOptions } from './gains-feed.ts';
+import { FEE_TREATMENT, gainsEngineOptions, taxYearZone } from './gains-feed.ts';
+import type { MoneyRounding } from './money-rounding.ts';
 
 /** What the Read me is made from: the run's request, source and tables. */
 export interface ReadmeInput {
@@ -28,6 +29,8 @@ export interface ReadmeInput {
   tables: readonly TableSpec[];
   /** Start of every file name, e.g. `demo_2025`. */
   baseName: string;
+  /** How the rounded tables' money is rounded (`moneyRounding` of `tables`); null when none is. */
+  money: MoneyRounding | null;
 }
 
 /** One line of the Read me: a short topic (may be empty under the previous one) and its text. */
@@ -116,8 +119,8 @@ function taxYearLines(input: ReadmeInput): ReadmeLine[] {
     [
       'Tax years',
       partial.length === 0
-        ? `the period covers ${years.length === 1 ? 'the whole tax year' : 'whole tax years'} (tax years start on ${request.gains.taxYearStart}, month-day, in ${options.timeZone}):`
-        : `the period covers ONLY PART of ${partial.length === 1 ? 'a tax year' : 'some tax years'} (tax years start on ${request.gains.taxYearStart}, month-day, in ${options.timeZone}); the totals of such a year are not the whole year's:`,
+        ? `the period covers ${years.length === 1 ? 'the whole tax year' : 'whole tax years'} (tax years start on ${request.gains.taxYearStart}, month-day, in ${taxYearZone(request)}):`
+        : `the period covers ONLY PART of ${partial.length === 1 ? 'a tax year' : 'some tax years'} (tax years start on ${request.gains.taxYearStart}, month-day, in ${taxYearZone(request)}); the totals of such a year are not the whole year's:`,
     ],
     ...years.map(
       (year): ReadmeLine => [
@@ -216,10 +219,12 @@ function signLines(request: ExportRequest): ReadmeLine[] {
 
 /** How the gains reports round money, and where the exact figures are. */
 function roundingLines(input: ReadmeInput): ReadmeLine[] {
+  const { money } = input;
+  if (money === null) return [];
   const rounded = input.tables.filter((spec) => spec.rounding !== undefined);
-  const currency = rounded[0]?.rounding?.currency;
-  if (currency === undefined) return [];
-  const exact = rounded.flatMap((spec) => (spec.rounding?.exact === undefined ? [] : [spec.rounding.exact]));
+  const currency = money.currency;
+  // With CSV asked for, `money.exact` names each exact figures' file, in table order.
+  const exactFiles = Object.values(money.exact);
   return [
     [
       'Gains money',
@@ -228,7 +233,7 @@ function roundingLines(input: ReadmeInput): ReadmeLine[] {
     [
       '',
       input.request.formats.includes('csv')
-        ? `The exact, unrounded figures are in ${exact.map((name) => `${input.baseName}_${name}.csv`).join(', ')} (same rows, same order), for machines.`
+        ? `The exact, unrounded figures are in ${exactFiles.join(', ')} (same rows, same order), for machines.`
         : 'The exact, unrounded figures come as CSV files (*_exact.csv), which this run did not write.',
     ],
   ];
@@ -269,10 +274,7 @@ function optionLines(request: ExportRequest): ReadmeLine[] {
     lines.push(
       ['', `gains method: ${METHODS[gains.method] ?? gains.method}`],
       ['', `gains pools: ${POOLS[gains.pooling] ?? gains.pooling}`],
-      [
-        '',
-        `tax year starts on ${gains.taxYearStart} (month-day), in ${ruleSet(gains.taxRules).timeZone ?? request.timeZone}`,
-      ],
+      ['', `tax year starts on ${gains.taxYearStart} (month-day), in ${taxYearZone(request)}`],
       ['', `long term: held more than ${gains.longTermYears} year(s)`],
       ['', `fees: ${FEE_TREATMENT}`],
       ...gainsPolicyLines(gains).map((line): [string, string] => ['', line]),

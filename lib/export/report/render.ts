@@ -3,12 +3,11 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { TableSource } from '../../domain/table.ts';
-import { ruleSet } from '../../gains/rules.ts';
 import { type Digest, HashingStream, hashedFile } from '../../storage/hashing.ts';
 import { periodLabel, periodRange } from '../plan/period.ts';
 import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
 import type { SnapshotHeader } from '../snapshot/snapshot.ts';
-import { FEE_TREATMENT } from './gains-feed.ts';
+import { FEE_TREATMENT, taxYearZone } from './gains-feed.ts';
 import type { LiveOutputs } from './live-outputs.ts';
 import { type MoneyRounding, moneyRounding } from './money-rounding.ts';
 import {
@@ -33,6 +32,11 @@ export interface RenderInput {
   generator: { name: string; version: string };
   /** Counts gathered before rendering (fetch and assembly), recorded in the manifest. */
   counts: Record<string, number>;
+  /**
+   * Size and SHA-256 of the snapshot, when taken while it was written (see `assembleExport`);
+   * else the About sheet reads the snapshot back.
+   */
+  snapshotDigest?: Digest;
   /** Scratch folder (the caller's, removed by it) that receives the rendered files. */
   workDir: string;
   /** Formats to write instead of the request's (render from a snapshot). */
@@ -152,6 +156,11 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
   // Companions for machines (the exact figures of rounded tables) are files, not sheets.
   const sheets = tables.filter((table) => table.spec.csvOnly !== true);
   const demo = input.header.demo === true;
+  // How the gains reports' money is rounded: in the manifest and, in words, in the Read me.
+  const money = moneyRounding(
+    tables.map((table) => table.spec),
+    formats.includes('csv') ? (name) => `${baseName}_${name}.csv` : null,
+  );
   const readme: ReadmeInput = {
     request: { ...request, formats: [...formats] },
     runId: input.runId,
@@ -163,9 +172,15 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     shards: input.header.shards.length,
     tables: tables.map((table) => table.spec),
     baseName,
+    money,
   };
   const files: RenderedFile[] = [
-    { name: `${baseName}_snapshot.ndjson.gz`, file: input.snapshotFile, contentType: CONTENT_TYPES.gzip },
+    {
+      name: `${baseName}_snapshot.ndjson.gz`,
+      file: input.snapshotFile,
+      contentType: CONTENT_TYPES.gzip,
+      ...(input.snapshotDigest !== undefined ? { digest: input.snapshotDigest } : {}),
+    },
   ];
   /** Writes one file into the scratch folder and lists it. */
   const render = async (
@@ -217,10 +232,6 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     });
   }
   const range = periodRange(request.period, request.timeZone);
-  const money = moneyRounding(
-    tables.map((table) => table.spec),
-    formats.includes('csv') ? (name) => `${baseName}_${name}.csv` : null,
-  );
   const gainsNotes = {
     feeTreatment: FEE_TREATMENT,
     timeZone: request.timeZone,
@@ -271,7 +282,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
 
 /**
  * Size and SHA-256 of a rendered file (what the sink will store): as taken while it was written,
- * else read back (the snapshot, written before its header was known).
+ * else read back (a snapshot rendered without its digest, e.g. from an existing file).
  */
 async function listedFile(rendered: RenderedFile): Promise<ListedFile> {
   if (rendered.digest !== undefined) return { name: rendered.name, ...rendered.digest };
@@ -315,7 +326,8 @@ function listedOrCounted<T>(
 function aboutTable(
   manifest: ReportSetDescription & { completedAt: string; files: ListedFile[] },
 ): TableSource {
-  const { gains } = manifest.request as ExportRequest;
+  const request = manifest.request as ExportRequest;
+  const { gains } = request;
   const pairs: [string, string][] = [
     ...(manifest.demo
       ? ([[DEMO_BANNER, 'made by the simulator built into pbs-export']] as [string, string][])
@@ -336,11 +348,7 @@ function aboutTable(
           ['Gains: lot method', manifest.gains.method],
           ['Gains: pools', POOLS[manifest.gains.pooling] ?? manifest.gains.pooling],
           ['Gains: fee treatment', manifest.gains.feeTreatment],
-          [
-            'Gains: tax year starts',
-            // The rule set's zone governs its tax years (uk: Europe/London), else the request's.
-            `${manifest.gains.taxYearStart} (MM-DD, in ${(gains && ruleSet(gains.taxRules).timeZone) ?? manifest.gains.timeZone})`,
-          ],
+          ['Gains: tax year starts', `${manifest.gains.taxYearStart} (MM-DD, in ${taxYearZone(request)})`],
           ['Gains: long term', `held more than ${manifest.gains.longTermYears} year(s)`],
           ...(gains === undefined ? [] : gainsPolicyPairs(gains)).map(([topic, words]): [string, string] => [
             `Gains: ${topic}`,

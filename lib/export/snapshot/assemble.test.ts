@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -82,6 +83,35 @@ describe('assembleSnapshot', () => {
     }
     return { result, ids, snapshotFile };
   }
+
+  it('writes a deferred header as a gzip member of its own and hashes the snapshot as it is written', async () => {
+    const snapshotFile = join(dir, 'snapshot.ndjson.gz');
+    const result = await assembleSnapshot({
+      header: async () => header,
+      windows: [jan, feb],
+      fetched: [await part('jan-a', jan, 'A', [{ id: 'a', date: '2025-01-05T00:00:00.000Z' }])],
+      fields: DEFAULT_SHAPE.fields,
+      snapshotFile,
+    });
+    const bytes = await readFile(snapshotFile);
+    expect(result.digest).toEqual({
+      bytes: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
+    // The header member is the bytes the NDJSON writer gives the header alone.
+    const headerOnly = join(dir, 'header.ndjson.gz');
+    const writer = createNdjsonWriter(headerOnly);
+    await writer.write(header);
+    await writer.close();
+    const member = await readFile(headerOnly);
+    expect(bytes.subarray(0, member.length).equals(member)).toBe(true);
+    expect(await readSnapshotHeader(snapshotFile)).toEqual(header);
+    const ids: string[] = [];
+    for await (const record of readSnapshotRecords(snapshotFile)) {
+      if (record.kind === 'transaction') ids.push(String(record.data.id));
+    }
+    expect(ids).toEqual(['a']);
+  });
 
   it('orders transactions by window, then date, then id across protocol shards', async () => {
     const { ids } = await assembled([

@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { setImmediate as giveWay } from 'node:timers/promises';
@@ -6,10 +6,12 @@ import { PbsExportError } from '../../errors.ts';
 import { isExactNumber, parseJsonValue, stringifyJson } from '../../pbs/exact-json.ts';
 import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
+import { type Digest, hashedFile } from '../../storage/hashing.ts';
 import { checkWindowCoverage, type FetchedShard, type FetchShard } from '../fetch/fetch.ts';
 import { decodePartLine } from './part-line.ts';
 import {
   createNdjsonWriter,
+  gzipMember,
   type NdjsonWriter,
   readNdjsonLines,
   type SnapshotHeader,
@@ -94,12 +96,21 @@ export interface AssembleResult {
   changes: number;
 }
 
+/** What {@link assembleSnapshot} returns: the counts, and the snapshot's digest when it was taken. */
+export type AssembledSnapshot = AssembleResult & {
+  /**
+   * Size and SHA-256 of the snapshot, taken while it was written when the header was deferred
+   * (the header member and the records go through one hashing stream). Absent otherwise.
+   */
+  digest?: Digest;
+};
+
 /**
  * Writes the run's snapshot: the header, then each window's transactions deduplicated by id and
  * ordered by date then id, then the timeline items. Only one window is held in memory at a time;
  * with shards in flight, each window is assembled as soon as its shards are fetched.
  */
-export async function assembleSnapshot(input: AssembleInput): Promise<AssembleResult> {
+export async function assembleSnapshot(input: AssembleInput): Promise<AssembledSnapshot> {
   const deferredHeader = typeof input.header === 'function' ? input.header : null;
   const bodyFile = deferredHeader === null ? input.snapshotFile : `${input.snapshotFile}.body`;
   const writer = createNdjsonWriter(bodyFile);
@@ -136,7 +147,10 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembleRe
       }
     }
     await writer.close();
-    if (deferredHeader !== null) await prependHeader(await deferredHeader(), bodyFile, input.snapshotFile);
+    if (deferredHeader !== null) {
+      const digest = await prependHeader(await deferredHeader(), bodyFile, input.snapshotFile);
+      return { ...result, digest };
+    }
   } catch (error) {
     writer.destroy();
     throw error;
@@ -353,18 +367,26 @@ function windowParts(fetched: AssembleInput['fetched']): (window: number) => Pro
     );
 }
 
-/** Writes `header` as a gzip member of its own, followed by the records' member(s), into `snapshotFile`. */
-async function prependHeader(header: SnapshotHeader, bodyFile: string, snapshotFile: string): Promise<void> {
-  const headerWriter = createNdjsonWriter(snapshotFile);
+/**
+ * Writes `header` as a gzip member of its own, followed by the records' member(s), into
+ * `snapshotFile`, through one hashing stream: returns the snapshot's size and SHA-256.
+ */
+async function prependHeader(
+  header: SnapshotHeader,
+  bodyFile: string,
+  snapshotFile: string,
+): Promise<Digest> {
+  const { stream, done } = hashedFile(snapshotFile);
   try {
-    await headerWriter.write(header);
-    await headerWriter.close();
+    await pipeline(gzipMember(`${stringifyJson(header)}\n`), stream, { end: false });
+    await pipeline(createReadStream(bodyFile), stream);
   } catch (error) {
-    headerWriter.destroy();
+    stream.destroy();
     throw error;
   }
-  await pipeline(createReadStream(bodyFile), createWriteStream(snapshotFile, { flags: 'a' }));
+  const digest = await done;
   await rm(bodyFile, { force: true });
+  return digest;
 }
 
 /** Records assembled between two turns of the event loop. */

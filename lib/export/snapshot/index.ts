@@ -3,6 +3,7 @@
  * NDJSON snapshot (a header line, then every record): what every report is rendered from.
  */
 export {
+  type AssembledSnapshot,
   type AssembleInput,
   type AssembleResult,
   assembleSnapshot,

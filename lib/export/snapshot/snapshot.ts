@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { TransformOptions, Writable } from 'node:stream';
+import type { Readable, TransformOptions, Writable } from 'node:stream';
 import { createGunzip, createGzip, type ZlibOptions } from 'node:zlib';
 import { PbsExportError } from '../../errors.ts';
 import { parseJsonValue, stringifyJson } from '../../pbs/exact-json.ts';
@@ -159,6 +159,16 @@ export function createNdjsonWriter(
       file.destroy();
     },
   };
+}
+
+/**
+ * One gzip member holding `text`, compressed as {@link createNdjsonWriter} compresses (same level
+ * and chunk size, so the same bytes): a readable stream of the member.
+ */
+export function gzipMember(text: string): Readable {
+  const gzip = createGzip({ level: SNAPSHOT_LEVEL, chunkSize: ZLIB_CHUNK });
+  gzip.end(text);
+  return gzip;
 }
 
 /**
