@@ -31,6 +31,7 @@ import {
   poolHistoryTable,
   roundDisposal,
   roundIncome,
+  ruleSet,
   warningRow,
   warningsSpec,
 } from '../../gains/index.ts';
