@@ -34,7 +34,7 @@ import {
   renderReports,
   workbookOptions,
 } from './report/index.ts';
-import { assembleSnapshot, SNAPSHOT_FORMAT, type SnapshotHeader } from './snapshot/index.ts';
+import { assembleSnapshot, changesSince, SNAPSHOT_FORMAT, type SnapshotHeader } from './snapshot/index.ts';
 
 /** Progress of a run, for a progress bar or log lines. */
 export type ExportProgress =
@@ -222,11 +222,7 @@ export async function assembleExport(
 ): Promise<AssembledExport> {
   const allFetched = isFetchRun(fetched) ? fetched.done : Promise.resolve(fetched);
   const snapshotFile = join(deps.workDir, 'snapshot.ndjson.gz');
-  const changes = request.reports.includes('changes')
-    ? deps.client.timeline({
-        lastModifiedDate: resolveChangesSince(request.changesSince as string, request.timeZone),
-      })
-    : undefined;
+  const changes = request.reports.includes('changes') ? changesOf(request, deps) : undefined;
   const live = createLiveOutputs({
     formats: request.formats,
     csv: request.csv,
@@ -253,7 +249,7 @@ export async function assembleExport(
       snapshotFile,
       onWindow: (records) => model.lookAhead(records),
       onRecord: (record) => model.observe(record),
-      ...(changes ? { changes } : {}),
+      ...(changes ? { changes: changes.items } : {}),
       ...(request.conflictingCopies !== undefined ? { conflictingCopies: request.conflictingCopies } : {}),
       ...(deps.warn ? { warn: deps.warn } : {}),
     });
@@ -270,6 +266,7 @@ export async function assembleExport(
         conflictingCopies: assembled.conflictingCopies,
         outsideWindowDropped: assembled.outsideWindow,
         changes: assembled.changes,
+        ...(changes ? { changesBeforeSinceDropped: changes.dropped() } : {}),
       },
       model,
       live,
@@ -282,6 +279,31 @@ export async function assembleExport(
     await allFetched.catch(() => {});
     throw error;
   }
+}
+
+/**
+ * The timeline since `changesSince`, filtered on this side too (see `changesSince`): the items a
+ * service sent although they were modified before that instant are dropped, counted for the
+ * manifest, and named in one warning at the end.
+ */
+function changesOf(request: ExportRequest, deps: AssembleDeps) {
+  const since = resolveChangesSince(request.changesSince as string, request.timeZone);
+  const dropped: string[] = [];
+  const filtered = changesSince(deps.client.timeline({ lastModifiedDate: since }), {
+    since,
+    fields: deps.fields,
+    onDropped: (id) => dropped.push(id),
+  });
+  async function* items() {
+    yield* filtered;
+    if (dropped.length === 0) return;
+    const shown = dropped.slice(0, 5).map((id) => JSON.stringify(id));
+    deps.warn?.(
+      `the timeline sent ${dropped.length} item(s) last modified before ${since.toISOString()} ` +
+        `(${shown.join(', ')}${dropped.length > shown.length ? ', …' : ''}): not changes since then, left out of the changes report`,
+    );
+  }
+  return { items: items(), dropped: () => dropped.length };
 }
 
 /** The snapshot's first line: the request, where the data came from, the plan and each shard's fetch. */

@@ -14,6 +14,7 @@ import { isExactNumber, stringifyJson } from '../../pbs/exact-json.ts';
 import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
 import { getPath } from '../../pbs/path.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
+import { deletedFlag } from '../snapshot/timeline.ts';
 
 /** A transaction's data is unusable: `path` names the field, `transactionId` or `index` the item. */
 export class TransactionDataError extends PbsExportError {
@@ -592,8 +593,7 @@ function changeRowOf(raw: RawTimelineItem, layout: Layout, known: readonly strin
   const { fields } = layout;
   const at = index ?? null;
   const id = idOf(raw, fields.id, at);
-  const deletedFlag = getPath(raw, fields.deleted);
-  const deleted = deletedFlag === true || deletedFlag === 'true';
+  const deleted = deletedFlag(raw, fields.deleted, id);
   return [
     id,
     // A deleted item may be a bare tombstone without a date.

@@ -130,8 +130,20 @@ describe('createSummary', () => {
     ]);
     expect(byMonth).toEqual([
       ['2025-03', 'Uniswap V3', 'trade', 'USD', '2', '0.30', '0.03'],
-      ['2025-04', '(none)', 'transfer', 'USD', '1', '5.00', '5.43'],
+      ['2025-04', null, 'transfer', 'USD', '1', '5.00', '5.43'],
       [TOTAL, null, null, 'USD', '3', '5.30', '5.46'],
+    ]);
+  });
+
+  it('returns a protocol named "(none)" and the transactions of no protocol as two rows', async () => {
+    const { byMonth } = await summarise([
+      tx({ protocol: '(none)', valueAmount: '1', feeAmount: null }),
+      tx({ id: 'tx_2', protocol: null, valueAmount: '2', feeAmount: null }),
+    ]);
+    expect(byMonth).toEqual([
+      ['2025-03', '(none)', 'trade', 'USD', '1', '1.00', '0.00'],
+      ['2025-03', null, 'trade', 'USD', '1', '2.00', '0.00'],
+      [TOTAL, null, null, 'USD', '2', '3.00', '0.00'],
     ]);
   });
 

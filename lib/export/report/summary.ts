@@ -23,8 +23,11 @@ import {
 } from '../../domain/table.ts';
 import { wallClock } from '../../domain/zoned.ts';
 
-/** Shown for a transaction without protocol (or category). */
-export const NONE = '(none)';
+/**
+ * A transaction without protocol (or category) is grouped under `null`, shown as an empty cell as
+ * the Transactions sheet shows it: any text put there instead could be a real protocol's name (a
+ * service may well name one `(none)`), and two different groups would read as one.
+ */
 /** First cell of a total row. */
 export const TOTAL = 'TOTAL';
 
@@ -59,8 +62,18 @@ export const MONTH_COLUMNS: readonly Column[] = [
     description:
       'calendar month (YYYY-MM) in the report zone; TOTAL rows add up the rows above, per currency',
   },
-  { key: 'protocol', header: 'Protocol', kind: 'text', description: `protocol, ${NONE} when none` },
-  { key: 'category', header: 'Category', kind: 'text', description: `category, ${NONE} when none` },
+  {
+    key: 'protocol',
+    header: 'Protocol',
+    kind: 'text',
+    description: 'DeFi protocol; empty for the transactions of no protocol',
+  },
+  {
+    key: 'category',
+    header: 'Category',
+    kind: 'text',
+    description: 'category; empty for the transactions of no category',
+  },
   {
     key: 'currency',
     header: 'Currency',
@@ -139,7 +152,8 @@ export const TOKEN_SPEC: TableSpec = {
 };
 
 interface MonthGroup {
-  keys: [month: string, protocol: string, category: string, currency: string];
+  /** Protocol and category `null` when the transaction has none (never confused with a name). */
+  keys: [month: string, protocol: string | null, category: string | null, currency: string];
   count: number;
   value: DecimalSum;
   fees: DecimalSum;
@@ -153,12 +167,18 @@ interface TokenGroup {
   outValue: DecimalSum;
 }
 
-/** Orders rows by their key tuples, by UTF-16 code units (locale-independent). */
-function byKeys(a: { keys: readonly string[] }, b: { keys: readonly string[] }): number {
+/**
+ * Orders rows by their key tuples, by UTF-16 code units (locale-independent); a `null` key (no
+ * protocol, no category) after every name.
+ */
+function byKeys(a: { keys: readonly (string | null)[] }, b: { keys: readonly (string | null)[] }): number {
   for (let i = 0; i < a.keys.length; i++) {
-    const x = a.keys[i] as string;
-    const y = b.keys[i] as string;
-    if (x !== y) return x < y ? -1 : 1;
+    const x = a.keys[i] as string | null;
+    const y = b.keys[i] as string | null;
+    if (x === y) continue;
+    if (x === null) return 1;
+    if (y === null) return -1;
+    return x < y ? -1 : 1;
   }
   return 0;
 }
@@ -323,8 +343,8 @@ export function createSummary(options: SummaryOptions): Summary {
   return {
     add(tx) {
       const month = wallClock(Date.parse(tx.date), options.timeZone).toISOString().slice(0, 7);
-      const protocol = tx.protocol ?? NONE;
-      const category = tx.category ?? NONE;
+      const protocol = tx.protocol;
+      const category = tx.category;
       const currency = tx.valueCurrency ?? tx.feeCurrency ?? '';
       const main = monthGroup([month, protocol, category, currency]);
       main.count += 1;

@@ -35,3 +35,4 @@ export {
   type SnapshotHeader,
   type SnapshotRecord,
 } from './snapshot.ts';
+export { type ChangesSinceOptions, changesSince, deletedFlag, TimelineItemError } from './timeline.ts';
