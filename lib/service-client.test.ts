@@ -45,7 +45,7 @@ describe('the client default rate against the service limit', () => {
       const refused = await requestMany(client, 240, 8);
 
       expect(refused).toEqual([]);
-      expect(client.stats).toEqual({ requestsSent: 240, retries: 0, rateLimited: 0 });
+      expect(client.stats).toEqual({ requestsSent: 240, retries: 0, rateLimited: 0, demoDataAnswers: 240 });
     } finally {
       await service.close();
     }

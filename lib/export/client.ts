@@ -6,6 +6,16 @@ import type { PlanSource } from './plan/index.ts';
 /** What an export needs of the service client: its bounds and protocols (plan), pages (fetch), changes. */
 export interface ExportServiceClient extends PlanSource, TransactionPageSource {
   timeline(query?: TimelineQuery): AsyncIterable<RawTimelineItem>;
+  /**
+   * Whether any answer so far came from the project's simulator (it marks every answer, see
+   * `pbs/demo-data.ts`): the export's files are then marked as demo data. Absent: never.
+   */
+  servedDemoData?(): boolean;
+}
+
+/** Whether `client` has had an answer from the project's simulator (see `servedDemoData`). */
+export function servedDemoData(client: Pick<ExportServiceClient, 'servedDemoData'>): boolean {
+  return client.servedDemoData?.() === true;
 }
 
 /**
@@ -17,6 +27,7 @@ export interface ExportServiceClient extends PlanSource, TransactionPageSource {
 export function abortableClient(client: ExportServiceClient, signal: AbortSignal): ExportServiceClient {
   return {
     ...(client.schedulesRequests !== undefined ? { schedulesRequests: client.schedulesRequests } : {}),
+    servedDemoData: () => servedDemoData(client),
     dateBounds: () => untilAborted(() => client.dateBounds(), signal),
     defiProtocols: () => untilAborted(() => client.defiProtocols(), signal),
     timeline: (query) => abortableIterable(() => client.timeline(query), signal),

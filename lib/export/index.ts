@@ -7,7 +7,7 @@
  * stages in separate processes (the Lambda workers) calls `planExport`, `fetchShards`,
  * `assembleExport`, `renderReports` and `publishReports` the same way.
  */
-export { abortableClient, abortableIterable, type ExportServiceClient } from './client.ts';
+export { abortableClient, abortableIterable, type ExportServiceClient, servedDemoData } from './client.ts';
 export { RunAbortedError } from './errors.ts';
 export * from './fetch/index.ts';
 export * from './plan/index.ts';

@@ -8,7 +8,7 @@ import type { Digest } from '../storage/hashing.ts';
 import { currentProcessOwner, type ProcessOwner } from '../storage/owner.ts';
 import { openScratch } from '../storage/scratch.ts';
 import type { Sink } from '../storage/sink.ts';
-import { abortableClient, type ExportServiceClient } from './client.ts';
+import { abortableClient, type ExportServiceClient, servedDemoData } from './client.ts';
 import { RunAbortedError } from './errors.ts';
 import { type FetchedShard, type FetchProgress, type FetchRun, startFetch } from './fetch/index.ts';
 import {
@@ -131,7 +131,15 @@ export async function runExport(request: ExportRequest, deps: ExportDeps): Promi
       onPage: (page) => deps.onProgress?.({ stage: 'page', ...page }),
       onShardDone: (done) => deps.onProgress?.({ stage: 'shard', shard: done.shard.id, rows: done.rows }),
     });
-    const assembled = await assembleExport(request, plan, fetching, { ...deps, client, workDir, startedAt });
+    // Planning has had answers already: the simulator's mark them as demo data, however reached.
+    const demo = deps.demo === true || servedDemoData(client);
+    const assembled = await assembleExport(request, plan, fetching, {
+      ...deps,
+      client,
+      workDir,
+      startedAt,
+      demo,
+    });
     const runId = deps.runId ?? newRunId(startedAt);
     const rendered = await renderReports({
       ...assembled,

@@ -103,7 +103,22 @@ describe('createPbsClient', () => {
 
     await client.defiProtocols();
 
-    expect(client.stats).toEqual({ requestsSent: 2, retries: 1, rateLimited: 1 });
+    expect(client.stats).toEqual({ requestsSent: 2, retries: 1, rateLimited: 1, demoDataAnswers: 0 });
+  });
+
+  it("records answers marked as the simulator's demo data, and only those", async () => {
+    let calls = 0;
+    const { client } = setup(() =>
+      ++calls === 1
+        ? json({ defiProtocols: [] })
+        : json({ defiProtocols: [] }, 200, { 'x-pbs-demo-data': 'simulator; not a real portfolio' }),
+    );
+
+    await client.defiProtocols();
+    const before = client.servedDemoData();
+    await client.defiProtocols();
+
+    expect([before, client.servedDemoData(), client.stats.demoDataAnswers]).toEqual([false, true, 1]);
   });
 
   it('throws PbsHttpError after exactly maxAttempts requests on a persistent 500', async () => {

@@ -4,6 +4,7 @@ import {
   type ResolvedPbsConfig,
   resolveConfig,
 } from './config.ts';
+import { isDemoDataAnswer } from './demo-data.ts';
 import { PbsHttpError, type PbsRequestError } from './errors.ts';
 import type {
   DateBounds,
@@ -31,6 +32,8 @@ export interface PbsClientStats {
   retries: number;
   /** 429 responses received. */
   rateLimited: number;
+  /** Successful answers that carried the simulator's demo-data header (`demo-data.ts`). */
+  demoDataAnswers: number;
 }
 
 /** Signed client of the Portfolio Balance Service API V2. */
@@ -39,6 +42,8 @@ export interface PbsClient {
   readonly shape: ServiceShape;
   /** A snapshot of the counters. */
   readonly stats: PbsClientStats;
+  /** Whether any answer so far came from the project's simulator (its data is demo data). */
+  servedDemoData(): boolean;
   /** GET /v2/accounts, every page. */
   accounts(): AsyncIterable<RawAccount>;
   /** GET /v2/ledgers, every page. */
@@ -75,7 +80,7 @@ const MIN_CLOCK_CORRECTION_MS = 5_000;
  */
 export function createPbsClient(config: PbsClientConfig): PbsClient {
   const cfg = resolveConfig(config);
-  const stats: PbsClientStats = { requestsSent: 0, retries: 0, rateLimited: 0 };
+  const stats: PbsClientStats = { requestsSent: 0, retries: 0, rateLimited: 0, demoDataAnswers: 0 };
   const fetchJson = createFetchJson(cfg, stats);
   const { shape } = cfg;
   const base = { baseUrl: cfg.baseUrl, origin: cfg.origin, basePathname: cfg.basePathname };
@@ -118,6 +123,7 @@ export function createPbsClient(config: PbsClientConfig): PbsClient {
     get stats() {
       return { ...stats };
     },
+    servedDemoData: () => stats.demoDataAnswers > 0,
     accounts: () =>
       flatten(pages('/v2/accounts', [], (items, path) => validateIdRecords(items, shape.itemsPath, path))),
     ledgers: () =>
@@ -209,7 +215,7 @@ function createFetchJson(cfg: ResolvedPbsConfig, stats: PbsClientStats): FetchJs
         signedOffsetMs = clockOffsetMs;
         signedWith = credentials;
         try {
-          return await sendSigned(target, {
+          const response = await sendSigned(target, {
             fetch: cfg.fetch,
             credentials: signedWith,
             timeoutMs: cfg.timeoutMs,
@@ -217,6 +223,8 @@ function createFetchJson(cfg: ResolvedPbsConfig, stats: PbsClientStats): FetchJs
             timestamp: Math.max(0, Math.round(nowMs + signedOffsetMs)),
             nowMs,
           });
+          if (isDemoDataAnswer(response.headers)) stats.demoDataAnswers++;
+          return response;
         } catch (error) {
           if (error instanceof PbsHttpError && error.status === 429) stats.rateLimited++;
           throw error;

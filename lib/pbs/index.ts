@@ -8,6 +8,7 @@ export {
   type PbsRetryOptions,
   resolveConfig,
 } from './config.ts';
+export { DEMO_DATA_HEADER, DEMO_DATA_VALUE, isDemoDataAnswer } from './demo-data.ts';
 export {
   PbsHttpError,
   PbsNetworkError,

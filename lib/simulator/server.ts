@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ValidationError } from '../errors.ts';
+import { DEMO_DATA_HEADER, DEMO_DATA_VALUE } from '../pbs/demo-data.ts';
 import { setPath } from '../pbs/path.ts';
 import { resolveShape, type ServiceShape } from '../pbs/shape.ts';
 import { authenticate } from './auth.ts';
@@ -304,7 +305,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       if (closing) return;
     }
     entry.status = reply.status;
-    const headers = { 'content-type': JSON_TYPE, date: new Date(now()).toUTCString() };
+    const headers = {
+      'content-type': JSON_TYPE,
+      date: new Date(now()).toUTCString(),
+      // Every answer says it is demo data, however the simulator is reached (see demo-data.ts).
+      [DEMO_DATA_HEADER]: DEMO_DATA_VALUE,
+    };
     const stallMs = faults.current.stalledBody?.stallMs ?? 60_000;
     writeReply(req, res, reply, headers, fault, { stallMs, later });
   };
@@ -318,7 +324,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const server = createServer((req, res) => {
     onRequest(req, res).catch((error: unknown) => {
       if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': JSON_TYPE });
+        res.writeHead(500, { 'content-type': JSON_TYPE, [DEMO_DATA_HEADER]: DEMO_DATA_VALUE });
         res.end(errorBody('internal_error', String(error)));
       } else res.destroy();
     });

@@ -32,6 +32,7 @@ import {
   publishReports,
   renderReports,
   runPrefix,
+  servedDemoData,
 } from '../export/index.ts';
 import {
   getJson,
@@ -84,6 +85,8 @@ export interface StoredPlan {
   /** When the export started (the plan task), recorded in the snapshot and manifest. */
   startedAt: string;
   plan: PlanJson;
+  /** The plan's answers came from the project's simulator: the run's files are demo data. */
+  demo?: true;
 }
 
 /** The four tasks of the export state machine. */
@@ -106,7 +109,11 @@ export function createWorkers(deps: WorkerDeps): Workers {
   const loadPlan = async (jobId: string) => {
     const stored = await getJson<StoredPlan>(s3, bucket, KEYS.plan(jobId));
     if (stored === null) throw new WorkFileError(KEYS.plan(jobId), 'no plan: the plan task has not run');
-    return { startedAt: new Date(stored.value.startedAt), plan: planFromJson(stored.value.plan) };
+    return {
+      startedAt: new Date(stored.value.startedAt),
+      plan: planFromJson(stored.value.plan),
+      demo: stored.value.demo === true,
+    };
   };
   const scratch = () => openRunScratch(deps);
 
@@ -121,6 +128,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
     request: ExportRequest,
     plan: ExportPlan,
     startedAt: Date,
+    plannedOnDemoData: boolean,
   ): Promise<JobResult> => {
     // Tagged with the job, so a retried finish writes the same objects instead of a second set.
     const runId = newRunId(startedAt, job.jobId.slice(0, 6));
@@ -133,12 +141,15 @@ export function createWorkers(deps: WorkerDeps): Workers {
           limit(() => downloadPart(s3, bucket, job.jobId, index, shard, workDir)),
         ),
       );
+      // Demo data when any task had an answer from the simulator (see `pbs/demo-data.ts`).
+      const demo = plannedOnDemoData || fetched.some((part) => part.demo) || servedDemoData(service.client);
       const assembled = await assembleExport(request, plan, fetched, {
         client: service.client,
         fields: service.fields,
         apiBase: service.apiBase,
         startedAt,
         workDir,
+        demo,
       });
       const rendered = await renderReports({
         ...assembled,
@@ -168,7 +179,12 @@ export function createWorkers(deps: WorkerDeps): Workers {
       const request = parseExportRequest(job.request);
       const service = await deps.services(job.profile);
       const plan = await planExport(request, service.client);
-      const stored: StoredPlan = { jobId, startedAt: deps.now().toISOString(), plan: planToJson(plan) };
+      const stored: StoredPlan = {
+        jobId,
+        startedAt: deps.now().toISOString(),
+        plan: planToJson(plan),
+        ...(servedDemoData(service.client) ? { demo: true as const } : {}),
+      };
       await putJson(s3, bucket, KEYS.plan(jobId), stored);
       await jobs.update(jobId, (current) =>
         current.state === 'running'
@@ -203,7 +219,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
             Body: createReadStream(fetched.partFile),
             ContentType: 'application/gzip',
             // What finish needs besides the bytes travels with them, not through the Map output.
-            Metadata: partMetadata(fetched),
+            Metadata: partMetadata(fetched, servedDemoData(service.client)),
           },
         }).done();
         deps.metrics?.addMetric('ExportRows', 'Count', fetched.rows);
@@ -218,13 +234,13 @@ export function createWorkers(deps: WorkerDeps): Workers {
       if (job.state === 'succeeded' && job.result) {
         return { jobId, state: 'succeeded', files: job.result.files.length };
       }
-      const { startedAt, plan } = await loadPlan(jobId);
+      const { startedAt, plan, demo } = await loadPlan(jobId);
       const request = parseExportRequest(job.request);
       // A finish that published everything but could not record it (the job update failed, the
       // invocation ended) is retried: its publication, written once the set was in place, is
       // recorded as it is instead of rewritten under a manifest that would describe it meanwhile.
       const published = await getJson<JobResult>(s3, bucket, KEYS.published(jobId));
-      const outcome = published?.value ?? (await publishRun(job, request, plan, startedAt));
+      const outcome = published?.value ?? (await publishRun(job, request, plan, startedAt, demo));
       const finishedAt = deps.now();
       const finished = await jobs.update(jobId, (current) => ({
         ...current,
@@ -295,8 +311,9 @@ function sum(values: readonly number[]): number {
 }
 
 /** The S3 metadata of a fetched part: what finish needs besides its bytes ({@link fetchedFromPart}). */
-function partMetadata(fetched: FetchedShard): Record<string, string> {
+function partMetadata(fetched: FetchedShard, demo: boolean): Record<string, string> {
   return {
+    ...(demo ? { 'demo-data': 'true' } : {}),
     rows: String(fetched.rows),
     'total-reported': fetched.totalReported === null ? '' : String(fetched.totalReported),
     attempts: String(fetched.attempts),
@@ -312,7 +329,7 @@ function fetchedFromPart(
   metadata: Record<string, string>,
   shard: FetchedShard['shard'],
   partFile: string,
-): FetchedShard {
+): FetchedShard & { demo: boolean } {
   const reported = metadata['total-reported'];
   return {
     shard,
@@ -323,6 +340,7 @@ function fetchedFromPart(
     completeness: metadata.completeness === 'second-listing' ? 'second-listing' : 'total',
     ...(metadata.listed !== undefined ? { listed: Number(metadata.listed) } : {}),
     ...(metadata['in-order'] === 'true' ? { inOrder: true } : {}),
+    demo: metadata['demo-data'] === 'true',
   };
 }
 
@@ -333,7 +351,7 @@ async function downloadPart(
   index: number,
   shard: FetchedShard['shard'],
   dir: string,
-): Promise<FetchedShard> {
+): Promise<FetchedShard & { demo: boolean }> {
   const key = KEYS.part(jobId, index);
   const partFile = join(dir, `part-${index}.ndjson.gz`);
   try {

@@ -19,7 +19,10 @@ interface Run {
 }
 
 async function exportRun(harness: ExportHarness, request: unknown, demo: boolean): Promise<Run> {
-  const result = await runExport(parseExportRequest(request), harness.deps({ demo }));
+  // The simulator marks every answer as demo data; a run that stands for the real service's sees
+  // answers without that mark.
+  const client = demo ? harness.client : { ...harness.client, servedDemoData: () => false };
+  const result = await runExport(parseExportRequest(request), harness.deps({ demo, client }));
   const folder = join(harness.outDir, result.prefix);
   const workbook = new ExcelJS.Workbook();
   const xlsx = result.manifest.files.find((file) => file.name.endsWith('.xlsx'));

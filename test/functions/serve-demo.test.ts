@@ -1,0 +1,42 @@
+/**
+ * `npm run serve` exports the simulator's profiles: the files it publishes are demo data and must
+ * say so as those of `npm run demo` do, whatever path (state machine, workers) made them. Over real
+ * HTTP on loopback, the files downloaded through the links the API hands out.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalService, startLocalService } from '../../lib/local/index.ts';
+
+let service: LocalService;
+beforeAll(async () => {
+  service = await startLocalService({ port: 0 });
+});
+afterAll(async () => {
+  await service.close();
+});
+
+describe('npm run serve: exports of the simulator', () => {
+  it('publishes a Read me and a manifest marked DEMO DATA', async () => {
+    const posted = await fetch(`${service.url}/reports`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ profile: 'acme', period: '2025-03', formats: ['csv'] }),
+    });
+    const { jobId } = (await posted.json()) as { jobId: string };
+    await service.starter.idle();
+
+    const job = (await (await fetch(`${service.url}/reports/${jobId}`)).json()) as {
+      state: string;
+      files: { name: string; url: string }[];
+    };
+    const download = async (name: string) => {
+      const file = job.files.find((candidate) => candidate.name === name);
+      if (file === undefined) throw new Error(`no ${name} in ${JSON.stringify(job)}`);
+      return (await fetch(file.url)).text();
+    };
+
+    expect(job.state).toBe('succeeded');
+    expect((await download('README.txt')).replace(/^\uFEFF/, '')).toMatch(/^DEMO DATA, not a real portfolio/);
+    const manifest = JSON.parse(await download('manifest.json'));
+    expect([manifest.demo, manifest.notice]).toEqual([true, 'DEMO DATA, not a real portfolio']);
+  });
+});
