@@ -3,8 +3,10 @@ import { createWriteStream, type Dirent, type WriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { ValidationError } from '../errors.ts';
 import { isSystemError, messageOf, StorageAbortedError, StorageError } from './errors.ts';
-import { HashingStream } from './hashing.ts';
+import { type Digest, HashingStream } from './hashing.ts';
+import { createStagingFolder, OWNER_RECORD, type StagingFolder } from './local-staging.ts';
 import { assertListPrefix, assertObjectName, isPartialSegment, isStagingSegment } from './names.ts';
 import {
   currentProcessOwner,
@@ -31,8 +33,10 @@ export interface LocalSinkOptions {
  * shows partial content. A set (a run's folder) is built in a hidden staging folder beside its
  * final place (`.<folder>.staging-<host>-<pid>-<random>`, same parent so same filesystem) and
  * renamed into place in one step once complete; opening a set removes the staging folders that
- * dead processes of this host left beside it. Names are relative paths; anything that could leave
- * `rootDir` is refused.
+ * dead processes of this host left beside it. The run holds its staging folder through an owner
+ * record with a random token and checks, before each file, the manifest and the rename, that
+ * the folder is still its own and holds exactly the files it wrote (see `local-staging.ts`).
+ * Names are relative paths; anything that could leave `rootDir` is refused.
  *
  * @param rootDir folder that receives the files; created on demand.
  */
@@ -44,7 +48,8 @@ export function createLocalSink(rootDir: string, options: LocalSinkOptions = {})
     create(name: string, contentType: string): SinkObject {
       assertObjectName(name);
       const target = join(root, ...name.split('/'));
-      return openLocalObject(target, { name, key: name, location: target }, contentType);
+      const makeFolder = (dir: string) => mkdir(dir, { recursive: true }).then(() => {});
+      return openLocalObject(target, { name, key: name, location: target }, contentType, makeFolder);
     },
     async openSet(prefix: string): Promise<SinkSet> {
       assertObjectName(prefix);
@@ -60,19 +65,11 @@ export function createLocalSink(rootDir: string, options: LocalSinkOptions = {})
       if (await exists(finalDir)) {
         throw new StorageError(finalDir, 'already exists: a run is never written over another');
       }
-      // mkdir, not mkdtemp: the folder becomes the run's folder, with the usual permissions.
-      const stagingDir = join(
-        parent,
-        `.${basename(finalDir)}.staging-${ownerTag(owner)}-${randomBytes(3).toString('hex')}`,
+      const staging = await createStagingFolder(
+        join(parent, `.${basename(finalDir)}.staging-${ownerTag(owner)}-${randomBytes(3).toString('hex')}`),
+        owner,
       );
-      try {
-        await mkdir(stagingDir);
-      } catch (error) {
-        throw new StorageError(parent, `could not create a staging folder: ${messageOf(error)}`, {
-          cause: error,
-        });
-      }
-      return openLocalSet(prefix, finalDir, stagingDir);
+      return openLocalSet(prefix, finalDir, staging);
     },
     async list(prefix: string): Promise<string[]> {
       assertListPrefix(prefix);
@@ -113,29 +110,48 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-function openLocalSet(prefix: string, finalDir: string, stagingDir: string): SinkSet {
+function openLocalSet(prefix: string, finalDir: string, staging: StagingFolder): SinkSet {
   let state: 'open' | 'committed' | 'discarded' = 'open';
   const pending = new Set<Promise<unknown>>();
+  /** What each stored file was written as, by its name in the set. */
+  const stored = new Map<string, Digest>();
   return {
     prefix,
     create(name: string, contentType: string): SinkObject {
       assertObjectName(name);
+      if (name === OWNER_RECORD) {
+        throw new ValidationError(
+          'name',
+          `${JSON.stringify(name)} is the name of a staging folder's owner record`,
+        );
+      }
       if (state !== 'open') throw new StorageError(finalDir, `the set is already ${state}`);
       const segments = name.split('/');
       const object = openLocalObject(
-        join(stagingDir, ...segments),
+        join(staging.dir, ...segments),
         { name, key: `${prefix}/${name}`, location: join(finalDir, ...segments) },
         contentType,
+        // Never mkdir -p: a staging folder removed meanwhile must fail the run, not come back empty.
+        (dir) => staging.makeFolder(dir),
       );
-      return trackPending(object, pending);
+      return trackPending(object, pending, (result) => {
+        stored.set(name, { bytes: result.bytes, sha256: result.sha256 });
+      });
+    },
+    async verify() {
+      if (state !== 'open') throw new StorageError(finalDir, `the set is already ${state}`);
+      if (pending.size > 0) throw new StorageError(finalDir, `${pending.size} file(s) still being written`);
+      await staging.verify(stored);
     },
     async commit(options = {}) {
       options.signal?.throwIfAborted();
       if (state !== 'open') throw new StorageError(finalDir, `the set is already ${state}`);
       if (pending.size > 0) throw new StorageError(finalDir, `${pending.size} file(s) still being written`);
+      await staging.verify(stored);
+      await staging.release();
       try {
         // One step: the folder appears at its final name complete, or not at all.
-        await rename(stagingDir, finalDir);
+        await rename(staging.dir, finalDir);
       } catch (error) {
         throw new StorageError(finalDir, `could not put the run in place: ${messageOf(error)}`, {
           cause: error,
@@ -149,9 +165,9 @@ function openLocalSet(prefix: string, finalDir: string, stagingDir: string): Sin
       state = 'discarded';
       await Promise.allSettled(pending);
       try {
-        await rm(stagingDir, { recursive: true, force: true });
+        await rm(staging.dir, { recursive: true, force: true });
       } catch (error) {
-        throw new StorageError(stagingDir, `could not remove: ${messageOf(error)}`, { cause: error });
+        throw new StorageError(staging.dir, `could not remove: ${messageOf(error)}`, { cause: error });
       }
     },
   };
@@ -160,7 +176,16 @@ function openLocalSet(prefix: string, finalDir: string, stagingDir: string): Sin
 /** What `done()` reports of an object: its name, key and final location. */
 type Described = Pick<StoredObject, 'name' | 'key' | 'location'>;
 
-function openLocalObject(target: string, described: Described, contentType: string): SinkObject {
+/**
+ * One file written to a temporary beside `target`, renamed to it by `done()`. `makeFolder`
+ * creates the file's folder before anything is written.
+ */
+function openLocalObject(
+  target: string,
+  described: Described,
+  contentType: string,
+  makeFolder: (dir: string) => Promise<void>,
+): SinkObject {
   const dir = dirname(target);
   const temp = join(dir, `.${basename(target)}.partial-${randomBytes(6).toString('hex')}`);
   const stream = new HashingStream();
@@ -168,7 +193,7 @@ function openLocalObject(target: string, described: Described, contentType: stri
   // writer that does not listen for 'error' itself.
   stream.on('error', () => {});
 
-  const written = writeTemp(stream, dir, temp, target);
+  const written = writeTemp(stream, temp, target, () => makeFolder(dir));
   written.catch((error: unknown) => stream.destroy(error instanceof Error ? error : undefined));
 
   const done: Once<[], StoredObject> = once(async () => {
@@ -200,8 +225,13 @@ function openLocalObject(target: string, described: Described, contentType: stri
   return { stream, done: () => done(), abort };
 }
 
-async function writeTemp(stream: HashingStream, dir: string, temp: string, target: string): Promise<void> {
-  await mkdir(dir, { recursive: true });
+async function writeTemp(
+  stream: HashingStream,
+  temp: string,
+  target: string,
+  makeFolder: () => Promise<void>,
+): Promise<void> {
+  await makeFolder();
   if (stream.destroyed) throw stream.errored ?? new StorageAbortedError(target);
   const file: WriteStream = createWriteStream(temp, { flags: 'wx', flush: true });
   try {

@@ -9,7 +9,7 @@ import { ValidationError } from '../errors.ts';
 import { messageOf, StorageAbortedError, StorageError } from './errors.ts';
 import { HashingStream } from './hashing.ts';
 import { assertListPrefix, assertObjectName } from './names.ts';
-import { currentProcessOwner, type ProcessOwner } from './owner.ts';
+import { currentProcessOwner, ownerTagOf, type ProcessOwner } from './owner.ts';
 import { COMMIT_MARKER, writeCommitMarker } from './s3-commit-marker.ts';
 import {
   copyManifestLast,
@@ -20,6 +20,7 @@ import {
   type StagedObject,
 } from './s3-copy.ts';
 import { type RepairResult, repairDeadSets } from './s3-repair.ts';
+import { type SentObject, verifyCopiedObject, verifyStoredObject } from './s3-verify.ts';
 import type { Once, Sink, SinkObject, SinkSet, StoredObject } from './sink.ts';
 import { once, trackPending } from './sink.ts';
 
@@ -222,6 +223,8 @@ interface SetSettings {
 function openS3Set(settings: SetSettings): SinkSet {
   const { client, bucket, prefix, stagingPrefix, finalPrefix, owner } = settings;
   const stored: StagedObject[] = [];
+  /** MD5 of what was sent for each staged key, to check the copies put in place. */
+  const sentMd5 = new Map<string, string>();
   const pending = new Set<Promise<unknown>>();
   /** Final keys a commit has started to write, in order. */
   const placed: string[] = [];
@@ -234,7 +237,13 @@ function openS3Set(settings: SetSettings): SinkSet {
   const place = async (object: StagedObject, signal: AbortSignal | undefined): Promise<void> => {
     signal?.throwIfAborted();
     placed.push(object.finalKey);
-    const copy = copyObject(settings, object);
+    const copy = copyObject(settings, object).then(() =>
+      // A copy is made by the store alone; what it kept is checked before the manifest follows.
+      verifyCopiedObject(client, bucket, object.finalKey, {
+        bytes: object.bytes,
+        ...(sentMd5.has(object.stagingKey) ? { md5: sentMd5.get(object.stagingKey) } : {}),
+      }),
+    );
     copying.add(copy);
     try {
       await copy;
@@ -258,12 +267,18 @@ function openS3Set(settings: SetSettings): SinkSet {
         key: stagingKey,
         described: { name, key: finalKey, location: `s3://${bucket}/${finalKey}` },
         contentType,
+        onVerified: (sent) => sentMd5.set(stagingKey, sent.md5),
       });
       return trackPending(object, pending, (result) => {
         if (!stored.some((entry) => entry.stagingKey === stagingKey)) {
           stored.push({ stagingKey, finalKey, bytes: result.bytes, contentType });
         }
       });
+    },
+    async verify() {
+      // Each object was checked against what the store reports when its done() resolved.
+      if (state !== 'open') throw new StorageError(where, `the set is already ${state}`);
+      if (pending.size > 0) throw new StorageError(where, `${pending.size} file(s) still being written`);
     },
     async commit(options = {}) {
       const { signal } = options;
@@ -277,7 +292,7 @@ function openS3Set(settings: SetSettings): SinkSet {
           client,
           bucket,
           { stagingPrefix, finalPrefix },
-          { version: 1, owner: { host: owner.host, pid: owner.pid }, objects: stored },
+          { version: 1, owner: ownerTagOf(owner), objects: stored },
         );
       }
       await copyManifestLast(stored, (object) => place(object, signal));
@@ -334,12 +349,19 @@ interface ObjectSettings {
   partSize: number;
   queueSize: number;
   onCleanupError: ((error: StorageError) => void) | undefined;
+  /** Told what was sent once the store was found to hold exactly that. */
+  onVerified?: (sent: SentObject) => void;
 }
 
+/**
+ * One object uploaded as its bytes arrive; `done()` resolves once the upload completed and the
+ * store was found to hold exactly the bytes sent (`verifyStoredObject`), else the object is
+ * deleted and `done()` rejects.
+ */
 function openS3Object(settings: ObjectSettings): SinkObject {
   const { client, bucket, key, described, contentType, partSize, queueSize, onCleanupError } = settings;
   const location = `s3://${bucket}/${key}`;
-  const stream = new HashingStream();
+  const stream = new HashingStream({ md5: true });
   // Failures are reported by done(); without a listener, destroying the stream would crash a
   // writer that does not listen for 'error' itself.
   stream.on('error', () => {});
@@ -397,8 +419,21 @@ function openS3Object(settings: ObjectSettings): SinkObject {
         cleanupError,
       });
     }
+    const sent = { bytes: stream.bytes, sha256: stream.sha256, md5: stream.md5 };
+    try {
+      await verifyStoredObject(client, bucket, key, sent);
+    } catch (error) {
+      // The object is not what was sent: it goes, and the run fails naming what differs.
+      const cleanupError = await discard(result);
+      if (cleanupError === undefined) throw error;
+      throw new StorageError(location, `not kept as sent, and not deleted: ${messageOf(error)}`, {
+        cause: error,
+        cleanupError,
+      });
+    }
+    settings.onVerified?.(sent);
     committed = true;
-    return { ...described, bytes: stream.bytes, sha256: stream.sha256, contentType };
+    return { ...described, bytes: sent.bytes, sha256: sent.sha256, contentType };
   });
   const abort = once(async (reason?: unknown) => {
     if (committed) return;

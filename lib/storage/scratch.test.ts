@@ -1,8 +1,16 @@
+import { readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { currentProcessOwner, hostTag, isDeadOwner, type ProcessOwner } from './owner.ts';
+import {
+  currentInstance,
+  currentProcessOwner,
+  hostTag,
+  isDeadOwner,
+  ownerTagOf,
+  type ProcessOwner,
+} from './owner.ts';
 import { openScratch, scratchOwner } from './scratch.ts';
 
 let parent: string;
@@ -76,5 +84,24 @@ describe('scratchOwner and isDeadOwner', () => {
     expect(owner.isAlive(process.pid)).toBe(true);
     expect(owner.isAlive(child.pid as number)).toBe(false);
     expect(owner.host).toBe(hostTag((await import('node:os')).hostname()));
+  });
+
+  it('tells apart two containers with the same host name by their instance, even with the same pid', () => {
+    const inA: ProcessOwner = { host: 'aaaaaaaa', pid: 7, instance: 'a', isAlive: (pid) => pid === 7 };
+    const inB: ProcessOwner = { host: 'aaaaaaaa', pid: 7, instance: 'b', isAlive: (pid) => pid === 7 };
+
+    expect(ownerTagOf(inA).host).toMatch(/^[0-9a-f]{8}$/);
+    expect(ownerTagOf(inA)).not.toEqual(ownerTagOf(inB));
+    expect(isDeadOwner({ ...ownerTagOf(inA), pid: 8 }, inB)).toBe(false);
+    expect(isDeadOwner({ ...ownerTagOf(inB), pid: 8 }, inB)).toBe(true);
+    expect(ownerTagOf({ host: 'aaaaaaaa', pid: 7, isAlive: () => true })).toEqual({
+      host: 'aaaaaaaa',
+      pid: 7,
+    });
+  });
+
+  it("takes this process's instance from its machine id and pid namespace", () => {
+    expect(currentInstance()).toContain(readlinkSync('/proc/self/ns/pid'));
+    expect(currentProcessOwner().instance).toBe(currentInstance());
   });
 });

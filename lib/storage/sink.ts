@@ -41,6 +41,16 @@ export interface SinkSet {
    */
   create(name: string, contentType: string): SinkObject;
   /**
+   * Checks that every object stored so far is still staged as it was written (the folder sink
+   * reads each file back and compares its size and SHA-256, after checking that its staging
+   * folder is still its own; the S3 sink checked each object against what the store reports when
+   * it was stored). Called before the manifest is written; `commit()` checks again before it puts
+   * anything in place. Every object must be stored or aborted before.
+   *
+   * @throws StorageError naming what differs; the set should then be discarded.
+   */
+  verify(): Promise<void>;
+  /**
    * Puts every stored object at its final name, the one stored last (the manifest) last: one
    * rename of the staging folder (folder), or server-side copies then removal of the staged
    * objects (S3). `signal` stops a commit still copying (it then rejects; call `discard()`).

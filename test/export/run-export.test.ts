@@ -13,7 +13,7 @@ import {
   RunAbortedError,
   runExport,
 } from '../../lib/export/index.ts';
-import { currentProcessOwner, type ProcessOwner } from '../../lib/storage/owner.ts';
+import { currentProcessOwner, ownerTagOf, type ProcessOwner } from '../../lib/storage/owner.ts';
 import type { Sink } from '../../lib/storage/sink.ts';
 import { type ExportHarness, readCsv, startExportHarness } from '../support/export.ts';
 import { generatedIds } from '../support/simulator.ts';
@@ -319,7 +319,7 @@ describe('runExport stopped or killed part-way', () => {
   });
 
   it('removes the staging folder a killed run left beside its own run folder', async () => {
-    const { host } = currentProcessOwner();
+    const { host } = ownerTagOf(currentProcessOwner());
     const parent = join(harness.outDir, 'reports', 'acme', '2024');
     const left = join(parent, `.killed-run.staging-${host}-${deadPid}-abc123`);
     await mkdir(left, { recursive: true });

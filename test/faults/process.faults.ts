@@ -79,6 +79,7 @@ function abortingWorkbook(sink: Sink, bytes: number, crash: Error): Sink {
       return {
         prefix: set.prefix,
         create: (name, contentType) => aborting(name, set.create(name, contentType)),
+        verify: () => set.verify(),
         commit: (options) => set.commit(options),
         discard: () => set.discard(),
       };

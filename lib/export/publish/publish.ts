@@ -34,7 +34,8 @@ export interface PublishedReports {
 
 /**
  * Publishes rendered files as one set of the sink (see `SinkSet`), in their order, and the
- * manifest last; then the set is put in place, the manifest last. Any failure or abort aborts the
+ * manifest last, once the sink found every file staged as written (`SinkSet.verify`); then the
+ * set is put in place, the manifest last (the sink checks again first). Any failure or abort aborts the
  * file being written, removes what the set had staged (and anything already put in place) and
  * rejects, so a failed or stopped run leaves nothing under its final folder. Renders nothing.
  */
@@ -88,6 +89,9 @@ async function storeAll(
     );
     files.push(file.rows === undefined ? described : { ...described, rows: file.rows });
   }
+  // The manifest vouches for the files: it is written only once each is found staged as written.
+  target.signal?.throwIfAborted();
+  await set.verify();
   const manifest: Manifest = {
     format: MANIFEST_FORMAT,
     ...rendered.description,

@@ -1,0 +1,137 @@
+/**
+ * What an S3-compatible store kept, checked against what was sent. A store or proxy that
+ * truncates or alters a body answers 200 all the same; a manifest written after it would list
+ * sizes and SHA-256 its objects do not have. So each stored object is checked before the manifest:
+ * its size (HEAD `Content-Length`) always, and its content by the cheapest proof the store gives:
+ *
+ * - the ETag, when it is a plain MD5 of the content: a single-part object stored unencrypted or
+ *   with SSE-S3 (S3's documented rule, and what s3rver does), compared with the MD5 of the bytes
+ *   sent;
+ * - otherwise (a multipart ETag `<hex>-<parts>`, SSE-KMS or SSE-C, an ETag of another form) the
+ *   object is read back and its SHA-256 compared with the one of the bytes sent.
+ *
+ * Checksums the store could compute itself (`x-amz-checksum-*`) are not used: s3rver 3.7.1 stores
+ * the SDK's checksum framing as content (DESIGN.md, known traps), and a multipart upload's
+ * SHA-256 is a checksum of part checksums, not of the object.
+ */
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  type HeadObjectCommandOutput,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { messageOf, StorageError } from './errors.ts';
+import { digestOf } from './hashing.ts';
+
+/** What was sent: size, SHA-256 and MD5 (lowercase hex). */
+export interface SentObject {
+  bytes: number;
+  sha256: string;
+  md5: string;
+}
+
+/** How an object was found equal to what was sent. */
+export type VerifiedBy = 'etag' | 'read-back';
+
+/**
+ * Checks that `key` holds exactly what was sent: its size, then its ETag or its read-back SHA-256
+ * (see the module's note).
+ *
+ * @throws StorageError naming the object and what differs, or why it could not be checked.
+ */
+export async function verifyStoredObject(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  sent: SentObject,
+): Promise<VerifiedBy> {
+  const location = `s3://${bucket}/${key}`;
+  const head = await headOf(client, bucket, key, location);
+  if (head.ContentLength !== sent.bytes) {
+    throw new StorageError(
+      location,
+      `the store kept ${head.ContentLength ?? 'an unknown number of'} bytes, ${sent.bytes} were sent`,
+    );
+  }
+  const md5 = plainMd5(head);
+  if (md5 !== undefined) {
+    if (md5 !== sent.md5)
+      throw new StorageError(
+        location,
+        'the store kept other content than was sent (its ETag is not the MD5 sent)',
+      );
+    return 'etag';
+  }
+  let kept: { bytes: number; sha256: string };
+  try {
+    const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    kept = await digestOf((object.Body ?? []) as AsyncIterable<Uint8Array>);
+  } catch (error) {
+    throw new StorageError(location, `could not read the object back to check it: ${messageOf(error)}`, {
+      cause: error,
+    });
+  }
+  if (kept.bytes !== sent.bytes || kept.sha256 !== sent.sha256) {
+    throw new StorageError(
+      location,
+      'the store kept other content than was sent (read back, its sha256 differs)',
+    );
+  }
+  return 'read-back';
+}
+
+/**
+ * Checks that the copy at `key` has `bytes` bytes and, when its ETag is a plain MD5, that it is
+ * `md5` (a copy by CopyObject is single-part: under S3's rule its ETag is its content's MD5).
+ *
+ * @throws StorageError naming the object and what differs.
+ */
+export async function verifyCopiedObject(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  expected: { bytes: number; md5?: string },
+): Promise<void> {
+  const location = `s3://${bucket}/${key}`;
+  const head = await headOf(client, bucket, key, location);
+  if (head.ContentLength !== expected.bytes) {
+    throw new StorageError(
+      location,
+      `the copy put in place has ${head.ContentLength ?? 'an unknown number of'} bytes, ${expected.bytes} were staged`,
+    );
+  }
+  const md5 = plainMd5(head);
+  if (md5 !== undefined && expected.md5 !== undefined && md5 !== expected.md5) {
+    throw new StorageError(
+      location,
+      'the copy put in place has other content than was staged (its ETag differs)',
+    );
+  }
+}
+
+async function headOf(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  location: string,
+): Promise<HeadObjectCommandOutput> {
+  try {
+    return await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+  } catch (error) {
+    throw new StorageError(location, `could not check what the store kept: ${messageOf(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * The object's ETag as a lowercase MD5 when it is one by S3's rule (32 hex digits, no part count,
+ * no SSE-KMS or customer key), else undefined.
+ */
+function plainMd5(head: HeadObjectCommandOutput): string | undefined {
+  const etag = (head.ETag ?? '').replace(/^(W\/)?"|"$/g, '').toLowerCase();
+  if (!/^[0-9a-f]{32}$/.test(etag)) return undefined;
+  if (head.ServerSideEncryption?.startsWith('aws:kms') || head.SSECustomerAlgorithm !== undefined)
+    return undefined;
+  return etag;
+}
