@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { ConfigFileUnreadableError, ValidationError } from './errors.ts';
 import type { ServiceShapeOverrides } from './pbs/shape.ts';
@@ -68,6 +69,16 @@ const shapeSchema = z.strictObject({
   dateBounds: z.strictObject({ earliestPath: fieldPath, latestPath: fieldPath }).partial().optional(),
   metadata: z.strictObject({ protocolsPath: nullablePath }).partial().optional(),
   fields: z.record(z.string(), fieldPath).optional(),
+  instants: z
+    .strictObject({
+      offsetlessZone: z
+        .string()
+        .refine((zone) => IANAZone.isValidZone(zone), 'not an IANA time zone')
+        .nullable(),
+      epochUnit: z.enum(['milliseconds', 'seconds']),
+    })
+    .partial()
+    .optional(),
 });
 
 /**

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.ts';
+import { instantReadingProblem } from './instant.ts';
 import { resolveShape, type ServiceShape, type ServiceShapeOverrides } from './shape.ts';
 
 /** Minimal structured logger (Powertools-compatible subset). */
@@ -34,7 +35,12 @@ export interface PbsClientConfig {
   /** Service base URL; may carry a prefix (`https://host/api`), which is never signed. */
   baseUrl: string;
   credentials: PbsCredentials;
-  /** Wire shape of the deployment (GAPS.md alternatives); default: the GAPS.md default shape. */
+  /**
+   * Wire shape of the deployment (GAPS.md alternatives); default: the GAPS.md default shape. Its
+   * `instants` say how the service's instants are read (`instant.ts`): the zone of instants
+   * written without an offset (default: none, they are refused) and the unit of epoch numbers
+   * (default milliseconds; values outside 2009 … 2099 are refused as implausible).
+   */
   shape?: ServiceShapeOverrides;
   /** Per-attempt timeout covering the headers and the whole body. Default 30 000 ms. */
   timeoutMs?: number;
@@ -147,6 +153,8 @@ export function resolveConfig(config: PbsClientConfig): ResolvedPbsConfig {
   requireText(credentials?.apiSecret, 'credentials.apiSecret');
   if (credentials.profileGuid !== undefined) requireText(credentials.profileGuid, 'credentials.profileGuid');
 
+  const instantsProblem = instantReadingProblem(config.shape?.instants ?? {});
+  if (instantsProblem !== null) throw new ValidationError(instantsProblem.field, instantsProblem.reason);
   const shape = resolveShape(config.shape);
   if (!shape.timeline.path.startsWith('/v2/')) {
     throw new ValidationError('shape.timeline.path', 'must start with /v2/ (only V2 is supported)');

@@ -66,10 +66,22 @@ describe('validateTransactions', () => {
     expect(message([tx({ date: null })])?.[0]).toBe('items[0].date');
   });
 
-  it('returns items whose date is epoch milliseconds or a parseable string of another form', () => {
-    const items = [tx({ date: 0 }), tx({ date: '2025-03-14' })];
+  it('returns items whose date is epoch milliseconds or an ISO instant with any offset', () => {
+    const items = [tx({ date: 1_741_944_413_000 }), tx({ date: '2025-03-14T10:26:53+01:00' })];
 
     expect(validateTransactions(items, shape.fields, 'items', '/p')).toBe(items);
+  });
+
+  it('throws PbsResponseError naming the date of an instant without an offset, when no zone is configured', () => {
+    expect(() =>
+      validateTransactions([tx({ date: '2025-03-14T09:26:53' })], shape.fields, 'items', '/p'),
+    ).toThrow(/items\[0\]\.date: "2025-03-14T09:26:53" has no offset .*shape\.instants\.offsetlessZone/);
+  });
+
+  it('throws PbsResponseError naming the date of epoch seconds read as milliseconds', () => {
+    expect(() => validateTransactions([tx({ date: 1_741_944_413 })], shape.fields, 'items', '/p')).toThrow(
+      /items\[0\]\.date: .*1970.*epochUnit to "seconds"/,
+    );
   });
 });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PbsResponseError } from './errors.ts';
+import { DEFAULT_INSTANT_READING, type InstantReading, readBound, readInstant } from './instant.ts';
 import type { DateBounds, RawAccount, RawLedger, RawTransaction } from './model.ts';
 import { getPath } from './path.ts';
 import type { ServiceShape, TransactionFieldMap } from './shape.ts';
@@ -8,9 +9,13 @@ import type { ServiceShape, TransactionFieldMap } from './shape.ts';
 const recordSchema = z.looseObject({});
 const idRecordSchema = z.looseObject({ id: z.string() });
 const stringSchema = z.string();
-const instantText = z.string().refine((text) => !Number.isNaN(Date.parse(text)), 'not a parseable date');
-const instantSchema = z.union([instantText, z.number().finite()]);
-const boundSchema = z.union([z.null(), instantText]);
+/** An instant as the shape's {@link InstantReading} reads it; the issue says why not. */
+function instantSchema(reading: InstantReading) {
+  return z.unknown().superRefine((value, context) => {
+    const result = readInstant(value, reading);
+    if (!result.ok) context.addIssue({ code: 'custom', message: result.reason });
+  });
+}
 const protocolsSchema = z.array(z.string());
 
 type Issue = { path: PropertyKey[]; message: string };
@@ -75,9 +80,7 @@ function plainValidTransaction(item: unknown, fields: TransactionFieldMap, delet
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return false;
   if (typeof getPath(item, fields.id) !== 'string') return false;
   if (deletedPath !== undefined && getPath(item, deletedPath) === true) return true;
-  const date = getPath(item, fields.date);
-  if (typeof date === 'string') return !Number.isNaN(Date.parse(date));
-  return typeof date === 'number' && Number.isFinite(date);
+  return readInstant(getPath(item, fields.date), fields.instants).ok;
 }
 
 /** Throws the error zod gives for an item the plain checks refused (returns if zod accepts it). */
@@ -95,24 +98,38 @@ function failTransaction(
   const id = stringSchema.safeParse(getPath(item, fields.id));
   if (!id.success) fail(path, `${at}.${fields.id}`, id.error.issues[0], 'expected a string');
   if (deletedPath !== undefined && getPath(item, deletedPath) === true) return;
-  const date = instantSchema.safeParse(getPath(item, fields.date));
+  const date = instantSchema(fields.instants ?? DEFAULT_INSTANT_READING).safeParse(
+    getPath(item, fields.date),
+  );
   if (!date.success) fail(path, `${at}.${fields.date}`, date.error.issues[0], 'expected a date');
 }
 
 /**
- * Reads the date-bounds response: each bound a string instant, or both null (an empty portfolio).
- * Bounds that contradict each other (only one null, or the latest before the earliest) are refused
- * by field: planning from them would give an empty, finished-looking report.
+ * Reads the date-bounds response: each bound an instant, a calendar date, or both null (an empty
+ * portfolio), read as the shape's `instants` say. A calendar date stands for its whole day (see
+ * {@link readBound}): the earliest bound is the day's first instant, the latest its last, so a
+ * plan built on them covers that day's transactions. Bounds that contradict each other (only one
+ * null, or the latest before the earliest) are refused by field: planning from them would give an
+ * empty, finished-looking report.
  */
 export function parseDateBounds(body: unknown, shape: ServiceShape, path: string): DateBounds {
   const { earliestPath, latestPath } = shape.dateBounds;
-  const read = (fieldPath: string): Date | null => {
-    const result = boundSchema.safeParse(getPath(body, fieldPath));
-    if (!result.success) fail(path, fieldPath, result.error.issues[0], 'expected an ISO instant or null');
-    return result.data === null ? null : new Date(result.data);
+  const read = (fieldPath: string, end: 'first' | 'last'): Date | null => {
+    const value = getPath(body, fieldPath);
+    if (value === null) return null;
+    const bound = readBound(value, shape.instants);
+    if (!bound.ok) {
+      throw new PbsResponseError(
+        path,
+        fieldPath,
+        `expected an instant, a calendar date or null: ${bound.reason}`,
+        false,
+      );
+    }
+    return new Date(bound[end]);
   };
-  const earliest = read(earliestPath);
-  const latest = read(latestPath);
+  const earliest = read(earliestPath, 'first');
+  const latest = read(latestPath, 'last');
   if ((earliest === null) !== (latest === null)) {
     const [nullField, setField] = earliest === null ? [earliestPath, latestPath] : [latestPath, earliestPath];
     throw new PbsResponseError(

@@ -6,6 +6,7 @@
  * and the client reads exactly the shape it is configured with, so every alternative of GAPS.md
  * is exercised end to end against a real HTTP server. `DEFAULT_SHAPE` is the GAPS.md default.
  */
+import { DEFAULT_INSTANT_READING, type InstantReading } from './instant.ts';
 
 /** How a date or instant is written on the wire. */
 export type DateFormat =
@@ -89,6 +90,12 @@ export interface TransactionFieldMap {
   sourceGuid: string;
   sourceName: string;
   deleted: string;
+  /**
+   * How the date fields (`date`, `lastModifiedDate`) are read: the shape's `instants`, which
+   * {@link resolveShape} copies here so that every stage given the field map reads them alike.
+   * Absent: {@link DEFAULT_INSTANT_READING}.
+   */
+  instants?: InstantReading;
 }
 
 export interface ServiceShape {
@@ -102,6 +109,8 @@ export interface ServiceShape {
   /** Response field path of the protocol-name array; `null` for a bare JSON array. */
   metadata: { protocolsPath: string | null };
   fields: TransactionFieldMap;
+  /** How instants are written where no offset or epoch unit is given (see `instant.ts`). */
+  instants: InstantReading;
 }
 
 /** The GAPS.md defaults, implemented exactly by the simulator. */
@@ -145,6 +154,7 @@ export const DEFAULT_SHAPE: ServiceShape = Object.freeze({
     sourceName: 'source.name',
     deleted: 'deleted',
   },
+  instants: DEFAULT_INSTANT_READING,
 } satisfies ServiceShape) as ServiceShape;
 
 /** A partial shape as it appears in configuration: nested groups may be given in part. */
@@ -155,7 +165,8 @@ export interface ServiceShapeOverrides {
   timeline?: Partial<ServiceShape['timeline']>;
   dateBounds?: Partial<ServiceShape['dateBounds']>;
   metadata?: Partial<ServiceShape['metadata']>;
-  fields?: Partial<TransactionFieldMap>;
+  fields?: Partial<Omit<TransactionFieldMap, 'instants'>>;
+  instants?: Partial<InstantReading>;
 }
 
 /**
@@ -163,6 +174,7 @@ export interface ServiceShapeOverrides {
  * replaces the default pagination whole, because its fields depend on its style.
  */
 export function resolveShape(overrides: ServiceShapeOverrides = {}): ServiceShape {
+  const instants = { ...DEFAULT_INSTANT_READING, ...overrides.instants };
   return {
     pagination: overrides.pagination ?? DEFAULT_SHAPE.pagination,
     itemsPath: overrides.itemsPath === undefined ? DEFAULT_SHAPE.itemsPath : overrides.itemsPath,
@@ -170,6 +182,7 @@ export function resolveShape(overrides: ServiceShapeOverrides = {}): ServiceShap
     timeline: { ...DEFAULT_SHAPE.timeline, ...overrides.timeline },
     dateBounds: { ...DEFAULT_SHAPE.dateBounds, ...overrides.dateBounds },
     metadata: { ...DEFAULT_SHAPE.metadata, ...overrides.metadata },
-    fields: { ...DEFAULT_SHAPE.fields, ...overrides.fields },
+    fields: { ...DEFAULT_SHAPE.fields, ...overrides.fields, instants },
+    instants,
   };
 }

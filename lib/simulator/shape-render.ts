@@ -53,7 +53,7 @@ export function renderTransaction(
     for (const movement of item.movements as Record<string, unknown>[]) relocate(movement, movementMoves);
   }
   const moves: [string, string][] = [];
-  for (const key of Object.keys(defaults) as (keyof TransactionFieldMap)[]) {
+  for (const key of Object.keys(defaults) as Exclude<keyof TransactionFieldMap, 'instants'>[]) {
     if ((MOVEMENT_KEYS as readonly string[]).includes(key)) continue;
     if (fields[key] !== defaults[key]) moves.push([defaults[key], fields[key]]);
   }

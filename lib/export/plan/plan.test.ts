@@ -46,16 +46,26 @@ describe('planWindows', () => {
     );
   });
 
-  it('returns windows clipped to the bounds, the last ending 1 ms after latest', () => {
+  it('returns whole months around the bounds, never cut at a bound', () => {
     const bounds = {
       earliest: new Date('2026-02-10T08:00:00.000Z'),
       latest: new Date('2026-04-03T12:00:00.000Z'),
     };
     expect(view(planWindows({ period: '2026', timeZone: 'UTC', window: 'month', bounds }))).toEqual([
-      ['2026-02', '2026-02-10T08:00:00.000Z', '2026-03-01T00:00:00.000Z'],
+      ['2026-02', '2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z'],
       ['2026-03', '2026-03-01T00:00:00.000Z', '2026-04-01T00:00:00.000Z'],
-      ['2026-04', '2026-04-01T00:00:00.000Z', '2026-04-03T12:00:00.001Z'],
+      ['2026-04', '2026-04-01T00:00:00.000Z', '2026-05-01T00:00:00.000Z'],
     ]);
+  });
+
+  it('returns the whole last day when the latest bound is cut to whole seconds before the last transaction', () => {
+    // The last transaction is at 23:30:00.500; the service wrote its bound as 23:30:00.
+    const bounds = {
+      earliest: new Date('2025-10-01T00:00:00.000Z'),
+      latest: new Date('2025-10-31T23:30:00.000Z'),
+    };
+    const windows = planWindows({ period: '2025-10', timeZone: 'UTC', window: 'day', bounds });
+    expect(windows.at(-1)?.end.toISOString()).toBe('2025-11-01T00:00:00.000Z');
   });
 
   it('returns windows at Berlin midnights across the spring DST change', () => {
@@ -107,7 +117,7 @@ describe('planWindows', () => {
     expect(windows.map((window) => window.index)).toEqual(windows.map((_, i) => i));
   });
 
-  it('returns contiguous, non-overlapping, aligned windows that cover period ∩ bounds exactly', () => {
+  it('returns contiguous, non-overlapping, aligned whole windows that cover period ∩ bounds', () => {
     const zones = [
       'UTC',
       'Europe/Berlin',
@@ -137,8 +147,16 @@ describe('planWindows', () => {
             expect(windows).toEqual([]);
             return;
           }
-          expect(windows[0]?.start.getTime()).toBe(start);
-          expect(windows.at(-1)?.end.getTime()).toBe(end);
+          // Whole units of the zone's calendar, cut only by the period, covering the bounds.
+          const unitOf = (ms: number) => DateTime.fromMillis(ms, { zone: timeZone }).startOf(window);
+          expect(windows[0]?.start.getTime()).toBe(
+            Math.max(range.start.toMillis(), unitOf(start).toMillis()),
+          );
+          const lastUnitEnd = unitOf(end - 1)
+            .plus({ [`${window}s`]: 1 })
+            .startOf(window)
+            .toMillis();
+          expect(windows.at(-1)?.end.getTime()).toBe(Math.min(range.end.toMillis(), lastUnitEnd));
           windows.forEach((w, i) => {
             expect(w.start.getTime()).toBeLessThan(w.end.getTime());
             if (i > 0) expect(w.start.getTime()).toBe(windows[i - 1]?.end.getTime());

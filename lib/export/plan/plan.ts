@@ -57,27 +57,32 @@ const LABEL_FORMAT: Record<WindowSize, string> = {
 };
 
 /**
- * Splits the period ∩ `[earliest, latest]` into contiguous, non-overlapping windows aligned to the
- * local calendar units of `window` in `timeZone` (the first and last clipped to the intersection).
- * An empty portfolio (null bounds) or a period outside the bounds yields `[]`.
+ * The windows of the period that the portfolio's date-bounds say hold transactions: the local
+ * calendar units of `window` in `timeZone` that overlap `[earliest, latest]`, each whole (clipped
+ * only by the period). The bounds choose which units are fetched, never where one ends: a bound
+ * is only as precise as the service writes it (a calendar date, whole seconds), so a window cut at
+ * it would lose the transactions of that day or second that come after it. An empty portfolio
+ * (null bounds) or a period outside the bounds yields `[]`.
  */
 export function planWindows(input: PlanWindowsInput): Window[] {
   const { earliest, latest } = input.bounds;
   if (earliest === null || latest === null) return [];
   const period = periodRange(input.period, input.timeZone);
-  const start = Math.max(period.start.toMillis(), earliest.getTime());
-  // latest is the date of the last transaction, so it is inside: the window ends 1 ms after it.
-  const end = Math.min(period.end.toMillis(), latest.getTime() + 1);
+  const periodEnd = period.end.toMillis();
+  const first = Math.max(period.start.toMillis(), earliest.getTime());
+  // latest is the date of the last transaction, so it is inside: the last unit is the one holding it.
+  const last = Math.min(periodEnd, latest.getTime() + 1);
+  if (first >= last) return [];
   const windows: Window[] = [];
-  let cursor = start;
-  while (cursor < end) {
-    const local = DateTime.fromMillis(cursor, { zone: input.timeZone });
-    const unitStart = local.startOf(input.window);
+  const firstUnit = DateTime.fromMillis(first, { zone: input.timeZone }).startOf(input.window).toMillis();
+  let cursor = Math.max(period.start.toMillis(), firstUnit);
+  while (cursor < last) {
+    const unitStart = DateTime.fromMillis(cursor, { zone: input.timeZone }).startOf(input.window);
     const next = unitStart
       .plus({ [`${input.window}s`]: 1 })
       .startOf(input.window)
       .toMillis();
-    const windowEnd = Math.min(next, end);
+    const windowEnd = Math.min(next, periodEnd);
     windows.push({
       index: windows.length,
       label: unitStart.toFormat(LABEL_FORMAT[input.window]),

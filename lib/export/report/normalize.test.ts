@@ -50,8 +50,13 @@ describe('parseInstant', () => {
     expect(parseInstant('2025-03-14T10:26:53+01:00')).toBe('2025-03-14T09:26:53.000Z');
   });
 
-  it('returns a time without offset read as UTC', () => {
-    expect(parseInstant('2025-03-14T09:26:53')).toBe('2025-03-14T09:26:53.000Z');
+  it('returns a time without offset read in the configured zone', () => {
+    const reading = { offsetlessZone: 'America/New_York', epochUnit: 'milliseconds' } as const;
+    expect(parseInstant('2025-03-14T09:26:53', reading)).toBe('2025-03-14T13:26:53.000Z');
+  });
+
+  it('returns null for a time without offset when no zone is configured', () => {
+    expect(parseInstant('2025-03-14T09:26:53')).toBeNull();
   });
 
   it('returns epoch milliseconds as an instant', () => {
@@ -351,7 +356,7 @@ describe('createNormalizer transactions', () => {
     const error = thrown(() => normalizer().transactionRow(trade({ date: 'yesterday' })));
     expect([error instanceof TransactionDataError, (error as Error).message]).toEqual([
       true,
-      'transaction "tx_1": field "date" is not a date: "yesterday"',
+      'transaction "tx_1": field "date" is not a date: "yesterday" is not an ISO-8601 instant',
     ]);
   });
 

@@ -3,7 +3,6 @@
  * become a canonical view and report rows. Fields the mapping does not know are never dropped:
  * a first pass (`observe`) collects them and they reach the reports as extra text columns.
  */
-import { DateTime } from 'luxon';
 import { absDecimal, parseDecimal, signDecimal, trimDecimal } from '../../domain/decimal/plain.ts';
 import { moneyCell, moneyHeader } from '../../domain/money.ts';
 import { type Cell, type Column, numberWidth, type Row, type TableSpec } from '../../domain/table.ts';
@@ -11,6 +10,7 @@ import type { CanonicalMovement, CanonicalTransaction } from '../../domain/trans
 import { fastUtcInstant } from '../../domain/zoned.ts';
 import { PbsExportError } from '../../errors.ts';
 import { isExactNumber, stringifyJson } from '../../pbs/exact-json.ts';
+import { type InstantReading, readInstant } from '../../pbs/instant.ts';
 import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
 import { getPath } from '../../pbs/path.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
@@ -241,18 +241,18 @@ const TABLE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   changes: 'one row per transaction added, changed or deleted at the service since the date asked for',
 };
 
-/** Reads a date: an ISO-8601 string (no offset means UTC) or epoch milliseconds. */
-export function parseInstant(value: unknown): string | null {
-  if (typeof value === 'number') {
-    if (!Number.isInteger(value)) return null;
-    const date = new Date(value);
-    return Number.isNaN(date.getTime()) ? null : date.toISOString();
+/**
+ * Reads a date as the service's instants are read everywhere (`pbs/instant.ts`): ISO text with an
+ * offset, offset-less text in the configured zone, or an epoch number in the configured unit.
+ * Returns the UTC ISO instant, or `null` when `reading` refuses the value.
+ */
+export function parseInstant(value: unknown, reading?: InstantReading): string | null {
+  if (typeof value === 'string') {
+    const fast = fastUtcInstant(value);
+    if (!Number.isNaN(fast)) return new Date(fast).toISOString();
   }
-  if (typeof value !== 'string') return null;
-  const fast = fastUtcInstant(value);
-  if (!Number.isNaN(fast)) return new Date(fast).toISOString();
-  const parsed = DateTime.fromISO(value, { zone: 'utc' });
-  return parsed.isValid ? parsed.toUTC().toISO() : null;
+  const result = readInstant(value, reading);
+  return result.ok ? new Date(result.ms).toISOString() : null;
 }
 
 /** A scalar as cell text; objects as JSON. `null`/`undefined` give `null`. */
@@ -353,15 +353,24 @@ function text(raw: unknown, path: string): string | null {
   return asText(getPath(raw, path));
 }
 
-function instant(raw: RawTransaction, path: string, id: string, index: number | null, required: boolean) {
+function instant(
+  raw: RawTransaction,
+  path: string,
+  id: string,
+  index: number | null,
+  required: boolean,
+  reading: InstantReading | undefined,
+) {
   const value = getPath(raw, path);
   if (value === undefined || value === null) {
     if (required) throw new TransactionDataError(path, 'is missing', id, index);
     return null;
   }
-  const parsed = parseInstant(value);
-  if (parsed === null)
-    throw new TransactionDataError(path, `is not a date: ${JSON.stringify(value)}`, id, index);
+  const parsed = parseInstant(value, reading);
+  if (parsed === null) {
+    const { reason } = readInstant(value, reading) as { reason: string };
+    throw new TransactionDataError(path, `is not a date: ${reason}`, id, index);
+  }
   return parsed;
 }
 
@@ -418,7 +427,7 @@ function canonicalOf(raw: RawTransaction, layout: Layout, index?: number): Canon
   const id = idOf(raw, fields.id, at);
   return {
     id,
-    date: instant(raw, fields.date, id, at, true) as string,
+    date: instant(raw, fields.date, id, at, true, fields.instants) as string,
     type: text(raw, fields.type),
     subType: text(raw, fields.subType),
     category: text(raw, fields.category),
@@ -597,8 +606,8 @@ function changeRowOf(raw: RawTimelineItem, layout: Layout, known: readonly strin
   return [
     id,
     // A deleted item may be a bare tombstone without a date.
-    instant(raw, fields.date, id, at, !deleted),
-    instant(raw, fields.lastModifiedDate, id, at, false),
+    instant(raw, fields.date, id, at, !deleted, fields.instants),
+    instant(raw, fields.lastModifiedDate, id, at, false, fields.instants),
     deleted ? 'yes' : 'no',
     text(raw, fields.sourceGuid),
     text(raw, fields.sourceName),

@@ -24,8 +24,16 @@ describe('part lines', () => {
     const exact = decodePartLine(encodePartLine(value as Record<string, unknown>, fields, true), fields);
     expect(exact.plain).toBeUndefined();
     expect(exact.json).toBe('{"id":"x","date":"2025-01-05T10:00:00.000Z","amount":1.50}');
-    const plain = decodePartLine(encodePartLine({ id: 'p', date: 0, amount: 1.5 }, fields, false), fields);
-    expect(plain).toEqual({ at: 0, id: 'p', json: '{"id":"p","date":0,"amount":1.5}', plain: true });
+    const plain = decodePartLine(
+      encodePartLine({ id: 'p', date: 1_735_689_600_000, amount: 1.5 }, fields, false),
+      fields,
+    );
+    expect(plain).toEqual({
+      at: 1_735_689_600_000,
+      id: 'p',
+      json: '{"id":"p","date":1735689600000,"amount":1.5}',
+      plain: true,
+    });
   });
 
   it('read a line of bare JSON by parsing it, keeping the parsed item', () => {

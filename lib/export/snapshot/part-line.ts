@@ -1,11 +1,12 @@
 import { PbsExportError } from '../../errors.ts';
 import { isExactNumber, parseJsonValue, stringifyJson } from '../../pbs/exact-json.ts';
+import { readInstant } from '../../pbs/instant.ts';
 import type { RawTransaction } from '../../pbs/model.ts';
 import { getPath } from '../../pbs/path.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
 
-/** The fields a part line is ordered and deduplicated by. */
-export type PartLineFields = Pick<TransactionFieldMap, 'id' | 'date'>;
+/** The fields a part line is ordered and deduplicated by, and how the date is read. */
+export type PartLineFields = Pick<TransactionFieldMap, 'id' | 'date' | 'instants'>;
 
 /** One transaction of a part file: its instant and id, its JSON text, and the item if it was parsed. */
 export interface PartLine {
@@ -81,19 +82,22 @@ export function transactionId(item: RawTransaction, fields: Pick<TransactionFiel
   throw new PbsExportError('invalid_transaction', `transaction without an id at field "${fields.id}"`);
 }
 
-/** Milliseconds since the epoch of a transaction's date (ISO text or epoch milliseconds). */
+/**
+ * Milliseconds since the epoch of a transaction's date, read as `fields.instants` says (the one
+ * reading of the service's instants, `pbs/instant.ts`: never the machine's zone).
+ */
 export function transactionInstant(
   item: RawTransaction,
-  fields: Pick<TransactionFieldMap, 'date'>,
+  fields: Pick<TransactionFieldMap, 'date' | 'instants'>,
   id: string,
 ): number {
   const value = getPath(item, fields.date);
-  const at = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(at)) {
+  const result = readInstant(value, fields.instants);
+  if (!result.ok) {
     throw new PbsExportError(
       'invalid_transaction',
-      `transaction ${id}: field "${fields.date}" is not a date (${JSON.stringify(value)?.slice(0, 40)})`,
+      `transaction ${id}: field "${fields.date}" is not a date (${JSON.stringify(value)?.slice(0, 40)}): ${result.reason}`,
     );
   }
-  return at;
+  return result.ms;
 }

@@ -1,0 +1,213 @@
+/**
+ * The CLI as a user runs it (`PBS_BASE_URL` or `--config`) against a loopback service that writes
+ * its instants in the forms GAPS.md leaves open: date-bounds as calendar dates or cut to whole
+ * seconds, dates as epoch seconds or without an offset, and a service that files a row under
+ * another month's window. The service filters each search by its window itself, by the instants
+ * the test knows (independent of the client); the expectations are those instants, read back
+ * from the published CSV.
+ */
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type CliIo, main } from '../../lib/cli/main.ts';
+import { type HostileServer, startHostileServer, transactionText } from '../support/hostile-server.ts';
+
+const KEY = 'pk_instants';
+const SECRET = 'instants-secret';
+
+/** The four transactions of October 2025, as instants (the truth the service holds). */
+const OCTOBER = [
+  '2025-10-02T09:00:00.000Z',
+  '2025-10-15T12:00:00.000Z',
+  '2025-10-31T08:00:00.000Z',
+  '2025-10-31T23:30:00.500Z',
+];
+
+let dir: string;
+let server: HostileServer | undefined;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pbs-instants-cli-'));
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A transaction whose `date` is the raw JSON token `dateToken`. */
+function row(id: string, dateToken: string): string {
+  return transactionText({ id, date: '@', amount: '"1"', value: '"10.00"' })
+    .replace('"date":"@"', `"date":${dateToken}`)
+    .replace('"lastModifiedDate":"@"', `"lastModifiedDate":${dateToken}`);
+}
+
+/**
+ * A service holding `rows` (each with its true instant), that answers a search with the rows
+ * whose instant `file` puts inside the search's `[startDate, endDate)`.
+ */
+async function serviceOf(
+  dateBounds: string,
+  rows: { text: string; at: string }[],
+  file: (at: number) => number = (at) => at,
+): Promise<HostileServer> {
+  const byText = new Map(rows.map((r) => [r.text, Date.parse(r.at)]));
+  return startHostileServer({
+    dateBounds,
+    transactions: rows.map((r) => r.text),
+    select: (query, items) => {
+      const start = Date.parse(query.get('startDate') ?? '');
+      const end = Date.parse(query.get('endDate') ?? '');
+      return items.filter((item) => {
+        const at = file(byText.get(item) as number);
+        return at >= start && at < end;
+      });
+    },
+  });
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function runCli(options: { config?: object; period?: string; now?: string }): Promise<Run> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const env: Record<string, string> = { PBS_API_KEY: KEY, PBS_API_SECRET: SECRET };
+  const flags: string[] = [];
+  if (options.config === undefined) env.PBS_BASE_URL = server?.url ?? '';
+  else {
+    const file = join(dir, 'service.json');
+    await writeFile(file, JSON.stringify({ baseUrl: server?.url, ...options.config }));
+    flags.push('--config', file);
+  }
+  const io: CliIo = {
+    stdout: { write: (text: string) => out.push(text) },
+    stderr: { write: (text: string) => err.push(text) },
+    env,
+    now: () => new Date(options.now ?? '2026-11-26T10:00:00.000Z'),
+  };
+  const argv = [
+    'run',
+    '--profile',
+    'acme',
+    '--period',
+    options.period ?? '2025-10',
+    '--format',
+    'csv',
+    '--out',
+    join(dir, 'out'),
+    ...flags,
+  ];
+  const code = await main(argv, io);
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}
+
+async function files(): Promise<string[]> {
+  const root = join(dir, 'out');
+  const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** The published transactions' UTC dates, in file order. */
+async function exportedDates(): Promise<string[]> {
+  const file = (await files()).find((name) => name.endsWith('_transactions.csv'));
+  if (file === undefined) throw new Error('no transactions CSV published');
+  const rows = parse(await readFile(file), { bom: true, columns: true }) as Record<string, string>[];
+  const utc = Object.keys(rows[0] ?? {}).find((column) => /date.*utc/i.test(column)) ?? 'date_utc';
+  return rows.map((r) => r[utc] as string);
+}
+
+async function manifestCount(): Promise<number> {
+  return (await files()).filter((name) => name.endsWith('manifest.json')).length;
+}
+
+const isoRows = () => OCTOBER.map((at, n) => ({ text: row(`tx-${n}`, JSON.stringify(at)), at }));
+
+describe('pbs-export run against date-bounds written as calendar dates', () => {
+  it('exports all 4 October transactions, those of 31 October included', async () => {
+    server = await serviceOf('{"earliestDate":"2025-10-01","latestDate":"2025-10-31"}', isoRows());
+
+    const run = await runCli({});
+
+    expect(run.code).toBe(0);
+    expect(await exportedDates()).toEqual(OCTOBER);
+  });
+});
+
+describe('pbs-export run against date-bounds cut to whole seconds', () => {
+  it('exports the last transaction at 23:30:00.500 although the latest bound says 23:30:00', async () => {
+    server = await serviceOf(
+      '{"earliestDate":"2025-10-02T09:00:00Z","latestDate":"2025-10-31T23:30:00Z"}',
+      isoRows(),
+    );
+
+    const run = await runCli({});
+
+    expect(run.code).toBe(0);
+    expect(await exportedDates()).toEqual(OCTOBER);
+  });
+});
+
+describe('pbs-export run against a service writing dates as epoch seconds', () => {
+  const bounds = '{"earliestDate":"2025-10-01T00:00:00Z","latestDate":"2025-10-31T23:59:59Z"}';
+  const epochRows = () =>
+    OCTOBER.map((at, n) => ({ text: row(`tx-${n}`, String(Date.parse(at) / 1000)), at }));
+
+  it('fails with exit 1, naming the date and the epochUnit setting, and publishes nothing', async () => {
+    server = await serviceOf(bounds, epochRows());
+
+    const run = await runCli({});
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/date: .*1970.*epochUnit to "seconds"/);
+    expect(await manifestCount()).toBe(0);
+  });
+
+  it('exports all 4 transactions with shape.instants.epochUnit "seconds"', async () => {
+    server = await serviceOf(bounds, epochRows());
+
+    const run = await runCli({ config: { shape: { instants: { epochUnit: 'seconds' } } } });
+
+    expect(run.code).toBe(0);
+    expect(await exportedDates()).toEqual(OCTOBER);
+  });
+});
+
+describe('pbs-export run on a machine in New York against dates written without an offset', () => {
+  const bounds = '{"earliestDate":"2025-10-01T00:00:00Z","latestDate":"2025-10-31T23:59:59Z"}';
+  // The service writes UTC wall-clock times without saying so.
+  const offsetless = () =>
+    OCTOBER.map((at, n) => ({ text: row(`tx-${n}`, JSON.stringify(at.replace('Z', ''))), at }));
+  let zone: string | undefined;
+  beforeEach(() => {
+    zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+  });
+  afterEach(() => {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  });
+
+  it('fails with exit 1, naming the date and the offsetlessZone setting, when no zone is configured', async () => {
+    server = await serviceOf(bounds, offsetless());
+
+    const run = await runCli({});
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/date: .*has no offset.*shape\.instants\.offsetlessZone/);
+    expect(await manifestCount()).toBe(0);
+  });
+
+  it('exports all 4 transactions at their UTC instants with shape.instants.offsetlessZone "UTC"', async () => {
+    server = await serviceOf(bounds, offsetless());
+
+    const run = await runCli({ config: { shape: { instants: { offsetlessZone: 'UTC' } } } });
+
+    expect(run.code).toBe(0);
+    expect(await exportedDates()).toEqual(OCTOBER);
+  });
+});
