@@ -36,5 +36,11 @@ export {
   RouteNotFoundError,
   UnsupportedMediaTypeError,
 } from './errors.ts';
-export { type FetchHandler, type LocalApiServer, startLocalApiServer } from './local-server.ts';
+export {
+  type FetchHandler,
+  type LocalApiServer,
+  type LocalApiServerOptions,
+  startLocalApiServer,
+} from './local-server.ts';
+
 export { LIST_LIMIT } from './schemas.ts';

@@ -171,7 +171,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       })),
       devAuth,
     ),
-    { port: options.port ?? 3000 },
+    {
+      port: options.port ?? 3000,
+      ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
+    },
   );
 
   return {

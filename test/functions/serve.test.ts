@@ -44,12 +44,31 @@ async function getJob(jobId: unknown): Promise<Answer> {
   return answer(await fetch(`${service.url}/reports/${String(jobId)}`));
 }
 
+/** The JSON body of an answer; `{}` for anything else (a page). */
+function jsonOrNothing(text: string): Answer['body'] {
+  try {
+    return JSON.parse(text) as Answer['body'];
+  } catch {
+    return {};
+  }
+}
+
 /** A POST with raw bytes and raw headers (fetch would not send a forged Host header). */
 function rawPost(bytes: Buffer, headers: Record<string, string>): Promise<Answer> {
-  const url = new URL(`${service.url}/reports`);
+  return rawRequest('POST', '/reports', headers, bytes);
+}
+
+/** A request with raw headers to the server on loopback (fetch would not send a forged Host header). */
+function rawRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  bytes?: Buffer,
+): Promise<Answer> {
+  const url = new URL(`${service.url}${path}`);
   return new Promise((resolve, reject) => {
     const sent = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers },
+      { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method, headers },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -61,13 +80,13 @@ function rawPost(bytes: Buffer, headers: Record<string, string>): Promise<Answer
           resolve({
             status: response.statusCode ?? 0,
             headers: responseHeaders,
-            body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Answer['body'],
+            body: jsonOrNothing(Buffer.concat(chunks).toString('utf8')),
           });
         });
       },
     );
     sent.on('error', reject);
-    sent.end(bytes);
+    sent.end(bytes ?? Buffer.alloc(0));
   });
 }
 
@@ -133,7 +152,8 @@ describe('npm run serve: as strict as the deployed API', () => {
   it('builds statusUrl and Location from its own configured URL, never from Host or X-Forwarded-Proto', async () => {
     const created = await rawPost(Buffer.from(JSON.stringify({ profile: 'demo', period: '2024-05' })), {
       'content-type': 'application/json',
-      host: 'evil.example',
+      // Another name of the same server: accepted, and still not what the URLs are built from.
+      host: `localhost:${new URL(service.url).port}`,
       'x-forwarded-proto': 'gopher',
     });
 
@@ -156,5 +176,67 @@ describe('npm run serve: the queue of one API key', () => {
     await service.starter.idle();
 
     expect(done).toEqual(ids);
+  });
+});
+
+describe('npm run serve: only for this machine (DNS rebinding)', () => {
+  const port = () => new URL(service.url).port;
+  const json = { 'content-type': 'application/json' };
+
+  it('refuses with 421 naming Host every route asked for by another name, before the route runs', async () => {
+    const foreign = { host: `evil.example:${port()}` };
+
+    const answers = await Promise.all([
+      rawRequest('GET', '/reports?profile=demo', foreign),
+      rawRequest('GET', `/reports/${'0'.repeat(32)}`, foreign),
+      rawRequest('GET', '/portal', foreign),
+      rawRequest('GET', '/openapi.json', foreign),
+      rawPost(Buffer.from(JSON.stringify({ profile: 'demo', period: '2023-06' })), { ...json, ...foreign }),
+    ]);
+    const listed = await answer(await fetch(`${service.url}/reports?profile=demo&limit=100`));
+
+    expect(answers.map((refused) => [refused.status, refused.body.error?.field])).toEqual(
+      Array.from({ length: 5 }, () => [421, 'Host']),
+    );
+    expect(answers[0]?.body.error?.code).toBe('misdirected_request');
+    expect((listed.body.jobs as { period: string }[]).map((job) => job.period)).not.toContain('2023-06');
+  });
+
+  it('refuses the loopback address with another port and a Host without one', async () => {
+    const otherPort = await rawRequest('GET', '/reports?profile=demo', { host: '127.0.0.1:1' });
+    const noPort = await rawRequest('GET', '/reports?profile=demo', { host: 'localhost' });
+
+    expect([otherPort.status, noPort.status]).toEqual([421, 421]);
+  });
+
+  it('answers its loopback names: 127.0.0.1, localhost and [::1] with its port', async () => {
+    const statuses = [];
+    for (const name of ['127.0.0.1', 'LOCALHOST', '[::1]']) {
+      statuses.push((await rawRequest('GET', '/reports?profile=demo', { host: `${name}:${port()}` })).status);
+    }
+
+    expect(statuses).toEqual([200, 200, 200]);
+  });
+
+  it('refuses with 403 naming Origin a change asked for by another site, and starts nothing', async () => {
+    const refused = await rawPost(Buffer.from(JSON.stringify({ profile: 'demo', period: '2023-07' })), {
+      ...json,
+      origin: 'http://evil.example',
+    });
+    const listed = await answer(await fetch(`${service.url}/reports?profile=demo&limit=100`));
+
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'forbidden_origin', field: 'Origin' });
+    expect((listed.body.jobs as { period: string }[]).map((job) => job.period)).not.toContain('2023-07');
+  });
+
+  it('accepts a change from its own origin', async () => {
+    const created = await rawPost(Buffer.from(JSON.stringify({ profile: 'demo', period: '2023-08' })), {
+      ...json,
+      origin: `http://localhost:${port()}`,
+    });
+    await service.starter.idle();
+
+    expect(created.status).toBe(202);
   });
 });
