@@ -9,10 +9,13 @@ import { ValidationError } from '../errors.ts';
 import type { AdapterOptions } from './events.ts';
 import { dayNumber, type HmrcDisposal, HmrcLedger, joinIds } from './hmrc.ts';
 import { type Lot, openLot, type Piece, Pool, shares } from './lots.ts';
+import { allocateUnusedBasis } from './rules/us/allocation.ts';
 import { resolveChoices, ruleConflicts, ruleSet, TAX_RULES } from './rules.ts';
 import { localDate, taxYearLabel, taxYearOf, termOf, validTaxYearStart } from './tax-year.ts';
 import type {
   AcquireEvent,
+  AllocationLine,
+  CarriedLot,
   DisposalLine,
   DisposeEvent,
   GainsCounts,
@@ -30,7 +33,7 @@ import type {
   Term,
   WithdrawEvent,
 } from './types.ts';
-import { LOT_METHODS, POOLINGS as POOLING_NAMES } from './types.ts';
+import { LOT_METHODS, POOLINGS as POOLING_NAMES, WALLET_ALLOCATIONS } from './types.ts';
 
 /** A running engine. */
 export interface GainsEngine {
@@ -72,6 +75,7 @@ const POSITIVE = /^\d+(?:\.\d+)?$/;
 
 const METHODS: ReadonlySet<string> = new Set(LOT_METHODS);
 const POOLINGS: ReadonlySet<string> = new Set(POOLING_NAMES);
+const ALLOCATIONS: ReadonlySet<string> = new Set(WALLET_ALLOCATIONS);
 const ROUNDINGS = new Set(['half-even', 'half-up']);
 
 function instantOption(field: string, value: string | null | undefined): number | null {
@@ -106,6 +110,7 @@ export function resolveGainsOptions(options: GainsOptions = {}): ResolvedGainsOp
   const resolved: ResolvedGainsOptions = {
     method: choices.method,
     pooling: choices.pooling,
+    walletAllocation: options.walletAllocation ?? 'records',
     timeZone: rules.timeZone ?? options.timeZone ?? 'UTC',
     taxYearStart: options.taxYearStart ?? { month, day },
     longTermYears: choices.longTermYears,
@@ -120,6 +125,8 @@ export function resolveGainsOptions(options: GainsOptions = {}): ResolvedGainsOp
     throw new ValidationError('method', 'must be fifo, lifo, hifo, average or hmrc');
   if (!POOLINGS.has(resolved.pooling))
     throw new ValidationError('pooling', 'must be account, universal or wallet-from-2025');
+  if (!ALLOCATIONS.has(resolved.walletAllocation))
+    throw new ValidationError('walletAllocation', 'must be records or account-order');
   if (rules.rounding === null && !ROUNDINGS.has(resolved.rounding))
     throw new ValidationError('rounding', 'must be half-even or half-up');
   if (!IANAZone.isValidZone(resolved.timeZone)) throw new ValidationError('timeZone', 'is not an IANA zone');
@@ -187,6 +194,13 @@ interface EngineState {
   accountPools: boolean;
   /** Until the switch: each account's holding per token (`account \0 token`), to allocate the pool by. */
   readonly balances: Map<string, Big>;
+  /**
+   * Until the switch: each wallet's own records (`account \0 token`), the lots it holds as
+   * account pooling would have them, which the allocation of 1 January 2025 follows.
+   */
+  readonly records: Map<string, Pool>;
+  /** The allocation made at the switch, when this engine made it. */
+  readonly allocation: AllocationLine[];
   /** Flows of the reported period, by {@link keyOf}. */
   readonly activity: Map<string, Activity>;
   readonly disposals: DisposalLine[];
@@ -383,15 +397,7 @@ function restore(s: EngineState, state: GainsState): void {
       s.options.fiatScale,
       s.options.rounding,
     );
-    for (const lot of carried.lots) {
-      target.add({
-        ...lot,
-        quantity: new Big(lot.quantity),
-        cost: new Big(lot.cost),
-        keyQuantity: new Big(lot.keyQuantity),
-        keyCost: new Big(lot.keyCost),
-      });
-    }
+    for (const lot of carried.lots) target.add(revive(lot));
     target.cost = new Big(carried.cost);
     s.pools.set(
       carried.account === null ? `\u0000${carried.token}` : `${carried.account}\u0000${carried.token}`,
@@ -403,7 +409,39 @@ function restore(s: EngineState, state: GainsState): void {
     s.accountPools = state.walletSwitch.done;
     for (const b of state.walletSwitch.balances)
       s.balances.set(`${b.account}\u0000${b.token}`, new Big(b.quantity));
+    for (const r of state.walletSwitch.records ?? []) {
+      const target = recordsOf(s, r.account, r.token);
+      for (const lot of r.lots) target.add(revive(lot));
+    }
   }
+}
+
+/** A carried lot as the pools hold it. */
+function revive(lot: CarriedLot): Lot {
+  return {
+    ...lot,
+    quantity: new Big(lot.quantity),
+    cost: new Big(lot.cost),
+    keyQuantity: new Big(lot.keyQuantity),
+    keyCost: new Big(lot.keyCost),
+  };
+}
+
+/** A lot as {@link GainsState} carries it. */
+function carriedLot(lot: Lot): CarriedLot {
+  return {
+    txId: lot.txId,
+    leg: lot.leg,
+    token: lot.token,
+    account: lot.account,
+    quantity: text(lot.quantity),
+    cost: text(lot.cost),
+    acquiredAt: lot.acquiredAt,
+    seq: lot.seq,
+    keyQuantity: text(lot.keyQuantity),
+    keyCost: text(lot.keyCost),
+    ...(lot.arrived === undefined ? {} : { arrived: lot.arrived }),
+  };
 }
 
 function warnAt(s: EngineState, warning: GainsWarning): void {
@@ -449,18 +487,18 @@ function acquire(s: EngineState, event: AcquireEvent, reported: boolean, date: s
   if (s.ledger !== null) {
     s.ledger.acquire(event, date, quantity, cost, reported);
   } else {
-    pool(s, event.account, event.token).add(
-      openLot({
-        txId: event.txId,
-        leg: event.leg,
-        token: event.token,
-        account: event.account,
-        quantity,
-        cost,
-        acquiredAt: event.time,
-        seq: s.nextSeq++,
-      }),
-    );
+    const lot = openLot({
+      txId: event.txId,
+      leg: event.leg,
+      token: event.token,
+      account: event.account,
+      quantity,
+      cost,
+      acquiredAt: event.time,
+      seq: s.nextSeq++,
+    });
+    pool(s, event.account, event.token).add(lot);
+    if (recording(s)) recordsOf(s, event.account, event.token).add({ ...lot, arrived: lot.seq });
   }
   s.counts.lotsOpened += 1;
   if (!reported) return;
@@ -661,18 +699,7 @@ function carry(s: EngineState): GainsState {
       token: p.token,
       account: p.account,
       cost: text(p.cost),
-      lots: lots.map((lot) => ({
-        txId: lot.txId,
-        leg: lot.leg,
-        token: lot.token,
-        account: lot.account,
-        quantity: text(lot.quantity),
-        cost: text(lot.cost),
-        acquiredAt: lot.acquiredAt,
-        seq: lot.seq,
-        keyQuantity: text(lot.keyQuantity),
-        keyCost: text(lot.keyCost),
-      })),
+      lots: lots.map(carriedLot),
     });
   }
   carried.sort((a, b) => compareText(a.token, b.token) || compareText(a.account ?? '', b.account ?? ''));
@@ -694,6 +721,10 @@ function carry(s: EngineState): GainsState {
           return { account, token, quantity: text(quantity) };
         })
         .sort((a, b) => compareText(a.token, b.token) || compareText(a.account, b.account)),
+      records: [...s.records.values()]
+        .filter((r) => r.quantity.gt(0))
+        .map((r) => ({ account: r.account ?? '', token: r.token, lots: r.lots().map(carriedLot) }))
+        .sort((a, b) => compareText(a.token, b.token) || compareText(a.account, b.account)),
     };
   }
   return out;
@@ -714,49 +745,101 @@ function trackEvent(s: EngineState, event: GainsEvent): void {
     case 'dispose':
     case 'withdraw':
       track(s, event.account, event.token, event.quantity, -1);
+      recordsOf(s, event.account, event.token).take(new Big(event.quantity));
       break;
-    case 'move':
+    case 'move': {
       track(s, event.from, event.token, event.quantity, -1);
       track(s, event.to, event.token, event.quantity, 1);
+      if (event.from === event.to) break;
+      // The wallet's records, as account pooling moves lots: what the sender holds, in its order.
+      const taken = recordsOf(s, event.from, event.token).take(new Big(event.quantity));
+      const target = recordsOf(s, event.to, event.token);
+      for (const piece of taken.pieces) {
+        target.add({
+          ...piece.lot,
+          account: event.to,
+          quantity: piece.quantity,
+          cost: piece.cost,
+          arrived: s.nextSeq++,
+        });
+      }
       break;
+    }
   }
+}
+
+/** Whether the wallets' own records are kept: `wallet-from-2025` before the switch. */
+function recording(s: EngineState): boolean {
+  return s.switchAt !== null && !s.accountPools;
+}
+
+/** A wallet's own records of a token until the switch (see {@link EngineState.records}). */
+function recordsOf(s: EngineState, account: string, token: string): Pool {
+  const key = `${account}\u0000${token}`;
+  let found = s.records.get(key);
+  if (found === undefined) {
+    found = new Pool(token, account, s.options.method, s.options.fiatScale, s.options.rounding);
+    s.records.set(key, found);
+  }
+  return found;
 }
 
 /**
  * From one pool per token to one per account and token (Rev. Proc. 2024-28's allocation of the
- * unused basis): each account with a positive holding, in account order, takes its holding from
- * the token's pool in the pool's consumption order; what no holding claims goes to the account
- * each lot was acquired in. Recorded as transfers out of the universal line into the accounts.
+ * unused basis, by the run's `walletAllocation`: rules/us/allocation.ts). Recorded as transfers
+ * out of the universal line into the accounts, and as the allocation statement's lines.
  */
 function switchToWallets(s: EngineState): void {
   const reported = s.options.periodStart === null || (s.switchAt ?? 0) >= s.options.periodStart;
   const universal = [...s.pools.values()];
   s.pools.clear();
   s.accountPools = true;
+  const perToken = <T>(map: Map<string, T>, token: string) =>
+    new Map(
+      [...map]
+        .filter(([key]) => key.endsWith(`\u0000${token}`))
+        .map(([key, value]) => [key.slice(0, -token.length - 1), value] as const),
+    );
   for (const source of universal) {
     const token = source.token;
-    const moveOut = (account: string, quantity: Big) => {
-      const taken = source.take(quantity);
-      const target = pool(s, account, token);
-      for (const piece of taken.pieces) {
-        target.add({ ...piece.lot, account, quantity: piece.quantity, cost: piece.cost });
-      }
-      if (!reported) return;
-      addFlow(activityOf(s, account, token).transferredIn, taken.quantity, taken.cost);
+    const { grants, uncovered } = allocateUnusedBasis(s.options.walletAllocation, {
+      universal: source,
+      records: perToken(s.records, token),
+      balances: perToken(s.balances, token),
+      method: s.options.method,
+      scale: s.options.fiatScale,
+      rounding: s.options.rounding,
+    });
+    for (const g of grants) {
+      pool(s, g.account, token).add({ ...g.lot, account: g.account, quantity: g.quantity, cost: g.cost });
+      s.allocation.push({
+        token,
+        account: g.account,
+        quantity: text(g.quantity),
+        cost: text(g.cost),
+        acquiredAt: g.lot.acquiredAt,
+        acquiredTxId: g.lot.txId,
+        source: g.source,
+      });
+      if (!reported) continue;
+      addFlow(activityOf(s, g.account, token).transferredIn, g.quantity, g.cost);
       const before = s.activity.get(`\u0000${token}`) ?? activityOfKey(s, `\u0000${token}`);
-      addFlow(before.transferredOut, taken.quantity, taken.cost);
-    };
-    const holders = [...s.balances]
-      .filter(([key, quantity]) => key.endsWith(`\u0000${token}`) && quantity.gt(0))
-      .map(([key, quantity]) => ({ account: key.slice(0, -token.length - 1), quantity }))
-      .sort((a, b) => compareText(a.account, b.account));
-    for (const holder of holders) {
-      if (source.quantity.eq(0)) break;
-      moveOut(holder.account, holder.quantity.lt(source.quantity) ? holder.quantity : source.quantity);
+      addFlow(before.transferredOut, g.quantity, g.cost);
     }
-    for (const lot of source.lots()) moveOut(lot.account, lot.quantity);
+    for (const u of uncovered) {
+      s.allocation.push({
+        token,
+        account: u.account,
+        quantity: text(u.quantity),
+        cost: '0',
+        acquiredAt: null,
+        acquiredTxId: null,
+        source: 'uncovered',
+      });
+    }
   }
   s.balances.clear();
+  s.records.clear();
 }
 
 /** Whether the pools switch to per account before an event at `time` (or at the end). */
@@ -838,7 +921,7 @@ function processEvent(s: EngineState, event: GainsEvent): boolean {
       withdraw(s, event, reported, date);
       break;
   }
-  if (s.switchAt !== null && !s.accountPools) trackEvent(s, event);
+  if (recording(s)) trackEvent(s, event);
   return true;
 }
 
@@ -863,6 +946,8 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
     pools: new Map(),
     accountPools: pooling === 'account',
     balances: new Map(),
+    records: new Map(),
+    allocation: [],
     activity: new Map(),
     disposals: [],
     income: [],
@@ -899,6 +984,7 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
       warnings: s.warnings,
       rollForward: rollForward(s),
       poolHistory: s.poolHistory,
+      allocation: s.allocation,
       counts: { ...s.counts },
     }),
   };

@@ -18,6 +18,11 @@ export interface Lot {
   seq: number;
   keyQuantity: Big;
   keyCost: Big;
+  /**
+   * A wallet's records only (`wallet-from-2025` before 1 January 2025): when this part arrived in
+   * the wallet, its acquisition (`seq`) or the move that brought it; orders parts of one lot.
+   */
+  arrived?: number;
 }
 
 /** Part of a lot taken by a disposal or a transfer, with its basis. */

@@ -29,6 +29,17 @@ export const POOLINGS = ['universal', 'account', 'wallet-from-2025'] as const;
 export type Pooling = (typeof POOLINGS)[number];
 
 /**
+ * How `wallet-from-2025` allocates the unused basis to the wallets on 1 January 2025 (Rev. Proc.
+ * 2024-28): `records` (each wallet keeps the units its records hold with their own lots; the rest
+ * by lot order, naming no account) or `account-order` (earlier versions' global rule: accounts in
+ * the alphabetical order of their ids fill their holdings from the pool).
+ */
+export const WALLET_ALLOCATIONS = ['records', 'account-order'] as const;
+
+/** One of {@link WALLET_ALLOCATIONS}. */
+export type WalletAllocation = (typeof WALLET_ALLOCATIONS)[number];
+
+/**
  * Short term: held one year or less; long term: held more than `longTermYears`; `none` where the
  * rules have no holding period (HMRC identification).
  */
@@ -61,6 +72,8 @@ export interface GainsOptions {
   method?: LotMethod;
   /** Default `universal`. */
   pooling?: Pooling;
+  /** `wallet-from-2025`: how the unused basis goes to the wallets. Default `records`. */
+  walletAllocation?: WalletAllocation;
   /** IANA zone of local dates (tax year, holding period, display). Default `UTC`. */
   timeZone?: string;
   /** Default 1 January. */
@@ -93,6 +106,7 @@ export interface GainsOptions {
 export interface ResolvedGainsOptions {
   method: LotMethod;
   pooling: Pooling;
+  walletAllocation: WalletAllocation;
   timeZone: string;
   taxYearStart: TaxYearStart;
   longTermYears: number;
@@ -287,6 +301,23 @@ export interface PoolHistoryLine {
   txIds: string;
 }
 
+/**
+ * One part of the allocation of 1 January 2025 (`wallet-from-2025`): a wallet's units of a token,
+ * with the basis and acquisition date assigned to them; `acquiredAt` null for units no unused basis
+ * was left for.
+ */
+export interface AllocationLine {
+  token: string;
+  account: string;
+  quantity: string;
+  cost: string;
+  acquiredAt: number | null;
+  /** The transaction that opened the lot; null for uncovered units. */
+  acquiredTxId: string | null;
+  /** Why the wallet got it (see `AllocationSource` in rules/us/allocation.ts), or `uncovered`. */
+  source: 'own-units' | 'reallocated' | 'account-order' | 'unclaimed' | 'uncovered';
+}
+
 /** Everything the reports need. */
 export interface GainsResult {
   options: ResolvedGainsOptions;
@@ -297,6 +328,11 @@ export interface GainsResult {
   rollForward: RollForwardLine[];
   /** HMRC identification: the section 104 pools' changes in the period, in order. */
   poolHistory: PoolHistoryLine[];
+  /**
+   * `wallet-from-2025`: the allocation made on 1 January 2025 when this run crossed it (whatever
+   * its period), by token and account; empty otherwise.
+   */
+  allocation: AllocationLine[];
   counts: GainsCounts;
 }
 
@@ -314,6 +350,8 @@ export interface CarriedLot {
   /** Quantity and cost at opening: the HIFO ordering key. */
   keyQuantity: string;
   keyCost: string;
+  /** Wallet records (`wallet-from-2025` before the switch): when the part arrived in its wallet. */
+  arrived?: number;
 }
 
 /** The open lots of a run, to resume a later run from (`carry`). JSON-safe. */
@@ -327,7 +365,12 @@ export interface GainsState {
   /** HMRC identification: the section 104 pools and the days still waiting for their 30 days. */
   hmrc?: CarriedHmrc;
   /** `wallet-from-2025`: whether the pools are per account yet, and each account's holding until then. */
-  walletSwitch?: { done: boolean; balances: { account: string; token: string; quantity: string }[] };
+  walletSwitch?: {
+    done: boolean;
+    balances: { account: string; token: string; quantity: string }[];
+    /** Each wallet's own records of its lots until the switch (absent in older states). */
+    records?: { account: string; token: string; lots: CarriedLot[] }[];
+  };
 }
 
 /** The state of HMRC identification (JSON-safe). */
