@@ -178,9 +178,35 @@ export function splitSettings(settings: ServiceSettings): {
   };
 }
 
+/** Settings left out: every one is named at once (`field` is the first), with its variable. */
+export class MissingSettingsError extends ValidationError {
+  /** Each missing setting, and the environment variable that sets it (if one does). */
+  readonly missing: readonly { field: string; envName?: string }[];
+
+  constructor(
+    missing: readonly [{ field: string; envName?: string }, ...{ field: string; envName?: string }[]],
+  ) {
+    super(missing[0].field, 'is required');
+    this.missing = missing;
+    this.message = missing
+      .map(({ field, envName }) => `${field}: is required${envName ? ` (set ${envName})` : ''}`)
+      .join('; ');
+  }
+}
+
 function parseWith(schema: z.ZodType, input: unknown): unknown {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
+  // Every missing setting at once: one run of the command tells the user all they must set.
+  const missing = parsed.error.issues
+    .filter((issue) => issue.path.length === 1 && issue.message.endsWith('received undefined'))
+    .map((issue) => {
+      const field = issue.path.join('.');
+      const envName = Object.entries(SETTINGS_ENV).find(([, key]) => key === field)?.[0];
+      return { field, ...(envName ? { envName } : {}) };
+    });
+  const [first, ...rest] = missing;
+  if (first !== undefined) throw new MissingSettingsError([first, ...rest]);
   const issue = parsed.error.issues[0];
   const field = issue?.path.length ? issue.path.join('.') : 'config';
   const envName = Object.entries(SETTINGS_ENV).find(([, key]) => key === field)?.[0];

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ValidationError } from '../errors.ts';
+import { closestFlag } from './suggest.ts';
 
 /** Where the files go. */
 export type Destination =
@@ -26,26 +27,36 @@ export interface RenderCommand {
   command: 'render';
   snapshot: string;
   destination: Destination;
-  /** Overrides the snapshot's formats. */
-  formats?: string[];
-  configFile?: string;
+  /**
+   * Request fields of the flags that change only how the snapshot is shown (formats, CSV dialect,
+   * reports, gains options), as given: validated later against the snapshot's request.
+   */
+  presentation: Record<string, unknown>;
 }
 
 export interface HelpCommand {
   command: 'help';
 }
 
-export type CliCommand = RunCommand | RenderCommand | HelpCommand;
+export interface VersionCommand {
+  command: 'version';
+}
+
+export type CliCommand = RunCommand | RenderCommand | HelpCommand | VersionCommand;
 
 export const USAGE = `Usage:
   pbs-export run [options]       Export a portfolio's reports
-  pbs-export render --snapshot FILE [--out DIR | --s3 URL]
-                                 Rebuild the reports from a raw snapshot, without the service
+  pbs-export render --snapshot FILE [--out DIR | --s3 URL] [presentation options]
+                                 Rebuild the reports from a raw snapshot, without the service:
+                                 --format, --delimiter, --decimal-separator, --report (those the
+                                 snapshot holds the data of) and the gains options apply; flags
+                                 that would need a new fetch are refused
+  pbs-export --version           Print the version
 
 Request:
   --profile NAME                 Portfolio (profile) name; required against the real service
                                  (default with the simulator: demo)
-  --period P                     2025-10 (month), 2025 (year), or 2025-01-05..2025-02-10
+  --period P                     Required: 2025-10 (month), 2025 (year), or 2025-01-05..2025-02-10
   --time-zone ZONE               IANA time zone of the period and dates         (default: UTC)
   --report R                     transactions, movements, summary, changes, gains
                                  (repeat or comma-separate)
@@ -143,7 +154,11 @@ const options = {
   's3-region': { type: 'string' },
   snapshot: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
 } as const;
+
+/** Every flag's name, for the suggestion made for a misspelt one. */
+const FLAG_NAMES = Object.keys(options);
 
 /**
  * Parses the command line into a command. Throws `ValidationError` naming the flag and the
@@ -159,9 +174,10 @@ export function parseCommandLine(
   try {
     parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new ValidationError('arguments', (error as Error).message, { cause: error });
+    throw argumentError(error);
   }
   const { values, positionals } = parsed;
+  if (values.version) return { command: 'version' };
   const command = positionals[0] ?? 'help';
   if (values.help || command === 'help') return { command: 'help' };
   if (positionals.length > 1)
@@ -170,16 +186,17 @@ export function parseCommandLine(
 
   if (command === 'render') {
     if (values.snapshot === undefined) throw new ValidationError('--snapshot', 'is required by render');
+    refuseOutsideRender(values);
     return {
       command: 'render',
       snapshot: values.snapshot,
       destination,
-      ...(values.format ? { formats: splitList(values.format) } : {}),
-      ...(values.config !== undefined ? { configFile: values.config } : {}),
+      presentation: requestInput(values, { profile: false }),
     };
   }
   if (command !== 'run')
     throw new ValidationError('command', `unknown command ${preview(command)} (run, render, help)`);
+  if (values.snapshot !== undefined) throw new ValidationError('--snapshot', 'only applies to render');
 
   const configured = values.config !== undefined || (env.PBS_BASE_URL ?? '') !== '';
   const simulatorOptions = {
@@ -205,17 +222,18 @@ export function parseCommandLine(
       'is required against the real service (it names the files and folders)',
     );
   }
+  const concurrency = optionalInt('--concurrency', values.concurrency, 'concurrency');
   return {
     command: 'run',
     request: requestInput(values),
     service,
     destination,
-    ...optionalInt('--concurrency', values.concurrency, 'concurrency'),
+    ...concurrency,
   };
 }
 
 /** The `gains` fields given as text, by flag. */
-const GAINS_TEXT_FLAGS = {
+export const GAINS_TEXT_FLAGS = {
   'tax-rules': 'taxRules',
   'gains-method': 'method',
   'gains-pooling': 'pooling',
@@ -228,6 +246,37 @@ const GAINS_TEXT_FLAGS = {
   'broker-reporting': 'brokerReporting',
 } as const;
 
+/**
+ * The flags `render` takes besides `--snapshot` and the destination: those that change only how
+ * the snapshot's data is shown. Every other flag is refused with the reason of its group below.
+ */
+const RENDER_FLAGS = new Set<string>([
+  'format',
+  'delimiter',
+  'decimal-separator',
+  'report',
+  'long-term-years',
+  'transfer-tolerance-hours',
+  ...Object.keys(GAINS_TEXT_FLAGS),
+]);
+
+/** Why `render` refuses a flag: it would need a new fetch, or a service render does not call. */
+const RENDER_REFUSALS: [readonly string[], string][] = [
+  [
+    ['profile', 'period', 'token', 'category', 'protocol', 'hash', 'window', 'changes-since'],
+    'changes what is fetched, so it needs a new fetch: run an export with it',
+  ],
+  [
+    ['time-zone'],
+    "sets the period's bounds as well as the dates shown, so it needs a new fetch: run an export with it",
+  ],
+  [
+    ['conflicting-copies'],
+    'was applied when the snapshot was assembled, so it needs a new fetch: run an export with it',
+  ],
+  [['simulator', 'transactions', 'seed', 'config', 'concurrency'], 'render calls no service'],
+];
+
 /** The fields `flags` name (flag → field) whose flag was given, with its text. */
 function textFields(values: Record<string, unknown>, flags: Record<string, string>): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
@@ -237,10 +286,47 @@ function textFields(values: Record<string, unknown>, flags: Record<string, strin
   return fields;
 }
 
-function requestInput(values: Record<string, unknown>): Record<string, unknown> {
+/** Refuses, by name and with the reason, each flag given to `render` that it cannot apply. */
+function refuseOutsideRender(values: Record<string, unknown>): void {
+  const ignored = new Set(['snapshot', 'out', 's3', 's3-endpoint', 's3-region', 'help', 'version']);
+  for (const [name, value] of Object.entries(values)) {
+    if (value === undefined || ignored.has(name) || RENDER_FLAGS.has(name)) continue;
+    const reason = RENDER_REFUSALS.find(([flags]) => flags.includes(name))?.[1] ?? 'does not apply to render';
+    throw new ValidationError(`--${name}`, `render cannot apply it: ${reason}`);
+  }
+}
+
+/**
+ * A parser error in the user's words: an unknown flag with the closest known one, a flag missing
+ * its value, a switch given one.
+ */
+function argumentError(error: unknown): ValidationError {
+  const code = (error as { code?: string }).code;
+  const message = (error as Error).message;
+  const flag = /'(-{1,2}[^'\s=]*)/.exec(message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag !== undefined) {
+    const suggestion = closestFlag(flag, FLAG_NAMES);
+    return new ValidationError(
+      preview(flag).slice(1, -1),
+      `unknown flag${suggestion ? ` (did you mean ${suggestion}?)` : ''}; pbs-export help lists the flags`,
+      { cause: error },
+    );
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag !== undefined) {
+    const name = flag.split(' ')[0] as string;
+    const takesValue = /argument missing/.test(message);
+    return new ValidationError(name, takesValue ? 'needs a value' : 'takes no value', { cause: error });
+  }
+  return new ValidationError('arguments', message, { cause: error });
+}
+
+function requestInput(
+  values: Record<string, unknown>,
+  { profile = true }: { profile?: boolean } = {},
+): Record<string, unknown> {
   const text = (name: string) => values[name] as string | undefined;
   const list = (name: string) => values[name] as string[] | undefined;
-  const request: Record<string, unknown> = { profile: text('profile') ?? 'demo' };
+  const request: Record<string, unknown> = profile ? { profile: text('profile') ?? 'demo' } : {};
   const period = text('period');
   if (period !== undefined) {
     const range = /^(.+)\.\.(.+)$/.exec(period);

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ConfigFileUnreadableError, PbsExportError, ValidationError } from '../errors.ts';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { ConfigFileUnreadableError, ValidationError } from '../errors.ts';
 import {
   GENERATOR,
   newRunId,
@@ -17,7 +18,7 @@ import {
 import type { PbsClient } from '../pbs/index.ts';
 import { secretRedactor } from '../redaction.ts';
 import { createServiceClient } from '../service-client.ts';
-import { loadServiceSettings, splitSettings } from '../settings.ts';
+import { loadServiceSettings, MissingSettingsError, splitSettings } from '../settings.ts';
 import { profilesWithCounts, startSimulator } from '../simulator/index.ts';
 import type { RunningSimulator } from '../simulator/types.ts';
 import {
@@ -30,7 +31,10 @@ import {
   type StoredObject,
 } from '../storage/index.ts';
 import { type CliCommand, type Destination, parseCommandLine, type RunCommand, USAGE } from './args.ts';
+import { describeError, inCliWords } from './messages.ts';
+import { checkDestination } from './preflight.ts';
 import { createProgressReporter } from './progress.ts';
+import { applyPresentation, readSnapshotForRender } from './render-options.ts';
 import { stopExitCode } from './signals.ts';
 import { printLinks, printSummary } from './summary.ts';
 
@@ -60,12 +64,17 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
   try {
     command = parseCommandLine(argv, io.env);
   } catch (error) {
-    io.stderr.write(`error: ${visible((error as Error).message)}\n\n${USAGE}`);
+    // One line and a pointer to the help: 60 lines of usage would bury the line that matters.
+    io.stderr.write(`error: ${visible((error as Error).message)}\nRun "pbs-export help" for the usage.\n`);
     return EXIT.usage;
   }
   try {
     if (command.command === 'help') {
       io.stdout.write(USAGE);
+      return EXIT.ok;
+    }
+    if (command.command === 'version') {
+      io.stdout.write(`${GENERATOR.name} ${GENERATOR.version}\n`);
       return EXIT.ok;
     }
     if (command.command === 'render') return await render(command, io);
@@ -83,11 +92,22 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
   }
 }
 
+/** The request of a run, its errors naming the flags the user typed. */
+function parseRequest(input: Record<string, unknown>) {
+  try {
+    return parseExportRequest(input);
+  } catch (error) {
+    throw inCliWords(error, input);
+  }
+}
+
 async function run(command: RunCommand, io: RedactingIo): Promise<number> {
-  const request = parseExportRequest(command.request);
+  const request = parseRequest(command.request);
+  const s3 = createS3(command.destination);
+  await checkDestination(command.destination, s3);
   const service = await connect(command, request.profile, io);
   try {
-    const { sink, presign } = createSink(command.destination, io);
+    const { sink, presign } = createSink(command.destination, io, s3);
     const progress = createProgressReporter(io.stdout);
     const result = await runExport(request, {
       client: service.client,
@@ -110,13 +130,13 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
 }
 
 async function render(command: Extract<CliCommand, { command: 'render' }>, io: CliIo): Promise<number> {
-  const header = await readSnapshotHeader(command.snapshot);
-  const request = parseExportRequest(header.request);
+  const snapshot = await readSnapshotForRender(command.snapshot, readSnapshotHeader);
+  const request = applyPresentation(parseExportRequest(snapshot.request), command.presentation);
+  const header = { ...snapshot, request };
   const runId = newRunId(io.now());
-  const { sink, presign } = createSink(command.destination, io);
-  const formats = command.formats
-    ? parseExportRequest({ ...request, formats: command.formats }).formats
-    : undefined;
+  const s3 = createS3(command.destination);
+  await checkDestination(command.destination, s3);
+  const { sink, presign } = createSink(command.destination, io, s3);
   const warn = (message: string) => io.stderr.write(`warning: ${visible(message)}\n`);
   const workDir = await openRunScratch({ warn });
   try {
@@ -128,7 +148,6 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
       generator: GENERATOR,
       counts: { renderedFromSnapshot: 1 },
       workDir,
-      ...(formats ? { formats } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
     });
     const { manifest } = await publishReports(rendered, {
@@ -156,12 +175,9 @@ interface Connection {
 /** Connects to the embedded simulator or to the real service, per the command line. */
 async function connect(command: RunCommand, profile: string, io: RedactingIo): Promise<Connection> {
   if (command.service.kind === 'service') {
-    const settings = await loadServiceSettings(io.env, command.service.configFile).catch((error: unknown) => {
-      // A config file that cannot be read is a bad --config value, not a failure of the export.
-      if (error instanceof ConfigFileUnreadableError) {
-        throw new ValidationError('--config', error.message, { cause: error });
-      }
-      throw error;
+    const { configFile } = command.service;
+    const settings = await loadServiceSettings(io.env, configFile).catch((error: unknown) => {
+      throw settingsError(error, configFile);
     });
     io.addSecrets([settings.apiKey, settings.apiSecret]);
     const { connection, credentials } = splitSettings(settings);
@@ -174,7 +190,7 @@ async function connect(command: RunCommand, profile: string, io: RedactingIo): P
     await simulator.close();
     const names = simulator.profiles.map((candidate) => candidate.name).join(', ');
     throw new ValidationError(
-      'profile',
+      '--profile',
       `the embedded simulator has no profile "${profile}" (it has: ${names})`,
     );
   }
@@ -184,6 +200,30 @@ async function connect(command: RunCommand, profile: string, io: RedactingIo): P
     { apiKey: simulated.apiKey, apiSecret: simulated.apiSecret, profileGuid: simulated.profileGuid },
   );
   return { client, apiBase: simulator.url, demo: true, close: () => simulator.close() };
+}
+
+/**
+ * A settings error in the CLI's words: every missing setting by its variable at once, a config
+ * file that cannot be read or holds a bad setting as a bad `--config` (exit 2, not a failed export).
+ */
+function settingsError(error: unknown, configFile: string | undefined): unknown {
+  if (error instanceof MissingSettingsError) {
+    const variables = error.missing.map(({ field, envName }) => envName ?? field);
+    const fields = error.missing.map(({ field }) => field).join(', ');
+    return new ValidationError(
+      variables.join(', '),
+      `${variables.length > 1 ? 'are' : 'is'} required: set ${variables.length > 1 ? 'them' : 'it'} in the environment` +
+        ` (or ${fields} in the --config file)`,
+      { cause: error },
+    );
+  }
+  if (error instanceof ConfigFileUnreadableError) {
+    return new ValidationError('--config', error.message, { cause: error });
+  }
+  if (error instanceof ValidationError && configFile !== undefined) {
+    return new ValidationError('--config', `${configFile}: ${error.message}`, { cause: error });
+  }
+  return error;
 }
 
 async function startEmbeddedSimulator(
@@ -210,12 +250,9 @@ interface Destinations {
  * The run's sink. In S3 its first set first completes the sets that runs of this host killed while
  * copying them into place (files at their final keys without the manifest), and says so.
  */
-function createSink(destination: Destination, io: CliIo): Destinations {
+function createSink(destination: Destination, io: CliIo, client: S3Client | undefined): Destinations {
   if (destination.kind === 'folder') return { sink: createLocalSink(resolve(destination.dir)) };
-  const client = createS3Client({
-    region: destination.region ?? 'us-east-1',
-    ...(destination.endpoint !== undefined ? { endpoint: destination.endpoint, forcePathStyle: true } : {}),
-  });
+  if (client === undefined) throw new Error('createSink: an S3 destination needs its client');
   const { bucket } = destination;
   const onRepair = (result: RepairResult) => {
     for (const location of result.completed) {
@@ -243,6 +280,15 @@ function createSink(destination: Destination, io: CliIo): Destinations {
         })),
       ),
   };
+}
+
+/** The S3 client of an S3 destination (one for the check and the run), none for a folder. */
+function createS3(destination: Destination): S3Client | undefined {
+  if (destination.kind === 'folder') return undefined;
+  return createS3Client({
+    region: destination.region ?? 'us-east-1',
+    ...(destination.endpoint !== undefined ? { endpoint: destination.endpoint, forcePathStyle: true } : {}),
+  });
 }
 
 /** The CLI's streams, with every form of the known secrets redacted from what they write. */
@@ -273,12 +319,6 @@ function redactingIo(io: CliIo): RedactingIo {
       redact = secretRedactor(secrets);
     },
   };
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof PbsExportError) return error.message;
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
 }
 
 /**

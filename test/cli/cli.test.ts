@@ -80,19 +80,19 @@ describe('pbs-export CLI', () => {
     const { io, stderr } = captureIo();
     const code = await main(['run', '--period', '2024-13', '--out', dir], io);
     expect({ code, files: await filesUnder(dir) }).toEqual({ code: 2, files: [] });
-    expect(stderr()).toMatch(/^error: period: /);
+    expect(stderr()).toMatch(/^error: --period: /);
   });
 
   it('exits 2 naming the profile the simulator does not have', async () => {
     const { io, stderr } = captureIo();
     expect(await main(['run', '--profile', 'nobody', '--period', '2024', '--out', dir], io)).toBe(2);
-    expect(stderr()).toContain('profile: the embedded simulator has no profile "nobody"');
+    expect(stderr()).toContain('--profile: the embedded simulator has no profile "nobody"');
   });
 
   it('exits 2 with the missing setting named when the real service is not fully configured', async () => {
     const { io, stderr } = captureIo({ PBS_BASE_URL: 'http://127.0.0.1:9', PBS_API_KEY: 'k' });
     expect(await main(['run', '--profile', 'acme', '--period', '2024', '--out', dir], io)).toBe(2);
-    expect(stderr()).toContain('apiSecret: is required (set PBS_API_SECRET)');
+    expect(stderr()).toContain('PBS_API_SECRET: is required');
   });
 
   it('exits 2 naming --profile when it is left out against the real service, so no file is named demo', async () => {

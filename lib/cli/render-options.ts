@@ -1,0 +1,81 @@
+import { PbsExportError, ValidationError } from '../errors.ts';
+import { type ExportRequest, parseExportRequest, type SnapshotHeader } from '../export/index.ts';
+import { inCliWords } from './messages.ts';
+
+/** Reports every snapshot holds the data of: they are made from the period's transactions. */
+const ALWAYS_RENDERABLE = new Set(['transactions', 'movements', 'summary']);
+
+/** Why a report the snapshot was not fetched for cannot be added by `render`. */
+const NOT_IN_SNAPSHOT: Record<string, string> = {
+  gains:
+    "needs the portfolio's transactions from its first one, and this snapshot holds only its period's: run an export with --report gains",
+  changes:
+    "needs the service's timeline, which this snapshot does not hold: run an export with --report changes",
+};
+
+/**
+ * The snapshot's request with the presentation flags of `render` applied: formats, CSV dialect,
+ * the reports its data makes (transactions, movements, summary always; gains and changes only when
+ * the snapshot was fetched for them) and the gains options. Throws `ValidationError` naming the
+ * flag, for a report the snapshot cannot make or an invalid combination.
+ */
+export function applyPresentation(
+  original: ExportRequest,
+  presentation: Record<string, unknown>,
+): ExportRequest {
+  const reports = presentation.reports as string[] | undefined;
+  for (const report of reports ?? []) {
+    if (ALWAYS_RENDERABLE.has(report) || original.reports.includes(report as never)) continue;
+    const reason = NOT_IN_SNAPSHOT[report];
+    if (reason !== undefined)
+      throw new ValidationError('--report', `${report}: render cannot add it: ${reason}`);
+  }
+  const csv = presentation.csv as Record<string, unknown> | undefined;
+  const gains = presentation.gains as Record<string, unknown> | undefined;
+  const merged: Record<string, unknown> = {
+    ...original,
+    ...(presentation.formats !== undefined ? { formats: presentation.formats } : {}),
+    ...(reports !== undefined ? { reports } : {}),
+    csv: { ...original.csv, ...csv },
+  };
+  if (gains !== undefined) merged.gains = { ...original.gains, ...gains };
+  // Gains options kept from the snapshot's request have no report to apply to once gains is left out.
+  if (reports !== undefined && !reports.includes('gains') && gains === undefined) delete merged.gains;
+  try {
+    return parseExportRequest(merged);
+  } catch (error) {
+    throw inCliWords(error, { ...presentation, gains: gains ?? {} });
+  }
+}
+
+/**
+ * The header of the snapshot `render` was given; a file that cannot be read or is no snapshot is
+ * a bad `--snapshot` (exit 2), said in one line without Node's `Error:` prefix.
+ */
+export async function readSnapshotForRender(
+  file: string,
+  read: (file: string) => Promise<SnapshotHeader>,
+): Promise<SnapshotHeader> {
+  try {
+    return await read(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reasons: Record<string, string> = {
+      ENOENT: 'no such file',
+      EISDIR: 'it is a folder, not a snapshot file',
+      EACCES: 'permission denied',
+      ENOTDIR: 'a part of the path is a file',
+    };
+    if (code !== undefined && reasons[code] !== undefined) {
+      throw new ValidationError('--snapshot', `cannot read ${file}: ${reasons[code]}`, { cause: error });
+    }
+    if (error instanceof PbsExportError)
+      throw new ValidationError('--snapshot', error.message, { cause: error });
+    // gzip or JSON that does not parse: not a file this tool wrote.
+    throw new ValidationError(
+      '--snapshot',
+      `${file} is not a pbs-export snapshot (${(error as Error).message})`,
+      { cause: error },
+    );
+  }
+}
