@@ -98,9 +98,20 @@ describe('sendSigned', () => {
     const error = (await sendSigned(target, options(fake.fetch)).catch((e: unknown) => e)) as PbsHttpError;
 
     expect(error.status).toBe(502);
-    expect(error.bodyStart).toBe(body.slice(0, 200));
+    expect(error.bodyStart).toBe(`${body.slice(0, 200)}…`);
     expect(error.message).toContain('HTTP 502');
     expect(error.message).toContain('<html>xxx');
+  });
+
+  it('redacts a non-JSON error body before cutting it, so no part of a secret that straddles the cut shows', async () => {
+    // The secret starts 10 characters before the cut at 200 and ends after it.
+    const body = `${'x'.repeat(190)}${CREDENTIALS.apiSecret} and more text after it`;
+    const fake = fakeFetch(() => new Response(body, { status: 400 }));
+
+    const error = (await sendSigned(target, options(fake.fetch)).catch((e: unknown) => e)) as PbsHttpError;
+
+    expect(error.bodyStart).toBe(`${'x'.repeat(190)}[redacted]…`);
+    expect(error.message).not.toContain(CREDENTIALS.apiSecret.slice(0, 4));
   });
 
   it('throws PbsHttpError with the body start for JSON that is not the documented error shape', async () => {

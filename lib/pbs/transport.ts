@@ -1,5 +1,5 @@
 import { untilAborted } from '../abort.ts';
-import { secretRedactor } from '../redaction.ts';
+import { redactThenShorten, secretRedactor } from '../redaction.ts';
 import type { PbsCredentials } from './config.ts';
 import {
   PbsHttpError,
@@ -155,7 +155,9 @@ function httpError(
     path,
     serviceCode,
     serviceMessage,
-    bodyStart: serviceCode === null && text !== '' ? redact(text.slice(0, BODY_START_LENGTH)) : null,
+    // Redacted before it is cut: a secret cut in two would no longer be recognised.
+    bodyStart:
+      serviceCode === null && text !== '' ? redactThenShorten(text, redact, BODY_START_LENGTH) : null,
     retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), nowMs),
     serverDateMs: Number.isNaN(serverDate) ? null : serverDate,
   });
