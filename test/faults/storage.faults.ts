@@ -4,17 +4,36 @@
  * sink; and through the workflow's tasks, the manifest, a shard's part and the job record. Each
  * export publishes exactly the service's data, or fails cleanly (nothing left under its folder)
  * and a rerun or the task's retry publishes it, with one manifest and a consistent job record.
+ *
+ * Sets that would lie: a store (a proxy in front of s3rver) that keeps other bytes than it was
+ * sent, a folder run's staging folder removed while it publishes, and a run of another container
+ * with the same host name opening a set beside it. Each is found before the manifest vouches for
+ * the files: the run fails cleanly and a rerun publishes the data, or (the other container) the
+ * run is left alone and publishes it.
  */
+import { readdirSync, rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPrefix } from '../../lib/export/index.ts';
 import { parseExportRequest } from '../../lib/export/plan/index.ts';
 import { createJobStore } from '../../lib/jobs/index.ts';
 import { profilesWithCounts } from '../../lib/simulator/index.ts';
 import { StorageError } from '../../lib/storage/errors.ts';
-import { createS3Sink } from '../../lib/storage/index.ts';
+import { createLocalSink, createS3Client, createS3Sink, type ProcessOwner } from '../../lib/storage/index.ts';
+import type { Sink, SinkObject, StoredObject } from '../../lib/storage/sink.ts';
+import { type Corruption, isUploadTo, startCorruptingProxy } from '../support/corrupting-proxy.ts';
 import { type S3TestServer, startS3rver } from '../support/s3.ts';
 import { emulateConditionalWrites, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 import { exportUnderFaults, recordRun } from './support/export-runs.ts';
-import { injectS3Faults, readS3Run, referenceFor, type S3FaultRule } from './support/fault-harness.ts';
+import {
+  injectS3Faults,
+  readLocalRun,
+  readS3Run,
+  referenceFor,
+  type S3FaultRule,
+} from './support/fault-harness.ts';
 import { runExportMachine } from './support/machine.ts';
 import { checkSucceededJob, jobPrefix, workersOf } from './support/workflow-runs.ts';
 
@@ -212,5 +231,159 @@ describe('workflow jobs under S3 faults', () => {
     expect(check.problems).toEqual([]);
     expect([fired, run.state, run.retries]).toEqual([1, 'succeeded', 1]);
     expect(run.failures[0]).toMatch(/^fetchShard 3: /);
+  });
+});
+
+describe('runExport to S3 through a store that keeps other bytes than it was sent', () => {
+  let s3: S3TestServer;
+  beforeAll(async () => {
+    s3 = await startS3rver();
+  });
+  afterAll(async () => {
+    await s3.close();
+  });
+
+  it.each<[string, { suffix: string; part?: number; corruption: Corruption; large?: boolean }]>([
+    ['a byte of a report changed', { suffix: '_transactions.csv', corruption: 'flip' }],
+    ['a report cut short', { suffix: '_transactions.csv', corruption: 'truncate' }],
+    ['a byte of the manifest changed', { suffix: '/manifest.json', corruption: 'flip' }],
+    [
+      'a byte of one part of a multipart upload changed',
+      { suffix: '_transactions.csv', part: 2, corruption: 'flip', large: true },
+    ],
+  ])('fails cleanly when %s, publishing no manifest, and a rerun publishes the data', async (name, fault) => {
+    const proxy = await startCorruptingProxy(s3.endpoint, {
+      pick: (incoming) => isUploadTo(incoming, fault.suffix, fault.part),
+      corruption: fault.corruption,
+    });
+    const client = createS3Client({
+      region: 'us-east-1',
+      endpoint: proxy.endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+    const bucketPrefix = `corrupted/${name.replace(/\W+/g, '-')}`;
+    const sink = createS3Sink({ client, bucket: s3.bucket, prefix: bucketPrefix });
+    const read = (prefix: string) => readS3Run(s3.client, s3.bucket, `${bucketPrefix}/${prefix}`);
+    try {
+      const result = fault.large
+        ? await exportUnderFaults({
+            // About 22,000 rows: the transactions CSV (over 6 MB) goes up in two parts.
+            request: parseExportRequest({
+              profile: 'demo',
+              period: '2025',
+              formats: ['csv'],
+              reports: ['transactions'],
+            }),
+            profile: 'demo',
+            profiles: profilesWithCounts({ demo: 66_000 }),
+            pageSize: 1000,
+            faults: {},
+            // No service faults here: a generous timeout, so a busy machine fails nothing but the store.
+            client: { timeoutMs: 10_000 },
+            sink: { sink, read },
+          })
+        : await exportUnderFaults({
+            request: parseExportRequest({ profile: 'acme', period: '2024', formats: ['csv', 'xlsx'] }),
+            faults: {},
+            client: { timeoutMs: 10_000 },
+            sink: { sink, read },
+          });
+      recordRun(`s3: a store that keeps ${name}`, result);
+
+      expect(result.problems).toEqual([]);
+      expect(proxy.corrupted).toBe(1);
+      expect(result.error).toBeInstanceOf(StorageError);
+      expect((result.error as Error).message).toMatch(/the store kept/);
+      expect(result.reruns).toBe(1);
+    } finally {
+      client.destroy();
+      await proxy.close();
+    }
+  });
+});
+
+/**
+ * `sink`, calling `afterFirst` (and waiting for it) once the first object of its first set is
+ * stored, before the run goes on: another process acting at that instant.
+ */
+function afterFirstStored(sink: Sink, afterFirst: (stored: StoredObject) => Promise<void>): Sink {
+  let fired = false;
+  const watched = (object: SinkObject): SinkObject => ({
+    ...object,
+    stream: object.stream,
+    async done() {
+      const stored = await object.done();
+      if (!fired) {
+        fired = true;
+        await afterFirst(stored);
+      }
+      return stored;
+    },
+  });
+  return {
+    ...sink,
+    root: sink.root,
+    async openSet(prefix) {
+      const set = await sink.openSet(prefix);
+      return { ...set, prefix: set.prefix, create: (name, type) => watched(set.create(name, type)) };
+    },
+  };
+}
+
+describe('runExport to a folder while another process acts beside it', () => {
+  const request = parseExportRequest({ profile: 'acme', period: '2024', formats: ['csv', 'xlsx'] });
+
+  it('fails cleanly when its staging folder is removed while it publishes, never re-creating it, and a rerun publishes the data', async () => {
+    const result = await exportUnderFaults({
+      request,
+      faults: {},
+      wrapSink: (sink) =>
+        afterFirstStored(sink, async (stored) => {
+          // `location` is the file's final path: its staging folder is the hidden one beside it.
+          const finalDir = dirname(stored.location);
+          const parent = dirname(finalDir);
+          for (const entry of readdirSync(parent)) {
+            if (entry.startsWith(`.${basename(finalDir)}.staging-`))
+              rmSync(join(parent, entry), { recursive: true });
+          }
+        }),
+    });
+    recordRun('folder: staging folder removed while publishing', result);
+
+    expect(result.problems).toEqual([]);
+    expect(result.error).toBeInstanceOf(StorageError);
+    expect((result.error as Error).message).toMatch(/staging folder was removed/);
+    expect(result.reruns).toBe(1);
+  });
+
+  it('is left alone by a run of another container with the same host name opening a set beside it, and publishes the data', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pbs-faults-containers-'));
+    // Same host name, pids of separate namespaces: each sees only its own pid alive.
+    const container = (instance: string, pid: number): ProcessOwner => ({
+      host: 'aaaaaaaa',
+      pid,
+      instance,
+      isAlive: (other) => other === pid,
+    });
+    const sink = createLocalSink(dir, { owner: container('container-a', 7) });
+    const neighbour = createLocalSink(dir, { owner: container('container-b', 8) });
+    try {
+      const result = await exportUnderFaults({
+        request,
+        faults: {},
+        sink: { sink, read: (prefix) => readLocalRun(dir, prefix) },
+        wrapSink: (base) =>
+          afterFirstStored(base, async () => {
+            await (await neighbour.openSet(runPrefix(request, 'neighbour'))).discard();
+          }),
+      });
+      recordRun('folder: another container with the same host name opens a set beside the run', result);
+
+      expect(result.problems).toEqual([]);
+      expect([result.completed, result.reruns]).toEqual([true, 0]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
