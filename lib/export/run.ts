@@ -14,6 +14,7 @@ import { type FetchedShard, type FetchProgress, type FetchRun, startFetch } from
 import {
   type ExportPlan,
   type ExportRequest,
+  keptRange,
   periodLabel,
   planExport,
   requestWarnings,
@@ -250,6 +251,7 @@ export async function assembleExport(
         return header;
       },
       windows: plan.windows,
+      range: keptRange(request, plan.windows),
       fetched: isFetchRun(fetched)
         ? { shards: plan.shards, shard: (index) => fetched.shard(index) }
         : fetched,
@@ -273,6 +275,7 @@ export async function assembleExport(
         duplicatesDropped: assembled.duplicates,
         conflictingCopies: assembled.conflictingCopies,
         outsideWindowDropped: assembled.outsideWindow,
+        keptFromOtherWindow: assembled.otherWindow,
         changes: assembled.changes,
         ...(changes ? { changesBeforeSinceDropped: changes.dropped() } : {}),
       },

@@ -73,11 +73,16 @@ interface Run {
   stderr: string;
 }
 
-async function runCli(options: { config?: object; period?: string; now?: string }): Promise<Run> {
+async function runCli(options: {
+  config?: object;
+  period?: string;
+  now?: string;
+  flags?: string[];
+}): Promise<Run> {
   const out: string[] = [];
   const err: string[] = [];
   const env: Record<string, string> = { PBS_API_KEY: KEY, PBS_API_SECRET: SECRET };
-  const flags: string[] = [];
+  const flags: string[] = [...(options.flags ?? [])];
   if (options.config === undefined) env.PBS_BASE_URL = server?.url ?? '';
   else {
     const file = join(dir, 'service.json');
@@ -119,6 +124,12 @@ async function exportedDates(): Promise<string[]> {
   const rows = parse(await readFile(file), { bom: true, columns: true }) as Record<string, string>[];
   const utc = Object.keys(rows[0] ?? {}).find((column) => /date.*utc/i.test(column)) ?? 'date_utc';
   return rows.map((r) => r[utc] as string);
+}
+
+async function manifest(): Promise<{ counts: Record<string, number> } & Record<string, unknown>> {
+  const file = (await files()).find((name) => name.endsWith('manifest.json'));
+  if (file === undefined) throw new Error('no manifest published');
+  return JSON.parse(await readFile(file, 'utf8'));
 }
 
 async function manifestCount(): Promise<number> {
@@ -209,5 +220,46 @@ describe('pbs-export run on a machine in New York against dates written without 
 
     expect(run.code).toBe(0);
     expect(await exportedDates()).toEqual(OCTOBER);
+  });
+});
+describe('pbs-export run against a service that files a row under the next month', () => {
+  // The service compares its own wall clock (UTC+2) with the window: 30 September 23:00 UTC is
+  // 1 October there, so only the October search returns that row.
+  const rows = [
+    '2025-09-10T12:00:00.000Z',
+    '2025-09-30T23:00:00.000Z',
+    '2025-10-15T12:00:00.000Z',
+    '2025-10-31T12:00:00.000Z',
+  ].map((at, n) => ({ text: row(`tx-${n}`, JSON.stringify(at)), at }));
+  const bounds = '{"earliestDate":"2025-09-10T12:00:00Z","latestDate":"2025-10-31T12:00:00Z"}';
+
+  it('keeps the 30 September row, inside the period, although the October search returned it', async () => {
+    server = await serviceOf(bounds, rows, (at) => at + 2 * 3_600_000);
+
+    const run = await runCli({ period: '2025-09-01..2025-10-31' });
+
+    expect(run.code).toBe(0);
+    expect(await exportedDates()).toEqual(rows.map((r) => r.at));
+    expect((await manifest()).counts.keptFromOtherWindow).toBe(1);
+  });
+
+  it('feeds the gains history every row in date order, the moved one included', async () => {
+    server = await serviceOf(bounds, rows, (at) => at + 2 * 3_600_000);
+
+    const run = await runCli({ period: '2025-09-01..2025-10-31', flags: ['--report', 'transactions,gains'] });
+
+    expect(run.stderr).not.toMatch(/error/i);
+    expect(run.code).toBe(0);
+    expect(await exportedDates()).toEqual(rows.map((r) => r.at));
+  });
+
+  it('drops a row the service returns outside the period, and counts it', async () => {
+    server = await serviceOf(bounds, rows, (at) => at + 2 * 3_600_000);
+
+    const run = await runCli({ period: '2025-10' });
+
+    expect(run.code).toBe(0);
+    expect(await exportedDates()).toEqual(rows.slice(2).map((r) => r.at));
+    expect((await manifest()).counts.outsideWindowDropped).toBe(1);
   });
 });

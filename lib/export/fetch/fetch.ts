@@ -81,6 +81,12 @@ export interface FetchedShard {
    * Absent means unknown (treated as false).
    */
   inOrder?: boolean;
+  /**
+   * Earliest and latest instant in the part file (written with `fields`; absent when it is empty
+   * or unknown): the assembly reads a part for another window's transactions only when its span
+   * reaches into that window.
+   */
+  span?: { first: number; last: number };
 }
 
 export interface FetchProgress {
@@ -363,6 +369,8 @@ interface Listing {
    * whatever order the service gave rows of the same date in.
    */
   idSet: string;
+  /** Earliest and latest instant of the kept transactions (only known with part-line `fields`). */
+  span?: { first: number; last: number };
 }
 
 /** Listings in a row that agree, by what each kind of listing must agree on. */
@@ -447,6 +455,7 @@ async function fetchShardWithRetry(task: ShardTask): Promise<FetchedShard> {
     completeness: fetched.totalReported === null ? 'second-listing' : 'total',
     ...(shard.otherThan !== undefined ? { listed: fetched.listed } : {}),
     ...(fetched.instantsInOrder && fetched.duplicates === 0 ? { inOrder: true } : {}),
+    ...(fetched.span !== undefined ? { span: { ...fetched.span } } : {}),
   };
   options.onShardDone?.(done);
   return done;
@@ -497,6 +506,7 @@ async function fetchShardOnce(task: ShardTask): Promise<Listing> {
         }
         const key = partLineKey(item, options.fields);
         if (key.at < lastInstant) listing.instantsInOrder = false;
+        listing.span = widen(listing.span, key.at);
         lastInstant = key.at;
         await writer.writeJson(encodePartLine(item, options.fields, page.exactNumbers === true, key));
       }
@@ -514,6 +524,13 @@ async function fetchShardOnce(task: ShardTask): Promise<Listing> {
   listing.idsInOrder = digest.digest('hex');
   listing.idSet = setDigest(seen);
   return listing;
+}
+
+function widen(span: Listing['span'], at: number): NonNullable<Listing['span']> {
+  if (span === undefined) return { first: at, last: at };
+  if (at < span.first) span.first = at;
+  if (at > span.last) span.last = at;
+  return span;
 }
 
 function setDigest(ids: ReadonlySet<string>): string {

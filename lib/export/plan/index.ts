@@ -12,6 +12,7 @@ export {
 } from './period.ts';
 export {
   type ExportPlan,
+  keptRange,
   type PlanJson,
   type PlanSource,
   planExport,

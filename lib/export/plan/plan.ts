@@ -258,6 +258,20 @@ export async function planExport(request: ExportRequest, client: PlanSource): Pr
 }
 
 /**
+ * The instants an export keeps, wherever the service returns them: the period, reaching back to
+ * the first window for the gains history. A transaction a window's search returns dated in
+ * another window of this range is kept in that window; one outside it is dropped and counted.
+ */
+export function keptRange(request: ExportRequest, windows: readonly Window[]): { start: Date; end: Date } {
+  const range = periodRange(request.period, request.timeZone);
+  const firstWindow = windows[0]?.start.getTime() ?? range.start.toMillis();
+  return {
+    start: new Date(Math.min(range.start.toMillis(), firstWindow)),
+    end: range.end.toJSDate(),
+  };
+}
+
+/**
  * Lots need history: for the gains reports the fetch starts on the local day of the portfolio's
  * earliest transaction and runs to the end of the period; only the output keeps to the period.
  */

@@ -210,8 +210,11 @@ export function createGainsFeed(
     add(windowLabel, tx) {
       currencies.see(tx);
       if (windowLabel !== batchWindow) {
-        // Every transaction of the earlier windows is in: everything up to the latest of them is complete.
-        if (batchWindow !== null) feedEvents(stream.advance(latest));
+        // Every transaction of the earlier windows is in: everything before the latest of them is
+        // complete. Not the latest instant itself: the snapshot is in date order across windows, but
+        // a transaction another window's search returned (its record names that search) may share
+        // the instant of the one before it.
+        if (batchWindow !== null) feedEvents(stream.advance(latest - 1));
         batchWindow = windowLabel;
       }
       stream.add(tx);

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SHAPE } from '../../pbs/shape.ts';
 import type { FetchedShard } from '../fetch/fetch.ts';
 import { assembleSnapshot, PartOrderError, STREAM_BATCH } from './assemble.ts';
+import { StrayTransactionError } from './slots.ts';
 import {
   createNdjsonWriter,
   readNdjsonLines,
@@ -138,14 +139,80 @@ describe('assembleSnapshot', () => {
     expect({ ids, duplicates: result.duplicates }).toEqual({ ids: ['a'], duplicates: 1 });
   });
 
-  it('drops transactions outside their window and counts them', async () => {
+  it('drops transactions outside every window and counts them', async () => {
     const { ids, result } = await assembled([
       await part('jan-a', jan, 'A', [
         { id: 'in', date: '2025-01-31T23:59:59.999Z' },
-        { id: 'out', date: '2025-02-01T00:00:00.000Z' },
+        { id: 'out', date: '2025-03-01T00:00:00.000Z' },
+      ]),
+      await part('feb-a', feb, 'A', [{ id: 'before', date: '2024-12-31T23:59:59.999Z' }]),
+    ]);
+    expect({ ids, outside: result.outsideWindow }).toEqual({ ids: ['in'], outside: 2 });
+  });
+
+  it('keeps a transaction the next window returned in the window of its date, in date order', async () => {
+    const { ids, result, snapshotFile } = await assembled([
+      await part('jan-a', jan, 'A', [{ id: 'a', date: '2025-01-05T00:00:00.000Z' }]),
+      await part('feb-a', feb, 'A', [
+        { id: 'moved', date: '2025-01-31T23:00:00.000Z' },
+        { id: 'b', date: '2025-02-05T00:00:00.000Z' },
       ]),
     ]);
-    expect({ ids, outside: result.outsideWindow }).toEqual({ ids: ['in'], outside: 1 });
+    expect({ ids, otherWindow: result.otherWindow, outside: result.outsideWindow }).toEqual({
+      ids: ['a', 'moved', 'b'],
+      otherWindow: 1,
+      outside: 0,
+    });
+    const shards: string[] = [];
+    for await (const record of readSnapshotRecords(snapshotFile)) {
+      if (record.kind === 'transaction') shards.push(record.shard);
+    }
+    // The record names the search it came in.
+    expect(shards).toEqual(['jan-a', 'feb-a', 'feb-a']);
+  });
+
+  it('keeps a transaction the window before returned in the window of its date', async () => {
+    const { ids, result } = await assembled([
+      await part('jan-a', jan, 'A', [
+        { id: 'a', date: '2025-01-05T00:00:00.000Z' },
+        { id: 'moved', date: '2025-02-01T01:00:00.000Z' },
+      ]),
+      await part('feb-a', feb, 'A', [{ id: 'b', date: '2025-02-05T00:00:00.000Z' }], true),
+    ]);
+    expect({ ids, otherWindow: result.otherWindow }).toEqual({ ids: ['a', 'moved', 'b'], otherWindow: 1 });
+  });
+
+  it('keeps a transaction both neighbouring searches returned once, counted as a duplicate', async () => {
+    const both = { id: 'edge', date: '2025-01-31T23:00:00.000Z' };
+    const { ids, result } = await assembled([
+      await part('jan-a', jan, 'A', [both]),
+      await part('feb-a', feb, 'A', [both, { id: 'b', date: '2025-02-05T00:00:00.000Z' }]),
+    ]);
+    expect({ ids, duplicates: result.duplicates, otherWindow: result.otherWindow }).toEqual({
+      ids: ['edge', 'b'],
+      duplicates: 1,
+      otherWindow: 0,
+    });
+  });
+
+  it('throws StrayTransactionError for a transaction returned two windows after its own was written', async () => {
+    const mar = {
+      index: 2,
+      start: new Date('2025-03-01T00:00:00.000Z'),
+      end: new Date('2025-04-01T00:00:00.000Z'),
+    };
+    const failure = assembleSnapshot({
+      header,
+      windows: [jan, feb, mar],
+      fetched: [
+        await part('jan-a', jan, 'A', []),
+        await part('feb-a', feb, 'A', []),
+        await part('mar-a', mar, 'A', [{ id: 'far', date: '2025-01-10T00:00:00.000Z' }]),
+      ],
+      fields: DEFAULT_SHAPE.fields,
+      snapshotFile: join(dir, 'snapshot.ndjson.gz'),
+    });
+    await expect(failure).rejects.toThrow(StrayTransactionError);
   });
 
   it('streams a window fetched in order in batches, writing the very snapshot a window collected whole gives', async () => {

@@ -9,6 +9,7 @@ import type { TransactionFieldMap } from '../../pbs/shape.ts';
 import { type Digest, hashedFile } from '../../storage/hashing.ts';
 import { checkWindowCoverage, type FetchedShard, type FetchShard } from '../fetch/fetch.ts';
 import { decodePartLine } from './part-line.ts';
+import { BEFORE_RANGE, createSlots, type KeptRange, type Slots, StrayTransactionError } from './slots.ts';
 import {
   createNdjsonWriter,
   gzipMember,
@@ -32,8 +33,13 @@ export interface AssembleInput {
    * the records, which were compressed meanwhile (a reader of gzip sees one stream).
    */
   header: SnapshotHeader | (() => Promise<SnapshotHeader>);
-  /** Windows in order; each transaction is kept only inside its window's `[start, end)`. */
+  /**
+   * Windows in order, contiguous. Each transaction goes to the window of its date, whichever
+   * window's search returned it (see `slots.ts`); one dated outside `range` is dropped and counted.
+   */
   windows: readonly { index: number; start: Date; end: Date }[];
+  /** The instants kept (the period, or the gains history); default: the windows' own span. */
+  range?: KeptRange;
   /** Fetched shards, or shards still being fetched: a window is assembled once its own are done. */
   fetched: readonly FetchedShard[] | ShardsInFlight;
   fields: Pick<TransactionFieldMap, 'id' | 'date'>;
@@ -91,8 +97,13 @@ export interface AssembleResult {
   duplicates: number;
   /** Copies of an id with different content, kept in the snapshot but not in the reports. */
   conflictingCopies: number;
-  /** Transactions the service returned outside the requested window (day-granular windows). */
+  /** Transactions the service returned dated outside the kept range (the period), dropped. */
   outsideWindow: number;
+  /**
+   * Transactions kept in the window of their date although another window's search returned them
+   * (and their own did not); the snapshot record's `shard` names the search they came in.
+   */
+  otherWindow: number;
   changes: number;
 }
 
@@ -119,16 +130,25 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembledS
     duplicates: 0,
     conflictingCopies: 0,
     outsideWindow: 0,
+    otherWindow: 0,
     changes: 0,
   };
   const partsOf = windowParts(input.fetched);
+  const routing: Routing = { slots: createSlots(input.windows, input.range), held: new Map() };
   try {
     if (deferredHeader === null) await writer.write(input.header);
-    for (const window of input.windows) {
+    for (const [position, window] of input.windows.entries()) {
       const parts = await partsOf(window.index);
       checkWindowCoverage(parts);
+      // The next window's searches may hold transactions of this one: they are taken now, while
+      // this window is still to be written (the next window then leaves them out).
+      const next = input.windows[position + 1];
+      const pulled =
+        next === undefined ? [] : await pullInto(position, await partsOf(next.index), routing, input.fields);
+      const incoming = [...(routing.held.get(position) ?? []), ...pulled];
+      routing.held.delete(position);
       let first = true;
-      for await (const batch of windowBatches(parts, window, input, result)) {
+      for await (const batch of windowBatches(parts, position, incoming, routing, input, result)) {
         // The model learns the live columns from a window's first batch (a window streamed in
         // batches shows it its first {@link STREAM_BATCH} transactions).
         if (first) input.onWindow?.(recordsOf(batch));
@@ -158,32 +178,104 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembledS
   return result;
 }
 
+/** Where each transaction goes, and the transactions waiting for a later window. */
+interface Routing {
+  slots: Slots;
+  /** Transactions of later windows returned by earlier windows' searches, by window position. */
+  held: Map<number, WindowEntry[]>;
+}
+
+/**
+ * What to do with a transaction of slot `slot` found in the searches of the window at `position`:
+ * keep it there, drop it (outside the range), hold it for its later window, leave it (the window
+ * before took it, see {@link pullInto}), or fail (its window is written already).
+ */
+function route(
+  slot: number,
+  position: number,
+  slots: Slots,
+): 'keep' | 'outside' | 'hold' | 'taken' | 'stray' {
+  if (slot === position) return 'keep';
+  if (slot === BEFORE_RANGE || slot >= slots.count) return 'outside';
+  if (slot > position) return 'hold';
+  return slot === position - 1 ? 'taken' : 'stray';
+}
+
+/**
+ * Routes one line of the window at `position`'s own searches; true when the window keeps it.
+ * Throws {@link StrayTransactionError} for a transaction whose window is written already.
+ */
+function routeOwn(entry: WindowEntry, position: number, routing: Routing, result: AssembleResult): boolean {
+  const slot = routing.slots.slotOf(entry.at);
+  switch (route(slot, position, routing.slots)) {
+    case 'keep':
+      return true;
+    case 'outside':
+      result.outsideWindow += 1;
+      return false;
+    case 'hold': {
+      const waiting = routing.held.get(slot);
+      if (waiting === undefined) routing.held.set(slot, [entry]);
+      else waiting.push(entry);
+      return false;
+    }
+    case 'taken':
+      return false;
+    case 'stray':
+      throw new StrayTransactionError(entry.id, entry.at, entry.shard);
+  }
+}
+
+/**
+ * The transactions of the window at `position` that the next window's searches (`nextParts`)
+ * returned. A part whose instants are known to start in the next window's slot is not read.
+ */
+async function pullInto(
+  position: number,
+  nextParts: readonly FetchedShard[],
+  routing: Routing,
+  fields: AssembleInput['fields'],
+): Promise<WindowEntry[]> {
+  const pulled: WindowEntry[] = [];
+  const nextStart = routing.slots.startOf(position + 1);
+  for (const part of nextParts) {
+    if (part.span !== undefined && part.span.first >= nextStart) continue;
+    for await (const text of readNdjsonLines(part.partFile)) {
+      const { at, id, json: line, plain } = decodePartLine(text, fields);
+      if (routing.slots.slotOf(at) !== position) continue;
+      pulled.push({ at, id, shard: part.shard.id, line, ...(plain ? { plain } : {}) });
+    }
+  }
+  return pulled;
+}
+
 /**
  * A window's transactions in snapshot order, in batches. A window fetched as one shard whose
- * lines came in order of their instants with no id twice (see `FetchedShard.inOrder`) is
- * streamed: batches of about {@link STREAM_BATCH}, each ending between two instants and sorted by
- * id within an instant, so memory stays bounded whatever the window holds. Any other window
- * (protocol shards, duplicates, lines out of order) is collected whole, deduplicated and sorted.
+ * lines came in order of their instants with no id twice (see `FetchedShard.inOrder`), and that
+ * no other window's search added to, is streamed: batches of about {@link STREAM_BATCH}, each
+ * ending between two instants and sorted by id within an instant, so memory stays bounded
+ * whatever the window holds. Any other window (protocol shards, duplicates, lines out of order,
+ * transactions from other windows' searches) is collected whole, deduplicated and sorted.
  */
 async function* windowBatches(
   parts: readonly FetchedShard[],
-  window: { start: Date; end: Date },
+  position: number,
+  incoming: readonly WindowEntry[],
+  routing: Routing,
   input: AssembleInput,
   result: AssembleResult,
 ): AsyncGenerator<WindowEntry[]> {
   const [only] = parts;
-  if (parts.length !== 1 || only?.inOrder !== true) {
-    yield await collectWindow(parts, window, input, result);
+  if (parts.length !== 1 || only?.inOrder !== true || incoming.length > 0) {
+    yield await collectWindow(parts, position, incoming, routing, input, result);
     return;
   }
   let batch: WindowEntry[] = [];
   let lastAt = Number.NEGATIVE_INFINITY;
   for await (const text of readNdjsonLines(only.partFile)) {
     const { at, id, json: line, plain } = decodePartLine(text, input.fields);
-    if (at < window.start.getTime() || at >= window.end.getTime()) {
-      result.outsideWindow += 1;
-      continue;
-    }
+    const entry: WindowEntry = { at, id, shard: only.shard.id, line, ...(plain ? { plain } : {}) };
+    if (!routeOwn(entry, position, routing, result)) continue;
     // The fetch saw these lines in order: a part file that says otherwise was changed since.
     if (at < lastAt) throw new PartOrderError(only.partFile, id);
     // A batch ends between two instants: the transactions of one instant are sorted together.
@@ -192,7 +284,7 @@ async function* windowBatches(
       batch = [];
     }
     lastAt = at;
-    batch.push({ at, id, shard: only.shard.id, line, ...(plain ? { plain } : {}) });
+    batch.push(entry);
   }
   if (batch.length > 0) yield batch.sort(snapshotOrder);
 }
@@ -266,37 +358,43 @@ interface WindowEntry {
 }
 
 /**
- * Reads a window's part files: keeps each transaction inside the window once, ordered by date then
- * id. An identical copy is dropped and counted; copies with different content are kept aside and
- * resolved by {@link resolveConflicts}. Only the text is kept (parsed when emitted): a parsed object
- * takes several times the memory of its JSON, and a dense window holds tens of thousands of them.
+ * Reads a window's part files: keeps each transaction of the window once, ordered by date then
+ * id, together with the window's transactions other windows' searches returned (`incoming`). An
+ * identical copy is dropped and counted; copies with different content are kept aside and
+ * resolved by {@link resolveConflicts}. Only the text is kept (parsed when emitted): a parsed
+ * object takes several times the memory of its JSON, and a dense window holds tens of thousands.
  */
 async function collectWindow(
   parts: readonly FetchedShard[],
-  window: { start: Date; end: Date },
+  position: number,
+  incoming: readonly WindowEntry[],
+  routing: Routing,
   input: AssembleInput,
   result: AssembleResult,
 ): Promise<WindowEntry[]> {
   const kept = new Map<string, WindowEntry>();
+  const add = (entry: WindowEntry): boolean => {
+    const held = kept.get(entry.id);
+    if (held === undefined) {
+      kept.set(entry.id, entry);
+      return true;
+    }
+    if (sameContent(held.line, entry.line)) result.duplicates += 1;
+    else {
+      const { shard, line, plain } = entry;
+      held.otherCopies = [...(held.otherCopies ?? []), { shard, line, ...(plain ? { plain } : {}) }];
+    }
+    return false;
+  };
   for (const part of parts) {
     for await (const text of readNdjsonLines(part.partFile)) {
       // The part line carries the instant and id ahead of the JSON: no parse needed here.
       const { at, id, json: line, plain } = decodePartLine(text, input.fields);
-      const held = kept.get(id);
-      if (at < window.start.getTime() || at >= window.end.getTime()) {
-        result.outsideWindow += 1;
-      } else if (held === undefined) {
-        kept.set(id, { at, id, shard: part.shard.id, line, ...(plain ? { plain } : {}) });
-      } else if (sameContent(held.line, line)) {
-        result.duplicates += 1;
-      } else {
-        held.otherCopies = [
-          ...(held.otherCopies ?? []),
-          { shard: part.shard.id, line, ...(plain ? { plain } : {}) },
-        ];
-      }
+      const entry: WindowEntry = { at, id, shard: part.shard.id, line, ...(plain ? { plain } : {}) };
+      if (routeOwn(entry, position, routing, result)) add(entry);
     }
   }
+  for (const entry of incoming) if (add(entry)) result.otherWindow += 1;
   const entries = [...kept.values()];
   resolveConflicts(entries, input, result);
   return entries.sort(snapshotOrder);
