@@ -9,7 +9,8 @@
  *   instead of starting another; the same key with another body answers `422` and leaves the job.
  * - `GET /reports/{jobId}`: the job (while queued, its `queuePosition` among the jobs of its API
  *   key), and once succeeded its files with presigned download links.
- * - `GET /reports?profile=…&limit=…`: the profile's recent jobs, newest first.
+ * - `GET /reports?profile=…&limit=…&cursor=…`: a page of the profile's jobs, newest first, with
+ *   `nextCursor` while older ones follow (every job is reachable page by page).
  * - `GET /openapi.json`: the OpenAPI 3.1 document, generated from the zod schemas of `schemas.ts`.
  *
  * With a profiles claim configured (`authorization.ts`), a caller uses only the profiles its JWT
@@ -202,7 +203,7 @@ const getReportRoute = createRoute({
 const listReportsRoute = createRoute({
   method: 'get',
   path: '/reports',
-  summary: "A profile's recent jobs, newest first",
+  summary: "A profile's jobs, newest first, a page at a time (nextCursor → cursor)",
   request: { query: ListQuery },
   responses: { 200: answer('the jobs', JobList), ...errors(400, 403, 404, 500) },
 });
@@ -306,10 +307,13 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
   });
 
   app.openapi(listReportsRoute, async (c) => {
-    const { profile, limit = LIST_LIMIT.default } = c.req.valid('query');
+    const { profile, limit = LIST_LIMIT.default, cursor } = c.req.valid('query');
     if (!mayUse(accessOf(c), profile)) throw new ForbiddenProfileError();
     lookupProfile(deps.registry, profile);
-    const jobs = await deps.jobs.listByProfile(profile, limit);
+    const { jobs, next } = await deps.jobs.listPage(profile, {
+      limit,
+      ...(cursor !== undefined ? { after: cursor } : {}),
+    });
     return c.json(
       {
         profile,
@@ -324,6 +328,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
           statusUrl: statusUrlOf(job.jobId),
           ...(job.reason !== undefined ? { reason: job.reason } : {}),
         })),
+        ...(next !== undefined ? { nextCursor: next } : {}),
       },
       200,
       headers(),

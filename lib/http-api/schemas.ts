@@ -4,7 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { ExportRequestSchema, PROFILE_NAME } from '../export/plan/index.ts';
-import { JOB_ID } from '../jobs/index.ts';
+import { JOB_CURSOR, JOB_ID } from '../jobs/index.ts';
 
 /** Default and largest `limit` of the job list. */
 export const LIST_LIMIT = { default: 20, max: 100 } as const;
@@ -26,7 +26,7 @@ export const JobIdParams = z.object({
     .openapi({ param: { name: 'jobId', in: 'path' }, example: '0123456789abcdef0123456789abcdef' }),
 });
 
-/** `GET /reports?profile=…&limit=…`. */
+/** `GET /reports?profile=…&limit=…&cursor=…`. */
 export const ListQuery = z.object({
   profile: queryValue(
     z
@@ -42,6 +42,13 @@ export const ListQuery = z.object({
       .pipe(z.number().int().min(1, limitReason).max(LIST_LIMIT.max, limitReason))
       .optional(),
   ).openapi({ param: { name: 'limit', in: 'query', required: false }, type: 'integer', example: 20 }),
+  cursor: queryValue(
+    z.string().regex(JOB_CURSOR, 'expected the nextCursor of a previous answer').optional(),
+  ).openapi({
+    param: { name: 'cursor', in: 'query', required: false },
+    type: 'string',
+    description: "the previous answer's nextCursor: the next (older) page; none: the newest jobs",
+  }),
 });
 
 /** `POST /reports` body: the export request (`lib/export/plan/request.ts`). */
@@ -103,7 +110,7 @@ export const JobView = z
   })
   .openapi('Job');
 
-/** `GET /reports`: the profile's recent jobs, newest first. */
+/** `GET /reports`: a page of the profile's jobs, newest first, and where the next page starts. */
 export const JobList = z
   .object({
     profile: z.string(),
@@ -120,5 +127,9 @@ export const JobList = z
         reason: z.string().optional(),
       }),
     ),
+    nextCursor: z
+      .string()
+      .optional()
+      .describe('present when older jobs follow: pass it as `cursor` to get the next page'),
   })
   .openapi('JobList');

@@ -71,3 +71,10 @@ export class IdempotencyKeyReusedError extends PbsExportError {
     this.jobId = jobId;
   }
 }
+
+/** A page cursor of the job list that no listing handed out (see `JOB_CURSOR`). */
+export class InvalidCursorError extends ValidationError {
+  constructor(cursor: string, options?: { cause?: unknown }) {
+    super('cursor', `"${cursor.slice(0, 64)}" is not a cursor a previous page returned`, options);
+  }
+}

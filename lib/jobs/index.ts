@@ -5,6 +5,7 @@
  */
 export {
   IdempotencyKeyReusedError,
+  InvalidCursorError,
   JobConflictError,
   JobNotFoundError,
   LocalPreconditionFailedError,
@@ -59,4 +60,12 @@ export {
   type StartOptions,
   startJob,
 } from './start.ts';
-export { type CreateResult, createJobStore, JOB_ID, type JobStore, type JobStoreOptions } from './store.ts';
+export {
+  type CreateResult,
+  createJobStore,
+  JOB_CURSOR,
+  JOB_ID,
+  type JobPage,
+  type JobStore,
+  type JobStoreOptions,
+} from './store.ts';

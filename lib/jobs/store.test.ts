@@ -186,3 +186,27 @@ describe('createJobStore', () => {
     expect((await jobs.listByProfile('remover', 10)).map((record) => record.jobId)).toEqual([kept.jobId]);
   });
 });
+
+describe('job store pages', () => {
+  it('hands every job out on exactly one page, a cursor leading to the next, none after the last', async () => {
+    const records = [1, 2, 3, 4, 5].map((day) => job('pager', `2026-10-0${day}T00:00:00.000Z`));
+    for (const record of records) await jobs.create(record);
+
+    const first = await jobs.listPage('pager', { limit: 2 });
+    const second = await jobs.listPage('pager', { limit: 2, after: String(first.next) });
+    const third = await jobs.listPage('pager', { limit: 2, after: String(second.next) });
+
+    expect([first, second, third].map((page) => page.jobs.map((record) => record.jobId))).toEqual([
+      [records[4]?.jobId, records[3]?.jobId],
+      [records[2]?.jobId, records[1]?.jobId],
+      [records[0]?.jobId],
+    ]);
+    expect(third.next).toBeUndefined();
+  });
+
+  it('refuses a cursor it did not hand out, naming cursor', async () => {
+    await expect(jobs.listPage('pager', { limit: 2, after: '../acme/x' })).rejects.toMatchObject({
+      field: 'cursor',
+    });
+  });
+});

@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { retry } from '../retry.ts';
-import { JobConflictError, JobNotFoundError } from './errors.ts';
+import { InvalidCursorError, JobConflictError, JobNotFoundError } from './errors.ts';
 import { type JobRecord, KEYS } from './records.ts';
 import { getJson, isLostRace, putJson } from './s3-objects.ts';
 
@@ -39,9 +39,29 @@ export interface JobStore {
   update(jobId: string, change: (job: JobRecord) => JobRecord): Promise<JobRecord>;
   /** Removes a record and its index marker (used to undo a create whose start failed). */
   remove(job: JobRecord): Promise<void>;
-  /** The profile's most recent jobs, newest first. */
+  /** The profile's most recent jobs, newest first (the first {@link JobStore.listPage}). */
   listByProfile(profile: string, limit: number): Promise<JobRecord[]>;
+  /**
+   * One page of the profile's jobs, newest first: at most `limit`, after the page `after` ended
+   * (a {@link JobPage.next} of an earlier page; none: the newest). Every job is on exactly one
+   * page, however many there are; jobs created meanwhile are newer than any cursor and so only
+   * on the first page.
+   */
+  listPage(profile: string, options: { limit: number; after?: string }): Promise<JobPage>;
 }
+
+/** A page of a profile's jobs. */
+export interface JobPage {
+  jobs: JobRecord[];
+  /** Where the next (older) page starts; absent on the last page. */
+  next?: string;
+}
+
+/**
+ * A page cursor: the name of the last index marker a page covered (`{inverted ms}-{jobId}`, see
+ * `KEYS.jobIndex`); listing goes on after it.
+ */
+export const JOB_CURSOR = /^\d{13}-[0-9a-f]{32}$/;
 
 /** Options of {@link createJobStore}. */
 export interface JobStoreOptions {
@@ -112,24 +132,42 @@ export function createJobStore(options: JobStoreOptions): JobStore {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: KEYS.job(job.jobId) }));
     },
     async listByProfile(profile, limit) {
-      const ids: string[] = [];
-      // No MaxKeys: S3's default page (1000) covers any limit up to 100, and s3rver answers 500
-      // to max-keys. Markers sort newest first, so the first pages hold the newest jobs.
+      return (await store.listPage(profile, { limit })).jobs;
+    },
+    async listPage(profile, { limit, after }) {
+      if (after !== undefined && !JOB_CURSOR.test(after)) throw new InvalidCursorError(after);
+      const prefix = KEYS.jobIndexPrefix(profile);
+      const markers: { name: string; id: string }[] = [];
+      // No MaxKeys: s3rver answers 500 to max-keys, and S3's default page (1000) holds any limit
+      // up to 100 plus the one marker that tells whether another page follows. Markers sort
+      // newest first, so the page after a cursor starts right after its marker.
       const pages = paginateListObjectsV2(
         { client },
-        { Bucket: bucket, Prefix: KEYS.jobIndexPrefix(profile) },
+        {
+          Bucket: bucket,
+          Prefix: prefix,
+          ...(after !== undefined ? { StartAfter: `${prefix}${after}` } : {}),
+        },
       );
       for await (const page of pages) {
         for (const object of page.Contents ?? []) {
-          const id = object.Key?.split('/').pop()?.split('-')[1];
-          if (id !== undefined && JOB_ID.test(id) && !ids.includes(id)) ids.push(id);
+          const name = object.Key?.slice(prefix.length) ?? '';
+          const id = name.split('-')[1];
+          if (JOB_CURSOR.test(name) && id !== undefined && !markers.some((marker) => marker.id === id)) {
+            markers.push({ name, id });
+          }
         }
-        if (ids.length >= limit) break;
+        if (markers.length > limit) break;
       }
+      const taken = markers.slice(0, limit);
       const limitReads = pLimit(8);
-      const jobs = await Promise.all(ids.slice(0, limit).map((id) => limitReads(() => get(id))));
-      // A marker without a record is an undone start: skip it.
-      return jobs.filter((job): job is JobRecord => job !== null);
+      const jobs = await Promise.all(taken.map(({ id }) => limitReads(() => get(id))));
+      const last = taken.at(-1);
+      return {
+        // A marker without a record is an undone start: skip it.
+        jobs: jobs.filter((job): job is JobRecord => job !== null),
+        ...(markers.length > limit && last !== undefined ? { next: last.name } : {}),
+      };
     },
   };
   return store;

@@ -33,7 +33,12 @@ export interface ApiAnswer<T> {
 
 /** The API as the portal uses it, for one request of one signed-in person. */
 export interface PortalApi {
-  listJobs(profile: string, limit: number): Promise<ApiAnswer<{ jobs: JobSummary[] } | ApiErrorBody>>;
+  /** A page of the profile's jobs, newest first; `cursor`: a previous page's `nextCursor`. */
+  listJobs(
+    profile: string,
+    limit: number,
+    cursor?: string,
+  ): Promise<ApiAnswer<{ jobs: JobSummary[]; nextCursor?: string } | ApiErrorBody>>;
   getJob(jobId: string): Promise<ApiAnswer<JobDetail | ApiErrorBody>>;
   startExport(request: unknown): Promise<ApiAnswer<{ jobId: string } | ApiErrorBody>>;
 }
@@ -59,8 +64,10 @@ export function portalApi(c: Context, fetch: ApiFetch): PortalApi {
     }
   };
   return {
-    listJobs: (profile, limit) =>
-      call(`/reports?${new URLSearchParams({ profile, limit: String(limit) }).toString()}`),
+    listJobs: (profile, limit, cursor) =>
+      call(
+        `/reports?${new URLSearchParams({ profile, limit: String(limit), ...(cursor !== undefined ? { cursor } : {}) }).toString()}`,
+      ),
     getJob: (jobId) => call(`/reports/${encodeURIComponent(jobId)}`),
     startExport: (request) =>
       call('/reports', {

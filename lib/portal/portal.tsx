@@ -18,7 +18,14 @@ import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import pLimit from 'p-limit';
 import { PROFILE_NAME } from '../export/plan/index.ts';
-import { type ApiFetch, isApiError, type JobDetail, type JobSummary, portalApi } from './api-client.ts';
+import {
+  type ApiFetch,
+  isApiError,
+  type JobDetail,
+  type JobSummary,
+  type PortalApi,
+  portalApi,
+} from './api-client.ts';
 import { isAssetName, readAsset } from './assets.ts';
 import { DevSignInError, SignInRequiredError } from './errors.ts';
 import { type FormFields, issuesByField, requestFromForm } from './form.ts';
@@ -85,8 +92,31 @@ export interface PortalDeps extends PortalOptions {
   basePath: string;
 }
 
-/** How many report sets a client view lists (newest first). */
+/** How many jobs a page of a client view lists (newest first; "Older report sets" goes on). */
 export const SETS_LISTED = 30;
+
+/** Pages of 100 jobs the Clients view looks through for a client's latest set, past the first. */
+const LATEST_SEARCH_PAGES = 5;
+
+/**
+ * The newest succeeded job after `cursor`, looking through at most {@link LATEST_SEARCH_PAGES}
+ * pages (a client whose last 500 exports all failed shows no latest set; its page lists all).
+ */
+async function olderSucceeded(
+  api: PortalApi,
+  profile: string,
+  cursor: string | undefined,
+): Promise<JobSummary | undefined> {
+  let next = cursor;
+  for (let page = 0; page < LATEST_SEARCH_PAGES && next !== undefined; page += 1) {
+    const listed = await api.listJobs(profile, 100, next);
+    if (isApiError(listed.body)) return undefined;
+    const found = listed.body.jobs.find((job) => job.state === 'succeeded');
+    if (found !== undefined) return found;
+    next = listed.body.nextCursor;
+  }
+  return undefined;
+}
 
 /** The portal as a Hono app, to be mounted at {@link PORTAL_PATH}. */
 export function createPortal(deps: PortalDeps): Hono {
@@ -137,7 +167,10 @@ export function createPortal(deps: PortalDeps): Hono {
   app.get('/clients/:profile', (c) => {
     const profile = c.req.param('profile');
     if (!PROFILE_NAME.test(profile)) return noSuchClient(c);
-    return c.html(<Shell ctx={ctx} title={profile} view={`${ctx.base}/view/clients/${profile}`} />);
+    // An older page (`?older=<cursor>`) is loaded as its view; the API checks the cursor.
+    const older = c.req.query('older');
+    const query = older !== undefined ? `?${new URLSearchParams({ older }).toString()}` : '';
+    return c.html(<Shell ctx={ctx} title={profile} view={`${ctx.base}/view/clients/${profile}${query}`} />);
   });
   app.get('/clients/:profile/request', (c) => {
     const profile = c.req.param('profile');
@@ -165,7 +198,7 @@ export function createPortal(deps: PortalDeps): Hono {
 
   app.use('/view/*', requireBearer);
   app.get('/view/clients', async (c) => c.html(<ClientsView ctx={ctx} rows={await clientRows(c)} />));
-  app.get('/view/clients/:profile', async (c) => clientView(c, c.req.param('profile')));
+  app.get('/view/clients/:profile', async (c) => clientView(c, c.req.param('profile'), c.req.query('older')));
   app.get('/view/clients/:profile/request', async (c) => {
     const profile = c.req.param('profile');
     if (!deps.profilesOf(c).includes(profile)) return refused(c, profile);
@@ -227,7 +260,9 @@ export function createPortal(deps: PortalDeps): Hono {
           const listed = await api.listJobs(profile, 20);
           if (isApiError(listed.body)) return { profile };
           const jobs = listed.body.jobs;
-          const latest = jobs.find((job) => job.state === 'succeeded');
+          const latest =
+            jobs.find((job) => job.state === 'succeeded') ??
+            (await olderSucceeded(api, profile, listed.body.nextCursor));
           const active = jobs.find((job) => job.state === 'queued' || job.state === 'running');
           const detail = latest ? await api.getJob(latest.jobId) : undefined;
           return {
@@ -240,11 +275,15 @@ export function createPortal(deps: PortalDeps): Hono {
     );
   }
 
-  async function clientView(c: Context, profile: string) {
+  async function clientView(c: Context, profile: string, older: string | undefined) {
     const api = portalApi(c, deps.api);
-    const listed = await api.listJobs(profile, SETS_LISTED);
+    const listed = await api.listJobs(profile, SETS_LISTED, older);
     if (isApiError(listed.body)) {
       if (listed.status === 403) return refused(c, profile, 403);
+      if (listed.status === 400 && listed.body.error.field === 'cursor') {
+        const message = 'That page of older report sets does not exist; start from the newest.';
+        return c.html(<ErrorView ctx={ctx} title="No such page" message={message} />, 404);
+      }
       // 400: not a profile name at all (the API names the field), as good as unknown.
       if (listed.status === 400 || listed.status === 404) return refused(c, profile, 404);
       throw new Error(`GET /reports answered ${listed.status}`);
@@ -266,7 +305,14 @@ export function createPortal(deps: PortalDeps): Hono {
     details.sort((a, b) => (a.period < b.period ? 1 : a.period > b.period ? -1 : 0));
     const failed = jobs.filter((job) => job.state === 'failed');
     return c.html(
-      <ClientView ctx={ctx} profile={profile} running={running} failed={failed} sets={details} />,
+      <ClientView
+        ctx={ctx}
+        profile={profile}
+        running={running}
+        failed={failed}
+        sets={details}
+        page={{ older: older !== undefined, next: listed.body.nextCursor }}
+      />,
     );
   }
 

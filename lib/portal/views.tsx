@@ -351,14 +351,39 @@ function ExportList<Job extends JobSummary>(props: {
   );
 }
 
-/** The client view: running, failed and finished exports of one profile. */
+/** Which page of a client's exports a view shows: the newest, or an older one; and what follows. */
+export interface ClientPage {
+  /** Whether this is an older page (not the newest). */
+  older: boolean;
+  /** The cursor of the next older page, if any. */
+  next?: string | undefined;
+}
+
+/** Links to the newest and to the next older page of a client's exports. */
+const PageLinks: FC<{ ctx: PageContext; profile: string; page: ClientPage }> = ({ ctx, profile, page }) => {
+  const client = `${ctx.base}/clients/${encodeURIComponent(profile)}`;
+  if (!page.older && page.next === undefined) return null;
+  return (
+    <nav class="pages" aria-label="Pages of report sets">
+      {page.older ? <a href={client}>Newest report sets</a> : null}
+      {page.next !== undefined ? (
+        <a href={`${client}?${new URLSearchParams({ older: page.next }).toString()}`} rel="next">
+          Older report sets
+        </a>
+      ) : null}
+    </nav>
+  );
+};
+
+/** The client view: running, failed and finished exports of one profile, a page at a time. */
 export const ClientView: FC<{
   ctx: PageContext;
   profile: string;
   running: readonly RunningJob[];
   failed: readonly JobSummary[];
   sets: readonly JobDetail[];
-}> = ({ ctx, profile, running, failed, sets }) => (
+  page?: ClientPage;
+}> = ({ ctx, profile, running, failed, sets, page = { older: false } }) => (
   <section data-title={profile} {...(running.length > 0 ? { 'data-refresh': '2' } : {})}>
     <h1>
       <span class="visually-hidden">Client </span>
@@ -392,12 +417,13 @@ export const ClientView: FC<{
       )}
     />
     <section aria-labelledby="sets-heading">
-      <h2 id="sets-heading">Report sets</h2>
-      {sets.length === 0 ? <p>No report set yet.</p> : null}
+      <h2 id="sets-heading">{page.older ? 'Older report sets' : 'Report sets'}</h2>
+      {sets.length === 0 ? <p>{page.older ? 'No report set on this page.' : 'No report set yet.'}</p> : null}
       {sets.map((job) => (
         <ReportSet job={job} />
       ))}
     </section>
+    <PageLinks ctx={ctx} profile={profile} page={page} />
   </section>
 );
 

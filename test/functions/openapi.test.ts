@@ -73,6 +73,26 @@ describe('GET /openapi.json', () => {
     expect(list).toContainEqual(expect.objectContaining({ name: 'limit', in: 'query' }));
   });
 
+  it('documents paging of the job list: a cursor query parameter and nextCursor in the answer', () => {
+    type Get = {
+      parameters?: { name: string; in: string; required?: boolean }[];
+      responses: Record<string, { content: Record<string, { schema: { $ref?: string } }> }>;
+    };
+    const paths = document.paths as Record<string, Record<string, Get>>;
+    const list = paths['/reports']?.get;
+    const ref = list?.responses['200']?.content['application/json']?.schema.$ref ?? '';
+    const schemas = (
+      document.components as { schemas: Record<string, { properties?: object; required?: string[] }> }
+    ).schemas;
+    const answer = schemas[ref.split('/').pop() ?? ''];
+
+    expect(list?.parameters).toContainEqual(
+      expect.objectContaining({ name: 'cursor', in: 'query', required: false }),
+    );
+    expect(Object.keys(answer?.properties ?? {})).toContain('nextCursor');
+    expect(answer?.required ?? []).not.toContain('nextCursor');
+  });
+
   it('names the configured public URL as the server, never a request header', () => {
     expect(document.servers).toEqual([{ url: 'https://reports.example.com/v1' }]);
   });
