@@ -382,7 +382,10 @@ function hmrcDisposal(s: EngineState, d: HmrcDisposal): void {
   // local date are whole; a window reaching that date is not over in the data.
   const known = s.options.historyEnd ?? s.options.periodEnd;
   if (open && known !== null && d.windowEnd >= localDate(known, s.options.timeZone)) {
-    const through = localDate(known - 1, s.options.timeZone);
+    // The last whole day of the data: the one before the day `known` falls on.
+    const through = new Date((dayNumber(localDate(known, s.options.timeZone)) - 1) * DAY_MS)
+      .toISOString()
+      .slice(0, 10);
     warnAt(s, {
       ...at,
       kind: 'thirty-day-window',
