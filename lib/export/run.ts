@@ -240,6 +240,8 @@ export async function assembleExport(
   });
   const model = createReportModel(deps.fields, request, {
     spoolDir: deps.workDir,
+    // The data is as it was when the export started: later days are not over.
+    now: () => deps.startedAt,
     live,
     ...(deps.warn ? { warn: deps.warn } : {}),
   });

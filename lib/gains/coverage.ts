@@ -4,6 +4,7 @@
  * tax-year summary says so in words (its `Covers` cell), so a part is never read as the whole year.
  */
 import { DateTime } from 'luxon';
+import type { Column } from '../domain/index.ts';
 import { localDate, taxYearBounds, taxYearLabel, taxYearOf } from './tax-year.ts';
 import type { ResolvedGainsOptions, TaxYearStart } from './types.ts';
 
@@ -122,3 +123,17 @@ function span(from: number, to: number, zone: string): string {
   if (midnight(end)) return `${startText} to ${end.minus({ days: 1 }).toISODate()}`;
   return `${startText} up to ${end.toFormat('yyyy-MM-dd HH:mm')} ${zone}`;
 }
+
+/**
+ * The `Covers` column of every tax-year summary: the part of the tax year the export's period
+ * covers, so a summary of part of a year is never read as the whole year's.
+ */
+export const COVERS_COLUMN: Column = {
+  key: 'covers',
+  header: 'Covers',
+  kind: 'text',
+  wrap: true,
+  width: 32,
+  description:
+    "the part of the tax year the export's period covers (in the tax year's time zone): \"only part of the tax year\" means the figures are not the whole year's",
+};

@@ -49,12 +49,20 @@ function reward(date: string, quantity: string, value: string): CanonicalTransac
 
 const de = (history: CanonicalTransaction[]) => runGains(history, { taxRules: 'de' }).result;
 
-/** The Anlage SO rows of one year: item → amount. */
+/** The Anlage SO rows of one year: item → amount (or count). */
 async function anlageSo(result: GainsResult, year: string): Promise<Map<string, string | null>> {
   const table = gainsReports(result).find((t) => t.spec.name === 'tax_summary');
   expect(table?.spec.title).toBe('Anlage SO');
+  const keys = table?.spec.columns.map((c) => c.key) ?? [];
+  const [item, number, amount] = ['item', 'number', 'amount'].map((key) => keys.indexOf(key)) as [
+    number,
+    number,
+    number,
+  ];
   const out = new Map<string, string | null>();
-  for await (const row of table?.rows() ?? []) if (row[0] === year) out.set(row[4] as string, row[5] ?? null);
+  for await (const row of table?.rows() ?? []) {
+    if (row[0] === year) out.set(row[item] as string, row[amount] ?? row[number] ?? null);
+  }
   return out;
 }
 
@@ -162,6 +170,36 @@ describe('de rules: § 22 Nr. 3 EStG income and its 256 € limit', () => {
   });
 });
 
+describe('de rules: § 22 Nr. 3 EStG Werbungskosten (issue 24, item 5)', () => {
+  it('returns a € 260.00 staking reward with a € 5.00 fee as € 255 of Einkünfte, below the limit, the fee not in the lot', async () => {
+    counter += 1;
+    const withFee = tx({
+      id: `r${counter}`,
+      date: at('2024-05-01'),
+      category: 'staking',
+      valueCurrency: 'EUR',
+      feeAmount: '5.00',
+      feeCurrency: 'EUR',
+      movements: [leg('ETH', '0.1', '260.00')],
+    });
+    const later = tx({
+      id: 's-eth',
+      date: at('2024-06-01'),
+      valueCurrency: 'EUR',
+      movements: [leg('ETH', '-0.1', '-300'), leg('EUR', '300', '300')],
+    });
+    const result = de([withFee, later]);
+    // The limit applies to Einkünfte (receipts less Werbungskosten): 260 − 5 = 255 < 256.
+    const rows = await anlageSo(result, '2024');
+    expect(rows.get('§ 22 Nr. 3 EStG: Einnahmen (staking, lending, rewards)')).toBe('260');
+    expect(rows.get('§ 22 Nr. 3 EStG: Werbungskosten')).toBe('5');
+    expect(rows.get('§ 22 Nr. 3 EStG: Einkünfte')).toBe('255');
+    expect(rows.get('§ 22 Nr. 3 EStG: steuerpflichtig')).toBe('0');
+    // The fee is an expense of the income, not acquisition cost: the lot cost 260.
+    expect(result.disposals.map((d) => d.cost)).toEqual(['260']);
+  });
+});
+
 describe('de rules: a period of part of the year', () => {
   it('returns every Anlage SO row of a March export as covering only part of the calendar year', async () => {
     // March 2025 in Berlin: 2025-02-28T23:00Z up to 2025-03-31T22:00Z (CEST from 30 March).
@@ -178,7 +216,7 @@ describe('de rules: a period of part of the year', () => {
     for await (const row of table?.rows() ?? []) rows.push([...row]);
     expect([
       [...new Set(rows.map((row) => `${row[0]} ${row[3]}`))],
-      rows.find((row) => row[4] === '§ 23 EStG: Veräußerungspreis')?.[5],
+      rows.find((row) => row[5] === '§ 23 EStG: Veräußerungspreis')?.[7],
     ]).toEqual([['2025 2025-03-01 to 2025-03-31: only part of the tax year 2025'], '20000']);
   });
 });

@@ -118,6 +118,7 @@ export function resolveGainsOptions(options: GainsOptions = {}): ResolvedGainsOp
     fiatScale: rules.rounding?.scale ?? options.fiatScale ?? 18,
     periodStart: instantOption('period.start', options.period?.start),
     periodEnd: instantOption('period.end', options.period?.end),
+    historyEnd: instantOption('historyEnd', options.historyEnd),
     rounding: rules.rounding?.mode ?? options.rounding ?? 'half-even',
     taxRules,
   };
@@ -148,6 +149,11 @@ export function resolveGainsOptions(options: GainsOptions = {}): ResolvedGainsOp
     resolved.periodEnd < resolved.periodStart
   )
     throw new ValidationError('period', 'ends before it starts');
+  if (
+    resolved.historyEnd !== null &&
+    (resolved.periodEnd === null || resolved.historyEnd < resolved.periodEnd)
+  )
+    throw new ValidationError('historyEnd', 'must be at or after period.end');
   return resolved;
 }
 
@@ -215,6 +221,10 @@ interface EngineState {
   ledger: HmrcLedger | null;
   /** First local date of the period (HMRC identification reports whole days). */
   readonly startDate: string | null;
+  /** Last local date of the period (HMRC identification reports whole days). */
+  readonly endDate: string | null;
+  /** The pools when the period ends, once days after it are matched (HMRC identification). */
+  closing: Map<string, Flow> | null;
   /** `wallet-from-2025`: the instant the pools become per account, local midnight of 1 January 2025. */
   readonly switchAt: number | null;
   finished: boolean;
@@ -281,6 +291,12 @@ function createLedger(s: EngineState): HmrcLedger | null {
           // The opening of the period: the pools once every day before it is final.
           if (s.opening === null && s.startDate !== null && day >= dayNumber(s.startDate))
             s.opening = snapshot(s);
+          // The closing of the period: the pools once every day of it is final, before the days
+          // after it (given only to match the period's disposals by the 30-day rule) join them.
+          if (s.closing === null && s.endDate !== null && day > dayNumber(s.endDate)) {
+            s.opening ??= snapshot(s);
+            s.closing = snapshot(s);
+          }
         },
         disposal: (d) => hmrcDisposal(s, d),
         withdrawal(token, w, taken, cost, shortfall) {
@@ -323,8 +339,10 @@ function hmrcDisposal(s: EngineState, d: HmrcDisposal): void {
   s.counts.lotsMatched += d.parts.length;
   const act = activityOf(s, d.account, d.token);
   d.parts.forEach((part, index) => {
-    // Consumed in the period: by a disposal of the period, or an acquisition of it (30 days).
-    if (!d.reported && !d.partsReported[index]) return;
+    // Consumed in the period's books: a 30-day part when its acquisition is in the period (the
+    // disposal may be just before it; one just after it is matched, but never entered the books);
+    // the other parts when the disposal is in the period.
+    if (!(part.rule === 'thirty-day' ? d.partsReported[index] : d.reported)) return;
     if (part.rule === 'no-basis') act.unmatched = act.unmatched.plus(part.quantity);
     else addFlow(act.disposed, part.quantity, part.cost);
   });
@@ -335,18 +353,26 @@ function hmrcDisposal(s: EngineState, d: HmrcDisposal): void {
     s.options.fiatScale,
     s.options.rounding,
   );
+  // Fees that are allowable costs, apportioned by units like the proceeds.
+  const feeShares = shares(
+    d.fees,
+    d.parts.map((part) => part.quantity),
+    s.options.fiatScale,
+    s.options.rounding,
+  );
   const year = taxYear(s, d.date);
   const disposedTxId = joinIds(d.txIds);
   d.parts.forEach((part, index) => {
     const share = proceedShares[index] ?? ZERO;
+    const cost = part.cost.plus(feeShares[index] ?? ZERO);
     s.disposals.push({
       token: d.token,
       quantity: text(part.quantity),
       acquiredAt: part.acquiredAt,
       disposedAt: d.time,
       proceeds: text(share),
-      cost: text(part.cost),
-      gain: text(share.minus(part.cost)),
+      cost: text(cost),
+      gain: text(share.minus(cost)),
       term: 'none',
       taxYear: year,
       account: d.account,
@@ -366,16 +392,19 @@ function hmrcDisposal(s: EngineState, d: HmrcDisposal): void {
     });
   }
   const open = d.parts.some((part) => part.rule === 'section-104' || part.rule === 'no-basis');
-  if (
-    open &&
-    s.options.periodEnd !== null &&
-    d.windowEnd >= localDate(s.options.periodEnd - 1, s.options.timeZone)
-  ) {
+  // The history is complete up to `historyEnd` (default: the period end): the days before its
+  // local date are whole; a window reaching that date is not over in the data.
+  const known = s.options.historyEnd ?? s.options.periodEnd;
+  if (open && known !== null && d.windowEnd >= localDate(known, s.options.timeZone)) {
+    // The last whole day of the data: the one before the day `known` falls on.
+    const through = new Date((dayNumber(localDate(known, s.options.timeZone)) - 1) * DAY_MS)
+      .toISOString()
+      .slice(0, 10);
     warnAt(s, {
       ...at,
       kind: 'thirty-day-window',
       quantity: text(d.quantity),
-      message: `the 30 days after this disposal run to ${d.windowEnd}, past the period end: an acquisition this run did not see may still match it`,
+      message: `the 30 days after this disposal run to ${d.windowEnd}, past the data this run had (through ${through}): an acquisition on a later day may still match it under the 30-day rule and change its cost`,
     });
   }
 }
@@ -483,7 +512,9 @@ function taxYear(s: EngineState, date: string): string {
 
 function acquire(s: EngineState, event: AcquireEvent, reported: boolean, date: string): void {
   const quantity = new Big(event.quantity);
-  const cost = new Big(event.value ?? 0).plus(event.fee);
+  // de: the fee of an income receipt is a Werbungskosten of the income, not acquisition cost.
+  const feeIsExpense = event.income !== null && ruleSet(s.options.taxRules).incomeFee === 'expense';
+  const cost = new Big(event.value ?? 0).plus(feeIsExpense ? 0 : event.fee);
   if (s.ledger !== null) {
     s.ledger.acquire(event, date, quantity, cost, reported);
   } else {
@@ -524,6 +555,7 @@ function acquire(s: EngineState, event: AcquireEvent, reported: boolean, date: s
       account: event.account,
       quantity: text(quantity),
       value: event.value ?? '0',
+      ...(feeIsExpense ? { expenses: text(new Big(event.fee)) } : {}),
     });
   }
 }
@@ -532,8 +564,11 @@ function dispose(s: EngineState, event: DisposeEvent, reported: boolean, date: s
   const quantity = new Big(event.quantity);
   if (s.ledger !== null) {
     s.counts.disposals += 1;
-    const proceeds = new Big(event.value ?? 0).minus(event.fee);
-    s.ledger.dispose(event, date, quantity, proceeds, reported);
+    // uk: SA108 takes gross proceeds, the fees are allowable costs (added to the parts' costs).
+    const gross = ruleSet(s.options.taxRules).disposalFee === 'cost';
+    const value = new Big(event.value ?? 0);
+    const fee = new Big(event.fee);
+    s.ledger.dispose(event, date, quantity, gross ? value : value.minus(fee), gross ? fee : ZERO, reported);
     if (reported) warnIfNoValue(s, event, quantity);
     return;
   }
@@ -850,7 +885,7 @@ function switchDue(s: EngineState, time: number): boolean {
 function rollForward(s: EngineState): RollForwardLine[] {
   // Before the period has started the opening is the current state (not frozen: events may follow).
   const open = s.opening ?? snapshot(s);
-  const now = snapshot(s);
+  const now = s.closing ?? snapshot(s);
   const keys = new Set([...open.keys(), ...s.activity.keys(), ...now.keys()]);
   const lines: RollForwardLine[] = [];
   for (const key of keys) {
@@ -883,15 +918,15 @@ function rollForward(s: EngineState): RollForwardLine[] {
 
 /** Applies one event (see `GainsEngine.process`). */
 function processEvent(s: EngineState, event: GainsEvent): boolean {
-  if (s.options.periodEnd !== null && event.time >= s.options.periodEnd) {
+  const date = localDate(event.time, s.options.timeZone);
+  if (s.options.periodEnd !== null && event.time >= s.options.periodEnd && !matchesPeriod(s, event, date)) {
     s.counts.ignored += 1;
     return false;
   }
-  const date = localDate(event.time, s.options.timeZone);
   // HMRC identification reports whole local days; the opening waits for the days before them.
   const reported =
     s.ledger !== null
-      ? s.startDate === null || date >= s.startDate
+      ? (s.startDate === null || date >= s.startDate) && (s.endDate === null || date <= s.endDate)
       : s.options.periodStart === null || event.time >= s.options.periodStart;
   if (s.ledger === null && reported && s.opening === null) s.opening = snapshot(s);
   if (!POSITIVE.test(event.quantity) || new Big(event.quantity).eq(0)) {
@@ -925,6 +960,19 @@ function processEvent(s: EngineState, event: GainsEvent): boolean {
   return true;
 }
 
+/**
+ * Whether an event after the period end can still change the period's figures: under HMRC
+ * identification, an event of the 30 days after the period's last day that the history given
+ * reaches (`historyEnd`) may be matched with a disposal of the period (30-day rule, or the
+ * same-day rule of its own day first). It is processed, not reported.
+ */
+function matchesPeriod(s: EngineState, event: GainsEvent, date: string): boolean {
+  const { historyEnd } = s.options;
+  if (s.ledger === null || s.endDate === null || historyEnd === null || event.time >= historyEnd)
+    return false;
+  return dayNumber(date) <= dayNumber(s.endDate) + 30;
+}
+
 /** Declares the history complete (see `GainsEngine.finish`). */
 function finish(s: EngineState): void {
   if (s.finished) return;
@@ -940,7 +988,7 @@ function finish(s: EngineState): void {
  */
 export function createGainsEngine(options: GainsOptions = {}, state?: GainsState): GainsEngine {
   const resolved = resolveGainsOptions(options);
-  const { pooling, timeZone, periodStart } = resolved;
+  const { pooling, timeZone, periodStart, periodEnd } = resolved;
   const s: EngineState = {
     options: resolved,
     pools: new Map(),
@@ -958,6 +1006,8 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
     nextSeq: 0,
     ledger: null,
     startDate: periodStart === null ? null : localDate(periodStart, timeZone),
+    endDate: periodEnd === null ? null : localDate(periodEnd - 1, timeZone),
+    closing: null,
     switchAt:
       pooling === 'wallet-from-2025'
         ? DateTime.fromObject({ year: 2025, month: 1, day: 1 }, { zone: timeZone }).toMillis()

@@ -33,8 +33,10 @@ export interface HmrcDisposal {
   account: string;
   txIds: readonly string[];
   quantity: Big;
-  /** Σ (value − fee) of the day's disposals. */
+  /** Σ proceeds of the day's disposals (gross, or net of fees: as the engine gave them). */
   proceeds: Big;
+  /** Σ fees of the day's disposals that are allowable costs (uk: SA108 takes gross proceeds). */
+  fees: Big;
   parts: HmrcPart[];
   reported: boolean;
   /** The acquisitions a 30-day part matched were themselves in the reported period. */
@@ -103,7 +105,14 @@ interface Day {
   reported: boolean;
   account: string;
   acquired: Acquired | null;
-  disposed: { quantity: Big; proceeds: Big; txIds: string[]; time: number; account: string } | null;
+  disposed: {
+    quantity: Big;
+    proceeds: Big;
+    fees: Big;
+    txIds: string[];
+    time: number;
+    account: string;
+  } | null;
   sameDay: { quantity: Big; cost: Big } | null;
   sameDayDone: boolean;
   withdrawals: { txId: string; time: number; quantity: Big; account: string; reported: boolean }[];
@@ -200,20 +209,25 @@ export class HmrcLedger {
     }
   }
 
-  /** `q` of `event`'s token disposed of for `proceeds` on the local date `date`. */
+  /**
+   * `q` of `event`'s token disposed of for `proceeds` on the local date `date`; `fees` are
+   * allowable costs of the disposal (zero when the engine deducted them from the proceeds).
+   */
   dispose(
     { token, txId, time, account }: LedgerEvent,
     date: string,
     q: Big,
     proceeds: Big,
+    fees: Big,
     reported: boolean,
   ) {
     const day = this.#dayOf(token, date, reported, account);
-    if (day.disposed === null) day.disposed = { quantity: q, proceeds, txIds: [txId], time, account };
+    if (day.disposed === null) day.disposed = { quantity: q, proceeds, fees, txIds: [txId], time, account };
     else {
       const d = day.disposed;
       d.quantity = d.quantity.plus(q);
       d.proceeds = d.proceeds.plus(proceeds);
+      d.fees = d.fees.plus(fees);
       if (d.txIds.at(-1) !== txId) d.txIds.push(txId);
     }
   }
@@ -409,6 +423,7 @@ export class HmrcLedger {
       txIds: disposed.txIds,
       quantity: disposed.quantity,
       proceeds: disposed.proceeds,
+      fees: disposed.fees,
       parts,
       reported: day.reported,
       partsReported,
@@ -476,6 +491,7 @@ function carryDay(day: Day, seq: number): CarriedHmrcDay {
         : {
             quantity: text(d.quantity),
             proceeds: text(d.proceeds),
+            fees: text(d.fees),
             txIds: [...d.txIds],
             time: d.time,
             account: d.account,
@@ -515,6 +531,8 @@ function restoreDay(day: CarriedHmrcDay): Day {
         : {
             quantity: new Big(d.quantity),
             proceeds: new Big(d.proceeds),
+            // A state carried before fees were kept apart: they were in the proceeds.
+            fees: new Big(d.fees ?? 0),
             txIds: [...d.txIds],
             time: d.time,
             account: d.account,

@@ -241,8 +241,39 @@ describe('gains engine properties (HMRC identification)', () => {
         );
         const out = sum(result.rollForward.map((l) => l.transferredOut.cost));
         const pools = sum(state.hmrc?.books.map((b) => b.cost) ?? []);
-        const matched = sum(result.disposals.map((d) => d.cost));
-        expect(opened).toBe(new Big(matched).plus(out).plus(pools).toFixed());
+        // uk: a disposal's fees are among its allowable costs (SA108 takes gross proceeds), not pool cost.
+        const fees =
+          options.taxRules === 'uk' ? sum(events.flatMap((e) => (e.kind === 'dispose' ? [e.fee] : []))) : '0';
+        const matched = new Big(sum(result.disposals.map((d) => d.cost))).minus(fees);
+        expect(opened).toBe(matched.plus(out).plus(pools).toFixed());
+      }),
+      RUNS,
+    );
+  });
+
+  it('returns uk costs and proceeds never negative, each pool share exactly cost × units ÷ pool units', () => {
+    // Issue 24, items 1 and 2: a share rounded up to the pound exceeded its pool (costs went
+    // negative), and proceeds split over parts went negative. The computation is exact now.
+    const EPSILON = new Big('1e-18');
+    fc.assert(
+      fc.property(history, (events) => {
+        const { result } = runHmrc(events, { taxRules: 'uk' });
+        for (const line of result.disposals) {
+          expect(new Big(line.cost).gte(0), `cost ${line.cost}`).toBe(true);
+          expect(new Big(line.proceeds).gte(0), `proceeds ${line.proceeds}`).toBe(true);
+        }
+        for (const change of result.poolHistory) {
+          expect(new Big(change.poolCost).gte(0), `pool cost ${change.poolCost}`).toBe(true);
+          if (change.change !== 'disposal' && change.change !== 'withdrawal') continue;
+          const taken = new Big(change.cost).neg();
+          const units = new Big(change.quantity).neg();
+          const beforeCost = new Big(change.poolCost).plus(taken);
+          const beforeUnits = new Big(change.poolQuantity).plus(units);
+          // No line takes more than the pool holds, and its share is the pool's average cost.
+          expect(taken.lte(beforeCost)).toBe(true);
+          const share = beforeCost.times(units).div(beforeUnits);
+          expect(taken.minus(share).abs().lte(EPSILON), `${taken} against ${share}`).toBe(true);
+        }
       }),
       RUNS,
     );

@@ -13,9 +13,20 @@ import {
   text,
   ZERO,
 } from '../domain/index.ts';
-import { type Coverage, coverageOptions, createCoverage, type TaxYearCoverage } from './coverage.ts';
+import { COVERS_COLUMN, coverageOptions, createCoverage, type TaxYearCoverage } from './coverage.ts';
+
+export { COVERS_COLUMN };
+
+import { withCurrency } from './currency-column.ts';
 import { EXACT_MONEY, type GainsMoney, gainsMoney, roundDisposal, roundIncome } from './rounding.ts';
+import { createAnlageSoSummary } from './rules/de/anlage-so.ts';
+import { createSa108Summary } from './rules/uk/sa108.ts';
 import { ruleSet } from './rules.ts';
+import type { TaxSummary } from './tax-summary.ts';
+
+export { DE_SERVICES_LIMIT, deSaleLimit } from './rules/de/anlage-so.ts';
+export { type TaxSummary, taxSummaryColumns } from './tax-summary.ts';
+
 import type {
   DisposalLine,
   GainsResult,
@@ -39,20 +50,6 @@ function source(spec: TableSpec, build: () => Row[]): TableSource {
     },
   };
 }
-
-/**
- * The `Covers` column of every tax-year summary: the part of the tax year the export's period
- * covers, so a summary of part of a year is never read as the whole year's.
- */
-export const COVERS_COLUMN: Column = {
-  key: 'covers',
-  header: 'Covers',
-  kind: 'text',
-  wrap: true,
-  width: 32,
-  description:
-    "the part of the tax year the export's period covers (in the tax year's time zone): \"only part of the tax year\" means the figures are not the whole year's",
-};
 
 const decimal = (key: string, header: string, exact = false): Column =>
   exact ? { key, header, kind: 'decimal', exact: true } : { key, header, kind: 'decimal' };
@@ -495,213 +492,23 @@ export function poolHistoryTable(result: GainsResult): TableSource {
   return source(POOL_HISTORY_SPEC, () => result.poolHistory.map(poolHistoryRow));
 }
 
-/** Columns of the tax summary of a rule set. */
-export const TAX_SUMMARY_COLUMNS: readonly Column[] = [
-  textColumn('tax_year', 'Tax year'),
-  textColumn('first_day', 'First day'),
-  textColumn('last_day', 'Last day'),
-  COVERS_COLUMN,
-  textColumn('item', 'Item'),
-  decimal('amount', 'Amount'),
-  textColumn('note', 'Note'),
-];
-
-/** The totals a rule set's return asks for, built line by line. */
-export interface TaxSummary {
-  spec: TableSpec;
-  add(line: DisposalLine): void;
-  addIncome(line: IncomeLine): void;
-  /** The rows, amounts as `money` shows them. */
-  rows(money?: GainsMoney): Row[];
-}
-
-/** The German private-sale limit (Freigrenze) of a tax year: 600 € through 2023, 1 000 € from 2024. */
-export function deSaleLimit(year: number): number {
-  return year >= 2024 ? 1000 : 600;
-}
-
-/** The German limit (Freigrenze) of § 22 Nr. 3 EStG income: 256 €. */
-export const DE_SERVICES_LIMIT = 256;
-
-interface UkYear {
-  disposals: number;
-  proceeds: Big;
-  costs: Big;
-  gains: Big;
-  losses: Big;
-}
-
-interface DeYear {
-  taxable: Totals;
-  exempt: Totals;
-  income: Big;
-  receipts: number;
-}
-
 /**
- * The summary table of a rule set that has one: `uk` (the Capital Gains summary totals) or `de`
- * (the Anlage SO lines); `null` for the others.
+ * The summary table of a rule set that has one: `uk` (SA108's cryptoasset boxes) or `de` (the
+ * Anlage SO lines); `null` for the others.
  */
 export function createTaxSummary(options: ResolvedGainsOptions): TaxSummary | null {
   const kind = ruleSet(options.taxRules).summary;
   const coverage = createCoverage(coverageOptions(options));
-  if (kind === 'uk') return ukSummary(coverage);
-  if (kind === 'de') return deSummary(coverage);
+  if (kind === 'uk') return createSa108Summary(coverage);
+  if (kind === 'de') return createAnlageSoSummary(coverage);
   return null;
-}
-
-function yearRows(
-  coverage: Coverage,
-  years: Iterable<string>,
-  itemsOf: (label: string) => [string, string, string][],
-): Row[] {
-  const rows: Row[] = [];
-  for (const label of [...years].sort(compareText)) {
-    const { first, last, text: covers } = coverage.of(label);
-    for (const [item, amount, note] of itemsOf(label))
-      rows.push([label, first, last, covers, item, amount, note]);
-  }
-  return rows;
-}
-
-/**
- * UK: per tax year, the totals of the Capital Gains summary. Every token's disposals of one day
- * are one disposal (the same-day rule); its gain or loss is the net of its parts.
- */
-function ukSummary(coverage: Coverage): TaxSummary {
-  const years = new Map<string, UkYear>();
-  let current: { key: string; year: string; net: Big } | null = null;
-  const close = () => {
-    if (current === null) return;
-    const year = years.get(current.year) as UkYear;
-    if (current.net.gt(0)) year.gains = year.gains.plus(current.net);
-    else year.losses = year.losses.minus(current.net);
-    current = null;
-  };
-  return {
-    spec: { name: 'tax_summary', title: 'Capital Gains summary', columns: TAX_SUMMARY_COLUMNS },
-    add(line) {
-      const key = `${line.token}\u0000${line.disposedAt}\u0000${line.disposedTxId}`;
-      let year = years.get(line.taxYear);
-      if (year === undefined) {
-        year = { disposals: 0, proceeds: ZERO, costs: ZERO, gains: ZERO, losses: ZERO };
-        years.set(line.taxYear, year);
-      }
-      if (current?.key !== key) {
-        close();
-        current = { key, year: line.taxYear, net: ZERO };
-        year.disposals += 1;
-      }
-      year.proceeds = year.proceeds.plus(line.proceeds);
-      year.costs = year.costs.plus(line.cost);
-      current.net = current.net.plus(line.gain);
-    },
-    addIncome() {},
-    rows(money = EXACT_MONEY) {
-      close();
-      const show = money.showBig;
-      return yearRows(coverage, years.keys(), (label) => {
-        const y = years.get(label) as UkYear;
-        return [
-          ['Number of disposals', String(y.disposals), "each token's disposals of one day are one disposal"],
-          ['Disposal proceeds', show(y.proceeds), 'net of disposal fees'],
-          ['Allowable costs (including the purchase price)', show(y.costs), ''],
-          ['Gains in the year, before losses', show(y.gains), 'sum of the disposals with a gain'],
-          ['Losses in the year', show(y.losses), 'sum of the disposals with a loss, as a positive amount'],
-          ['Net gain or loss', show(y.gains.minus(y.losses)), ''],
-        ];
-      });
-    },
-  };
-}
-
-/**
- * Germany: per calendar year, the lines of Anlage SO: private sales (§ 23 EStG) held one year or
- * less, with the year's Freigrenze applied as a limit (below it nothing is taxable, from it all
- * is), those held longer (not taxable, shown), and income from services (§ 22 Nr. 3 EStG:
- * staking, lending and other rewards) with its 256 € limit.
- */
-function deSummary(coverage: Coverage): TaxSummary {
-  const years = new Map<string, DeYear>();
-  const yearOf = (label: string) => {
-    let year = years.get(label);
-    if (year === undefined) {
-      year = { taxable: totals(), exempt: totals(), income: ZERO, receipts: 0 };
-      years.set(label, year);
-    }
-    return year;
-  };
-  return {
-    spec: { name: 'tax_summary', title: 'Anlage SO', columns: TAX_SUMMARY_COLUMNS },
-    add(line) {
-      const year = yearOf(line.taxYear);
-      addLine(line.term === 'long' ? year.exempt : year.taxable, line, false);
-    },
-    addIncome(line) {
-      const year = yearOf(line.taxYear);
-      year.income = year.income.plus(line.value);
-      year.receipts += 1;
-    },
-    rows(money = EXACT_MONEY) {
-      const show = money.showBig;
-      return yearRows(coverage, years.keys(), (label) => {
-        const y = years.get(label) as DeYear;
-        const limit = deSaleLimit(Number(label.slice(0, 4)));
-        const net = y.taxable.gains.plus(y.taxable.losses);
-        // A limit, not an allowance: a net gain below it is not taxable, from it the whole gain is; a loss stays declared.
-        const taxable = net.gte(limit) || net.lt(0) ? net : ZERO;
-        const services = y.income.gte(DE_SERVICES_LIMIT) ? y.income : ZERO;
-        return [
-          [
-            '§ 23 EStG: sales held one year or less (lines)',
-            String(y.taxable.lines),
-            'taxable private sales',
-          ],
-          ['§ 23 EStG: Veräußerungspreis', show(y.taxable.proceeds), 'net of fees (Werbungskosten deducted)'],
-          ['§ 23 EStG: Anschaffungskosten', show(y.taxable.cost), ''],
-          ['§ 23 EStG: Gewinn/Verlust', show(net), ''],
-          [
-            '§ 23 Abs. 3 Satz 5 EStG: Freigrenze',
-            String(limit),
-            'a limit, not an allowance (600 € through 2023, 1 000 € from 2024)',
-          ],
-          [
-            '§ 23 EStG: steuerpflichtig',
-            show(taxable),
-            net.gt(0) && net.lt(limit) ? 'below the Freigrenze: not taxable' : '',
-          ],
-          [
-            '§ 23 EStG: sales held more than one year (lines)',
-            String(y.exempt.lines),
-            'not taxable (§ 23 Abs. 1 Satz 1 Nr. 2 EStG), shown',
-          ],
-          [
-            '§ 23 EStG: Gewinn/Verlust held more than one year',
-            show(y.exempt.gains.plus(y.exempt.losses)),
-            'not taxable',
-          ],
-          [
-            '§ 22 Nr. 3 EStG: Einnahmen (staking, lending, rewards)',
-            show(y.income),
-            `${y.receipts} receipts at their value on receipt`,
-          ],
-          ['§ 22 Nr. 3 EStG: Freigrenze', String(DE_SERVICES_LIMIT), 'a limit, not an allowance'],
-          [
-            '§ 22 Nr. 3 EStG: steuerpflichtig',
-            show(services),
-            y.income.gt(0) && y.income.lt(DE_SERVICES_LIMIT) ? 'below the Freigrenze: not taxable' : '',
-          ],
-        ];
-      });
-    },
-  };
 }
 
 /** The tax summary of a finished run, when its rule set has one (amounts of the rounded lines). */
 export function taxSummaryTable(result: GainsResult, money = EXACT_MONEY): TableSource | null {
   const summary = createTaxSummary(result.options);
   if (summary === null) return null;
-  return source(summary.spec, () => {
+  return source(summary.spec(money), () => {
     for (const line of result.disposals) summary.add(roundDisposal(line, money));
     for (const line of result.income) summary.addIncome(roundIncome(line, money));
     return summary.rows(money);
@@ -719,11 +526,15 @@ export interface GainsReportsOptions {
 
 /**
  * Every report, in the order a workbook shows them: the five of every run, then the section 104
- * pools (HMRC identification) and the tax summary of the rule set, when they apply.
+ * pools (HMRC identification) and the tax summary of the rule set, when they apply. Every table
+ * with money has a `currency` column and money headers naming it (`Proceeds (GBP)`).
  */
 export function gainsReports(result: GainsResult, options: GainsReportsOptions = {}): TableSource[] {
   const money = gainsMoney(options.currency ?? null);
   const tax = taxSummaryTable(result, money);
+  // Every money header names its currency: the one given, else the rule set's (whose currency the
+  // values must be in); the figures are only rounded when a currency is given.
+  const named = options.currency ?? ruleSet(result.options.taxRules).currency;
   return [
     disposalsTable(result, money),
     gainsSummaryTable(result, money),
@@ -732,5 +543,5 @@ export function gainsReports(result: GainsResult, options: GainsReportsOptions =
     warningsTable(result),
     ...(result.options.method === 'hmrc' ? [poolHistoryTable(result)] : []),
     ...(tax === null ? [] : [tax]),
-  ];
+  ].map((table) => withCurrency(table, named));
 }

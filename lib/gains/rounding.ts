@@ -45,8 +45,10 @@ export function roundDisposal(line: DisposalLine, money: GainsMoney): DisposalLi
   return { ...line, proceeds, cost, gain: money.showBig(new Big(proceeds).minus(cost)) };
 }
 
-/** `line` with its value rounded once to the minor unit. */
+/** `line` with its value (and its expenses, when it has them) rounded once to the minor unit. */
 export function roundIncome(line: IncomeLine, money: GainsMoney): IncomeLine {
   const value = money.show(line.value);
-  return value === line.value ? line : { ...line, value };
+  const expenses = line.expenses === undefined ? undefined : money.show(line.expenses);
+  if (value === line.value && expenses === line.expenses) return line;
+  return { ...line, value, ...(expenses === undefined ? {} : { expenses }) };
 }

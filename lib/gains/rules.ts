@@ -42,6 +42,16 @@ export interface RuleSet {
   /** The annual limits of the summary, when the rule set has them. */
   summary: 'uk' | 'de' | null;
   /**
+   * Where a disposal's fees go: `proceeds` (deducted from them) or `cost` (proceeds stay gross and
+   * the fees join the allowable costs, as SA108 asks: uk with HMRC identification).
+   */
+  disposalFee: 'proceeds' | 'cost';
+  /**
+   * Where the fee of an income receipt goes: `basis` (added to the lot's cost) or `expense` (a
+   * Werbungskosten of the income, deducted from the receipts before the § 22 Nr. 3 limit: de).
+   */
+  incomeFee: 'basis' | 'expense';
+  /**
    * The currency its figures are in (ISO 4217): the values of the data must be in it, since the
    * engine does not convert; `null`: whatever the data has (generic).
    */
@@ -56,6 +66,8 @@ const GENERIC: RuleSet = {
   rounding: null,
   exchangeValue: 'own',
   summary: null,
+  disposalFee: 'proceeds',
+  incomeFee: 'basis',
   currency: null,
 };
 
@@ -76,11 +88,14 @@ const UK: RuleSet = {
     longTermYears: { allowed: [1], reason: 'uk rules have no holding period' },
   },
   timeZone: 'Europe/London',
-  // HMRC's examples round a share of a cost up to the pound: £937.50 → £938 (CRYPTO22252),
-  // £62.50 → £63 (22254), £313,636.36 → £313,637 (22256).
-  rounding: { scale: 0, mode: 'up' },
+  // Exact (a share of a cost is cost × units ÷ pool units, to 18 places): HMRC's whole pounds in
+  // CRYPTO22252–22257 are display, and rounding each share up to the pound made a share exceed
+  // its pool and costs go negative. Money is rounded once, when a line is shown (rounding.ts).
+  rounding: null,
   exchangeValue: 'counterpart',
   summary: 'uk',
+  disposalFee: 'cost',
+  incomeFee: 'basis',
   currency: 'GBP',
 };
 
@@ -103,6 +118,8 @@ const DE: RuleSet = {
   rounding: null,
   exchangeValue: 'own',
   summary: 'de',
+  disposalFee: 'proceeds',
+  incomeFee: 'expense',
   currency: 'EUR',
 };
 
@@ -130,6 +147,8 @@ const US: RuleSet = {
   rounding: null,
   exchangeValue: 'own',
   summary: null,
+  disposalFee: 'proceeds',
+  incomeFee: 'basis',
   currency: 'USD',
 };
 

@@ -93,6 +93,13 @@ export interface GainsOptions {
   fiatScale?: number;
   /** Reported period `[start, end)` as ISO instants; events before it only build lots. */
   period?: { start?: string | null; end?: string | null };
+  /**
+   * The instant up to which the history given is complete (ISO; default: `period.end`). With HMRC
+   * identification the events of the 30 days after the period's last day, up to this instant, are
+   * used (not reported) to match the period's disposals; a disposal whose 30 days reach past it
+   * gets a `thirty-day-window` warning.
+   */
+  historyEnd?: string | null;
   /** Rounding of the divisions: `half-even` (default) or `half-up`. */
   rounding?: 'half-even' | 'half-up';
   /**
@@ -114,7 +121,9 @@ export interface ResolvedGainsOptions {
   fiatScale: number;
   periodStart: number | null;
   periodEnd: number | null;
-  /** `up` only from a rule set (uk). */
+  /** The history is complete up to this instant (see `GainsOptions.historyEnd`); null: the period end. */
+  historyEnd: number | null;
+  /** `up` is never chosen by a rule set today. */
   rounding: Rounding;
   taxRules: TaxRules;
 }
@@ -212,6 +221,11 @@ export interface IncomeLine {
   quantity: string;
   /** Fiat value at receipt (without fees); `0` when unknown. */
   value: string;
+  /**
+   * The receipt's fees as expenses of the income (de: Werbungskosten, deducted from the receipts
+   * before the § 22 Nr. 3 limit); absent when the fees went into the lot's cost.
+   */
+  expenses?: string;
 }
 
 /** Why a warning was raised. */
@@ -399,7 +413,15 @@ export interface CarriedHmrcDay {
     txIds: string[];
     time: number;
   } | null;
-  disposed: { quantity: string; proceeds: string; txIds: string[]; time: number; account: string } | null;
+  disposed: {
+    quantity: string;
+    proceeds: string;
+    /** Fees that are allowable costs (absent in states carried before they were kept apart). */
+    fees?: string;
+    txIds: string[];
+    time: number;
+    account: string;
+  } | null;
   sameDay: { quantity: string; cost: string } | null;
   sameDayDone: boolean;
   withdrawals: { txId: string; time: number; quantity: string; account: string; reported: boolean }[];

@@ -255,10 +255,14 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     const summary = await readCsv(`${base}_tax_summary.csv`);
     const item = (name: string) => summary.find((row) => row.item === name)?.amount;
     // GBP: to the penny, the sums of the disposal lines as shown.
-    expect(item('Disposal proceeds')).toBe(sum(disposals.map((row) => row.proceeds as string)).toFixed(2));
-    expect(item('Allowable costs (including the purchase price)')).toBe(
+    expect(item('Cryptoassets: disposal proceeds')).toBe(
+      sum(disposals.map((row) => row.proceeds as string)).toFixed(2),
+    );
+    expect(item('Cryptoassets: allowable costs (including purchase price)')).toBe(
       sum(disposals.map((row) => row.cost_basis as string)).toFixed(2),
     );
+    // Every money table names its currency (issue 24, item 10): a currency column in the CSV.
+    expect(new Set([...disposals, ...summary].map((row) => row.currency))).toEqual(new Set(['USD']));
     const holdings = await readCsv(`${base}_holdings.csv`);
     expect(holdings.every((row) => row.check_quantity === '0' && row.check_cost === '0')).toBe(true);
   });

@@ -5,6 +5,8 @@
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.ts';
+import { matchingHorizon } from '../../gains/rules/uk/thirty-days.ts';
+import { ruleSet } from '../../gains/rules.ts';
 import type { DateBounds } from '../../pbs/model.ts';
 import { type Period, periodLabel, periodRange } from './period.ts';
 import type { ExportRequest, ProtocolSelection, WindowSize } from './request.ts';
@@ -274,12 +276,28 @@ export function keptRange(request: ExportRequest, windows: readonly Window[]): {
 /**
  * Lots need history: for the gains reports the fetch starts on the local day of the portfolio's
  * earliest transaction and runs to the end of the period; only the output keeps to the period.
+ * With HMRC identification it runs on through the 30 days after the period's last day (in the
+ * zone of the matching days), which the 30-day rule may match with the period's disposals.
  */
 function historyPeriod(request: ExportRequest, bounds: DateBounds): Period {
   const range = periodRange(request.period, request.timeZone);
-  if (bounds.earliest === null || bounds.earliest.getTime() >= range.start.toMillis()) return request.period;
-  const from = DateTime.fromJSDate(bounds.earliest, { zone: request.timeZone }).toFormat('yyyy-MM-dd');
-  return { from, to: range.end.minus({ days: 1 }).toFormat('yyyy-MM-dd') };
+  const early = bounds.earliest !== null && bounds.earliest.getTime() < range.start.toMillis();
+  const later = request.gains?.method === 'hmrc';
+  if (!early && !later) return request.period;
+  const from = early
+    ? DateTime.fromJSDate(bounds.earliest as Date, { zone: request.timeZone }).toFormat('yyyy-MM-dd')
+    : range.start.toFormat('yyyy-MM-dd');
+  const end = later
+    ? DateTime.fromJSDate(matchingHorizon(range.end.toJSDate(), matchingZone(request)), {
+        zone: request.timeZone,
+      })
+    : range.end;
+  return { from, to: end.minus({ milliseconds: 1 }).toFormat('yyyy-MM-dd') };
+}
+
+/** The zone of the matching days: the rule set's (uk: Europe/London), else the request's. */
+function matchingZone(request: ExportRequest): string {
+  return (request.gains && ruleSet(request.gains.taxRules).timeZone) ?? request.timeZone;
 }
 
 function wholePeriod(request: ExportRequest): Window {

@@ -4,6 +4,7 @@ import type { CanonicalTransaction } from '../../domain/index.ts';
 import { minorUnit } from '../../domain/money.ts';
 import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
 import { ValidationError } from '../../errors.ts';
+import { withCurrency } from '../../gains/currency-column.ts';
 import { createForm8949 } from '../../gains/form8949.ts';
 import {
   coverageOptions,
@@ -35,6 +36,7 @@ import {
   warningRow,
   warningsSpec,
 } from '../../gains/index.ts';
+import { matchingHorizon } from '../../gains/rules/uk/thirty-days.ts';
 import { type ExportRequest, parseGainsOptions } from '../plan/request.ts';
 import { readNdjsonLines } from '../snapshot/snapshot.ts';
 
@@ -56,6 +58,11 @@ export interface GainsFeed {
   add(windowLabel: string, tx: CanonicalTransaction): void;
   tables(): TableSource[];
   counts(): Record<string, number>;
+  /**
+   * The disposals whose 30 days (HMRC identification) are not over in the data yet, in words: an
+   * acquisition still to come may match them and change their cost (the Read me lists them).
+   */
+  pendingMatches(): string[];
 }
 
 /** Options of {@link createGainsFeed}. */
@@ -65,6 +72,8 @@ export interface GainsFeedOptions {
    * are found, so memory stays flat however long the period. Without it they are kept in memory.
    */
   spoolDir?: string;
+  /** The clock: with HMRC identification, the days after the period are used only up to now. */
+  now?: () => Date;
 }
 
 /** Lines kept in a JSON-lines file or in memory, read back in the order they were added. */
@@ -107,11 +116,26 @@ function spooledTable<T>(spec: TableSpec, store: LineStore<T>, toRow: (line: T) 
   };
 }
 
-/** The gains engine's options of a request (its `gains`, else the defaults) over `period`. */
-export function gainsEngineOptions(request: ExportRequest, period: { start: Date; end: Date }): GainsOptions {
+/**
+ * The gains engine's options of a request (its `gains`, else the defaults) over `period`. With
+ * HMRC identification the history runs on after the period, through the 30 days after its last
+ * day (see `historyPeriod` in plan.ts), but not past `now`: the engine uses those days only to
+ * match the period's disposals.
+ */
+export function gainsEngineOptions(
+  request: ExportRequest,
+  period: { start: Date; end: Date },
+  now?: Date,
+): GainsOptions {
   const gains = request.gains ?? parseGainsOptions({});
   const [month, day] = gains.taxYearStart.split('-').map(Number) as [number, number];
+  const horizon = gains.method === 'hmrc' ? matchingHorizon(period.end, taxYearZone(request)) : null;
+  const historyEnd =
+    horizon === null
+      ? null
+      : Math.max(period.end.getTime(), Math.min(horizon.getTime(), (now ?? horizon).getTime()));
   return {
+    ...(historyEnd === null ? {} : { historyEnd: new Date(historyEnd).toISOString() }),
     method: gains.method,
     pooling: gains.pooling,
     timeZone: request.timeZone,
@@ -137,7 +161,7 @@ export function createGainsFeed(
   options: GainsFeedOptions = {},
 ): GainsFeed {
   const gains = request.gains ?? parseGainsOptions({});
-  const engine: GainsEngine = createGainsEngine(gainsEngineOptions(request, period));
+  const engine: GainsEngine = createGainsEngine(gainsEngineOptions(request, period, options.now?.()));
   const { spoolDir } = options;
   const store = <T>(name: string): LineStore<T> =>
     spoolDir === undefined ? memoryStore() : fileStore(join(spoolDir, name));
@@ -160,6 +184,7 @@ export function createGainsFeed(
       : null;
   const currencies = createCurrencies(gains.currency ?? null, gains.taxRules);
   let warningCount = 0;
+  const pending: string[] = [];
   const stream = createEventStream({
     ...eventOptions(engine.options),
     transferTolerance: gains.transferToleranceHours * HOUR_MS,
@@ -188,6 +213,12 @@ export function createGainsFeed(
     disposals.add(rounded);
     exactDisposals.add(drained.disposals);
     warnings.add(drained.warnings);
+    for (const w of drained.warnings) {
+      if (w.kind === 'thirty-day-window')
+        pending.push(
+          `${w.quantity} ${w.token}, transaction ${w.txId} (${new Date(w.time).toISOString()}): ${w.message}`,
+        );
+    }
     warningCount += drained.warnings.length;
   };
   let finished: GainsResult | null = null;
@@ -247,7 +278,7 @@ export function createGainsFeed(
         holdingsTable(finalResult),
         otherCurrencyWarnings(spooledTable(warningsSpec(request.timeZone), warnings, warningRow), currencies),
         ...(hmrc ? [poolHistoryTable(finalResult)] : []),
-        ...(tax === null ? [] : [fixed({ ...tax.spec, rounding: rounding() }, () => tax.rows(money))]),
+        ...(tax === null ? [] : [fixed({ ...tax.spec(money), rounding: rounding() }, () => tax.rows(money))]),
         ...(form8949 === null
           ? []
           : form8949
@@ -256,7 +287,11 @@ export function createGainsFeed(
         spooledTable(exactSpec(disposalsSpec(request.timeZone, hmrc)), exactDisposals, disposalRow),
         fixed(exactSpec(gainsSummarySpec()), () => exactSummary.rows()),
         fixed(exactSpec(incomeSpec()), () => exactIncome.rows()),
-      ];
+      ].map((table) => withCurrency(table, money.currency));
+    },
+    pendingMatches: () => {
+      result();
+      return [...pending];
     },
     counts: () => {
       const { counts } = result();

@@ -31,6 +31,8 @@ export interface ReadmeInput {
   baseName: string;
   /** How the rounded tables' money is rounded (`moneyRounding` of `tables`); null when none is. */
   money: MoneyRounding | null;
+  /** Disposals whose 30 days (HMRC identification) were not over when the data was fetched, in words. */
+  pendingMatches?: readonly string[];
 }
 
 /** One line of the Read me: a short topic (may be empty under the previous one) and its text. */
@@ -66,11 +68,29 @@ export function readmeLines(input: ReadmeInput): ReadmeLine[] {
       : []),
     ...introLines(input),
     ...taxYearLines(input),
+    ...pendingLines(input),
     ...fileLines(input),
     ...input.tables.flatMap((spec) => tableLines(spec, input)),
     ...signLines(input.request),
     ...roundingLines(input),
     ...optionLines(input.request),
+  ];
+}
+
+/**
+ * HMRC identification: the disposals of the period whose 30 days after were not over when the data
+ * was fetched. An acquisition in the rest of those days may still be matched with them (30-day
+ * rule) and change their cost: export again once the days are over.
+ */
+function pendingLines(input: ReadmeInput): ReadmeLine[] {
+  const pending = input.pendingMatches ?? [];
+  if (pending.length === 0) return [];
+  return [
+    [
+      'May still change',
+      `${pending.length} disposal(s) of the period have 30 days after them that were not over when the data was fetched: an acquisition on one of those days may still be matched with them (30-day rule) and change their cost. Export again once the days are over. They are (also in the warnings, kind thirty-day-window):`,
+    ],
+    ...pending.map((line): ReadmeLine => ['', line]),
   ];
 }
 

@@ -173,6 +173,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     tables: tables.map((table) => table.spec),
     baseName,
     money,
+    pendingMatches: model.pendingMatches(),
   };
   const files: RenderedFile[] = [
     {

@@ -41,6 +41,8 @@ export interface ReportModel {
    * `historyTransactions` fed to the engine, and the engine's lots matched, disposals and warnings.
    */
   counts(): Record<string, number>;
+  /** With gains: the disposals whose 30 days are not over in the data yet (HMRC identification), in words. */
+  pendingMatches(): string[];
   /** Ends the live channels (every record observed) and tells whether their rows are the final ones. */
   endLive(): boolean;
 }
@@ -77,6 +79,8 @@ export function createReportModel(
   request: ExportRequest,
   options: {
     spoolDir?: string;
+    /** The clock: with HMRC identification the days after the period are used up to now. */
+    now?: () => Date;
     live?: LiveListener;
     /** Told when the live rows are given up and the tables will be rendered from the snapshot. */
     warn?: (message: string) => void;
@@ -119,6 +123,7 @@ export function createReportModel(
       return undefined;
     },
     counts: () => (gains === null ? {} : { transactions: transactionsInPeriod, ...gains.counts() }),
+    pendingMatches: () => gains?.pendingMatches() ?? [],
     tables(snapshotFile) {
       const rowsOf = (kind: SnapshotRecord['kind'], toRows: (data: Record<string, unknown>) => Row[]) =>
         async function* rows(): AsyncGenerator<Row> {
@@ -265,7 +270,8 @@ export async function observeSnapshot(
   header: SnapshotHeader,
   request: ExportRequest,
 ): Promise<ReportModel> {
-  const model = createReportModel(header.fields, request);
+  // The data is as it was when the snapshot was made: days after that were not over.
+  const model = createReportModel(header.fields, request, { now: () => new Date(header.createdAt) });
   for await (const record of readSnapshotRecords(snapshotFile)) model.observe(record);
   return model;
 }
