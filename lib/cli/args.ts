@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ValidationError } from '../errors.ts';
+import { parseRatesFlags, type RatesFlag } from './rates.ts';
 
 /** Where the files go. */
 export type Destination =
@@ -20,6 +21,8 @@ export interface RunCommand {
   service: ServiceChoice;
   destination: Destination;
   concurrency?: number;
+  /** `--rates`: the published rates files that convert the gains' values. */
+  rates?: RatesFlag[];
 }
 
 export interface RenderCommand {
@@ -29,6 +32,8 @@ export interface RenderCommand {
   /** Overrides the snapshot's formats. */
   formats?: string[];
   configFile?: string;
+  /** `--rates`: the rates files the snapshot's run was made with. */
+  rates?: RatesFlag[];
 }
 
 export interface HelpCommand {
@@ -81,6 +86,9 @@ Request:
                                  (default: uk GBP, de EUR, us USD; generic: not checked)
   --broker-reporting B           gains, us only: what a broker reported, which picks the Form 8949
                                  box: none, basis-reported or basis-not-reported (default: none)
+  --rates [ecb:|hmrc:]FILE       gains: convert values not in the gains currency at the published
+                                 rates of this file (ECB eurofxref CSV, ZIP or XML; HMRC monthly
+                                 XML or CSV); repeatable, one source (render: the run's files)
   --delimiter D                  CSV delimiter: , ; or tab                      (default: ,)
   --decimal-separator S          CSV decimal separator: . or ,                  (default: .)
   --conflicting-copies C         An id sent twice with different content: fail, first or last
@@ -129,6 +137,7 @@ const options = {
   'transfer-tolerance-hours': { type: 'string' },
   'gains-currency': { type: 'string' },
   'broker-reporting': { type: 'string' },
+  rates: { type: 'string', multiple: true },
   delimiter: { type: 'string' },
   'decimal-separator': { type: 'string' },
   'conflicting-copies': { type: 'string' },
@@ -176,6 +185,7 @@ export function parseCommandLine(
       destination,
       ...(values.format ? { formats: splitList(values.format) } : {}),
       ...(values.config !== undefined ? { configFile: values.config } : {}),
+      ...(values.rates ? { rates: parseRatesFlags(values.rates) } : {}),
     };
   }
   if (command !== 'run')
@@ -211,6 +221,7 @@ export function parseCommandLine(
     service,
     destination,
     ...optionalInt('--concurrency', values.concurrency, 'concurrency'),
+    ...(values.rates ? { rates: parseRatesFlags(values.rates) } : {}),
   };
 }
 

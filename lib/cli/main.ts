@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigFileUnreadableError, PbsExportError, ValidationError } from '../errors.ts';
 import {
+  type ExportRequest,
   GENERATOR,
   newRunId,
   openRunScratch,
@@ -14,6 +15,7 @@ import {
   runExport,
   runPrefix,
 } from '../export/index.ts';
+import type { RateTable } from '../fx/index.ts';
 import type { PbsClient } from '../pbs/index.ts';
 import { secretRedactor } from '../redaction.ts';
 import { createServiceClient } from '../service-client.ts';
@@ -31,6 +33,7 @@ import {
 } from '../storage/index.ts';
 import { type CliCommand, type Destination, parseCommandLine, type RunCommand, USAGE } from './args.ts';
 import { createProgressReporter } from './progress.ts';
+import { readRates, withRates } from './rates.ts';
 import { stopExitCode } from './signals.ts';
 import { printLinks, printSummary } from './summary.ts';
 
@@ -84,7 +87,8 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
 }
 
 async function run(command: RunCommand, io: RedactingIo): Promise<number> {
-  const request = parseExportRequest(command.request);
+  const rates = command.rates ? await readRates(command.rates) : undefined;
+  const request = parseExportRequest(rates ? withRates(command.request, rates) : command.request);
   const service = await connect(command, request.profile, io);
   try {
     const { sink, presign } = createSink(command.destination, io);
@@ -100,6 +104,7 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
       ...(io.signal ? { signal: io.signal } : {}),
       onProgress: progress.update,
       warn: (message) => io.stderr.write(`warning: ${message}\n`),
+      ...(rates ? { rates } : {}),
     }).finally(() => progress.stop());
     printSummary(io.stdout, result.manifest, sink.root);
     if (presign) printLinks(io.stdout, await presign(result.manifest.files), LINK_EXPIRY_SECONDS);
@@ -112,6 +117,7 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
 async function render(command: Extract<CliCommand, { command: 'render' }>, io: CliIo): Promise<number> {
   const header = await readSnapshotHeader(command.snapshot);
   const request = parseExportRequest(header.request);
+  const rates = await renderRates(command, request);
   const runId = newRunId(io.now());
   const { sink, presign } = createSink(command.destination, io);
   const formats = command.formats
@@ -128,6 +134,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
       generator: GENERATOR,
       counts: { renderedFromSnapshot: 1 },
       workDir,
+      ...(rates ? { rates } : {}),
       ...(formats ? { formats } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
     });
@@ -143,6 +150,28 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The rates files a render from a snapshot needs: the run's own (`gains.rates` names them; the
+ * gains feed checks their SHA-256s), and none when the run converted nothing.
+ */
+async function renderRates(
+  command: Extract<CliCommand, { command: 'render' }>,
+  request: ExportRequest,
+): Promise<RateTable | undefined> {
+  const asked = request.gains?.rates;
+  if (command.rates === undefined) {
+    if (asked === undefined) return undefined;
+    const names = Object.keys(asked.files ?? {}).join(', ');
+    throw new ValidationError(
+      '--rates',
+      `the snapshot's run converted values at ${asked.source.toUpperCase()} rates: give its rates files (${names})`,
+    );
+  }
+  if (asked === undefined)
+    throw new ValidationError('--rates', "the snapshot's run converted no values: leave --rates out");
+  return readRates(command.rates);
 }
 
 interface Connection {

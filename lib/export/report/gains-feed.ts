@@ -4,6 +4,7 @@ import type { CanonicalTransaction } from '../../domain/index.ts';
 import { minorUnit } from '../../domain/money.ts';
 import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
 import { ValidationError } from '../../errors.ts';
+import type { RateTable } from '../../fx/index.ts';
 import { createForm8949 } from '../../gains/form8949.ts';
 import {
   coverageOptions,
@@ -37,6 +38,7 @@ import {
 } from '../../gains/index.ts';
 import { type ExportRequest, parseGainsOptions } from '../plan/request.ts';
 import { readNdjsonLines } from '../snapshot/snapshot.ts';
+import { createFxStep, type FxLine } from './fx-step.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -65,6 +67,8 @@ export interface GainsFeedOptions {
    * are found, so memory stays flat however long the period. Without it they are kept in memory.
    */
   spoolDir?: string;
+  /** The rates of `gains.rates` (the files the trigger read), for values not in `gains.currency`. */
+  rates?: RateTable;
 }
 
 /** Lines kept in a JSON-lines file or in memory, read back in the order they were added. */
@@ -158,6 +162,7 @@ export function createGainsFeed(
           coverage: createCoverage(coverageOptions(engine.options)),
         })
       : null;
+  const fx = createFxStep(request, taxYearZone(request), options.rates, store<FxLine>('gains-fx.jsonl'));
   const currencies = createCurrencies(gains.currency ?? null, gains.taxRules);
   let warningCount = 0;
   const stream = createEventStream({
@@ -207,7 +212,8 @@ export function createGainsFeed(
     },
   });
   return {
-    add(windowLabel, tx) {
+    add(windowLabel, given) {
+      const tx = fx.convert(given);
       currencies.see(tx);
       if (windowLabel !== batchWindow) {
         // Every transaction of the earlier windows is in: everything up to the latest of them is complete.
@@ -253,6 +259,7 @@ export function createGainsFeed(
         spooledTable(exactSpec(disposalsSpec(request.timeZone, hmrc)), exactDisposals, disposalRow),
         fixed(exactSpec(gainsSummarySpec()), () => exactSummary.rows()),
         fixed(exactSpec(incomeSpec()), () => exactIncome.rows()),
+        ...[fx.table()].filter((table) => table !== null),
       ];
     },
     counts: () => {
@@ -262,6 +269,7 @@ export function createGainsFeed(
         gainsLotsMatched: counts.lotsMatched,
         gainsDisposals: counts.disposals,
         gainsWarnings: warningCount + currencies.warnings().length,
+        ...(request.gains?.rates === undefined ? {} : { fxConverted: fx.converted() }),
       };
     },
   };

@@ -1,6 +1,7 @@
 import type { CanonicalTransaction } from '../../domain/index.ts';
 import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
 import { PbsExportError } from '../../errors.ts';
+import type { RateTable } from '../../fx/index.ts';
 import { getPath } from '../../pbs/path.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
 import { periodRange } from '../plan/period.ts';
@@ -80,6 +81,8 @@ export function createReportModel(
     live?: LiveListener;
     /** Told when the live rows are given up and the tables will be rendered from the snapshot. */
     warn?: (message: string) => void;
+    /** The rates of `gains.rates` (see `createGainsFeed`). */
+    rates?: RateTable;
   } = {},
 ): ReportModel {
   const normalizer = createNormalizer({ fields, timeZone: request.timeZone });
@@ -264,8 +267,9 @@ export async function observeSnapshot(
   snapshotFile: string,
   header: SnapshotHeader,
   request: ExportRequest,
+  rates?: RateTable,
 ): Promise<ReportModel> {
-  const model = createReportModel(header.fields, request);
+  const model = createReportModel(header.fields, request, rates === undefined ? {} : { rates });
   for await (const record of readSnapshotRecords(snapshotFile)) model.observe(record);
   return model;
 }
