@@ -227,3 +227,99 @@ describe('pbs-export run --tax-rules uk --rates (HMRC monthly XML files)', () =>
     expect(left.filter((name) => String(name).endsWith('manifest.json'))).toEqual([]);
   });
 });
+
+/** A made-up ECB rate (USD per 1 EUR) for a publication day, 4 decimals as the ECB writes it. */
+function usdPerEuro(day: string): string {
+  const index = Math.round(Date.parse(`${day}T00:00:00Z`) / 86_400_000);
+  return (1.05 + (index % 97) * 0.0011).toFixed(4);
+}
+
+/** TARGET holidays of 2024 the ECB published no rates on (besides weekends), as in the real file. */
+const NO_PUBLICATION = new Set([
+  '2024-01-01',
+  '2024-03-29',
+  '2024-04-01',
+  '2024-05-01',
+  '2024-12-25',
+  '2024-12-26',
+]);
+
+const published = (day: DateTime) => day.weekday <= 5 && !NO_PUBLICATION.has(day.toISODate() ?? '');
+
+/** eurofxref-hist.csv's layout: newest day first, a trailing comma, N/A where not quoted. */
+function ecbHistCsv(): string {
+  const lines: string[] = [];
+  for (
+    let day = DateTime.fromISO('2025-12-31', { zone: 'UTC' });
+    day.toISODate() !== '2022-11-30';
+    day = day.minus({ days: 1 })
+  ) {
+    if (published(day))
+      lines.push(`${day.toISODate()},${usdPerEuro(day.toISODate() as string)},161.17,N/A,0.8512,`);
+  }
+  return `Date,USD,JPY,CYP,GBP,\n${lines.join('\n')}\n`;
+}
+
+describe('pbs-export run --tax-rules de --rates ecb:eurofxref-hist.csv', () => {
+  let dir: string;
+  let run: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pbs-fx-de-'));
+    await writeFile(join(dir, 'eurofxref-hist.csv'), ecbHistCsv());
+    const io = captureIo();
+    const code = await main(
+      [
+        ...['run', '--simulator', '--profile', 'demo', '--period', '2024', '--time-zone', 'Europe/Berlin'],
+        ...['--report', 'gains', '--tax-rules', 'de', '--format', 'csv', '--out', join(dir, 'out')],
+        ...['--rates', `ecb:${join(dir, 'eurofxref-hist.csv')}`],
+      ],
+      io.io,
+    );
+    expect({ code, err: io.stderr() }).toMatchObject({ code: 0 });
+    const [runDir] = await readdir(join(dir, 'out/reports/demo/2024'));
+    run = join(dir, 'out/reports/demo/2024', runDir as string);
+  }, 120_000);
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('converts each USD value at the ECB rate of its Berlin day, or of the latest publication before a weekend or holiday', async () => {
+    const lines = await csvRows(join(run, 'demo_2024_fx_conversions_exact.csv'));
+    const checked = lines.filter((_, index) => index % 13 === 0);
+    const expected = checked.map((line) => {
+      let day = DateTime.fromISO(line.date as string, { zone: 'Europe/Berlin' }).startOf('day');
+      while (!published(day)) day = day.minus({ days: 1 });
+      const of = day.toISODate() as string;
+      return {
+        of,
+        value: new HistoryBig(line.value as string)
+          .div(usdPerEuro(of))
+          .round(18, BigJs.roundHalfEven)
+          .toFixed(),
+      };
+    });
+    expect(
+      checked.map((line) => ({
+        of: line.rate_of,
+        value: new HistoryBig(line.value_converted as string).toFixed(),
+      })),
+    ).toEqual(expected);
+    expect(checked.some((line) => line.rate_of !== line.day)).toBe(true);
+  });
+
+  it('refuses --rates with generic rules, which name no currency to convert into, exit 2 naming gains.rates', async () => {
+    const io = captureIo();
+    const code = await main(
+      [
+        ...['run', '--simulator', '--period', '2024', '--report', 'gains', '--out', join(dir, 'generic')],
+        ...['--rates', join(dir, 'eurofxref-hist.csv')],
+      ],
+      io.io,
+    );
+    expect({ code, err: io.stderr().split('\n')[0] }).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('gains.rates: needs gains.currency'),
+    });
+  });
+});
