@@ -201,6 +201,32 @@ describe('pbs-export run --tax-rules uk --rates (HMRC monthly XML files)', () =>
     );
   });
 
+  it('refuses to rebuild from the snapshot with a rates file changed since the run, exit 2 naming the file', async () => {
+    const snapshot = join(converted, 'demo_2024-04-06_2025-04-05_snapshot.ndjson.gz');
+    await mkdir(join(dir, 'changed'));
+    const may = join(dir, 'changed', 'monthly_xml_2024-05.xml');
+    await writeFile(may, hmrcMonthXml(2024, 5).replace(usdPerPound(2024, 5), '1.3000'));
+    const files = rateFiles.map((file) => (file.endsWith('monthly_xml_2024-05.xml') ? may : file));
+    const changed = captureIo();
+    const code = await main(
+      [
+        'render',
+        '--snapshot',
+        snapshot,
+        ...files.flatMap((file) => ['--rates', file]),
+        '--out',
+        join(dir, 'changed'),
+      ],
+      changed.io,
+    );
+    expect({ code, err: changed.stderr().split('\n')[0] }).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(
+        /^error: --rates: the rates files given are not the ones this run was made with: give .*monthly_xml_2024-05\.xml \(sha256 [0-9a-f]{64}\)/,
+      ),
+    });
+  });
+
   it('refuses to rebuild from the snapshot without its rates files, exit 2 naming --rates', async () => {
     const snapshot = join(converted, 'demo_2024-04-06_2025-04-05_snapshot.ndjson.gz');
     const without = captureIo();
