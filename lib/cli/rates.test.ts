@@ -28,13 +28,22 @@ describe('--rates', () => {
   it('records the source and each file with its sha256 in gains.rates, keeping the other gains fields', async () => {
     await writeFile(join(dir, 'may.xml'), MAY);
     const table = await readRates([{ path: join(dir, 'may.xml') }]);
-    expect(withRates({ profile: 'demo', gains: { taxRules: 'uk' } }, table)).toEqual({
+    expect(withRates({ profile: 'demo', reports: ['gains'], gains: { taxRules: 'uk' } }, table)).toEqual({
       profile: 'demo',
+      reports: ['gains'],
       gains: {
         taxRules: 'uk',
         rates: { source: 'hmrc', files: { 'may.xml': expect.stringMatching(/^[0-9a-f]{64}$/) } },
       },
     });
+  });
+
+  it('refuses --rates without the gains report, whose values are the only ones converted', async () => {
+    await writeFile(join(dir, 'may.xml'), MAY);
+    const table = await readRates([{ path: join(dir, 'may.xml') }]);
+    expect(() => withRates({ profile: 'demo', reports: ['transactions'] }, table)).toThrow(
+      '--rates: converts the values of the gains reports: add --report gains',
+    );
   });
 
   it('refuses a file that cannot be read, or holds another source than said, naming --rates and the file', async () => {

@@ -58,9 +58,14 @@ export async function readRates(flags: readonly RatesFlag[]): Promise<RateTable>
 
 /**
  * `request` (CLI input, not yet validated) with `gains.rates` naming the table's source and files,
- * so the snapshot and the manifest record which files converted the values.
+ * so the snapshot and the manifest record which files converted the values. Refused without the
+ * gains report, the only one converted.
  */
 export function withRates(request: Record<string, unknown>, table: RateTable): Record<string, unknown> {
+  const reports = request.reports;
+  if (!Array.isArray(reports) || !reports.includes('gains')) {
+    throw new ValidationError('--rates', 'converts the values of the gains reports: add --report gains');
+  }
   const gains = (request.gains as Record<string, unknown> | undefined) ?? {};
   const files = Object.fromEntries(table.files.map((file) => [file.name, file.sha256]));
   return { ...request, gains: { ...gains, rates: { source: table.source, files } } };

@@ -293,7 +293,7 @@ export function checkGainsCurrency(tx: CanonicalTransaction, currency: string, t
   const theirs = found === null ? "the data's currency" : found;
   throw new ValidationError(
     'gains.currency',
-    `${taxRules} figures are in ${currency}, but transaction ${tx.id} has values in ${data}; the service offers no other currency and the engine does not convert. Export data valued in ${currency}, or set gains.currency (CLI --gains-currency) to ${theirs} to compute in it anyway (the figures are then not ${currency} and must be converted before filing)`,
+    `${taxRules} figures are in ${currency}, but transaction ${tx.id} has values in ${data}; the service offers no other currency and the engine does not convert. Convert at published rates (gains.rates, CLI --rates FILE: HMRC's or the ECB's rate files), export data valued in ${currency}, or set gains.currency (CLI --gains-currency) to ${theirs} to compute in it anyway (the figures are then not ${currency} and must be converted before filing)`,
   );
 }
 
