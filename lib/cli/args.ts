@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ValidationError } from '../errors.ts';
+import { parseRatesFlags, type RatesFlag } from './rates.ts';
 import { closestFlag } from './suggest.ts';
 
 /** Where the files go. */
@@ -21,6 +22,8 @@ export interface RunCommand {
   service: ServiceChoice;
   destination: Destination;
   concurrency?: number;
+  /** `--rates`: the published rates files that convert the gains' values. */
+  rates?: RatesFlag[];
 }
 
 export interface RenderCommand {
@@ -32,6 +35,8 @@ export interface RenderCommand {
    * reports, gains options), as given: validated later against the snapshot's request.
    */
   presentation: Record<string, unknown>;
+  /** `--rates`: the rates files the snapshot's run was made with. */
+  rates?: RatesFlag[];
 }
 
 export interface HelpCommand {
@@ -92,6 +97,9 @@ Request:
                                  (default: uk GBP, de EUR, us USD; generic: not checked)
   --broker-reporting B           gains, us only: what a broker reported, which picks the Form 8949
                                  box: none, basis-reported or basis-not-reported (default: none)
+  --rates [ecb:|hmrc:]FILE       gains: convert values not in the gains currency at the published
+                                 rates of this file (ECB eurofxref CSV, ZIP or XML; HMRC monthly
+                                 XML or CSV); repeatable, one source (render: the run's files)
   --delimiter D                  CSV delimiter: , ; or tab                      (default: ,)
   --decimal-separator S          CSV decimal separator: . or ,                  (default: .)
   --conflicting-copies C         An id sent twice with different content: fail, first or last
@@ -140,6 +148,7 @@ const options = {
   'transfer-tolerance-hours': { type: 'string' },
   'gains-currency': { type: 'string' },
   'broker-reporting': { type: 'string' },
+  rates: { type: 'string', multiple: true },
   delimiter: { type: 'string' },
   'decimal-separator': { type: 'string' },
   'conflicting-copies': { type: 'string' },
@@ -192,6 +201,7 @@ export function parseCommandLine(
       snapshot: values.snapshot,
       destination,
       presentation: requestInput(values, { profile: false }),
+      ...(values.rates ? { rates: parseRatesFlags(values.rates) } : {}),
     };
   }
   if (command !== 'run')
@@ -229,6 +239,7 @@ export function parseCommandLine(
     service,
     destination,
     ...concurrency,
+    ...(values.rates ? { rates: parseRatesFlags(values.rates) } : {}),
   };
 }
 
@@ -288,7 +299,7 @@ function textFields(values: Record<string, unknown>, flags: Record<string, strin
 
 /** Refuses, by name and with the reason, each flag given to `render` that it cannot apply. */
 function refuseOutsideRender(values: Record<string, unknown>): void {
-  const ignored = new Set(['snapshot', 'out', 's3', 's3-endpoint', 's3-region', 'help', 'version']);
+  const ignored = new Set(['snapshot', 'out', 's3', 's3-endpoint', 's3-region', 'help', 'version', 'rates']);
   for (const [name, value] of Object.entries(values)) {
     if (value === undefined || ignored.has(name) || RENDER_FLAGS.has(name)) continue;
     const reason = RENDER_REFUSALS.find(([flags]) => flags.includes(name))?.[1] ?? 'does not apply to render';

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ConfigFileUnreadableError, ValidationError } from '../errors.ts';
 import {
+  type ExportRequest,
   GENERATOR,
   newRunId,
   openRunScratch,
@@ -15,6 +16,7 @@ import {
   runExport,
   runPrefix,
 } from '../export/index.ts';
+import type { RateTable } from '../fx/index.ts';
 import type { PbsClient } from '../pbs/index.ts';
 import { secretRedactor } from '../redaction.ts';
 import { createServiceClient } from '../service-client.ts';
@@ -34,6 +36,7 @@ import { type CliCommand, type Destination, parseCommandLine, type RunCommand, U
 import { describeError, inCliWords } from './messages.ts';
 import { checkDestination } from './preflight.ts';
 import { createProgressReporter } from './progress.ts';
+import { readRates, withRates } from './rates.ts';
 import { applyPresentation, readSnapshotForRender } from './render-options.ts';
 import { stopExitCode } from './signals.ts';
 import { printLinks, printSummary } from './summary.ts';
@@ -102,7 +105,8 @@ function parseRequest(input: Record<string, unknown>) {
 }
 
 async function run(command: RunCommand, io: RedactingIo): Promise<number> {
-  const request = parseRequest(command.request);
+  const rates = command.rates ? await readRates(command.rates) : undefined;
+  const request = parseRequest(rates ? withRates(command.request, rates) : command.request);
   const s3 = createS3(command.destination);
   await checkDestination(command.destination, s3);
   const service = await connect(command, request.profile, io);
@@ -120,6 +124,7 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
       ...(io.signal ? { signal: io.signal } : {}),
       onProgress: progress.update,
       warn: (message) => io.stderr.write(`warning: ${message}\n`),
+      ...(rates ? { rates } : {}),
     }).finally(() => progress.stop());
     printSummary(io.stdout, result.manifest, sink.root);
     if (presign) printLinks(io.stdout, await presign(result.manifest.files), LINK_EXPIRY_SECONDS);
@@ -133,6 +138,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   const snapshot = await readSnapshotForRender(command.snapshot, readSnapshotHeader);
   const request = applyPresentation(parseExportRequest(snapshot.request), command.presentation);
   const header = { ...snapshot, request };
+  const rates = await renderRates(command, request);
   const runId = newRunId(io.now());
   const s3 = createS3(command.destination);
   await checkDestination(command.destination, s3);
@@ -148,6 +154,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
       generator: GENERATOR,
       counts: { renderedFromSnapshot: 1 },
       workDir,
+      ...(rates ? { rates } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
     });
     const { manifest } = await publishReports(rendered, {
@@ -162,6 +169,28 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The rates files a render from a snapshot needs: the run's own (`gains.rates` names them; the
+ * gains feed checks their SHA-256s), and none when the run converted nothing.
+ */
+async function renderRates(
+  command: Extract<CliCommand, { command: 'render' }>,
+  request: ExportRequest,
+): Promise<RateTable | undefined> {
+  const asked = request.gains?.rates;
+  if (command.rates === undefined) {
+    if (asked === undefined) return undefined;
+    const names = Object.keys(asked.files ?? {}).join(', ');
+    throw new ValidationError(
+      '--rates',
+      `the snapshot's run converted values at ${asked.source.toUpperCase()} rates: give its rates files (${names})`,
+    );
+  }
+  if (asked === undefined)
+    throw new ValidationError('--rates', "the snapshot's run converted no values: leave --rates out");
+  return readRates(command.rates);
 }
 
 interface Connection {

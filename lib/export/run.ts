@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RateTable } from '../fx/index.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import { messageOf } from '../storage/errors.ts';
 import type { Digest } from '../storage/hashing.ts';
@@ -89,6 +90,8 @@ export interface ExportDeps {
   generator?: { name: string; version: string };
   onProgress?: (progress: ExportProgress) => void;
   warn?: (message: string) => void;
+  /** The rates files' table when the request asks for `gains.rates` (the trigger reads the files). */
+  rates?: RateTable;
 }
 
 export interface ExportResult {
@@ -202,6 +205,8 @@ export interface AssembleDeps {
   workDir: string;
   onProgress?: (progress: ExportProgress) => void;
   warn?: (message: string) => void;
+  /** The rates of `gains.rates`, for the gains feed. */
+  rates?: RateTable;
 }
 
 /** An assembled run: its snapshot, and the report model that observed every record of it. */
@@ -244,6 +249,7 @@ export async function assembleExport(
     now: () => deps.startedAt,
     live,
     ...(deps.warn ? { warn: deps.warn } : {}),
+    ...(deps.rates ? { rates: deps.rates } : {}),
   });
   try {
     let header: SnapshotHeader | undefined;

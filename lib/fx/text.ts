@@ -115,23 +115,29 @@ const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', '
  * `31/01/2024`, `31 January 2024` (the ECB's daily CSV). `null` when not a real day.
  */
 export function dayText(text: string): string | null {
-  const t = text.trim();
-  let year: number;
-  let month: number;
-  let day: number;
-  let m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
-  if (m) [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  else if ((m = /^(\d{1,2})[/ ]([A-Za-z]+)[/ ](\d{4})$/.exec(t))) {
-    month = MONTHS.indexOf((m[2] as string).slice(0, 3).toLowerCase()) + 1;
-    if (month === 0 || ((m[2] as string).length > 3 && !isMonthName(m[2] as string))) return null;
-    [year, day] = [Number(m[3]), Number(m[1])];
-  } else if ((m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(t)))
-    [year, month, day] = [Number(m[3]), Number(m[2]), Number(m[1])];
-  else return null;
+  const parts = dayParts(text.trim());
+  if (parts === null) return null;
+  const [year, month, day] = parts;
   const date = new Date(Date.UTC(year, month - 1, day));
   if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
     return null;
   return date.toISOString().slice(0, 10);
+}
+
+/** Year, month (1–12) and day of the forms {@link dayText} reads, not yet checked to exist. */
+function dayParts(t: string): [number, number, number] | null {
+  const iso = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
+  if (iso) return [Number(iso[1]), Number(iso[2]), Number(iso[3])];
+  const named = /^(\d{1,2})[/ ]([A-Za-z]+)[/ ](\d{4})$/.exec(t);
+  if (named) {
+    const name = (named[2] as string).toLowerCase();
+    const month = MONTHS.indexOf(name.slice(0, 3)) + 1;
+    if (month === 0 || (name.length > 3 && !isMonthName(name))) return null;
+    return [Number(named[3]), month, Number(named[1])];
+  }
+  const numeric = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(t);
+  if (numeric) return [Number(numeric[3]), Number(numeric[2]), Number(numeric[1])];
+  return null;
 }
 
 function isMonthName(name: string): boolean {

@@ -5,6 +5,7 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { ValidationError } from '../../errors.ts';
+import { RATE_SOURCES } from '../../fx/index.ts';
 import { BROKER_REPORTING } from '../../gains/form8949.ts';
 import { resolveChoices, ruleConflicts, ruleSet, TAX_RULES } from '../../gains/rules.ts';
 import { LOT_METHODS, POOLINGS, type TaxRules } from '../../gains/types.ts';
@@ -115,12 +116,34 @@ const gainsInputSchema = z.strictObject({
    * `basis-not-reported` (H/K, B/E). Default `none`.
    */
   brokerReporting: z.enum(BROKER_REPORTING).optional(),
+  /**
+   * Values not in `currency` are converted into it before the engine, at the published rates of
+   * `source` (`ecb`: the ECB's daily euro reference rates; `hmrc`: HMRC's monthly rates) of each
+   * transaction's day. `files` (name → SHA-256) are the rates files, filled in by the trigger
+   * that reads them (the CLI's `--rates`), so the snapshot and manifest record them.
+   */
+  rates: z
+    .strictObject({
+      source: z.enum(RATE_SOURCES),
+      files: z
+        .record(z.string().min(1).max(255), z.string().regex(/^[0-9a-f]{64}$/, 'expected a SHA-256 in hex'))
+        .optional(),
+    })
+    .optional(),
 });
 
 const gainsSchema = gainsInputSchema
   .superRefine((gains, ctx) => {
     for (const conflict of ruleConflicts(gains.taxRules, gains)) {
       ctx.addIssue({ code: 'custom', message: conflict.reason, path: [conflict.field] });
+    }
+    const currency = gains.currency === undefined ? ruleSet(gains.taxRules).currency : gains.currency;
+    if (gains.rates !== undefined && currency === null) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'needs gains.currency, the currency to convert into (generic rules name none)',
+        path: ['rates'],
+      });
     }
     if (gains.brokerReporting !== undefined && gains.taxRules !== 'us') {
       ctx.addIssue({

@@ -299,6 +299,12 @@ describe('checkGainsCurrency', () => {
     );
   });
 
+  it('names the conversion at published rates as the way to figures in the currency', () => {
+    expect(() => checkGainsCurrency(valued('USD'), 'GBP', 'uk')).toThrow(
+      /Convert at published rates \(gains\.rates, CLI --rates FILE/,
+    );
+  });
+
   it('throws for a fee in another currency', () => {
     expect(() => checkGainsCurrency(valued('EUR', 'USD'), 'EUR', 'de')).toThrow(/has values in USD/);
   });

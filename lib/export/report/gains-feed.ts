@@ -4,6 +4,7 @@ import type { CanonicalTransaction } from '../../domain/index.ts';
 import { minorUnit } from '../../domain/money.ts';
 import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
 import { ValidationError } from '../../errors.ts';
+import type { RateTable } from '../../fx/index.ts';
 import { withCurrency } from '../../gains/currency-column.ts';
 import { createForm8949 } from '../../gains/form8949.ts';
 import {
@@ -39,6 +40,7 @@ import {
 import { matchingHorizon } from '../../gains/rules/uk/thirty-days.ts';
 import { type ExportRequest, parseGainsOptions } from '../plan/request.ts';
 import { readNdjsonLines } from '../snapshot/snapshot.ts';
+import { createFxStep, type FxLine } from './fx-step.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -74,6 +76,8 @@ export interface GainsFeedOptions {
   spoolDir?: string;
   /** The clock: with HMRC identification, the days after the period are used only up to now. */
   now?: () => Date;
+  /** The rates of `gains.rates` (the files the trigger read), for values not in `gains.currency`. */
+  rates?: RateTable;
 }
 
 /** Lines kept in a JSON-lines file or in memory, read back in the order they were added. */
@@ -182,6 +186,7 @@ export function createGainsFeed(
           coverage: createCoverage(coverageOptions(engine.options)),
         })
       : null;
+  const fx = createFxStep(request, taxYearZone(request), options.rates, store<FxLine>('gains-fx.jsonl'));
   const currencies = createCurrencies(gains.currency ?? null, gains.taxRules);
   let warningCount = 0;
   const pending: string[] = [];
@@ -238,7 +243,8 @@ export function createGainsFeed(
     },
   });
   return {
-    add(windowLabel, tx) {
+    add(windowLabel, given) {
+      const tx = fx.convert(given);
       currencies.see(tx);
       if (windowLabel !== batchWindow) {
         // Every transaction of the earlier windows is in: everything before the latest of them is
@@ -287,7 +293,9 @@ export function createGainsFeed(
         spooledTable(exactSpec(disposalsSpec(request.timeZone, hmrc)), exactDisposals, disposalRow),
         fixed(exactSpec(gainsSummarySpec()), () => exactSummary.rows()),
         fixed(exactSpec(incomeSpec()), () => exactIncome.rows()),
-      ].map((table) => withCurrency(table, money.currency));
+      ]
+        .map((table) => withCurrency(table, money.currency))
+        .concat([fx.table()].filter((table) => table !== null));
     },
     pendingMatches: () => {
       result();
@@ -300,6 +308,7 @@ export function createGainsFeed(
         gainsLotsMatched: counts.lotsMatched,
         gainsDisposals: counts.disposals,
         gainsWarnings: warningCount + currencies.warnings().length,
+        ...(request.gains?.rates === undefined ? {} : { fxConverted: fx.converted() }),
       };
     },
   };
@@ -323,7 +332,7 @@ export function checkGainsCurrency(tx: CanonicalTransaction, currency: string, t
   const theirs = found === null ? "the data's currency" : found;
   throw new ValidationError(
     'gains.currency',
-    `${taxRules} figures are in ${currency}, but transaction ${tx.id} has values in ${data}; the service offers no other currency and the engine does not convert. Export data valued in ${currency}, or set gains.currency (CLI --gains-currency) to ${theirs} to compute in it anyway (the figures are then not ${currency} and must be converted before filing)`,
+    `${taxRules} figures are in ${currency}, but transaction ${tx.id} has values in ${data}; the service offers no other currency and the engine does not convert. Convert at published rates (gains.rates, CLI --rates FILE: HMRC's or the ECB's rate files), export data valued in ${currency}, or set gains.currency (CLI --gains-currency) to ${theirs} to compute in it anyway (the figures are then not ${currency} and must be converted before filing)`,
   );
 }
 

@@ -11,6 +11,7 @@ import { ruleSet } from '../../gains/rules.ts';
 import type { TaxRules } from '../../gains/types.ts';
 import { periodLabel, periodRange } from '../plan/period.ts';
 import type { ExportRequest } from '../plan/request.ts';
+import { conversionWords } from './fx-step.ts';
 import { FEE_TREATMENT, gainsEngineOptions, taxYearZone } from './gains-feed.ts';
 import type { MoneyRounding } from './money-rounding.ts';
 
@@ -352,7 +353,13 @@ export function gainsPolicyPairs(gains: NonNullable<ReadmeInput['request']['gain
       'a fiat fee on a transfer between own accounts',
       gains.transferFee === 'dropped' ? 'not counted' : "added to the moved lots' basis",
     ],
-    ['figures in', currencyWords(gains.taxRules, gains.currency ?? null)],
+    ['figures in', currencyWords(gains.taxRules, gains.currency ?? null, gains.rates !== undefined)],
+    ...(gains.rates === undefined
+      ? []
+      : ([['currency conversion', conversionWords(gains.rates, gains.currency ?? '', gains.taxRules)]] as [
+          string,
+          string,
+        ][])),
     ...(gains.brokerReporting === undefined
       ? []
       : ([['Form 8949 box', BROKER_WORDS[gains.brokerReporting] ?? gains.brokerReporting]] as [
@@ -363,8 +370,10 @@ export function gainsPolicyPairs(gains: NonNullable<ReadmeInput['request']['gain
 }
 
 /** The currency of the figures, and a warning when it is not the rule set's. */
-function currencyWords(taxRules: string, currency: string | null): string {
+function currencyWords(taxRules: string, currency: string | null, converted: boolean): string {
   const own = ruleSet(taxRules as TaxRules).currency;
+  if (converted && currency !== null)
+    return `${currency} (values in other currencies converted into it at published rates: see "currency conversion")`;
   if (currency === null)
     return own === null
       ? "the data's own currency (not checked, not converted)"

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { TableSource } from '../../domain/table.ts';
+import type { RateTable } from '../../fx/index.ts';
 import { type Digest, HashingStream, hashedFile } from '../../storage/hashing.ts';
 import { periodLabel, periodRange } from '../plan/period.ts';
 import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
@@ -47,6 +48,8 @@ export interface RenderInput {
   live?: LiveOutputs;
   /** Stops rendering (Ctrl-C, SIGTERM): the file being written is destroyed and the promise rejects. */
   signal?: AbortSignal;
+  /** The rates files of `gains.rates`, read again for a render from a snapshot (without `model`). */
+  rates?: RateTable;
 }
 
 /** One rendered file, complete in the scratch folder (or the snapshot itself), ready to publish. */
@@ -151,7 +154,8 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
   const request: ExportRequest = parseExportRequest(input.header.request);
   const formats = input.formats ?? request.formats;
   const baseName = `${request.profile}_${periodLabel(request.period)}`;
-  const model = input.model ?? (await observeSnapshot(input.snapshotFile, input.header, request));
+  const model =
+    input.model ?? (await observeSnapshot(input.snapshotFile, input.header, request, input.rates));
   const tables = model.tables(input.snapshotFile);
   // Companions for machines (the exact figures of rounded tables) are files, not sheets.
   const sheets = tables.filter((table) => table.spec.csvOnly !== true);

@@ -1,6 +1,7 @@
 import type { CanonicalTransaction } from '../../domain/index.ts';
 import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
 import { PbsExportError } from '../../errors.ts';
+import type { RateTable } from '../../fx/index.ts';
 import { getPath } from '../../pbs/path.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
 import { periodRange } from '../plan/period.ts';
@@ -84,6 +85,8 @@ export function createReportModel(
     live?: LiveListener;
     /** Told when the live rows are given up and the tables will be rendered from the snapshot. */
     warn?: (message: string) => void;
+    /** The rates of `gains.rates` (see `createGainsFeed`). */
+    rates?: RateTable;
   } = {},
 ): ReportModel {
   const normalizer = createNormalizer({ fields, timeZone: request.timeZone });
@@ -269,9 +272,13 @@ export async function observeSnapshot(
   snapshotFile: string,
   header: SnapshotHeader,
   request: ExportRequest,
+  rates?: RateTable,
 ): Promise<ReportModel> {
   // The data is as it was when the snapshot was made: days after that were not over.
-  const model = createReportModel(header.fields, request, { now: () => new Date(header.createdAt) });
+  const model = createReportModel(header.fields, request, {
+    now: () => new Date(header.createdAt),
+    ...(rates === undefined ? {} : { rates }),
+  });
   for await (const record of readSnapshotRecords(snapshotFile)) model.observe(record);
   return model;
 }
