@@ -175,7 +175,7 @@ describe('a destination that cannot take the files fails before the first reques
       );
     });
 
-    it('leaves no probe object behind in a bucket that takes the files', async () => {
+    it('leaves no probe object behind in a bucket that takes the files, and says once that Node 22 is recommended', async () => {
       const result = await cli(
         [
           'run',
@@ -196,6 +196,11 @@ describe('a destination that cannot take the files fails before the first reques
 
       expect(result.code).toBe(0);
       expect(keys.filter((key) => !key.startsWith('exports/reports/demo/2024-06/'))).toEqual([]);
+      // On Node 20 the AWS SDK's nine-line notice is replaced by one line of the CLI's, once.
+      expect({
+        sdkNotice: result.stderr.includes('NodeVersionSupportWarning'),
+        notices: result.stderr.match(/Node 22 is recommended/g)?.length ?? 0,
+      }).toEqual({ sdkNotice: false, notices: Number(process.versions.node.split('.')[0]) < 22 ? 1 : 0 });
     });
   });
 });
