@@ -178,4 +178,44 @@ describe('parseCommandLine', () => {
   it('returns help for no arguments', () => {
     expect(parseCommandLine([], {})).toEqual({ command: 'help' });
   });
+
+  it('returns version for --version', () => {
+    expect(parseCommandLine(['--version'], {})).toEqual({ command: 'version' });
+  });
+
+  it.each([
+    ['--profil', /^--profil: unknown flag \(did you mean --profile\?\)/],
+    ['--time-zome', /^--time-zome: unknown flag \(did you mean --time-zone\?\)/],
+    ['--xyzzy', /^--xyzzy: unknown flag; /],
+  ])('refuses the unknown flag %s with the closest known one, if any is close', (flag, message) => {
+    expect(() => parseCommandLine(['run', flag, 'x'], {})).toThrow(message);
+  });
+
+  it('names a flag missing its value, and a switch given one', () => {
+    expect(() => parseCommandLine(['run', '--period'], {})).toThrow(/^--period: needs a value$/);
+    expect(() => parseCommandLine(['run', '--simulator=yes'], {})).toThrow(/^--simulator: takes no value$/);
+  });
+
+  it('returns the presentation flags of render as request fields', () => {
+    expect(
+      parseCommandLine(
+        ['render', '--snapshot', 's.gz', '--format', 'csv', '--delimiter', 'tab', '--report', 'transactions'],
+        {},
+      ),
+    ).toEqual({
+      command: 'render',
+      snapshot: 's.gz',
+      destination: { kind: 'folder', dir: 'out' },
+      presentation: { formats: ['csv'], csv: { delimiter: '\t' }, reports: ['transactions'] },
+    });
+  });
+
+  it.each([
+    ['--period', '2024', /^--period: render cannot apply it: changes what is fetched/],
+    ['--time-zone', 'UTC', /^--time-zone: render cannot apply it: sets the period's bounds/],
+    ['--conflicting-copies', 'last', /^--conflicting-copies: render cannot apply it: was applied when/],
+    ['--concurrency', '2', /^--concurrency: render cannot apply it: render calls no service/],
+  ])('refuses %s on render by name, with the reason', (flag, value, message) => {
+    expect(() => parseCommandLine(['render', '--snapshot', 's.gz', flag, value], {})).toThrow(message);
+  });
 });

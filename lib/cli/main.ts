@@ -49,6 +49,8 @@ export interface CliIo {
   now: () => Date;
   /** Aborted on SIGINT/SIGTERM (see `stopOnSignals`): the run stops and removes what it wrote. */
   signal?: AbortSignal;
+  /** The running Node's version (`process.version`): on one past its end of life, S3 commands say so once. */
+  nodeVersion?: string;
 }
 
 /**
@@ -107,7 +109,7 @@ function parseRequest(input: Record<string, unknown>) {
 async function run(command: RunCommand, io: RedactingIo): Promise<number> {
   const rates = command.rates ? await readRates(command.rates) : undefined;
   const request = parseRequest(rates ? withRates(command.request, rates) : command.request);
-  const s3 = createS3(command.destination);
+  const s3 = createS3(command.destination, io);
   await checkDestination(command.destination, s3);
   const service = await connect(command, request.profile, io);
   try {
@@ -140,7 +142,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   const header = { ...snapshot, request };
   const rates = await renderRates(command, request);
   const runId = newRunId(io.now());
-  const s3 = createS3(command.destination);
+  const s3 = createS3(command.destination, io);
   await checkDestination(command.destination, s3);
   const { sink, presign } = createSink(command.destination, io, s3);
   const warn = (message: string) => io.stderr.write(`warning: ${visible(message)}\n`);
@@ -311,9 +313,24 @@ function createSink(destination: Destination, io: CliIo, client: S3Client | unde
   };
 }
 
-/** The S3 client of an S3 destination (one for the check and the run), none for a folder. */
-function createS3(destination: Destination): S3Client | undefined {
+/** The first Node major version the AWS SDK keeps supporting after January 2027 (and Lambda runs). */
+const RECOMMENDED_NODE_MAJOR = 22;
+
+/**
+ * The S3 client of an S3 destination (one for the check and the run), none for a folder. On a
+ * Node older than 22 it says so in one line: `bin/pbs-export.ts` turns off the SDK's own
+ * nine-line notice (`AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED`), which says the same.
+ */
+function createS3(destination: Destination, io: CliIo): S3Client | undefined {
   if (destination.kind === 'folder') return undefined;
+  const version = io.nodeVersion;
+  const major = Number(/^v(\d+)\./.exec(version ?? '')?.[1] ?? RECOMMENDED_NODE_MAJOR);
+  if (major < RECOMMENDED_NODE_MAJOR) {
+    io.stderr.write(
+      `note: Node ${version} is past its end of life; Node ${RECOMMENDED_NODE_MAJOR} is recommended ` +
+        `(AWS SDK releases after January 2027 need it)\n`,
+    );
+  }
   return createS3Client({
     region: destination.region ?? 'us-east-1',
     ...(destination.endpoint !== undefined ? { endpoint: destination.endpoint, forcePathStyle: true } : {}),

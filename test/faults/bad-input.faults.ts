@@ -15,6 +15,7 @@ import { IANAZone } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SIMULATED_TRANSACTIONS, parseCommandLine } from '../../lib/cli/args.ts';
 import { type CliIo, main } from '../../lib/cli/main.ts';
+import { flagOfField } from '../../lib/cli/messages.ts';
 import { ValidationError } from '../../lib/errors.ts';
 import {
   formatPath,
@@ -1002,7 +1003,10 @@ describe('the CLI fed bad flags', () => {
           tally.add('tried');
           if (code === 'threw' || code === 1) tally.add('crashed');
           if (reached) tally.add('reachedService');
-          const named = names.some((name) => firstLine.includes(name));
+          // The CLI names a request field by its flag (`csv.decimalSeparator` → `--decimal-separator`).
+          const named = names.some(
+            (name) => firstLine.includes(name) || firstLine.includes(flagOfField(name) ?? name),
+          );
           if (code === 2 && !reached && named) tally.add('rejectedCleanly');
           expect({ code, reached, firstLine: named ? 'names it' : firstLine }).toEqual({
             code: 2,
