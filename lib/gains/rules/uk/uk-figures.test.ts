@@ -138,8 +138,8 @@ describe('uk: the 30 days after the period end (issue 24, item 3)', () => {
   ];
 
   it('returns a 1 April sale matched with the 10 April purchase (gain £400), the reports kept to the period', async () => {
-    // The history reaches 30 days past 5 April: 6 May 2025, London midnight.
-    const result = uk(history(), { period, historyEnd: '2025-05-06T23:00:00Z' });
+    // The history reaches 30 days past 5 April: through 5 May 2025 (London midnight after it).
+    const result = uk(history(), { period, historyEnd: '2025-05-05T23:00:00Z' });
     expect(lines(result)).toEqual([['thirty-day', '1', '2000', '1600', '400']]);
     expect(result.warnings).toEqual([]);
     // The 10 April purchase is not in the period: not in the pool history, nor in the roll-forward.
