@@ -307,22 +307,26 @@ export async function assembleExport(
  */
 function changesOf(request: ExportRequest, deps: AssembleDeps) {
   const since = resolveChangesSince(request.changesSince as string, request.timeZone);
-  const dropped: string[] = [];
+  // A service that ignores lastModifiedDate sends its whole timeline: count, name only a few.
+  let dropped = 0;
+  const named: string[] = [];
   const filtered = changesSince(deps.client.timeline({ lastModifiedDate: since }), {
     since,
     fields: deps.fields,
-    onDropped: (id) => dropped.push(id),
+    onDropped: (id) => {
+      dropped += 1;
+      if (named.length < 5) named.push(JSON.stringify(id));
+    },
   });
   async function* items() {
     yield* filtered;
-    if (dropped.length === 0) return;
-    const shown = dropped.slice(0, 5).map((id) => JSON.stringify(id));
+    if (dropped === 0) return;
     deps.warn?.(
-      `the timeline sent ${dropped.length} item(s) last modified before ${since.toISOString()} ` +
-        `(${shown.join(', ')}${dropped.length > shown.length ? ', …' : ''}): not changes since then, left out of the changes report`,
+      `the timeline sent ${dropped} item(s) last modified before ${since.toISOString()} ` +
+        `(${named.join(', ')}${dropped > named.length ? ', …' : ''}): not changes since then, left out of the changes report`,
     );
   }
-  return { items: items(), dropped: () => dropped.length };
+  return { items: items(), dropped: () => dropped };
 }
 
 /** The snapshot's first line: the request, where the data came from, the plan and each shard's fetch. */

@@ -79,8 +79,14 @@ export function validateTransactions(
 function plainValidTransaction(item: unknown, fields: TransactionFieldMap, deletedPath?: string): boolean {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return false;
   if (typeof getPath(item, fields.id) !== 'string') return false;
+  if (deletedPath !== undefined && !isDeletedFlag(getPath(item, deletedPath))) return false;
   if (deletedPath !== undefined && getPath(item, deletedPath) === true) return true;
   return readInstant(getPath(item, fields.date), fields.instants).ok;
+}
+
+/** A timeline item's deleted flag as the export reads it: JSON `true` or `false`, or absent. */
+function isDeletedFlag(value: unknown): boolean {
+  return value === undefined || value === null || typeof value === 'boolean';
 }
 
 /** Throws the error zod gives for an item the plain checks refused (returns if zod accepts it). */
@@ -97,7 +103,15 @@ function failTransaction(
   if (!record.success) fail(path, at, record.error.issues[0], 'expected an object');
   const id = stringSchema.safeParse(getPath(item, fields.id));
   if (!id.success) fail(path, `${at}.${fields.id}`, id.error.issues[0], 'expected a string');
-  if (deletedPath !== undefined && getPath(item, deletedPath) === true) return;
+  if (deletedPath !== undefined) {
+    const flag = getPath(item, deletedPath);
+    if (!isDeletedFlag(flag)) {
+      // Guessing would publish a deleted transaction as a live one, or the reverse.
+      const reason = `is ${JSON.stringify(flag)}, not a JSON boolean (item ${JSON.stringify(id.data)})`;
+      throw new PbsResponseError(path, `${at}.${deletedPath}`, reason, false);
+    }
+    if (flag === true) return;
+  }
   const date = instantSchema(fields.instants ?? DEFAULT_INSTANT_READING).safeParse(
     getPath(item, fields.date),
   );

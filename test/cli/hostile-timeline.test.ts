@@ -87,10 +87,25 @@ describe('pbs-export run against a timeline whose deleted flag is not a JSON boo
       const result = await runCli(...CHANGES);
 
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`timeline item "tx-9": field "deleted" is ${flag}, not a JSON boolean`);
+      expect(result.stderr).toMatch(/deleted"?:? is (\S+), not a JSON boolean/);
+      expect(/deleted"?:? is (\S+), not a JSON boolean/.exec(result.stderr)?.[1]).toBe(flag);
+      expect(result.stderr).toContain('"tx-9"');
       expect((await files()).filter((file) => file.endsWith('manifest.json'))).toEqual([]);
     },
   );
+
+  it('exits 1 naming the field and the value for a deleted tombstone without a date', async () => {
+    const tombstone = timelineItem('tx-8', '2025-10-05T08:00:00.000Z', '"yes"').replace(
+      '"date":"2025-03-02T10:00:00.000Z",',
+      '',
+    );
+    server = await timelineServer([tombstone]);
+
+    const result = await runCli(...CHANGES);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('items[0].deleted: is "yes", not a JSON boolean (item "tx-8")');
+  });
 
   it('marks true as deleted, and false or an absent flag as not deleted', async () => {
     server = await timelineServer([

@@ -16,6 +16,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CliIo, main } from '../../lib/cli/main.ts';
 import { secretForms } from '../../lib/redaction.ts';
+import { startSimulator } from '../../lib/simulator/index.ts';
 import {
   type FakeServiceData,
   type HostileHandler,
@@ -138,6 +139,13 @@ describe('amounts sent as JSON numbers', () => {
   });
 });
 
+/** Runs of `length` characters of `text`. */
+function runsOf(text: string, length: number): string[] {
+  return Array.from({ length: Math.max(0, text.length - length + 1) }, (_, at) =>
+    text.slice(at, at + length),
+  );
+}
+
 /** One case that must end cleanly: exit 1, no manifest, the reason named. */
 interface FailureCase {
   name: string;
@@ -150,7 +158,39 @@ interface FailureCase {
 const ONE = (id: string, protocol: string | null = null) =>
   transactionText({ id, date: '2025-03-02T10:00:00.000Z', amount: '"1"', value: '"1"', protocol });
 
+/** A server handler answering the timeline endpoint with `items`, whatever it is asked. */
+const timelineAnswer =
+  (items: string[]): HostileHandler =>
+  (request, response) => {
+    if (!request.url?.startsWith('/v2/transactions/timeline')) return false;
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(
+      `{"items":[${items.join(',')}],"page":1,"pageSize":500,"totalItems":${items.length},"totalPages":1}`,
+    );
+    return true;
+  };
+
+/** A timeline item modified at `lastModified`, with `deleted` spliced in raw (omitted if undefined). */
+const CHANGE = (id: string, lastModified: string, deleted?: string) =>
+  ONE(id).replace(
+    /"lastModifiedDate":"[^"]*"\}$/,
+    `"lastModifiedDate":${JSON.stringify(lastModified)},` +
+      `"source":{"sourceGuid":"6f1c2a9e-0000-4000-8000-000000000001","name":"Wallet"}` +
+      `${deleted === undefined ? '' : `,"deleted":${deleted}`}}`,
+  );
+
+const CHANGES_FLAGS = ['--report', 'transactions,changes', '--changes-since', '2025-10-01'];
+
 const FAILURE_CASES: FailureCase[] = [
+  ...['1', '"yes"', '"TRUE"'].map(
+    (flag): FailureCase => ({
+      name: `a timeline deleted flag sent as ${flag}`,
+      data: { dateBounds: BOUNDS, transactions: [ONE('a')] },
+      handler: timelineAnswer([CHANGE('gone', '2025-10-05T08:00:00.000Z', flag)]),
+      flags: CHANGES_FLAGS,
+      reason: new RegExp(`deleted"?:? is ${flag}, not a JSON boolean`),
+    }),
+  ),
   {
     name: 'latest date-bound before the earliest',
     data: {
@@ -253,6 +293,14 @@ describe('redirects and echoed credentials', () => {
       (text) => JSON.stringify(text),
       (text) => Buffer.from(text).toString('base64'),
       (text) => Buffer.from(text).toString('hex'),
+      (text) => Buffer.from(text).toString('hex').toUpperCase(),
+      (text) => JSON.stringify(text).replace(/\//g, '\\/'),
+      (text) =>
+        JSON.stringify(text).replace(/[&<>]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+      (text) =>
+        [...Buffer.from(text)].map((byte) => `%${byte.toString(16).padStart(2, '0').toUpperCase()}`).join(''),
+      (text) => Buffer.from(`${KEY}:${text}`).toString('base64'),
+      (text) => Buffer.from(`${KEY}:${text}`).toString('base64url'),
     ];
     for (const encode of encodings) {
       const server = await serve({ dateBounds: BOUNDS, transactions: [] }, (_request, response) => {
@@ -261,10 +309,19 @@ describe('redirects and echoed credentials', () => {
         return true;
       });
       const run = await runCli(server);
-      const forms = [...secretForms(KEY), ...secretForms(SECRET)];
+      const forms = [...secretForms(KEY), ...secretForms(SECRET), ...runsOf(encode(SECRET), 8)];
       checks += 1;
       if (forms.some((form) => run.stderr.includes(form))) leaks += 1;
     }
+    // A non-JSON body is shown cut short: the secret straddles the cut.
+    const cutServer = await serve({ dateBounds: BOUNDS, transactions: [] }, (_request, response) => {
+      response.writeHead(400, { 'content-type': 'text/plain' });
+      response.end(`${'x'.repeat(190)}${SECRET} and more`);
+      return true;
+    });
+    const cutRun = await runCli(cutServer);
+    checks += 1;
+    if (runsOf(SECRET, 4).some((run) => cutRun.stderr.includes(run))) leaks += 1;
     recordFigures('security', 'trust: redirects and echoed credentials', {
       checks,
       passed: checks - leaks,
@@ -272,5 +329,93 @@ describe('redirects and echoed credentials', () => {
     });
 
     expect(leaks).toBe(0);
+  });
+});
+
+describe('a timeline that ignores lastModifiedDate', () => {
+  it('lists only the changes since --changes-since, and says how many it left out', async () => {
+    const server = await serve(
+      { dateBounds: BOUNDS, transactions: [ONE('a')] },
+      timelineAnswer([
+        CHANGE('august', '2025-08-14T12:00:00.000Z', 'false'),
+        CHANGE('october', '2025-10-02T12:00:00.000Z', 'true'),
+      ]),
+    );
+
+    const run = await runCli(server, ...CHANGES_FLAGS);
+    const listed = (await run.csv('_changes.csv')).map((row) => row.id);
+    const survived = run.code === 0 && listed.join() === 'october' && /left out/.test(run.stderr);
+    recordFigures('faults', 'trust: a timeline ignoring lastModifiedDate', {
+      injected: 1,
+      survived: survived ? 1 : 0,
+      dataLost: listed.includes('august') ? 1 : 0,
+    });
+
+    expect({ code: run.code, listed }).toEqual({ code: 0, listed: ['october'] });
+  });
+});
+
+describe('a protocol named like the group of no protocol', () => {
+  it('keeps the protocol "(none)" and the transactions of no protocol apart in the summary', async () => {
+    const server = await serve({
+      dateBounds: BOUNDS,
+      metadata: '{"defiProtocols":["(none)"]}',
+      transactions: [ONE('a', '(none)'), ONE('b')],
+      select: (query, items) => {
+        const protocol = query.get('p');
+        return protocol === null
+          ? [...items]
+          : items.filter((item) => JSON.parse(item).protocol === protocol);
+      },
+    });
+
+    const run = await runCli(server, '--protocol', 'all');
+    const rows = (await run.csv('_summary_by_month.csv')).filter((row) => row.month === '2025-03');
+    const groups = rows.map((row) => [row.protocol, row.count]);
+    const apart = groups.length === 2;
+    recordFigures('faults', 'trust: a protocol named "(none)"', {
+      injected: 1,
+      survived: run.code === 0 && apart ? 1 : 0,
+      dataLost: apart ? 0 : 1,
+    });
+
+    expect(groups).toEqual([
+      ['(none)', '1'],
+      ['', '1'],
+    ]);
+  });
+});
+
+describe('the simulator reached as if it were the real service', () => {
+  it('marks the files as demo data', async () => {
+    const simulator = await startSimulator({});
+    cleanups.push(() => simulator.close());
+    const acme = simulator.profiles.find((profile) => profile.name === 'acme');
+    const dir = await mkdtemp(join(tmpdir(), 'pbs-trust-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const io: CliIo = {
+      stdout: { write: () => true },
+      stderr: { write: () => true },
+      env: { PBS_BASE_URL: simulator.url, PBS_API_KEY: acme?.apiKey, PBS_API_SECRET: acme?.apiSecret },
+      now: () => new Date('2026-11-24T10:00:00.000Z'),
+    };
+
+    const code = await main(
+      ['run', '--profile', 'acme', '--period', '2025-03', '--format', 'csv', '--out', dir],
+      io,
+    );
+    const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) =>
+      entry.isFile(),
+    );
+    const readme = files.find((entry) => entry.name === 'README.txt');
+    const text = readme ? await readFile(join(readme.parentPath, readme.name), 'utf8') : '';
+    const marked = /^\uFEFF?DEMO DATA/.test(text);
+    recordFigures('faults', 'trust: the simulator through PBS_BASE_URL', {
+      injected: 1,
+      survived: code === 0 && marked ? 1 : 0,
+      dataLost: 0,
+    });
+
+    expect({ code, marked }).toEqual({ code: 0, marked: true });
   });
 });

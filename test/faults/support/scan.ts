@@ -1,8 +1,9 @@
 /**
  * The secret scan of the security tests: every text a run produced (log lines, error messages, API
  * answers, job records, manifests, every object and file, gzip and XLSX entries expanded) searched
- * for every secret value, in the encodings it could take on the way (as is, URL-encoded, base64,
- * hex uppercased).
+ * for every secret value, in the encodings it could take on the way (as is, URL-encoded with either
+ * case of hex, JSON-escaped with `\/`, base64, base64url, hex of its bytes in either case, a hex
+ * value uppercased).
  */
 import { gunzipSync, inflateRawSync } from 'node:zlib';
 
@@ -72,11 +73,16 @@ export function expandFile(name: string, bytes: Buffer): ScanSource[] {
 
 /** The forms a secret may take in a text. */
 function variants(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
   const forms = new Set([
     value,
     encodeURIComponent(value),
-    Buffer.from(value, 'utf8').toString('base64'),
-    Buffer.from(value, 'utf8').toString('base64url'),
+    encodeURIComponent(value).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+    JSON.stringify(value).slice(1, -1).replace(/\//g, '\\/'),
+    bytes.toString('base64'),
+    bytes.toString('base64url'),
+    bytes.toString('hex'),
+    bytes.toString('hex').toUpperCase(),
   ]);
   if (/^[0-9a-f]+$/.test(value)) forms.add(value.toUpperCase());
   return [...forms].filter((form) => form.length >= 8);
