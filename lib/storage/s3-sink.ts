@@ -20,7 +20,7 @@ import {
   type StagedObject,
 } from './s3-copy.ts';
 import { type RepairResult, repairDeadSets } from './s3-repair.ts';
-import { type SentObject, verifyCopiedObject, verifyStoredObject } from './s3-verify.ts';
+import { type SentObject, verifyCopyAnswer, verifyStoredObject } from './s3-verify.ts';
 import type { Once, Sink, SinkObject, SinkSet, StoredObject } from './sink.ts';
 import { once, trackPending } from './sink.ts';
 
@@ -237,12 +237,9 @@ function openS3Set(settings: SetSettings): SinkSet {
   const place = async (object: StagedObject, signal: AbortSignal | undefined): Promise<void> => {
     signal?.throwIfAborted();
     placed.push(object.finalKey);
-    const copy = copyObject(settings, object).then(() =>
-      // A copy is made by the store alone; what it kept is checked before the manifest follows.
-      verifyCopiedObject(client, bucket, object.finalKey, {
-        bytes: object.bytes,
-        ...(sentMd5.has(object.stagingKey) ? { md5: sentMd5.get(object.stagingKey) } : {}),
-      }),
+    const copy = copyObject(settings, object).then((answer) =>
+      // A copy is made by the store alone: what it says of it is checked before the manifest follows.
+      verifyCopyAnswer(bucket, object.finalKey, answer, sentMd5.get(object.stagingKey)),
     );
     copying.add(copy);
     try {
