@@ -219,6 +219,8 @@ interface SetSettings {
  * server-side copies) can leave some files at their final names without the manifest. The marker
  * lets the next run of this host complete such a set (`repairDeadSets`); a set killed before its
  * marker has nothing at a final name and stays until the bucket's lifecycle rule expires it.
+ * Each object is checked against what the store kept when it is stored (`verifyStoredObject`),
+ * and each copy against what the store answers for it before the next one (the manifest) is made.
  */
 function openS3Set(settings: SetSettings): SinkSet {
   const { client, bucket, prefix, stagingPrefix, finalPrefix, owner } = settings;
