@@ -54,7 +54,7 @@ export const COPY_CONCURRENCY = 4;
  */
 export async function copyManifestLast<T>(
   objects: readonly T[],
-  copy: (object: T) => Promise<void>,
+  copy: (object: T) => Promise<unknown>,
 ): Promise<void> {
   const limit = pLimit(COPY_CONCURRENCY);
   const copies = await Promise.allSettled(objects.slice(0, -1).map((object) => limit(() => copy(object))));
@@ -96,19 +96,27 @@ function copySource(bucket: string, key: string): string {
   return `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
 }
 
+/** What the store answers about a copy it made: its ETag and encryption, when it says. */
+export interface CopyAnswer {
+  ETag?: string | undefined;
+  ServerSideEncryption?: string | undefined;
+  SSECustomerAlgorithm?: string | undefined;
+}
+
 /**
  * Copies a staged object to its final key on the server: one CopyObject up to `copyThreshold`,
  * else a multipart copy in `copyPartSize` ranges (UploadPartCopy), aborted if a part fails.
+ * Resolves with what the store answered about the copy.
  *
  * @throws StorageError naming the final key.
  */
-export async function copyObject(settings: CopySettings, object: StagedObject): Promise<void> {
+export async function copyObject(settings: CopySettings, object: StagedObject): Promise<CopyAnswer> {
   const { client, bucket, copyThreshold, copyPartSize } = settings;
   const location = `s3://${bucket}/${object.finalKey}`;
   const source = copySource(bucket, object.stagingKey);
   if (object.bytes <= copyThreshold) {
     try {
-      await client.send(
+      const copied = await client.send(
         new CopyObjectCommand({
           Bucket: bucket,
           Key: object.finalKey,
@@ -116,10 +124,10 @@ export async function copyObject(settings: CopySettings, object: StagedObject): 
           MetadataDirective: 'COPY',
         }),
       );
+      return { ...copied, ETag: copied.CopyObjectResult?.ETag };
     } catch (error) {
       throw new StorageError(location, `could not copy into place: ${messageOf(error)}`, { cause: error });
     }
-    return;
   }
   let uploadId: string | undefined;
   try {
@@ -146,7 +154,7 @@ export async function copyObject(settings: CopySettings, object: StagedObject): 
       );
       parts.push({ ETag: copied.CopyPartResult?.ETag ?? '', PartNumber: part });
     }
-    await client.send(
+    return await client.send(
       new CompleteMultipartUploadCommand({
         Bucket: bucket,
         Key: object.finalKey,

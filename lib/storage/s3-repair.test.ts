@@ -293,32 +293,6 @@ describe('repairDeadSets: the next run completes a set killed while copying', ()
     expect(await listedKeys('expired/_staging/reports/run-1/.commit')).toHaveLength(1);
   });
 
-  it('keeps the marker and never copies the manifest when the store keeps a short copy of a file', async () => {
-    await killedWhileCopying('short-copy', 1);
-    const client = s3.createClient();
-    // The store "copies" b.csv, then keeps a shorter object under its final key.
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const result = await next(args);
-        const key = String((args.input as { Key?: string }).Key);
-        if (context.commandName === 'CopyObjectCommand' && key.endsWith('/b.csv')) {
-          await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: 'c' }));
-        }
-        return result;
-      },
-      { step: 'initialize', name: 'testShortCopy' },
-    );
-
-    const [result] = await runNext('short-copy', nextRun([]), client);
-
-    expect(result?.completed).toEqual([]);
-    expect(String((result?.failed[0]?.error as Error | undefined)?.message)).toMatch(
-      /short-copy\/reports\/run-1\/b\.csv: the copy put in place has 1 bytes, 4 were staged/,
-    );
-    expect(await listedKeys('short-copy/reports/run-1/manifest.json')).toEqual([]);
-    expect(await listedKeys('short-copy/_staging/reports/run-1/.commit')).toHaveLength(1);
-  });
-
   it('refuses a marker that names keys outside its set, copying nothing', async () => {
     const marker = {
       version: 1,

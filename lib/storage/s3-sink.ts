@@ -20,7 +20,7 @@ import {
   type StagedObject,
 } from './s3-copy.ts';
 import { type RepairResult, repairDeadSets } from './s3-repair.ts';
-import { type SentObject, verifyCopiedObject, verifyStoredObject } from './s3-verify.ts';
+import { type SentObject, verifyCopyAnswer, verifyStoredObject } from './s3-verify.ts';
 import type { Once, Sink, SinkObject, SinkSet, StoredObject } from './sink.ts';
 import { once, trackPending } from './sink.ts';
 
@@ -219,6 +219,8 @@ interface SetSettings {
  * server-side copies) can leave some files at their final names without the manifest. The marker
  * lets the next run of this host complete such a set (`repairDeadSets`); a set killed before its
  * marker has nothing at a final name and stays until the bucket's lifecycle rule expires it.
+ * Each object is checked against what the store kept when it is stored (`verifyStoredObject`),
+ * and each copy against what the store answers for it before the next one (the manifest) is made.
  */
 function openS3Set(settings: SetSettings): SinkSet {
   const { client, bucket, prefix, stagingPrefix, finalPrefix, owner } = settings;
@@ -237,12 +239,9 @@ function openS3Set(settings: SetSettings): SinkSet {
   const place = async (object: StagedObject, signal: AbortSignal | undefined): Promise<void> => {
     signal?.throwIfAborted();
     placed.push(object.finalKey);
-    const copy = copyObject(settings, object).then(() =>
-      // A copy is made by the store alone; what it kept is checked before the manifest follows.
-      verifyCopiedObject(client, bucket, object.finalKey, {
-        bytes: object.bytes,
-        ...(sentMd5.has(object.stagingKey) ? { md5: sentMd5.get(object.stagingKey) } : {}),
-      }),
+    const copy = copyObject(settings, object).then((answer) =>
+      // A copy is made by the store alone: what it says of it is checked before the manifest follows.
+      verifyCopyAnswer(bucket, object.finalKey, answer, sentMd5.get(object.stagingKey)),
     );
     copying.add(copy);
     try {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Corruption, isUploadTo, startCorruptingProxy } from '../../test/support/corrupting-proxy.ts';
 import { recordCommands, type S3TestServer, startS3rver } from '../../test/support/s3.ts';
@@ -153,19 +153,20 @@ describe('createS3Sink against a store that does not keep what it is sent', () =
 });
 
 describe('createS3Sink set commit against a store whose copy differs from the staged object', () => {
-  it('fails the commit before the manifest is copied, and discard() leaves nothing', async () => {
+  it('fails the commit before the manifest is copied when the copy answers another ETag, and discard() leaves nothing', async () => {
     const client = s3.createClient();
-    // The store "copies" a.csv, then keeps other bytes of the same length under its final key.
+    // The store copies a.csv and says the copy holds other bytes (its ETag: the MD5 of 'a,B\n').
     client.middlewareStack.add(
       (next, context) => async (args) => {
         const result = await next(args);
         const input = args.input as { Key?: string };
         if (context.commandName === 'CopyObjectCommand' && String(input.Key).endsWith('/a.csv')) {
-          await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: input.Key, Body: 'a,B\n' }));
+          const output = result.output as { CopyObjectResult?: { ETag?: string } };
+          output.CopyObjectResult = { ETag: `"${createHash('md5').update('a,B\n').digest('hex')}"` };
         }
         return result;
       },
-      { step: 'initialize', name: 'testCorruptCopy' },
+      { step: 'initialize', name: 'testCopyAnswersOtherEtag' },
     );
     const sink = createS3Sink({ client, bucket: s3.bucket, prefix: 'copies' });
     const set = await sink.openSet('reports/run-1');
@@ -186,7 +187,7 @@ describe('createS3Sink set commit against a store whose copy differs from the st
     await set.discard();
 
     expect(error).toBeInstanceOf(StorageError);
-    expect((error as Error).message).toMatch(/copy put in place has other content/);
+    expect((error as Error).message).toMatch(/copy put in place has other content than was staged/);
     expect(placedBeforeDiscard).toEqual(['copies/reports/run-1/a.csv']);
     expect(await keysUnder('copies/')).toEqual([]);
   });
