@@ -79,8 +79,11 @@ Request:
   --gains-currency CODE          gains: currency the data's values must be in (not converted);
                                  another than the rule set's computes in it anyway
                                  (default: uk GBP, de EUR, us USD; generic: not checked)
-  --broker-reporting B           gains, us only: what a broker reported, which picks the Form 8949
-                                 box: none, basis-reported or basis-not-reported (default: none)
+  --broker-reporting [ACCOUNT=]B gains, us only: what a broker reported, which picks the Form 8949
+                                 box: none, basis-reported or basis-not-reported; with ACCOUNT= for
+                                 that account only (repeatable)                 (default: none)
+  --wallet-allocation A          gains, wallet-from-2025: basis on 1 January 2025 by the wallets'
+                                 records, or by account-order                   (default: records)
   --delimiter D                  CSV delimiter: , ; or tab                      (default: ,)
   --decimal-separator S          CSV decimal separator: . or ,                  (default: .)
   --conflicting-copies C         An id sent twice with different content: fail, first or last
@@ -128,7 +131,8 @@ const options = {
   'transfer-fee': { type: 'string' },
   'transfer-tolerance-hours': { type: 'string' },
   'gains-currency': { type: 'string' },
-  'broker-reporting': { type: 'string' },
+  'broker-reporting': { type: 'string', multiple: true },
+  'wallet-allocation': { type: 'string' },
   delimiter: { type: 'string' },
   'decimal-separator': { type: 'string' },
   'conflicting-copies': { type: 'string' },
@@ -225,8 +229,30 @@ const GAINS_TEXT_FLAGS = {
   'transfer-in-basis': 'transferInBasis',
   'transfer-fee': 'transferFee',
   'gains-currency': 'currency',
-  'broker-reporting': 'brokerReporting',
+  'wallet-allocation': 'walletAllocation',
 } as const;
+
+/**
+ * `--broker-reporting`, repeatable: `B` for every account, `ACCOUNT=B` for one (the last `=`
+ * splits, so an account id may hold one). Only plain values give the plain field; the values
+ * themselves are checked by the request schema, which names the field.
+ */
+function brokerReporting(values: readonly string[]): unknown {
+  const plain = values.filter((value) => !value.includes('='));
+  if (plain.length > 1)
+    throw new ValidationError(
+      '--broker-reporting',
+      'give the value for every account once (ACCOUNT=B for one account)',
+    );
+  if (plain.length === values.length) return plain[0];
+  const accounts: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.lastIndexOf('=');
+    if (at < 0) continue;
+    accounts[value.slice(0, at)] = value.slice(at + 1);
+  }
+  return { ...(plain[0] === undefined ? {} : { default: plain[0] }), accounts };
+}
 
 /** The fields `flags` name (flag → field) whose flag was given, with its text. */
 function textFields(values: Record<string, unknown>, flags: Record<string, string>): Record<string, unknown> {
@@ -259,6 +285,8 @@ function requestInput(values: Record<string, unknown>): Record<string, unknown> 
   if (protocols) request.protocols = protocols.length === 1 && protocols[0] === 'all' ? 'all' : protocols;
   if (text('window') !== undefined) request.window = text('window');
   const gains = textFields(values, GAINS_TEXT_FLAGS);
+  const reporting = list('broker-reporting');
+  if (reporting !== undefined) gains.brokerReporting = brokerReporting(reporting);
   const longTermYears = text('long-term-years');
   if (longTermYears !== undefined)
     gains.longTermYears = /^\d+$/.test(longTermYears) ? Number(longTermYears) : longTermYears;

@@ -15,6 +15,7 @@ import {
 } from '../domain/index.ts';
 import { type Coverage, coverageOptions, createCoverage, type TaxYearCoverage } from './coverage.ts';
 import { EXACT_MONEY, type GainsMoney, gainsMoney, roundDisposal, roundIncome } from './rounding.ts';
+import { usReports } from './rules/us/reports.ts';
 import { ruleSet } from './rules.ts';
 import type {
   DisposalLine,
@@ -732,5 +733,6 @@ export function gainsReports(result: GainsResult, options: GainsReportsOptions =
     warningsTable(result),
     ...(result.options.method === 'hmrc' ? [poolHistoryTable(result)] : []),
     ...(tax === null ? [] : [tax]),
+    ...usReports(result, money),
   ];
 }
