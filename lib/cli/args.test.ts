@@ -68,6 +68,38 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('returns --broker-reporting per account (repeatable, ACCOUNT=B) and --wallet-allocation', () => {
+    const gains = (...flags: string[]) =>
+      (
+        parseCommandLine(['run', '--report=gains', '--tax-rules=us', ...flags], {}) as unknown as {
+          request: { gains: unknown };
+        }
+      ).request.gains;
+    expect([
+      gains('--broker-reporting=basis-reported'),
+      gains(
+        '--broker-reporting=coinbase=basis-not-reported',
+        '--broker-reporting',
+        'kraken=basis-reported',
+        '--broker-reporting=none',
+        '--wallet-allocation=account-order',
+      ),
+    ]).toEqual([
+      { taxRules: 'us', brokerReporting: 'basis-reported' },
+      {
+        taxRules: 'us',
+        walletAllocation: 'account-order',
+        brokerReporting: {
+          default: 'none',
+          accounts: { coinbase: 'basis-not-reported', kraken: 'basis-reported' },
+        },
+      },
+    ]);
+    expect(() => gains('--broker-reporting=none', '--broker-reporting=basis-reported')).toThrow(
+      /--broker-reporting: give the value for every account once/,
+    );
+  });
+
   it('returns the request fields of every request flag', () => {
     const command = parseCommandLine(
       [

@@ -95,8 +95,11 @@ Request:
   --gains-currency CODE          gains: currency the data's values must be in (not converted);
                                  another than the rule set's computes in it anyway
                                  (default: uk GBP, de EUR, us USD; generic: not checked)
-  --broker-reporting B           gains, us only: what a broker reported, which picks the Form 8949
-                                 box: none, basis-reported or basis-not-reported (default: none)
+  --broker-reporting [ACCOUNT=]B gains, us only: what a broker reported, which picks the Form 8949
+                                 box: none, basis-reported or basis-not-reported; with ACCOUNT= for
+                                 that account only (repeatable)                 (default: none)
+  --wallet-allocation A          gains, wallet-from-2025: basis on 1 January 2025 by the wallets'
+                                 records, or by account-order                   (default: records)
   --rates [ecb:|hmrc:]FILE       gains: convert values not in the gains currency at the published
                                  rates of this file (ECB eurofxref CSV, ZIP or XML; HMRC monthly
                                  XML or CSV); repeatable, one source (render: the run's files)
@@ -147,7 +150,8 @@ const options = {
   'transfer-fee': { type: 'string' },
   'transfer-tolerance-hours': { type: 'string' },
   'gains-currency': { type: 'string' },
-  'broker-reporting': { type: 'string' },
+  'broker-reporting': { type: 'string', multiple: true },
+  'wallet-allocation': { type: 'string' },
   rates: { type: 'string', multiple: true },
   delimiter: { type: 'string' },
   'decimal-separator': { type: 'string' },
@@ -254,7 +258,7 @@ export const GAINS_TEXT_FLAGS = {
   'transfer-in-basis': 'transferInBasis',
   'transfer-fee': 'transferFee',
   'gains-currency': 'currency',
-  'broker-reporting': 'brokerReporting',
+  'wallet-allocation': 'walletAllocation',
 } as const;
 
 /**
@@ -268,6 +272,7 @@ const RENDER_FLAGS = new Set<string>([
   'report',
   'long-term-years',
   'transfer-tolerance-hours',
+  'broker-reporting',
   ...Object.keys(GAINS_TEXT_FLAGS),
 ]);
 
@@ -287,6 +292,28 @@ const RENDER_REFUSALS: [readonly string[], string][] = [
   ],
   [['simulator', 'transactions', 'seed', 'config', 'concurrency'], 'render calls no service'],
 ];
+
+/**
+ * `--broker-reporting`, repeatable: `B` for every account, `ACCOUNT=B` for one (the last `=`
+ * splits, so an account id may hold one). Only plain values give the plain field; the values
+ * themselves are checked by the request schema, which names the field.
+ */
+function brokerReporting(values: readonly string[]): unknown {
+  const plain = values.filter((value) => !value.includes('='));
+  if (plain.length > 1)
+    throw new ValidationError(
+      '--broker-reporting',
+      'give the value for every account once (ACCOUNT=B for one account)',
+    );
+  if (plain.length === values.length) return plain[0];
+  const accounts: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.lastIndexOf('=');
+    if (at < 0) continue;
+    accounts[value.slice(0, at)] = value.slice(at + 1);
+  }
+  return { ...(plain[0] === undefined ? {} : { default: plain[0] }), accounts };
+}
 
 /** The fields `flags` name (flag → field) whose flag was given, with its text. */
 function textFields(values: Record<string, unknown>, flags: Record<string, string>): Record<string, unknown> {
@@ -356,6 +383,8 @@ function requestInput(
   if (protocols) request.protocols = protocols.length === 1 && protocols[0] === 'all' ? 'all' : protocols;
   if (text('window') !== undefined) request.window = text('window');
   const gains = textFields(values, GAINS_TEXT_FLAGS);
+  const reporting = list('broker-reporting');
+  if (reporting !== undefined) gains.brokerReporting = brokerReporting(reporting);
   const longTermYears = text('long-term-years');
   if (longTermYears !== undefined)
     gains.longTermYears = /^\d+$/.test(longTermYears) ? Number(longTermYears) : longTermYears;

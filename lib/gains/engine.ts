@@ -31,6 +31,7 @@ import type {
   RollForwardLine,
   TaxYearStart,
   Term,
+  WalletAllocation,
   WithdrawEvent,
 } from './types.ts';
 import { LOT_METHODS, POOLINGS as POOLING_NAMES, WALLET_ALLOCATIONS } from './types.ts';
@@ -207,6 +208,11 @@ interface EngineState {
   readonly records: Map<string, Pool>;
   /** The allocation made at the switch, when this engine made it. */
   readonly allocation: AllocationLine[];
+  /**
+   * The allocation rule at the switch: the option's, except for a state carried before the
+   * switch without the wallets' records (older versions), which only the balances can allocate.
+   */
+  allocationRule: WalletAllocation;
   /** Flows of the reported period, by {@link keyOf}. */
   readonly activity: Map<string, Activity>;
   readonly disposals: DisposalLine[];
@@ -438,6 +444,8 @@ function restore(s: EngineState, state: GainsState): void {
     s.accountPools = state.walletSwitch.done;
     for (const b of state.walletSwitch.balances)
       s.balances.set(`${b.account}\u0000${b.token}`, new Big(b.quantity));
+    if (state.walletSwitch.records === undefined && !state.walletSwitch.done)
+      s.allocationRule = 'account-order';
     for (const r of state.walletSwitch.records ?? []) {
       const target = recordsOf(s, r.account, r.token);
       for (const lot of r.lots) target.add(revive(lot));
@@ -837,7 +845,7 @@ function switchToWallets(s: EngineState): void {
     );
   for (const source of universal) {
     const token = source.token;
-    const { grants, uncovered } = allocateUnusedBasis(s.options.walletAllocation, {
+    const { grants, uncovered } = allocateUnusedBasis(s.allocationRule, {
       universal: source,
       records: perToken(s.records, token),
       balances: perToken(s.balances, token),
@@ -996,6 +1004,7 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
     balances: new Map(),
     records: new Map(),
     allocation: [],
+    allocationRule: resolved.walletAllocation,
     activity: new Map(),
     disposals: [],
     income: [],

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { leg, tx } from '../../test/support/gains.ts';
-import type { CanonicalTransaction, Row } from '../domain/index.ts';
+import { Big, type CanonicalTransaction, type Row } from '../domain/index.ts';
 import { createForm8949, form8949Box } from './form8949.ts';
 import {
   type Coverage,
@@ -28,7 +28,7 @@ function trade(id: string, date: string, quantity: string, value: string): Canon
 
 async function formOf(
   lines: readonly DisposalLine[],
-  reporting: Parameters<typeof form8949Box>[2] = 'none',
+  reporting: Parameters<typeof createForm8949>[0]['reporting'] = 'none',
   coverage?: Coverage,
 ) {
   const money = gainsMoney('USD');
@@ -243,6 +243,44 @@ describe('createForm8949', () => {
       ],
       [['3', part]],
     ]);
+  });
+
+  it('returns one box per broker reporting in one run: an exchange reporting proceeds only (H) and a self-custody wallet (I), each tying to its Schedule D line', async () => {
+    // Before: one box for the whole run; an object per account was not accepted at all.
+    const inAccount = (account: string, t: CanonicalTransaction) => ({ ...t, accountId: account });
+    const { result } = runGains(
+      [
+        inAccount('exchange', trade('b1', '2025-01-05', '2', '200.10')),
+        inAccount('ledger', trade('b2', '2025-01-06', '3', '330.33')),
+        inAccount('exchange', trade('s1', '2025-03-01', '-1', '150.05')),
+        inAccount('ledger', trade('s2', '2025-03-02', '-2', '250.25')),
+        inAccount('exchange', trade('s3', '2025-04-01', '-1', '99.99')),
+        inAccount('ledger', trade('s4', '2025-04-02', '-1', '130')),
+      ],
+      { taxRules: 'us', period: { end: '2026-01-01T00:00:00Z' } },
+    );
+    const { form, scheduleD } = await formOf(result.disposals, {
+      default: 'none',
+      accounts: { exchange: 'basis-not-reported' },
+    });
+    expect(scheduleD.map((row) => `${row[0]} ${row[2]} line ${row[1]} rows ${row[8]}`)).toEqual([
+      '2025 H line 2 rows 2',
+      '2025 I line 3 rows 2',
+    ]);
+    for (const line of scheduleD) {
+      const rows = form.filter((row) => row[2] === line[2] && !String(row[3]).startsWith('TOTAL'));
+      const total = form.find((row) => row[2] === line[2] && String(row[3]).startsWith('TOTAL'));
+      expect(new Set(rows.map((row) => row[11]))).toEqual(new Set([line[2] === 'H' ? 'exchange' : 'ledger']));
+      // (d), (e), (h): the rows add up to the TOTAL row, which is the Schedule D line.
+      for (const [column, scheduleColumn] of [
+        [6, 4],
+        [7, 5],
+        [10, 7],
+      ] as const) {
+        const sum = rows.reduce((acc, row) => acc.plus(String(row[column])), new Big(0)).toFixed(2);
+        expect([total?.[column], line[scheduleColumn]]).toEqual([sum, sum]);
+      }
+    }
   });
 
   it('leaves (b) empty for a disposal no lot covered (zero basis)', async () => {

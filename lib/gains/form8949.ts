@@ -30,6 +30,27 @@ export const BROKER_REPORTING = ['none', 'basis-reported', 'basis-not-reported']
 /** One of {@link BROKER_REPORTING}. */
 export type BrokerReporting = (typeof BROKER_REPORTING)[number];
 
+/**
+ * What a broker reported, account by account: `accounts` names the accounts a broker reported
+ * (a custodial exchange sending Form 1099-DA); every other account takes `default` (usually `none`:
+ * self-custody wallets nobody reports).
+ */
+export interface BrokerReportingByAccount {
+  default: BrokerReporting;
+  accounts: Readonly<Record<string, BrokerReporting>>;
+}
+
+/** The reporting of `account` under `reporting` (one value for every account, or per account). */
+export function reportingOf(
+  reporting: BrokerReporting | BrokerReportingByAccount,
+  account: string,
+): BrokerReporting {
+  if (typeof reporting === 'string') return reporting;
+  return Object.hasOwn(reporting.accounts, account)
+    ? (reporting.accounts[account] as BrokerReporting)
+    : reporting.default;
+}
+
 /** First tax year whose Form 8949 has the digital-asset boxes G to L (Form 1099-DA). */
 export const DIGITAL_ASSET_BOXES_FROM = 2025;
 
@@ -79,7 +100,8 @@ export function form8949Box(taxYear: number, term: HoldingTerm, reporting: Broke
 export interface Form8949Options {
   /** IANA zone of the dates in columns (b) and (c). */
   timeZone: string;
-  reporting: BrokerReporting;
+  /** What a broker reported: one value for every account, or account by account (each disposal's box follows its account). */
+  reporting: BrokerReporting | BrokerReportingByAccount;
   /** The part of each tax year the export's period covers (default: every year whole). */
   coverage?: Coverage;
 }
@@ -98,6 +120,7 @@ export interface Form8949 {
 interface BoxTotals {
   year: string;
   term: HoldingTerm;
+  reporting: BrokerReporting;
   box: Form8949Box;
   rows: number;
   proceeds: Big;
@@ -142,13 +165,15 @@ export function createForm8949(options: Form8949Options): Form8949 {
   return {
     add(line) {
       if (line.term === 'none') return;
-      const id = `${line.taxYear}\u0000${line.term}`;
+      const reporting = reportingOf(options.reporting, line.account);
+      const id = `${line.taxYear}\u0000${line.term}\u0000${reporting}`;
       let totals = boxes.get(id);
       if (totals === undefined) {
-        const box = form8949Box(Number(line.taxYear.slice(0, 4)), line.term, options.reporting);
+        const box = form8949Box(Number(line.taxYear.slice(0, 4)), line.term, reporting);
         totals = {
           year: line.taxYear,
           term: line.term,
+          reporting,
           box,
           rows: 0,
           proceeds: ZERO,
@@ -165,8 +190,17 @@ export function createForm8949(options: Form8949Options): Form8949 {
       totals.cost = totals.cost.plus(line.cost);
     },
     tables(read, money) {
+      // By tax year, Part I then Part II, and in each part the boxes in the form's order (A/G first).
       const ordered = [...boxes.values()].sort((a, b) =>
-        a.year === b.year ? (a.term === b.term ? 0 : a.term === 'short' ? -1 : 1) : a.year < b.year ? -1 : 1,
+        a.year === b.year
+          ? a.term === b.term
+            ? a.box.box.localeCompare(b.box.box)
+            : a.term === 'short'
+              ? -1
+              : 1
+          : a.year < b.year
+            ? -1
+            : 1,
       );
       const show = money.showBig;
       // Totals are the widest amounts but for a sign: a line's gain may be negative where the total is not.
@@ -179,7 +213,7 @@ export function createForm8949(options: Form8949Options): Form8949 {
         0,
       );
       return [
-        formTable(ordered, read, money, options.timeZone, width, coverage),
+        formTable(ordered, read, money, { ...options, width, coverage }),
         scheduleDTable(ordered, money, width, coverage),
       ];
     },
@@ -246,10 +280,9 @@ function formTable(
   ordered: readonly BoxTotals[],
   read: () => AsyncIterable<DisposalLine>,
   money: GainsMoney,
-  timeZone: string,
-  width: number,
-  coverage: Coverage,
+  options: Form8949Options & { width: number; coverage: Coverage },
 ): TableSource {
+  const { timeZone, width, coverage, reporting } = options;
   const spec: TableSpec = {
     name: 'form-8949',
     title: 'Form 8949',
@@ -290,6 +323,7 @@ function formTable(
         let current: Disposal | null = null;
         for await (const line of read()) {
           if (line.taxYear !== t.year || line.term !== t.term) continue;
+          if (reportingOf(reporting, line.account) !== t.reporting) continue;
           const key = keyOf(line);
           if (current !== null && current.key !== key) {
             yield row(t, current);

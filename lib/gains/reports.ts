@@ -21,6 +21,7 @@ import { withCurrency } from './currency-column.ts';
 import { EXACT_MONEY, type GainsMoney, gainsMoney, roundDisposal, roundIncome } from './rounding.ts';
 import { createAnlageSoSummary } from './rules/de/anlage-so.ts';
 import { createSa108Summary } from './rules/uk/sa108.ts';
+import { usReports } from './rules/us/reports.ts';
 import { ruleSet } from './rules.ts';
 import type { TaxSummary } from './tax-summary.ts';
 
@@ -543,5 +544,6 @@ export function gainsReports(result: GainsResult, options: GainsReportsOptions =
     warningsTable(result),
     ...(result.options.method === 'hmrc' ? [poolHistoryTable(result)] : []),
     ...(tax === null ? [] : [tax]),
+    ...usReports(result, money),
   ].map((table) => withCurrency(table, named));
 }

@@ -102,6 +102,29 @@ describe('parseExportRequest', () => {
     expect(reasons).toEqual(['gains.brokerReporting', 'gains.brokerReporting']);
   });
 
+  it('returns brokerReporting account by account, the accounts not listed taking the default (none)', () => {
+    const gains = parseExportRequest({
+      ...base,
+      reports: ['gains'],
+      gains: { taxRules: 'us', brokerReporting: { accounts: { coinbase: 'basis-not-reported' } } },
+    }).gains;
+    expect(gains?.brokerReporting).toEqual({ default: 'none', accounts: { coinbase: 'basis-not-reported' } });
+    // A parsed request parses again unchanged.
+    expect(parseExportRequest({ ...base, reports: ['gains'], gains }).gains).toEqual(gains);
+  });
+
+  it('refuses a bad per-account reporting and walletAllocation without wallet-from-2025, naming the field', () => {
+    const reasons = [
+      refusal({
+        ...base,
+        reports: ['gains'],
+        gains: { taxRules: 'us', brokerReporting: { accounts: { coinbase: 'some' } } },
+      }),
+      refusal({ ...base, reports: ['gains'], gains: { walletAllocation: 'records' } }),
+    ].map((error) => error.field);
+    expect(reasons).toEqual(['gains.brokerReporting.accounts.coinbase', 'gains.walletAllocation']);
+  });
+
   it('accepts an IANA time zone', () => {
     expect(parseExportRequest({ ...base, timeZone: 'Asia/Kolkata' }).timeZone).toBe('Asia/Kolkata');
   });

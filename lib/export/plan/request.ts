@@ -8,7 +8,7 @@ import { ValidationError } from '../../errors.ts';
 import { RATE_SOURCES } from '../../fx/index.ts';
 import { BROKER_REPORTING } from '../../gains/form8949.ts';
 import { resolveChoices, ruleConflicts, ruleSet, TAX_RULES } from '../../gains/rules.ts';
-import { LOT_METHODS, POOLINGS, type TaxRules } from '../../gains/types.ts';
+import { LOT_METHODS, POOLINGS, type TaxRules, WALLET_ALLOCATIONS } from '../../gains/types.ts';
 import { isDayOrInstant, type Period, periodProblem } from './period.ts';
 
 /** Reports an export can produce. */
@@ -63,6 +63,26 @@ function inOrder<T extends string>(vocabulary: readonly T[], values: readonly T[
   return vocabulary.filter((value) => values.includes(value));
 }
 
+const reportingValue = z.enum(BROKER_REPORTING);
+/** Account by account: the accounts a broker reported (a custodial exchange sending Form 1099-DA), and the rest. */
+const reportingByAccount = z.strictObject({
+  default: reportingValue.default('none'),
+  accounts: z.record(z.string().min(1, 'expected an account id'), reportingValue).default({}),
+});
+
+/**
+ * One reporting for every account, or `{ default, accounts }`: checked by the shape given, so an
+ * error names the field inside it (`gains.brokerReporting.accounts.coinbase`), not just the union.
+ */
+const brokerReportingSchema = z.unknown().transform((value, ctx) => {
+  const parsed =
+    typeof value === 'string' ? reportingValue.safeParse(value) : reportingByAccount.safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues)
+    ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as (string | number)[] });
+  return z.NEVER;
+});
+
 /**
  * Options of the gains reports: the jurisdiction rule set, lot method, pools, tax year start
  * (`MM-DD`, in the report zone), the holding period that makes a disposal long term, and the
@@ -74,6 +94,12 @@ const gainsInputSchema = z.strictObject({
   taxRules: z.enum(TAX_RULES as [TaxRules, ...TaxRules[]]).default('generic'),
   method: z.enum(LOT_METHODS).optional(),
   pooling: z.enum(POOLINGS).optional(),
+  /**
+   * `wallet-from-2025` only: how the unused basis goes to the wallets on 1 January 2025:
+   * `records` (default; each wallet keeps its own units' lots) or `account-order` (the accounts'
+   * alphabetical order, the rule of earlier versions).
+   */
+  walletAllocation: z.enum(WALLET_ALLOCATIONS).optional(),
   taxYearStart: z
     .string()
     .regex(/^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'expected a month and day "MM-DD", e.g. "04-06"')
@@ -115,7 +141,7 @@ const gainsInputSchema = z.strictObject({
    * (no 1099-DA or 1099-B: box I/L from 2025, C/F before), `basis-reported` (G/J, A/D) or
    * `basis-not-reported` (H/K, B/E). Default `none`.
    */
-  brokerReporting: z.enum(BROKER_REPORTING).optional(),
+  brokerReporting: brokerReportingSchema.optional(),
   /**
    * Values not in `currency` are converted into it before the engine, at the published rates of
    * `source` (`ecb`: the ECB's daily euro reference rates; `hmrc`: HMRC's monthly rates) of each
@@ -143,6 +169,14 @@ const gainsSchema = gainsInputSchema
         code: 'custom',
         message: 'needs gains.currency, the currency to convert into (generic rules name none)',
         path: ['rates'],
+      });
+    }
+    const { pooling } = resolveChoices(gains.taxRules, gains);
+    if (gains.walletAllocation !== undefined && pooling !== 'wallet-from-2025') {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'only allowed with pooling "wallet-from-2025": it allocates the basis on 1 January 2025',
+        path: ['walletAllocation'],
       });
     }
     if (gains.brokerReporting !== undefined && gains.taxRules !== 'us') {

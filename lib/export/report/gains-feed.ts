@@ -38,6 +38,7 @@ import {
   warningsSpec,
 } from '../../gains/index.ts';
 import { matchingHorizon } from '../../gains/rules/uk/thirty-days.ts';
+import { allocationTable, createSchedule1, schedule1Spec } from '../../gains/rules/us/reports.ts';
 import { type ExportRequest, parseGainsOptions } from '../plan/request.ts';
 import { readNdjsonLines } from '../snapshot/snapshot.ts';
 import { createFxStep, type FxLine } from './fx-step.ts';
@@ -142,6 +143,7 @@ export function gainsEngineOptions(
     ...(historyEnd === null ? {} : { historyEnd: new Date(historyEnd).toISOString() }),
     method: gains.method,
     pooling: gains.pooling,
+    ...(gains.walletAllocation === undefined ? {} : { walletAllocation: gains.walletAllocation }),
     timeZone: request.timeZone,
     taxYearStart: { month, day },
     longTermYears: gains.longTermYears,
@@ -187,6 +189,8 @@ export function createGainsFeed(
         })
       : null;
   const fx = createFxStep(request, taxYearZone(request), options.rates, store<FxLine>('gains-fx.jsonl'));
+  // us: Schedule 1 line 8v, from the income receipts as they are rounded.
+  const schedule1 = gains.taxRules === 'us' ? createSchedule1(engine.options) : null;
   const currencies = createCurrencies(gains.currency ?? null, gains.taxRules);
   let warningCount = 0;
   const pending: string[] = [];
@@ -215,6 +219,7 @@ export function createGainsFeed(
     for (const line of rounded) tax?.add(line);
     for (const line of roundedIncome) tax?.addIncome(line);
     for (const line of rounded) form8949?.add(line);
+    for (const line of roundedIncome) schedule1?.add(line);
     disposals.add(rounded);
     exactDisposals.add(drained.disposals);
     warnings.add(drained.warnings);
@@ -290,6 +295,10 @@ export function createGainsFeed(
           : form8949
               .tables(() => disposals.read(), money)
               .map((table) => ({ ...table, spec: { ...table.spec, rounding: rounding() } }))),
+        ...(gains.taxRules === 'us' ? usTables(finalResult, money, rounding()) : []),
+        ...(schedule1 === null
+          ? []
+          : [fixed({ ...schedule1Spec(money), rounding: rounding() }, () => schedule1.rows(money))]),
         spooledTable(exactSpec(disposalsSpec(request.timeZone, hmrc)), exactDisposals, disposalRow),
         fixed(exactSpec(gainsSummarySpec()), () => exactSummary.rows()),
         fixed(exactSpec(incomeSpec()), () => exactIncome.rows()),
@@ -312,6 +321,12 @@ export function createGainsFeed(
       };
     },
   };
+}
+
+/** The allocation statement of 1 January 2025 (`us`), its basis rounded as `money` shows it. */
+function usTables(result: GainsResult, money: GainsMoney, rounding: TableSpec['rounding']): TableSource[] {
+  const table = allocationTable(result, money);
+  return [{ ...table, spec: { ...table.spec, ...(rounding === undefined ? {} : { rounding }) } }];
 }
 
 /**

@@ -10,7 +10,7 @@ import { coverageOptions, createCoverage, resolveGainsOptions } from '../../gain
 import { ruleSet } from '../../gains/rules.ts';
 import type { TaxRules } from '../../gains/types.ts';
 import { periodLabel, periodRange } from '../plan/period.ts';
-import type { ExportRequest } from '../plan/request.ts';
+import type { ExportRequest, GainsRequestOptions } from '../plan/request.ts';
 import { conversionWords } from './fx-step.ts';
 import { FEE_TREATMENT, gainsEngineOptions, taxYearZone } from './gains-feed.ts';
 import type { MoneyRounding } from './money-rounding.ts';
@@ -360,12 +360,34 @@ export function gainsPolicyPairs(gains: NonNullable<ReadmeInput['request']['gain
           string,
           string,
         ][])),
-    ...(gains.brokerReporting === undefined
-      ? []
-      : ([['Form 8949 box', BROKER_WORDS[gains.brokerReporting] ?? gains.brokerReporting]] as [
+    ...(gains.pooling === 'wallet-from-2025'
+      ? ([['unused basis on 1 January 2025', ALLOCATION_WORDS[gains.walletAllocation ?? 'records']]] as [
           string,
           string,
-        ][])),
+        ][])
+      : []),
+    ...brokerLines(gains.brokerReporting),
+  ];
+}
+
+const ALLOCATION_WORDS: Record<string, string> = {
+  records:
+    'each wallet keeps the units its records hold with their own lots; basis a sale from another wallet left unused goes to the units whose basis it used, by lot order (see the allocation statement)',
+  'account-order':
+    'accounts in the alphabetical order of their ids fill their holdings from the pool (the rule of earlier versions: renaming an account changes it)',
+};
+
+/** The Form 8949 box lines: one for every account, or the default and each account named. */
+function brokerLines(reporting: GainsRequestOptions['brokerReporting']): [string, string][] {
+  if (reporting === undefined) return [];
+  const words = (value: string) => BROKER_WORDS[value] ?? value;
+  if (typeof reporting === 'string') return [['Form 8949 box', words(reporting)]];
+  return [
+    ['Form 8949 box, accounts not listed below', words(reporting.default)],
+    ...Object.entries(reporting.accounts).map(([account, value]): [string, string] => [
+      `Form 8949 box, account ${account}`,
+      words(value),
+    ]),
   ];
 }
 

@@ -97,6 +97,22 @@ describe('wallet-from-2025 allocation (records, the default)', () => {
     ]);
   });
 
+  it('resumes a state carried before the switch: with the records, as one pass; without (older versions), by account-order', () => {
+    const events = zetaAlpha('zeta', 'alpha');
+    const resumed = (dropRecords: boolean) => {
+      const first = createGainsEngine(US);
+      for (const e of events.slice(0, 2)) first.process(e);
+      const state = first.carry();
+      if (dropRecords && state.walletSwitch) delete state.walletSwitch.records;
+      const second = createGainsEngine(US, JSON.parse(JSON.stringify(state)));
+      for (const e of events.slice(2)) second.process(e);
+      second.finish();
+      return costs(second.result());
+    };
+    expect(resumed(false)).toEqual(costs(run(events, US)));
+    expect(resumed(true)).toEqual({ alpha: ['20000', '2023-03-01'], zeta: ['60000', '2024-03-01'] });
+  });
+
   it('keeps the old rule as an explicit option: account-order gives alpha the 2023 coin', () => {
     const result = run(zetaAlpha('zeta', 'alpha'), { ...US, walletAllocation: 'account-order' });
     expect(costs(result)).toEqual({ alpha: ['20000', '2023-03-01'], zeta: ['60000', '2024-03-01'] });
