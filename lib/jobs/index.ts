@@ -32,6 +32,7 @@ export {
   type JobResult,
   type JobState,
   jobIdFor,
+  jobKeyAt,
   KEYS,
   type MetricsSink,
   type MetricUnitName,

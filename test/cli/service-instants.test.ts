@@ -263,3 +263,33 @@ describe('pbs-export run against a service that files a row under the next month
     expect((await manifest()).counts.outsideWindowDropped).toBe(1);
   });
 });
+
+describe('pbs-export run of a month that is not over (today is 26 November 2026)', () => {
+  const november = ['2026-11-02T09:00:00.000Z', '2026-11-20T12:00:00.000Z'];
+  const novemberRows = () => november.map((at, n) => ({ text: row(`tx-${n}`, JSON.stringify(at)), at }));
+  const bounds = '{"earliestDate":"2026-11-02T09:00:00.000Z","latestDate":"2026-11-20T12:00:00.000Z"}';
+
+  it('marks the manifest, the Read me and the summary PARTIAL with the cut-off instant', async () => {
+    server = await serviceOf(bounds, novemberRows());
+
+    const run = await runCli({ period: '2026-11', now: '2026-11-26T10:00:00.000Z' });
+
+    expect(run.code).toBe(0);
+    expect(await exportedDates()).toEqual(november);
+    const period = (await manifest()).period as { partial?: { cutOff: string; note: string } };
+    expect(period.partial?.cutOff).toBe('2026-11-26T10:00:00.000Z');
+    const readme = (await files()).find((name) => name.endsWith('README.txt')) as string;
+    expect(await readFile(readme, 'utf8')).toMatch(/PARTIAL PERIOD.*up to 2026-11-26T10:00:00\.000Z/);
+    expect(run.stdout).toMatch(/PARTIAL PERIOD.*up to 2026-11-26T10:00:00\.000Z/);
+  });
+
+  it('marks nothing once the month is over', async () => {
+    server = await serviceOf(bounds, novemberRows());
+
+    const run = await runCli({ period: '2026-11', now: '2026-12-01T00:00:00.000Z' });
+
+    expect(run.code).toBe(0);
+    expect((await manifest()).period).not.toHaveProperty('partial');
+    expect(run.stdout).not.toContain('PARTIAL');
+  });
+});
