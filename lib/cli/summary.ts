@@ -5,6 +5,7 @@ export function printSummary(out: { write(text: string): unknown }, manifest: Ma
   const lines = [
     '',
     `Export ${manifest.runId} finished: ${manifest.period.label} in ${manifest.period.timeZone}`,
+    ...(manifest.period.partial ? [`  PARTIAL PERIOD: ${manifest.period.partial.note}`] : []),
     ...Object.entries(manifest.counts).map(([name, value]) => `  ${name}: ${value}`),
     ...Object.entries(manifest.totals ?? {}).map(([name, value]) => `  ${name}: ${value}`),
     `Files (in ${root}):`,

@@ -37,6 +37,7 @@ import {
   type JobRecord,
   type JobStore,
   jobIdFor,
+  jobKeyAt,
   lookupProfile,
   type MetricsSink,
   type ProfileRegistry,
@@ -264,11 +265,16 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     if (!mayUse(accessOf(c), request.profile)) throw new ForbiddenProfileError();
     lookupProfile(deps.registry, request.profile);
     const canonical = canonicalJson(request);
-    const idempotencyKey =
+    const now = deps.now();
+    // A request for a period not yet over is deduplicated only while it is open (see jobKeyAt).
+    const idempotencyKey = jobKeyAt(
       headerKey !== undefined
         ? `key:${headerKey}`
-        : `request:${createHash('sha256').update(canonical).digest('hex')}`;
-    const at = deps.now().toISOString();
+        : `request:${createHash('sha256').update(canonical).digest('hex')}`,
+      request,
+      now,
+    );
+    const at = now.toISOString();
     const job: JobRecord = {
       jobId: jobIdFor(request.profile, idempotencyKey),
       profile: request.profile,

@@ -33,6 +33,7 @@ export {
   type JobResult,
   type JobState,
   jobIdFor,
+  jobKeyAt,
   KEYS,
   type MetricsSink,
   type MetricUnitName,

@@ -3,7 +3,7 @@
  * `jobs/{jobId}.json`, the S3 layout of the bucket, and the input of an export execution.
  */
 import { createHash } from 'node:crypto';
-import type { ExportRequest } from '../export/plan/index.ts';
+import { type ExportRequest, openPeriodCutOff } from '../export/plan/index.ts';
 
 /** One registered portfolio: a request names the profile, never the secret. */
 export interface RegisteredProfile {
@@ -123,4 +123,18 @@ export const KEYS = {
 /** A job id from what makes the job unique, so the same request or key finds the same job. */
 export function jobIdFor(profile: string, idempotencyKey: string): string {
   return createHash('sha256').update(`${profile}\n${idempotencyKey}`).digest('hex').slice(0, 32);
+}
+
+/** Appended to the idempotency key of a request for a period not yet over (see {@link jobKeyAt}). */
+export const OPEN_PERIOD_MARK = '#open-period';
+
+/**
+ * The idempotency key a request made at `now` is deduplicated by. A request for a period that is
+ * not over yet exports part of it (the Read me and manifest say so): its key is marked, so
+ * repeats while the period is open return that partial job, and the same request once the period
+ * is over names another job and exports the whole period instead of returning the partial one.
+ */
+export function jobKeyAt(idempotencyKey: string, request: ExportRequest, now: Date): string {
+  const open = openPeriodCutOff(request.period, request.timeZone, now) !== null;
+  return open ? `${idempotencyKey}${OPEN_PERIOD_MARK}` : idempotencyKey;
 }

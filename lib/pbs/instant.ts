@@ -34,6 +34,8 @@ export const EARLIEST_PLAUSIBLE_MS = Date.UTC(2009, 0, 1);
 /** Epoch instants from this (2100-01-01) on are implausible. */
 export const LATEST_PLAUSIBLE_MS = Date.UTC(2100, 0, 1);
 
+const HOUR_MS = 3_600_000;
+
 /** An instant read, or why it could not be. */
 export type InstantResult = { ok: true; ms: number } | { ok: false; reason: string };
 
@@ -119,9 +121,10 @@ export function readBound(
     const start = DateTime.fromISO(value, { zone });
     if (!start.isValid) return { ok: false, reason: `${JSON.stringify(value)} is not a calendar date` };
     const end = start.plus({ days: 1 });
-    const widen = reading.offsetlessZone === null ? 14 * 3_600_000 : 0;
-    const narrowEnd = reading.offsetlessZone === null ? 12 * 3_600_000 : 0;
-    return { ok: true, first: start.toMillis() - widen, last: end.toMillis() + narrowEnd - 1 };
+    // Without a zone the day is taken in every zone: it starts first at UTC+14, ends last at UTC−12.
+    const earlier = reading.offsetlessZone === null ? 14 * HOUR_MS : 0;
+    const later = reading.offsetlessZone === null ? 12 * HOUR_MS : 0;
+    return { ok: true, first: start.toMillis() - earlier, last: end.toMillis() + later - 1 };
   }
   const result = readInstant(value, reading);
   return result.ok ? { ok: true, first: result.ms, last: result.ms } : result;

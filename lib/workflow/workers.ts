@@ -321,6 +321,8 @@ function partMetadata(fetched: FetchedShard, demo: boolean): Record<string, stri
     ...(fetched.listed !== undefined ? { listed: String(fetched.listed) } : {}),
     // The finish streams a window fetched in order instead of holding it (see `FetchedShard.inOrder`).
     ...(fetched.inOrder === true ? { 'in-order': 'true' } : {}),
+    // The finish reads a part for its neighbour window's rows only when its span reaches there.
+    ...(fetched.span !== undefined ? { span: `${fetched.span.first}/${fetched.span.last}` } : {}),
   };
 }
 
@@ -341,7 +343,16 @@ function fetchedFromPart(
     ...(metadata.listed !== undefined ? { listed: Number(metadata.listed) } : {}),
     ...(metadata['in-order'] === 'true' ? { inOrder: true } : {}),
     demo: metadata['demo-data'] === 'true',
+    ...spanOf(metadata.span),
   };
+}
+
+/** The `span` metadata (`first/last` epoch ms) as {@link FetchedShard.span}; nothing when unreadable. */
+function spanOf(text: string | undefined): Pick<FetchedShard, 'span'> {
+  const [first, last] = (text ?? '').split('/').map(Number);
+  return Number.isFinite(first) && Number.isFinite(last) && text !== undefined && text !== ''
+    ? { span: { first: first as number, last: last as number } }
+    : {};
 }
 
 async function downloadPart(

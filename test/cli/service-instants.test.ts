@@ -10,6 +10,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliIo, main } from '../../lib/cli/main.ts';
 import { type HostileServer, startHostileServer, transactionText } from '../support/hostile-server.ts';
@@ -78,6 +79,7 @@ async function runCli(options: {
   period?: string;
   now?: string;
   flags?: string[];
+  format?: string;
 }): Promise<Run> {
   const out: string[] = [];
   const err: string[] = [];
@@ -102,7 +104,7 @@ async function runCli(options: {
     '--period',
     options.period ?? '2025-10',
     '--format',
-    'csv',
+    options.format ?? 'csv',
     '--out',
     join(dir, 'out'),
     ...flags,
@@ -261,5 +263,44 @@ describe('pbs-export run against a service that files a row under the next month
     expect(run.code).toBe(0);
     expect(await exportedDates()).toEqual(rows.slice(2).map((r) => r.at));
     expect((await manifest()).counts.outsideWindowDropped).toBe(1);
+  });
+});
+
+describe('pbs-export run of a month that is not over (today is 26 November 2026)', () => {
+  const november = ['2026-11-02T09:00:00.000Z', '2026-11-20T12:00:00.000Z'];
+  const novemberRows = () => november.map((at, n) => ({ text: row(`tx-${n}`, JSON.stringify(at)), at }));
+  const bounds = '{"earliestDate":"2026-11-02T09:00:00.000Z","latestDate":"2026-11-20T12:00:00.000Z"}';
+
+  it('marks the manifest, the Read me, the About sheet and the summary PARTIAL with the cut-off instant', async () => {
+    server = await serviceOf(bounds, novemberRows());
+
+    const run = await runCli({ period: '2026-11', now: '2026-11-26T10:00:00.000Z', format: 'csv,xlsx' });
+
+    expect(run.code).toBe(0);
+    expect(await exportedDates()).toEqual(november);
+    const period = (await manifest()).period as { partial?: { cutOff: string; note: string } };
+    expect(period.partial?.cutOff).toBe('2026-11-26T10:00:00.000Z');
+    const readme = (await files()).find((name) => name.endsWith('README.txt')) as string;
+    expect(await readFile(readme, 'utf8')).toMatch(/PARTIAL PERIOD.*up to 2026-11-26T10:00:00\.000Z/);
+    expect(run.stdout).toMatch(/PARTIAL PERIOD.*up to 2026-11-26T10:00:00\.000Z/);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile((await files()).find((name) => name.endsWith('.xlsx')) as string);
+    const about: string[] = [];
+    workbook.getWorksheet('About')?.eachRow((sheetRow) => {
+      about.push(`${sheetRow.getCell(1).text}: ${sheetRow.getCell(2).text}`);
+    });
+    expect(about.find((line) => line.startsWith('PARTIAL PERIOD'))).toMatch(
+      /up to 2026-11-26T10:00:00\.000Z/,
+    );
+  });
+
+  it('marks nothing once the month is over', async () => {
+    server = await serviceOf(bounds, novemberRows());
+
+    const run = await runCli({ period: '2026-11', now: '2026-12-01T00:00:00.000Z' });
+
+    expect(run.code).toBe(0);
+    expect((await manifest()).period).not.toHaveProperty('partial');
+    expect(run.stdout).not.toContain('PARTIAL');
   });
 });

@@ -131,6 +131,32 @@ describe('POST /reports', () => {
     expect(h.sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
   });
 
+  it('returns the partial job of a month not over only while it is open, and starts a fresh export once it is over', async () => {
+    const request = { profile: 'acme', period: '2090-11' };
+    h.setNow(new Date('2090-11-26T10:00:00.000Z'));
+    const open = await post(request);
+    const openAgain = await post(request);
+    h.setNow(new Date('2090-12-01T00:00:00.000Z'));
+    const over = await post(request);
+    const overAgain = await post(request);
+
+    expect([open.status, openAgain.status, over.status, overAgain.status]).toEqual([202, 200, 202, 200]);
+    expect(openAgain.body.jobId).toBe(open.body.jobId);
+    expect(over.body.jobId).not.toBe(open.body.jobId);
+    expect(overAgain.body.jobId).toBe(over.body.jobId);
+  });
+
+  it('starts a fresh export for a repeated Idempotency-Key once the month it asked for while open is over', async () => {
+    const request = { profile: 'acme', period: '2091-11' };
+    h.setNow(new Date('2091-11-26T10:00:00.000Z'));
+    const open = await post(request, { 'Idempotency-Key': 'november-2091' });
+    h.setNow(new Date('2091-12-02T00:00:00.000Z'));
+    const over = await post(request, { 'Idempotency-Key': 'november-2091' });
+
+    expect([open.status, over.status]).toEqual([202, 202]);
+    expect(over.body.jobId).not.toBe(open.body.jobId);
+  });
+
   it('answers 422 naming Idempotency-Key when the key is reused for another request, leaving the job', async () => {
     const first = await post({ profile: 'acme', period: freshPeriod() }, { 'idempotency-key': 'reused-key' });
     const before = await h.jobs.get(first.body.jobId);

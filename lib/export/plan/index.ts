@@ -4,6 +4,7 @@
  */
 export {
   isDayOrInstant,
+  openPeriodCutOff,
   type Period,
   periodLabel,
   periodProblem,

@@ -122,6 +122,15 @@ export function periodRange(period: Period, timeZone: string): { start: DateTime
   }
 }
 
+/**
+ * When the period is not over at `at` (its end, in `timeZone`, is later): the cut-off of an
+ * export made then, `at` itself, since the data holds only what the service had by then; `null`
+ * for a period that is over. A report of an open period is a partial one and says so.
+ */
+export function openPeriodCutOff(period: Period, timeZone: string, at: Date): Date | null {
+  return periodRange(period, timeZone).end.toMillis() > at.getTime() ? at : null;
+}
+
 /** A file-path-safe label of the period: `2026-10`, `2026` or `2026-01-05_2026-02-10`. */
 export function periodLabel(period: Period): string {
   parsePeriod(period);

@@ -9,7 +9,7 @@ import type { Column, Row, TableSource, TableSpec } from '../../domain/table.ts'
 import { coverageOptions, createCoverage, resolveGainsOptions } from '../../gains/index.ts';
 import { ruleSet } from '../../gains/rules.ts';
 import type { TaxRules } from '../../gains/types.ts';
-import { periodLabel, periodRange } from '../plan/period.ts';
+import { openPeriodCutOff, periodLabel, periodRange } from '../plan/period.ts';
 import type { ExportRequest, GainsRequestOptions } from '../plan/request.ts';
 import { conversionWords } from './fx-step.ts';
 import { FEE_TREATMENT, gainsEngineOptions, taxYearZone } from './gains-feed.ts';
@@ -107,6 +107,7 @@ function introLines(input: ReadmeInput): ReadmeLine[] {
       'Period',
       `${range.start.toISO()} up to ${range.end.toISO()} (the end not included), in the time zone ${request.timeZone}`,
     ],
+    ...partialLines(request, input.createdAt),
     ['Data source', source],
     [
       'Run id',
@@ -117,6 +118,20 @@ function introLines(input: ReadmeInput): ReadmeLine[] {
       `${input.windows} window(s) of one ${request.window}, ${input.shards} search(es); manifest.json lists each with its row count`,
     ],
   ];
+}
+
+/** The warning of a report of a period that was not over when the export ran (see {@link partialNote}). */
+function partialLines(request: ExportRequest, createdAt: string): ReadmeLine[] {
+  const cutOff = openPeriodCutOff(request.period, request.timeZone, new Date(createdAt));
+  return cutOff === null ? [] : [['PARTIAL PERIOD', partialNote(cutOff)]];
+}
+
+/**
+ * What a report of an open period holds, in words: the manifest, the Read me, the About sheet and
+ * the CLI's summary all say it, so a month exported before its end is never taken for the month.
+ */
+export function partialNote(cutOff: Date): string {
+  return `the period was not over when the export ran: these reports hold only the transactions up to ${cutOff.toISOString()} (the cut-off, when the export started), not the whole period; export it again once the period is over`;
 }
 
 /**

@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import type { TableSource } from '../../domain/table.ts';
 import type { RateTable } from '../../fx/index.ts';
 import { type Digest, HashingStream, hashedFile } from '../../storage/hashing.ts';
-import { periodLabel, periodRange } from '../plan/period.ts';
+import { openPeriodCutOff, periodLabel, periodRange } from '../plan/period.ts';
 import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
 import type { SnapshotHeader } from '../snapshot/snapshot.ts';
 import { FEE_TREATMENT, taxYearZone } from './gains-feed.ts';
@@ -15,6 +15,7 @@ import {
   DEMO_BANNER,
   gainsPolicyPairs,
   POOLS,
+  partialNote,
   README_FILE,
   type ReadmeInput,
   readmeTable,
@@ -74,7 +75,17 @@ export interface ReportSetDescription {
   runId: string;
   createdAt: string;
   request: unknown;
-  period: { label: string; start: string; end: string; timeZone: string };
+  period: {
+    label: string;
+    start: string;
+    end: string;
+    timeZone: string;
+    /**
+     * Present when the period was not over when the export started: the reports hold only the
+     * transactions the service had by `cutOff` (the run's start), not the whole period.
+     */
+    partial?: { cutOff: string; note: string };
+  };
   apiBase: string;
   /** On the simulator's data: `true`, with {@link DEMO_BANNER} as `notice`. Absent for a real service. */
   demo?: true;
@@ -252,6 +263,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
       start: range.start.toUTC().toISO() ?? '',
       end: range.end.toUTC().toISO() ?? '',
       timeZone: request.timeZone,
+      ...partialPeriod(request, input.header.createdAt),
     },
     apiBase: input.header.apiBase,
     ...(demo ? { demo: true as const, notice: DEMO_BANNER as typeof DEMO_BANNER } : {}),
@@ -295,6 +307,15 @@ async function listedFile(rendered: RenderedFile): Promise<ListedFile> {
   hashing.resume();
   await pipeline(createReadStream(rendered.file), hashing);
   return { name: rendered.name, bytes: hashing.bytes, sha256: hashing.sha256 };
+}
+
+/** `{partial}` for a period not over at `createdAt` (see {@link openPeriodCutOff}), else nothing. */
+function partialPeriod(
+  request: ExportRequest,
+  createdAt: string,
+): { partial?: { cutOff: string; note: string } } {
+  const cutOff = openPeriodCutOff(request.period, request.timeZone, new Date(createdAt));
+  return cutOff === null ? {} : { partial: { cutOff: cutOff.toISOString(), note: partialNote(cutOff) } };
 }
 
 /** Most windows or shards the About sheet lists one by one; past it, their count (the manifest lists all). */
@@ -344,6 +365,9 @@ function aboutTable(
       'Period',
       `${manifest.period.label} (${manifest.period.start} to ${manifest.period.end}, end exclusive)`,
     ],
+    ...(manifest.period.partial
+      ? ([['PARTIAL PERIOD', manifest.period.partial.note]] as [string, string][])
+      : []),
     ['Time zone', manifest.period.timeZone],
     ['API base', manifest.apiBase],
     ...requestPairs(manifest.request),
