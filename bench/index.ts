@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --transactions N | --large] [--latency-ms 50] [--rounds 2]`
+ * `npm run bench [-- --transactions N | --large] [--latency-ms 50] [--rounds 2] [--only bundles]`
  *
  * Prints end-to-end export throughput and peak RSS for CSV and XLSX beside raw csv-stringify,
  * raw exceljs and raw fetch throughput on the same data, measured in the same run, as ratios; a
@@ -19,6 +19,7 @@ import { parsePbsConfig } from '../infra/config.ts';
 import { cdkJsonContext } from '../infra/definitions.ts';
 import { FUNCTIONS } from '../infra/stack.ts';
 import type { SimulatedProfile } from '../lib/simulator/types.ts';
+import { bundleTable, measureBundles } from './bundles.ts';
 import type { BenchTask, ExportKind, Figures } from './run-child.ts';
 
 const { values } = parseArgs({
@@ -29,8 +30,23 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     rounds: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    /** `--only bundles`: the Lambda bundles' sizes and start times alone (seconds, not minutes). */
+    only: { type: 'string' },
   },
 });
+if (values.only !== undefined && values.only !== 'bundles') throw new Error('--only takes: bundles');
+
+/** Each Lambda function's bundle: code and map sizes, cold-start initialisation (bench/bundles.ts). */
+async function printBundles(): Promise<void> {
+  process.stderr.write('  measuring the Lambda bundles…\n');
+  console.log(
+    `\nLambda bundles (as deployed; init: a fresh Node process imports the bundle):\n${bundleTable(await measureBundles())}`,
+  );
+}
+if (values.only === 'bundles') {
+  await printBundles();
+  process.exit(0);
+}
 /** `--cpu-prof DIR`: every measured child writes a V8 CPU profile there (`npm run bench:profile -- DIR` sums them). */
 const cpuProfileDir = values['cpu-prof'];
 const rounds = Math.max(1, Number(values.rounds ?? 2));
@@ -408,3 +424,4 @@ console.log(`  export gains: ${each(throughput, (r) => peakParts(r.gains))}`);
 console.log(`  Lambda finish CSV: ${each(lambda, (r) => peakParts(r.csv.finish))}`);
 if (cpuProfileDir !== undefined)
   console.log(`\nCPU profiles in ${cpuProfileDir}: npm run bench:profile -- ${cpuProfileDir}`);
+await printBundles();

@@ -1,4 +1,4 @@
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -6,6 +6,13 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import {
+  BUNDLE_BANNER,
+  BUNDLE_MAIN_FIELDS,
+  BUNDLE_TARGET,
+  bundleAliases,
+  SOURCE_MAP_FOLDER,
+} from './bundling.ts';
 import { acknowledge } from './nag.ts';
 
 /** The repository root: entries, the lock file and `tsconfig.json` are resolved from it. */
@@ -44,7 +51,8 @@ export interface PbsFunctionProps {
 
 /**
  * A Lambda function with the project's defaults: Node.js 22 on arm64, ESM bundle built by local
- * esbuild (minified, with source maps), X-Ray tracing, JSON logs into its own log group with a
+ * esbuild (minified, carrying only the dependencies the function runs: `infra/bundling.ts`; its
+ * source map kept outside the code package, in `cdk.out/source-maps/`), X-Ray tracing, JSON logs into its own log group with a
  * retention, Powertools environment, and a role that may only write to that log group and X-Ray
  * (every other permission is granted by the stack, per function).
  */
@@ -87,8 +95,6 @@ export class PbsFunction extends Construct {
         // The namespace lib/lambda/observability.ts publishes in (METRICS_NAMESPACE).
         POWERTOOLS_METRICS_NAMESPACE: 'PbsExport',
         POWERTOOLS_LOG_LEVEL: 'INFO',
-        // Stack traces point into the TypeScript sources (the bundle carries its source map).
-        NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
     } satisfies Partial<lambda.FunctionProps>;
@@ -109,21 +115,28 @@ export class PbsFunction extends Construct {
         bundling: {
           forceDockerBundling: false,
           format: OutputFormat.ESM,
-          target: 'node22',
+          target: BUNDLE_TARGET,
           minify: true,
           // Error class names survive minification: the state machine's retriers and catches
           // match them (`ValidationError`, `ProfileBusyError`, …), and job failure reasons show them.
           keepNames: true,
+          // Written, then moved out of the code package (`afterBundling`): a 3.5 MB map in each
+          // package would be read at every cold start for stack traces that name the functions anyway.
           sourceMap: true,
           sourcesContent: false,
-          mainFields: ['module', 'main'],
+          mainFields: BUNDLE_MAIN_FIELDS,
           // The whole SDK is bundled: the versions the project pins, and @aws-sdk/lib-storage and
           // the presigner, which the runtime does not promise to include.
           externalModules: [],
-          // CommonJS dependencies (exceljs and others) call require() for Node built-ins.
-          banner:
-            "import{createRequire as __pbsCreateRequire}from'node:module';const require=__pbsCreateRequire(import.meta.url);",
-          ...(props.bundleFiles?.length ? { commandHooks: copyHooks(props.bundleFiles) } : {}),
+          // Dependencies of other functions only (exceljs: the finish's) replaced by stand-ins.
+          esbuildArgs: Object.fromEntries(
+            Object.entries(bundleAliases(props.entry, PROJECT_ROOT)).map(([name, path]) => [
+              `--alias:${name}`,
+              path,
+            ]),
+          ),
+          banner: BUNDLE_BANNER,
+          commandHooks: bundlingHooks(props.bundleFiles ?? [], basename(props.entry).replace(/\.ts$/, '')),
         },
       });
     }
@@ -141,16 +154,24 @@ export class PbsFunction extends Construct {
   }
 }
 
-/** Bundling hooks that copy `files` (repository-relative) into the bundle's folder. */
-function copyHooks(files: readonly { from: string; to: string }[]) {
+/**
+ * Bundling hooks: after esbuild, `files` (repository-relative) are copied into the bundle's
+ * folder and the source map is moved out of it, into `<cdk.out>/source-maps/<name>.mjs.map`.
+ */
+function bundlingHooks(files: readonly { from: string; to: string }[], name: string) {
   const quote = (path: string) => `'${path.replace(/'/g, "'\\''")}'`;
   return {
     beforeBundling: () => [],
     beforeInstall: () => [],
-    afterBundling: (inputDir: string, outputDir: string) =>
-      files.map(
-        ({ from, to }) =>
-          `mkdir -p ${quote(join(outputDir, to))} && cp -R ${quote(join(inputDir, from))}/. ${quote(join(outputDir, to))}`,
-      ),
+    afterBundling: (inputDir: string, outputDir: string) => {
+      const maps = join(dirname(outputDir), SOURCE_MAP_FOLDER);
+      return [
+        ...files.map(
+          ({ from, to }) =>
+            `mkdir -p ${quote(join(outputDir, to))} && cp -R ${quote(join(inputDir, from))}/. ${quote(join(outputDir, to))}`,
+        ),
+        `mkdir -p ${quote(maps)} && mv ${quote(join(outputDir, 'index.mjs.map'))} ${quote(join(maps, `${name}.mjs.map`))}`,
+      ];
+    },
   };
 }

@@ -30,6 +30,7 @@ import {
   presignDownload,
   type RepairResult,
   type Sink,
+  STAGING_SEGMENT,
   type StoredObject,
 } from '../storage/index.ts';
 import { type CliCommand, type Destination, parseCommandLine, type RunCommand, USAGE } from './args.ts';
@@ -290,8 +291,12 @@ function createSink(destination: Destination, io: CliIo, client: S3Client | unde
       io.stderr.write(`Completed ${location}: a killed run had left it without its manifest.\n`);
     }
     for (const { location, error } of result.failed) {
+      // A failed listing of the staging area found no set at all: it is not one a killed run left.
+      const listing = location.endsWith(`/${STAGING_SEGMENT}/`);
       io.stderr.write(
-        `warning: could not complete ${location}, left by a killed run: ${visible(describeError(error))}\n`,
+        listing
+          ? `warning: could not look for sets that killed runs left in ${location}: ${visible(describeError(error))}\n`
+          : `warning: could not complete ${location}, left by a killed run: ${visible(describeError(error))}\n`,
       );
     }
   };

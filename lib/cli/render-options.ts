@@ -38,7 +38,12 @@ export function applyPresentation(
     ...(reports !== undefined ? { reports } : {}),
     csv: { ...original.csv, ...csv },
   };
-  if (gains !== undefined) merged.gains = { ...original.gains, ...gains };
+  if (gains !== undefined) {
+    // Another rule set starts from its own defaults: the snapshot's request holds the old rule
+    // set's filled-in choices (method, tax year), which the new one may refuse.
+    const otherRules = gains.taxRules !== undefined && gains.taxRules !== original.gains?.taxRules;
+    merged.gains = otherRules ? { ...gains } : { ...original.gains, ...gains };
+  }
   // Gains options kept from the snapshot's request have no report to apply to once gains is left out.
   if (reports !== undefined && !reports.includes('gains') && gains === undefined) delete merged.gains;
   try {

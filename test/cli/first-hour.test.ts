@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,6 +173,54 @@ describe('a destination that cannot take the files fails before the first reques
       expect(result.stderr).toMatch(
         /^error: --s3: the bucket of s3:\/\/no-such-bucket\/x\/ does not exist$/m,
       );
+    });
+
+    it('says a failed look for killed runs\' sets is that, not a set "left by a killed run"', async () => {
+      // A store that refuses listings (the credentials may write, not list): a proxy to s3rver.
+      const proxy = createServer((request, response) => {
+        if (request.method === 'GET' && (request.url ?? '').includes('list-type=2')) {
+          response.writeHead(403, { 'content-type': 'application/xml' });
+          response.end('<Error><Code>AccessDenied</Code><Message>no listing</Message></Error>');
+          return;
+        }
+        const forwarded = httpRequest(`${s3.endpoint}${request.url}`, {
+          method: request.method,
+          headers: request.headers,
+        });
+        forwarded.on('response', (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        });
+        request.pipe(forwarded);
+      });
+      proxy.listen(0, '127.0.0.1');
+      await once(proxy, 'listening');
+      const endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      try {
+        const result = await cli(
+          [
+            'run',
+            '--simulator',
+            '--period',
+            '2024-06',
+            '--format',
+            'csv',
+            '--s3',
+            `s3://${s3.bucket}/exports`,
+            '--s3-endpoint',
+            endpoint,
+          ],
+          { ...env, ...credentials },
+        );
+
+        expect(result.stderr).toContain(
+          `warning: could not look for sets that killed runs left in s3://${s3.bucket}/exports/_staging/: `,
+        );
+        expect(result.stderr).not.toContain('left by a killed run');
+      } finally {
+        proxy.closeAllConnections();
+        await new Promise((resolve) => proxy.close(resolve));
+      }
     });
 
     it('leaves no probe object behind in a bucket that takes the files, and says once that Node 22 is recommended', async () => {

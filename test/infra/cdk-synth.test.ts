@@ -1,7 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,11 +78,37 @@ describe('cdk synth of the app', () => {
     }
   });
 
-  it('bundles each function as an ES module with its source map', () => {
+  it('bundles each function as an ES module, its source map kept outside the code package', () => {
+    const maps = join(outDir, 'source-maps');
     for (const dir of assetDirs()) {
       expect(existsSync(join(dir, 'index.mjs')), dir).toBe(true);
-      expect(existsSync(join(dir, 'index.mjs.map')), dir).toBe(true);
+      expect(
+        readdirSync(dir).filter((name) => name.endsWith('.map')),
+        dir,
+      ).toEqual([]);
     }
+    expect(readdirSync(maps).sort()).toEqual(
+      Object.values(FUNCTIONS)
+        .map((spec) => `${basename(spec.entry, '.ts')}.mjs.map`)
+        .sort(),
+    );
+    const finishMap = JSON.parse(readFileSync(join(maps, 'export-finish.mjs.map'), 'utf8')) as {
+      sources: string[];
+    };
+    expect(finishMap.sources).toContainEqual(expect.stringMatching(/lib\/export\/report\/render\.ts$/));
+  });
+
+  it('bundles exceljs into the finish function only, the one that writes workbooks', () => {
+    // A string of exceljs's own workbook writer, found in no other dependency.
+    const marker = 'xl/workbook.xml';
+    const withExcel = functions()
+      .filter((fn) =>
+        readFileSync(join(outDir, String(fn.Metadata?.['aws:asset:path']), 'index.mjs'), 'utf8').includes(
+          marker,
+        ),
+      )
+      .map((fn) => String(fn.Properties.Description));
+    expect(withExcel).toEqual([FUNCTIONS.finish.description]);
   });
 
   it('keeps the error class names in every bundle, as the state machine retriers match them', () => {

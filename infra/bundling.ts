@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import type { BuildOptions } from 'esbuild';
+
+/**
+ * How each Lambda function's code is bundled: shared by `infra/pbs-function.ts` (CDK's local
+ * esbuild) and `npm run bench -- --only bundles` (esbuild's API), so the sizes and start times the
+ * bench prints are those of what is deployed.
+ */
+
+/** The Node version the functions run on, as esbuild's target. */
+export const BUNDLE_TARGET = 'node22';
+
+/** CommonJS dependencies (exceljs and others) call require() for Node built-ins. */
+export const BUNDLE_BANNER =
+  "import{createRequire as __pbsCreateRequire}from'node:module';const require=__pbsCreateRequire(import.meta.url);";
+
+/** package.json fields esbuild resolves a dependency's entry by: the ESM build first. */
+export const BUNDLE_MAIN_FIELDS = ['module', 'main'];
+
+/**
+ * Dependencies that only some functions run (by entry, repository-relative): the others bundle a
+ * stand-in that throws if reached (`infra/stand-ins/`). exceljs writes the workbook, which only
+ * the finish does; every function imports the export pipeline, whose renderer imports it.
+ */
+export const EXCLUSIVE_DEPENDENCIES: Record<string, { entries: readonly string[]; standIn: string }> = {
+  exceljs: { entries: ['functions/export-finish.ts'], standIn: 'infra/stand-ins/exceljs.ts' },
+};
+
+/** The aliases of one function's bundle: each exclusive dependency it does not run → its stand-in. */
+export function bundleAliases(entry: string, projectRoot: string): Record<string, string> {
+  const aliases: Record<string, string> = {};
+  for (const [name, { entries, standIn }] of Object.entries(EXCLUSIVE_DEPENDENCIES)) {
+    if (!entries.includes(entry)) aliases[name] = join(projectRoot, standIn);
+  }
+  return aliases;
+}
+
+/** Where `cdk synth` keeps the functions' source maps: beside the assets, outside each code package. */
+export const SOURCE_MAP_FOLDER = 'source-maps';
+
+/**
+ * esbuild's options for one function as CDK builds it (`PbsFunction`): ESM, minified with the
+ * class names kept (the state machine's retriers match error names), the whole SDK bundled.
+ */
+export function functionBuildOptions(entry: string, projectRoot: string, outfile: string): BuildOptions {
+  return {
+    entryPoints: [join(projectRoot, entry)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: BUNDLE_TARGET,
+    minify: true,
+    keepNames: true,
+    sourcemap: true,
+    sourcesContent: false,
+    mainFields: BUNDLE_MAIN_FIELDS,
+    banner: { js: BUNDLE_BANNER },
+    alias: bundleAliases(entry, projectRoot),
+    logLevel: 'error',
+  };
+}

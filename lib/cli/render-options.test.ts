@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { parseExportRequest } from '../export/index.ts';
+import { applyPresentation } from './render-options.ts';
+
+const withGains = parseExportRequest({
+  profile: 'demo',
+  period: '2024',
+  reports: ['transactions', 'gains'],
+  gains: { longTermYears: 2 },
+});
+
+describe('applyPresentation', () => {
+  it('applies the CSV dialect and formats over the snapshot request, keeping what was fetched', () => {
+    const request = applyPresentation(withGains, {
+      formats: ['csv'],
+      csv: { decimalSeparator: ',', delimiter: ';' },
+    });
+
+    expect(request).toMatchObject({
+      profile: 'demo',
+      period: '2024',
+      formats: ['csv'],
+      csv: { decimalSeparator: ',', delimiter: ';' },
+      reports: ['transactions', 'gains'],
+      gains: { longTermYears: 2 },
+    });
+  });
+
+  it("starts another rule set from its own defaults, not the snapshot's filled-in choices", () => {
+    const request = applyPresentation(withGains, { gains: { taxRules: 'uk', currency: 'USD' } });
+
+    expect(request.gains).toMatchObject({ taxRules: 'uk', method: 'hmrc', taxYearStart: '04-06' });
+  });
+
+  it('drops the gains options with the gains report when --report leaves it out', () => {
+    const request = applyPresentation(withGains, { reports: ['transactions'] });
+
+    expect({ reports: request.reports, gains: request.gains }).toEqual({
+      reports: ['transactions'],
+      gains: undefined,
+    });
+  });
+
+  it('refuses a report the snapshot holds no data for, naming --report', () => {
+    const plain = parseExportRequest({ profile: 'demo', period: '2024' });
+
+    expect(() => applyPresentation(plain, { reports: ['gains'] })).toThrow(
+      /^--report: gains: render cannot add it/,
+    );
+  });
+});

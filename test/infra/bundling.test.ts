@@ -1,0 +1,30 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { bundleAliases } from '../../infra/bundling.ts';
+import { PROJECT_ROOT } from '../../infra/pbs-function.ts';
+import { FUNCTIONS } from '../../infra/stack.ts';
+import ExcelStandIn from '../../infra/stand-ins/exceljs.ts';
+
+describe('bundleAliases', () => {
+  it('gives exceljs to the finish function alone, a stand-in to every other', () => {
+    const standIns = Object.fromEntries(
+      Object.values(FUNCTIONS).map((spec) => [spec.entry, bundleAliases(spec.entry, PROJECT_ROOT)]),
+    );
+    const standIn = join(PROJECT_ROOT, 'infra/stand-ins/exceljs.ts');
+
+    expect(standIns).toEqual({
+      'functions/http-api.ts': { exceljs: standIn },
+      'functions/export-plan.ts': { exceljs: standIn },
+      'functions/export-fetch-shard.ts': { exceljs: standIn },
+      'functions/export-finish.ts': {},
+      'functions/export-fail.ts': { exceljs: standIn },
+      'functions/monthly-start.ts': { exceljs: standIn },
+    });
+  });
+
+  it("has a stand-in that fails naming the reason if a function's code reaches it", () => {
+    const reach = () => (ExcelStandIn as unknown as { stream: unknown }).stream;
+
+    expect(reach).toThrow(/exceljs is bundled only into the finish function/);
+  });
+});
