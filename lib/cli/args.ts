@@ -236,13 +236,12 @@ export function parseCommandLine(
       'is required against the real service (it names the files and folders)',
     );
   }
-  const concurrency = optionalInt('--concurrency', values.concurrency, 'concurrency');
   return {
     command: 'run',
     request: requestInput(values),
     service,
     destination,
-    ...concurrency,
+    ...optionalInt('--concurrency', values.concurrency, 'concurrency'),
     ...(values.rates ? { rates: parseRatesFlags(values.rates) } : {}),
   };
 }

@@ -25,6 +25,8 @@ const FIELD_FLAGS: Record<string, string> = {
   'csv.delimiter': '--delimiter',
   'csv.decimalSeparator': '--decimal-separator',
   conflictingCopies: '--conflicting-copies',
+  'gains.brokerReporting': '--broker-reporting',
+  'gains.rates': '--rates',
   ...Object.fromEntries(
     Object.entries(GAINS_TEXT_FLAGS).map(([flag, field]) => [`gains.${field}`, `--${flag}`]),
   ),

@@ -105,8 +105,16 @@ async function checkBucket(destination: Extract<Destination, { kind: 's3' }>, s3
   const location = `s3://${bucket}/${prefix === '' ? '' : `${prefix}/`}`;
   const key = `${prefix === '' ? '' : `${prefix}/`}${probeName()}`;
   try {
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: '' }));
-    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    const { VersionId } = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: '' }));
+    // In a versioned bucket a plain delete only hides the probe behind a delete marker: its version
+    // is deleted instead, which leaves nothing (and needs s3:DeleteObjectVersion, else the marker).
+    const deleted = VersionId
+      ? await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key, VersionId })).then(
+          () => true,
+          () => false,
+        )
+      : false;
+    if (!deleted) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
   } catch (error) {
     const { flag, reason } = bucketReason(error, location);
     // An endpoint flag only when one was given; else the URL is what the user can change.
