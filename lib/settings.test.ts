@@ -75,6 +75,20 @@ describe('parseServiceSettings', () => {
     ).toThrow(/^shape\.timeline\.path: /);
   });
 
+  it('refuses an offset-less zone that is not an IANA zone, and an unknown epoch unit, naming the field', () => {
+    expect(() =>
+      parseServiceSettings({ ...settingsOf(env), shape: { instants: { offsetlessZone: 'CEST' } } }),
+    ).toThrow(/^shape\.instants\.offsetlessZone: not an IANA time zone/);
+    expect(() =>
+      parseServiceSettings({ ...settingsOf(env), shape: { instants: { epochUnit: 'minutes' } } }),
+    ).toThrow(/^shape\.instants\.epochUnit: /);
+  });
+
+  it('returns the instants settings of the file', () => {
+    const shape = { instants: { offsetlessZone: 'Europe/Berlin', epochUnit: 'seconds' } };
+    expect(parseServiceSettings({ ...settingsOf(env), shape }).shape).toEqual(shape);
+  });
+
   it('never puts the secret value in its error', () => {
     try {
       parseServiceSettings({ ...settingsOf(env), baseUrl: 'ftp://x', apiSecret: 'top-secret-value' });

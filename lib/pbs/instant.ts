@@ -49,7 +49,7 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * Reads one instant the service sent. Offset-less text needs `offsetlessZone`; numbers count in
- * `epochUnit` and must be plausible (2009 … 2100). Fractions beyond milliseconds are cut.
+ * `epochUnit` and must be plausible (2009 … 2099). Fractions beyond milliseconds are cut.
  */
 export function readInstant(
   value: unknown,
@@ -86,7 +86,8 @@ export function readInstant(
 
 function readEpoch(value: number, reading: InstantReading): InstantResult {
   if (!Number.isFinite(value)) return { ok: false, reason: 'is not a finite number' };
-  const ms = reading.epochUnit === 'seconds' ? Math.floor(value * 1000) : Math.floor(value);
+  // Seconds with a fraction are rounded to the millisecond: `x.123 * 1000` is not exact in binary.
+  const ms = reading.epochUnit === 'seconds' ? Math.round(value * 1000) : Math.floor(value);
   if (ms >= EARLIEST_PLAUSIBLE_MS && ms < LATEST_PLAUSIBLE_MS) return { ok: true, ms };
   const other = reading.epochUnit === 'seconds' ? 'milliseconds' : 'seconds';
   const otherMs = other === 'seconds' ? value * 1000 : value;

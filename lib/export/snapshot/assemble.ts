@@ -42,7 +42,7 @@ export interface AssembleInput {
   range?: KeptRange;
   /** Fetched shards, or shards still being fetched: a window is assembled once its own are done. */
   fetched: readonly FetchedShard[] | ShardsInFlight;
-  fields: Pick<TransactionFieldMap, 'id' | 'date'>;
+  fields: Pick<TransactionFieldMap, 'id' | 'date' | 'instants'>;
   /** Timeline items for the changes report, when requested. */
   changes?: AsyncIterable<RawTimelineItem>;
   snapshotFile: string;
