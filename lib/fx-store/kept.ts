@@ -1,0 +1,137 @@
+/**
+ * The rates files kept in the reports bucket: `rates/{source}/{sha256}/{name}`, `name` being the
+ * file's published name (`eurofxref-hist.zip`, `monthly_xml_2024-05.xml`). The SHA-256 in the
+ * key means a file is never overwritten by different content of the same name: each version the
+ * owner published stays, and a run's manifest can name the exact bytes it was converted with.
+ */
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { ValidationError } from '../errors.ts';
+import { loadRates, type RateSource, type RateTable } from '../fx/index.ts';
+
+/** Top-level prefix of the kept rates files. */
+export const RATES_PREFIX = 'rates/';
+
+/** Where a source's files are kept: `rates/{source}/`. */
+export const sourcePrefix = (source: RateSource): string => `${RATES_PREFIX}${source}/`;
+
+/** The key of one kept file. */
+export const keptKey = (source: RateSource, sha256: string, name: string): string =>
+  `${sourcePrefix(source)}${sha256}/${name}`;
+
+const KEPT_KEY = /^rates\/(ecb|hmrc)\/([0-9a-f]{64})\/([^/]{1,255})$/;
+
+/** One kept file, as listed. */
+export interface KeptFile {
+  key: string;
+  name: string;
+  sha256: string;
+  lastModified: Date;
+}
+
+/** Where the kept files are. */
+export interface KeptRatesStore {
+  s3: S3Client;
+  bucket: string;
+}
+
+/** Every kept file of `source` (keys of another shape under the prefix are ignored). */
+export async function listKept(store: KeptRatesStore, source: RateSource): Promise<KeptFile[]> {
+  const files: KeptFile[] = [];
+  let token: string | undefined;
+  do {
+    const page = await store.s3.send(
+      new ListObjectsV2Command({
+        Bucket: store.bucket,
+        Prefix: sourcePrefix(source),
+        ...(token ? { ContinuationToken: token } : {}),
+      }),
+    );
+    for (const object of page.Contents ?? []) {
+      const match = KEPT_KEY.exec(object.Key ?? '');
+      if (match === null) continue;
+      files.push({
+        key: object.Key as string,
+        sha256: match[2] as string,
+        name: match[3] as string,
+        lastModified: object.LastModified ?? new Date(0),
+      });
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token !== undefined);
+  return files;
+}
+
+/** Whether the bucket keeps at least one file of `source` (the API checks before a job starts). */
+export async function hasKeptRates(store: KeptRatesStore, source: RateSource): Promise<boolean> {
+  const page = await store.s3.send(
+    new ListObjectsV2Command({ Bucket: store.bucket, Prefix: sourcePrefix(source), MaxKeys: 20 }),
+  );
+  return (page.Contents ?? []).some((object) => KEPT_KEY.test(object.Key ?? ''));
+}
+
+/**
+ * The files a run converts with: the newest kept version of each published name (the ECB's
+ * history file holds every earlier day, so its newest version is the one to use; HMRC's month
+ * files are each the newest correction of their month). With `files` (name → SHA-256, as a
+ * request or manifest lists them), exactly those versions instead.
+ */
+export function chooseKept(kept: readonly KeptFile[], files?: Readonly<Record<string, string>>): KeptFile[] {
+  if (files !== undefined) {
+    return Object.entries(files).map(([name, sha256]) => {
+      const found = kept.find((file) => file.sha256 === sha256);
+      if (found === undefined) {
+        throw new ValidationError(
+          'gains.rates',
+          `rates file ${name} (sha256 ${sha256}) is not kept in the bucket under ${RATES_PREFIX}`,
+        );
+      }
+      return { ...found, name };
+    });
+  }
+  const newest = new Map<string, KeptFile>();
+  for (const file of kept) {
+    const current = newest.get(file.name);
+    const newer =
+      current === undefined ||
+      file.lastModified.getTime() > current.lastModified.getTime() ||
+      (file.lastModified.getTime() === current.lastModified.getTime() && file.key > current.key);
+    if (newer) newest.set(file.name, file);
+  }
+  return [...newest.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** A run's rates read from the kept files: the table and the files as `gains.rates.files` records them. */
+export interface KeptRates {
+  table: RateTable;
+  files: Record<string, string>;
+}
+
+/**
+ * Reads the kept files of `source` a run converts with ({@link chooseKept}) into one table.
+ * Throws a `ValidationError` of `gains.rates` when none is kept, or a listed one is not.
+ */
+export async function readKeptRates(
+  store: KeptRatesStore,
+  source: RateSource,
+  files?: Readonly<Record<string, string>>,
+): Promise<KeptRates> {
+  const chosen = chooseKept(await listKept(store, source), files);
+  if (chosen.length === 0) throw noKeptRates(source);
+  const inputs = await Promise.all(
+    chosen.map(async (file) => {
+      const object = await store.s3.send(new GetObjectCommand({ Bucket: store.bucket, Key: file.key }));
+      const bytes = await object.Body?.transformToByteArray();
+      return { name: file.name, bytes: bytes ?? new Uint8Array(), source };
+    }),
+  );
+  const table = loadRates(inputs);
+  return { table, files: Object.fromEntries(table.files.map((file) => [file.name, file.sha256])) };
+}
+
+/** The refusal of a request for `source` rates when the bucket keeps none. */
+export function noKeptRates(source: RateSource): ValidationError {
+  return new ValidationError(
+    'gains.rates',
+    `no ${source.toUpperCase()} rates files are kept yet (${sourcePrefix(source)} in the reports bucket is empty): wait for the daily rates fetch, or copy the published files there (see README)`,
+  );
+}
