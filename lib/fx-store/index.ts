@@ -15,13 +15,13 @@ export {
   type RatesUrls,
 } from './fetch.ts';
 export {
-  chooseKept,
   hasKeptRates,
   type KeptFile,
   type KeptRates,
   type KeptRatesStore,
   keptKey,
   listKept,
+  newestKept,
   noKeptRates,
   RATES_PREFIX,
   readKeptRates,

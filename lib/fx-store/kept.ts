@@ -6,7 +6,13 @@
  */
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { ValidationError } from '../errors.ts';
-import { loadRates, type RateSource, type RateTable } from '../fx/index.ts';
+import {
+  loadRates,
+  parseRatesFile,
+  type RateSource,
+  type RatesFileInput,
+  type RateTable,
+} from '../fx/index.ts';
 
 /** Top-level prefix of the kept rates files. */
 export const RATES_PREFIX = 'rates/';
@@ -70,34 +76,34 @@ export async function hasKeptRates(store: KeptRatesStore, source: RateSource): P
 }
 
 /**
- * The files a run converts with: the newest kept version of each published name (the ECB's
- * history file holds every earlier day, so its newest version is the one to use; HMRC's month
- * files are each the newest correction of their month). With `files` (name → SHA-256, as a
- * request or manifest lists them), exactly those versions instead.
+ * The candidates for the version of each published name a run converts with: the files kept last
+ * (the ECB's history file holds every earlier day, so its newest version is the one to use; an
+ * HMRC month's newest is its latest correction). Several per name only when stored within the
+ * same second (S3's times are to the second); {@link readKeptRates} then tells them apart.
  */
-export function chooseKept(kept: readonly KeptFile[], files?: Readonly<Record<string, string>>): KeptFile[] {
-  if (files !== undefined) {
-    return Object.entries(files).map(([name, sha256]) => {
-      const found = kept.find((file) => file.sha256 === sha256);
-      if (found === undefined) {
-        throw new ValidationError(
-          'gains.rates',
-          `rates file ${name} (sha256 ${sha256}) is not kept in the bucket under ${RATES_PREFIX}`,
-        );
-      }
-      return { ...found, name };
-    });
-  }
-  const newest = new Map<string, KeptFile>();
+export function newestKept(kept: readonly KeptFile[]): KeptFile[][] {
+  const newest = new Map<string, KeptFile[]>();
   for (const file of kept) {
-    const current = newest.get(file.name);
-    const newer =
-      current === undefined ||
-      file.lastModified.getTime() > current.lastModified.getTime() ||
-      (file.lastModified.getTime() === current.lastModified.getTime() && file.key > current.key);
-    if (newer) newest.set(file.name, file);
+    const current = newest.get(file.name)?.[0];
+    const at = file.lastModified.getTime();
+    if (current === undefined || at > current.lastModified.getTime()) newest.set(file.name, [file]);
+    else if (at === current.lastModified.getTime()) newest.get(file.name)?.push(file);
   }
-  return [...newest.values()].sort((a, b) => a.name.localeCompare(b.name));
+  return [...newest.keys()].sort().map((name) => newest.get(name) as KeptFile[]);
+}
+
+/** Exactly the kept files `files` lists (name → SHA-256, as a request or manifest records them). */
+function listedKept(kept: readonly KeptFile[], files: Readonly<Record<string, string>>): KeptFile[] {
+  return Object.entries(files).map(([name, sha256]) => {
+    const found = kept.find((file) => file.sha256 === sha256);
+    if (found === undefined) {
+      throw new ValidationError(
+        'gains.rates',
+        `rates file ${name} (sha256 ${sha256}) is not kept in the bucket under ${RATES_PREFIX}`,
+      );
+    }
+    return { ...found, name };
+  });
 }
 
 /** A run's rates read from the kept files: the table and the files as `gains.rates.files` records them. */
@@ -107,25 +113,38 @@ export interface KeptRates {
 }
 
 /**
- * Reads the kept files of `source` a run converts with ({@link chooseKept}) into one table.
- * Throws a `ValidationError` of `gains.rates` when none is kept, or a listed one is not.
+ * Reads the kept files of `source` a run converts with into one table: the newest version of each
+ * published name ({@link newestKept}; of versions stored the same second, the one whose rates
+ * reach the later day), or with `files` exactly those. Throws a `ValidationError` of
+ * `gains.rates` when none is kept, or a listed one is not.
  */
 export async function readKeptRates(
   store: KeptRatesStore,
   source: RateSource,
   files?: Readonly<Record<string, string>>,
 ): Promise<KeptRates> {
-  const chosen = chooseKept(await listKept(store, source), files);
-  if (chosen.length === 0) throw noKeptRates(source);
-  const inputs = await Promise.all(
-    chosen.map(async (file) => {
-      const object = await store.s3.send(new GetObjectCommand({ Bucket: store.bucket, Key: file.key }));
-      const bytes = await object.Body?.transformToByteArray();
-      return { name: file.name, bytes: bytes ?? new Uint8Array(), source };
-    }),
-  );
+  const kept = await listKept(store, source);
+  const groups = files === undefined ? newestKept(kept) : listedKept(kept, files).map((file) => [file]);
+  if (groups.length === 0) throw noKeptRates(source);
+  const read = async (file: KeptFile): Promise<RatesFileInput> => {
+    const object = await store.s3.send(new GetObjectCommand({ Bucket: store.bucket, Key: file.key }));
+    const bytes = await object.Body?.transformToByteArray();
+    return { name: file.name, bytes: bytes ?? new Uint8Array(), source };
+  };
+  const inputs = await Promise.all(groups.map(async (group) => latestOf(await Promise.all(group.map(read)))));
   const table = loadRates(inputs);
   return { table, files: Object.fromEntries(table.files.map((file) => [file.name, file.sha256])) };
+}
+
+/** Of versions of one name, the one whose rates reach the latest day (the first of equals). */
+function latestOf(versions: readonly RatesFileInput[]): RatesFileInput {
+  if (versions.length === 1) return versions[0] as RatesFileInput;
+  const lastDay = (input: RatesFileInput) =>
+    parseRatesFile(input).parsed.periods.reduce(
+      (last, period) => (period.last > last ? period.last : last),
+      '',
+    );
+  return versions.reduce((best, input) => (lastDay(input) > lastDay(best) ? input : best));
 }
 
 /** The refusal of a request for `source` rates when the bucket keeps none. */
