@@ -4,6 +4,7 @@
  * key means a file is never overwritten by different content of the same name: each version the
  * owner published stays, and a run's manifest can name the exact bytes it was converted with.
  */
+import { createHash } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { ValidationError } from '../errors.ts';
 import {
@@ -69,10 +70,19 @@ export async function listKept(store: KeptRatesStore, source: RateSource): Promi
 
 /** Whether the bucket keeps at least one file of `source` (the API checks before a job starts). */
 export async function hasKeptRates(store: KeptRatesStore, source: RateSource): Promise<boolean> {
-  const page = await store.s3.send(
-    new ListObjectsV2Command({ Bucket: store.bucket, Prefix: sourcePrefix(source), MaxKeys: 20 }),
-  );
-  return (page.Contents ?? []).some((object) => KEPT_KEY.test(object.Key ?? ''));
+  let token: string | undefined;
+  do {
+    const page = await store.s3.send(
+      new ListObjectsV2Command({
+        Bucket: store.bucket,
+        Prefix: sourcePrefix(source),
+        ...(token ? { ContinuationToken: token } : {}),
+      }),
+    );
+    if ((page.Contents ?? []).some((object) => KEPT_KEY.test(object.Key ?? ''))) return true;
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token !== undefined);
+  return false;
 }
 
 /**
@@ -128,8 +138,16 @@ export async function readKeptRates(
   if (groups.length === 0) throw noKeptRates(source);
   const read = async (file: KeptFile): Promise<RatesFileInput> => {
     const object = await store.s3.send(new GetObjectCommand({ Bucket: store.bucket, Key: file.key }));
-    const bytes = await object.Body?.transformToByteArray();
-    return { name: file.name, bytes: bytes ?? new Uint8Array(), source };
+    const bytes = (await object.Body?.transformToByteArray()) ?? new Uint8Array();
+    // The key names the content (a copy seeded by hand could name another): what is recorded is what was read.
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    if (sha256 !== file.sha256) {
+      throw new ValidationError(
+        'gains.rates',
+        `rates file ${file.key}: its content's SHA-256 is ${sha256}, not the one its key names`,
+      );
+    }
+    return { name: file.name, bytes, source };
   };
   const inputs = await Promise.all(groups.map(async (group) => latestOf(await Promise.all(group.map(read)))));
   const table = loadRates(inputs);

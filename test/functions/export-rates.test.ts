@@ -4,7 +4,7 @@
  * layouts and kept by the rates fetch function itself; the expected figures are worked out here.
  */
 import { createHash } from 'node:crypto';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import BigJs from 'big.js';
 import { parse } from 'csv-parse/sync';
 import { DateTime } from 'luxon';
@@ -106,10 +106,7 @@ describe('an export job with gains.rates {source: ecb} and no files', () => {
     expect(accepted.statusCode).toBe(202);
     const { jobId } = JSON.parse(String(accepted.body)) as { jobId: string };
 
-    const context = h.workerContext();
-    const plan = await createPlanHandler(context)({ jobId });
-    for (const shard of plan.shards) await createFetchShardHandler(context)({ jobId, shard });
-    await createFinishHandler(context)({ jobId });
+    await runJob(jobId);
 
     const job = await h.jobs.require(jobId);
     expect(job.state).toBe('succeeded');
@@ -141,4 +138,51 @@ describe('an export job with gains.rates {source: ecb} and no files', () => {
       })),
     ).toEqual(expected);
   }, 120_000);
+
+  it('converts with exactly the kept files gains.rates.files lists, an earlier version included', async () => {
+    const older = ecbHistZip('2025-06-30');
+    const job = await h.queueJob({
+      ...GERMAN_GAINS,
+      period: '2024-03',
+      gains: { taxRules: 'de', rates: { source: 'ecb', files: { 'eurofxref-hist.zip': sha256(older) } } },
+    });
+
+    await runJob(job.jobId);
+
+    const done = await h.jobs.require(job.jobId);
+    const manifestKey = done.result?.files.find((file) => file.name === 'manifest.json')?.key as string;
+    const manifest = JSON.parse(await text(manifestKey)) as { request: { gains: { rates: unknown } } };
+    expect(manifest.request.gains.rates).toEqual({
+      source: 'ecb',
+      files: { 'eurofxref-hist.zip': sha256(older) },
+    });
+  }, 60_000);
+
+  it('refuses a kept copy whose content is not the one its key names, naming gains.rates', async () => {
+    const zip = ecbHistZip('2025-12-30');
+    const named = '0'.repeat(64);
+    await h.client.send(
+      new PutObjectCommand({ Bucket: h.bucket, Key: `rates/ecb/${named}/seeded.zip`, Body: zip }),
+    );
+    const job = await h.queueJob({
+      ...GERMAN_GAINS,
+      period: '2024-03',
+      gains: { taxRules: 'de', rates: { source: 'ecb', files: { 'seeded.zip': named } } },
+    });
+
+    await expect(runJob(job.jobId)).rejects.toMatchObject({
+      field: 'gains.rates',
+      message: expect.stringContaining(
+        `rates/ecb/${named}/seeded.zip: its content's SHA-256 is ${sha256(zip)}`,
+      ),
+    });
+  }, 60_000);
 });
+
+/** Runs plan → every shard → finish as the state machine would. */
+async function runJob(jobId: string) {
+  const context = h.workerContext();
+  const plan = await createPlanHandler(context)({ jobId });
+  for (const shard of plan.shards) await createFetchShardHandler(context)({ jobId, shard });
+  await createFinishHandler(context)({ jobId });
+}
