@@ -2,6 +2,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
 import { GainsOptionsSchema, PROFILE_NAME } from '../lib/export/plan/index.ts';
+import { ECB_HIST_URL, HMRC_MONTHLY_URL } from '../lib/fx-store/fetch.ts';
 import { CLAIM_NAME, DEFAULT_PROFILES_CLAIM } from '../lib/http-api/index.ts';
 import { portalSignInSchema } from '../lib/lambda/portal-sign-in.ts';
 import { SERVICE_RATE_LIMIT_PER_KEY } from '../lib/pbs/config.ts';
@@ -84,6 +85,28 @@ export const PbsConfigSchema = z
       .string()
       .regex(/^cron\(\S+( \S+){5}\)$/, 'expected cron(minutes hours day-of-month month day-of-week year)')
       .default('cron(30 0 1 * ? *)'),
+    /**
+     * The daily fetch of the published rates files kept under `rates/` (README "Rates files on
+     * AWS"): where they are published and when the fetch runs.
+     */
+    rates: z
+      .strictObject({
+        /** The ECB's history file. */
+        ecbUrl: z.url({ protocol: /^https?$/ }).default(ECB_HIST_URL),
+        /** HMRC's monthly file, `{month}` standing for `YYYY-MM`. */
+        hmrcUrl: z
+          .url({ protocol: /^https?$/ })
+          .refine((url) => url.includes('{month}'), 'expected a URL with {month} where the month goes')
+          .default(HMRC_MONTHLY_URL),
+        /** IANA zone of the fetch's cron. */
+        scheduleTimeZone: ianaZone.default('Europe/Berlin'),
+        /** EventBridge Scheduler cron of the fetch: daily, after the ECB's publication (about 16:00 CET). */
+        scheduleCron: z
+          .string()
+          .regex(/^cron\(\S+( \S+){5}\)$/, 'expected cron(minutes hours day-of-month month day-of-week year)')
+          .default('cron(30 17 * * ? *)'),
+      })
+      .prefault({}),
     /** Days before `work/` objects (raw snapshot parts, plans) expire. */
     workRetentionDays: z.number().int().min(1).max(3650).default(7),
     /** Days before `jobs/` records expire. */

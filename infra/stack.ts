@@ -12,7 +12,7 @@ import {
   ScheduleExpression,
   ScheduleTargetInput,
 } from 'aws-cdk-lib/aws-scheduler';
-import { StepFunctionsStartExecution } from 'aws-cdk-lib/aws-scheduler-targets';
+import { LambdaInvoke, StepFunctionsStartExecution } from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
@@ -31,7 +31,7 @@ import { ExportStateMachine, MonthlyStateMachine } from './state-machines.ts';
  * Top-level prefixes of the bucket (see `KEYS` in the contract; `_staging/` is where the S3 sink
  * stages a run's files before copying them under `reports/`, see `STAGING_SEGMENT`).
  */
-export type BucketPrefix = 'jobs/' | 'work/' | 'reports/' | 'locks/' | '_staging/';
+export type BucketPrefix = 'jobs/' | 'work/' | 'reports/' | 'locks/' | '_staging/' | 'rates/';
 
 /** What a function may do under one prefix. */
 export interface PrefixAccess {
@@ -46,7 +46,14 @@ export interface PrefixAccess {
 }
 
 /** The functions of the stack, by key. */
-export type FunctionKey = 'httpApi' | 'plan' | 'fetchShard' | 'finish' | 'fail' | 'monthlyStart';
+export type FunctionKey =
+  | 'httpApi'
+  | 'plan'
+  | 'fetchShard'
+  | 'finish'
+  | 'fail'
+  | 'monthlyStart'
+  | 'ratesFetch';
 
 interface FunctionSpec {
   entry: string;
@@ -81,6 +88,8 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
       'work/': { read: true },
       'reports/': { read: true },
       'locks/': { read: true, write: true },
+      // rates/: a request for gains.rates is refused while no rates of its source are kept.
+      'rates/': { read: true },
     },
     secrets: false,
     startsExports: true,
@@ -97,6 +106,8 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
       'jobs/': { read: true, write: true },
       'work/': { write: true },
       'locks/': { read: true, write: true },
+      // rates/: a job for gains.rates fails before fetching while no rates of its source are kept.
+      'rates/': { read: true },
     },
     secrets: true,
     startsExports: false,
@@ -128,6 +139,8 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
       '_staging/': { read: true, write: true, multipart: true, delete: true },
       'reports/': { write: true, multipart: true, delete: true },
       'locks/': { read: true, write: true },
+      // rates/: the kept rates files gains.rates converts with (lib/workflow/rates.ts).
+      'rates/': { read: true },
     },
     // The changes report reads the service's timeline while finishing.
     secrets: true,
@@ -152,6 +165,16 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
     secrets: false,
     startsExports: true,
   },
+  ratesFetch: {
+    entry: 'functions/rates-fetch.ts',
+    description: "Daily: fetch the ECB's and HMRC's published rates files and keep the new ones under rates/",
+    memorySize: 512,
+    timeout: Duration.minutes(5),
+    // Read: whether a file's content is kept already (HeadObject); write: each new one, under its sha256.
+    s3: { 'rates/': { read: true, write: true } },
+    secrets: false,
+    startsExports: false,
+  },
 };
 
 /** Properties of {@link PbsExportStack}. */
@@ -162,8 +185,9 @@ export interface PbsExportStackProps extends StackProps {
 }
 
 /**
- * pbs-export on AWS: the reports bucket, the six functions, the export and monthly state
- * machines, the monthly schedule with its dead-letter queue, the HTTP API and the alarms.
+ * pbs-export on AWS: the reports bucket, the seven functions, the export and monthly state
+ * machines, the monthly schedule with its dead-letter queue, the daily rates fetch schedule, the
+ * HTTP API and the alarms.
  */
 export class PbsExportStack extends Stack {
   readonly bucket: s3.Bucket;
@@ -227,7 +251,10 @@ export class PbsExportStack extends Stack {
       finish: make('finish'),
       fail: make('fail'),
       monthlyStart: make('monthlyStart'),
+      ratesFetch: make('ratesFetch'),
     };
+    this.functions.ratesFetch.function.addEnvironment(ENV.ratesEcbUrl, config.rates.ecbUrl);
+    this.functions.ratesFetch.function.addEnvironment(ENV.ratesHmrcUrl, config.rates.hmrcUrl);
     // Only the HTTP API authorizes callers per profile (lib/http-api/authorization.ts): by the
     // configured claim, or by the Cognito groups of the portal's user pool.
     const profilesClaim = config.jwt
@@ -287,6 +314,21 @@ export class PbsExportStack extends Stack {
         }),
         deadLetterQueue: this.scheduleDeadLetterQueue,
         retryAttempts: 10,
+        maxEventAge: Duration.hours(6),
+      }),
+    });
+
+    new Schedule(this, 'RatesSchedule', {
+      description: "pbs-export: daily fetch of the ECB's and HMRC's published rates files into rates/",
+      schedule: ScheduleExpression.expression(
+        config.rates.scheduleCron,
+        TimeZone.of(config.rates.scheduleTimeZone),
+      ),
+      target: new LambdaInvoke(this.functions.ratesFetch.function, {
+        role: this.ratesScheduleRole(),
+        input: ScheduleTargetInput.fromObject({ scheduledTime: ContextAttribute.scheduledTime }),
+        deadLetterQueue: this.scheduleDeadLetterQueue,
+        retryAttempts: 3,
         maxEventAge: Duration.hours(6),
       }),
     });
@@ -450,6 +492,26 @@ export class PbsExportStack extends Stack {
     });
   }
 
+  /**
+   * The role the rates schedule invokes the fetch function with (its own, so its findings are
+   * acknowledged on it alone): the target grants it that one function, its versions included.
+   */
+  private ratesScheduleRole(): iam.Role {
+    const role = new iam.Role(this, 'RatesScheduleRole', {
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com'),
+      description: 'pbs-export: the daily rates schedule invokes the rates fetch function',
+    });
+    const fnId = this.getLogicalId(
+      this.functions.ratesFetch.function.node.defaultChild as lambda.CfnFunction,
+    );
+    acknowledge(
+      role,
+      `AwsSolutions-IAM5[Resource::<${fnId}.Arn>:*]`,
+      'lambda:InvokeFunction on the rates fetch function and its versions (the Scheduler target grants both); nothing else.',
+    );
+    return role;
+  }
+
   /** The registry the functions read: the config's profiles, ARN placeholders resolved. */
   private profileRegistry(config: PbsConfig): ProfileRegistry {
     return Object.fromEntries(
@@ -525,10 +587,19 @@ export class PbsExportStack extends Stack {
       }),
       new cloudwatch.Alarm(this, 'ScheduleDeadLetterAlarm', {
         alarmDescription:
-          'The monthly schedule could not start the monthly run (event in the dead-letter queue).',
+          'A schedule (monthly run, daily rates fetch) could not deliver its event (in the dead-letter queue).',
         metric: this.scheduleDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
           period: Duration.minutes(5),
           statistic: 'Maximum',
+        }),
+        ...atLeastOne,
+      }),
+      new cloudwatch.Alarm(this, 'RatesFetchFailedAlarm', {
+        alarmDescription:
+          'The daily rates fetch failed: a published rates file could not be fetched or was refused (its log says which and why).',
+        metric: this.functions.ratesFetch.function.metricErrors({
+          period: Duration.minutes(5),
+          statistic: 'Sum',
         }),
         ...atLeastOne,
       }),

@@ -30,6 +30,8 @@ import {
   periodLabel,
   RequestValidationError,
 } from '../export/plan/index.ts';
+import type { RateSource } from '../fx/index.ts';
+import { hasKeptRates, noKeptRates } from '../fx-store/index.ts';
 import {
   type ExecutionStarter,
   IdempotencyKeyReusedError,
@@ -161,6 +163,20 @@ export function errorAnswer(error: unknown): ErrorAnswer {
   return { status: 500, body: apiError('internal', 'internal error') };
 }
 
+/**
+ * Refuses (400, `gains.rates`) a request converting at rates of a source the bucket keeps no file
+ * of yet: its job would fetch everything and fail at the end (`lib/workflow/rates.ts`).
+ */
+async function refuseUnkeptRates(deps: ApiDeps, request: { gains?: ExportRequestGains }): Promise<void> {
+  const source = request.gains?.rates?.source;
+  if (source === undefined || (await hasKeptRates({ s3: deps.s3, bucket: deps.bucket }, source))) return;
+  const { field, reason } = noKeptRates(source);
+  throw new RequestValidationError([{ field, reason }]);
+}
+
+/** The part of a request {@link refuseUnkeptRates} reads. */
+type ExportRequestGains = { rates?: { source: RateSource } | undefined };
+
 /** Headers of every answer: JSON, never cached (links and states change). */
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
@@ -264,6 +280,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     }
     if (!mayUse(accessOf(c), request.profile)) throw new ForbiddenProfileError();
     lookupProfile(deps.registry, request.profile);
+    await refuseUnkeptRates(deps, request);
     const canonical = canonicalJson(request);
     const now = deps.now();
     // A request for a period not yet over is deduplicated only while it is open (see jobKeyAt).

@@ -3,6 +3,7 @@
  * the runtime (`runtime.ts`) through {@link readEnv}, each validated by its zod schema.
  */
 import { z } from 'zod';
+import { ECB_HIST_URL, HMRC_MONTHLY_URL } from '../fx-store/index.ts';
 import { CLAIM_NAME, DEFAULT_LINK_EXPIRY_SECONDS } from '../http-api/index.ts';
 import { type ProfileRegistry, parseProfileRegistry } from '../jobs/index.ts';
 import { PBS_CLIENT_DEFAULTS } from '../pbs/index.ts';
@@ -49,6 +50,10 @@ export const ENV = {
   notifyTopicArn: 'PBS_NOTIFY_TOPIC_ARN',
   /** Finish and fail only (with the topic): the portal's URL, which notices link to. */
   portalUrl: 'PBS_PORTAL_URL',
+  /** Rates fetch only, optional: the ECB's history file (default: the ECB's `eurofxref-hist.zip`). */
+  ratesEcbUrl: 'PBS_RATES_ECB_URL',
+  /** Rates fetch only, optional: HMRC's monthly file, `{month}` for `YYYY-MM` (default: the Trade Tariff service's XML). */
+  ratesHmrcUrl: 'PBS_RATES_HMRC_URL',
 } as const;
 
 /**
@@ -144,6 +149,13 @@ export const ENV_SCHEMAS = {
       .optional(),
   ),
   [ENV.portalUrl]: z.preprocess(blankToUndefined, httpUrl.optional()),
+  [ENV.ratesEcbUrl]: z.preprocess(blankToUndefined, httpUrl.default(ECB_HIST_URL)),
+  [ENV.ratesHmrcUrl]: z.preprocess(
+    blankToUndefined,
+    httpUrl
+      .refine((value) => value.includes('{month}'), 'expected a URL with {month} where the month goes')
+      .default(HMRC_MONTHLY_URL),
+  ),
   [OPTIONAL_ENV.s3Endpoint]: z.preprocess(blankToUndefined, httpUrl.optional()),
   AWS_REGION: z.preprocess(blankToUndefined, z.string().default('us-east-1')),
 } as const;

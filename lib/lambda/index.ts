@@ -31,6 +31,7 @@ export {
   withObservability,
 } from './observability.ts';
 export { type PortalSignInSettings, portalSignInSchema } from './portal-sign-in.ts';
+export { createRatesFetchHandler, type RatesFetchContext, type RatesFetchOutput } from './rates-fetch.ts';
 export { createRuntime, lambdaRuntime, type Runtime } from './runtime.ts';
 export {
   createSecretReader,

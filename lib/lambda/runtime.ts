@@ -23,6 +23,7 @@ import { ENV, type Env, OPTIONAL_ENV, readEnv } from './env.ts';
 import { ConfigError } from './errors.ts';
 import { type ApiContext, type MonthlyContext, memo, type WorkerContext } from './handlers.ts';
 import { createObservability, type Observability } from './observability.ts';
+import type { RatesFetchContext } from './rates-fetch.ts';
 import { createSecretReader } from './secrets.ts';
 import { createServiceFactory } from './service.ts';
 
@@ -34,6 +35,7 @@ export interface Runtime {
   apiContext(): ApiContext;
   monthlyContext(): MonthlyContext;
   workerContext(): WorkerContext;
+  ratesFetchContext(): RatesFetchContext;
 }
 
 /** Builds the runtime over `env` (`serviceName` names the function in logs and metrics). */
@@ -144,6 +146,13 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
       now,
       slots: slots(),
       ...optional('notify', notify()),
+    }),
+    ratesFetchContext: () => ({
+      obs,
+      s3: s3(),
+      bucket: bucket(),
+      now,
+      urls: { ecb: readEnv(env, ENV.ratesEcbUrl), hmrc: readEnv(env, ENV.ratesHmrcUrl) },
     }),
   };
 }

@@ -10,6 +10,7 @@ export {
   type SnsNotifierOptions,
   setPageUrl,
 } from './notify.ts';
+export { type RatedRequest, requireKeptRates, withKeptRates } from './rates.ts';
 export { failureReason, MAX_REASON_LENGTH, redactSecrets } from './redact.ts';
 export type { ProfileService, ServiceFactory } from './services.ts';
 // The task payloads, each the state machine's input or output of one worker.

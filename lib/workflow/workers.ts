@@ -49,6 +49,7 @@ import {
 import { createS3Sink } from '../storage/index.ts';
 import { JobStateError, WorkFileError } from './errors.ts';
 import type { Notifier } from './notify.ts';
+import { requireKeptRates, withKeptRates } from './rates.ts';
 import { failureReason } from './redact.ts';
 import type { ServiceFactory } from './services.ts';
 import {
@@ -125,13 +126,14 @@ export function createWorkers(deps: WorkerDeps): Workers {
    */
   const publishRun = async (
     job: JobRecord,
-    request: ExportRequest,
+    asked: ExportRequest,
     plan: ExportPlan,
     startedAt: Date,
     plannedOnDemoData: boolean,
   ): Promise<JobResult> => {
     // Tagged with the job, so a retried finish writes the same objects instead of a second set.
     const runId = newRunId(startedAt, job.jobId.slice(0, 6));
+    const { request, rates } = await withKeptRates({ s3, bucket }, asked);
     const service = await deps.services(job.profile);
     const workDir = await scratch();
     try {
@@ -150,6 +152,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
         startedAt,
         workDir,
         demo,
+        ...(rates ? { rates } : {}),
       });
       const rendered = await renderReports({
         ...assembled,
@@ -177,6 +180,8 @@ export function createWorkers(deps: WorkerDeps): Workers {
       const job = await loadJob(jobId);
       if (job.state === 'succeeded') throw new JobStateError(jobId, 'already succeeded');
       const request = parseExportRequest(job.request);
+      // A job asking for rates the bucket does not keep fails here, before anything is fetched.
+      await requireKeptRates({ s3, bucket }, request);
       const service = await deps.services(job.profile);
       const plan = await planExport(request, service.client);
       const stored: StoredPlan = {

@@ -13,6 +13,7 @@ const MODULES = [
   ['export-fetch-shard', ENV.bucket, { jobId: '0'.repeat(32), shard: 0 }],
   ['export-finish', ENV.bucket, { jobId: '0'.repeat(32) }],
   ['export-fail', ENV.bucket, { jobId: '0'.repeat(32), error: { Error: 'Error' } }],
+  ['rates-fetch', ENV.bucket, {}],
 ] as const;
 
 describe('functions/*.ts', () => {

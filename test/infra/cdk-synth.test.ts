@@ -1,9 +1,10 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STACK_ID } from '../../infra/pbs-app.ts';
 import { PROJECT_ROOT } from '../../infra/pbs-function.ts';
@@ -11,7 +12,11 @@ import { FUNCTIONS, type FunctionKey } from '../../infra/stack.ts';
 import { parseExportRequest } from '../../lib/export/index.ts';
 import { createJobStore, KEYS } from '../../lib/jobs/index.ts';
 import { ENV, OPTIONAL_ENV } from '../../lib/lambda/index.ts';
+import { ecbHistZip, startRatesServer } from '../support/rates.ts';
 import { type S3TestServer, startS3rver } from '../support/s3.ts';
+
+/** The ECB history the bundled rates fetch is served. */
+const ECB_ZIP = ecbHistZip('2024-05-17');
 
 const execFileAsync = promisify(execFile);
 
@@ -48,6 +53,11 @@ afterAll(() => {
 const functions = () =>
   Object.values(resources).filter((resource) => resource.Type === 'AWS::Lambda::Function');
 const assetDirs = () => functions().map((fn) => join(outDir, String(fn.Metadata?.['aws:asset:path'])));
+/** The bundles of the functions that run jobs (every one but the rates fetch, which touches no job). */
+const jobAssetDirs = () =>
+  Object.entries(resources)
+    .filter(([id, resource]) => resource.Type === 'AWS::Lambda::Function' && !id.startsWith('RatesFetch'))
+    .map(([, fn]) => join(outDir, String(fn.Metadata?.['aws:asset:path'])));
 
 describe('cdk synth of the app', () => {
   it('exits 0', () => {
@@ -58,8 +68,8 @@ describe('cdk synth of the app', () => {
     expect(result.output).not.toMatch(/AwsSolutions-/);
   });
 
-  it('returns a template with the six functions deployed from bundled assets', () => {
-    expect(functions()).toHaveLength(6);
+  it('returns a template with the seven functions deployed from bundled assets', () => {
+    expect(functions()).toHaveLength(7);
     for (const fn of functions()) {
       expect(fn.Properties).toMatchObject({
         Handler: 'index.handler',
@@ -111,8 +121,9 @@ describe('cdk synth of the app', () => {
     expect(withExcel).toEqual([FUNCTIONS.finish.description]);
   });
 
-  it('keeps the error class names in every bundle, as the state machine retriers match them', () => {
-    for (const dir of assetDirs()) {
+  it('keeps the error class names in every bundle of a job, as the state machine retriers match them', () => {
+    expect(jobAssetDirs()).toHaveLength(6);
+    for (const dir of jobAssetDirs()) {
       const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
       for (const name of ['ValidationError', 'JobNotFoundError', 'ProfileBusyError']) {
         expect(code, `${dir}: ${name}`).toContain(`"${name}"`);
@@ -121,7 +132,7 @@ describe('cdk synth of the app', () => {
   });
 
   it('answers real events through each bundle, with the environment the stack sets and S3 on loopback', async () => {
-    const { answers, logged, failedJob } = await invokeBundles();
+    const { answers, logged, failedJob, keptRates } = await invokeBundles();
 
     expect(answers.getReport).toMatchObject({ value: { statusCode: 200 } });
     expect(JSON.parse(answers.getReport?.value?.body ?? '{}')).toMatchObject({
@@ -152,6 +163,14 @@ describe('cdk synth of the app', () => {
       finish: 'JobNotFoundError',
       monthlyStart: 'UnknownProfileError',
     });
+    // The rates fetch kept the ECB's history under its sha256; HMRC's months were not published.
+    const sha256 = createHash('sha256').update(ECB_ZIP).digest('hex');
+    expect(keptRates).toEqual([`rates/ecb/${sha256}/eurofxref-hist.zip`]);
+    expect(
+      (answers.ratesFetch?.value as { files?: { outcome: string }[] } | undefined)?.files?.map(
+        (f) => f.outcome,
+      ),
+    ).toEqual(['kept', 'not-published', 'not-published']);
   });
 });
 
@@ -174,8 +193,10 @@ async function invokeBundles(): Promise<{
   answers: Record<string, Answer | undefined>;
   logged: Record<string, string | undefined>;
   failedJob: unknown;
+  keptRates: (string | undefined)[];
 }> {
   const s3 = await startS3rver();
+  const site = await startRatesServer();
   try {
     const jobs = createJobStore({ client: s3.client, bucket: s3.bucket });
     const request = parseExportRequest({ profile: 'demo', period: '2025-10' });
@@ -218,6 +239,7 @@ async function invokeBundles(): Promise<{
       ['finish', 'finish', { ...fixture('export-input.json'), ...unknown }],
       ['fail', 'fail', fixture('fail-input.json')],
       ['monthlyStart', 'monthlyStart', { profile: 'not-registered', scheduledTime: '2026-11-01T00:30:00Z' }],
+      ['ratesFetch', 'ratesFetch', { scheduledTime: '2026-11-26T16:30:00Z' }],
     ];
     const script = `
       const cases = JSON.parse(process.argv[1]);
@@ -233,8 +255,15 @@ async function invokeBundles(): Promise<{
         }
       }
       console.log(JSON.stringify(answers));`;
+    // The rates fetch reads the ECB's history from a loopback site (HMRC's months are not on it: 404).
+    site.files.set('/eurofxref-hist.zip', ECB_ZIP);
+    const ratesUrls = {
+      [ENV.ratesEcbUrl]: `${site.url}/eurofxref-hist.zip`,
+      [ENV.ratesHmrcUrl]: `${site.url}/monthly_xml_{month}.xml`,
+    };
     const input = cases.map(([name, key, event]) => {
       const bundle = bundleOf(key, s3);
+      if (key === 'ratesFetch') bundle.env = { ...bundle.env, ...ratesUrls };
       return { name, event: withCallerClaims(event, bundle.env), ...bundle };
     });
     // Not spawnSync: s3rver runs in this process and must keep answering while the child runs.
@@ -260,8 +289,10 @@ async function invokeBundles(): Promise<{
     const logged = Object.fromEntries(failures.map((f) => [f.function_name ?? '', f.error?.name]));
     const stored = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: KEYS.job(JOB_ID) }));
     const failedJob = JSON.parse((await stored.Body?.transformToString('utf8')) ?? 'null') as unknown;
-    return { answers, logged, failedJob };
+    const kept = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'rates/' }));
+    return { answers, logged, failedJob, keptRates: (kept.Contents ?? []).map((object) => object.Key) };
   } finally {
+    await site.close();
     await s3.close();
   }
 }

@@ -27,7 +27,20 @@ describe('parsePbsConfig', () => {
       secretMaxAgeSeconds: 300,
       linkExpirySeconds: 3600,
       portal: { enabled: true, subscribers: {} },
+      rates: {
+        ecbUrl: 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip',
+        hmrcUrl:
+          'https://www.trade-tariff.service.gov.uk/api/v2/exchange_rates/files/monthly_xml_{month}.xml',
+        scheduleCron: 'cron(30 17 * * ? *)',
+        scheduleTimeZone: 'Europe/Berlin',
+      },
     });
+  });
+
+  it('refuses an HMRC rates URL without {month}, naming the field', () => {
+    expect(() => parsePbsConfig({ ...minimal, rates: { hmrcUrl: 'https://example.com/rates.xml' } })).toThrow(
+      'pbs.rates.hmrcUrl: expected a URL with {month} where the month goes',
+    );
   });
 
   it('refuses portal subscribers of a profile that is not registered, and an invalid address', () => {

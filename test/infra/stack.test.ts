@@ -197,8 +197,8 @@ describe('PbsExportStack reports bucket', () => {
 });
 
 describe('PbsExportStack functions', () => {
-  it('returns six functions, one per entry', () => {
-    expect(resourcesOfType('AWS::Lambda::Function')).toHaveLength(6);
+  it('returns seven functions, one per entry', () => {
+    expect(resourcesOfType('AWS::Lambda::Function')).toHaveLength(7);
   });
 
   it.each(FUNCTION_KEYS)('runs %s on Node.js 22, arm64, with active tracing', (key) => {
@@ -302,18 +302,18 @@ describe('PbsExportStack IAM', () => {
     const access = Object.fromEntries(FUNCTION_KEYS.map((key) => [key, s3ObjectAccess(key)]));
     expect(access).toEqual({
       httpApi: {
-        's3:GetObject': ['jobs/', 'locks/', 'reports/', 'work/'],
+        's3:GetObject': ['jobs/', 'locks/', 'rates/', 'reports/', 'work/'],
         's3:PutObject': ['jobs/', 'locks/'],
         's3:DeleteObject': ['jobs/'],
       },
-      plan: { 's3:GetObject': ['jobs/', 'locks/'], 's3:PutObject': ['jobs/', 'locks/', 'work/'] },
+      plan: { 's3:GetObject': ['jobs/', 'locks/', 'rates/'], 's3:PutObject': ['jobs/', 'locks/', 'work/'] },
       fetchShard: {
         's3:GetObject': ['jobs/', 'locks/', 'work/'],
         's3:PutObject': ['locks/', 'work/'],
         's3:AbortMultipartUpload': ['work/'],
       },
       finish: {
-        's3:GetObject': ['_staging/', 'jobs/', 'locks/', 'work/'],
+        's3:GetObject': ['_staging/', 'jobs/', 'locks/', 'rates/', 'work/'],
         's3:PutObject': ['_staging/', 'jobs/', 'locks/', 'reports/', 'work/'],
         's3:AbortMultipartUpload': ['_staging/', 'reports/'],
         's3:DeleteObject': ['_staging/', 'reports/'],
@@ -324,6 +324,7 @@ describe('PbsExportStack IAM', () => {
         's3:PutObject': ['jobs/', 'locks/'],
         's3:DeleteObject': ['jobs/'],
       },
+      ratesFetch: { 's3:GetObject': ['rates/'], 's3:PutObject': ['rates/'] },
     });
   });
 

@@ -1,0 +1,140 @@
+/**
+ * The scheduled fetch of the published rates files: each file downloaded from its owner, parsed
+ * with `lib/fx` (a file that is not in a published layout is refused, never kept), and kept in the
+ * bucket under its SHA-256 (`kept.ts`), so the same content fetched again writes nothing.
+ */
+import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { ValidationError } from '../errors.ts';
+import { parseRatesFile, type RateSource } from '../fx/index.ts';
+import { isNotFound } from '../jobs/index.ts';
+import { RatesFetchError } from './errors.ts';
+import { type KeptRatesStore, keptKey } from './kept.ts';
+
+/** The ECB's euro reference rates since 1999, one ZIP of `eurofxref-hist.csv`, updated each TARGET day. */
+export const ECB_HIST_URL = 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip';
+
+/** HMRC's monthly rates, one XML file a month (`{month}`: `2024-05`), on the Trade Tariff service. */
+export const HMRC_MONTHLY_URL =
+  'https://www.trade-tariff.service.gov.uk/api/v2/exchange_rates/files/monthly_xml_{month}.xml';
+
+/** Where the files are published (defaults: {@link ECB_HIST_URL}, {@link HMRC_MONTHLY_URL}). */
+export interface RatesUrls {
+  ecb: string;
+  /** A URL with `{month}` for the month (`YYYY-MM`). */
+  hmrc: string;
+}
+
+/** One file to fetch. */
+export interface PublishedFile {
+  source: RateSource;
+  /** The published name, the last segment of its URL (the key keeps it). */
+  name: string;
+  url: string;
+}
+
+/**
+ * The files a fetch at `now` asks for: the ECB's history, and HMRC's file of the current month
+ * and of the next one (HMRC publishes a month's rates in the last days of the month before).
+ */
+export function publishedFiles(urls: RatesUrls, now: Date): PublishedFile[] {
+  const month = (offset: number) => {
+    const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1));
+    return first.toISOString().slice(0, 7);
+  };
+  const file = (source: RateSource, url: string): PublishedFile => ({
+    source,
+    url,
+    name: decodeURIComponent(new URL(url).pathname.split('/').pop() || `${source}-rates`),
+  });
+  return [
+    file('ecb', urls.ecb),
+    ...[0, 1].map((offset) => file('hmrc', urls.hmrc.replaceAll('{month}', month(offset)))),
+  ];
+}
+
+/** What became of one file. */
+export interface FetchOutcome {
+  source: RateSource;
+  name: string;
+  url: string;
+  /** `kept`: new content stored; `unchanged`: this content was kept already; `not-published`: 404. */
+  outcome: 'kept' | 'unchanged' | 'not-published' | 'failed';
+  key?: string;
+  sha256?: string;
+  reason?: string;
+}
+
+/** Deps of {@link fetchPublishedRates}. */
+export interface RatesFetchDeps extends KeptRatesStore {
+  urls: RatesUrls;
+  now: () => Date;
+  /** The HTTP client; default the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Longest wait for one file, in milliseconds. Default 60 000. */
+  timeoutMs?: number;
+  /** Told what became of each file as it is done (before a failure is thrown). */
+  onFile?: (outcome: FetchOutcome) => void;
+}
+
+/**
+ * Fetches every published file ({@link publishedFiles}) and keeps each that parses and is not
+ * kept yet. A file not published yet (404) is no failure; any other failure (network, HTTP
+ * status, a file that does not parse) is thrown at the end as a {@link RatesFetchError}, after
+ * the other files were kept.
+ */
+export async function fetchPublishedRates(deps: RatesFetchDeps): Promise<FetchOutcome[]> {
+  const outcomes: FetchOutcome[] = [];
+  for (const file of publishedFiles(deps.urls, deps.now())) {
+    const outcome = await fetchOne(deps, file);
+    deps.onFile?.(outcome);
+    outcomes.push(outcome);
+  }
+  const failures = outcomes.filter((outcome) => outcome.outcome === 'failed');
+  if (failures.length > 0) throw new RatesFetchError(failures.map((f) => `${f.name}: ${f.reason}`));
+  return outcomes;
+}
+
+async function fetchOne(deps: RatesFetchDeps, file: PublishedFile): Promise<FetchOutcome> {
+  const failed = (reason: string): FetchOutcome => ({ ...file, outcome: 'failed', reason });
+  let bytes: Uint8Array;
+  try {
+    const response = await (deps.fetch ?? fetch)(file.url, {
+      signal: AbortSignal.timeout(deps.timeoutMs ?? 60_000),
+    });
+    if (response.status === 404) return { ...file, outcome: 'not-published' };
+    if (!response.ok) return failed(`${file.url} answered HTTP ${response.status}`);
+    bytes = new Uint8Array(await response.arrayBuffer());
+  } catch (error) {
+    return failed(`${file.url} could not be fetched (${(error as Error).message})`);
+  }
+  let sha256: string;
+  try {
+    sha256 = parseRatesFile({ name: file.name, bytes, source: file.source }).info.sha256;
+  } catch (error) {
+    // Not kept: the export jobs read the kept files, so one that does not parse would fail them.
+    const reason = error instanceof ValidationError ? error.reason : (error as Error).message;
+    return failed(reason.replace(`rates file ${file.name}: `, ''));
+  }
+  const key = keptKey(file.source, sha256, file.name);
+  if (await exists(deps, key)) return { ...file, outcome: 'unchanged', key, sha256 };
+  await deps.s3.send(
+    new PutObjectCommand({
+      Bucket: deps.bucket,
+      Key: key,
+      Body: bytes,
+      ContentType: file.name.endsWith('.zip') ? 'application/zip' : 'application/octet-stream',
+      Metadata: { 'source-url': file.url },
+    }),
+  );
+  return { ...file, outcome: 'kept', key, sha256 };
+}
+
+async function exists(store: KeptRatesStore, key: string): Promise<boolean> {
+  try {
+    await store.s3.send(new HeadObjectCommand({ Bucket: store.bucket, Key: key }));
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The published rates files kept in the reports bucket (`rates/{source}/{sha256}/{name}`): the
+ * scheduled fetch that keeps them (`fetch.ts`) and the reading the export jobs convert with
+ * (`kept.ts`). `lib/fx` parses them; this folder moves them.
+ */
+export { RatesFetchError } from './errors.ts';
+export {
+  ECB_HIST_URL,
+  type FetchOutcome,
+  fetchPublishedRates,
+  HMRC_MONTHLY_URL,
+  type PublishedFile,
+  publishedFiles,
+  type RatesFetchDeps,
+  type RatesUrls,
+} from './fetch.ts';
+export {
+  hasKeptRates,
+  type KeptFile,
+  type KeptRates,
+  type KeptRatesStore,
+  keptKey,
+  listKept,
+  newestKept,
+  noKeptRates,
+  RATES_PREFIX,
+  readKeptRates,
+  sourcePrefix,
+} from './kept.ts';
