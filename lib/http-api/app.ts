@@ -347,6 +347,9 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
 
   if (deps.portal !== undefined) {
     const registered = Object.keys(deps.registry).sort();
+    const basePath = new URL(base).pathname.replace(/\/+$/, '');
+    // A person who opens the API's root in a browser lands on the portal.
+    app.get('/', (c) => c.redirect(`${basePath}${PORTAL_PATH}`, 302));
     app.route(
       PORTAL_PATH,
       createPortal({
@@ -358,7 +361,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
         timeZoneOf: (profile) =>
           Object.hasOwn(deps.registry, profile) ? deps.registry[profile]?.timeZone : undefined,
         progress: createProgressReader(deps.s3, deps.bucket),
-        basePath: new URL(base).pathname.replace(/\/+$/, ''),
+        basePath,
       }),
     );
   }
