@@ -45,7 +45,14 @@ import {
   startJob,
   UnknownProfileError,
 } from '../jobs/index.ts';
-import { createPortal, createProgressReader, PORTAL_PATH, type PortalOptions } from '../portal/index.ts';
+import {
+  createPortal,
+  createProgressReader,
+  FAVICON_HEADERS,
+  FAVICON_SVG,
+  PORTAL_PATH,
+  type PortalOptions,
+} from '../portal/index.ts';
 import { presignDownload } from '../storage/index.ts';
 import { callerEvent, callerName, mayUse, profileAccess } from './authorization.ts';
 import { jsonObjectBody } from './body.ts';
@@ -350,6 +357,8 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     const basePath = new URL(base).pathname.replace(/\/+$/, '');
     // A person who opens the API's root in a browser lands on the portal.
     app.get('/', (c) => c.redirect(`${basePath}${PORTAL_PATH}`, 302));
+    // Browsers ask the site's root for its icon, whatever the page says.
+    app.get('/favicon.ico', (c) => c.body(FAVICON_SVG, 200, FAVICON_HEADERS));
     app.route(
       PORTAL_PATH,
       createPortal({
