@@ -34,7 +34,7 @@ import { createS3Client } from '../storage/index.ts';
 import { makeObjectWritesAtomic } from '../storage/s3rver-atomic.ts';
 import { type Notice, noticeOf } from '../workflow/index.ts';
 import { createDevAuth, withDevAuthorizer } from './dev-sign-in.ts';
-import { synthesizeInChild } from './machine-synthesis.ts';
+import { type MachineSynthesis, synthesizeInChild } from './machine-synthesis.ts';
 import { createStateMachineStarter, type LocalRunEvents, type LocalStarter } from './state-machine.ts';
 
 /** Bucket of the local S3 store. */
@@ -60,8 +60,6 @@ export interface LocalServiceOptions extends LocalRunEvents {
    * in a child process while the server already answers.
    */
   exportMachine?: ExportMachine;
-  /** Folder the local S3 store's temporary data folder is made in. Default: the system's. */
-  tmpDir?: string;
   /** Told each step of the start as it begins (`npm run serve` prints them). */
   onStep?: (step: string) => void;
 }
@@ -104,18 +102,57 @@ export interface LocalService {
 /** Name of the local stack's log lines and metrics. */
 const SERVICE_NAME = 'pbs-export-local';
 
-/** Things to undo, last first; a failing undo does not keep the others from running. */
-function undoStack() {
-  const steps: (() => Promise<unknown> | unknown)[] = [];
+/** What a start has to undo on close or on failure. */
+interface UndoStack {
+  push(step: () => unknown): void;
+  /** Runs the steps, last first; a failing step does not keep the others from running. */
+  run(): Promise<void>;
+}
+
+function undoStack(): UndoStack {
+  const steps: (() => unknown)[] = [];
   return {
-    push: (step: () => Promise<unknown> | unknown) => steps.push(step),
+    push: (step) => {
+      steps.push(step);
+    },
     async run() {
-      for (const step of steps.splice(0).reverse())
+      for (const step of steps.splice(0).reverse()) {
         await Promise.resolve()
           .then(step)
           .catch(() => {});
+      }
     },
   };
+}
+
+/**
+ * The local S3 store: s3rver on a new temporary folder, and a client of it with S3's conditional
+ * writes (the job store and the slots need them; s3rver ignores them). Each part is pushed on `undo`.
+ */
+async function startLocalS3(port: number, undo: UndoStack, step: (step: string) => void) {
+  const dir = await mkdtemp(join(tmpdir(), 'pbs-serve-s3-'));
+  undo.push(() => rm(dir, { recursive: true, force: true }));
+  step(`starting the local S3 store (data in ${dir})`);
+  const s3rver = new S3rver({
+    address: '127.0.0.1',
+    port,
+    silent: true,
+    directory: dir,
+    configureBuckets: [{ name: LOCAL_BUCKET }],
+  });
+  makeObjectWritesAtomic(s3rver);
+  const { port: s3Port } = await s3rver.run();
+  undo.push(() => s3rver.close());
+  const s3Endpoint = `http://127.0.0.1:${s3Port}`;
+  const s3 = createS3Client({
+    region: 'us-east-1',
+    endpoint: s3Endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  undo.push(() => s3.destroy());
+  addConditionalWrites(s3);
+  return { dir, s3, s3Endpoint };
 }
 
 /**
@@ -133,44 +170,22 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
 }
 
 /** The start proper: each part started is pushed on `undo`, which `close()` runs too. */
-async function startStack(
-  options: LocalServiceOptions,
-  undo: ReturnType<typeof undoStack>,
-): Promise<LocalService> {
+async function startStack(options: LocalServiceOptions, undo: UndoStack): Promise<LocalService> {
   const step = options.onStep ?? (() => {});
   const timeZone = options.timeZone ?? 'UTC';
   // The definition the stack deploys, synthesized meanwhile in a child (the CDK takes long).
-  step('synthesizing the export state machine from infra/ (in the background)');
-  const synthesis = options.exportMachine === undefined ? synthesizeInChild(LOCAL_MACHINE_CONFIG) : undefined;
-  undo.push(() => synthesis?.cancel());
-  const machine = options.exportMachine ?? (synthesis as NonNullable<typeof synthesis>).machine;
+  let synthesis: MachineSynthesis | undefined;
+  if (options.exportMachine === undefined) {
+    step('synthesizing the export state machine from infra/ (in the background)');
+    synthesis = synthesizeInChild(LOCAL_MACHINE_CONFIG);
+    undo.push(() => synthesis?.cancel());
+  }
+  const machine = options.exportMachine ?? (synthesis as MachineSynthesis).machine;
 
   step('starting the simulator (demo data)');
   const simulator = await startSimulator({});
   undo.push(() => simulator.close());
-  const dir = await mkdtemp(join(options.tmpDir ?? tmpdir(), 'pbs-serve-s3-'));
-  undo.push(() => rm(dir, { recursive: true, force: true }));
-  step(`starting the local S3 store (data in ${dir})`);
-  const s3rver = new S3rver({
-    address: '127.0.0.1',
-    port: options.s3Port ?? 0,
-    silent: true,
-    directory: dir,
-    configureBuckets: [{ name: LOCAL_BUCKET }],
-  });
-  makeObjectWritesAtomic(s3rver);
-  const { port: s3Port } = await s3rver.run();
-  undo.push(() => s3rver.close());
-  const s3Endpoint = `http://127.0.0.1:${s3Port}`;
-  const s3 = createS3Client({
-    region: 'us-east-1',
-    endpoint: s3Endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
-  undo.push(() => s3.destroy());
-  // The job store and the slots need S3's conditional writes, which s3rver ignores.
-  addConditionalWrites(s3);
+  const { dir, s3, s3Endpoint } = await startLocalS3(options.s3Port ?? 0, undo, step);
 
   const arnOf = (name: string) => `arn:aws:secretsmanager:local:000000000000:secret:pbs/${name}`;
   const registry: ProfileRegistry = Object.fromEntries(
