@@ -6,8 +6,11 @@
  * aws-local-stepfunctions with the same task handlers as `functions/` (`lib/local/`). Secrets
  * come from the simulator's demo profiles. Nothing here is used on AWS.
  */
+import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { startLocalService } from '../lib/local/index.ts';
+
+/** Seconds since the process started, as the progress lines show it. */
+const elapsed = () => `${process.uptime().toFixed(1)} s`;
 
 const USAGE = `Usage: npm run serve -- [--port N] [--s3-port N] [--time-zone ZONE] [--public-url URL]
 
@@ -47,7 +50,11 @@ async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
+  process.stderr.write(`[${elapsed()}] loading the server's modules\n`);
+  // Imported here, not at the top, so that the line above shows before the seconds they take.
+  const { startLocalService } = await import('../lib/local/index.ts');
   const service = await startLocalService({
+    onStep: (step) => process.stderr.write(`[${elapsed()}] ${step}\n`),
     port: Number(values.port),
     s3Port: Number(values['s3-port']),
     timeZone: values['time-zone'],
@@ -60,6 +67,15 @@ async function main(): Promise<void> {
       ),
   });
   const { simulator } = service;
+  // Whatever ends the process (a signal, a crash, process.exit), its data folder goes with it.
+  process.once('exit', () => rmSync(service.s3Dir, { recursive: true, force: true }));
+  service.machineReady.then(
+    () => process.stderr.write(`[${elapsed()}] export state machine ready: exports run\n`),
+    (error: unknown) => {
+      process.stderr.write(`serve failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      void service.close().finally(() => process.exit(1));
+    },
+  );
 
   const base = service.url;
   process.stdout.write(
@@ -78,7 +94,7 @@ async function main(): Promise<void> {
       `  curl -s -X POST ${base}/reports -H 'content-type: application/json' -H 'Idempotency-Key: my-key-1' \\`,
       `       -d '{"profile":"acme","period":"2025"}'`,
       '',
-      'Ctrl-C to stop.',
+      `Ctrl-C to stop. (Answering after ${elapsed()}; exports asked for before the state machine is ready wait for it.)`,
       '',
     ].join('\n'),
   );
@@ -92,8 +108,7 @@ async function main(): Promise<void> {
       process.exit(0);
     })();
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stop);
 }
 
 main().catch((error: unknown) => {

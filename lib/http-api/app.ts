@@ -48,7 +48,14 @@ import {
   startJob,
   UnknownProfileError,
 } from '../jobs/index.ts';
-import { createPortal, createProgressReader, PORTAL_PATH, type PortalOptions } from '../portal/index.ts';
+import {
+  createPortal,
+  createProgressReader,
+  FAVICON_HEADERS,
+  FAVICON_SVG,
+  PORTAL_PATH,
+  type PortalOptions,
+} from '../portal/index.ts';
 import { presignDownload } from '../storage/index.ts';
 import { callerEvent, callerName, mayUse, profileAccess } from './authorization.ts';
 import { jsonObjectBody } from './body.ts';
@@ -370,6 +377,11 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
 
   if (deps.portal !== undefined) {
     const registered = Object.keys(deps.registry).sort();
+    const basePath = new URL(base).pathname.replace(/\/+$/, '');
+    // A person who opens the API's root in a browser lands on the portal.
+    app.get('/', (c) => c.redirect(`${basePath}${PORTAL_PATH}`, 302));
+    // Browsers ask the site's root for its icon, whatever the page says.
+    app.get('/favicon.ico', (c) => c.body(FAVICON_SVG, 200, FAVICON_HEADERS));
     app.route(
       PORTAL_PATH,
       createPortal({
@@ -381,7 +393,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
         timeZoneOf: (profile) =>
           Object.hasOwn(deps.registry, profile) ? deps.registry[profile]?.timeZone : undefined,
         progress: createProgressReader(deps.s3, deps.bucket),
-        basePath: new URL(base).pathname.replace(/\/+$/, ''),
+        basePath,
       }),
     );
   }

@@ -56,7 +56,7 @@ export function loopbackAuthorities(port: number, urls: readonly string[] = []):
 
 /** A refusal as the API answers errors: JSON, never cached. */
 function refusal(status: 403 | 421, code: string, field: string, reason: string): Response {
-  return Response.json(apiError(code, `${field}: ${reason}`, field), {
+  return Response.json(apiError(code, `${field}: ${reason}`, field, [{ field, reason }]), {
     status,
     headers: { 'cache-control': 'no-store' },
   });

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
-import { type ExportMachine, synthesizeExportMachine } from '../../infra/definitions.ts';
+import type { ExportMachine } from '../../infra/definitions.ts';
 import { type LocalApiServer, startLocalApiServer } from '../http-api/index.ts';
 import {
   addConditionalWrites,
@@ -34,6 +34,7 @@ import { createS3Client } from '../storage/index.ts';
 import { makeObjectWritesAtomic } from '../storage/s3rver-atomic.ts';
 import { type Notice, noticeOf } from '../workflow/index.ts';
 import { createDevAuth, withDevAuthorizer } from './dev-sign-in.ts';
+import { type MachineSynthesis, synthesizeInChild } from './machine-synthesis.ts';
 import { createStateMachineStarter, type LocalRunEvents, type LocalStarter } from './state-machine.ts';
 
 /** Bucket of the local S3 store. */
@@ -54,8 +55,13 @@ export interface LocalServiceOptions extends LocalRunEvents {
   publicUrl?: string;
   /** Told each notice the finish and fail workers publish (deployed: on the SNS topic). */
   onNotice?: (notice: Notice) => void;
-  /** The export state machine to run; default: synthesized from `infra/` ({@link LOCAL_MACHINE_CONFIG}). */
+  /**
+   * The export state machine to run; default: synthesized from `infra/` ({@link LOCAL_MACHINE_CONFIG})
+   * in a child process while the server already answers.
+   */
   exportMachine?: ExportMachine;
+  /** Told each step of the start as it begins (`npm run serve` prints them). */
+  onStep?: (step: string) => void;
 }
 
 /**
@@ -81,24 +87,62 @@ export interface LocalService {
   jobs: JobStore;
   /** The local state machine's executions (`idle()` waits for every export started so far). */
   starter: LocalStarter;
-  /** Stops the API, waits for running exports, stops the stores and removes the data folder. */
+  /**
+   * Resolves once the export state machine is synthesized (exports asked for before wait for it);
+   * rejects with `MachineSynthesisError` if it cannot be.
+   */
+  machineReady: Promise<void>;
+  /**
+   * Stops the API, waits for running exports, stops the stores and removes the data folder (also
+   * done when the start itself fails half way).
+   */
   close(): Promise<void>;
 }
 
-/** Starts the local stack. LOCAL USE ONLY (see the module comment). */
-export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
-  const timeZone = options.timeZone ?? 'UTC';
-  const simulator = await startSimulator({});
+/** Name of the local stack's log lines and metrics. */
+const SERVICE_NAME = 'pbs-export-local';
+
+/** What a start has to undo on close or on failure. */
+interface UndoStack {
+  push(step: () => unknown): void;
+  /** Runs the steps, last first; a failing step does not keep the others from running. */
+  run(): Promise<void>;
+}
+
+function undoStack(): UndoStack {
+  const steps: (() => unknown)[] = [];
+  return {
+    push: (step) => {
+      steps.push(step);
+    },
+    async run() {
+      for (const step of steps.splice(0).reverse()) {
+        await Promise.resolve()
+          .then(step)
+          .catch(() => {});
+      }
+    },
+  };
+}
+
+/**
+ * The local S3 store: s3rver on a new temporary folder, and a client of it with S3's conditional
+ * writes (the job store and the slots need them; s3rver ignores them). Each part is pushed on `undo`.
+ */
+async function startLocalS3(port: number, undo: UndoStack, step: (step: string) => void) {
   const dir = await mkdtemp(join(tmpdir(), 'pbs-serve-s3-'));
+  undo.push(() => rm(dir, { recursive: true, force: true }));
+  step(`starting the local S3 store (data in ${dir})`);
   const s3rver = new S3rver({
     address: '127.0.0.1',
-    port: options.s3Port ?? 0,
+    port,
     silent: true,
     directory: dir,
     configureBuckets: [{ name: LOCAL_BUCKET }],
   });
   makeObjectWritesAtomic(s3rver);
   const { port: s3Port } = await s3rver.run();
+  undo.push(() => s3rver.close());
   const s3Endpoint = `http://127.0.0.1:${s3Port}`;
   const s3 = createS3Client({
     region: 'us-east-1',
@@ -106,8 +150,42 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     forcePathStyle: true,
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
-  // The job store and the slots need S3's conditional writes, which s3rver ignores.
+  undo.push(() => s3.destroy());
   addConditionalWrites(s3);
+  return { dir, s3, s3Endpoint };
+}
+
+/**
+ * Starts the local stack. LOCAL USE ONLY (see the module comment). A start that fails half way
+ * (e.g. the port is taken) stops what it started and removes the data folder before it throws.
+ */
+export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
+  const undo = undoStack();
+  try {
+    return await startStack(options, undo);
+  } catch (error) {
+    await undo.run();
+    throw error;
+  }
+}
+
+/** The start proper: each part started is pushed on `undo`, which `close()` runs too. */
+async function startStack(options: LocalServiceOptions, undo: UndoStack): Promise<LocalService> {
+  const step = options.onStep ?? (() => {});
+  const timeZone = options.timeZone ?? 'UTC';
+  // The definition the stack deploys, synthesized meanwhile in a child (the CDK takes long).
+  let synthesis: MachineSynthesis | undefined;
+  if (options.exportMachine === undefined) {
+    step('synthesizing the export state machine from infra/ (in the background)');
+    synthesis = synthesizeInChild(LOCAL_MACHINE_CONFIG);
+    undo.push(() => synthesis?.cancel());
+  }
+  const machine = options.exportMachine ?? (synthesis as MachineSynthesis).machine;
+
+  step('starting the simulator (demo data)');
+  const simulator = await startSimulator({});
+  undo.push(() => simulator.close());
+  const { dir, s3, s3Endpoint } = await startLocalS3(options.s3Port ?? 0, undo, step);
 
   const arnOf = (name: string) => `arn:aws:secretsmanager:local:000000000000:secret:pbs/${name}`;
   const registry: ProfileRegistry = Object.fromEntries(
@@ -118,7 +196,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     if (!profile) throw new Error('no such local secret');
     return { apiKey: profile.apiKey, apiSecret: profile.apiSecret, profileGuid: profile.profileGuid };
   };
-  const obs = createObservability('pbs-export-local');
+  const obs = createObservability(SERVICE_NAME);
   const jobs = createJobStore({ client: s3, bucket: LOCAL_BUCKET });
   const now = () => new Date();
   // One export per API key at a time, queued jobs first in, first out: as deployed.
@@ -138,20 +216,32 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       settings: { baseUrl: simulator.url, requestsPerSecond: LOCAL_MACHINE_CONFIG.requestsPerSecond },
     }),
   };
-  // The definition the stack deploys, its tasks answered by what functions/export-*.ts are.
-  const machine = options.exportMachine ?? synthesizeExportMachine(LOCAL_MACHINE_CONFIG);
+  /**
+   * A task's handler as a Lambda function runs it, one invocation per instance: each invocation
+   * here gets its own logger, so the keys one job appends (`jobId`, `profile`) never reach the
+   * log lines of another job's task running at the same time.
+   */
+  const perInvocation =
+    <E, R>(build: (context: WorkerContext) => (event: E) => Promise<R>) =>
+    (event: E): Promise<R> =>
+      build({ ...workerContext, obs: createObservability(SERVICE_NAME) })(event);
+  // Its tasks answered by what functions/export-*.ts are.
   const starter = createStateMachineStarter(
     machine,
     {
-      plan: createPlanHandler(workerContext),
-      fetchShard: createFetchShardHandler(workerContext),
-      finish: createFinishHandler(workerContext),
-      fail: createFailHandler(workerContext),
+      plan: perInvocation(createPlanHandler),
+      fetchShard: perInvocation(createFetchShardHandler),
+      finish: perInvocation(createFinishHandler),
+      fail: perInvocation(createFailHandler),
     },
     options.onDone ? { onDone: options.onDone } : {},
   );
+  undo.push(() => starter.idle());
+  // On close, a synthesis still running is stopped first: exports waiting for it end at once.
+  undo.push(() => synthesis?.cancel());
   // The portal's development sign-in and the stand-in for API Gateway's JWT authorizer.
   const devAuth = createDevAuth(now);
+  step('starting the HTTP API');
   // Built on the first request, when the server's own URL is known (port 0 picks a free port).
   const api: LocalApiServer = await startLocalApiServer(
     withDevAuthorizer(
@@ -176,7 +266,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
     },
   );
+  undo.push(() => api.close());
 
+  const machineReady = Promise.resolve(machine).then(() => {});
+  // Awaited by whoever wants to know (`npm run serve` reports it); unobserved, it must not crash.
+  machineReady.catch(() => {});
   return {
     url: api.url,
     portalUrl: `${api.url}/portal`,
@@ -187,13 +281,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     bucket: LOCAL_BUCKET,
     jobs,
     starter,
-    async close() {
-      await api.close().catch(() => {});
-      await starter.idle().catch(() => {});
-      s3.destroy();
-      await s3rver.close().catch(() => {});
-      await simulator.close().catch(() => {});
-      await rm(dir, { recursive: true, force: true });
-    },
+    machineReady,
+    close: () => undo.run(),
   };
 }

@@ -84,15 +84,8 @@ export function handlersByStateName<H>(machine: MachineNode, byArn: Record<strin
   return named;
 }
 
-/**
- * Starts executions of the export state machine in-process. The task handlers are given as the
- * four workers' handlers (`createPlanHandler(context)`, …). LOCAL USE ONLY (see the module comment).
- */
-export function createStateMachineStarter(
-  machine: ExportMachine,
-  tasks: Workers,
-  events: LocalRunEvents = {},
-): LocalStarter {
+/** The machine ready to run: aws-local-stepfunctions' machine and its tasks by state name. */
+function prepare(machine: ExportMachine, tasks: Workers) {
   const byArn: Record<string, LocalHandler> = {
     [machine.taskArns.plan]: (input) => tasks.plan(input as Parameters<Workers['plan']>[0]),
     [machine.taskArns.fetchShard]: (input) => tasks.fetchShard(input as Parameters<Workers['fetchShard']>[0]),
@@ -100,12 +93,35 @@ export function createStateMachineStarter(
     [machine.taskArns.fail]: (input) => tasks.fail(input as Parameters<Workers['fail']>[0]),
   };
   const definition = machine.definition as unknown as MachineNode;
-  const taskResourceLocalHandlers = handlersByStateName(definition, byArn);
-  const stateMachine = new StateMachine(machine.definition as never);
+  return {
+    taskResourceLocalHandlers: handlersByStateName(definition, byArn),
+    stateMachine: new StateMachine(machine.definition as never),
+  };
+}
+
+/**
+ * Starts executions of the export state machine in-process. The task handlers are given as the
+ * four workers' handlers (`createPlanHandler(context)`, …). `machine` may still be on its way
+ * (synthesized in a child process): executions started meanwhile begin once it is there, and end
+ * `failed` (the job stays as it is) if it never comes. LOCAL USE ONLY (see the module comment).
+ */
+export function createStateMachineStarter(
+  machine: ExportMachine | Promise<ExportMachine>,
+  tasks: Workers,
+  events: LocalRunEvents = {},
+): LocalStarter {
+  const ready = Promise.resolve(machine).then((synthesized) => prepare(synthesized, tasks));
+  ready.catch(() => {});
   const started = new Set<string>();
   const running = new Set<Promise<void>>();
 
   const run = async (input: ExportInput): Promise<void> => {
+    const prepared = await ready.catch(() => undefined);
+    if (prepared === undefined) {
+      events.onDone?.(input.jobId, 'failed');
+      return;
+    }
+    const { stateMachine, taskResourceLocalHandlers } = prepared;
     const execution = stateMachine.run(input as never, {
       overrides: {
         taskResourceLocalHandlers: taskResourceLocalHandlers as never,

@@ -22,7 +22,29 @@ export const FIELDS = {
   method: 'gains.method',
   taxYearStart: 'gains.taxYearStart',
   protocolMoves: 'gains.protocolMoves',
+  csv: 'csv',
 } as const;
+
+/**
+ * The CSV dialects the form offers, by the value it posts: what a spreadsheet in the reader's
+ * language opens without asking (`''`: the request's default, comma and decimal point).
+ */
+export const CSV_DIALECTS = {
+  '': { label: 'Comma and decimal point: English-language spreadsheets (default)', csv: undefined },
+  semicolon: {
+    label: 'Semicolon and decimal comma: German, French and other European spreadsheets',
+    csv: { delimiter: ';', decimalSeparator: ',' },
+  },
+  tab: { label: 'Tab-separated, decimal point', csv: { delimiter: '\t', decimalSeparator: '.' } },
+} as const;
+
+/** The request's `csv` for a posted dialect; an unknown one is passed on for the API to refuse. */
+function csvOf(dialect: string | undefined): unknown {
+  if (dialect === undefined) return undefined;
+  return Object.hasOwn(CSV_DIALECTS, dialect)
+    ? CSV_DIALECTS[dialect as keyof typeof CSV_DIALECTS].csv
+    : { delimiter: dialect };
+}
 
 /** The first value of a field, trimmed; `undefined` when absent or blank. */
 function text(fields: FormFields, name: string): string | undefined {
@@ -47,6 +69,7 @@ export function requestFromForm(profile: string, fields: FormFields): Record<str
     reports,
     formats: fields[FIELDS.formats] ?? [],
     changesSince: text(fields, FIELDS.changesSince),
+    csv: csvOf(text(fields, FIELDS.csv)),
   };
   if (reports.includes('gains')) {
     request.gains = {
@@ -65,7 +88,7 @@ export function issuesByField(issues: readonly { field: string; reason: string }
   const placed = new Map<string, string[]>();
   for (const { field, reason } of issues) {
     // `reports[2]` belongs beside `reports`; `period` issues of a range beside from/to.
-    const name = field.replace(/\[\d+\]$/, '');
+    const name = field.replace(/\[\d+\]$/, '').replace(/^csv\..*$/, FIELDS.csv);
     const key = known.has(name) ? name : '';
     placed.set(key, [...(placed.get(key) ?? []), key === '' ? `${field}: ${reason}` : reason]);
   }

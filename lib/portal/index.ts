@@ -13,6 +13,7 @@ export {
 } from './api-client.ts';
 export { ASSET_DIR, ASSETS, type AssetName, readAsset } from './assets.ts';
 export { DevSignInError, PortalApiError, SignInRequiredError } from './errors.ts';
+export { FAVICON_HEADERS, FAVICON_SVG } from './favicon.ts';
 export { FIELDS, type FormFields, issuesByField, requestFromForm } from './form.ts';
 export {
   createPortal,

@@ -28,6 +28,7 @@ import {
 } from './api-client.ts';
 import { isAssetName, readAsset } from './assets.ts';
 import { DevSignInError, SignInRequiredError } from './errors.ts';
+import { FAVICON_HEADERS, FAVICON_SVG } from './favicon.ts';
 import { type FormFields, issuesByField, requestFromForm } from './form.ts';
 import type { ProgressReader } from './progress.ts';
 import {
@@ -149,6 +150,7 @@ export function createPortal(deps: PortalDeps): Hono {
     );
   });
 
+  app.get('/favicon.svg', (c) => c.body(FAVICON_SVG, 200, FAVICON_HEADERS));
   app.get('/static/:name', async (c) => {
     const name = c.req.param('name');
     if (!isAssetName(name))

@@ -10,8 +10,9 @@
 import { raw } from 'hono/html';
 import { type Child, createContext, type FC, useContext } from 'hono/jsx';
 import type { JobDetail, JobFileView, JobSummary } from './api-client.ts';
-import { CHOICES, FIELDS } from './form.ts';
+import { CHOICES, CSV_DIALECTS, FIELDS } from './form.ts';
 import type { ShardProgress } from './progress.ts';
+import { describeFile, failureInWords, fileOrder } from './wording.ts';
 
 /** How people sign in, as the pages show it. */
 export type SignInView =
@@ -33,6 +34,7 @@ const Head: FC<{ ctx: PageContext; title: string }> = ({ ctx, title }) => (
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <meta name="referrer" content="no-referrer" />
     <title>{title} · pbs-export reports</title>
+    <link rel="icon" type="image/svg+xml" href={`${ctx.base}/favicon.svg`} />
     <link rel="stylesheet" href={`${ctx.base}/static/portal.css`} />
     <script src={`${ctx.base}/static/portal.js`} defer />
   </head>
@@ -223,6 +225,26 @@ export function readMeFile(files: readonly JobFileView[]): JobFileView | undefin
   );
 }
 
+/** Files as a person needs them: the workbook, the Read me, the reports, the checksums last. */
+function inReadingOrder(files: readonly JobFileView[]): JobFileView[] {
+  return [...files].sort((a, b) => fileOrder(a.name) - fileOrder(b.name) || (a.name < b.name ? -1 : 1));
+}
+
+/**
+ * A file name that may wrap after its `_`, `-` and `.` (a narrow screen breaks it there, not
+ * letter by letter); the text itself is unchanged.
+ */
+const BreakableName: FC<{ name: string }> = ({ name }) => (
+  <>
+    {name.split(/(?<=[_.-])/).map((part, index) => (
+      <>
+        {index > 0 ? <wbr /> : null}
+        {part}
+      </>
+    ))}
+  </>
+);
+
 /** The base name of a file (sets list names with their folder). */
 const baseName = (name: string) => name.split('/').pop() || name;
 
@@ -245,6 +267,13 @@ const ReadMeLink: FC<{ job: JobDetail }> = ({ job }) => {
     />
   );
 };
+
+/** `3 of 12 months fetched`: the plan's windows done, in the period's own unit. */
+export function windowsDone(progress: ShardProgress): string {
+  if (progress.windows === 0) return 'nothing to fetch';
+  const unit = progress.unit === 'window' ? 'parts of the period' : `${progress.unit}s`;
+  return `${progress.windowsDone} of ${progress.windows} ${progress.windows === 1 ? progress.unit : unit} fetched`;
+}
 
 /** A running or queued export with its progress. */
 export type RunningJob = JobSummary & { progress?: ShardProgress | null; queuePosition?: number };
@@ -271,8 +300,8 @@ const RunningState: FC<{ job: RunningJob }> = ({ job }) => {
       {progress ? (
         <>
           {': '}
-          <progress max={progress.total} value={progress.done} aria-hidden="true" />{' '}
-          {`${progress.done} of ${progress.total} shards fetched`}
+          <progress max={progress.windows} value={progress.windowsDone} aria-hidden="true" />{' '}
+          {windowsDone(progress)}
         </>
       ) : (
         ': planning'
@@ -351,6 +380,23 @@ function ExportList<Job extends JobSummary>(props: {
   );
 }
 
+/** A failed export: why, in words, with the recorded reason folded away for whoever asks. */
+const FailedExport: FC<{ job: JobSummary }> = ({ job }) => {
+  const failure = failureInWords(job.reason);
+  return (
+    <>
+      <strong>{job.period}</strong> ({startedBy(job)}, failed {formatInstant(job.updatedAt)}):{' '}
+      <span class="reason">{failure.summary}</span>
+      {failure.detail !== '' ? (
+        <details>
+          <summary>Technical detail</summary>
+          <code class="detail">{failure.detail}</code>
+        </details>
+      ) : null}
+    </>
+  );
+};
+
 /** Which page of a client's exports a view shows: the newest, or an older one; and what follows. */
 export interface ClientPage {
   /** Whether this is an older page (not the newest). */
@@ -409,12 +455,7 @@ export const ClientView: FC<{
       id="failed"
       heading="Failed exports"
       jobs={failed}
-      item={(job) => (
-        <>
-          <strong>{job.period}</strong> ({startedBy(job)}, failed {formatInstant(job.updatedAt)}):{' '}
-          <span class="reason">{job.reason ?? 'no reason was recorded'}</span>
-        </>
-      )}
+      item={(job) => <FailedExport job={job} />}
     />
     <section aria-labelledby="sets-heading">
       <h2 id="sets-heading">{page.older ? 'Older report sets' : 'Report sets'}</h2>
@@ -443,6 +484,7 @@ const ReportSet: FC<{ job: JobDetail }> = ({ job }) => (
       <thead>
         <tr>
           <th scope="col">File</th>
+          <th scope="col">What it holds</th>
           <th scope="col">Size</th>
           <th scope="col">SHA-256</th>
           <th scope="col">
@@ -451,11 +493,12 @@ const ReportSet: FC<{ job: JobDetail }> = ({ job }) => (
         </tr>
       </thead>
       <tbody>
-        {(job.files ?? []).map((file) => (
+        {inReadingOrder(job.files ?? []).map((file) => (
           <tr>
             <th scope="row" class="file-name">
-              {baseName(file.name)}
+              <BreakableName name={baseName(file.name)} />
             </th>
+            <td class="file-desc">{describeFile(file.name)}</td>
             <td title={`${file.bytes} bytes`}>{formatBytes(file.bytes)}</td>
             <td>
               <code class="sha">{file.sha256}</code>
@@ -556,7 +599,9 @@ const Select: FC<{
   label: string;
   options: readonly string[];
   blank: string;
-}> = ({ name, label, options, blank }) => {
+  /** What each option is called (default: its value). */
+  labels?: Record<string, string>;
+}> = ({ name, label, options, blank, labels }) => {
   const field = useField(name);
   return (
     <div class="field">
@@ -565,7 +610,7 @@ const Select: FC<{
         <option value="">{blank}</option>
         {options.map((option) => (
           <option value={option} selected={field.values[0] === option}>
-            {option}
+            {labels?.[option] ?? option}
           </option>
         ))}
       </select>
@@ -628,6 +673,15 @@ export const RequestView: FC<{
           <Choices name={FIELDS.reports} legend="Reports" options={CHOICES.reports} />
           <TextField name={FIELDS.changesSince} label="Changes since (for the changes report)" type="date" />
           <Choices name={FIELDS.formats} legend="Formats" options={CHOICES.formats} />
+          <Select
+            name={FIELDS.csv}
+            label="CSV files for"
+            options={Object.keys(CSV_DIALECTS).filter((dialect) => dialect !== '')}
+            labels={Object.fromEntries(
+              Object.entries(CSV_DIALECTS).map(([key, value]) => [key, value.label]),
+            )}
+            blank={CSV_DIALECTS[''].label}
+          />
           <fieldset>
             <legend>Gains options (with the gains report)</legend>
             <Select

@@ -141,3 +141,33 @@ describe('the portal pages through every report set', () => {
     expect(shell).toContain(`data-view="/portal/view/clients/${PROFILE}?older=${older}"`);
   });
 });
+
+describe('the Clients view finds the latest set past a page of failures', () => {
+  it("shows a client's latest set when its 25 newest exports failed", async () => {
+    const base = Date.UTC(2026, 1, 1);
+    const record = (index: number, state: 'succeeded' | 'failed'): JobRecord => ({
+      ...monthlyJob(index),
+      jobId: `b${index.toString(16).padStart(31, '0')}`,
+      profile: 'acme',
+      request: parseExportRequest({
+        profile: 'acme',
+        period: '2020-06',
+        reports: ['transactions'],
+        formats: ['csv'],
+      }),
+      state,
+      createdAt: new Date(base + index * 60_000).toISOString(),
+      updatedAt: new Date(base + index * 60_000).toISOString(),
+      ...(state === 'failed' ? { result: undefined, reason: 'PbsNetworkError: connection reset' } : {}),
+    });
+    await service.jobs.create(record(0, 'succeeded'));
+    for (let index = 1; index <= 25; index += 1) await service.jobs.create(record(index, 'failed'));
+    const acmeToken = await service.devToken(['acme']);
+
+    const html = await (
+      await fetch(`${service.url}/portal/view/clients`, { headers: { authorization: `Bearer ${acmeToken}` } })
+    ).text();
+
+    expect(html).toMatch(/<a href="\/portal\/clients\/acme#set-b0+">2020-06, monthly schedule/);
+  });
+});

@@ -198,7 +198,10 @@ describe('npm run serve: only for this machine (DNS rebinding)', () => {
     expect(answers.map((refused) => [refused.status, refused.body.error?.field])).toEqual(
       Array.from({ length: 5 }, () => [421, 'Host']),
     );
-    expect(answers[0]?.body.error?.code).toBe('misdirected_request');
+    expect(answers[0]?.body.error).toMatchObject({
+      code: 'misdirected_request',
+      issues: [{ field: 'Host', reason: 'this server answers only to its loopback address' }],
+    });
     expect((listed.body.jobs as { period: string }[]).map((job) => job.period)).not.toContain('2023-06');
   });
 

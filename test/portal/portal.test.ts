@@ -268,7 +268,127 @@ describe('progress of a running export', () => {
     );
     await put(KEYS.part(jobId, 0), 'x');
     await put(KEYS.part(jobId, 2), 'x');
-    expect(await read(jobId)).toEqual({ done: 2, total: 3 });
+    expect(await read(jobId)).toEqual({ done: 2, total: 3, windowsDone: 0, windows: 0, unit: 'window' });
     s3.destroy();
+  });
+});
+
+describe('a portal that guides', () => {
+  let acmeToken: string;
+  beforeAll(async () => {
+    acmeToken = await service.devToken(['acme']);
+  });
+
+  it('serves an icon at the site root and links it from every page', async () => {
+    const icon = await get('/favicon.ico');
+    const page = await (await get('/portal/sign-in')).text();
+    const linked = /<link rel="icon" type="image\/svg\+xml" href="([^"]+)"/.exec(page)?.[1] ?? '';
+
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await icon.text()).toContain('<svg');
+    expect((await get(linked)).status).toBe(200);
+  });
+
+  it('says in words why an export failed, the recorded reason folded away', async () => {
+    const reason = 'ValidationError: protocols: unknown protocol "Nope"; valid: Aave, Uniswap';
+    await storedJob('acme', 'x.csv', '1'.repeat(32), { state: 'failed', reason, result: undefined });
+
+    const html = await (await get('/portal/view/clients/acme', acmeToken)).text();
+    const shown = /<span class="reason">([^<]*)<\/span>/.exec(html)?.[1] ?? '';
+
+    expect(shown).toMatch(/^The export request could not be carried out: protocols — unknown protocol/);
+    expect(shown).toContain('Change it and request the export again.');
+    expect(shown).not.toContain('ValidationError');
+    expect(html).toMatch(
+      /<details><summary>Technical detail<\/summary><code class="detail">ValidationError: /,
+    );
+  });
+
+  it('lists the workbook first and says in one line what each file holds', async () => {
+    const job = await storedJob('acme', 'unused.csv', '2'.repeat(32), {
+      request: { ...MONTH_REQUEST, profile: 'acme', period: '2024-05' },
+      result: {
+        runId: 'r2',
+        prefix: 'reports/acme/2024-05/r2',
+        files: ['acme_2024-05_transactions.csv', 'manifest.json', 'README.txt', 'acme_2024-05.xlsx'].map(
+          (name) => ({
+            name: `reports/acme/2024-05/r2/${name}`,
+            key: `k/${name}`,
+            bytes: 10,
+            sha256: 'cd'.repeat(32),
+          }),
+        ),
+      },
+    });
+
+    const html = await (await get('/portal/view/clients/acme', acmeToken)).text();
+    const set = html.slice(html.indexOf(`id="set-${job.jobId}"`));
+    const rows = [
+      ...set.matchAll(/<th scope="row" class="file-name">(.*?)<\/th><td class="file-desc">([^<]*)<\/td>/g),
+    ]
+      .slice(0, 4)
+      .map((match) => [(match[1] ?? '').replace(/<wbr\/>/g, ''), match[2]]);
+
+    expect(rows.map(([name]) => name)).toEqual([
+      'acme_2024-05.xlsx',
+      'README.txt',
+      'acme_2024-05_transactions.csv',
+      'manifest.json',
+    ]);
+    expect(rows.every(([, description]) => (description ?? '').length > 10)).toBe(true);
+    expect(rows[0]?.[1]).toContain('workbook');
+    expect(rows[2]?.[1]).toContain('transaction');
+  });
+
+  it('lets a file name wrap only after "_", "-" and "."', async () => {
+    const html = await (await get('/portal/view/clients/acme', acmeToken)).text();
+
+    expect(html).toContain('acme_<wbr/>2024-<wbr/>05_<wbr/>transactions.<wbr/>csv');
+  });
+
+  it('shows the progress of a running export in months fetched, not shards', async () => {
+    const jobId = '3'.repeat(32);
+    await storedJob('acme', 'x.csv', jobId, { state: 'running', result: undefined });
+    const windows = ['2025-01', '2025-02'].map((label, index) => ({ index, label, start: '', end: '' }));
+    const shards = [0, 0, 1].map((window, n) => ({ id: `s${n}`, window, protocol: null }));
+    const s3 = new S3Client({
+      region: 'us-east-1',
+      endpoint: service.s3Endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+    const put = (Key: string, Body: string) =>
+      s3.send(new PutObjectCommand({ Bucket: service.bucket, Key, Body }));
+    await put(
+      KEYS.plan(jobId),
+      JSON.stringify({ jobId, startedAt: '2025-01-01T00:00:00Z', plan: { windows, shards } }),
+    );
+    // Both shards of January, none of February.
+    await put(KEYS.part(jobId, 0), 'x');
+    await put(KEYS.part(jobId, 1), 'x');
+    s3.destroy();
+
+    const html = await (await get('/portal/view/clients/acme', acmeToken)).text();
+
+    expect(html).toContain('1 of 2 months fetched');
+    expect(html).not.toContain('shards');
+  });
+
+  it('offers the CSV dialect in the request form and passes it to the export request', async () => {
+    const form = await (await get('/portal/view/clients/acme/request', acmeToken)).text();
+    const answer = await post(
+      '/portal/view/clients/acme/request',
+      { fields: { period: ['2024-07'], reports: ['transactions'], formats: ['csv'], csv: ['semicolon'] } },
+      acmeToken,
+    );
+    const jobId = /#job-([0-9a-f]{32})$/.exec(answer.headers.get('x-portal-location') ?? '')?.[1];
+
+    expect(form).toMatch(/<select id="f-csv" name="csv">/);
+    expect(form).toContain('Semicolon and decimal comma');
+    expect((await service.jobs.get(jobId ?? ''))?.request.csv).toEqual({
+      delimiter: ';',
+      decimalSeparator: ',',
+    });
   });
 });

@@ -1,0 +1,101 @@
+/**
+ * What the portal tells an accountant in words: why an export failed (the job's `reason` is the
+ * error's class and message, for engineers) and what each file of a set holds.
+ */
+
+/** A failure as the portal shows it: what happened and what to do, and the recorded detail. */
+export interface FailureInWords {
+  summary: string;
+  detail: string;
+}
+
+/** `Name: message` → name and message (a reason without a name is all message). */
+function splitReason(reason: string): { name: string; message: string } {
+  const match = /^([A-Za-z][\w.]*): ?(.*)$/s.exec(reason);
+  return match ? { name: match[1] ?? '', message: match[2] ?? '' } : { name: '', message: reason };
+}
+
+/** Sentences by the error's name, first match wins. */
+const FAILURES: readonly [RegExp, (message: string) => string][] = [
+  [
+    /^(Request)?ValidationError$/,
+    (message) =>
+      `The export request could not be carried out: ${message.replace(/^([\w.[\]]+): /, '$1 — ')}. Change it and request the export again.`,
+  ],
+  [/^UnknownProfileError$/, () => 'This client is not registered (any more). Ask your administrator.'],
+  [
+    /^SecretError$/,
+    () => "The client's access to the Portfolio Balance Service is not set up. Ask your administrator.",
+  ],
+  [
+    /^PbsHttpError$/,
+    (message) =>
+      /HTTP (401|403)/.test(message)
+        ? "The Portfolio Balance Service refused the client's credentials. Ask your administrator to check them."
+        : 'The Portfolio Balance Service answered with an error. Request the export again later; if it keeps failing, tell your administrator.',
+  ],
+  [
+    /^Pbs(Network|Timeout|Response|Listing|Redirect|ResponseTooLarge)Error$/,
+    () =>
+      'The Portfolio Balance Service could not be reached or answered unexpectedly. Request the export again later.',
+  ],
+  [
+    /^(ExecutionTimedOut|States\.Timeout)$/,
+    () => 'The export took too long and was stopped. A shorter period may finish in time.',
+  ],
+  [
+    /^ExecutionAborted$/,
+    () => 'The export was stopped before it ended. Request it again if you still need it.',
+  ],
+];
+
+/** Why an export failed, in words, from the job's recorded `reason`. */
+export function failureInWords(reason: string | undefined): FailureInWords {
+  if (reason === undefined || reason.trim() === '') {
+    return { summary: 'The export failed; no reason was recorded. Request it again.', detail: '' };
+  }
+  const { name, message } = splitReason(reason);
+  const sentence = FAILURES.find(([pattern]) => pattern.test(name))?.[1](message);
+  return {
+    summary:
+      sentence ??
+      'The export failed unexpectedly. Request it again; if it keeps failing, tell your administrator.',
+    detail: reason,
+  };
+}
+
+/** What a file of a set holds, by the end of its name, first match wins. */
+const FILE_DESCRIPTIONS: readonly [RegExp, string][] = [
+  [/\.xlsx$/, 'The workbook: every report as a sheet, the Read me first. Start here.'],
+  [/README\.txt$/, 'Read me: what the set covers and how to read its files.'],
+  [/manifest\.json$/, 'Sizes and checksums of the files, to check that a copy is complete.'],
+  [/_exact\.csv$/, 'The same figures with every digit kept (exact amounts).'],
+  [/_transactions\.csv$/, 'Every transaction of the period, one a row.'],
+  [/_movements\.csv$/, 'Every balance movement, in and out by asset, one a row.'],
+  [/_summary_by_month\.csv$/, 'Balances and flows by month.'],
+  [/_summary(_by_token)?\.csv$/, 'Opening and closing balances and flows by asset.'],
+  [/_changes\.csv$/, 'What changed since the date asked for (deleted transactions marked).'],
+  [/_disposals\.csv$/, 'Each sale or disposal with its cost and gain or loss.'],
+  [/_gains_summary\.csv$/, 'Gains and losses totalled.'],
+  [/_gains\.csv$/, 'Realised gains and losses, lot by lot.'],
+  [/_income\.csv$/, 'Income: staking, interest and other rewards.'],
+  [/_holdings\.csv$/, 'Holdings at the start and end, and what changed them.'],
+  [/_gains_warnings\.csv$/, 'What the gains calculation could not settle, and what it assumed.'],
+  [/_pool_history\.csv$/, 'Share pool history (UK rules).'],
+  [/_tax_summary\.csv$/, 'The figures for the tax return.'],
+  [/8949[^/]*\.csv$/, 'Form 8949 lines (US).'],
+  [/\.csv$/, 'A report as CSV, one row a line.'],
+];
+
+/** A one-line description of a file of a report set, by its name. */
+export function describeFile(name: string): string {
+  return FILE_DESCRIPTIONS.find(([pattern]) => pattern.test(name))?.[1] ?? 'A file of the set.';
+}
+
+/** Files in the order a person needs them: the workbook, the Read me, the reports, the checksums last. */
+export function fileOrder(name: string): number {
+  if (name.endsWith('.xlsx')) return 0;
+  if (name.endsWith('README.txt')) return 1;
+  if (name.endsWith('manifest.json')) return 3;
+  return 2;
+}
