@@ -48,6 +48,9 @@ async function main(): Promise<void> {
   }
   // Local defaults: quieter logs, no EMF metric lines (both still overridable).
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  // The AWS SDK's nine-line notice that its 2027 releases need Node 22, once per S3 client: the
+  // README says it once (Node 22 recommended). An explicit setting of the variable is kept.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
   process.stderr.write(`[${elapsed()}] loading the server's modules\n`);

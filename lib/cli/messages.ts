@@ -39,6 +39,7 @@ const REASON_WORDS: [RegExp, string][] = [
     .filter(([field]) => /[A-Z]/.test(field.split('.').pop() ?? ''))
     .map(([field, flag]): [RegExp, string] => [new RegExp(`\\b${field.split('.').pop()}\\b`, 'g'), flag]),
   [/\bdelimiter and\b/g, '--delimiter and'],
+  [/\bgains\.currency\b/g, '--gains-currency'],
 ];
 
 /** The flag a request field path (e.g. `filters.tokens[1]`) comes from, if the CLI sets it. */

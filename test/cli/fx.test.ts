@@ -334,7 +334,7 @@ describe('pbs-export run --tax-rules de --rates ecb:eurofxref-hist.csv', () => {
     expect(checked.some((line) => line.rate_of !== line.day)).toBe(true);
   });
 
-  it('refuses --rates with generic rules, which name no currency to convert into, exit 2 naming gains.rates', async () => {
+  it('refuses --rates with generic rules, which name no currency to convert into, exit 2 naming --rates', async () => {
     const io = captureIo();
     const code = await main(
       [
@@ -345,7 +345,7 @@ describe('pbs-export run --tax-rules de --rates ecb:eurofxref-hist.csv', () => {
     );
     expect({ code, err: io.stderr().split('\n')[0] }).toMatchObject({
       code: 2,
-      err: expect.stringContaining('gains.rates: needs gains.currency'),
+      err: expect.stringContaining('--rates: needs --gains-currency'),
     });
   });
 });
