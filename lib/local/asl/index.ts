@@ -37,12 +37,25 @@ export interface LocalStateMachine {
   execute(input: unknown, options?: ExecuteOptions): Promise<unknown>;
 }
 
-const realSleep = ({ ms }: SleepRequest) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-const realTimer = (ms: number, fire: () => void) => {
-  const timer = setTimeout(fire, ms);
-  timer.unref();
-  return () => clearTimeout(timer);
-};
+/** setTimeout's longest delay; a longer one is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Calls `fire` after `ms`; `unref`: without keeping the process alive. Returns its cancel. */
+function timer(ms: number, fire: () => void, unref: boolean): () => void {
+  let handle: NodeJS.Timeout;
+  const wait = (left: number) => {
+    handle = setTimeout(
+      () => (left > MAX_TIMER_MS ? wait(left - MAX_TIMER_MS) : fire()),
+      Math.min(left, MAX_TIMER_MS),
+    );
+    if (unref) handle.unref();
+  };
+  wait(ms);
+  return () => clearTimeout(handle);
+}
+
+const realSleep = ({ ms }: SleepRequest) => new Promise<void>((resolve) => timer(ms, resolve, false));
+const realTimer = (ms: number, fire: () => void) => timer(ms, fire, true);
 
 /**
  * Loads a definition (its ASL as JSON) with the handlers of its Task resources by ARN. Throws

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type ExecuteOptions,
   type ExecutionEvent,
@@ -491,5 +491,27 @@ describe('TimeoutSeconds', () => {
       calls: 1,
       timers: [30_000],
     });
+  });
+});
+
+describe('the default sleep', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("waits longer than setTimeout's longest delay in steps, not at once", async () => {
+    vi.useFakeTimers();
+    const definition = { StartAt: 'W', States: { W: { Type: 'Wait', Seconds: 3_000_000, End: true } } };
+    let done = false;
+    const execution = loadStateMachine(definition, {})
+      .execute('in')
+      .then(() => {
+        done = true;
+      });
+    await vi.advanceTimersByTimeAsync(2 ** 31);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(3_000_000_000 - 2 ** 31);
+    await execution;
+    expect(done).toBe(true);
   });
 });
