@@ -123,6 +123,18 @@ describe('loading a definition', () => {
       /EXPRESS/,
     ],
     [
+      'an unknown processor setting',
+      machine({
+        M: {
+          Type: 'Map',
+          ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED', Other: 1 }, ...machine({ T: task() }) },
+          End: true,
+        },
+      }),
+      'ProcessorConfig',
+      /not supported/,
+    ],
+    [
       'a Choice operator other than StringEquals',
       machine({ C: { Type: 'Choice', Choices: [{ Variable: '$.n', NumericEquals: 1, Next: 'C' }] } }),
       'Choices[0]',

@@ -244,7 +244,9 @@ function processor(value: unknown, where: string, resources: ReadonlySet<string>
   const config = object(raw.ProcessorConfig ?? { Mode: 'INLINE' }, `${where}.ProcessorConfig`);
   const inline = config.Mode === 'INLINE' && Object.keys(config).length === 1;
   const distributed =
-    config.Mode === 'DISTRIBUTED' && [undefined, 'STANDARD'].includes(config.ExecutionType as string);
+    config.Mode === 'DISTRIBUTED' &&
+    [undefined, 'STANDARD'].includes(config.ExecutionType as string) &&
+    Object.keys(config).every((key) => key === 'Mode' || key === 'ExecutionType');
   if (!inline && !distributed) {
     throw new AslDefinitionError(
       `${where}.ProcessorConfig`,
