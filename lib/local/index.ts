@@ -1,6 +1,6 @@
 /**
  * FOR LOCAL USE ONLY: the whole stack of `npm run serve` (simulator, s3rver, the HTTP API, the
- * export state machine as synthesized, run by aws-local-stepfunctions, with the workers). Kept out
+ * export state machine as synthesized, run by the local interpreter `asl/`, with the workers). Kept out
  * of `lib/lambda` so that no Lambda bundle pulls in s3rver, the simulator or the CDK.
  */
 export {
@@ -19,7 +19,6 @@ export {
 } from './local-service.ts';
 export {
   createStateMachineStarter,
-  handlersByStateName,
   LOCAL_RETRY_INTERVAL_MS,
   type LocalRunEvents,
   type LocalStarter,

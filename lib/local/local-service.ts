@@ -3,7 +3,7 @@
  * stays a thin command line and the tests start exactly what a user starts: the embedded
  * simulator (demo data), an in-process s3rver on a temporary folder, the HTTP API served over
  * `@hono/node-server`, and exports run by the export state machine the stack deploys, executed
- * in-process by aws-local-stepfunctions (`state-machine.ts`).
+ * in-process by the local States Language interpreter (`state-machine.ts`, `asl/`).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

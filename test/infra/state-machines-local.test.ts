@@ -1,7 +1,7 @@
 /**
- * The state machines as synthesized, executed locally by aws-local-stepfunctions with the real
- * handlers of `functions/` behind their Lambda ARNs, against the simulator and s3rver (Secrets
- * Manager and Step Functions' StartExecution mocked). aws-local-stepfunctions runs the export's
+ * The state machines as synthesized, executed locally by the interpreter of `lib/local/asl` with
+ * the real handlers of `functions/` behind their Lambda ARNs, against the simulator and s3rver
+ * (Secrets Manager and Step Functions' StartExecution mocked). The interpreter runs the export's
  * inline Map as declared, and the monthly Distributed Map as an inline map over its ItemsPath
  * (no batching or result writing: those are asserted on the template in stack.test.ts).
  */
@@ -17,24 +17,15 @@ import {
   createPlanHandler,
   type WorkerContext,
 } from '../../lib/lambda/index.ts';
-// lib/local also polyfills Promise.withResolvers, which aws-local-stepfunctions needs on Node 20.
-import { handlersByStateName } from '../../lib/local/index.ts';
+import { type ExecutionFailedError, loadStateMachine } from '../../lib/local/asl/index.ts';
 import { captureOutput, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 import { functionLogicalId, logicalIdOf, stateMachineDefinition, synthesize, TEST_ENV } from './support.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type LocalHandler = (input: Json) => Promise<Json>;
-interface StateDefinition {
-  Type: string;
-  Next?: string;
-  Resource?: string;
-  Branches?: MachineDefinition[];
-  ItemProcessor?: MachineDefinition;
-  Iterator?: MachineDefinition;
-}
 interface MachineDefinition {
   StartAt: string;
-  States: Record<string, StateDefinition>;
+  States: Record<string, unknown>;
 }
 
 const lambdaArn = (logicalId: string) =>
@@ -86,21 +77,11 @@ function exportHandlers(context: WorkerContext): Record<string, LocalHandler> {
 interface Execution {
   succeeded: boolean;
   output?: Json;
-  error?: Error;
+  error?: ExecutionFailedError;
   /** Names of the states entered, in order. */
   entered: string[];
   /** Names of the states retried, once per retry. */
   retried: string[];
-}
-
-/** Names of the Wait states of a definition, nested ones included. */
-function waitStates(machine: MachineDefinition): string[] {
-  return Object.entries(machine.States).flatMap(([name, state]) => [
-    ...(state.Type === 'Wait' ? [name] : []),
-    ...[...(state.Branches ?? []), state.ItemProcessor, state.Iterator].flatMap((nested) =>
-      nested === undefined ? [] : waitStates(nested),
-    ),
-  ]);
 }
 
 /** Runs `machine` on `input` with the local handlers, retrying and waiting without delays. */
@@ -109,32 +90,22 @@ async function execute(
   input: Json,
   byArn: Record<string, LocalHandler>,
 ): Promise<Execution> {
-  const { StateMachine } = await import('aws-local-stepfunctions');
-  const taskResourceLocalHandlers = handlersByStateName(machine, byArn);
   const output = captureOutput();
+  const entered: string[] = [];
+  const retried: string[] = [];
   try {
-    const execution = new StateMachine(machine as never).run(input, {
-      overrides: {
-        taskResourceLocalHandlers,
-        retryIntervalOverrides: Object.fromEntries(
-          Object.keys(taskResourceLocalHandlers).map((name) => [name, 0]),
-        ),
-        waitTimeOverrides: Object.fromEntries(waitStates(machine).map((name) => [name, 0])),
-      },
-    });
-    const entered: string[] = [];
-    const retried: string[] = [];
-    const events = (async () => {
-      for await (const event of execution.eventLogs) {
-        if (event.type === 'StateEntered') entered.push(event.state.name);
-        if (event.type === 'StateRetried') retried.push(event.state.name);
-      }
-    })();
-    const result = await execution.result.then(
-      (value) => ({ succeeded: true, output: value as Json }),
-      (error: unknown) => ({ succeeded: false, error: error as Error }),
-    );
-    await events;
+    const result = await loadStateMachine(
+      machine,
+      byArn as Record<string, (input: unknown) => Promise<unknown>>,
+    )
+      .execute(input, {
+        sleep: async () => {},
+        onEvent: (event) => (event.type === 'StateEntered' ? entered : retried).push(event.state),
+      })
+      .then(
+        (value) => ({ succeeded: true, output: value as Json }),
+        (error: unknown) => ({ succeeded: false, error: error as ExecutionFailedError }),
+      );
     return { ...result, entered, retried };
   } finally {
     output.stop();
@@ -225,7 +196,7 @@ describe('export state machine, executed locally', () => {
     });
 
     it('fails the execution with the error name of the failed task', () => {
-      expect((execution.error?.cause as Error | undefined)?.name).toBe('PbsHttpError');
+      expect(execution.error?.error).toBe('PbsHttpError');
     });
 
     it('marks the job failed with the reason', async () => {

@@ -4,10 +4,17 @@
  * its end of life and 22 recommended.
  */
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { BUNDLE_TARGET } from '../../infra/bundling.ts';
 
 const read = (file: string) => readFile(file, 'utf8');
+
+/** npm's own range semantics (semver, in the tree as npm's and many packages' dependency). */
+const semver = createRequire(import.meta.url)('semver') as {
+  satisfies(version: string, range: string): boolean;
+  minVersion(range: string): { version: string } | null;
+};
 
 describe('the Node versions the project states', () => {
   it('agree: Lambda and .nvmrc on 22, engines from 20.19, the README saying both', async () => {
@@ -33,5 +40,21 @@ describe('the Node versions the project states', () => {
       readmeEndOfLife: true,
       readmeFloor: true,
     });
+  });
+});
+
+describe('the locked dependencies', () => {
+  it("all run on the project's minimum Node, so that npm ci there warns about no engine", async () => {
+    const engines = (JSON.parse(await read('package.json')) as { engines: { node: string } }).engines.node;
+    const minimum = semver.minVersion(engines)?.version;
+    const lock = JSON.parse(await read('package-lock.json')) as {
+      packages: Record<string, { engines?: { node?: string } | string[] }>;
+    };
+    const excluding = Object.entries(lock.packages).flatMap(([path, entry]) => {
+      const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
+      return range === undefined || semver.satisfies(minimum ?? '', range) ? [] : [`${path} (node ${range})`];
+    });
+    expect(minimum).toBe('20.19.0');
+    expect(excluding).toEqual([]);
   });
 });
