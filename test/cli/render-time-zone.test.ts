@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 interface Finished {
@@ -71,6 +72,35 @@ function newYorkOffset(ms: number): number {
   return ms >= nthSunday(2, 2, 7) && ms < nthSunday(10, 1, 6) ? -240 : -300;
 }
 
+/**
+ * Checks the `report` CSV rendered into `out` against the run's in `ran`: the header names New
+ * York where the run named Berlin, every zoned datetime is the same instant with New York's offset
+ * and wall clock, and everything else on each row is the run's. Returns how many dates it checked.
+ */
+async function shownInNewYork(ran: string, out: string, report: string): Promise<number> {
+  const before = (await readFile(await fileEnding(ran, `_${report}.csv`), 'utf8')).split('\n');
+  const after = (await readFile(await fileEnding(out, `_${report}.csv`), 'utf8')).split('\n');
+  expect(after.length).toBe(before.length);
+  expect(after[0]).toBe((before[0] as string).replaceAll('(Europe/Berlin)', '(America/New_York)'));
+  let dates = 0;
+  for (let i = 1; i < before.length; i += 1) {
+    const was = (before[i] as string).match(ZONED) ?? [];
+    const is = (after[i] as string).match(ZONED) ?? [];
+    expect(is.length).toBe(was.length);
+    for (const [k, text] of is.entries()) {
+      const instant = Date.parse(was[k] as string);
+      expect(Date.parse(text)).toBe(instant);
+      expect(offsetMinutes(text)).toBe(newYorkOffset(instant));
+      const wall = new Date(instant + newYorkOffset(instant) * 60_000).toISOString().slice(0, 19);
+      expect(text.slice(0, 19)).toBe(wall);
+      dates += 1;
+    }
+    let k = 0;
+    expect((after[i] as string).replace(ZONED, () => was[k++] as string)).toBe(before[i]);
+  }
+  return dates;
+}
+
 let dir: string;
 let runDir: string;
 let snapshot: string;
@@ -102,29 +132,7 @@ describe('render --time-zone', () => {
     expect(result.code, result.stderr).toBe(0);
 
     for (const report of ['transactions', 'movements']) {
-      const ran = (await readFile(await fileEnding(runDir, `_${report}.csv`), 'utf8')).split('\n');
-      const shown = (await readFile(await fileEnding(out, `_${report}.csv`), 'utf8')).split('\n');
-      expect(shown.length).toBe(ran.length);
-      expect(shown[0]).toBe((ran[0] as string).replace('Date (Europe/Berlin)', 'Date (America/New_York)'));
-      let dates = 0;
-      for (let i = 1; i < ran.length; i += 1) {
-        const before = (ran[i] as string).match(ZONED) ?? [];
-        const after = (shown[i] as string).match(ZONED) ?? [];
-        expect(after.length).toBe(before.length);
-        for (const [k, text] of after.entries()) {
-          const instant = Date.parse(before[k] as string);
-          // The same instant, with New York's offset and wall clock.
-          expect(Date.parse(text)).toBe(instant);
-          expect(offsetMinutes(text)).toBe(newYorkOffset(instant));
-          const wall = new Date(instant + newYorkOffset(instant) * 60_000).toISOString().slice(0, 19);
-          expect(text.slice(0, 19)).toBe(wall);
-          dates += 1;
-        }
-        // Everything else on the row is the run's.
-        let k = 0;
-        expect((shown[i] as string).replace(ZONED, () => before[k++] as string)).toBe(ran[i]);
-      }
-      expect(dates).toBeGreaterThan(0);
+      expect(await shownInNewYork(runDir, out, report)).toBeGreaterThan(0);
     }
     // The months of the summary and its totals are the run's (Europe/Berlin's).
     for (const summary of ['_summary_by_month.csv', '_summary_by_token.csv']) {
@@ -140,6 +148,41 @@ describe('render --time-zone', () => {
     expect(manifest.period).toMatchObject({ timeZone: 'Europe/Berlin', datesShownIn: 'America/New_York' });
     expect(manifest.request.timeZone).toBe('Europe/Berlin');
   }, 120_000);
+
+  it('shows the gains disposals in the zone asked, the gains and the About sheet naming both zones', async () => {
+    const ran = join(dir, 'gains-run');
+    const flags = ['--report', 'transactions,gains', '--format', 'csv,xlsx'];
+    const run = await cli(
+      ['run', '--simulator', '--period', '2024-10', '--time-zone', 'Europe/Berlin', ...flags, '--out', ran],
+      dir,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const out = join(dir, 'gains-new-york');
+    const snapshotFile = await fileEnding(ran, '_snapshot.ndjson.gz');
+    const result = await cli(
+      ['render', '--snapshot', snapshotFile, '--time-zone', 'America/New_York', '--out', out],
+      dir,
+    );
+    expect(result.code, result.stderr).toBe(0);
+
+    expect(await shownInNewYork(ran, out, 'disposals')).toBeGreaterThan(0);
+    for (const report of ['gains_summary', 'income', 'holdings']) {
+      expect(await readFile(await fileEnding(out, `_${report}.csv`), 'utf8')).toBe(
+        await readFile(await fileEnding(ran, `_${report}.csv`), 'utf8'),
+      );
+    }
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(await fileEnding(out, '.xlsx'));
+    const about = workbook.getWorksheet('About');
+    const rows: string[] = [];
+    about?.eachRow((row) => {
+      rows.push(`${row.getCell(1).text}: ${row.getCell(2).text}`);
+    });
+    expect(rows).toContain('Time zone: Europe/Berlin');
+    expect(rows.find((row) => row.startsWith('Dates shown in: '))).toMatch(
+      /^Dates shown in: dates shown in America\/New_York; the period and its months are those of Europe\/Berlin, the zone of the run/,
+    );
+  }, 180_000);
 
   it('refuses a zone that is not an IANA zone by --time-zone, writing nothing', async () => {
     const out = join(dir, 'nowhere');
