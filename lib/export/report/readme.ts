@@ -133,10 +133,10 @@ function partialLines(request: ExportRequest, createdAt: string): ReadmeLine[] {
 
 /**
  * A render's display zone beside the run's, in words (Read me and About sheet): the dates moved,
- * the period, its months and the tax years did not.
+ * the period and its months did not (nor the gains computation).
  */
 export function datesShownNote(shownIn: string, runZone: string): string {
-  return `dates shown in ${shownIn}; the period and its months are those of ${runZone}, the zone of the run (and so are the gains' tax years and holding periods)`;
+  return `dates shown in ${shownIn}; the period and its months are those of ${runZone}, the zone of the run`;
 }
 
 /**
