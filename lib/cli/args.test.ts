@@ -242,9 +242,14 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it("takes --time-zone on render as the zone the dates are shown in (the period stays the snapshot's)", () => {
+    expect(
+      parseCommandLine(['render', '--snapshot', 's.gz', '--time-zone', 'America/New_York'], {}),
+    ).toMatchObject({ command: 'render', presentation: { timeZone: 'America/New_York' } });
+  });
+
   it.each([
     ['--period', '2024', /^--period: render cannot apply it: changes what is fetched/],
-    ['--time-zone', 'UTC', /^--time-zone: render cannot apply it: sets the period's bounds/],
     ['--conflicting-copies', 'last', /^--conflicting-copies: render cannot apply it: was applied when/],
     ['--concurrency', '2', /^--concurrency: render cannot apply it: render calls no service/],
   ])('refuses %s on render by name, with the reason', (flag, value, message) => {

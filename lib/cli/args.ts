@@ -63,6 +63,7 @@ Request:
                                  (default with the simulator: demo)
   --period P                     Required: 2025-10 (month), 2025 (year), or 2025-01-05..2025-02-10
   --time-zone ZONE               IANA time zone of the period and dates         (default: UTC)
+                                 (render: of the dates shown only; the period stays the run's)
   --report R                     transactions, movements, summary, changes, gains
                                  (repeat or comma-separate)
   --changes-since DATE           Timeline changes since DATE (with --report changes)
@@ -272,6 +273,8 @@ const RENDER_FLAGS = new Set<string>([
   'long-term-years',
   'transfer-tolerance-hours',
   'broker-reporting',
+  // Only the zone the dates are shown in: the period stays the snapshot's (see `displayZone`).
+  'time-zone',
   ...Object.keys(GAINS_TEXT_FLAGS),
 ]);
 
@@ -280,10 +283,6 @@ const RENDER_REFUSALS: [readonly string[], string][] = [
   [
     ['profile', 'period', 'token', 'category', 'protocol', 'hash', 'window', 'changes-since'],
     'changes what is fetched, so it needs a new fetch: run an export with it',
-  ],
-  [
-    ['time-zone'],
-    "sets the period's bounds as well as the dates shown, so it needs a new fetch: run an export with it",
   ],
   [
     ['conflicting-copies'],

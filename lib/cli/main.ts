@@ -38,7 +38,7 @@ import { describeError, inCliWords } from './messages.ts';
 import { checkDestination } from './preflight.ts';
 import { createProgressReporter } from './progress.ts';
 import { readRates, withRates } from './rates.ts';
-import { applyPresentation, readSnapshotForRender } from './render-options.ts';
+import { applyPresentation, displayZone, readSnapshotForRender } from './render-options.ts';
 import { stopExitCode } from './signals.ts';
 import { printLinks, printSummary } from './summary.ts';
 
@@ -139,7 +139,9 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
 
 async function render(command: Extract<CliCommand, { command: 'render' }>, io: CliIo): Promise<number> {
   const snapshot = await readSnapshotForRender(command.snapshot, readSnapshotHeader);
-  const request = applyPresentation(parseExportRequest(snapshot.request), command.presentation);
+  const original = parseExportRequest(snapshot.request);
+  const request = applyPresentation(original, command.presentation);
+  const shownIn = displayZone(original, command.presentation);
   const header = { ...snapshot, request };
   const rates = await renderRates(command, request);
   const runId = newRunId(io.now());
@@ -158,6 +160,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
       counts: { renderedFromSnapshot: 1 },
       workDir,
       ...(rates ? { rates } : {}),
+      ...(shownIn === undefined ? {} : { displayTimeZone: shownIn }),
       ...(io.signal ? { signal: io.signal } : {}),
     });
     const { manifest } = await publishReports(rendered, {

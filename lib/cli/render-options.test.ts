@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseExportRequest } from '../export/index.ts';
-import { applyPresentation } from './render-options.ts';
+import { applyPresentation, displayZone } from './render-options.ts';
 
 const withGains = parseExportRequest({
   profile: 'demo',
@@ -46,6 +46,25 @@ describe('applyPresentation', () => {
 
     expect(() => applyPresentation(plain, { reports: ['gains'] })).toThrow(
       /^--report: gains: render cannot add it/,
+    );
+  });
+});
+
+describe('displayZone', () => {
+  it("keeps the snapshot's zone in the request and gives --time-zone as the zone of the dates shown", () => {
+    const presentation = { timeZone: 'America/New_York' };
+
+    expect({
+      request: applyPresentation(withGains, presentation).timeZone,
+      shown: displayZone(withGains, presentation),
+      same: displayZone(withGains, { timeZone: withGains.timeZone }),
+      none: displayZone(withGains, {}),
+    }).toEqual({ request: 'UTC', shown: 'America/New_York', same: undefined, none: undefined });
+  });
+
+  it("refuses a zone that is not IANA's, naming --time-zone", () => {
+    expect(() => displayZone(withGains, { timeZone: 'Nowhere/Zone' })).toThrow(
+      /^--time-zone: expected an IANA time zone/,
     );
   });
 });

@@ -1,3 +1,4 @@
+import { IANAZone } from 'luxon';
 import { PbsExportError, ValidationError } from '../errors.ts';
 import { type ExportRequest, parseExportRequest, type SnapshotHeader } from '../export/index.ts';
 import { inCliWords } from './messages.ts';
@@ -14,7 +15,8 @@ const NOT_IN_SNAPSHOT: Record<string, string> = {
 };
 
 /**
- * The snapshot's request with the presentation flags of `render` applied: formats, CSV dialect,
+ * The snapshot's request with the presentation flags of `render` applied (`--time-zone` apart: see
+ * {@link displayZone}, it does not change the request): formats, CSV dialect,
  * the reports its data makes (transactions, movements, summary always; gains and changes only when
  * the snapshot was fetched for them) and the gains options. Throws `ValidationError` naming the
  * flag, for a report the snapshot cannot make or an invalid combination.
@@ -51,6 +53,25 @@ export function applyPresentation(
   } catch (error) {
     throw inCliWords(error, { ...presentation, gains: gains ?? {} });
   }
+}
+
+/**
+ * The zone `render --time-zone` shows the dates in, when given and not the snapshot's own: the
+ * period, its months and the gains' tax years stay those of the run's zone, which its windows were
+ * fetched for. Throws `ValidationError` naming `--time-zone` for a zone that is not IANA's.
+ */
+export function displayZone(
+  original: ExportRequest,
+  presentation: Record<string, unknown>,
+): string | undefined {
+  const zone = presentation.timeZone;
+  if (zone === undefined) return undefined;
+  if (typeof zone !== 'string' || !IANAZone.isValidZone(zone))
+    throw new ValidationError(
+      '--time-zone',
+      `expected an IANA time zone such as "Europe/Berlin", got ${JSON.stringify(zone)}`,
+    );
+  return zone === original.timeZone ? undefined : zone;
 }
 
 /**

@@ -312,7 +312,6 @@ describe('render applies the flags that change only presentation, and refuses th
 
   it.each([
     [['--period', '2024-07'], /^error: --period: render cannot apply it: .*needs a new fetch/],
-    [['--time-zone', 'Europe/Berlin'], /^error: --time-zone: render cannot apply it: .*needs a new fetch/],
     [['--token', 'ETH'], /^error: --token: render cannot apply it: .*needs a new fetch/],
     [
       ['--report', 'gains'],

@@ -79,6 +79,11 @@ export interface GainsFeedOptions {
   now?: () => Date;
   /** The rates of `gains.rates` (the files the trigger read), for values not in `gains.currency`. */
   rates?: RateTable;
+  /**
+   * The zone the disposals' and warnings' date columns are shown in (`render --time-zone`); the
+   * request's by default. Tax years and holding periods stay in the run's zones whatever it is.
+   */
+  displayTimeZone?: string;
 }
 
 /** Lines kept in a JSON-lines file or in memory, read back in the order they were added. */
@@ -273,7 +278,8 @@ export function createGainsFeed(
         minorUnit: minorUnit(money.currency),
         ...(exact === undefined ? {} : { exact }),
       });
-      const disposalsShown = disposalsSpec(request.timeZone, hmrc, money);
+      const shownIn = options.displayTimeZone ?? request.timeZone;
+      const disposalsShown = disposalsSpec(shownIn, hmrc, money);
       const summaryShown = gainsSummarySpec(money);
       const incomeShown = incomeSpec(money);
       return [
@@ -287,7 +293,7 @@ export function createGainsFeed(
         ),
         fixed({ ...incomeShown, rounding: rounding(`${incomeShown.name}_exact`) }, () => income.rows(money)),
         holdingsTable(finalResult),
-        otherCurrencyWarnings(spooledTable(warningsSpec(request.timeZone), warnings, warningRow), currencies),
+        otherCurrencyWarnings(spooledTable(warningsSpec(shownIn), warnings, warningRow), currencies),
         ...(hmrc ? [poolHistoryTable(finalResult)] : []),
         ...(tax === null ? [] : [fixed({ ...tax.spec(money), rounding: rounding() }, () => tax.rows(money))]),
         ...(form8949 === null
@@ -299,7 +305,7 @@ export function createGainsFeed(
         ...(schedule1 === null
           ? []
           : [fixed({ ...schedule1Spec(money), rounding: rounding() }, () => schedule1.rows(money))]),
-        spooledTable(exactSpec(disposalsSpec(request.timeZone, hmrc)), exactDisposals, disposalRow),
+        spooledTable(exactSpec(disposalsSpec(shownIn, hmrc)), exactDisposals, disposalRow),
         fixed(exactSpec(gainsSummarySpec()), () => exactSummary.rows()),
         fixed(exactSpec(incomeSpec()), () => exactIncome.rows()),
       ]

@@ -34,6 +34,8 @@ export interface ReadmeInput {
   money: MoneyRounding | null;
   /** Disposals whose 30 days (HMRC identification) were not over when the data was fetched, in words. */
   pendingMatches?: readonly string[];
+  /** The zone the dates are shown in, when not the request's (`render --time-zone`). */
+  datesShownIn?: string;
 }
 
 /** One line of the Read me: a short topic (may be empty under the previous one) and its text. */
@@ -74,7 +76,7 @@ export function readmeLines(input: ReadmeInput): ReadmeLine[] {
     ...input.tables.flatMap((spec) => tableLines(spec, input)),
     ...signLines(input.request),
     ...roundingLines(input),
-    ...optionLines(input.request),
+    ...optionLines(input.request, input.datesShownIn),
   ];
 }
 
@@ -108,6 +110,9 @@ function introLines(input: ReadmeInput): ReadmeLine[] {
       `${range.start.toISO()} up to ${range.end.toISO()} (the end not included), in the time zone ${request.timeZone}`,
     ],
     ...partialLines(request, input.createdAt),
+    ...(input.datesShownIn === undefined
+      ? []
+      : ([['Dates shown in', datesShownNote(input.datesShownIn, request.timeZone)]] as ReadmeLine[])),
     ['Data source', source],
     [
       'Run id',
@@ -124,6 +129,14 @@ function introLines(input: ReadmeInput): ReadmeLine[] {
 function partialLines(request: ExportRequest, createdAt: string): ReadmeLine[] {
   const cutOff = openPeriodCutOff(request.period, request.timeZone, new Date(createdAt));
   return cutOff === null ? [] : [['PARTIAL PERIOD', partialNote(cutOff)]];
+}
+
+/**
+ * A render's display zone beside the run's, in words (Read me and About sheet): the dates moved,
+ * the period and its months did not (nor the gains computation).
+ */
+export function datesShownNote(shownIn: string, runZone: string): string {
+  return `dates shown in ${shownIn}; the period and its months are those of ${runZone}, the zone of the run`;
 }
 
 /**
@@ -275,7 +288,7 @@ function roundingLines(input: ReadmeInput): ReadmeLine[] {
   ];
 }
 
-function optionLines(request: ExportRequest): ReadmeLine[] {
+function optionLines(request: ExportRequest, datesShownIn?: string): ReadmeLine[] {
   const filters = [
     ...(request.filters.tokens ? [`tokens ${request.filters.tokens.join(', ')}`] : []),
     ...(request.filters.category ? [`category ${request.filters.category}`] : []),
@@ -293,7 +306,9 @@ function optionLines(request: ExportRequest): ReadmeLine[] {
     ['Options', `reports: ${request.reports.join(', ')}; formats: ${request.formats.join(', ')}`],
     [
       '',
-      `time zone ${request.timeZone}: the second date column, the months of the summary and the period are in it`,
+      datesShownIn === undefined
+        ? `time zone ${request.timeZone}: the second date column, the months of the summary and the period are in it`
+        : `time zone ${request.timeZone}: the months of the summary and the period are in it; the dates are shown in ${datesShownIn}`,
     ],
     ['', `filters: ${filters.length > 0 ? filters.join('; ') : 'none'}; protocols: ${protocols}`],
     [

@@ -13,6 +13,7 @@ import type { LiveOutputs } from './live-outputs.ts';
 import { type MoneyRounding, moneyRounding } from './money-rounding.ts';
 import {
   DEMO_BANNER,
+  datesShownNote,
   gainsPolicyPairs,
   POOLS,
   partialNote,
@@ -51,6 +52,11 @@ export interface RenderInput {
   signal?: AbortSignal;
   /** The rates files of `gains.rates`, read again for a render from a snapshot (without `model`). */
   rates?: RateTable;
+  /**
+   * The zone the reports' dates are shown in (`render --time-zone`), when not the request's: the
+   * period, the summary's months and the gains computation stay those of the request's zone.
+   */
+  displayTimeZone?: string;
 }
 
 /** One rendered file, complete in the scratch folder (or the snapshot itself), ready to publish. */
@@ -80,6 +86,8 @@ export interface ReportSetDescription {
     start: string;
     end: string;
     timeZone: string;
+    /** The zone the reports' dates are shown in, when not `timeZone` (a render with `--time-zone`). */
+    datesShownIn?: string;
     /**
      * Present when the period was not over when the export started: the reports hold only the
      * transactions the service had by `cutOff` (the run's start), not the whole period.
@@ -165,8 +173,12 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
   const request: ExportRequest = parseExportRequest(input.header.request);
   const formats = input.formats ?? request.formats;
   const baseName = `${request.profile}_${periodLabel(request.period)}`;
+  const shownIn =
+    input.displayTimeZone !== undefined && input.displayTimeZone !== request.timeZone
+      ? input.displayTimeZone
+      : undefined;
   const model =
-    input.model ?? (await observeSnapshot(input.snapshotFile, input.header, request, input.rates));
+    input.model ?? (await observeSnapshot(input.snapshotFile, input.header, request, input.rates, shownIn));
   const tables = model.tables(input.snapshotFile);
   // Companions for machines (the exact figures of rounded tables) are files, not sheets.
   const sheets = tables.filter((table) => table.spec.csvOnly !== true);
@@ -189,6 +201,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     baseName,
     money,
     pendingMatches: model.pendingMatches(),
+    ...(shownIn === undefined ? {} : { datesShownIn: shownIn }),
   };
   const files: RenderedFile[] = [
     {
@@ -263,6 +276,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
       start: range.start.toUTC().toISO() ?? '',
       end: range.end.toUTC().toISO() ?? '',
       timeZone: request.timeZone,
+      ...(shownIn === undefined ? {} : { datesShownIn: shownIn }),
       ...partialPeriod(request, input.header.createdAt),
     },
     apiBase: input.header.apiBase,
@@ -369,6 +383,12 @@ function aboutTable(
       ? ([['PARTIAL PERIOD', manifest.period.partial.note]] as [string, string][])
       : []),
     ['Time zone', manifest.period.timeZone],
+    ...(manifest.period.datesShownIn === undefined
+      ? []
+      : ([['Dates shown in', datesShownNote(manifest.period.datesShownIn, manifest.period.timeZone)]] as [
+          string,
+          string,
+        ][])),
     ['API base', manifest.apiBase],
     ...requestPairs(manifest.request),
     ['Created at', manifest.createdAt],

@@ -87,9 +87,14 @@ export function createReportModel(
     warn?: (message: string) => void;
     /** The rates of `gains.rates` (see `createGainsFeed`). */
     rates?: RateTable;
+    /**
+     * The zone the report tables' dates are shown in (`render --time-zone`); the request's by
+     * default. The period, the summary's months and the gains computation keep the request's.
+     */
+    displayTimeZone?: string;
   } = {},
 ): ReportModel {
-  const normalizer = createNormalizer({ fields, timeZone: request.timeZone });
+  const normalizer = createNormalizer({ fields, timeZone: options.displayTimeZone ?? request.timeZone });
   const summary = createSummary({ timeZone: request.timeZone });
   const range = periodRange(request.period, request.timeZone);
   const period = { start: range.start.toJSDate(), end: range.end.toJSDate() };
@@ -273,11 +278,13 @@ export async function observeSnapshot(
   header: SnapshotHeader,
   request: ExportRequest,
   rates?: RateTable,
+  displayTimeZone?: string,
 ): Promise<ReportModel> {
   // The data is as it was when the snapshot was made: days after that were not over.
   const model = createReportModel(header.fields, request, {
     now: () => new Date(header.createdAt),
     ...(rates === undefined ? {} : { rates }),
+    ...(displayTimeZone === undefined ? {} : { displayTimeZone }),
   });
   for await (const record of readSnapshotRecords(snapshotFile)) model.observe(record);
   return model;
