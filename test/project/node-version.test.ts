@@ -10,7 +10,7 @@ import { BUNDLE_TARGET } from '../../infra/bundling.ts';
 
 const read = (file: string) => readFile(file, 'utf8');
 
-/** npm's own range semantics (semver, in the tree as npm's and many packages' dependency). */
+/** npm's own range semantics (semver, a devDependency; no @types/semver in the tree, hence the local type). */
 const semver = createRequire(import.meta.url)('semver') as {
   satisfies(version: string, range: string): boolean;
   minVersion(range: string): { version: string } | null;
