@@ -382,11 +382,14 @@ export const HOLDINGS_COLUMNS: readonly Column[] = [
 
 /**
  * Per token (and account when pooled by account). Closing amounts are read from the pools; the
- * check columns compute opening + acquired + transferred in − disposed − transferred out − closing,
- * which is 0 when the books balance.
+ * check columns compute opening + acquired + transferred in − disposed − transferred out − closing
+ * from the exact figures, which is 0 when the books balance. Every cost is shown as `money` shows
+ * it: each rounded once, half to even, to the minor unit (so a row's rounded costs may differ
+ * from its rounded closing cost by cents; the exact figures are in the `_exact` companion).
  */
-export function holdingsTable(result: GainsResult): TableSource {
+export function holdingsTable(result: GainsResult, money = EXACT_MONEY): TableSource {
   const spec = { name: 'holdings', title: 'Holdings roll-forward', columns: HOLDINGS_COLUMNS };
+  const cost = (amount: string) => money.show(amount);
   return source(spec, () =>
     result.rollForward.map((line) => {
       const check = (key: 'quantity' | 'cost') =>
@@ -402,20 +405,20 @@ export function holdingsTable(result: GainsResult): TableSource {
         line.token,
         line.account,
         line.opening.quantity,
-        line.opening.cost,
+        cost(line.opening.cost),
         line.acquired.quantity,
-        line.acquired.cost,
+        cost(line.acquired.cost),
         line.transferredIn.quantity,
-        line.transferredIn.cost,
+        cost(line.transferredIn.cost),
         line.disposed.quantity,
-        line.disposed.cost,
+        cost(line.disposed.cost),
         line.transferredOut.quantity,
-        line.transferredOut.cost,
+        cost(line.transferredOut.cost),
         line.unmatchedDisposed,
         line.closing.quantity,
-        line.closing.cost,
+        cost(line.closing.cost),
         check('quantity'),
-        check('cost'),
+        cost(check('cost')),
       ];
     }),
   );
@@ -539,7 +542,7 @@ export function gainsReports(result: GainsResult, options: GainsReportsOptions =
     disposalsTable(result, money),
     gainsSummaryTable(result, money),
     incomeTable(result, money),
-    holdingsTable(result),
+    holdingsTable(result, money),
     warningsTable(result),
     ...(result.options.method === 'hmrc' ? [poolHistoryTable(result)] : []),
     ...(tax === null ? [] : [tax]),

@@ -203,6 +203,8 @@ describe('the Read me of a gains run', () => {
       expect(run.readme).toContain(words);
     }
     const about = pairs(run.workbook.getWorksheet('About')).map(([topic, text]) => `${topic}: ${text}`);
-    expect(about.join('\n')).toMatch(/gains\.taxRules.*uk/);
+    // Request fields in words, not camelCase: "Request: gains, tax rules".
+    expect(about.join('\n')).toMatch(/Request: gains, tax rules.*uk/);
+    expect(about.join('\n')).not.toMatch(/[a-z][A-Z]/);
   }, 120_000);
 });

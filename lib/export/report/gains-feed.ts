@@ -281,7 +281,7 @@ export function createGainsFeed(
           summary.rows(money),
         ),
         fixed({ ...incomeShown, rounding: rounding(`${incomeShown.name}_exact`) }, () => income.rows(money)),
-        holdingsTable(finalResult),
+        holdingsShown(finalResult, money, rounding),
         otherCurrencyWarnings(spooledTable(warningsSpec(request.timeZone), warnings, warningRow), currencies),
         ...(hmrc ? [poolHistoryTable(finalResult)] : []),
         ...(tax === null ? [] : [fixed({ ...tax.spec(money), rounding: rounding() }, () => tax.rows(money))]),
@@ -293,6 +293,7 @@ export function createGainsFeed(
         spooledTable(exactSpec(disposalsSpec(request.timeZone, hmrc)), exactDisposals, disposalRow),
         fixed(exactSpec(gainsSummarySpec()), () => exactSummary.rows()),
         fixed(exactSpec(incomeSpec()), () => exactIncome.rows()),
+        holdingsExact(finalResult),
       ]
         .map((table) => withCurrency(table, money.currency))
         .concat([fx.table()].filter((table) => table !== null));
@@ -340,6 +341,22 @@ export function checkGainsCurrency(tx: CanonicalTransaction, currency: string, t
  * The `_exact` companion of a rounded table: the same columns and rows, every amount as the
  * engine computed it, for machines; written as CSV only.
  */
+/** The holdings roll-forward, costs at the minor unit, naming its exact companion. */
+function holdingsShown(
+  result: GainsResult,
+  money: GainsMoney,
+  rounding: (exact?: string) => TableSpec['rounding'],
+): TableSource {
+  const table = holdingsTable(result, money);
+  return { ...table, spec: { ...table.spec, rounding: rounding(`${table.spec.name}_exact`) } };
+}
+
+/** The holdings roll-forward with every cost exact: its CSV-only companion. */
+function holdingsExact(result: GainsResult): TableSource {
+  const table = holdingsTable(result);
+  return { ...table, spec: exactSpec(table.spec) };
+}
+
 function exactSpec(spec: TableSpec): TableSpec {
   return {
     ...spec,

@@ -297,6 +297,8 @@ async function listedFile(rendered: RenderedFile): Promise<ListedFile> {
   return { name: rendered.name, bytes: hashing.bytes, sha256: hashing.sha256 };
 }
 
+import { countWords, keyWords, totalWords, windowWords } from './words.ts';
+
 /** Most windows or shards the About sheet lists one by one; past it, their count (the manifest lists all). */
 export const ABOUT_MAX_LISTED = 99;
 
@@ -308,7 +310,7 @@ function requestPairs(value: unknown, path = 'Request'): [string, string][] {
     const entries = Object.entries(value as Record<string, unknown>);
     if (entries.length === 0) return [[path, '(none)']];
     return entries.flatMap(([key, child]) =>
-      requestPairs(child, path === 'Request' ? `Request: ${key}` : `${path}.${key}`),
+      requestPairs(child, path === 'Request' ? `Request: ${keyWords(key)}` : `${path}, ${keyWords(key)}`),
     );
   }
   return [[path, String(value)]];
@@ -362,10 +364,17 @@ function aboutTable(
         ] as [string, string][])
       : []),
     ...Object.entries(manifest.counts).map(([key, value]): [string, string] => [
-      `Count: ${key}`,
+      countWords(key),
       String(value),
     ]),
-    ...listedOrCounted('Windows', manifest.windows, (w) => [`Window ${w.label}`, `${w.start} to ${w.end}`]),
+    ...Object.entries(manifest.totals ?? {}).map(([name, value]): [string, string] => [
+      totalWords(name),
+      value,
+    ]),
+    ...listedOrCounted('Windows', manifest.windows, (w) => [
+      `Window ${w.label}`,
+      windowWords(w.start, w.end, manifest.period.timeZone),
+    ]),
     ...listedOrCounted('Shards', manifest.shards, (s) => [
       `Shard ${s.id}`,
       `${s.rows} rows${s.totalReported === null ? '' : ` (service reported ${s.totalReported})`}`,
@@ -381,7 +390,8 @@ function aboutTable(
       title: 'About',
       columns: [
         { key: 'item', header: 'Item', kind: 'text' },
-        { key: 'value', header: 'Value', kind: 'text' },
+        // Wraps, so a long value (a file's hash) prints on the page, not on pages of its own.
+        { key: 'value', header: 'Value', kind: 'text', wrap: true, width: 80 },
       ],
     },
     async *rows() {
