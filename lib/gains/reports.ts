@@ -491,8 +491,12 @@ export function poolHistoryRow(line: PoolHistoryLine): Row {
  * HMRC identification: every change of each token's section 104 pool in the period, in order
  * (acquisitions left by the same-day and 30-day rules, disposals from the pool, withdrawals, fees).
  */
-export function poolHistoryTable(result: GainsResult): TableSource {
-  return source(POOL_HISTORY_SPEC, () => result.poolHistory.map(poolHistoryRow));
+export function poolHistoryTable(result: GainsResult, money = EXACT_MONEY): TableSource {
+  return source(POOL_HISTORY_SPEC, () =>
+    result.poolHistory.map((line) =>
+      poolHistoryRow({ ...line, cost: money.show(line.cost), poolCost: money.show(line.poolCost) }),
+    ),
+  );
 }
 
 /**
@@ -544,7 +548,7 @@ export function gainsReports(result: GainsResult, options: GainsReportsOptions =
     incomeTable(result, money),
     holdingsTable(result, money),
     warningsTable(result),
-    ...(result.options.method === 'hmrc' ? [poolHistoryTable(result)] : []),
+    ...(result.options.method === 'hmrc' ? [poolHistoryTable(result, money)] : []),
     ...(tax === null ? [] : [tax]),
   ].map((table) => withCurrency(table, named));
 }

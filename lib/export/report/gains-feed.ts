@@ -283,7 +283,7 @@ export function createGainsFeed(
         fixed({ ...incomeShown, rounding: rounding(`${incomeShown.name}_exact`) }, () => income.rows(money)),
         holdingsShown(finalResult, money, rounding),
         otherCurrencyWarnings(spooledTable(warningsSpec(request.timeZone), warnings, warningRow), currencies),
-        ...(hmrc ? [poolHistoryTable(finalResult)] : []),
+        ...(hmrc ? [poolHistoryShown(finalResult, money, rounding), poolHistoryExact(finalResult)] : []),
         ...(tax === null ? [] : [fixed({ ...tax.spec(money), rounding: rounding() }, () => tax.rows(money))]),
         ...(form8949 === null
           ? []
@@ -354,6 +354,22 @@ function holdingsShown(
 /** The holdings roll-forward with every cost exact: its CSV-only companion. */
 function holdingsExact(result: GainsResult): TableSource {
   const table = holdingsTable(result);
+  return { ...table, spec: exactSpec(table.spec) };
+}
+
+/** The section 104 pools' history, costs at the minor unit, naming its exact companion. */
+function poolHistoryShown(
+  result: GainsResult,
+  money: GainsMoney,
+  rounding: (exact?: string) => TableSpec['rounding'],
+): TableSource {
+  const table = poolHistoryTable(result, money);
+  return { ...table, spec: { ...table.spec, rounding: rounding(`${table.spec.name}_exact`) } };
+}
+
+/** The section 104 pools' history with every cost exact: its CSV-only companion. */
+function poolHistoryExact(result: GainsResult): TableSource {
+  const table = poolHistoryTable(result);
   return { ...table, spec: exactSpec(table.spec) };
 }
 

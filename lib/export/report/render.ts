@@ -178,6 +178,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     baseName,
     money,
     pendingMatches: model.pendingMatches(),
+    warnings: await warningsByKind(tables),
   };
   const files: RenderedFile[] = [
     {
@@ -297,6 +298,7 @@ async function listedFile(rendered: RenderedFile): Promise<ListedFile> {
   return { name: rendered.name, bytes: hashing.bytes, sha256: hashing.sha256 };
 }
 
+import { warningsByKind } from './readme-words.ts';
 import { countWords, keyWords, totalWords, windowWords } from './words.ts';
 
 /** Most windows or shards the About sheet lists one by one; past it, their count (the manifest lists all). */
