@@ -1,4 +1,5 @@
 import type { Manifest } from '../export/publish/index.ts';
+import { countWords, totalWords } from '../export/report/words.ts';
 
 /** Prints what a run produced: counts, totals and where each file is. */
 export function printSummary(out: { write(text: string): unknown }, manifest: Manifest, root: string): void {
@@ -6,8 +7,8 @@ export function printSummary(out: { write(text: string): unknown }, manifest: Ma
     '',
     `Export ${manifest.runId} finished: ${manifest.period.label} in ${manifest.period.timeZone}`,
     ...(manifest.period.partial ? [`  PARTIAL PERIOD: ${manifest.period.partial.note}`] : []),
-    ...Object.entries(manifest.counts).map(([name, value]) => `  ${name}: ${value}`),
-    ...Object.entries(manifest.totals ?? {}).map(([name, value]) => `  ${name}: ${value}`),
+    ...Object.entries(manifest.counts).map(([name, value]) => `  ${countWords(name)}: ${value}`),
+    ...Object.entries(manifest.totals ?? {}).map(([name, value]) => `  ${totalWords(name)}: ${value}`),
     `Files (in ${root}):`,
     ...manifest.files.map(
       (file) =>

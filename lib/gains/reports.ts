@@ -383,11 +383,14 @@ export const HOLDINGS_COLUMNS: readonly Column[] = [
 
 /**
  * Per token (and account when pooled by account). Closing amounts are read from the pools; the
- * check columns compute opening + acquired + transferred in − disposed − transferred out − closing,
- * which is 0 when the books balance.
+ * check columns compute opening + acquired + transferred in − disposed − transferred out − closing
+ * from the exact figures, which is 0 when the books balance. Every cost is shown as `money` shows
+ * it: each rounded once, half to even, to the minor unit (so a row's rounded costs may differ
+ * from its rounded closing cost by cents; the exact figures are in the `_exact` companion).
  */
-export function holdingsTable(result: GainsResult): TableSource {
+export function holdingsTable(result: GainsResult, money = EXACT_MONEY): TableSource {
   const spec = { name: 'holdings', title: 'Holdings roll-forward', columns: HOLDINGS_COLUMNS };
+  const cost = (amount: string) => money.show(amount);
   return source(spec, () =>
     result.rollForward.map((line) => {
       const check = (key: 'quantity' | 'cost') =>
@@ -403,20 +406,20 @@ export function holdingsTable(result: GainsResult): TableSource {
         line.token,
         line.account,
         line.opening.quantity,
-        line.opening.cost,
+        cost(line.opening.cost),
         line.acquired.quantity,
-        line.acquired.cost,
+        cost(line.acquired.cost),
         line.transferredIn.quantity,
-        line.transferredIn.cost,
+        cost(line.transferredIn.cost),
         line.disposed.quantity,
-        line.disposed.cost,
+        cost(line.disposed.cost),
         line.transferredOut.quantity,
-        line.transferredOut.cost,
+        cost(line.transferredOut.cost),
         line.unmatchedDisposed,
         line.closing.quantity,
-        line.closing.cost,
+        cost(line.closing.cost),
         check('quantity'),
-        check('cost'),
+        cost(check('cost')),
       ];
     }),
   );
@@ -489,8 +492,12 @@ export function poolHistoryRow(line: PoolHistoryLine): Row {
  * HMRC identification: every change of each token's section 104 pool in the period, in order
  * (acquisitions left by the same-day and 30-day rules, disposals from the pool, withdrawals, fees).
  */
-export function poolHistoryTable(result: GainsResult): TableSource {
-  return source(POOL_HISTORY_SPEC, () => result.poolHistory.map(poolHistoryRow));
+export function poolHistoryTable(result: GainsResult, money = EXACT_MONEY): TableSource {
+  return source(POOL_HISTORY_SPEC, () =>
+    result.poolHistory.map((line) =>
+      poolHistoryRow({ ...line, cost: money.show(line.cost), poolCost: money.show(line.poolCost) }),
+    ),
+  );
 }
 
 /**
@@ -540,9 +547,9 @@ export function gainsReports(result: GainsResult, options: GainsReportsOptions =
     disposalsTable(result, money),
     gainsSummaryTable(result, money),
     incomeTable(result, money),
-    holdingsTable(result),
+    holdingsTable(result, money),
     warningsTable(result),
-    ...(result.options.method === 'hmrc' ? [poolHistoryTable(result)] : []),
+    ...(result.options.method === 'hmrc' ? [poolHistoryTable(result, money)] : []),
     ...(tax === null ? [] : [tax]),
     ...usReports(result, money),
   ].map((table) => withCurrency(table, named));

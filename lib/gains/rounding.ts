@@ -41,7 +41,8 @@ export const EXACT_MONEY: GainsMoney = gainsMoney(null);
 export function roundDisposal(line: DisposalLine, money: GainsMoney): DisposalLine {
   const proceeds = money.show(line.proceeds);
   const cost = money.show(line.cost);
-  if (proceeds === line.proceeds && cost === line.cost) return line;
+  // A gain of amounts already at the minor unit may still lack its decimals (`310590`).
+  if (proceeds === line.proceeds && cost === line.cost && money.show(line.gain) === line.gain) return line;
   return { ...line, proceeds, cost, gain: money.showBig(new Big(proceeds).minus(cost)) };
 }
 

@@ -132,6 +132,7 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
           disposals: 'acme_2024_disposals_exact.csv',
           gains_summary: 'acme_2024_gains_summary_exact.csv',
           income: 'acme_2024_income_exact.csv',
+          holdings: 'acme_2024_holdings_exact.csv',
         },
       },
       true,
@@ -205,7 +206,8 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     // Lending supplies and liquidity adds moved lots into positions, shown per position account.
     const holdings = await readCsv(join(harness.outDir, result.prefix, 'acme_2024_holdings.csv'));
     expect(holdings.some((row) => /\[lending (Aave V3|Compound V3)\]$/.test(row.account ?? ''))).toBe(true);
-    expect(holdings.every((row) => row.check_quantity === '0' && row.check_cost === '0')).toBe(true);
+    // Costs are shown at the minor unit: a balanced row's cost check is 0.00.
+    expect(holdings.every((row) => row.check_quantity === '0' && row.check_cost === '0.00')).toBe(true);
   });
 
   it('refuses a gains policy outside its vocabulary, naming the field', () => {
@@ -264,7 +266,8 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
     // Every money table names its currency (issue 24, item 10): a currency column in the CSV.
     expect(new Set([...disposals, ...summary].map((row) => row.currency))).toEqual(new Set(['USD']));
     const holdings = await readCsv(`${base}_holdings.csv`);
-    expect(holdings.every((row) => row.check_quantity === '0' && row.check_cost === '0')).toBe(true);
+    // Costs are shown at the minor unit: a balanced row's cost check is 0.00.
+    expect(holdings.every((row) => row.check_quantity === '0' && row.check_cost === '0.00')).toBe(true);
   });
 
   it("refuses a uk run on the simulator's USD values, naming gains.currency, unless USD is chosen explicitly", async () => {

@@ -139,6 +139,29 @@ describe('gains money rounded once per line (CSV read back with csv-parse, added
     );
   });
 
+  it('shows every cost of the holdings roll-forward rounded half to even from the exact companion, quantities untouched', async () => {
+    await fc.assert(
+      fc.asyncProperty(portfolios, async ({ steps, currency, gains }) => {
+        const digits = DIGITS[currency] as number;
+        const tables = await gainsCsv(history(steps, currency), gains);
+        const shown = tables.holdings ?? [];
+        const exact = tables.holdings_exact ?? [];
+        expect([shown.length, shown.length === exact.length]).toEqual([expect.any(Number), true]);
+        shown.forEach((row, i) => {
+          const e = exact[i] as CsvRow;
+          const costs = Object.keys(row).filter((key) => key.endsWith('_cost'));
+          const quantities = Object.keys(row).filter((key) => key.endsWith('_quantity'));
+          expect([costs.length, costs.map((key) => row[key]), quantities.map((key) => row[key])]).toEqual([
+            7,
+            costs.map((key) => rounded(e[key] as string, digits)),
+            quantities.map((key) => e[key]),
+          ]);
+        });
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   it('makes every total of the gains summary the sum of the rounded lines shown', async () => {
     await fc.assert(
       fc.asyncProperty(portfolios, async ({ steps, currency, gains }) => {

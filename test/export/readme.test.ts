@@ -203,6 +203,58 @@ describe('the Read me of a gains run', () => {
       expect(run.readme).toContain(words);
     }
     const about = pairs(run.workbook.getWorksheet('About')).map(([topic, text]) => `${topic}: ${text}`);
-    expect(about.join('\n')).toMatch(/gains\.taxRules.*uk/);
+    // Request fields in words, not camelCase: "Request: gains, tax rules".
+    expect(about.join('\n')).toMatch(/Request: gains, tax rules.*uk/);
+    expect(about.join('\n')).not.toMatch(/[a-z][A-Z]/);
+    // Windows as the calendar days they cover; counts saying what they count.
+    const windows = about.filter((line) => line.startsWith('Window '));
+    expect([
+      windows.length > 0,
+      windows.filter((line) => !/^Window \S+: (\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2}) \(/.test(line)),
+      about.some((line) => /^Gains: disposals over the whole history \(all years; .*\): \d+$/.test(line)),
+    ]).toEqual([true, [], true]);
+  }, 120_000);
+
+  it('explains every column of every file, every warning kind, and opens with the warnings by kind as the warnings file counts them', async () => {
+    harness ??= await startExportHarness('demo');
+    const run = await exportRun(
+      harness,
+      {
+        profile: 'demo',
+        period: '2025',
+        reports: ['gains'],
+        formats: ['csv', 'xlsx'],
+        gains: { taxRules: 'us' },
+      },
+      true,
+    );
+    const warnings = parse(await readFile(join(run.folder, 'demo_2025_gains_warnings.csv'), 'utf8'), {
+      columns: true,
+      bom: true,
+    }) as Record<string, string>[];
+    const byKind = new Map<string, number>();
+    for (const row of warnings) byKind.set(row.kind as string, (byKind.get(row.kind as string) ?? 0) + 1);
+    const expected = [...byKind]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([kind, n]) => `${n} ${kind}`)
+      .join(', ');
+    const lines = run.readme.split('\r\n');
+    const kinds = [
+      'zero-basis',
+      'missing-value',
+      'negative-balance',
+      'unmatched-transfer',
+      'missing-cost-basis',
+      'thirty-day-window',
+      'other-currency',
+    ];
+    expect([
+      warnings.length > 0,
+      lines
+        .slice(0, 6)
+        .some((line) => line.includes(`${warnings.length} warning(s) on the "Warnings" sheet (${expected})`)),
+      lines.filter((line) => line.includes('as its header says')),
+      kinds.filter((kind) => !lines.some((line) => line.startsWith(`    ${kind}: `) && line.length > 80)),
+    ]).toEqual([true, true, [], []]);
   }, 120_000);
 });

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDecimal } from '../../lib/domain/index.ts';
 import { DEMO_BANNER, parseExportRequest, runExport } from '../../lib/export/index.ts';
 import { type ExportHarness, startExportHarness } from '../support/export.ts';
+import { printedSheetLines } from './support/printed-rows.ts';
 
 const run = promisify(execFile);
 
@@ -97,29 +98,27 @@ describe('the demo workbook printed to PDF by LibreOffice', () => {
     expect(footers).toEqual(pages.map((_, i) => `${i + 1} of ${pages.length}`));
   });
 
-  it('prints landscape, every sheet one page wide, its header row repeated on every page', () => {
-    // One page wide: each page holds the first and the last column of its sheet's header row.
-    const headerRows: Record<string, RegExp> = {
-      'Read me': /^Topic\s+Text$/,
-      Transactions: /^ID\s+Date \(UTC\).*\smemo$/,
-      Movements:
-        /^Transaction ID\s+Date \(UTC\).*\sDirection\s+note$|^Transaction ID\s+Date \(UTC\).*\sDirection$/,
-      'By month':
-        /^Month\s+Protocol\s+Category\s+Currency\s+(Transactions )?\(count\)\s+Value \(USD\)\s+Fees \(USD\)$/,
-      'By token': /^Token\s+Currency\s+In quantity \(token\).*\sNet value \(USD\)$/,
-      About: /^Item\s+Value$/,
+  it("prints landscape, every page headed by its sheet's header row from the first column on, every column on paper", async () => {
+    // Wide sheets print several pages across, each repeating the first column: every page's
+    // header row starts with the first column's header, and the pages together end with the last.
+    const columns: Record<string, [RegExp, RegExp]> = {
+      'Read me': [/^Topic(\s|$)/, /\sText$/],
+      Transactions: [/^ID(\s|$)/, /\smemo$/],
+      Movements: [/^Transaction ID(\s|$)/, /\s(Direction|note)$/],
+      'By month': [/^Month(\s|$)/, /\sFees \(USD\)$/],
+      'By token': [/^Token(\s|$)/, /\sNet value \(USD\)$/],
+      About: [/^Item(\s|$)/, /\sValue$/],
     };
-    // Headers wrap at spaces: their last line starts with the first column's header.
-    const headerLine = (page: string, title: string) =>
-      bodyLines(page)
-        .slice(0, 3)
-        .map((line) => line.trim())
-        .find((line) => (headerRows[title] as RegExp).test(line)) ?? bodyLines(page)[0]?.trim();
-    const wrong = SHEETS.flatMap((title) =>
-      pagesOf(title)
-        .map((page, i) => [`${title} page ${i + 1}`, headerLine(page, title) ?? ''] as const)
-        .filter(([, first]) => !(headerRows[title] as RegExp).test(first)),
-    );
+    const joined = await printedSheetLines(pdf);
+    const wrong = SHEETS.flatMap((title) => {
+      const [first, last] = columns[title] as [RegExp, RegExp];
+      const unheaded = pagesOf(title)
+        .map((page, i) => [`${title} page ${i + 1}`, bodyLines(page).slice(0, 4)] as const)
+        .filter(([, lines]) => !lines.some((line) => first.test(line.trim())))
+        .map(([name]) => name);
+      const header = (joined.get(title) ?? []).slice(0, 4);
+      return header.some((line) => last.test(line)) ? unheaded : [...unheaded, `${title}: no last column`];
+    });
     expect([pageSize.width > pageSize.height, pagesOf('Transactions').length > 1, wrong]).toEqual([
       true,
       true,
@@ -160,8 +159,23 @@ describe('the demo workbook printed to PDF by LibreOffice', () => {
 
   it('renders pages to PNG with pdftoppm', async () => {
     const prefix = join(harness.outDir, 'printed', 'page');
-    await run('pdftoppm', ['-r', '50', '-png', '-f', '1', '-l', '2', pdf, prefix]);
-    const sizes = await Promise.all(['01', '02'].map(async (n) => (await stat(`${prefix}-${n}.png`)).size));
+    const sizes = await Promise.all(
+      [1, 2].map(async (n) => {
+        await run('pdftoppm', [
+          '-r',
+          '50',
+          '-png',
+          '-singlefile',
+          '-f',
+          `${n}`,
+          '-l',
+          `${n}`,
+          pdf,
+          `${prefix}-${n}`,
+        ]);
+        return (await stat(`${prefix}-${n}.png`)).size;
+      }),
+    );
     expect(sizes.every((size) => size > 1000)).toBe(true);
   });
 });
@@ -215,12 +229,9 @@ describe('a us gains run printed to PDF by LibreOffice', () => {
   ];
   const titleOf = (page: string) =>
     GAINS_SHEETS.find((title) => (page.split('\n')[0] ?? '').trimStart().startsWith(`${title} `));
-  const linesOf = (title: string) =>
-    pages
-      .filter((page) => titleOf(page) === title)
-      .flatMap((page) => page.split('\n').slice(1))
-      .map((line) => line.trim())
-      .filter((line) => line !== '');
+  let sheetLines = new Map<string, string[]>();
+  /** The sheet's printed lines, each band of rows joined across its pages. */
+  const linesOf = (title: string) => sheetLines.get(title) ?? [];
 
   beforeAll(async () => {
     harness = await startExportHarness('demo');
@@ -235,6 +246,7 @@ describe('a us gains run printed to PDF by LibreOffice', () => {
       join(harness.outDir, result.prefix, 'demo_2025.xlsx'),
       harness.outDir,
     ));
+    sheetLines = await printedSheetLines(pdf);
   }, 300_000);
 
   afterAll(async () => {
@@ -248,7 +260,9 @@ describe('a us gains run printed to PDF by LibreOffice', () => {
 
   it('prints Form 8949 with its columns (a) to (h) on every page, each row (h) = (d) − (e), each box TOTAL the sum of its rows as printed', () => {
     const formPages = pages.filter((page) => titleOf(page) === 'Form 8949');
-    const headed = formPages.filter((page) => /\(a\) Description/.test(page) && /\(h\) Gain or/.test(page));
+    // Every page repeats the first column; its band's pages together hold (a) to (h).
+    const headed = formPages.filter((page) => /Tax year/.test(page));
+    const formText = linesOf('Form 8949').join('\n');
     const rows: string[][] = [];
     const boxes: { box: string; printed: string[]; sums: string[] }[] = [];
     for (const line of linesOf('Form 8949')) {
@@ -271,7 +285,9 @@ describe('a us gains run printed to PDF by LibreOffice', () => {
       .filter(([d = '', e = '', h = '', ...more]) => more.length > 0 || cents(minus(d, e)) !== cents(h));
     expect([
       formPages.length > 1,
-      headed.length === formPages.length,
+      headed.length === formPages.length &&
+        /\(a\) Description/.test(formText) &&
+        /\(h\) Gain or/.test(formText),
       badRows,
       boxes.map((b) => b.box),
       boxes.map((b) => [b.printed[0], b.printed[1], b.printed[3]]),

@@ -14,6 +14,7 @@ import type { ExportRequest, GainsRequestOptions } from '../plan/request.ts';
 import { conversionWords } from './fx-step.ts';
 import { FEE_TREATMENT, gainsEngineOptions, taxYearZone } from './gains-feed.ts';
 import type { MoneyRounding } from './money-rounding.ts';
+import { columnMeaning, WARNING_WORDS } from './readme-words.ts';
 
 /** What the Read me is made from: the run's request, source and tables. */
 export interface ReadmeInput {
@@ -36,6 +37,8 @@ export interface ReadmeInput {
   pendingMatches?: readonly string[];
   /** The zone the dates are shown in, when not the request's (`render --time-zone`). */
   datesShownIn?: string;
+  /** The gains warnings by kind (`warningsByKind`), for the first screen; none without gains. */
+  warnings?: ReadonlyMap<string, number>;
 }
 
 /** One line of the Read me: a short topic (may be empty under the previous one) and its text. */
@@ -69,14 +72,60 @@ export function readmeLines(input: ReadmeInput): ReadmeLine[] {
     ...(input.demo
       ? [[DEMO_BANNER, 'made by the simulator built into pbs-export, for trying it out'] as const]
       : []),
+    ...attentionLines(input),
     ...introLines(input),
     ...taxYearLines(input),
     ...pendingLines(input),
     ...fileLines(input),
     ...input.tables.flatMap((spec) => tableLines(spec, input)),
+    ...warningKindLines(input),
     ...signLines(input.request),
     ...roundingLines(input),
     ...optionLines(input.request, input.datesShownIn),
+  ];
+}
+
+/**
+ * The first screen: what needs a reader's attention before any figure is used — the warnings by
+ * kind, the tax years the period covers only in part, and demo data.
+ */
+function attentionLines(input: ReadmeInput): ReadmeLine[] {
+  const notes: string[] = [];
+  if (input.demo) notes.push('the figures are DEMO DATA made by the simulator, not a real portfolio');
+  const { request } = input;
+  if (request.gains !== undefined) {
+    const range = periodRange(request.period, request.timeZone);
+    const options = resolveGainsOptions(
+      gainsEngineOptions(request, { start: range.start.toJSDate(), end: range.end.toJSDate() }),
+    );
+    const partial = createCoverage(coverageOptions(options))
+      .years()
+      .filter((year) => !year.complete);
+    if (partial.length > 0) {
+      notes.push(
+        `the period covers only part of tax year ${partial.map((year) => year.label).join(', ')}: its totals are not the whole year's (see "Tax years")`,
+      );
+    }
+    const warnings = [...(input.warnings ?? new Map<string, number>())].sort(([a], [b]) =>
+      a.localeCompare(b),
+    );
+    const total = warnings.reduce((sum, [, n]) => sum + n, 0);
+    notes.push(
+      total === 0
+        ? 'no warnings'
+        : `${total} warning(s) on the "Warnings" sheet (${warnings.map(([kind, n]) => `${n} ${kind}`).join(', ')}): see "Warning kinds" below for what each means and what to do`,
+    );
+  }
+  if (notes.length === 0) return [];
+  return [['Needs attention', notes[0] as string], ...notes.slice(1).map((note): ReadmeLine => ['', note])];
+}
+
+/** Every warning kind: what it means and what to do (with the gains reports). */
+function warningKindLines(input: ReadmeInput): ReadmeLine[] {
+  if (input.request.gains === undefined) return [];
+  return [
+    ['Warning kinds', 'the "Kind" column of the warnings says which of these a warning is:'],
+    ...Object.entries(WARNING_WORDS).map(([kind, words]): ReadmeLine => ['', `${kind}: ${words}`]),
   ];
 }
 
@@ -224,7 +273,7 @@ function tableLines(spec: TableSpec, input: ReadmeInput): ReadmeLine[] {
 }
 
 function columnLines(column: Column): ReadmeLine[] {
-  const meaning = column.description ?? 'as its header says';
+  const meaning = columnMeaning(column);
   const own: ReadmeLine = ['', `${column.header} (CSV column ${column.key}): ${meaning}`];
   if (!(column.kind === 'decimal' && column.exact)) return [own];
   return [

@@ -22,7 +22,9 @@ import {
   readmeTable,
   readmeText,
 } from './readme.ts';
+import { warningsByKind } from './readme-words.ts';
 import { observeSnapshot, type ReportModel } from './report-model.ts';
+import { countWords, keyWords, totalWords, windowWords } from './words.ts';
 import { writeCsv } from './writers/csv.ts';
 import { writeXlsx, type XlsxOptions } from './writers/xlsx.ts';
 
@@ -202,6 +204,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     money,
     pendingMatches: model.pendingMatches(),
     ...(shownIn === undefined ? {} : { datesShownIn: shownIn }),
+    warnings: await warningsByKind(tables),
   };
   const files: RenderedFile[] = [
     {
@@ -343,7 +346,7 @@ function requestPairs(value: unknown, path = 'Request'): [string, string][] {
     const entries = Object.entries(value as Record<string, unknown>);
     if (entries.length === 0) return [[path, '(none)']];
     return entries.flatMap(([key, child]) =>
-      requestPairs(child, path === 'Request' ? `Request: ${key}` : `${path}.${key}`),
+      requestPairs(child, path === 'Request' ? `Request: ${keyWords(key)}` : `${path}, ${keyWords(key)}`),
     );
   }
   return [[path, String(value)]];
@@ -406,10 +409,17 @@ function aboutTable(
         ] as [string, string][])
       : []),
     ...Object.entries(manifest.counts).map(([key, value]): [string, string] => [
-      `Count: ${key}`,
+      countWords(key),
       String(value),
     ]),
-    ...listedOrCounted('Windows', manifest.windows, (w) => [`Window ${w.label}`, `${w.start} to ${w.end}`]),
+    ...Object.entries(manifest.totals ?? {}).map(([name, value]): [string, string] => [
+      totalWords(name),
+      value,
+    ]),
+    ...listedOrCounted('Windows', manifest.windows, (w) => [
+      `Window ${w.label}`,
+      windowWords(w.start, w.end, manifest.period.timeZone),
+    ]),
     ...listedOrCounted('Shards', manifest.shards, (s) => [
       `Shard ${s.id}`,
       `${s.rows} rows${s.totalReported === null ? '' : ` (service reported ${s.totalReported})`}`,
@@ -425,7 +435,8 @@ function aboutTable(
       title: 'About',
       columns: [
         { key: 'item', header: 'Item', kind: 'text' },
-        { key: 'value', header: 'Value', kind: 'text' },
+        // Wraps, so a long value (a file's hash) prints on the page, not on pages of its own.
+        { key: 'value', header: 'Value', kind: 'text', wrap: true, width: 80 },
       ],
     },
     async *rows() {

@@ -56,14 +56,29 @@ describe('writeCsv', () => {
     expect(text).toBe('note\na\n');
   });
 
-  it('returns decimal cells with the decimal separator and leaves text and integers alone', async () => {
-    const text = await csv([note, amount, count], [['1.5', '-1234.56', '42']], {
-      bom: false,
-      delimiter: ';',
-      decimalSeparator: ',',
-    });
+  it('returns decimal cells and the numbers inside texts with the decimal separator, integers, ids and versions alone', async () => {
+    const text = await csv(
+      [note, amount, count],
+      [
+        ['264.198939 USDC; 0.5 ETH', '-1234.56', '42'],
+        ['v0.1.0 at 127.0.0.1, tx_01JG.x', null, null],
+      ],
+      { bom: false, delimiter: ';', decimalSeparator: ',' },
+    );
 
-    expect(text).toBe('note;amount;count\r\n1.5;-1234,56;42\r\n');
+    expect(text).toBe(
+      'note;amount;count\r\n"264,198939 USDC; 0,5 ETH";-1234,56;42\r\nv0.1.0 at 127.0.0.1, tx_01JG.x;;\r\n',
+    );
+  });
+
+  it('returns datetimes of the European dialect as the wall time of the column zone with a decimal comma, no offset', async () => {
+    const text = await csv(
+      [at('Europe/Berlin'), at('UTC')],
+      [['2025-10-01T22:36:46.120Z', '2025-10-01T22:36:46.120Z']],
+      { bom: false, delimiter: ';', decimalSeparator: ',' },
+    );
+
+    expect(text).toBe('at;at\r\n2025-10-02 00:36:46,120;2025-10-01 22:36:46,120\r\n');
   });
 
   it('refuses a decimal separator equal to the delimiter, naming the option', async () => {

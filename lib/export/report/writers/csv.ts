@@ -3,7 +3,7 @@ import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { Cell, Column, TableSource } from '../../../domain/table.ts';
-import { isoInZone } from '../../../domain/zoned.ts';
+import { isoInZone, wallClock } from '../../../domain/zoned.ts';
 import { ValidationError } from '../../../errors.ts';
 import {
   checkRowLength,
@@ -23,7 +23,12 @@ export interface CsvOptions {
   bom?: boolean;
   /** Field delimiter, e.g. `;` for EU Excel locales. Default `,`. */
   delimiter?: string;
-  /** Decimal separator of `decimal` cells only. Default `.`; must differ from `delimiter`. */
+  /**
+   * Decimal separator. Default `.`; must differ from `delimiter`. With `,` (the European
+   * dialect) decimal cells, the numbers inside texts and the seconds of datetimes (wall times of
+   * the column's zone, without offset) take the comma, so a German-locale spreadsheet imports
+   * numbers as numbers and dates as dates.
+   */
   decimalSeparator?: '.' | ',';
   /** Line ending. Default `\r\n` (RFC 4180; what Excel writes and expects). */
   recordDelimiter?: '\r\n' | '\n';
@@ -104,7 +109,7 @@ function renderCell(
   if (cell === null) return '';
   switch (column.kind) {
     case 'text':
-      return guardFormula(wellFormed(cell));
+      return guardFormula(wellFormed(decimalSeparator === ',' ? commaNumbers(cell) : cell));
     case 'decimal':
       if (!isDecimalLiteral(cell)) {
         throw new ReportCellError(table, column.key, row, `not a decimal literal: ${preview(cell)}`);
@@ -120,9 +125,31 @@ function renderCell(
       if (ms === undefined) {
         throw new ReportCellError(table, column.key, row, `not an ISO-8601 instant: ${preview(cell)}`);
       }
-      return isoInZone(ms, column.timeZone ?? 'UTC');
+      return decimalSeparator === ','
+        ? europeanDateTime(ms, column.timeZone ?? 'UTC')
+        : isoInZone(ms, column.timeZone ?? 'UTC');
     }
   }
+}
+
+/**
+ * A decimal number inside a text (`264.198939 USDC`, `0.02 stETH (sale …)`) with a decimal comma,
+ * for the European dialect: a run of digits, a point, a run of digits, not part of a longer
+ * dotted run (`0.1.0`, an address), so ids, hashes and versions are left as they are.
+ */
+function commaNumbers(text: string): string {
+  return text.includes('.') ? text.replace(/(?<![\d.])(\d+)\.(\d+)(?![\d.])/g, '$1,$2') : text;
+}
+
+/**
+ * A datetime for the European dialect: the wall time of the column's zone (its header names it)
+ * as `2025-10-01 00:36:46,000`, which a German-locale spreadsheet imports as a date (an ISO
+ * instant with `T` and an offset stays text). The offset is left out: the UTC column of the same
+ * row tells the two instants of a fall-back hour apart.
+ */
+function europeanDateTime(ms: number, zone: string): string {
+  const wall = wallClock(ms, zone).toISOString();
+  return `${wall.slice(0, 10)} ${wall.slice(11, 19)},${wall.slice(20, 23)}`;
 }
 
 /** Bytes gathered before one write to the output. */

@@ -217,7 +217,7 @@ describe('writeXlsx', () => {
     expect([1, 2, 3].map((n) => sheet.getCell(1, n).value)).toEqual(['Amount', 'Amount (3)', 'Amount (2)']);
   });
 
-  it('returns every sheet set up to print landscape, one page wide, header row repeated, titled and numbered', async () => {
+  it('returns a narrow sheet set up to print landscape at 100 %, header row repeated, titled and numbered', async () => {
     const workbook = await xlsx([table([note], [['a']], 'Trades'), table([note], [['b']], 'About')], {
       print: { center: 'Profile demo · 2025 & more', right: 'DEMO DATA' },
     });
@@ -225,9 +225,8 @@ describe('writeXlsx', () => {
     expect(
       workbook.worksheets.map((sheet) => ({
         orientation: sheet.pageSetup.orientation,
-        fitToPage: sheet.pageSetup.fitToPage,
-        fitToWidth: sheet.pageSetup.fitToWidth,
-        fitToHeight: sheet.pageSetup.fitToHeight,
+        fitToPage: sheet.pageSetup.fitToPage ?? false,
+        scale: sheet.pageSetup.scale,
         printTitlesRow: sheet.pageSetup.printTitlesRow,
         header: sheet.headerFooter.oddHeader,
         footer: sheet.headerFooter.oddFooter,
@@ -235,14 +234,48 @@ describe('writeXlsx', () => {
     ).toEqual(
       ['Trades', 'About'].map((title) => ({
         orientation: 'landscape',
-        fitToPage: true,
-        fitToWidth: 1,
-        fitToHeight: 0,
+        fitToPage: false,
+        scale: 100,
         printTitlesRow: '1:1',
         header: `&L&B${title}&B&CProfile demo · 2025 && more&R&BDEMO DATA&B`,
         footer: '&CPage &P of &N',
       })),
     );
+  });
+
+  it('returns a wide sheet set up to print at 80 % (never shrunk to one page wide), several pages across, its first column repeated', async () => {
+    const columns = Array.from(
+      { length: 30 },
+      (_, i): Column => ({ key: `c${i}`, header: `Column ${i}`, kind: 'text' }),
+    );
+    const sheet = firstSheet(await xlsx([table(columns, [columns.map(() => 'a value of some width')])]));
+    const { fitToPage, scale, printTitlesColumn, printTitlesRow } = sheet.pageSetup;
+    expect({ fitToPage: fitToPage ?? false, scale, printTitlesColumn, printTitlesRow }).toEqual({
+      fitToPage: false,
+      scale: 80,
+      printTitlesColumn: 'A:A',
+      printTitlesRow: '1:1',
+    });
+  });
+
+  it('returns a wide sheet with a wrapped text column narrowed to print one page wide at 80 %', async () => {
+    const text: Column = { key: 'text', header: 'Text', kind: 'text', wrap: true, width: 140 };
+    const sheet = firstSheet(await xlsx([table([note, text], [['topic', 'x '.repeat(200)]])]));
+    expect([
+      sheet.pageSetup.scale,
+      sheet.pageSetup.printTitlesColumn,
+      (sheet.getColumn(2).width ?? 0) < 140,
+    ]).toEqual([80, undefined, true]);
+  });
+
+  it('returns a text of several lines wrapped at its line breaks, its row as tall as its lines', async () => {
+    const sheet = firstSheet(await xlsx([table([note, amount], [['Rent\nsecond line', '1.5']])]));
+    const cell = sheet.getRow(2).getCell(1);
+    expect([cell.value, cell.alignment?.wrapText, (sheet.getRow(2).height ?? 0) >= 30]).toEqual([
+      'Rent\nsecond line',
+      true,
+      true,
+    ]);
   });
 
   it('returns the sheet named as first sheet listed first, though written last', async () => {

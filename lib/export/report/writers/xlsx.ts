@@ -12,8 +12,10 @@ import {
   sheetColumns,
   sheetTextValue,
   toXlsxCell,
+  type XlsxCell,
 } from './xlsx-cells.ts';
 import { outputClosed, type PacingStats, type StreamInternals, XlsxPacer } from './xlsx-pacing.ts';
+import { fitWrapped, pageSetup } from './xlsx-print.ts';
 
 /** Excel's 1,048,576 rows minus the header row. */
 export const EXCEL_MAX_DATA_ROWS = 1_048_575;
@@ -192,7 +194,7 @@ async function writeTable(
     const name = names.allocate(spec.title, part);
     const worksheet = workbook.addWorksheet(name, {
       views: [{ state: 'frozen', ySplit: 1 }],
-      pageSetup: PAGE_SETUP,
+      pageSetup: pageSetup(widths),
       headerFooter: pageHeaderFooter(spec.title, settings.print),
     });
     worksheet.columns = widths.map((width) => ({ width }));
@@ -222,7 +224,8 @@ async function writeTable(
   // One style object per number format, shared by every cell that has it: exceljs remembers the
   // style id of a style object it has seen, and works it out again (XML and all) for a new one.
   const styles = new Map<string, Partial<Style>>();
-  // In a sheet with wrapped text, every cell sits at the top of its (taller) row.
+  // In a sheet with wrapped text, every cell sits at the top of its (taller) row; a text of
+  // several lines (a memo) wraps at its line breaks, which an unwrapped cell prints run together.
   const topAligned = columns.some((column) => column.source.wrap === true);
   const styleOf = (numFmt: string | undefined, wrap: boolean, number: boolean): Partial<Style> => {
     const key = `${wrap ? 'wrap' : ''}|${number ? 'number' : ''}|${numFmt ?? ''}`;
@@ -232,10 +235,11 @@ async function writeTable(
       // for dates) they run into the next column's text on paper (`07:03:09lending`).
       const left = numFmt === DATETIME_FORMAT ? { horizontal: 'left' as const } : {};
       const across = number ? NUMBER_ALIGNMENT : left;
+      const wrapping = topAligned || wrap ? { wrapText: wrap, vertical: 'top' as const } : {};
       style = {
         ...(numFmt === undefined ? {} : { numFmt }),
-        ...(topAligned || numFmt === DATETIME_FORMAT || number
-          ? { alignment: { ...across, ...(topAligned ? { wrapText: wrap, vertical: 'top' as const } : {}) } }
+        ...(topAligned || wrap || numFmt === DATETIME_FORMAT || number
+          ? { alignment: { ...across, ...wrapping } }
           : {}),
       };
       styles.set(key, style);
@@ -259,7 +263,7 @@ async function writeTable(
     cells.forEach((cell, i) => {
       added.getCell(i + 1).style = styleOf(
         cell.numFmt,
-        columns[i]?.source.wrap === true,
+        columns[i]?.source.wrap === true || hasLineBreak(cell.value),
         cell.number === true,
       );
     });
@@ -278,7 +282,10 @@ async function writeTable(
       if (next.done) break;
       sample.push(next.value);
     }
-    widths = columnWidths(columns, sample, settings.maxColumnWidth);
+    widths = fitWrapped(
+      columns.map((column) => column.source.wrap === true),
+      columnWidths(columns, sample, settings.maxColumnWidth),
+    );
     for (const row of sample) await writeRow(row);
     for (let next = await rows.next(); !next.done; next = await rows.next()) await writeRow(next.value);
     sheet ??= startSheet();
@@ -328,6 +335,11 @@ function wrappedTextLines(text: string, width: number): number {
   return lines;
 }
 
+/** Whether a cell value is a text of several lines. */
+function hasLineBreak(value: XlsxCell['value']): boolean {
+  return typeof value === 'string' && value.includes('\n');
+}
+
 /** Whether a sheet column holds number cells: a decimal or integer column, not an `(exact)` text companion. */
 function isNumberColumn(column: SheetColumn): boolean {
   return !column.companion && (column.source.kind === 'decimal' || column.source.kind === 'integer');
@@ -351,7 +363,8 @@ function wrappedLines(row: Row, columns: readonly SheetColumn[], widths: readonl
   let most = 1;
   columns.forEach((column, i) => {
     const text = row[column.index];
-    if (column.source.wrap !== true || text === null || text === undefined) return;
+    if (text === null || text === undefined || column.source.kind !== 'text') return;
+    if (column.source.wrap !== true && !text.includes('\n')) return;
     // A column of width w holds w digits; LibreOffice's cell padding and wider letters take about two.
     const perLine = Math.max(1, (widths[i] ?? 10) - 2);
     const lines = text
@@ -369,19 +382,6 @@ function wrappedLines(row: Row, columns: readonly SheetColumn[], widths: readonl
 const NUMBER_MIN_WIDTH = 18;
 /** Excel's widest column, in characters. */
 const MAX_EXCEL_WIDTH = 255;
-
-/**
- * Print setup of every sheet: landscape, scaled to one page wide (as many pages down as it
- * takes), the header row repeated on every page.
- */
-const PAGE_SETUP = {
-  orientation: 'landscape',
-  fitToPage: true,
-  fitToWidth: 1,
-  fitToHeight: 0,
-  printTitlesRow: '1:1',
-  margins: { left: 0.4, right: 0.4, top: 0.75, bottom: 0.75, header: 0.3, footer: 0.3 },
-} as const;
 
 /** `&` starts a code in a page header or footer: written `&&` to print as itself. */
 function headerText(text: string): string {

@@ -148,8 +148,9 @@ describe('uk: the 30 days after the period end (issue 24, item 3)', () => {
       result.rollForward.map((l) => [l.opening.quantity, l.acquired.quantity, l.closing.quantity]),
     ).toEqual([['0', '1', '1']]);
     const holdings = await rowsOf(result, 'holdings', 'GBP');
+    // The cost check is money, shown at the minor unit.
     const checks = holdings.map((row) => [row[15], row[16]]);
-    expect(checks).toEqual([['0', '0']]);
+    expect(checks).toEqual([['0', '0.00']]);
   });
 
   it('returns a thirty-day-window warning naming the data’s last day when the 30 days are not over', () => {

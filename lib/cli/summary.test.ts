@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import type { Manifest } from '../export/publish/index.ts';
+import { printSummary } from './summary.ts';
+
+describe('printSummary', () => {
+  it('returns the totals as turnover and fees, and counts saying what they count', () => {
+    let text = '';
+    const manifest = {
+      runId: 'r1',
+      period: { label: '2025', timeZone: 'UTC' },
+      counts: { transactions: 974, gainsDisposals: 4022 },
+      totals: { 'value (USD)': '136260253.29', 'fees (USD)': '20320.06' },
+      files: [],
+    } as unknown as Manifest;
+    printSummary({ write: (chunk: string) => (text += chunk) }, manifest, '/out');
+    expect(text.split('\n').filter((line) => line.startsWith('  '))).toEqual([
+      '  Transactions in the period (rows of the transactions report): 974',
+      '  Gains: disposals over the whole history (all years; the Disposals sheet and file list those of the period): 4022',
+      '  Turnover: value of all transactions in the period (USD), not holdings: 136260253.29',
+      '  Fees paid in the period (USD): 20320.06',
+    ]);
+  });
+});
