@@ -696,7 +696,7 @@ describe('security: IAM of the synthesized stack (cdk-nag: see test/infra/cdk-sy
       registered.join() === ['acme', 'demo', 'empty'].map(testSecretArn).sort().join(),
     );
     const bucketPrefix =
-      /^\{"Fn::Join":\["",\[\{"Fn::GetAtt":\["(Reports|AccessLogs)[0-9A-F]{8}","Arn"\]\},"\/(jobs|work|reports|locks|_staging|reports-bucket)\/\*"\]\]\}$/;
+      /^\{"Fn::Join":\["",\[\{"Fn::GetAtt":\["(Reports|AccessLogs)[0-9A-F]{8}","Arn"\]\},"\/(jobs|work|reports|locks|_staging|rates|reports-bucket)\/\*"\]\]\}$/;
     for (const { owner, statement } of allows) {
       const actions = asArray(statement.Action);
       const label = `${owner} ${actions.join(',')}`;
