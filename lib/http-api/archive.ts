@@ -53,6 +53,11 @@ export async function buildArchive(
   key: string,
 ): Promise<StoredArchive> {
   const { manifest, expected } = await readManifest(store, result);
+  // A zip holds all the manifest lists: a file the job does not name would be missing silently.
+  const named = new Set(result.files.map((file) => file.name));
+  const missing = [...expected.keys()].find((name) => !named.has(name));
+  if (missing !== undefined)
+    throw new ArchiveError(missing, 'is in the manifest but not in the published set');
   const archive = archiver('zip', { zlib: { level: 6 } });
   // archiver's streams are readable-stream's, which lib-storage does not take for Node's own.
   const body = archive.pipe(new PassThrough());

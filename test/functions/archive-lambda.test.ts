@@ -31,9 +31,10 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 
 /**
  * A finished set written straight into the bucket as a finish leaves it: its files, a manifest
- * listing their sizes and SHA-256, and a succeeded job naming them all (the manifest last).
+ * listing their sizes and SHA-256, and a succeeded job naming them all (the manifest last) but
+ * `unnamed`.
  */
-async function storedSet(jobId: string, files: Record<string, Buffer>): Promise<JobRecord> {
+async function storedSet(jobId: string, files: Record<string, Buffer>, unnamed?: string): Promise<JobRecord> {
   const prefix = `reports/demo/2024-02/r-${jobId.slice(0, 6)}`;
   const listed = Object.entries(files).map(([name, body]) => ({
     name,
@@ -59,7 +60,7 @@ async function storedSet(jobId: string, files: Record<string, Buffer>): Promise<
       runId: `r-${jobId.slice(0, 6)}`,
       prefix,
       files: [
-        ...listed,
+        ...listed.filter((file) => file.name !== unnamed),
         {
           name: 'manifest.json',
           key: `${prefix}/manifest.json`,
@@ -127,6 +128,19 @@ describe('download all on Lambda', () => {
     const error = answer.body.error as { code: string; message: string };
     expect(error.code).toBe('archive_failed');
     expect(error.message).toContain('big.bin');
+    expect(await h.keysUnder(`work/${job.jobId}/archive/`)).toEqual([]);
+  });
+
+  it('answers 500 naming a file the manifest lists but the job does not, rather than a zip without it', async () => {
+    const files = {
+      'demo_2024-02.csv': Buffer.from('a\n1\n'),
+      'demo_2024-02.pdf': Buffer.from('%PDF-1.7\n'),
+    };
+    const job = await storedSet('8'.repeat(32), files, 'demo_2024-02.pdf');
+
+    const answer = await archive(job.jobId);
+    expect(answer.status).toBe(500);
+    expect((answer.body.error as { message: string }).message).toContain('demo_2024-02.pdf');
     expect(await h.keysUnder(`work/${job.jobId}/archive/`)).toEqual([]);
   });
 });
