@@ -25,6 +25,7 @@ export interface ReportsApiProps {
 
 /**
  * The HTTP API of on-demand exports: `POST /reports`, `GET /reports/{jobId}`, `GET /reports`,
+ * `POST /reports/{jobId}/archive`,
  * all proxied to one function (payload format 2.0), IAM or JWT authorization, access logs.
  */
 export class ReportsApi extends Construct {
@@ -84,6 +85,8 @@ export class ReportsApi extends Construct {
       integration,
     });
     this.api.addRoutes({ path: '/reports/{jobId}', methods: [apigw.HttpMethod.GET], integration });
+    // "Download all": builds a set's zip and answers a link to it (lib/http-api/archive-route.ts).
+    this.api.addRoutes({ path: '/reports/{jobId}/archive', methods: [apigw.HttpMethod.POST], integration });
     if (props.portal) {
       for (const path of ['/portal', '/portal/{proxy+}']) {
         const [route] = this.api.addRoutes({

@@ -77,15 +77,16 @@ interface FunctionSpec {
 export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
   httpApi: {
     entry: 'functions/http-api.ts',
-    description: 'HTTP API: request, look up and list report exports',
+    description: 'HTTP API: request, look up, list and zip report exports',
     memorySize: 512,
     // API Gateway gives up on an integration after 30 seconds.
     timeout: Duration.seconds(29),
     // locks/: new jobs join their key's queue; GET shows a queued job's position in it.
-    // work/: the portal shows a running export's progress (its plan and fetched parts).
+    // work/: the portal shows a running export's progress (its plan and fetched parts); "download
+    // all" streams a set's zip into work/{jobId}/archive/ in parts (lib/http-api/archive.ts).
     s3: {
       'jobs/': { read: true, write: true, delete: true },
-      'work/': { read: true },
+      'work/': { read: true, write: true, multipart: true },
       'reports/': { read: true },
       'locks/': { read: true, write: true },
       // rates/: a request for gains.rates is refused while no rates of its source are kept.

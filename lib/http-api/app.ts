@@ -11,6 +11,8 @@
  *   key), and once succeeded its files with presigned download links.
  * - `GET /reports?profile=…&limit=…&cursor=…`: a page of the profile's jobs, newest first, with
  *   `nextCursor` while older ones follow (every job is reachable page by page).
+ * - `POST /reports/{jobId}/archive`: "download all", one zip of a succeeded job's files with
+ *   the manifest inside, each checked against it; answers a presigned link (`archive-route.ts`).
  * - `GET /openapi.json`: the OpenAPI 3.1 document, generated from the zod schemas of `schemas.ts`.
  *
  * With a profiles claim configured (`authorization.ts`), a caller uses only the profiles its JWT
@@ -57,6 +59,7 @@ import {
   type PortalOptions,
 } from '../portal/index.ts';
 import { presignDownload } from '../storage/index.ts';
+import { addArchiveRoute } from './archive-route.ts';
 import { callerEvent, callerName, mayUse, profileAccess } from './authorization.ts';
 import { jsonObjectBody } from './body.ts';
 import {
@@ -363,6 +366,13 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
       200,
       headers(),
     );
+  });
+
+  addArchiveRoute(app, deps, {
+    linkExpirySeconds,
+    mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),
+    headers: headers(),
+    apiError,
   });
 
   app.doc31('/openapi.json', {

@@ -62,3 +62,18 @@ export class RouteNotFoundError extends ApiRequestError {
     super(404, 'not_found', 'route', 'no such route', { message: 'no such route' });
   }
 }
+
+/**
+ * A set's zip could not be built: a stored file differs from the manifest (size or SHA-256), the
+ * manifest is missing or unreadable, or the store failed. No zip is offered; `file` names the
+ * file concerned (never a link or a credential).
+ */
+export class ArchiveError extends PbsExportError {
+  constructor(
+    readonly file: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super('archive_failed', `${file}: ${reason}`, options);
+  }
+}

@@ -181,14 +181,16 @@ function asHonoReadsIt(event: ApiEvent): ApiEvent {
 }
 
 const IDEMPOTENCY_KEY_TEXT = /^[\x21-\x7e]{1,255}$/;
-const JOB_PATH = /^\/reports\/(.+)$/s;
+// A job's path, and its zip's (`/reports/{jobId}/archive`): the suffix is kept as it came.
+const JOB_PATH = /^\/reports\/(.+?)(\/archive)?$/s;
 const JOB_ID_TEXT = /^[0-9a-f]{32}$/;
 
 function jobPathOf(event: ApiEvent): string {
   const match = JOB_PATH.exec(event.rawPath);
   if (match === null) return event.rawPath;
   const jobId = event.pathParameters?.jobId ?? decodedSegment(match[1] as string);
-  return JOB_ID_TEXT.test(jobId) ? `/reports/${jobId}` : '/reports/-';
+  const suffix = match[2] ?? '';
+  return JOB_ID_TEXT.test(jobId) ? `/reports/${jobId}${suffix}` : `/reports/-${suffix}`;
 }
 
 function decodedSegment(segment: string): string {

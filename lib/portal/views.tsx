@@ -255,6 +255,13 @@ const DownloadButton: FC<{ jobId: string; file: JobFileView; label?: string }> =
   </button>
 );
 
+/** "Download all": one zip of the set, the manifest inside (`POST /reports/{jobId}/archive`). */
+const DownloadAllButton: FC<{ jobId: string }> = ({ jobId }) => (
+  <button type="button" class="download" data-download-all data-job={jobId}>
+    Download all (zip)
+  </button>
+);
+
 const ReadMeLink: FC<{ job: JobDetail }> = ({ job }) => {
   const file = readMeFile(job.files ?? []);
   if (file === undefined) return null;
@@ -477,7 +484,7 @@ const ReportSet: FC<{ job: JobDetail }> = ({ job }) => (
       </span>
     </h3>
     <p>
-      <ReadMeLink job={job} />
+      <DownloadAllButton jobId={job.jobId} /> <ReadMeLink job={job} />
     </p>
     <table>
       <caption class="visually-hidden">Files of the {job.period} report set</caption>

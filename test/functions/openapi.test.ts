@@ -41,12 +41,24 @@ describe('GET /openapi.json', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('documents the three report routes with their methods', () => {
+  it('documents the four report routes with their methods', () => {
     const paths = document.paths as Record<string, Record<string, unknown>>;
 
-    expect(Object.keys(paths).sort()).toEqual(['/reports', '/reports/{jobId}']);
+    expect(Object.keys(paths).sort()).toEqual(['/reports', '/reports/{jobId}', '/reports/{jobId}/archive']);
     expect(Object.keys(paths['/reports'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(paths['/reports/{jobId}'] ?? {})).toEqual(['get']);
+    expect(Object.keys(paths['/reports/{jobId}/archive'] ?? {})).toEqual(['post']);
+  });
+
+  it('documents "download all": jobId in the path, a link to the zip, 404 for a job not shown, 409 unfinished', () => {
+    type Operation = { parameters?: { name: string; in: string }[]; responses: Record<string, unknown> };
+    const paths = document.paths as Record<string, Record<string, Operation>>;
+    const archive = paths['/reports/{jobId}/archive']?.post;
+
+    expect(archive?.parameters).toEqual([expect.objectContaining({ name: 'jobId', in: 'path' })]);
+    expect(Object.keys(archive?.responses ?? {}).sort()).toEqual(['200', '400', '404', '409', '500']);
+    const ok = archive?.responses['200'] as { content: Record<string, { schema: unknown }> };
+    expect(JSON.stringify(ok.content['application/json']?.schema)).toContain('Archive');
   });
 
   it('documents the export request body with its required fields, from the request schema', () => {

@@ -46,6 +46,7 @@ describe('portal routes and authorizer', () => {
       'GET /reports': 'JWT',
       'POST /reports': 'JWT',
       'GET /reports/{jobId}': 'JWT',
+      'POST /reports/{jobId}/archive': 'JWT',
       'GET /portal': 'NONE',
       'GET /portal/{proxy+}': 'NONE',
       'GET /portal/view/{proxy+}': 'JWT',

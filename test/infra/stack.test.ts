@@ -303,7 +303,9 @@ describe('PbsExportStack IAM', () => {
     expect(access).toEqual({
       httpApi: {
         's3:GetObject': ['jobs/', 'locks/', 'rates/', 'reports/', 'work/'],
-        's3:PutObject': ['jobs/', 'locks/'],
+        // work/: the zip of "download all", uploaded in parts (lib/http-api/archive.ts).
+        's3:PutObject': ['jobs/', 'locks/', 'work/'],
+        's3:AbortMultipartUpload': ['work/'],
         's3:DeleteObject': ['jobs/'],
       },
       plan: { 's3:GetObject': ['jobs/', 'locks/', 'rates/'], 's3:PutObject': ['jobs/', 'locks/', 'work/'] },
@@ -665,12 +667,13 @@ describe('PbsExportStack HTTP API', () => {
         resource.Type === 'AWS::ApiGatewayV2::Route' || resource.Type === 'AWS::ApiGatewayV2::Authorizer',
     );
 
-  it('returns the three report routes without the portal', () => {
+  it('returns the four report routes without the portal', () => {
     const routes = withoutPortal().filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Route');
     expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual([
       'GET /reports',
       'GET /reports/{jobId}',
       'POST /reports',
+      'POST /reports/{jobId}/archive',
     ]);
   });
 
@@ -679,7 +682,7 @@ describe('PbsExportStack HTTP API', () => {
     const types = resources.flatMap((resource) =>
       resource.Type === 'AWS::ApiGatewayV2::Route' ? [resource.Properties.AuthorizationType] : [],
     );
-    expect(types).toEqual(['AWS_IAM', 'AWS_IAM', 'AWS_IAM']);
+    expect(types).toEqual(['AWS_IAM', 'AWS_IAM', 'AWS_IAM', 'AWS_IAM']);
     expect(resources.filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Authorizer')).toEqual([]);
   });
 

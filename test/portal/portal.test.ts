@@ -341,6 +341,29 @@ describe('a portal that guides', () => {
     expect(rows[2]?.[1]).toContain('transaction');
   });
 
+  it('offers "Download all (zip)" above the file list of a set, calling the API the other client cannot', async () => {
+    const job = await storedJob('acme', 'zipped.csv', '5'.repeat(32), {
+      request: { ...MONTH_REQUEST, profile: 'acme', period: '2024-06' },
+    });
+
+    const html = await (await get('/portal/view/clients/acme', acmeToken)).text();
+    const set = html.slice(html.indexOf(`id="set-${job.jobId}"`));
+    const button = set.match(/<button[^>]*data-download-all[^>]*>([^<]*)<\/button>/);
+    expect(button?.[0]).toContain(`data-job="${job.jobId}"`);
+    expect(button?.[1]).toBe('Download all (zip)');
+    expect(set.indexOf('data-download-all')).toBeLessThan(set.indexOf('<table'));
+    // The button's script asks POST /reports/{jobId}/archive for the zip's link.
+    const script = await (await get('/portal/static/portal.js')).text();
+    expect(script).toContain("closest('button[data-download-all]')");
+    expect(script).toContain('/archive`');
+    expect(script).toContain("call(url, { method: 'POST' })");
+    const refused = await fetch(`${service.url}/reports/${job.jobId}/archive`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demoToken}` },
+    });
+    expect(refused.status).toBe(404);
+  });
+
   it('lets a file name wrap only after "_", "-" and "."', async () => {
     const html = await (await get('/portal/view/clients/acme', acmeToken)).text();
 

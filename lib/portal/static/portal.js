@@ -138,6 +138,31 @@
     }
   }
 
+  /**
+   * Download all: the API builds the set's zip (each file checked against the manifest) and
+   * answers a presigned link to it; a set that differs from its manifest gets no zip.
+   */
+  async function downloadAll(button) {
+    button.disabled = true;
+    let reason = ' The zip could not be made; try again.';
+    try {
+      const url = `${apiBase}/reports/${encodeURIComponent(button.dataset.job)}/archive`;
+      const response = await call(url, { method: 'POST' });
+      const answer = await response.json();
+      if (answer.error?.code === 'archive_failed')
+        reason = ' A file of this set differs from its manifest: no zip was made. Tell your administrator.';
+      if (!response.ok || !answer.url) throw new Error('no zip');
+      location.assign(answer.url);
+    } catch (error) {
+      if (!(error instanceof NotSignedIn))
+        button.after(
+          Object.assign(document.createElement('span'), { className: 'error', textContent: reason }),
+        );
+    } finally {
+      button.disabled = false;
+    }
+  }
+
   async function devSignIn(form) {
     const profiles = new FormData(form).getAll('profiles').map(String);
     const response = await fetch(form.action, {
@@ -217,6 +242,8 @@
     const target = event.target instanceof Element ? event.target : null;
     const downloadButton = target?.closest('button[data-download]');
     if (downloadButton) void download(downloadButton);
+    const downloadAllButton = target?.closest('button[data-download-all]');
+    if (downloadAllButton) void downloadAll(downloadAllButton);
     if (target?.closest('[data-sign-out]')) {
       sessionStorage.removeItem(TOKEN_KEY);
       toSignIn();

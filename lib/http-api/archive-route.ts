@@ -1,0 +1,102 @@
+/**
+ * `POST /reports/{jobId}/archive`: "download all". Builds one zip of a succeeded job's files (the
+ * manifest inside, each file checked against it while streaming, see `archive.ts`) and answers a
+ * presigned link to it that downloads as `<profile>_<period>_<runId>.zip`. Authorized like
+ * `GET /reports/{jobId}`: another profile's job answers `404` exactly as a missing one.
+ */
+import type { S3Client } from '@aws-sdk/client-s3';
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { periodLabel } from '../export/plan/index.ts';
+import type { JobRecord, JobStore } from '../jobs/index.ts';
+import { presignDownload } from '../storage/index.ts';
+import { archiveKey, buildArchive } from './archive.ts';
+import { ArchiveError } from './errors.ts';
+import { ErrorBody, JobIdParams } from './schemas.ts';
+
+/** The answer: where the zip downloads from, until when. */
+export const ArchiveView = z
+  .object({
+    name: z.string().openapi({ example: 'demo_2024-01_20240201T000000Z.zip' }),
+    bytes: z.number().int().nonnegative(),
+    url: z.string().url(),
+    expiresAt: z.string().datetime(),
+  })
+  .openapi('Archive');
+
+const ERROR = {
+  description: 'error: code, message, field, issues',
+  content: { 'application/json': { schema: ErrorBody } },
+};
+
+export const archiveRoute = createRoute({
+  method: 'post',
+  path: '/reports/{jobId}/archive',
+  summary: "One zip of a succeeded job's files, the manifest inside, each checked against it",
+  request: { params: JobIdParams },
+  responses: {
+    200: { description: 'a link to the zip', content: { 'application/json': { schema: ArchiveView } } },
+    400: ERROR,
+    404: ERROR,
+    409: ERROR,
+    500: ERROR,
+  },
+});
+
+/** What the route uses (a part of `ApiDeps`). */
+export interface ArchiveRouteDeps {
+  jobs: JobStore;
+  s3: S3Client;
+  bucket: string;
+  now: () => Date;
+  onError?: (message: string, error: unknown) => void;
+}
+
+/** What the route needs from `app.ts`: who may use a profile, the headers, the error body. */
+export interface ArchiveRouteContext {
+  linkExpirySeconds: number;
+  mayUseProfile: (c: Context, profile: string) => boolean;
+  headers: Record<string, string>;
+  apiError: (code: string, message: string, field?: string | null) => z.infer<typeof ErrorBody>;
+}
+
+/** The name the zip downloads as: `<profile>_<period>_<runId>.zip`. */
+export function archiveName(job: JobRecord, runId: string): string {
+  return `${job.profile}_${periodLabel(job.request.period)}_${runId}.zip`;
+}
+
+/** Adds {@link archiveRoute} to `app`. */
+export function addArchiveRoute(app: OpenAPIHono, deps: ArchiveRouteDeps, ctx: ArchiveRouteContext): void {
+  app.openapi(archiveRoute, async (c) => {
+    const { jobId } = c.req.valid('param');
+    const job = await deps.jobs.get(jobId);
+    if (job === null || !ctx.mayUseProfile(c, job.profile)) {
+      return c.json(ctx.apiError('job_not_found', `job ${jobId} does not exist`, 'jobId'), 404, ctx.headers);
+    }
+    if (job.state !== 'succeeded' || job.result === undefined) {
+      const message = `job ${jobId} has no files yet (it is ${job.state})`;
+      return c.json(ctx.apiError('job_not_finished', message, 'jobId'), 409, ctx.headers);
+    }
+    const key = archiveKey(jobId, job.result.runId);
+    try {
+      const stored = await buildArchive(deps, job.result, key);
+      const now = deps.now();
+      const name = archiveName(job, job.result.runId);
+      const url = await presignDownload({
+        client: deps.s3,
+        bucket: deps.bucket,
+        key: stored.key,
+        fileName: name,
+        expiresInSeconds: ctx.linkExpirySeconds,
+        signingDate: now,
+      });
+      const expiresAt = new Date(now.getTime() + ctx.linkExpirySeconds * 1000).toISOString();
+      return c.json({ name, bytes: stored.bytes, url, expiresAt }, 200, ctx.headers);
+    } catch (error) {
+      if (!(error instanceof ArchiveError)) throw error;
+      // A set that differs from its manifest is never offered: told to the operator, answered 500.
+      deps.onError?.(`zip of job ${jobId} refused`, error);
+      return c.json(ctx.apiError('archive_failed', error.message, null), 500, ctx.headers);
+    }
+  });
+}
