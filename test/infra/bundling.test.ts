@@ -19,6 +19,7 @@ describe('bundleAliases', () => {
       'functions/export-finish.ts': {},
       'functions/export-fail.ts': { exceljs: standIn },
       'functions/monthly-start.ts': { exceljs: standIn },
+      'functions/rates-fetch.ts': { exceljs: standIn },
     });
   });
 
