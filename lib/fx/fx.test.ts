@@ -1,5 +1,5 @@
-import { crc32, deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { zipOne } from '../../test/support/rates.ts';
 import {
   conversionOn,
   convertAmount,
@@ -87,39 +87,6 @@ const HMRC_TARIFF_CSV = `Country/Territories,Currency,Currency Code,Currency Uni
 "EC,SV,US",Dollar,USD,1.2766,2024-07-01,2024-07-31
 "AT,BE,DE",Euro,EUR,1.1834,2024-07-01,2024-07-31
 `;
-
-/** A ZIP archive of one deflated file, laid out as APPNOTE.TXT says (local header, data, directory, end). */
-function zipOne(name: string, content: Buffer): Buffer {
-  const data = deflateRawSync(content);
-  const nameBytes = Buffer.from(name);
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(8, 8);
-  local.writeUInt32LE(crc32(content), 14);
-  local.writeUInt32LE(data.length, 18);
-  local.writeUInt32LE(content.length, 22);
-  local.writeUInt16LE(nameBytes.length, 26);
-  const entry = Buffer.alloc(46);
-  entry.writeUInt32LE(0x02014b50, 0);
-  entry.writeUInt16LE(20, 4);
-  entry.writeUInt16LE(20, 6);
-  entry.writeUInt16LE(8, 10);
-  entry.writeUInt32LE(crc32(content), 16);
-  entry.writeUInt32LE(data.length, 20);
-  entry.writeUInt32LE(content.length, 24);
-  entry.writeUInt16LE(nameBytes.length, 28);
-  entry.writeUInt32LE(0, 42);
-  const directoryAt = local.length + nameBytes.length + data.length;
-  const directory = Buffer.concat([entry, nameBytes]);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(1, 8);
-  end.writeUInt16LE(1, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(directoryAt, 16);
-  return Buffer.concat([local, nameBytes, data, directory, end]);
-}
 
 const file = (name: string, text: string, source?: 'ecb' | 'hmrc') => ({
   name,

@@ -11,6 +11,7 @@ import { parse } from 'csv-parse/sync';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliIo, main } from '../../lib/cli/main.ts';
+import { ecbHistCsv, ecbPublished, usdPerEuro } from '../support/rates.ts';
 
 const HistoryBig = BigJs();
 HistoryBig.DP = 40;
@@ -254,38 +255,6 @@ describe('pbs-export run --tax-rules uk --rates (HMRC monthly XML files)', () =>
   });
 });
 
-/** A made-up ECB rate (USD per 1 EUR) for a publication day, 4 decimals as the ECB writes it. */
-function usdPerEuro(day: string): string {
-  const index = Math.round(Date.parse(`${day}T00:00:00Z`) / 86_400_000);
-  return (1.05 + (index % 97) * 0.0011).toFixed(4);
-}
-
-/** TARGET holidays of 2024 the ECB published no rates on (besides weekends), as in the real file. */
-const NO_PUBLICATION = new Set([
-  '2024-01-01',
-  '2024-03-29',
-  '2024-04-01',
-  '2024-05-01',
-  '2024-12-25',
-  '2024-12-26',
-]);
-
-const published = (day: DateTime) => day.weekday <= 5 && !NO_PUBLICATION.has(day.toISODate() ?? '');
-
-/** eurofxref-hist.csv's layout: newest day first, a trailing comma, N/A where not quoted. */
-function ecbHistCsv(): string {
-  const lines: string[] = [];
-  for (
-    let day = DateTime.fromISO('2025-12-31', { zone: 'UTC' });
-    day.toISODate() !== '2022-11-30';
-    day = day.minus({ days: 1 })
-  ) {
-    if (published(day))
-      lines.push(`${day.toISODate()},${usdPerEuro(day.toISODate() as string)},161.17,N/A,0.8512,`);
-  }
-  return `Date,USD,JPY,CYP,GBP,\n${lines.join('\n')}\n`;
-}
-
 describe('pbs-export run --tax-rules de --rates ecb:eurofxref-hist.csv', () => {
   let dir: string;
   let run: string;
@@ -315,7 +284,7 @@ describe('pbs-export run --tax-rules de --rates ecb:eurofxref-hist.csv', () => {
     const checked = lines.filter((_, index) => index % 13 === 0);
     const expected = checked.map((line) => {
       let day = DateTime.fromISO(line.date as string, { zone: 'Europe/Berlin' }).startOf('day');
-      while (!published(day)) day = day.minus({ days: 1 });
+      while (!ecbPublished(day)) day = day.minus({ days: 1 });
       const of = day.toISODate() as string;
       return {
         of,
