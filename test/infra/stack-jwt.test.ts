@@ -43,7 +43,12 @@ describe('PbsExportStack with a JWT authorizer', () => {
 
   it('requires the JWT on every route instead of IAM', () => {
     const routes = resourcesOfType('AWS::ApiGatewayV2::Route').map((route) => route.Properties);
-    expect(routes).toHaveLength(3);
+    expect(routes.map((route) => route.RouteKey).sort()).toEqual([
+      'GET /reports',
+      'GET /reports/{jobId}',
+      'POST /reports',
+      'POST /reports/{jobId}/archive',
+    ]);
     for (const route of routes) {
       expect(route).toMatchObject({ AuthorizationType: 'JWT', AuthorizerId: { Ref: expect.any(String) } });
     }
