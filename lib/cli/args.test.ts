@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommandLine } from './args.ts';
+import { FLAG_NAMES, parseCommandLine, USAGE } from './args.ts';
 
 describe('parseCommandLine', () => {
   it('returns a run on the embedded simulator when no service is configured', () => {
@@ -254,5 +254,13 @@ describe('parseCommandLine', () => {
     ['--concurrency', '2', /^--concurrency: render cannot apply it: render calls no service/],
   ])('refuses %s on render by name, with the reason', (flag, value, message) => {
     expect(() => parseCommandLine(['render', '--snapshot', 's.gz', flag, value], {})).toThrow(message);
+  });
+});
+
+describe('USAGE', () => {
+  it('lists every flag the parser accepts (help itself is how it is shown)', () => {
+    const missing = FLAG_NAMES.filter((name) => name !== 'help' && !USAGE.includes(`--${name} `));
+
+    expect(missing).toEqual([]);
   });
 });

@@ -112,6 +112,7 @@ Request:
 Service:
   --simulator                    Use the embedded simulator (the default when no service is configured)
   --transactions N               Simulator: transactions in the demo profile (at most 50000000)
+  --seed N                       Simulator: seed of its generated data, 0 to 4294967295  (default: 1)
   --config FILE                  Service settings (JSON); PBS_BASE_URL, PBS_API_KEY, PBS_API_SECRET,
                                  PBS_PROFILE_GUID override it
   --concurrency N                Requests in flight (and shards open) at once   (default: 4)
@@ -171,8 +172,8 @@ const options = {
   version: { type: 'boolean', short: 'V' },
 } as const;
 
-/** Every flag's name, for the suggestion made for a misspelt one. */
-const FLAG_NAMES = Object.keys(options);
+/** Every flag's name, for the suggestion made for a misspelt one (and the help's completeness test). */
+export const FLAG_NAMES: readonly string[] = Object.keys(options);
 
 /**
  * Parses the command line into a command. Throws `ValidationError` naming the flag and the
