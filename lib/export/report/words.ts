@@ -12,7 +12,8 @@ const COUNT_WORDS: Record<string, string> = {
   conflictingCopies: 'Transactions the service sent twice with different contents',
   outsideWindowDropped: 'Transactions dropped because they lay outside the window asked for',
   keptFromOtherWindow: 'Transactions kept though the service sent them with another window',
-  changes: 'Changes to transactions the timeline reported since the "since" date (rows of the changes report)',
+  changes:
+    'Changes to transactions the timeline reported since the "since" date (rows of the changes report)',
   changesBeforeSinceDropped: 'Changes dropped because they were older than the "since" date',
   historyTransactions:
     'Transactions of the whole history read for the gains (all years, not only the period)',
