@@ -225,6 +225,8 @@ describe('a us gains run printed to PDF by LibreOffice', () => {
     'Warnings',
     'Form 8949',
     'Schedule D',
+    'Basis allocation 2025',
+    'Schedule 1',
     'About',
   ];
   const titleOf = (page: string) =>
