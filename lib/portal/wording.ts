@@ -67,13 +67,18 @@ export function failureInWords(reason: string | undefined): FailureInWords {
 /** What a file of a set holds, by the end of its name, first match wins. */
 const FILE_DESCRIPTIONS: readonly [RegExp, string][] = [
   [/\.xlsx$/, 'The workbook: every report as a sheet, the Read me first. Start here.'],
+  [/_tax_pack\.pdf$/, "The tax pack to print: the return's figures, income, holdings and warnings."],
   [/README\.txt$/, 'Read me: what the set covers and how to read its files.'],
   [/manifest\.json$/, 'Sizes and checksums of the files, to check that a copy is complete.'],
+  [
+    /_snapshot\.ndjson\.gz$/,
+    'The data exactly as the service sent it: the audit record the reports are made from.',
+  ],
   [/_exact\.csv$/, 'The same figures with every digit kept (exact amounts).'],
   [/_transactions\.csv$/, 'Every transaction of the period, one a row.'],
   [/_movements\.csv$/, 'Every balance movement, in and out by asset, one a row.'],
-  [/_summary_by_month\.csv$/, 'Balances and flows by month.'],
-  [/_summary(_by_token)?\.csv$/, 'Opening and closing balances and flows by asset.'],
+  [/_summary_by_month\.csv$/, 'Transactions by month, protocol and category: count, value and fees.'],
+  [/_summary(_by_token)?\.csv$/, 'Movements by asset: quantity and value in, out and net.'],
   [/_changes\.csv$/, 'What changed since the date asked for (deleted transactions marked).'],
   [/_disposals\.csv$/, 'Each sale or disposal with its cost and gain or loss.'],
   [/_gains_summary\.csv$/, 'Gains and losses totalled.'],
@@ -84,6 +89,9 @@ const FILE_DESCRIPTIONS: readonly [RegExp, string][] = [
   [/_pool_history\.csv$/, 'Share pool history (UK rules).'],
   [/_tax_summary\.csv$/, 'The figures for the tax return.'],
   [/8949[^/]*\.csv$/, 'Form 8949 lines (US).'],
+  [/schedule-d[^/]*\.csv$/, 'Schedule D lines, one per Form 8949 box (US).'],
+  [/schedule-1[^/]*\.csv$/, 'Schedule 1 line 8v: digital assets received as income (US).'],
+  [/basis-allocation-2025[^/]*\.csv$/, 'How the basis was allocated to the wallets on 1 January 2025 (US).'],
   [/\.csv$/, 'A report as CSV, one row a line.'],
 ];
 
@@ -92,10 +100,14 @@ export function describeFile(name: string): string {
   return FILE_DESCRIPTIONS.find(([pattern]) => pattern.test(name))?.[1] ?? 'A file of the set.';
 }
 
-/** Files in the order a person needs them: the workbook, the Read me, the reports, the checksums last. */
+/**
+ * Files in the order a person needs them: the workbook, the tax pack, the Read me, the reports,
+ * the checksums last.
+ */
 export function fileOrder(name: string): number {
   if (name.endsWith('.xlsx')) return 0;
-  if (name.endsWith('README.txt')) return 1;
-  if (name.endsWith('manifest.json')) return 3;
-  return 2;
+  if (name.endsWith('.pdf')) return 1;
+  if (name.endsWith('README.txt')) return 2;
+  if (name.endsWith('manifest.json')) return 4;
+  return 3;
 }

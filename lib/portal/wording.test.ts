@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { describeFile, fileOrder } from './wording.ts';
+
+/** The files of a us gains set as the export names them (see test/export/us-reports.test.ts). */
+const US_SET = [
+  'demo_2025_snapshot.ndjson.gz',
+  'demo_2025_transactions.csv',
+  'demo_2025_movements.csv',
+  'demo_2025_summary_by_month.csv',
+  'demo_2025_summary_by_token.csv',
+  'demo_2025_disposals.csv',
+  'demo_2025_gains_summary.csv',
+  'demo_2025_income.csv',
+  'demo_2025_holdings.csv',
+  'demo_2025_gains_warnings.csv',
+  'demo_2025_form-8949.csv',
+  'demo_2025_schedule-d.csv',
+  'demo_2025_basis-allocation-2025.csv',
+  'demo_2025_schedule-1.csv',
+  'demo_2025_disposals_exact.csv',
+  'README.txt',
+  'demo_2025.xlsx',
+  'manifest.json',
+];
+
+describe('describeFile', () => {
+  it('returns a description of its own for every file of a us gains set, none the generic one', () => {
+    const generic = [describeFile('x.csv'), describeFile('x.bin')];
+
+    expect(US_SET.filter((name) => generic.includes(describeFile(name)))).toEqual([]);
+  });
+
+  it('returns what the summaries hold: by month transactions, by token movements', () => {
+    expect(describeFile('demo_2025_summary_by_month.csv')).toMatch(/^Transactions by month/);
+    expect(describeFile('demo_2025_summary_by_token.csv')).toMatch(/^Movements by asset/);
+  });
+});
+
+describe('fileOrder', () => {
+  it('returns the workbook first, then the tax pack, the Read me, the reports and the manifest last', () => {
+    const names = [
+      'manifest.json',
+      'demo_2025_income.csv',
+      'README.txt',
+      'demo_2025_tax_pack.pdf',
+      'demo_2025.xlsx',
+    ];
+
+    expect([...names].sort((a, b) => fileOrder(a) - fileOrder(b))).toEqual([
+      'demo_2025.xlsx',
+      'demo_2025_tax_pack.pdf',
+      'README.txt',
+      'demo_2025_income.csv',
+      'manifest.json',
+    ]);
+  });
+});
