@@ -160,6 +160,8 @@ export function createWorkers(deps: WorkerDeps): Workers {
         now: deps.now,
         generator: GENERATOR,
         workDir,
+        // The functions ship no fonts (pdfkit is a stand-in there): the tax pack is the CLI's and serve's.
+        taxPack: false,
       });
       const prefix = runPrefix(request, runId);
       const published = await publishReports(rendered, {
