@@ -24,6 +24,8 @@ export const BUNDLE_MAIN_FIELDS = ['module', 'main'];
  */
 export const EXCLUSIVE_DEPENDENCIES: Record<string, { entries: readonly string[]; standIn: string }> = {
   exceljs: { entries: ['functions/export-finish.ts'], standIn: 'infra/stand-ins/exceljs.ts' },
+  // The tax pack is not written in Lambda (no fonts shipped): see `infra/stand-ins/pdfkit.ts`.
+  pdfkit: { entries: [], standIn: 'infra/stand-ins/pdfkit.ts' },
 };
 
 /** The aliases of one function's bundle: each exclusive dependency it does not run → its stand-in. */

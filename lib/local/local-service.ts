@@ -208,6 +208,8 @@ async function startStack(options: LocalServiceOptions, undo: UndoStack): Promis
     bucket: LOCAL_BUCKET,
     now,
     slots,
+    // On this machine the font files are on disk: the finish writes the PDF tax pack, unlike Lambda.
+    taxPack: true,
     // Notices as the deployed topic would carry them, linking to this server's portal.
     notify: async (job) => options.onNotice?.(noticeOf(job, `${options.publicUrl ?? api.url}/portal`)),
     services: createServiceFactory({

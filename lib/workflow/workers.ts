@@ -78,6 +78,11 @@ export interface WorkerDeps {
   onJob?: JobObserver;
   /** Tells the profile's subscribers that its export ended (`notify.ts`); never throws. */
   notify?: Notifier;
+  /**
+   * Whether the finish writes the PDF tax pack (see `renderReports`). Default false: the
+   * functions' bundles ship no font files (pdfkit is a stand-in there); `serve` sets it.
+   */
+  taxPack?: boolean;
 }
 
 /** What `work/{jobId}/plan.json` holds. */
@@ -160,6 +165,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
         now: deps.now,
         generator: GENERATOR,
         workDir,
+        taxPack: deps.taxPack === true,
       });
       const prefix = runPrefix(request, runId);
       const published = await publishReports(rendered, {

@@ -39,4 +39,26 @@ describe('npm run serve: exports of the simulator', () => {
     const manifest = JSON.parse(await download('manifest.json'));
     expect([manifest.demo, manifest.notice]).toEqual([true, 'DEMO DATA, not a real portfolio']);
   });
+
+  it('publishes the PDF tax pack of a gains export in a workbook, listed in the manifest (the functions on AWS write none)', async () => {
+    const posted = await fetch(`${service.url}/reports`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ profile: 'demo', period: '2025-02', reports: ['gains'], formats: ['xlsx'] }),
+    });
+    const { jobId } = (await posted.json()) as { jobId: string };
+    await service.starter.idle();
+    const job = (await (await fetch(`${service.url}/reports/${jobId}`)).json()) as {
+      state: string;
+      files: { name: string; url: string }[];
+    };
+    expect(job.state).toBe('succeeded');
+    const pack = job.files.find((file) => file.name.endsWith('_tax_pack.pdf'));
+    expect(pack?.name).toBe('demo_2025-02_tax_pack.pdf');
+    const bytes = Buffer.from(await (await fetch(pack?.url ?? '')).arrayBuffer());
+    expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    const manifestFile = job.files.find((file) => file.name === 'manifest.json');
+    const manifest = JSON.parse(await (await fetch(manifestFile?.url ?? '')).text());
+    expect(manifest.files.map((file: { name: string }) => file.name)).toContain('demo_2025-02_tax_pack.pdf');
+  });
 });

@@ -4,22 +4,24 @@ import { bundleAliases } from '../../infra/bundling.ts';
 import { PROJECT_ROOT } from '../../infra/pbs-function.ts';
 import { FUNCTIONS } from '../../infra/stack.ts';
 import ExcelStandIn from '../../infra/stand-ins/exceljs.ts';
+import PdfStandIn from '../../infra/stand-ins/pdfkit.ts';
 
 describe('bundleAliases', () => {
-  it('gives exceljs to the finish function alone, a stand-in to every other', () => {
+  it('gives exceljs to the finish function alone, a stand-in to every other; pdfkit to none', () => {
     const standIns = Object.fromEntries(
       Object.values(FUNCTIONS).map((spec) => [spec.entry, bundleAliases(spec.entry, PROJECT_ROOT)]),
     );
     const standIn = join(PROJECT_ROOT, 'infra/stand-ins/exceljs.ts');
+    const pdfkit = join(PROJECT_ROOT, 'infra/stand-ins/pdfkit.ts');
 
     expect(standIns).toEqual({
-      'functions/http-api.ts': { exceljs: standIn },
-      'functions/export-plan.ts': { exceljs: standIn },
-      'functions/export-fetch-shard.ts': { exceljs: standIn },
-      'functions/export-finish.ts': {},
-      'functions/export-fail.ts': { exceljs: standIn },
-      'functions/monthly-start.ts': { exceljs: standIn },
-      'functions/rates-fetch.ts': { exceljs: standIn },
+      'functions/http-api.ts': { exceljs: standIn, pdfkit },
+      'functions/export-plan.ts': { exceljs: standIn, pdfkit },
+      'functions/export-fetch-shard.ts': { exceljs: standIn, pdfkit },
+      'functions/export-finish.ts': { pdfkit },
+      'functions/export-fail.ts': { exceljs: standIn, pdfkit },
+      'functions/monthly-start.ts': { exceljs: standIn, pdfkit },
+      'functions/rates-fetch.ts': { exceljs: standIn, pdfkit },
     });
   });
 
@@ -27,5 +29,8 @@ describe('bundleAliases', () => {
     const reach = () => (ExcelStandIn as unknown as { stream: unknown }).stream;
 
     expect(reach).toThrow(/exceljs is bundled only into the finish function/);
+    expect(() => new (PdfStandIn as unknown as new () => unknown)()).toThrow(
+      /tax pack is written by the CLI and serve only/,
+    );
   });
 });

@@ -26,6 +26,7 @@ import { warningsByKind } from './readme-words.ts';
 import { observeSnapshot, type ReportModel } from './report-model.ts';
 import { countWords, keyWords, totalWords, windowWords } from './words.ts';
 import { writeCsv } from './writers/csv.ts';
+import { TAX_PACK_SUFFIX, type TaxPackFacts, writeTaxPack } from './writers/pdf-pack.ts';
 import { writeXlsx, type XlsxOptions } from './writers/xlsx.ts';
 
 /** What `renderReports` renders: a snapshot, and what the run learnt while assembling it. */
@@ -59,6 +60,11 @@ export interface RenderInput {
    * period, the summary's months and the gains computation stay those of the request's zone.
    */
   displayTimeZone?: string;
+  /**
+   * Whether to write the PDF tax pack (`<base>_tax_pack.pdf`) when the gains reports go into a
+   * workbook (default true). The Lambda functions pass false: their bundles ship no fonts.
+   */
+  taxPack?: boolean;
 }
 
 /** One rendered file, complete in the scratch folder (or the snapshot itself), ready to publish. */
@@ -134,6 +140,7 @@ const CONTENT_TYPES = {
   csv: 'text/csv; charset=utf-8',
   text: 'text/plain; charset=utf-8',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  pdf: 'application/pdf',
   gzip: 'application/gzip',
 } as const;
 
@@ -290,6 +297,14 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     totals: model.totals(),
     ...(request.gains !== undefined ? { gains: { ...request.gains, ...gainsNotes } } : {}),
   };
+  if (formats.includes('xlsx') && request.gains !== undefined && input.taxPack !== false) {
+    // Before the workbook, so its About sheet lists the pack with its SHA-256 like the CSV files.
+    const facts = taxPackFacts(description, (await listedFile(files[0] as RenderedFile)).sha256);
+    await render(`${baseName}${TAX_PACK_SUFFIX}`, CONTENT_TYPES.pdf, async (out) => {
+      await writeTaxPack({ facts, tables }, out);
+      return undefined;
+    });
+  }
   if (formats.includes('xlsx')) {
     const name = `${baseName}.xlsx`;
     const listed = await Promise.all(files.map(listedFile));
@@ -312,6 +327,32 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     }
   }
   return { files, description };
+}
+
+/** What the tax pack's explainer page states, from the run's description. */
+function taxPackFacts(description: ReportSetDescription, snapshotSha256: string): TaxPackFacts {
+  const request = description.request as ExportRequest;
+  const gains = request.gains;
+  const { period } = description;
+  return {
+    profile: request.profile,
+    periodLabel: period.label,
+    periodWords: `${period.start} to ${period.end} (end exclusive), ${period.timeZone}${
+      period.partial === undefined ? '' : `; PARTIAL PERIOD: ${period.partial.note}`
+    }`,
+    taxRules: gains?.taxRules ?? 'generic',
+    method: gains?.method ?? '',
+    pooling: POOLS[gains?.pooling ?? ''] ?? gains?.pooling ?? '',
+    currency: gains?.currency ?? null,
+    dataSource: description.demo
+      ? `${description.apiBase} (the simulator built into pbs-export)`
+      : description.apiBase,
+    demoBanner: description.demo ? DEMO_BANNER : null,
+    runId: description.runId,
+    snapshotSha256,
+    generator: `${description.generator.name} ${description.generator.version}`,
+    createdAt: description.createdAt,
+  };
 }
 
 /**
