@@ -8,7 +8,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseExportRequest, readSnapshotHeader, renderReports, runExport } from '../../lib/export/index.ts';
 import { type ExportHarness, readCsv, startExportHarness } from '../support/export.ts';
 
@@ -165,6 +165,40 @@ describe('the PDF tax pack', () => {
         (await render(taxPack)).files.some((file) => file.name.endsWith('_tax_pack.pdf'));
       expect(await hasPack(false)).toBe(false);
       expect(await hasPack()).toBe(true);
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes the same bytes when the same run is rendered again later (its date is the run time, not the clock)', async () => {
+    harness = await startExportHarness('demo');
+    const request = { profile: 'demo', period: '2025-10', reports: ['gains'], gains: { taxRules: 'us' } };
+    const result = await runExport(parseExportRequest(request), harness.deps());
+    const snapshotFile = join(harness.outDir, result.prefix, 'demo_2025-10_snapshot.ndjson.gz');
+    const workDir = await mkdtemp(join(tmpdir(), 'pbs-pack-'));
+    const packDigest = async (clock: string) => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(new Date(clock));
+      try {
+        const rendered = await renderReports({
+          snapshotFile,
+          header: await readSnapshotHeader(snapshotFile),
+          runId: 'r',
+          now: () => new Date('2026-01-01T00:00:00Z'),
+          generator: { name: 'pbs-export', version: 'test' },
+          counts: {},
+          workDir,
+        });
+        const pack = rendered.files.find((file) => file.name.endsWith('_tax_pack.pdf'));
+        return createHash('sha256')
+          .update(await readFile(pack?.file ?? ''))
+          .digest('hex');
+      } finally {
+        vi.useRealTimers();
+      }
+    };
+    try {
+      expect(await packDigest('2026-03-01T10:00:00Z')).toBe(await packDigest('2027-07-09T18:30:00Z'));
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }

@@ -22,7 +22,10 @@ const PAGE = { size: 'A4', margins: { top: 56, bottom: 56, left: 48, right: 48 }
  * A new document with the DejaVu faces registered and selected. `font: null` keeps pdfkit from
  * loading its built-in Helvetica (AFM files read from its own folder, which a bundle lacks).
  */
-export function newDocument(fontDir: string, info: { Title: string; Subject: string }): PDFKit.PDFDocument {
+export function newDocument(
+  fontDir: string,
+  info: { Title: string; Subject: string; CreationDate: Date },
+): PDFKit.PDFDocument {
   // The types allow only a font name; pdfkit itself reads null as "no default font".
   const options = { ...PAGE, bufferPages: true, font: null, info } as unknown as PDFKit.PDFDocumentOptions;
   const doc = new PDFDocument(options);

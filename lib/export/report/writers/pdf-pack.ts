@@ -79,6 +79,8 @@ export async function writeTaxPack(input: TaxPackInput, out: Writable): Promise<
   const doc = newDocument(input.fontDir ?? dejavuFolder(), {
     Title: `Tax pack ${facts.profile} ${facts.periodLabel}`,
     Subject: `Gains report figures under ${facts.taxRules} rules`,
+    // The run's time, not the clock's: the same run renders the same bytes.
+    CreationDate: new Date(facts.createdAt),
   });
   const finished = new Promise<void>((resolve, reject) => {
     out.once('finish', resolve);
