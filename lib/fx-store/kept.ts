@@ -5,7 +5,7 @@
  * owner published stays, and a run's manifest can name the exact bytes it was converted with.
  */
 import { createHash } from 'node:crypto';
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
 import { ValidationError } from '../errors.ts';
 import {
   loadRates,
@@ -41,47 +41,36 @@ export interface KeptRatesStore {
   bucket: string;
 }
 
-/** Every kept file of `source` (keys of another shape under the prefix are ignored). */
-export async function listKept(store: KeptRatesStore, source: RateSource): Promise<KeptFile[]> {
-  const files: KeptFile[] = [];
-  let token: string | undefined;
-  do {
-    const page = await store.s3.send(
-      new ListObjectsV2Command({
-        Bucket: store.bucket,
-        Prefix: sourcePrefix(source),
-        ...(token ? { ContinuationToken: token } : {}),
-      }),
-    );
+/** The kept files of `source`, page by page as the bucket lists them (keys of another shape ignored). */
+async function* keptFiles(store: KeptRatesStore, source: RateSource): AsyncGenerator<KeptFile> {
+  const pages = paginateListObjectsV2(
+    { client: store.s3 },
+    { Bucket: store.bucket, Prefix: sourcePrefix(source) },
+  );
+  for await (const page of pages) {
     for (const object of page.Contents ?? []) {
       const match = KEPT_KEY.exec(object.Key ?? '');
       if (match === null) continue;
-      files.push({
+      yield {
         key: object.Key as string,
         sha256: match[2] as string,
         name: match[3] as string,
         lastModified: object.LastModified ?? new Date(0),
-      });
+      };
     }
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token !== undefined);
+  }
+}
+
+/** Every kept file of `source` (keys of another shape under the prefix are ignored). */
+export async function listKept(store: KeptRatesStore, source: RateSource): Promise<KeptFile[]> {
+  const files: KeptFile[] = [];
+  for await (const file of keptFiles(store, source)) files.push(file);
   return files;
 }
 
 /** Whether the bucket keeps at least one file of `source` (the API checks before a job starts). */
 export async function hasKeptRates(store: KeptRatesStore, source: RateSource): Promise<boolean> {
-  let token: string | undefined;
-  do {
-    const page = await store.s3.send(
-      new ListObjectsV2Command({
-        Bucket: store.bucket,
-        Prefix: sourcePrefix(source),
-        ...(token ? { ContinuationToken: token } : {}),
-      }),
-    );
-    if ((page.Contents ?? []).some((object) => KEPT_KEY.test(object.Key ?? ''))) return true;
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token !== undefined);
+  for await (const _ of keptFiles(store, source)) return true;
   return false;
 }
 
