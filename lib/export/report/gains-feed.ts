@@ -292,9 +292,14 @@ export function createGainsFeed(
           summary.rows(money),
         ),
         fixed({ ...incomeShown, rounding: rounding(`${incomeShown.name}_exact`) }, () => income.rows(money)),
-        holdingsShown(finalResult, money, rounding),
+        shownWithExact(holdingsTable(finalResult, money), rounding),
         otherCurrencyWarnings(spooledTable(warningsSpec(shownIn), warnings, warningRow), currencies),
-        ...(hmrc ? [poolHistoryShown(finalResult, money, rounding), poolHistoryExact(finalResult)] : []),
+        ...(hmrc
+          ? [
+              shownWithExact(poolHistoryTable(finalResult, money), rounding),
+              asExact(poolHistoryTable(finalResult)),
+            ]
+          : []),
         ...(tax === null ? [] : [fixed({ ...tax.spec(money), rounding: rounding() }, () => tax.rows(money))]),
         ...(form8949 === null
           ? []
@@ -308,7 +313,7 @@ export function createGainsFeed(
         spooledTable(exactSpec(disposalsSpec(shownIn, hmrc)), exactDisposals, disposalRow),
         fixed(exactSpec(gainsSummarySpec()), () => exactSummary.rows()),
         fixed(exactSpec(incomeSpec()), () => exactIncome.rows()),
-        holdingsExact(finalResult),
+        asExact(holdingsTable(finalResult)),
       ]
         .map((table) => withCurrency(table, money.currency))
         .concat([fx.table()].filter((table) => table !== null));
@@ -358,42 +363,23 @@ export function checkGainsCurrency(tx: CanonicalTransaction, currency: string, t
   );
 }
 
+/** `table` with its money at the minor unit, naming its `_exact` companion. */
+function shownWithExact(
+  table: TableSource,
+  rounding: (exact?: string) => TableSpec['rounding'],
+): TableSource {
+  return { ...table, spec: { ...table.spec, rounding: rounding(`${table.spec.name}_exact`) } };
+}
+
+/** `table` (built without money rounding) as its CSV-only `_exact` companion. */
+function asExact(table: TableSource): TableSource {
+  return { ...table, spec: exactSpec(table.spec) };
+}
+
 /**
  * The `_exact` companion of a rounded table: the same columns and rows, every amount as the
  * engine computed it, for machines; written as CSV only.
  */
-/** The holdings roll-forward, costs at the minor unit, naming its exact companion. */
-function holdingsShown(
-  result: GainsResult,
-  money: GainsMoney,
-  rounding: (exact?: string) => TableSpec['rounding'],
-): TableSource {
-  const table = holdingsTable(result, money);
-  return { ...table, spec: { ...table.spec, rounding: rounding(`${table.spec.name}_exact`) } };
-}
-
-/** The holdings roll-forward with every cost exact: its CSV-only companion. */
-function holdingsExact(result: GainsResult): TableSource {
-  const table = holdingsTable(result);
-  return { ...table, spec: exactSpec(table.spec) };
-}
-
-/** The section 104 pools' history, costs at the minor unit, naming its exact companion. */
-function poolHistoryShown(
-  result: GainsResult,
-  money: GainsMoney,
-  rounding: (exact?: string) => TableSpec['rounding'],
-): TableSource {
-  const table = poolHistoryTable(result, money);
-  return { ...table, spec: { ...table.spec, rounding: rounding(`${table.spec.name}_exact`) } };
-}
-
-/** The section 104 pools' history with every cost exact: its CSV-only companion. */
-function poolHistoryExact(result: GainsResult): TableSource {
-  const table = poolHistoryTable(result);
-  return { ...table, spec: exactSpec(table.spec) };
-}
-
 function exactSpec(spec: TableSpec): TableSpec {
   return {
     ...spec,
