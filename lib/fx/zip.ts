@@ -1,6 +1,10 @@
 /**
  * Reads the one file of a ZIP archive, as the ECB publishes its CSV files (`eurofxref-hist.zip`
  * holds `eurofxref-hist.csv`). Stored and deflated entries only, checked against their CRC-32.
+ *
+ * Written here rather than taken from a ZIP library: the one archive read holds one file, node's
+ * zlib inflates it and computes its CRC-32, and a corrupt download must fail on that check, which
+ * fflate's `unzipSync` (the ZIP library already in the tree) does not make.
  */
 import { crc32, inflateRawSync } from 'node:zlib';
 
