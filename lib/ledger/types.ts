@@ -1,0 +1,83 @@
+/**
+ * The journal's entry model: what the entries builder produces and every ledger format writes.
+ * Amounts are exact plain decimal strings; money is rounded to the reporting currency's minor unit.
+ */
+
+/** What an account of the chart is for; a mapping names each kind it needs. */
+export const ACCOUNT_KINDS = [
+  'asset',
+  'cash',
+  'fee',
+  'gain',
+  'loss',
+  'income',
+  'opening',
+  'unclassified',
+  'rounding',
+  'transfer-out',
+] as const;
+
+/** One of {@link ACCOUNT_KINDS}. */
+export type AccountKind = (typeof ACCOUNT_KINDS)[number];
+
+/** An account of the client's chart. */
+export interface Account {
+  /** The ledger's number (DATEV, QuickBooks) or path (`Assets:Crypto:BTC` for hledger/Beancount). */
+  code: string;
+  /** Its name as the accountant reads it. */
+  name: string;
+  kind: AccountKind;
+}
+
+/** One line of an entry: one of `debit` and `credit` is `'0'`. */
+export interface Posting {
+  account: Account;
+  /** Exact decimal in `currency`, to its minor unit. */
+  debit: string;
+  credit: string;
+  /** The reporting currency (ISO 4217). */
+  currency: string;
+  /** Token quantity moved (signed: positive into the account), for asset postings. */
+  quantity?: string;
+  token?: string;
+  /** Carrying value per unit, exact, for asset postings (the commodity's cost in journals). */
+  costPerUnit?: string;
+  txId?: string;
+}
+
+/** One balanced journal entry. */
+export interface JournalEntry {
+  id: string;
+  /** `YYYY-MM-DD` in the report's time zone. */
+  date: string;
+  txIds: string[];
+  /** In words an accountant understands. */
+  description: string;
+  postings: Posting[];
+}
+
+/** One file a ledger format writes. */
+export interface LedgerFile {
+  /** File name inside the set, e.g. `journal-xero-1.csv`. */
+  name: string;
+  contentType: string;
+  body: string | Uint8Array;
+}
+
+/** What a format needs besides the entries. */
+export interface LedgerFormatContext {
+  /** Reporting currency (ISO 4217). */
+  currency: string;
+  /** Period reported, local dates `[start, end]` inclusive, `YYYY-MM-DD`. */
+  period: { start: string; end: string };
+  /** Format-specific settings from the request's journal block (e.g. DATEV numbers). */
+  settings: Readonly<Record<string, unknown>>;
+}
+
+/** A ledger output format: an id for `--journal-format` and the files it writes. */
+export interface LedgerFormat {
+  id: string;
+  /** One line for the Read me and `--help`. */
+  description: string;
+  files(entries: readonly JournalEntry[], context: LedgerFormatContext): LedgerFile[];
+}
