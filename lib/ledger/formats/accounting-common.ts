@@ -24,7 +24,10 @@ export function parseFormatSettings<S extends z.ZodType>(
   const parsed = schema.safeParse(settings ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const path = issue?.path.length ? `${prefix}.${issue.path.join('.')}` : prefix;
+  // An unknown setting is named itself, not its parent object.
+  const keys = issue?.code === 'unrecognized_keys' ? issue.keys.slice(0, 1) : [];
+  const where = [...(issue?.path ?? []), ...keys].map(String);
+  const path = where.length > 0 ? `${prefix}.${where.join('.')}` : prefix;
   throw new ValidationError(path, issue?.message ?? 'invalid settings', { cause: parsed.error });
 }
 
