@@ -122,6 +122,12 @@ export function datevFiles(
   createdAt: Date,
 ): LedgerFile[] {
   const settings = parseFormatSettings(datevSettingsSchema, context.settings, 'datev');
+  if (!/^[A-Z]{3}$/.test(context.currency)) {
+    throw new ValidationError(
+      'currency',
+      `DATEV needs an ISO 4217 code (WKZ), got ${JSON.stringify(context.currency)}`,
+    );
+  }
   localDate(context.period.start, 'period.start');
   localDate(context.period.end, 'period.end');
   const batches = fiscalBatches(context.period, settings.fiscalYearStart);
