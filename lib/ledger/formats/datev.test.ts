@@ -218,5 +218,6 @@ describe('DATEV Buchungsstapel (EXTF 700, Formatversion 13)', () => {
     expect(refusedField(() => write([{ ...(JANUARY[0] as JournalEntry), date: '2024-02-01' }]))).toBe(
       'entries[0].date',
     );
+    expect(refusedField(() => write(JANUARY, { ...context(), currency: 'euro' }))).toBe('currency');
   });
 });
