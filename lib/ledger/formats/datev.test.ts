@@ -164,6 +164,30 @@ describe('DATEV Buchungsstapel (EXTF 700, Formatversion 13)', () => {
     expect(new Set(second?.bookings.map((b) => b.belegdatum))).toEqual(new Set(['0107']));
   });
 
+  it('continues a batch past the bookings limit in numbered files, never inside an entry', () => {
+    const small = createDatevFormat({ now: () => CLOCK, maxBookingsPerFile: 5 });
+    // tx:sell-1 makes 3 bookings, tx:sell-2 3, the roll-up 4: a cut at exactly 5 lines would split one.
+    const files = small.files(JANUARY, context());
+    expect(files.map((f) => f.name)).toEqual([
+      'EXTF_Buchungsstapel_20240101_20240131-1.csv',
+      'EXTF_Buchungsstapel_20240101_20240131-2.csv',
+      'EXTF_Buchungsstapel_20240101_20240131-3.csv',
+    ]);
+    const read = files.map((f) => readDatevBuchungsstapel(bytes(f)));
+    const owner = new Map<string, number>();
+    read.forEach((file, n) => {
+      expect(file.bookings.length).toBeLessThanOrEqual(5);
+      for (const b of file.bookings) {
+        const id = b.byName.get('Beleginfo - Inhalt 1') as string;
+        expect(owner.get(id) ?? n, id).toBe(n);
+        owner.set(id, n);
+      }
+    });
+    expect(owner.size).toBe(JANUARY.length);
+    const tooBig = createDatevFormat({ now: () => CLOCK, maxBookingsPerFile: 3 });
+    expect(refusedField(() => tooBig.files(JANUARY, context()))).toBe('entries[5].postings');
+  });
+
   it('writes a batch with no bookings for a month without activity', () => {
     const [file] = write([]);
     const read = readDatevBuchungsstapel(bytes(file));

@@ -72,18 +72,30 @@ export const datevSettingsSchema = z.strictObject({
 /** The parsed DATEV settings. */
 export type DatevSettings = z.output<typeof datevSettingsSchema>;
 
-/** What the DATEV format needs injected: the clock for "Erzeugt am". */
+/** What the DATEV format takes injected: the clock for "Erzeugt am", a smaller batch limit (tests). */
 export interface DatevFormatOptions {
   now?: () => Date;
+  /** Bookings per file, at most (and by default) DATEV's 99 999. */
+  maxBookingsPerFile?: number;
+}
+
+/** How one call writes: when it was made and how many bookings a file takes. */
+interface WriteOptions {
+  createdAt: Date;
+  maxBookings: number;
 }
 
 /** The DATEV format with an injected clock (tests); {@link datevFormat} uses the system clock. */
 export function createDatevFormat(options: DatevFormatOptions = {}): LedgerFormat {
   const now = options.now ?? (() => new Date());
+  const maxBookings = Math.min(
+    options.maxBookingsPerFile ?? DATEV_MAX_BOOKINGS_PER_FILE,
+    DATEV_MAX_BOOKINGS_PER_FILE,
+  );
   return {
     id: 'datev',
     description: 'DATEV Buchungsstapel (EXTF 700, Formatversion 13), one file per fiscal year, Windows-1252',
-    files: (entries, context) => datevFiles(entries, context, now()),
+    files: (entries, context) => datevFiles(entries, context, { createdAt: now(), maxBookings }),
   };
 }
 
@@ -119,17 +131,10 @@ interface Batch {
 export function datevFiles(
   entries: readonly JournalEntry[],
   context: LedgerFormatContext,
-  createdAt: Date,
+  options: WriteOptions,
 ): LedgerFile[] {
   const settings = parseFormatSettings(datevSettingsSchema, context.settings, 'datev');
-  if (!/^[A-Z]{3}$/.test(context.currency)) {
-    throw new ValidationError(
-      'currency',
-      `DATEV needs an ISO 4217 code (WKZ), got ${JSON.stringify(context.currency)}`,
-    );
-  }
-  localDate(context.period.start, 'period.start');
-  localDate(context.period.end, 'period.end');
+  checkContext(context);
   const batches = fiscalBatches(context.period, settings.fiscalYearStart);
   entries.forEach((entry, at) => {
     const date = localDate(entry.date, `entries[${at}].date`);
@@ -142,27 +147,48 @@ export function datevFiles(
     }
     batch.items.push({ entry, at, date, bookings: bookingsOf(entry, at, settings.accountLength) });
   });
-  return batches.flatMap((batch) => {
-    const chunks = chunkByLines(
-      batch.items,
-      DATEV_MAX_BOOKINGS_PER_FILE,
-      (item) => item.bookings.length,
-      tooLong,
-    );
-    const parts = chunks.length === 0 ? [[]] : chunks;
-    return parts.map((items, n) => ({
-      name: `EXTF_Buchungsstapel_${compact(batch.from)}_${compact(batch.to)}${parts.length > 1 ? `-${n + 1}` : ''}.csv`,
-      contentType: 'text/csv; charset=windows-1252',
-      body: encodeWindows1252(batchText({ ...batch, items }, settings, context.currency, createdAt)),
-    }));
-  });
+  return batches.flatMap((batch) => batchFiles(batch, settings, context.currency, options));
 }
 
-function tooLong(item: Prepared, lines: number): never {
-  throw new ValidationError(
-    `entries[${item.at}].postings`,
-    `entry ${JSON.stringify(item.entry.id)} makes ${lines} bookings; one Buchungsstapel takes at most ${DATEV_MAX_BOOKINGS_PER_FILE}`,
+function checkContext({ currency, period }: LedgerFormatContext): void {
+  if (!/^[A-Z]{3}$/.test(currency)) {
+    throw new ValidationError(
+      'currency',
+      `DATEV needs an ISO 4217 code (WKZ), got ${JSON.stringify(currency)}`,
+    );
+  }
+  localDate(period.start, 'period.start');
+  localDate(period.end, 'period.end');
+  if (period.end < period.start)
+    throw new ValidationError('period.end', `is before period.start ${period.start}`);
+}
+
+/** One batch's file, or its numbered parts past DATEV's 99 999 bookings. */
+function batchFiles(
+  batch: Batch,
+  settings: DatevSettings,
+  currency: string,
+  options: WriteOptions,
+): LedgerFile[] {
+  const limit = options.maxBookings;
+  const chunks = chunkByLines(
+    batch.items,
+    limit,
+    (item) => item.bookings.length,
+    (item, lines) => {
+      throw new ValidationError(
+        `entries[${item.at}].postings`,
+        `entry ${JSON.stringify(item.entry.id)} makes ${lines} bookings; one Buchungsstapel takes at most ${limit}`,
+      );
+    },
   );
+  const parts = chunks.length === 0 ? [[]] : chunks;
+  const name = `EXTF_Buchungsstapel_${compact(batch.from)}_${compact(batch.to)}`;
+  return parts.map((items, n) => ({
+    name: `${name}${parts.length > 1 ? `-${n + 1}` : ''}.csv`,
+    contentType: 'text/csv; charset=windows-1252',
+    body: encodeWindows1252(batchText({ ...batch, items }, settings, currency, options.createdAt)),
+  }));
 }
 
 /** The period cut at fiscal year starts: one batch per fiscal year it touches. */
