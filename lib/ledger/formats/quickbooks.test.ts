@@ -99,6 +99,10 @@ describe('QuickBooks Online journal entry import', () => {
     ]);
   });
 
+  it('writes no file when there is nothing to post', () => {
+    expect(quickbooksFormat.files([], context())).toEqual([]);
+  });
+
   it('refuses bad settings and unbalanced entries by field', () => {
     const refusal = (fn: () => unknown) => {
       try {

@@ -57,7 +57,10 @@ export const quickbooksFormat: LedgerFormat = {
   files: quickbooksFiles,
 };
 
-/** Writes the entries as one QuickBooks Online import file; refuses bad settings by field. */
+/**
+ * Writes the entries as one QuickBooks Online import file (none when no entry has a non-zero
+ * posting); refuses bad settings, unbalanced entries and nameless accounts by field.
+ */
 export function quickbooksFiles(
   entries: readonly JournalEntry[],
   context: LedgerFormatContext,
@@ -65,7 +68,7 @@ export function quickbooksFiles(
   const settings = parseFormatSettings(quickbooksSettingsSchema, context.settings, 'quickbooks');
   const prefix = settings.journalNoPrefix ?? `PBS${context.period.start.replaceAll('-', '')}-`;
   const digits = Math.max(4, String(entries.length).length);
-  let body = csvRecord(QUICKBOOKS_COLUMNS);
+  let rows = '';
   entries.forEach((entry, at) => {
     const journalNo = `${prefix}${String(at + 1).padStart(digits, '0')}`;
     if (journalNo.length > QUICKBOOKS_JOURNAL_NO_MAX) {
@@ -74,8 +77,11 @@ export function quickbooksFiles(
         `journal number ${journalNo} is longer than QuickBooks' ${QUICKBOOKS_JOURNAL_NO_MAX} characters: choose a shorter prefix`,
       );
     }
-    body += entryRows(entry, at, journalNo, settings, context.currency);
+    rows += entryRows(entry, at, journalNo, settings, context.currency);
   });
+  // Nothing to post, nothing to import: no file rather than a header alone.
+  if (rows === '') return [];
+  const body = csvRecord(QUICKBOOKS_COLUMNS) + rows;
   return [{ name: 'journal-quickbooks.csv', contentType: 'text/csv; charset=utf-8', body }];
 }
 
