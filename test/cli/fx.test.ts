@@ -126,7 +126,7 @@ describe('pbs-export run --tax-rules uk --rates (HMRC monthly XML files)', () =>
     expect(lines.length).toBeGreaterThan(100);
     const checked = lines.filter((_, index) => index % 97 === 0);
     const expected = checked.map((line) => {
-      const local = DateTime.fromISO(line.date as string, { zone: 'Europe/London' });
+      const local = DateTime.fromISO(line.date as string, { zone: 'utc' }).setZone('Europe/London');
       const rate = usdPerPound(local.year, local.month);
       return {
         day: local.toISODate(),
@@ -283,7 +283,9 @@ describe('pbs-export run --tax-rules de --rates ecb:eurofxref-hist.csv', () => {
     const lines = await csvRows(join(run, 'demo_2024_fx_conversions_exact.csv'));
     const checked = lines.filter((_, index) => index % 13 === 0);
     const expected = checked.map((line) => {
-      let day = DateTime.fromISO(line.date as string, { zone: 'Europe/Berlin' }).startOf('day');
+      let day = DateTime.fromISO(line.date as string, { zone: 'utc' })
+        .setZone('Europe/Berlin')
+        .startOf('day');
       while (!ecbPublished(day)) day = day.minus({ days: 1 });
       const of = day.toISODate() as string;
       return {

@@ -49,8 +49,16 @@ async function fileEnding(dir: string, suffix: string): Promise<string> {
   return found;
 }
 
-/** A datetime with a numeric offset (the zoned columns; the UTC column ends in Z). */
-const ZONED = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d:\d\d/g;
+/**
+ * A zoned datetime as the CSV writes it: the local date-time, then its offset column
+ * (`2024-10-01T02:00:00.000,UTC+02:00`; the UTC column has no offset column).
+ */
+const ZONED = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?,UTC[+-]\d\d:\d\d/g;
+
+/** The instant of a {@link ZONED} match. */
+function instantOf(text: string): number {
+  return Date.parse(text.replace(',UTC', ''));
+}
 
 /** Offset of `text` (`+01:00`, `-04:00`) in minutes. */
 function offsetMinutes(text: string): number {
@@ -88,8 +96,8 @@ async function shownInNewYork(ran: string, out: string, report: string): Promise
     const is = (after[i] as string).match(ZONED) ?? [];
     expect(is.length).toBe(was.length);
     for (const [k, text] of is.entries()) {
-      const instant = Date.parse(was[k] as string);
-      expect(Date.parse(text)).toBe(instant);
+      const instant = instantOf(was[k] as string);
+      expect(instantOf(text)).toBe(instant);
       expect(offsetMinutes(text)).toBe(newYorkOffset(instant));
       const wall = new Date(instant + newYorkOffset(instant) * 60_000).toISOString().slice(0, 19);
       expect(text.slice(0, 19)).toBe(wall);

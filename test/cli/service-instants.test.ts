@@ -119,13 +119,13 @@ async function files(): Promise<string[]> {
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
 }
 
-/** The published transactions' UTC dates, in file order. */
+/** The published transactions' UTC dates, in file order (the CSV writes UTC wall times without `Z`). */
 async function exportedDates(): Promise<string[]> {
   const file = (await files()).find((name) => name.endsWith('_transactions.csv'));
   if (file === undefined) throw new Error('no transactions CSV published');
   const rows = parse(await readFile(file), { bom: true, columns: true }) as Record<string, string>[];
   const utc = Object.keys(rows[0] ?? {}).find((column) => /date.*utc/i.test(column)) ?? 'date_utc';
-  return rows.map((r) => r[utc] as string);
+  return rows.map((r) => `${r[utc]}Z`);
 }
 
 async function manifest(): Promise<{ counts: Record<string, number> } & Record<string, unknown>> {

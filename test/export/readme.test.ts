@@ -103,6 +103,33 @@ describe('the Read me and About of a run', () => {
     expect([missing, demo.manifest.files.some((f) => f.name === 'README.txt')]).toEqual([[], true]);
   });
 
+  it('returns in README.txt the offset column the CSV writes beside each date of a zone other than UTC', async () => {
+    const berlin = await exportRun(
+      harness,
+      {
+        profile: 'demo',
+        period: '2025-03',
+        timeZone: 'Europe/Berlin',
+        reports: ['transactions', 'changes'],
+        formats: ['csv', 'xlsx'],
+        changesSince: '2025-01-01T00:00:00Z',
+      },
+      true,
+    );
+    const missing: string[] = [];
+    for (const file of berlin.manifest.files.filter((f) => f.name.endsWith('.csv'))) {
+      const [header] = parse(await readFile(join(berlin.folder, file.name)), {
+        bom: true,
+        to_line: 1,
+      }) as string[][];
+      for (const key of header ?? []) {
+        if (!berlin.readme.includes(`(CSV column ${key})`)) missing.push(`${file.name}: ${key}`);
+      }
+    }
+    const offsets = berlin.readme.split('\r\n').filter((line) => line.includes('_utc_offset)'));
+    expect([missing, offsets.length]).toEqual([[], 3]);
+  });
+
   it('returns the options, signs, data source and run id in words', () => {
     expect(demo.readme).toEqual(
       expect.stringMatching(/^DEMO DATA, not a real portfolio: made by the simulator/),

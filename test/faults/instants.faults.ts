@@ -182,7 +182,8 @@ async function runCase(testCase: InstantCase) {
     csvFile === undefined
       ? []
       : (parse(await readFile(csvFile), { bom: true, columns: true }) as Record<string, string>[]).map(
-          (row) => row.date_utc as string,
+          // The CSV writes the UTC column as UTC wall time, without `Z`.
+          (row) => `${row.date_utc}Z`,
         );
   const manifest = manifestFile === undefined ? undefined : JSON.parse(await readFile(manifestFile, 'utf8'));
   return { code, stderr: err.join(''), dates, manifest };

@@ -190,8 +190,8 @@ describe('LibreOffice reading the CSV writer output', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('returns the column keys as headers', () => {
-    expect(raw[0]).toEqual(columns.map((c) => c.key));
+  it('returns the column keys as headers, the zoned datetime followed by its offset column', () => {
+    expect(raw[0]).toEqual([...columns.map((c) => c.key), 'at_utc_offset']);
   });
 
   it('returns text verbatim with the formula guard apostrophe, never evaluated', () => {
@@ -215,11 +215,14 @@ describe('LibreOffice reading the CSV writer output', () => {
     expect(column(raw, 3)).toEqual(sourceColumn(3));
   });
 
-  it('returns datetimes with their Europe/Berlin offset', () => {
+  it('returns datetimes as their Europe/Berlin wall time, the offset beside them', () => {
+    const berlin = (instant: string) => DateTime.fromISO(instant).setZone('Europe/Berlin');
     const expected = sourceColumn(4).map((instant) =>
-      instant === '' ? '' : DateTime.fromISO(instant).setZone('Europe/Berlin').toISO(),
+      instant === ''
+        ? ['', '']
+        : [berlin(instant).toFormat("yyyy-MM-dd'T'HH:mm:ss.SSS"), `UTC${berlin(instant).toFormat('ZZ')}`],
     );
 
-    expect(column(raw, 4)).toEqual(expected);
+    expect(column(raw, 4).map((wall, i) => [wall, column(raw, 5)[i]])).toEqual(expected);
   });
 });

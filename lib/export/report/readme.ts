@@ -15,6 +15,7 @@ import { conversionWords } from './fx-step.ts';
 import { FEE_TREATMENT, gainsEngineOptions, taxYearZone } from './gains-feed.ts';
 import type { MoneyRounding } from './money-rounding.ts';
 import { columnMeaning, WARNING_WORDS } from './readme-words.ts';
+import { hasOffsetColumn, OFFSET_SUFFIX } from './writers/csv-dates.ts';
 
 /** What the Read me is made from: the run's request, source and tables. */
 export interface ReadmeInput {
@@ -268,13 +269,22 @@ function tableLines(spec: TableSpec, input: ReadmeInput): ReadmeLine[] {
   ].join(', ');
   return [
     [spec.title, `${where}: ${spec.description ?? 'see the columns below'}`],
-    ...spec.columns.flatMap((column) => columnLines(column)),
+    ...spec.columns.flatMap((column) => columnLines(column, input.request.formats.includes('csv'))),
   ];
 }
 
-function columnLines(column: Column): ReadmeLine[] {
+function columnLines(column: Column, csv: boolean): ReadmeLine[] {
   const meaning = columnMeaning(column);
   const own: ReadmeLine = ['', `${column.header} (CSV column ${column.key}): ${meaning}`];
+  if (csv && hasOffsetColumn(column)) {
+    return [
+      own,
+      [
+        '',
+        `${column.header}, offset (CSV column ${column.key}${OFFSET_SUFFIX}): CSV only; the offset from UTC of that date and time (UTC+02:00); the date less the offset is the instant in UTC`,
+      ],
+    ];
+  }
   if (!(column.kind === 'decimal' && column.exact)) return [own];
   return [
     own,
@@ -362,7 +372,7 @@ function optionLines(request: ExportRequest, datesShownIn?: string): ReadmeLine[
     ['', `filters: ${filters.length > 0 ? filters.join('; ') : 'none'}; protocols: ${protocols}`],
     [
       '',
-      `CSV: fields separated by ${delimiter}, decimal ${request.csv.decimalSeparator === ',' ? 'comma' : 'point'}, UTF-8 with a byte order mark; header row = the CSV column names above`,
+      `CSV: fields separated by ${delimiter}, decimal ${request.csv.decimalSeparator === ',' ? 'comma' : 'point'}, UTF-8 with a byte order mark; header row = the CSV column names above; dates as the local date and time of their column's zone (2025-10-01T00:36:46${request.csv.decimalSeparator}000), without offset`,
     ],
   ];
   if (request.changesSince !== undefined) lines.push(['', `changes since ${request.changesSince}`]);

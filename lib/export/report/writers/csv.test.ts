@@ -71,14 +71,14 @@ describe('writeCsv', () => {
     );
   });
 
-  it('returns datetimes of the European dialect as the wall time of the column zone with a decimal comma, no offset', async () => {
+  it('returns datetimes of the European dialect as the local date-time of the column zone with a decimal comma, the offset in the next column', async () => {
     const text = await csv(
       [at('Europe/Berlin'), at('UTC')],
       [['2025-10-01T22:36:46.120Z', '2025-10-01T22:36:46.120Z']],
       { bom: false, delimiter: ';', decimalSeparator: ',' },
     );
 
-    expect(text).toBe('at;at\r\n2025-10-02 00:36:46,120;2025-10-01 22:36:46,120\r\n');
+    expect(text).toBe('at;at_utc_offset;at\r\n2025-10-02T00:36:46,120;UTC+02:00;2025-10-01T22:36:46,120\r\n');
   });
 
   it('refuses a decimal separator equal to the delimiter, naming the option', async () => {
@@ -168,22 +168,44 @@ describe('writeCsv', () => {
     expect(text).toBe('note,amount,count,at\r\n,,,\r\n');
   });
 
-  it('returns UTC datetimes in ISO-8601 with Z', async () => {
-    const text = await csv([at()], [['2025-03-14T09:26:53Z']], { bom: false });
+  it('returns UTC datetimes as the ISO-8601 local date-time, without Z and without an offset column', async () => {
+    const text = await csv([at(), at('Etc/UTC')], [['2025-03-14T09:26:53Z', '2025-03-14T09:26:53Z']], {
+      bom: false,
+    });
 
-    expect(parseCsv(text)[1]).toEqual(['2025-03-14T09:26:53.000Z']);
+    expect(parseCsv(text)).toEqual([
+      ['at', 'at'],
+      ['2025-03-14T09:26:53.000', '2025-03-14T09:26:53.000'],
+    ]);
   });
 
-  it('returns Europe/Berlin datetimes with the winter offset', async () => {
+  it('returns Europe/Berlin datetimes as the winter wall time, the offset in the next column', async () => {
     const text = await csv([at('Europe/Berlin')], [['2025-03-14T09:26:53.000Z']], { bom: false });
 
-    expect(parseCsv(text)[1]).toEqual(['2025-03-14T10:26:53.000+01:00']);
+    expect(parseCsv(text)).toEqual([
+      ['at', 'at_utc_offset'],
+      ['2025-03-14T10:26:53.000', 'UTC+01:00'],
+    ]);
   });
 
-  it('returns Europe/Berlin datetimes with the summer offset', async () => {
+  it('returns Europe/Berlin datetimes as the summer wall time, the offset in the next column', async () => {
     const text = await csv([at('Europe/Berlin')], [['2025-07-14T09:26:53.123Z']], { bom: false });
 
-    expect(parseCsv(text)[1]).toEqual(['2025-07-14T11:26:53.123+02:00']);
+    expect(parseCsv(text)[1]).toEqual(['2025-07-14T11:26:53.123', 'UTC+02:00']);
+  });
+
+  it('returns the two instants of a fall-back hour with the same wall time and different offsets', async () => {
+    const text = await csv(
+      [at('America/New_York')],
+      [['2025-11-02T05:30:00.000Z'], ['2025-11-02T06:30:00.000Z'], [null]],
+      { bom: false },
+    );
+
+    expect(parseCsv(text).slice(1)).toEqual([
+      ['2025-11-02T01:30:00.000', 'UTC-04:00'],
+      ['2025-11-02T01:30:00.000', 'UTC-05:00'],
+      ['', ''],
+    ]);
   });
 
   it('refuses a datetime column with an unknown time zone', async () => {

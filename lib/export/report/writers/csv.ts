@@ -3,7 +3,6 @@ import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { Cell, Column, TableSource } from '../../../domain/table.ts';
-import { isoInZone, wallClock } from '../../../domain/zoned.ts';
 import { ValidationError } from '../../../errors.ts';
 import {
   checkRowLength,
@@ -15,6 +14,7 @@ import {
   preview,
   wellFormed,
 } from './cells.ts';
+import { columnZone, csvHeaderKeys, csvLocalDateTime, hasOffsetColumn, utcOffsetText } from './csv-dates.ts';
 import { ReportCellError } from './errors.ts';
 
 /** Options of {@link writeCsv}. */
@@ -25,9 +25,8 @@ export interface CsvOptions {
   delimiter?: string;
   /**
    * Decimal separator. Default `.`; must differ from `delimiter`. With `,` (the European
-   * dialect) decimal cells, the numbers inside texts and the seconds of datetimes (wall times of
-   * the column's zone, without offset) take the comma, so a German-locale spreadsheet imports
-   * numbers as numbers and dates as dates.
+   * dialect) decimal cells, the numbers inside texts and the seconds of datetimes take the comma,
+   * so a German-locale spreadsheet imports numbers as numbers and dates as dates.
    */
   decimalSeparator?: '.' | ',';
   /** Line ending. Default `\r\n` (RFC 4180; what Excel writes and expects). */
@@ -39,8 +38,9 @@ export interface CsvOptions {
  * Header row = column keys. Text cells are guarded against formula injection (leading `'`, see
  * `guardFormula`) and written with every character as sent, controls included (quoted where
  * needed), except lone surrogates, which UTF-8 cannot hold (U+FFFD);
- * decimal and integer cells are validated literals written verbatim; datetimes are ISO-8601 with
- * the offset of the column's zone (`Z` for UTC); null is an empty field. Honours backpressure.
+ * decimal and integer cells are validated literals written verbatim; datetimes are the ISO-8601
+ * local date-time of the column's zone, followed (zones other than UTC) by a `<key>_utc_offset`
+ * column (see csv-dates.ts); null is an empty field. Honours backpressure.
  */
 export async function writeCsv(
   source: TableSource,
@@ -54,13 +54,18 @@ export async function writeCsv(
   checkSpec(spec);
   let rows = 0;
   async function* records(): AsyncGenerator<string[]> {
-    yield spec.columns.map((column) => guardFormula(wellFormed(column.key)));
+    yield spec.columns.flatMap(csvHeaderKeys).map((key) => guardFormula(wellFormed(key)));
     for await (const row of source.rows()) {
       rows += 1;
       checkRowLength(spec, row, rows);
-      yield spec.columns.map((column, i) =>
-        renderCell(row[i] ?? null, column, decimalSeparator, spec.name, rows),
-      );
+      const record: string[] = [];
+      for (let i = 0; i < spec.columns.length; i += 1) {
+        const column = spec.columns[i] as Column;
+        const cell = row[i] ?? null;
+        record.push(renderCell(cell, column, decimalSeparator, spec.name, rows));
+        if (hasOffsetColumn(column)) record.push(offsetCell(cell, column));
+      }
+      yield record;
     }
   }
   const stringifier = stringify({
@@ -102,7 +107,7 @@ function checkOptions(delimiter: string, decimalSeparator: string): void {
 function renderCell(
   cell: Cell,
   column: Column,
-  decimalSeparator: string,
+  decimalSeparator: '.' | ',',
   table: string,
   row: number,
 ): string {
@@ -125,11 +130,15 @@ function renderCell(
       if (ms === undefined) {
         throw new ReportCellError(table, column.key, row, `not an ISO-8601 instant: ${preview(cell)}`);
       }
-      return decimalSeparator === ','
-        ? europeanDateTime(ms, column.timeZone ?? 'UTC')
-        : isoInZone(ms, column.timeZone ?? 'UTC');
+      return csvLocalDateTime(ms, columnZone(column), decimalSeparator);
     }
   }
+}
+
+/** The offset column's cell for datetime `cell` (already checked by {@link renderCell}). */
+function offsetCell(cell: Cell, column: Column): string {
+  const ms = cell === null ? undefined : instantMillis(cell);
+  return ms === undefined ? '' : utcOffsetText(ms, columnZone(column));
 }
 
 /**
@@ -139,17 +148,6 @@ function renderCell(
  */
 function commaNumbers(text: string): string {
   return text.includes('.') ? text.replace(/(?<![\d.])(\d+)\.(\d+)(?![\d.])/g, '$1,$2') : text;
-}
-
-/**
- * A datetime for the European dialect: the wall time of the column's zone (its header names it)
- * as `2025-10-01 00:36:46,000`, which a German-locale spreadsheet imports as a date (an ISO
- * instant with `T` and an offset stays text). The offset is left out: the UTC column of the same
- * row tells the two instants of a fall-back hour apart.
- */
-function europeanDateTime(ms: number, zone: string): string {
-  const wall = wallClock(ms, zone).toISOString();
-  return `${wall.slice(0, 10)} ${wall.slice(11, 19)},${wall.slice(20, 23)}`;
 }
 
 /** Bytes gathered before one write to the output. */
