@@ -72,6 +72,23 @@ export interface LedgerFormatContext {
   period: { start: string; end: string };
   /** Format-specific settings from the request's journal block (e.g. DATEV numbers). */
   settings: Readonly<Record<string, unknown>>;
+  /**
+   * The asset accounts' balances at each month end of the period (every account and token the
+   * journal has held, a month without activity included): the journals' balance assertions.
+   */
+  balances?: readonly BalanceAssertion[];
+}
+
+/** One asset account's balance of one token at a month end. */
+export interface BalanceAssertion {
+  /** Last local day of the month, `YYYY-MM-DD`. */
+  date: string;
+  account: Account;
+  token: string;
+  /** Exact. */
+  quantity: string;
+  /** Carrying value as posted (minor unit). */
+  cost: string;
 }
 
 /** A ledger output format: an id for `--journal-format` and the files it writes. */
