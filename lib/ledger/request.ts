@@ -51,7 +51,8 @@ export interface JournalIssue {
  * pooling (only then do the lots, and their cost, belong to a wallet).
  */
 export function journalProblems(
-  journal: JournalRequest | undefined,
+  // Loose: the request's refinement runs even when the block itself failed to parse.
+  journal: { chart?: { asset?: { perWallet?: boolean } } } | undefined,
   wanted: boolean,
   gains: { taxRules?: string; method?: string; pooling?: string } | undefined,
 ): JournalIssue[] {
@@ -67,7 +68,7 @@ export function journalProblems(
         'the journal needs each disposal’s carrying value when it happens; HMRC identification (uk rules) fixes it only once the 30 days after are matched, so the journal report is not available with it',
     });
   const pooling = gains?.pooling ?? (gains?.taxRules === 'us' ? 'wallet-from-2025' : 'universal');
-  if (journal?.chart.asset.perWallet === true && pooling !== 'account')
+  if (journal?.chart?.asset?.perWallet === true && pooling !== 'account')
     issues.push({
       path: ['journal', 'chart', 'asset', 'perWallet'],
       message: `per-wallet asset accounts need gains.pooling "account" (lots belong to a wallet only then), not "${pooling}"`,
