@@ -97,7 +97,7 @@ describe('journal entries of crafted histories (worked by hand)', () => {
       'Expenses:Crypto:Fees 0.50 0',
       'Income:Crypto:Realised-Gains 0 0.40',
     ]);
-    expect(manifest.totals.realisedGain).toBe('0.4');
+    expect(manifest.totals.realisedGain).toBe('0.40');
     expect(manifest.checks.every((check) => check.ok)).toBe(true);
   });
 

@@ -151,4 +151,39 @@ describe('journal files of the demo year, checked by hledger and bean-check', ()
       .reduce((sum, line) => sum - Number(line.split(',')[1]?.replace(/[^0-9.-]/g, '')), 0);
     expect(net.toFixed(2)).toBe(Number(manifest.journal.totals.realisedGain).toFixed(2));
   });
+
+  it("makes hledger's carrying values at the period end equal the holdings roll-forward's closing cost", async () => {
+    const costs = await tool('hledger', [
+      '-f',
+      join(folder, 'demo_2025_journal.hledger'),
+      'bal',
+      'Assets:Crypto',
+      '--cost',
+      '--flat',
+      '-N',
+      '-O',
+      'csv',
+    ]);
+    const byAccount = Object.fromEntries(
+      costs.output
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.replace(/"/g, '').split(','))
+        .map(([account, balance]) => [account, balance?.replace('USD ', '')]),
+    );
+    const holdings = (await readFile(join(folder, 'demo_2025_holdings.csv'), 'utf8')).replace(/^\uFEFF/, '');
+    const [header, ...lines] = holdings.trim().split('\n');
+    const columns = (header as string).split(',');
+    const token = columns.indexOf('token');
+    const closing = columns.indexOf('closing_cost');
+    const expected = Object.fromEntries(
+      lines.map((line) => line.split(',')).map((cells) => [cells[token] as string, cells[closing] as string]),
+    );
+    expect(Object.keys(expected).length).toBeGreaterThan(0);
+    for (const [symbol, cost] of Object.entries(expected)) {
+      const account = `Assets:Crypto:${symbol.charAt(0).toUpperCase()}${symbol.slice(1)}`;
+      expect([account, byAccount[account]]).toEqual([account, cost]);
+    }
+  });
 });

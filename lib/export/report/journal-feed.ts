@@ -294,6 +294,7 @@ export function createJournalFeed(
     },
     manifest() {
       const { accounts, gain } = journalTotals();
+      const shown = (amount: Big) => (money === null ? text(amount) : money().showBig(amount));
       const counts = builder?.counts() ?? { entries: 0, postings: 0 };
       return {
         formats: [...settings.formats],
@@ -302,11 +303,11 @@ export function createJournalFeed(
         ...counts,
         unclassified: builder?.unclassified() ?? 0,
         totals: {
-          realisedGain: text(gain),
+          realisedGain: shown(gain),
           income: Object.fromEntries(
-            [...(builder?.income() ?? new Map<string, Big>())].map(([k, v]) => [k, text(v)]),
+            [...(builder?.income() ?? new Map<string, Big>())].map(([k, v]) => [k, shown(v)]),
           ),
-          accounts: Object.fromEntries([...accounts].map(([code, t]) => [code, text(t.net)])),
+          accounts: Object.fromEntries([...accounts].map(([code, t]) => [code, shown(t.net)])),
         },
         checks: [
           { check: 'every entry balances to the minor unit', compared: counts.entries, ok: true },
