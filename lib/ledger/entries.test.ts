@@ -142,6 +142,12 @@ describe('journal entries of crafted histories (worked by hand)', () => {
 });
 
 describe('journal formats', () => {
+  it('streams the same Beancount and hledger text from the spool as from an array', async () => {
+    const { files, streamed } = await runJournal(WALLETS_HISTORY, PER_WALLET);
+    expect(Object.keys(streamed).sort()).toEqual(['journal.beancount', 'journal.hledger']);
+    for (const file of files) expect(streamed[file.name]).toBe(file.body);
+  });
+
   it('refuses an account Beancount cannot name, naming it', () => {
     const account = { code: '1510', name: 'Crypto', kind: 'asset' as const };
     const entry = {

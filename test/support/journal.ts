@@ -85,6 +85,8 @@ export const OUTSIDE_HISTORY: readonly CanonicalTransaction[] = [
 export interface JournalRun {
   rows: Row[];
   files: LedgerFile[];
+  /** The same files as an export writes them, streamed from the entries, by name. */
+  streamed: Record<string, string>;
   manifest: JournalManifest;
   tables: Record<string, Row[]>;
 }
@@ -106,5 +108,20 @@ export async function runJournal(
   }
   const journal = feed.journal();
   if (journal === null) throw new Error('no journal');
-  return { rows: tables.journal ?? [], files: await journal.files(), manifest: journal.manifest(), tables };
+  const streamed: Record<string, string> = {};
+  for (const output of await journal.outputs()) {
+    if ('body' in output) streamed[output.name] = String(output.body);
+    else {
+      let text = '';
+      for await (const chunk of output.chunks) text += chunk;
+      streamed[output.name] = text;
+    }
+  }
+  return {
+    rows: tables.journal ?? [],
+    files: await journal.files(),
+    streamed,
+    manifest: journal.manifest(),
+    tables,
+  };
 }

@@ -17,7 +17,14 @@ import { createEntriesBuilder, type EntriesBuilder, type MonthEnd } from '../../
 import { type TieOutDifference, TieOutError } from '../../ledger/errors.ts';
 import { JOURNAL_SPEC, journalRows } from '../../ledger/formats/csv.ts';
 import { ledgerFormat } from '../../ledger/formats/index.ts';
-import type { BalanceAssertion, JournalEntry, LedgerFile, LedgerFormatContext } from '../../ledger/types.ts';
+import type {
+  Account,
+  BalanceAssertion,
+  JournalEntry,
+  LedgerFile,
+  LedgerFormatContext,
+  LedgerStream,
+} from '../../ledger/types.ts';
 import type { ExportRequest } from '../plan/request.ts';
 import { readNdjsonLines } from '../snapshot/snapshot.ts';
 
@@ -61,7 +68,10 @@ export interface JournalFeed {
   /** After the engine finished: closes the journal and ties it out (throws {@link TieOutError}). */
   finish(): void;
   table(): TableSource;
+  /** The requested formats' files (the generic CSV is the table), the entries read into memory. */
   files(): Promise<LedgerFile[]>;
+  /** The same, streamed from the spool by the formats that can (the others read it into memory). */
+  outputs(): Promise<(LedgerFile | LedgerStream)[]>;
   manifest(): JournalManifest;
 }
 
@@ -224,6 +234,36 @@ export function createJournalFeed(
     }
   };
 
+  const readAll = async () => {
+    const entries: JournalEntry[] = [];
+    for await (const entry of store.read()) entries.push(entry);
+    return entries;
+  };
+  // The generic CSV is the journal table itself (its CSV file and the Journal sheet).
+  const formatsBeyondCsv = () =>
+    settings.formats
+      .filter((id) => id !== 'csv')
+      .map((id) => ledgerFormat(id))
+      .filter((format) => format !== undefined);
+  /** What the formats need besides the entries; the accounts and tokens are known once closed. */
+  const context = (): LedgerFormatContext => {
+    const zone = engine?.options.timeZone ?? request.timeZone;
+    const accounts = new Map<string, Account>();
+    for (const t of builder?.totals().values() ?? []) accounts.set(t.account.code, t.account);
+    for (const b of balances) if (!accounts.has(b.account.code)) accounts.set(b.account.code, b.account);
+    return {
+      currency: currency(),
+      period: {
+        start: localDate(period.start.getTime(), zone),
+        end: localDate(period.end.getTime() - 1, zone),
+      },
+      settings: settings.settings,
+      balances,
+      accounts: [...accounts.values()],
+      tokens: [...new Set(balances.map((b) => b.token))],
+    };
+  };
+
   return {
     observer,
     attach(attached, moneyOf) {
@@ -276,21 +316,17 @@ export function createJournalFeed(
       },
     }),
     async files() {
-      const entries: JournalEntry[] = [];
-      for await (const entry of store.read()) entries.push(entry);
-      const context: LedgerFormatContext = {
-        currency: currency(),
-        period: {
-          start: localDate(period.start.getTime(), engine?.options.timeZone ?? request.timeZone),
-          end: localDate(period.end.getTime() - 1, engine?.options.timeZone ?? request.timeZone),
-        },
-        settings: settings.settings,
-        balances,
-      };
-      // The generic CSV is the journal table itself (its CSV file and the Journal sheet).
-      return settings.formats
-        .filter((id) => id !== 'csv')
-        .flatMap((id) => ledgerFormat(id)?.files(entries, context) ?? []);
+      const entries = await readAll();
+      return formatsBeyondCsv().flatMap((format) => format.files(entries, context()));
+    },
+    async outputs() {
+      const out: (LedgerFile | LedgerStream)[] = [];
+      let entries: JournalEntry[] | null = null;
+      for (const format of formatsBeyondCsv()) {
+        if (format.stream !== undefined) out.push(...format.stream(store.read(), context()));
+        else out.push(...format.files((entries ??= await readAll()), context()));
+      }
+      return out;
     },
     manifest() {
       const { accounts, gain } = journalTotals();

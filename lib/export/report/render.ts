@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -275,9 +276,15 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
   }
   // The journal's own formats (Beancount, hledger, …): files beside the tables, whatever the formats.
   const journal = model.journal();
-  for (const file of (await journal?.files()) ?? []) {
+  for (const file of (await journal?.outputs()) ?? []) {
     await render(`${baseName}_${file.name}`, file.contentType, async (out) => {
-      out.end(file.body);
+      if ('body' in file) {
+        out.end(file.body);
+        return undefined;
+      }
+      // Streamed from the spool: waits for the file when it is behind.
+      for await (const chunk of file.chunks) if (!out.write(chunk)) await once(out, 'drain');
+      out.end();
       return undefined;
     });
   }

@@ -1,11 +1,20 @@
 /**
  * What the Beancount and hledger journals share: the accounts an entry set uses, commodity names
- * their tools accept, and text without the characters their syntax reserves.
+ * their tools accept, text without the characters their syntax reserves, and a writer that runs
+ * over the entries once (from an array, or streamed from the spool).
  */
-import type { Account, JournalEntry, LedgerFormatContext } from '../types.ts';
+import type {
+  Account,
+  BalanceAssertion,
+  JournalEntry,
+  LedgerFile,
+  LedgerFormatContext,
+  LedgerStream,
+} from '../types.ts';
 
 /** Every account the entries and the balance assertions use, by code, in first-use order. */
 export function usedAccounts(entries: readonly JournalEntry[], context: LedgerFormatContext): Account[] {
+  if (context.accounts !== undefined) return [...context.accounts];
   const seen = new Map<string, Account>();
   for (const entry of entries)
     for (const p of entry.postings) if (!seen.has(p.account.code)) seen.set(p.account.code, p.account);
@@ -15,6 +24,7 @@ export function usedAccounts(entries: readonly JournalEntry[], context: LedgerFo
 
 /** Every token the entries and balance assertions use, in first-use order. */
 export function usedTokens(entries: readonly JournalEntry[], context: LedgerFormatContext): string[] {
+  if (context.tokens !== undefined) return [...context.tokens];
   const seen = new Set<string>();
   for (const entry of entries) for (const p of entry.postings) if (p.token !== undefined) seen.add(p.token);
   for (const b of context.balances ?? []) seen.add(b.token);
@@ -56,4 +66,66 @@ export function nextDay(date: string): string {
   const next = new Date(`${date}T00:00:00Z`);
   next.setUTCDate(next.getUTCDate() + 1);
   return next.toISOString().slice(0, 10);
+}
+
+/** A journal text written in one pass: its head, each entry, the month ends due before it, the tail. */
+export interface TextWriter {
+  head(): string;
+  /** The text of an entry, after the assertions of the month ends before its date. */
+  entry(entry: JournalEntry): string;
+  /** The assertions left after the last entry. */
+  tail(): string;
+}
+
+/** Hands out the month ends' assertions in date order, those before a date at a time. */
+export function balanceQueue(balances: readonly BalanceAssertion[] | undefined) {
+  let next = 0;
+  const list = balances ?? [];
+  return {
+    /** The assertions dated before `date` (every one left when `date` is null), grouped by date. */
+    before(date: string | null): BalanceAssertion[][] {
+      const groups: BalanceAssertion[][] = [];
+      while (next < list.length) {
+        const b = list[next] as BalanceAssertion;
+        if (date !== null && b.date >= date) break;
+        const last = groups.at(-1);
+        if (last !== undefined && last[0]?.date === b.date) last.push(b);
+        else groups.push([b]);
+        next += 1;
+      }
+      return groups;
+    },
+  };
+}
+
+/** The one file of a writer, from an array of entries. */
+export function writtenFile(
+  name: string,
+  contentType: string,
+  entries: readonly JournalEntry[],
+  writer: TextWriter,
+): LedgerFile {
+  const parts = [writer.head()];
+  for (const entry of entries) parts.push(writer.entry(entry));
+  parts.push(writer.tail());
+  return { name, contentType, body: parts.join('') };
+}
+
+/** The one file of a writer, streamed from the entries as they are read. */
+export function streamedFile(
+  name: string,
+  contentType: string,
+  entries: AsyncIterable<JournalEntry>,
+  writer: () => TextWriter,
+): LedgerStream {
+  return {
+    name,
+    contentType,
+    chunks: (async function* () {
+      const w = writer();
+      yield w.head();
+      for await (const entry of entries) yield w.entry(entry);
+      yield w.tail();
+    })(),
+  };
 }
