@@ -5,6 +5,7 @@ import { GainsOptionsSchema, PROFILE_NAME } from '../lib/export/plan/index.ts';
 import { ECB_HIST_URL, HMRC_MONTHLY_URL } from '../lib/fx-store/fetch.ts';
 import { CLAIM_NAME, DEFAULT_PROFILES_CLAIM } from '../lib/http-api/index.ts';
 import { portalSignInSchema } from '../lib/lambda/portal-sign-in.ts';
+import { type JournalRequest, journalSchema } from '../lib/ledger/request.ts';
 import { SERVICE_RATE_LIMIT_PER_KEY } from '../lib/pbs/config.ts';
 import { connectionSchema, serviceShapeSchema } from '../lib/settings.ts';
 import { PbsConfigError } from './errors.ts';
@@ -44,6 +45,11 @@ const ProfileSchema = z.strictObject({
   monthly: z.boolean().default(false),
   /** The gains policies of this profile's monthly exports (replaces the deployment's `gains`). */
   gains: GainsOptionsSchema.optional(),
+  /**
+   * The journal of this profile's monthly exports (a request's `journal`: chart of accounts,
+   * rollup, formats): with it the monthly export adds the journal report (and the gains reports).
+   */
+  journal: journalSchema.optional(),
 });
 
 /** The deployment config (`context.pbs`); every field but `profiles` and `baseUrl` has a default. */
@@ -297,9 +303,15 @@ function monthlyGains(config: PbsConfig, profile: string): PbsConfig['gains'] | 
 export interface ScheduledProfile {
   profile: string;
   gains: PbsConfig['gains'] | null;
+  /** The profile's journal block, or `null`: no journal report. */
+  journal: JournalRequest | null;
 }
 
 /** The monthly schedule's items: every monthly profile, sorted, with its gains policies. */
 export function scheduledProfiles(config: PbsConfig): ScheduledProfile[] {
-  return monthlyProfiles(config).map((profile) => ({ profile, gains: monthlyGains(config, profile) }));
+  return monthlyProfiles(config).map((profile) => ({
+    profile,
+    gains: monthlyGains(config, profile),
+    journal: config.profiles[profile]?.journal ?? null,
+  }));
 }

@@ -280,6 +280,7 @@ export class MonthlyStateMachine extends Construct {
       itemSelector: {
         'profile.$': '$$.Map.Item.Value.profile',
         'gains.$': '$$.Map.Item.Value.gains',
+        'journal.$': '$$.Map.Item.Value.journal',
         'scheduledTime.$': '$.scheduledTime',
       },
       maxConcurrency: props.maxConcurrency,

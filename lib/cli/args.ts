@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ValidationError } from '../errors.ts';
 import { parseRatesFlags, type RatesFlag } from './rates.ts';
@@ -64,7 +65,7 @@ Request:
   --period P                     Required: 2025-10 (month), 2025 (year), or 2025-01-05..2025-02-10
   --time-zone ZONE               IANA time zone of the period and dates         (default: UTC)
                                  (render: of the dates shown only; the period stays the run's)
-  --report R                     transactions, movements, summary, changes, gains
+  --report R                     transactions, movements, summary, changes, gains, journal
                                  (repeat or comma-separate)
   --changes-since DATE           Timeline changes since DATE (with --report changes)
   --format F                     csv, xlsx (repeat or comma-separate)           (default: both)
@@ -108,6 +109,10 @@ Request:
   --decimal-separator S          CSV decimal separator: . or ,                  (default: .)
   --conflicting-copies C         An id sent twice with different content: fail, first or last
                                  (which copy the reports keep)                  (default: fail)
+  --journal-format F             journal: csv, beancount, hledger (repeat or comma-separate;
+                                 default: all three)
+  --journal-chart FILE           journal: chart of accounts (JSON, the request's journal.chart)
+  --journal-rollup               journal: one entry per month and account, not per transaction
 
 Service:
   --simulator                    Use the embedded simulator (the default when no service is configured)
@@ -158,6 +163,9 @@ const options = {
   delimiter: { type: 'string' },
   'decimal-separator': { type: 'string' },
   'conflicting-copies': { type: 'string' },
+  'journal-format': { type: 'string', multiple: true },
+  'journal-chart': { type: 'string' },
+  'journal-rollup': { type: 'boolean' },
   simulator: { type: 'boolean' },
   transactions: { type: 'string' },
   seed: { type: 'string' },
@@ -397,6 +405,8 @@ function requestInput(
   if (text('decimal-separator') !== undefined) csv.decimalSeparator = text('decimal-separator');
   if (Object.keys(csv).length > 0) request.csv = csv;
   if (text('conflicting-copies') !== undefined) request.conflictingCopies = text('conflicting-copies');
+  const journal = journalInput(values);
+  if (journal !== null) request.journal = journal;
   return request;
 }
 
@@ -487,4 +497,39 @@ function optionalInt<K extends string>(
 /** A value quoted for an error message: JSON-escaped (controls visible) and cut at 40 characters. */
 function preview(value: string): string {
   return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+}
+
+/**
+ * The request's `journal` block from `--journal-format` (a list, checked against the registered
+ * formats by the request schema), `--journal-rollup` and `--journal-chart FILE` (the chart of
+ * accounts as JSON, validated field by field as `journal.chart.…`); null when none is given.
+ */
+function journalInput(values: Record<string, unknown>): Record<string, unknown> | null {
+  const journal: Record<string, unknown> = {};
+  const formats = values['journal-format'] as string[] | undefined;
+  if (formats !== undefined) journal.formats = splitList(formats);
+  if (values['journal-rollup'] === true) journal.rollup = true;
+  const chartFile = values['journal-chart'] as string | undefined;
+  if (chartFile !== undefined) journal.chart = readChartFile(chartFile);
+  return Object.keys(journal).length > 0 ? journal : null;
+}
+
+function readChartFile(file: string): unknown {
+  let body: string;
+  try {
+    body = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ValidationError('--journal-chart', `cannot read ${preview(file)}`, { cause: error });
+  }
+  try {
+    return JSON.parse(body) as unknown;
+  } catch (error) {
+    throw new ValidationError(
+      '--journal-chart',
+      `${preview(file)} is not JSON: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
 }

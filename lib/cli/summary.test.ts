@@ -20,4 +20,31 @@ describe('printSummary', () => {
       '  Fees paid in the period (USD): 20320.06',
     ]);
   });
+
+  it("returns the journal's totals and tie-out when the run wrote a journal", () => {
+    let text = '';
+    const manifest = {
+      runId: 'r1',
+      period: { label: '2025', timeZone: 'UTC' },
+      counts: {},
+      files: [],
+      journal: {
+        formats: ['csv', 'hledger'],
+        rollup: false,
+        currency: 'USD',
+        entries: 975,
+        postings: 5172,
+        unclassified: 78,
+        totals: { realisedGain: '8024376.87', income: { income: '6558212.16' }, accounts: {} },
+        checks: [
+          { check: 'asset balances at each of 12 month ends equal the holdings', compared: 96, ok: true },
+        ],
+      },
+    } as unknown as Manifest;
+    printSummary({ write: (chunk: string) => (text += chunk) }, manifest, '/out');
+    expect(text.split('\n').filter((line) => line.startsWith('  Journal'))).toEqual([
+      '  Journal: 975 entries, 5172 postings in USD (csv, hledger); 78 to review on the unclassified account',
+      '  Journal ties out: realised gain 8024376.87 = gains summary; income income 6558212.16 = income report; asset balances at each of 12 month ends equal the holdings',
+    ]);
+  });
 });

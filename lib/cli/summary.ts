@@ -9,6 +9,7 @@ export function printSummary(out: { write(text: string): unknown }, manifest: Ma
     ...(manifest.period.partial ? [`  PARTIAL PERIOD: ${manifest.period.partial.note}`] : []),
     ...Object.entries(manifest.counts).map(([name, value]) => `  ${countWords(name)}: ${value}`),
     ...Object.entries(manifest.totals ?? {}).map(([name, value]) => `  ${totalWords(name)}: ${value}`),
+    ...journalLines(manifest),
     `Files (in ${root}):`,
     ...manifest.files.map(
       (file) =>
@@ -27,4 +28,17 @@ export function printLinks(
 ): void {
   out.write(`Download links (valid ${Math.round(expirySeconds / 60)} minutes):\n`);
   for (const link of links) out.write(`  ${link.name}\n    ${link.url}\n`);
+}
+
+/** The journal's totals and tie-out, when the run wrote one (a run that does not tie out fails). */
+function journalLines(manifest: Manifest): string[] {
+  const journal = manifest.journal;
+  if (journal === undefined) return [];
+  const income = Object.entries(journal.totals.income)
+    .map(([category, value]) => `${category} ${value}`)
+    .join(', ');
+  return [
+    `  Journal: ${journal.entries} entries, ${journal.postings} postings in ${journal.currency} (${journal.formats.join(', ')}); ${journal.unclassified} to review on the unclassified account`,
+    `  Journal ties out: realised gain ${journal.totals.realisedGain} = gains summary; income ${income || 'none'} = income report; ${journal.checks.at(-1)?.check ?? ''}`,
+  ];
 }

@@ -15,11 +15,13 @@ import { localDate, taxYearLabel, taxYearOf, termOf, validTaxYearStart } from '.
 import type {
   AcquireEvent,
   AllocationLine,
+  BasisMove,
   CarriedLot,
   DisposalLine,
   DisposeEvent,
   GainsCounts,
   GainsEvent,
+  GainsObserver,
   GainsOptions,
   GainsResult,
   GainsState,
@@ -27,6 +29,7 @@ import type {
   IncomeLine,
   MoveEvent,
   PoolHistoryLine,
+  PoolPosition,
   ResolvedGainsOptions,
   RollForwardLine,
   TaxYearStart,
@@ -62,6 +65,11 @@ export interface GainsEngine {
    * spool them and keep memory flat over a long period.
    */
   drain(): Pick<GainsResult, 'disposals' | 'income' | 'warnings'>;
+  /**
+   * The open positions now, per pool (token, and account when pooled by account), read from the
+   * pools; with HMRC identification the section 104 pools (no account). Read-only.
+   */
+  positions(): PoolPosition[];
 }
 
 const UNMATCHED: Readonly<Record<GainsEvent['kind'], string>> = {
@@ -234,6 +242,8 @@ interface EngineState {
   /** `wallet-from-2025`: the instant the pools become per account, local midnight of 1 January 2025. */
   readonly switchAt: number | null;
   finished: boolean;
+  /** Told of every event and movement of lots (not with HMRC identification); null: none. */
+  readonly observer: GainsObserver | null;
 }
 
 /** The key of a pool and its activity: per account and token, or per token while one pool serves every account. */
@@ -538,6 +548,13 @@ function acquire(s: EngineState, event: AcquireEvent, reported: boolean, date: s
     });
     pool(s, event.account, event.token).add(lot);
     if (recording(s)) recordsOf(s, event.account, event.token).add({ ...lot, arrived: lot.seq });
+    s.observer?.basis({
+      ...told(event, event.account, quantity, quantity, cost, reported),
+      value: event.value ?? '0',
+      fee: text(new Big(event.fee)),
+      feeIsExpense,
+      income: event.income,
+    });
   }
   s.counts.lotsOpened += 1;
   if (!reported) return;
@@ -588,7 +605,18 @@ function dispose(s: EngineState, event: DisposeEvent, reported: boolean, date: s
   if (taken.shortfall.gt(0)) parts.push({ piece: null, quantity: taken.shortfall });
   s.counts.disposals += 1;
   s.counts.lotsMatched += parts.length;
-  if (!reported) return;
+  const recorded = s.disposals.length;
+  const tell = () =>
+    s.observer?.basis({
+      ...told(event, event.account, taken.quantity, quantity, taken.cost, reported),
+      value: event.value ?? '0',
+      fee: text(new Big(event.fee)),
+      ...(reported ? { lines: s.disposals.slice(recorded) } : {}),
+    });
+  if (!reported) {
+    tell();
+    return;
+  }
   const proceeds = new Big(event.value ?? 0).minus(event.fee);
   const proceedShares = shares(
     proceeds,
@@ -616,6 +644,7 @@ function dispose(s: EngineState, event: DisposeEvent, reported: boolean, date: s
       disposedTxId: event.txId,
     });
   });
+  tell();
   const act = activityOf(s, event.account, event.token);
   addFlow(act.disposed, taken.quantity, taken.cost);
   act.unmatched = act.unmatched.plus(taken.shortfall);
@@ -640,7 +669,13 @@ function move(s: EngineState, event: MoveEvent, reported: boolean, date: string)
     return;
   }
   if (!s.accountPools) {
-    if (fee.gt(0)) addToBasis(s, event, fee, reported);
+    const added = fee.gt(0) ? addToBasis(s, event, fee, reported) : ZERO;
+    const quantity = new Big(event.quantity);
+    s.observer?.basis({
+      ...told(event, event.from, quantity, quantity, ZERO, reported),
+      to: event.to,
+      fee: text(added),
+    });
     return;
   }
   const quantity = new Big(event.quantity);
@@ -671,6 +706,11 @@ function move(s: EngineState, event: MoveEvent, reported: boolean, date: string)
     );
     s.counts.lotsOpened += 1;
   }
+  s.observer?.basis({
+    ...told(event, event.from, taken.quantity, quantity, taken.cost, reported),
+    to: event.to,
+    fee: text(fee),
+  });
   if (!reported) return;
   addFlow(activityOf(s, event.from, event.token).transferredOut, taken.quantity, taken.cost);
   addFlow(activityOf(s, event.to, event.token).transferredIn, quantity, taken.cost.plus(fee));
@@ -690,11 +730,11 @@ function move(s: EngineState, event: MoveEvent, reported: boolean, date: string)
  * One pool for every account: the moved quantity stays where it is, and the fee joins the basis
  * of the lots the move would have taken (taken and put back with their share of it).
  */
-function addToBasis(s: EngineState, event: MoveEvent, fee: Big, reported: boolean): void {
+function addToBasis(s: EngineState, event: MoveEvent, fee: Big, reported: boolean): Big {
   const target = pool(s, event.from, event.token);
   const taken = target.take(new Big(event.quantity));
   // Nothing held: no lot to carry the fee, which is dropped.
-  if (taken.pieces.length === 0) return;
+  if (taken.pieces.length === 0) return ZERO;
   const feeShares = shares(
     fee,
     taken.pieces.map((piece) => piece.quantity),
@@ -710,6 +750,7 @@ function addToBasis(s: EngineState, event: MoveEvent, fee: Big, reported: boolea
     );
   }
   if (reported) addFlow(activityOf(s, event.to, event.token).transferredIn, ZERO, fee);
+  return fee;
 }
 
 function withdraw(s: EngineState, event: WithdrawEvent, reported: boolean, date: string): void {
@@ -719,6 +760,7 @@ function withdraw(s: EngineState, event: WithdrawEvent, reported: boolean, date:
     return;
   }
   const taken = pool(s, event.account, event.token).take(quantity);
+  s.observer?.basis(told(event, event.account, taken.quantity, quantity, taken.cost, reported));
   if (!reported) return;
   addFlow(activityOf(s, event.account, event.token).transferredOut, taken.quantity, taken.cost);
   if (taken.shortfall.gt(0)) {
@@ -731,6 +773,45 @@ function withdraw(s: EngineState, event: WithdrawEvent, reported: boolean, date:
       `transfer out of ${text(quantity)} found only ${text(taken.quantity)} in open lots`,
     );
   }
+}
+
+/** The basis movement of `event` as an observer is told it (the fields every kind has). */
+function told(
+  event: GainsEvent,
+  account: string,
+  quantity: Big,
+  requested: Big,
+  cost: Big,
+  reported: boolean,
+): BasisMove {
+  return {
+    kind: event.kind,
+    txId: event.txId,
+    leg: event.leg,
+    time: event.time,
+    token: event.token,
+    account,
+    quantity: text(quantity),
+    requested: text(requested),
+    cost: text(cost),
+    reported,
+    ...(event.unmatchedTransfer === true ? { external: true as const } : {}),
+  };
+}
+
+function positions(s: EngineState): PoolPosition[] {
+  const out: PoolPosition[] = [];
+  for (const [key, p] of snapshot(s)) {
+    const [account, token] = key.split('\u0000') as [string, string];
+    if (p.quantity.eq(0) && p.cost.eq(0)) continue;
+    out.push({
+      token,
+      account: account === '' ? null : account,
+      quantity: text(p.quantity),
+      cost: text(p.cost),
+    });
+  }
+  return out.sort((a, b) => compareText(a.token, b.token) || compareText(a.account ?? '', b.account ?? ''));
 }
 
 function carry(s: EngineState): GainsState {
@@ -944,6 +1025,7 @@ function processEvent(s: EngineState, event: GainsEvent): boolean {
     );
   }
   s.counts.events += 1;
+  s.observer?.event?.(event, reported);
   if (switchDue(s, event.time)) switchToWallets(s);
   s.ledger?.arrive(date);
   if (reported && event.unmatchedTransfer === true) {
@@ -994,7 +1076,11 @@ function finish(s: EngineState): void {
  * Creates an engine, empty or resumed from a carried `state` (same method and pooling). Events
  * before `period.start` only build lots; events at or after `period.end` are ignored.
  */
-export function createGainsEngine(options: GainsOptions = {}, state?: GainsState): GainsEngine {
+export function createGainsEngine(
+  options: GainsOptions = {},
+  state?: GainsState,
+  observer?: GainsObserver,
+): GainsEngine {
   const resolved = resolveGainsOptions(options);
   const { pooling, timeZone, periodStart, periodEnd } = resolved;
   const s: EngineState = {
@@ -1022,6 +1108,8 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
         ? DateTime.fromObject({ year: 2025, month: 1, day: 1 }, { zone: timeZone }).toMillis()
         : null,
     finished: false,
+    // HMRC identification knows a disposal's cost only once its 30 days are matched: not observed.
+    observer: resolved.method === 'hmrc' ? null : (observer ?? null),
   };
   s.ledger = createLedger(s);
   if (state !== undefined) restore(s, state);
@@ -1036,6 +1124,7 @@ export function createGainsEngine(options: GainsOptions = {}, state?: GainsState
       income: s.income.splice(0),
       warnings: s.warnings.splice(0),
     }),
+    positions: () => positions(s),
     result: () => ({
       options: resolved,
       disposals: s.disposals,

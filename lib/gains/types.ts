@@ -427,3 +427,64 @@ export interface CarriedHmrcDay {
   withdrawals: { txId: string; time: number; quantity: string; account: string; reported: boolean }[];
   fees: { txId: string; cost: string; reported: boolean }[];
 }
+
+/**
+ * One movement of carrying value the engine made, told to a {@link GainsObserver} (the journal's
+ * entries are built from these). Amounts are exact decimal strings.
+ */
+export interface BasisMove {
+  kind: 'acquire' | 'dispose' | 'move' | 'withdraw';
+  txId: string;
+  leg: number;
+  /** Epoch milliseconds. */
+  time: number;
+  token: string;
+  /** The account the lots are in (`from` of a move). */
+  account: string;
+  /** A move's receiving account. */
+  to?: string;
+  /** The quantity the lots gave or took: less than `requested` when the account held too little. */
+  quantity: string;
+  /** The event's quantity (what arrives in `to` for a move). */
+  requested: string;
+  /**
+   * Carrying value opened (acquire: value + fee, or value when the fee is an expense of the
+   * income), consumed from the lots (dispose, withdraw) or moved between accounts (move, without
+   * `fee`); `0` when universally pooled moves carry nothing between pools.
+   */
+  cost: string;
+  /** Acquire and dispose: the fiat value (`0` when unknown). */
+  value?: string;
+  /** Fiat fee of the event: added to the cost (acquire, move), deducted from the proceeds (dispose). */
+  fee?: string;
+  /** Acquire: the fee is an expense of the income, not in `cost` (de). */
+  feeIsExpense?: boolean;
+  /** Acquire: the income category, or `null` for a plain acquisition. */
+  income?: string | null;
+  /** Dispose: the disposal lines recorded for it (exact), when it is in the reported period. */
+  lines?: readonly DisposalLine[];
+  /** Whether the event is in the reported period (events before it only build lots). */
+  reported: boolean;
+  /** A transfer without a counterpart in the portfolio (a deposit from or withdrawal to outside). */
+  external?: true;
+}
+
+/**
+ * Watches the engine (the journal does): `event` before each event the engine processes (after the
+ * period-end check), `basis` for every movement of lots it made. Without an observer the engine
+ * behaves exactly as without one. Not called with HMRC identification, whose costs are known only
+ * once the 30 days are matched.
+ */
+export interface GainsObserver {
+  event?(event: GainsEvent, reported: boolean): void;
+  basis(move: BasisMove): void;
+}
+
+/** One pool's open position now ({@link GainsEngine.positions}). */
+export interface PoolPosition {
+  token: string;
+  /** `null` when pooled universally. */
+  account: string | null;
+  quantity: string;
+  cost: string;
+}

@@ -94,6 +94,19 @@ describe('startMonthlyExport', () => {
     });
   });
 
+  it("returns a job with the journal report when the item carries the profile's journal", async () => {
+    const { deps: d } = deps();
+    const journal = { rollup: true, formats: ['hledger'] };
+    const out = await startMonthlyExport(
+      { profile: 'acme', scheduledTime: '2026-10-01T06:00:00Z', gains: null, journal },
+      d,
+    );
+    const job = await jobs.get(out.jobId);
+    expect(job?.request.reports).toEqual(['transactions', 'movements', 'summary', 'gains', 'journal']);
+    expect(job?.request.journal).toMatchObject(journal);
+    expect(job?.request.gains?.method).toBe('fifo');
+  });
+
   it('returns a job with the default reports and no gains when the item has no policies', async () => {
     const { deps: d } = deps();
     const out = await startMonthlyExport(

@@ -34,6 +34,7 @@ const itemSchema = z.object({
   scheduledTime: z.iso.datetime({ offset: true }),
   // Validated with the request (the schema of a request's `gains`), so errors name `gains.<field>`.
   gains: z.record(z.string(), z.unknown()).nullable().optional(),
+  journal: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 
 /**
@@ -62,15 +63,15 @@ export async function startMonthlyExport(item: MonthlyItem, deps: MonthlyDeps): 
     const issue = parsed.error.issues[0];
     throw new ValidationError(String(issue?.path[0] ?? 'item'), issue?.message ?? 'invalid');
   }
-  const { profile, scheduledTime, gains } = parsed.data;
+  const { profile, scheduledTime, gains, journal } = parsed.data;
   const registered = lookupProfile(deps.registry, profile);
   const month = previousLocalMonth(scheduledTime, registered.timeZone);
   const request = parseExportRequest({
     profile,
     period: month,
     timeZone: registered.timeZone,
-    // The deployment's gains policies add the gains report to the default ones.
-    ...(gains === null || gains === undefined ? {} : { reports: [...DEFAULT_REPORTS, 'gains'], gains }),
+    // The deployment's gains policies add the gains report to the default ones, a journal the journal.
+    ...monthlyReports(gains, journal),
   });
   const idempotencyKey = scheduleKey(profile, month);
   const at = deps.now().toISOString();
@@ -88,4 +89,19 @@ export async function startMonthlyExport(item: MonthlyItem, deps: MonthlyDeps): 
   const { created, job: stored } = await startJob(deps, job);
   if (created) deps.metrics?.addMetric('JobsStarted', 'Count', 1);
   return { jobId: stored.jobId, created };
+}
+
+/** The reports and options a monthly item adds to the default reports: gains, journal. */
+function monthlyReports(
+  gains: Record<string, unknown> | null | undefined,
+  journal: Record<string, unknown> | null | undefined,
+): Record<string, unknown> {
+  const hasGains = gains !== null && gains !== undefined;
+  const hasJournal = journal !== null && journal !== undefined;
+  if (!hasGains && !hasJournal) return {};
+  return {
+    reports: [...DEFAULT_REPORTS, ...(hasGains ? ['gains'] : []), ...(hasJournal ? ['journal'] : [])],
+    ...(hasGains ? { gains } : {}),
+    ...(hasJournal ? { journal } : {}),
+  };
 }

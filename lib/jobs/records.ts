@@ -89,6 +89,8 @@ export interface MonthlyItem {
    * `null`/absent: then the export has the default reports and no gains report.
    */
   gains?: Record<string, unknown> | null;
+  /** The profile's journal block (a request's `journal`), or `null`/absent: no journal report. */
+  journal?: Record<string, unknown> | null;
   /** The schedule's `<aws.scheduler.scheduled-time>`, an ISO instant. */
   scheduledTime: string;
 }

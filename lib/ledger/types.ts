@@ -72,6 +72,27 @@ export interface LedgerFormatContext {
   period: { start: string; end: string };
   /** Format-specific settings from the request's journal block (e.g. DATEV numbers). */
   settings: Readonly<Record<string, unknown>>;
+  /**
+   * The asset accounts' balances at each month end of the period (every account and token the
+   * journal has held, a month without activity included): the journals' balance assertions.
+   */
+  balances?: readonly BalanceAssertion[];
+  /** Every account the entries post to, when known before the entries are read (streaming). */
+  accounts?: readonly Account[];
+  /** Every token the entries and balances hold, when known before the entries are read (streaming). */
+  tokens?: readonly string[];
+}
+
+/** One asset account's balance of one token at a month end. */
+export interface BalanceAssertion {
+  /** Last local day of the month, `YYYY-MM-DD`. */
+  date: string;
+  account: Account;
+  token: string;
+  /** Exact. */
+  quantity: string;
+  /** Carrying value as posted (minor unit). */
+  cost: string;
 }
 
 /** A ledger output format: an id for `--journal-format` and the files it writes. */
@@ -80,4 +101,17 @@ export interface LedgerFormat {
   /** One line for the Read me and `--help`. */
   description: string;
   files(entries: readonly JournalEntry[], context: LedgerFormatContext): LedgerFile[];
+  /**
+   * Optional: the same files written as the entries are read, so a long period's entries need not
+   * all be in memory (`context.accounts` and `context.tokens` are given). Without it the entries
+   * are read into an array for {@link LedgerFormat.files}.
+   */
+  stream?(entries: AsyncIterable<JournalEntry>, context: LedgerFormatContext): LedgerStream[];
+}
+
+/** A file a format writes chunk by chunk ({@link LedgerFormat.stream}). */
+export interface LedgerStream {
+  name: string;
+  contentType: string;
+  chunks: AsyncIterable<string>;
 }

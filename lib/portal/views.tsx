@@ -585,7 +585,9 @@ const Choices: FC<{
   name: string;
   legend: string;
   options: readonly string[];
-}> = ({ name, legend, options }) => {
+  /** Words shown for an option instead of its value. */
+  labels?: Readonly<Record<string, string>>;
+}> = ({ name, legend, options, labels }) => {
   const field = useField(name);
   return (
     <fieldset {...field.invalid}>
@@ -593,7 +595,7 @@ const Choices: FC<{
       {options.map((option) => (
         <label class="choice">
           <input type="checkbox" name={name} value={option} checked={field.values.includes(option)} />{' '}
-          {option}
+          {labels?.[option] ?? option}
         </label>
       ))}
       {field.errors}
@@ -677,7 +679,12 @@ export const RequestView: FC<{
             label="Time zone"
             hint={`IANA zone, e.g. Europe/Berlin; empty: UTC (this client is registered in ${timeZone})`}
           />
-          <Choices name={FIELDS.reports} legend="Reports" options={CHOICES.reports} />
+          <Choices
+            name={FIELDS.reports}
+            legend="Reports"
+            options={CHOICES.reports}
+            labels={{ journal: 'Journal entries' }}
+          />
           <TextField name={FIELDS.changesSince} label="Changes since (for the changes report)" type="date" />
           <Choices name={FIELDS.formats} legend="Formats" options={CHOICES.formats} />
           <Select

@@ -36,6 +36,15 @@ describe('describeFile', () => {
   });
 });
 
+describe('describeFile of a journal set', () => {
+  it('returns a description of its own for the journal CSV, Beancount and hledger files', () => {
+    const generic = [describeFile('x.csv'), describeFile('x.bin')];
+    const journal = ['demo_2025_journal.csv', 'demo_2025_journal.beancount', 'demo_2025_journal.hledger'];
+
+    expect(journal.filter((name) => generic.includes(describeFile(name)))).toEqual([]);
+  });
+});
+
 describe('fileOrder', () => {
   it('returns the workbook first, then the tax pack, the Read me, the reports and the manifest last', () => {
     const names = [

@@ -236,6 +236,7 @@ const KNOWN_KEYS = new Set([
   'window',
   'csv',
   'gains',
+  'journal',
 ]);
 
 const corrupt = (field: string, body: Record<string, unknown>): Corruption => ({

@@ -102,6 +102,29 @@ describe('POST /reports', () => {
     });
   });
 
+  it('stores the journal report with its chart, and the gains reports it ties out to', async () => {
+    const period = freshPeriod();
+    const journal = { formats: ['hledger'], rollup: true, chart: { fee: { code: 'Expenses:Gas' } } };
+    const { status, body } = await post({ profile: 'acme', period, reports: ['journal'], journal });
+
+    expect(status).toBe(202);
+    expect(await h.jobs.get(body.jobId)).toMatchObject({
+      request: { reports: ['gains', 'journal'], journal, gains: { method: 'fifo' } },
+    });
+  });
+
+  it('answers 400 naming the journal field of an unknown account kind', async () => {
+    const { status, body } = await post({
+      profile: 'acme',
+      period: freshPeriod(),
+      reports: ['journal'],
+      journal: { chart: { bank: { code: '1200' } } },
+    });
+
+    expect(status).toBeGreaterThanOrEqual(400);
+    expect(JSON.stringify(body)).toMatch(/journal\.chart\.bank/);
+  });
+
   it('starts one execution named by the job id with the job id as input', async () => {
     const { body } = await post({ profile: 'acme', period: freshPeriod() });
 

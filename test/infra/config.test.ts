@@ -254,6 +254,26 @@ describe('parsePbsConfig gains policies', () => {
     ]);
   });
 
+  it("returns each monthly profile's journal block, else null", () => {
+    const withJournal = parsePbsConfig({
+      ...monthly,
+      profiles: {
+        ...monthly.profiles,
+        uk: { ...monthly.profiles.uk, gains: undefined, journal: { rollup: true } },
+      },
+    });
+    expect(scheduledProfiles(withJournal).map((p) => [p.profile, p.journal?.rollup ?? null])).toEqual([
+      ['demo', null],
+      ['uk', true],
+    ]);
+    expect(() =>
+      parsePbsConfig({
+        ...monthly,
+        profiles: { ...monthly.profiles, uk: { ...monthly.profiles.uk, journal: { chart: { bank: {} } } } },
+      }),
+    ).toThrow(/journal\.chart\.bank/);
+  });
+
   it('rejects a policy value outside its vocabulary, naming the field', () => {
     expect(() => parsePbsConfig({ ...monthly, gains: { transferFee: 'ignored' } })).toThrow(
       /pbs\.gains\.transferFee: Invalid option: expected one of "dropped"\|"basis"/,

@@ -480,6 +480,7 @@ describe('PbsExportStack monthly state machine', () => {
       ItemSelector: {
         'profile.$': '$$.Map.Item.Value.profile',
         'gains.$': '$$.Map.Item.Value.gains',
+        'journal.$': '$$.Map.Item.Value.journal',
         'scheduledTime.$': '$.scheduledTime',
       },
       ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED' } },
@@ -599,6 +600,7 @@ describe('PbsExportStack monthly schedule', () => {
             transferFee: 'basis',
             currency: 'EUR',
           },
+          journal: null,
         },
         // demo has the deployment's.
         {
@@ -613,6 +615,7 @@ describe('PbsExportStack monthly schedule', () => {
             transferToleranceHours: 12,
             currency: null,
           },
+          journal: null,
         },
       ],
     });

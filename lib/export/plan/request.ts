@@ -9,10 +9,11 @@ import { RATE_SOURCES } from '../../fx/index.ts';
 import { BROKER_REPORTING } from '../../gains/form8949.ts';
 import { resolveChoices, ruleConflicts, ruleSet, TAX_RULES } from '../../gains/rules.ts';
 import { LOT_METHODS, POOLINGS, type TaxRules, WALLET_ALLOCATIONS } from '../../gains/types.ts';
+import { journalProblems, journalSchema } from '../../ledger/request.ts';
 import { isDayOrInstant, type Period, periodProblem } from './period.ts';
 
 /** Reports an export can produce. */
-export const REPORTS = ['transactions', 'movements', 'summary', 'changes', 'gains'] as const;
+export const REPORTS = ['transactions', 'movements', 'summary', 'changes', 'gains', 'journal'] as const;
 /** One report name. */
 export type ReportName = (typeof REPORTS)[number];
 
@@ -273,6 +274,8 @@ export const ExportRequestSchema = z
     window: z.enum(WINDOW_SIZES).default('month'),
     csv: csvSchema.default(() => ({ delimiter: ',' as const, decimalSeparator: '.' as const })),
     gains: gainsSchema.optional(),
+    /** The journal report's chart of accounts, rollup and formats (lib/ledger/request.ts). */
+    journal: journalSchema.optional(),
     /**
      * What to do with a transaction id the service sent twice with different content: `fail` the
      * run (absent: the default), or keep the `first` or the `last` copy (in shard, page and item
@@ -290,7 +293,11 @@ export const ExportRequestSchema = z
         path: ['changesSince'],
       });
     }
-    if (request.reports.includes('gains')) {
+    // The journal is built from the gains engine: it needs what the gains report needs.
+    const wantsJournal = request.reports.includes('journal');
+    for (const issue of journalProblems(request.journal, wantsJournal, request.gains))
+      ctx.addIssue({ code: 'custom', ...issue });
+    if (request.reports.includes('gains') || wantsJournal) {
       // Cost basis needs every transaction: a filtered history would give lots that do not exist.
       const narrowing = [
         ...Object.keys(request.filters).map((key) => `filters.${key}`),
@@ -304,7 +311,7 @@ export const ExportRequestSchema = z
         });
       }
     }
-    if (request.gains !== undefined && !request.reports.includes('gains')) {
+    if (request.gains !== undefined && !request.reports.includes('gains') && !wantsJournal) {
       ctx.addIssue({ code: 'custom', message: 'only allowed when reports include "gains"', path: ['gains'] });
     }
     if (!wantsChanges && request.changesSince !== undefined) {
@@ -315,11 +322,21 @@ export const ExportRequestSchema = z
       });
     }
   })
-  .transform((request) => ({
-    ...request,
-    period: request.period as Period,
-    ...(request.reports.includes('gains') ? { gains: request.gains ?? gainsSchema.parse({}) } : {}),
-  }));
+  .transform((request) => {
+    // Asking for the journal asks for the gains reports it ties out to (default options).
+    const journal = request.reports.includes('journal');
+    const reports =
+      journal && !request.reports.includes('gains')
+        ? inOrder(REPORTS, [...request.reports, 'gains'])
+        : request.reports;
+    return {
+      ...request,
+      reports,
+      period: request.period as Period,
+      ...(reports.includes('gains') ? { gains: request.gains ?? gainsSchema.parse({}) } : {}),
+      ...(journal ? { journal: request.journal ?? journalSchema.parse({}) } : {}),
+    };
+  });
 
 /** A validated export request with every default filled in. */
 export type ExportRequest = z.output<typeof ExportRequestSchema>;

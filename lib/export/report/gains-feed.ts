@@ -42,6 +42,7 @@ import { allocationTable, createSchedule1, schedule1Spec } from '../../gains/rul
 import { type ExportRequest, parseGainsOptions } from '../plan/request.ts';
 import { readNdjsonLines } from '../snapshot/snapshot.ts';
 import { createFxStep, type FxLine } from './fx-step.ts';
+import { createJournalFeed, type JournalFeed } from './journal-feed.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -66,6 +67,8 @@ export interface GainsFeed {
    * acquisition still to come may match them and change their cost (the Read me lists them).
    */
   pendingMatches(): string[];
+  /** The journal report's feed, when the request asks for it (tied out once the tables are asked for). */
+  journal(): JournalFeed | null;
 }
 
 /** Options of {@link createGainsFeed}. */
@@ -172,8 +175,16 @@ export function createGainsFeed(
   options: GainsFeedOptions = {},
 ): GainsFeed {
   const gains = request.gains ?? parseGainsOptions({});
-  const engine: GainsEngine = createGainsEngine(gainsEngineOptions(request, period, options.now?.()));
   const { spoolDir } = options;
+  const journal =
+    request.journal === undefined
+      ? null
+      : createJournalFeed(request, period, spoolDir === undefined ? {} : { spoolDir });
+  const engine: GainsEngine = createGainsEngine(
+    gainsEngineOptions(request, period, options.now?.()),
+    undefined,
+    journal?.observer,
+  );
   const store = <T>(name: string): LineStore<T> =>
     spoolDir === undefined ? memoryStore() : fileStore(join(spoolDir, name));
   // Each line is rounded once, as it is drained; the exact lines are kept for the `_exact` files.
@@ -197,6 +208,7 @@ export function createGainsFeed(
   // us: Schedule 1 line 8v, from the income receipts as they are rounded.
   const schedule1 = gains.taxRules === 'us' ? createSchedule1(engine.options) : null;
   const currencies = createCurrencies(gains.currency ?? null, gains.taxRules);
+  journal?.attach(engine, () => currencies.money());
   let warningCount = 0;
   const pending: string[] = [];
   const stream = createEventStream({
@@ -225,6 +237,7 @@ export function createGainsFeed(
     for (const line of roundedIncome) tax?.addIncome(line);
     for (const line of rounded) form8949?.add(line);
     for (const line of roundedIncome) schedule1?.add(line);
+    journal?.report(rounded, roundedIncome);
     disposals.add(rounded);
     exactDisposals.add(drained.disposals);
     warnings.add(drained.warnings);
@@ -242,6 +255,7 @@ export function createGainsFeed(
       feedEvents(stream.finish());
       engine.finish();
       feedEvents([]);
+      journal?.finish();
       finished = engine.result();
     }
     return finished;
@@ -256,6 +270,7 @@ export function createGainsFeed(
     add(windowLabel, given) {
       const tx = fx.convert(given);
       currencies.see(tx);
+      journal?.see(tx);
       if (windowLabel !== batchWindow) {
         // Every transaction of the earlier windows is in: everything before the latest of them is
         // complete. Not the latest instant itself: the snapshot is in date order across windows, but
@@ -316,7 +331,12 @@ export function createGainsFeed(
         asExact(holdingsTable(finalResult)),
       ]
         .map((table) => withCurrency(table, money.currency))
-        .concat([fx.table()].filter((table) => table !== null));
+        .concat([fx.table()].filter((table) => table !== null))
+        .concat(journal === null ? [] : [journal.table()]);
+    },
+    journal: () => {
+      result();
+      return journal;
     },
     pendingMatches: () => {
       result();

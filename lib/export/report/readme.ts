@@ -9,6 +9,7 @@ import type { Column, Row, TableSource, TableSpec } from '../../domain/table.ts'
 import { coverageOptions, createCoverage, resolveGainsOptions } from '../../gains/index.ts';
 import { ruleSet } from '../../gains/rules.ts';
 import type { TaxRules } from '../../gains/types.ts';
+import { journalReadmeLines } from '../../ledger/words.ts';
 import { openPeriodCutOff, periodLabel, periodRange } from '../plan/period.ts';
 import type { ExportRequest, GainsRequestOptions } from '../plan/request.ts';
 import { conversionWords } from './fx-step.ts';
@@ -390,6 +391,8 @@ function optionLines(request: ExportRequest, datesShownIn?: string): ReadmeLine[
       ...gainsPolicyLines(gains).map((line): [string, string] => ['', line]),
     );
   }
+  if (request.journal !== undefined)
+    lines.push(...journalReadmeLines(request.journal).map((line): [string, string] => ['', line]));
   return lines;
 }
 

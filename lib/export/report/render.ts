@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -9,6 +10,7 @@ import { openPeriodCutOff, periodLabel, periodRange } from '../plan/period.ts';
 import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
 import type { SnapshotHeader } from '../snapshot/snapshot.ts';
 import { FEE_TREATMENT, taxYearZone } from './gains-feed.ts';
+import type { JournalManifest } from './journal-feed.ts';
 import type { LiveOutputs } from './live-outputs.ts';
 import { type MoneyRounding, moneyRounding } from './money-rounding.ts';
 import {
@@ -122,6 +124,8 @@ export interface ReportSetDescription {
     /** How the gains reports' money is rounded, and where the exact figures are. */
     money?: MoneyRounding;
   };
+  /** The journal report: its totals and the results of its tie-out with the reports. */
+  journal?: JournalManifest;
 }
 
 /** The files of a run, in the order they are published, and their description. */
@@ -270,6 +274,20 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
       return undefined;
     });
   }
+  // The journal's own formats (Beancount, hledger, …): files beside the tables, whatever the formats.
+  const journal = model.journal();
+  for (const file of (await journal?.outputs()) ?? []) {
+    await render(`${baseName}_${file.name}`, file.contentType, async (out) => {
+      if ('body' in file) {
+        out.end(file.body);
+        return undefined;
+      }
+      // Streamed from the spool: waits for the file when it is behind.
+      for await (const chunk of file.chunks) if (!out.write(chunk)) await once(out, 'drain');
+      out.end();
+      return undefined;
+    });
+  }
   const range = periodRange(request.period, request.timeZone);
   const gainsNotes = {
     feeTreatment: FEE_TREATMENT,
@@ -296,6 +314,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     counts: { ...input.counts, ...model.counts() },
     totals: model.totals(),
     ...(request.gains !== undefined ? { gains: { ...request.gains, ...gainsNotes } } : {}),
+    ...(journal === null ? {} : { journal: journal.manifest() }),
   };
   if (formats.includes('xlsx') && request.gains !== undefined && input.taxPack !== false) {
     // Before the workbook, so its About sheet lists the pack with its SHA-256 like the CSV files.

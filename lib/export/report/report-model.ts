@@ -9,6 +9,7 @@ import type { ExportRequest } from '../plan/request.ts';
 import { transactionInstant } from '../snapshot/part-line.ts';
 import { readSnapshotRecords, type SnapshotHeader, type SnapshotRecord } from '../snapshot/snapshot.ts';
 import { createGainsFeed } from './gains-feed.ts';
+import type { JournalFeed } from './journal-feed.ts';
 import { createNormalizer, type Normalizer } from './normalize.ts';
 import { createRowChannel, type RowChannel } from './row-channel.ts';
 import { createSummary } from './summary.ts';
@@ -44,6 +45,8 @@ export interface ReportModel {
   counts(): Record<string, number>;
   /** With gains: the disposals whose 30 days are not over in the data yet (HMRC identification), in words. */
   pendingMatches(): string[];
+  /** The journal report's feed, when asked for (tied out: throws when it does not tie out). */
+  journal(): JournalFeed | null;
   /** Ends the live channels (every record observed) and tells whether their rows are the final ones. */
   endLive(): boolean;
 }
@@ -132,6 +135,7 @@ export function createReportModel(
     },
     counts: () => (gains === null ? {} : { transactions: transactionsInPeriod, ...gains.counts() }),
     pendingMatches: () => gains?.pendingMatches() ?? [],
+    journal: () => gains?.journal() ?? null,
     tables(snapshotFile) {
       const rowsOf = (kind: SnapshotRecord['kind'], toRows: (data: Record<string, unknown>) => Row[]) =>
         async function* rows(): AsyncGenerator<Row> {

@@ -1,0 +1,361 @@
+/**
+ * The journal report's feed: watches the gains engine while the snapshot is written (as its
+ * observer), spools the entries, compares the journal with the reports (realised gains with the
+ * disposals, income with the income report, each month end's asset balances with the engine's
+ * positions) and hands out the `journal` table and the files of the requested ledger formats.
+ */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DateTime } from 'luxon';
+import type { CanonicalTransaction } from '../../domain/index.ts';
+import { Big, text, ZERO } from '../../domain/index.ts';
+import type { TableSource } from '../../domain/table.ts';
+import type { DisposalLine, GainsEngine, GainsMoney, GainsObserver, IncomeLine } from '../../gains/index.ts';
+import { DEFAULT_FIAT_SYMBOLS, localDate } from '../../gains/index.ts';
+import { createChart } from '../../ledger/chart.ts';
+import { createEntriesBuilder, type EntriesBuilder, type MonthEnd } from '../../ledger/entries.ts';
+import { type TieOutDifference, TieOutError } from '../../ledger/errors.ts';
+import { JOURNAL_SPEC, journalRows } from '../../ledger/formats/csv.ts';
+import { ledgerFormat } from '../../ledger/formats/index.ts';
+import type {
+  Account,
+  BalanceAssertion,
+  JournalEntry,
+  LedgerFile,
+  LedgerFormatContext,
+  LedgerStream,
+} from '../../ledger/types.ts';
+import type { ExportRequest } from '../plan/request.ts';
+import { readNdjsonLines } from '../snapshot/snapshot.ts';
+
+/** One check of the tie-out, as the manifest records it. */
+export interface TieOutCheck {
+  check: string;
+  /** How many figures were compared. */
+  compared: number;
+  ok: boolean;
+}
+
+/** What the manifest records of a journal. */
+export interface JournalManifest {
+  formats: string[];
+  rollup: boolean;
+  currency: string;
+  entries: number;
+  postings: number;
+  /** Transactions whose income or deposit went to the unclassified account (to review). */
+  unclassified: number;
+  totals: {
+    /** Realised gain net of losses, as posted (= the disposals report's total). */
+    realisedGain: string;
+    /** Income per category, as posted (= the income report). */
+    income: Record<string, string>;
+    /** Debit − credit per account code over the period. */
+    accounts: Record<string, string>;
+  };
+  checks: TieOutCheck[];
+}
+
+/** The journal's part in a run (see the module comment). */
+export interface JournalFeed {
+  readonly observer: GainsObserver;
+  /** The engine the observer watches: its positions and options (call once, before any event). */
+  attach(engine: GainsEngine, money: () => GainsMoney): void;
+  /** Each transaction as the gains feed gets it (notes which of its legs is a fee in a token). */
+  see(tx: CanonicalTransaction): void;
+  /** The rounded disposal and income lines the gains reports got: the other side of the tie-out. */
+  report(disposals: readonly DisposalLine[], income: readonly IncomeLine[]): void;
+  /** After the engine finished: closes the journal and ties it out (throws {@link TieOutError}). */
+  finish(): void;
+  table(): TableSource;
+  /** The requested formats' files (the generic CSV is the table), the entries read into memory. */
+  files(): Promise<LedgerFile[]>;
+  /** The same, streamed from the spool by the formats that can (the others read it into memory). */
+  outputs(): Promise<(LedgerFile | LedgerStream)[]>;
+  manifest(): JournalManifest;
+}
+
+/** Entries kept in a JSON-lines spool (or in memory), read back in order. */
+function entryStore(spoolDir: string | undefined) {
+  const kept: JournalEntry[] = [];
+  const file = spoolDir === undefined ? null : join(spoolDir, 'journal-entries.jsonl');
+  if (file !== null) appendFileSync(file, '');
+  return {
+    add(entry: JournalEntry) {
+      if (file === null) kept.push(entry);
+      else appendFileSync(file, `${JSON.stringify(entry)}\n`);
+    },
+    async *read(): AsyncGenerator<JournalEntry> {
+      if (file === null) {
+        yield* kept;
+        return;
+      }
+      for await (const line of readNdjsonLines(file)) yield JSON.parse(line) as JournalEntry;
+    },
+  };
+}
+
+/** The local months `YYYY-MM` of a period `[start, end)` in `zone`. */
+export function periodMonths(start: Date, end: Date, zone: string): string[] {
+  const months: string[] = [];
+  let at = DateTime.fromJSDate(start, { zone }).startOf('month');
+  const last = DateTime.fromMillis(end.getTime() - 1, { zone });
+  while (at <= last) {
+    months.push(at.toFormat('yyyy-MM'));
+    at = at.plus({ months: 1 });
+  }
+  return months;
+}
+
+/** A feed for a request with `journal` (see {@link JournalFeed}). */
+export function createJournalFeed(
+  request: ExportRequest,
+  period: { start: Date; end: Date },
+  options: { spoolDir?: string } = {},
+): JournalFeed {
+  const settings = request.journal;
+  if (settings === undefined) throw new Error('createJournalFeed needs request.journal');
+  const chart = createChart(settings.chart);
+  const store = entryStore(options.spoolDir);
+  const tokenFeeLegs = new Map<string, number>();
+  const balances: BalanceAssertion[] = [];
+  const differences: TieOutDifference[] = [];
+  const reported = { gain: ZERO, income: new Map<string, Big>() };
+  const checks = { months: 0, holdings: 0 };
+  let engine: GainsEngine | null = null;
+  let money: (() => GainsMoney) | null = null;
+  let builder: EntriesBuilder | null = null;
+  let closed = false;
+
+  const currency = () => money?.().currency ?? 'XXX';
+  const round = (amount: Big) => new Big(money === null ? text(amount) : money().showBig(amount));
+
+  /** The engine's positions mapped to the journal's asset accounts, exact, by account and token. */
+  const enginePositions = (e: GainsEngine) => {
+    const out = new Map<string, { account: string; token: string; quantity: Big; cost: Big }>();
+    for (const p of e.positions()) {
+      const account = chart.asset(p.token, chart.perWallet ? (p.account ?? '(none)') : '(none)');
+      const key = `${account.code}\u0000${p.token}`;
+      const found = out.get(key) ?? { account: account.code, token: p.token, quantity: ZERO, cost: ZERO };
+      found.quantity = found.quantity.plus(p.quantity);
+      found.cost = found.cost.plus(p.cost);
+      out.set(key, found);
+    }
+    return out;
+  };
+
+  /** A month end: the journal's balances against the holdings as the engine has them now. */
+  const monthEnd = (end: MonthEnd) => {
+    const e = engine as GainsEngine;
+    const expected = enginePositions(e);
+    checks.months += 1;
+    for (const h of end.holdings) {
+      balances.push({
+        date: end.date,
+        account: h.account,
+        token: h.token,
+        quantity: h.quantity,
+        cost: h.cost,
+      });
+      const key = `${h.account.code}\u0000${h.token}`;
+      const want = expected.get(key);
+      expected.delete(key);
+      compareHolding(end.date, h.account.code, h.token, h.quantity, h.cost, want);
+    }
+    for (const want of expected.values()) compareHolding(end.date, want.account, want.token, '0', '0', want);
+  };
+
+  const compareHolding = (
+    date: string,
+    account: string,
+    token: string,
+    quantity: string,
+    cost: string,
+    want: { quantity: Big; cost: Big } | undefined,
+  ) => {
+    checks.holdings += 1;
+    const wantQuantity = want?.quantity ?? ZERO;
+    const wantCost = round(want?.cost ?? ZERO);
+    if (!wantQuantity.eq(quantity))
+      differences.push({
+        check: `quantity at ${date}`,
+        account,
+        token,
+        journal: quantity,
+        report: text(wantQuantity),
+        difference: text(new Big(quantity).minus(wantQuantity)),
+      });
+    if (!wantCost.eq(cost))
+      differences.push({
+        check: `carrying value at ${date}`,
+        account,
+        token,
+        journal: cost,
+        report: text(wantCost),
+        difference: text(new Big(cost).minus(wantCost)),
+      });
+  };
+
+  const observer: GainsObserver = {
+    event: (event, isReported) => builder?.observer.event?.(event, isReported),
+    basis: (move) => builder?.observer.basis(move),
+  };
+
+  const journalTotals = () => {
+    const accounts = builder?.totals() ?? new Map();
+    const gainCodes = new Set([chart.account('gain').code, chart.account('loss').code]);
+    let gain = ZERO;
+    for (const code of gainCodes) gain = gain.minus(accounts.get(code)?.net ?? ZERO);
+    return { accounts, gain };
+  };
+
+  const tieOut = () => {
+    const { gain } = journalTotals();
+    if (!gain.eq(reported.gain))
+      differences.push({
+        check: 'realised gain (net of losses) against the disposals report',
+        account: `${chart.account('gain').code} / ${chart.account('loss').code}`,
+        journal: text(gain),
+        report: text(reported.gain),
+        difference: text(gain.minus(reported.gain)),
+      });
+    const posted = builder?.income() ?? new Map<string, Big>();
+    for (const category of new Set([...posted.keys(), ...reported.income.keys()])) {
+      const mine = posted.get(category) ?? ZERO;
+      const theirs = reported.income.get(category) ?? ZERO;
+      if (!mine.eq(theirs))
+        differences.push({
+          check: `income "${category}" against the income report`,
+          account: (chart.income(category) ?? chart.account('unclassified')).code,
+          journal: text(mine),
+          report: text(theirs),
+          difference: text(mine.minus(theirs)),
+        });
+    }
+  };
+
+  const readAll = async () => {
+    const entries: JournalEntry[] = [];
+    for await (const entry of store.read()) entries.push(entry);
+    return entries;
+  };
+  // The generic CSV is the journal table itself (its CSV file and the Journal sheet).
+  const formatsBeyondCsv = () =>
+    settings.formats
+      .filter((id) => id !== 'csv')
+      .map((id) => ledgerFormat(id))
+      .filter((format) => format !== undefined);
+  /** What the formats need besides the entries; the accounts and tokens are known once closed. */
+  const context = (): LedgerFormatContext => {
+    const zone = engine?.options.timeZone ?? request.timeZone;
+    const accounts = new Map<string, Account>();
+    for (const t of builder?.totals().values() ?? []) accounts.set(t.account.code, t.account);
+    for (const b of balances) if (!accounts.has(b.account.code)) accounts.set(b.account.code, b.account);
+    return {
+      currency: currency(),
+      period: {
+        start: localDate(period.start.getTime(), zone),
+        end: localDate(period.end.getTime() - 1, zone),
+      },
+      settings: settings.settings,
+      balances,
+      accounts: [...accounts.values()],
+      tokens: [...new Set(balances.map((b) => b.token))],
+    };
+  };
+
+  return {
+    observer,
+    attach(attached, moneyOf) {
+      engine = attached;
+      money = moneyOf;
+      const zone = attached.options.timeZone;
+      builder = createEntriesBuilder({
+        chart,
+        round,
+        show: (amount) => (money === null ? text(amount) : money().showBig(amount)),
+        currency,
+        localDate: (time) => localDate(time, zone),
+        months: periodMonths(period.start, period.end, zone),
+        startDate: localDate(period.start.getTime(), zone),
+        positions: () => attached.positions(),
+        rollup: settings.rollup,
+        emit: (entry) => store.add(entry),
+        monthEnd,
+        isTokenFee: (txId, leg) => {
+          if (tokenFeeLegs.get(txId) !== leg) return false;
+          tokenFeeLegs.delete(txId);
+          return true;
+        },
+      });
+    },
+    see(tx) {
+      // A fee paid in a token is the event one past the transaction's movements (gains/events.ts).
+      const symbol = tx.feeSymbol;
+      if (symbol === null || tx.feeQuantity === null || symbol === tx.feeCurrency) return;
+      if (DEFAULT_FIAT_SYMBOLS.includes(symbol)) return;
+      tokenFeeLegs.set(tx.id, tx.movements.length);
+    },
+    report(disposals, income) {
+      for (const line of disposals) reported.gain = reported.gain.plus(line.gain);
+      for (const line of income)
+        reported.income.set(line.category, (reported.income.get(line.category) ?? ZERO).plus(line.value));
+    },
+    finish() {
+      if (closed) return;
+      closed = true;
+      builder?.finish();
+      tieOut();
+      const [first, ...rest] = differences;
+      if (first !== undefined) throw new TieOutError([first, ...rest]);
+    },
+    table: () => ({
+      spec: JOURNAL_SPEC,
+      async *rows() {
+        for await (const entry of store.read()) yield* journalRows(entry);
+      },
+    }),
+    async files() {
+      const entries = await readAll();
+      return formatsBeyondCsv().flatMap((format) => format.files(entries, context()));
+    },
+    async outputs() {
+      const out: (LedgerFile | LedgerStream)[] = [];
+      let entries: JournalEntry[] | null = null;
+      for (const format of formatsBeyondCsv()) {
+        if (format.stream !== undefined) out.push(...format.stream(store.read(), context()));
+        else out.push(...format.files((entries ??= await readAll()), context()));
+      }
+      return out;
+    },
+    manifest() {
+      const { accounts, gain } = journalTotals();
+      const shown = (amount: Big) => (money === null ? text(amount) : money().showBig(amount));
+      const counts = builder?.counts() ?? { entries: 0, postings: 0 };
+      return {
+        formats: [...settings.formats],
+        rollup: settings.rollup,
+        currency: currency(),
+        ...counts,
+        unclassified: builder?.unclassified() ?? 0,
+        totals: {
+          realisedGain: shown(gain),
+          income: Object.fromEntries(
+            [...(builder?.income() ?? new Map<string, Big>())].map(([k, v]) => [k, shown(v)]),
+          ),
+          accounts: Object.fromEntries([...accounts].map(([code, t]) => [code, shown(t.net)])),
+        },
+        checks: [
+          { check: 'every entry balances to the minor unit', compared: counts.entries, ok: true },
+          { check: 'realised gain equals the disposals report (gains summary)', compared: 1, ok: true },
+          { check: 'income per category equals the income report', compared: reported.income.size, ok: true },
+          {
+            check: `asset balances (quantity and carrying value) at each of ${checks.months} month ends equal the holdings`,
+            compared: checks.holdings,
+            ok: true,
+          },
+        ],
+      };
+    },
+  };
+}

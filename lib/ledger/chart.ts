@@ -1,0 +1,190 @@
+/**
+ * The chart of accounts of a journal: which account each kind of posting goes to. A request's
+ * `journal.chart` (also a CLI `--journal-chart FILE` and a profile's deployment config) names
+ * the accounts; the defaults are hledger/Beancount-style paths (`Assets:Crypto:BTC`). A chart
+ * for a numbered ledger (DATEV, QuickBooks) sets `defaults: "none"` and gives every account.
+ */
+import { z } from 'zod';
+import { ACCOUNT_KINDS, type Account, type AccountKind } from './types.ts';
+
+/** One account as a chart names it. */
+const accountSchema = z.strictObject({
+  code: z.string().trim().min(1, 'must not be empty').max(200),
+  name: z.string().trim().min(1, 'must not be empty').max(200).optional(),
+});
+
+/** An account a chart may leave to the defaults. */
+const partialAccount = accountSchema.partial();
+
+const assetSchema = partialAccount.extend({
+  /** One account per token (`Assets:Crypto:BTC`, the default) or one digital-assets account. */
+  perToken: z.boolean().default(true),
+  /** One account per wallet (account id) too: `Assets:Crypto:<wallet>:BTC`. Needs account pooling. */
+  perWallet: z.boolean().default(false),
+  /** Accounts of named tokens (a numbered chart's `1511` for BTC); the others derive from `code`. */
+  tokens: z.record(z.string().min(1), accountSchema).default({}),
+});
+
+const incomeSchema = partialAccount.extend({
+  /** Account per income category (the engine's: `staking`, `income`, …, and what a chart adds). */
+  categories: z.record(z.string().min(1), accountSchema).default({}),
+});
+
+/** The kinds of plain (one-account) settings, each with its default path. */
+const PLAIN_KINDS = [
+  'cash',
+  'fee',
+  'gain',
+  'loss',
+  'opening',
+  'rounding',
+  'unclassified',
+  'transfer-out',
+] as const satisfies readonly AccountKind[];
+type PlainKind = (typeof PLAIN_KINDS)[number];
+
+/** The default chart (`defaults: "paths"`): hledger/Beancount account paths. */
+export const DEFAULT_ACCOUNTS: Readonly<
+  Record<PlainKind | 'asset' | 'income', Required<z.input<typeof accountSchema>>>
+> = {
+  asset: { code: 'Assets:Crypto', name: 'Digital assets' },
+  cash: { code: 'Assets:Cash-Clearing', name: 'Cash clearing (fiat side of trades)' },
+  fee: { code: 'Expenses:Crypto:Fees', name: 'Transaction fees' },
+  gain: { code: 'Income:Crypto:Realised-Gains', name: 'Realised gains on digital assets' },
+  loss: { code: 'Expenses:Crypto:Realised-Losses', name: 'Realised losses on digital assets' },
+  income: { code: 'Income:Crypto', name: 'Crypto income' },
+  opening: { code: 'Equity:Opening-Balances', name: 'Opening balances' },
+  rounding: { code: 'Expenses:Rounding', name: 'Rounding differences' },
+  unclassified: { code: 'Equity:Unclassified', name: 'Unclassified (to be reviewed)' },
+  'transfer-out': { code: 'Equity:Transfers-Out', name: 'Transfers to wallets outside the portfolio' },
+};
+
+/** Income categories the default chart names (others go to the unclassified account). */
+export const DEFAULT_INCOME_CATEGORIES: Readonly<Record<string, string>> = {
+  staking: 'Staking',
+  income: 'Other',
+  lending: 'Lending',
+  airdrop: 'Airdrops',
+  mining: 'Mining',
+  interest: 'Interest',
+  reward: 'Rewards',
+};
+
+/** The zod schema of `journal.chart`. Unknown account kinds are refused by name. */
+export const chartSchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((chart, ctx) => {
+    const known = new Set<string>(['defaults', ...ACCOUNT_KINDS]);
+    for (const key of Object.keys(chart)) {
+      if (!known.has(key))
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `unknown account kind; expected one of ${ACCOUNT_KINDS.join(', ')} (or defaults)`,
+        });
+    }
+  })
+  .pipe(
+    z.strictObject({
+      /** `paths`: kinds left out take the default paths; `none`: every kind must be given. */
+      defaults: z.enum(['paths', 'none']).default('paths'),
+      asset: assetSchema.default(() => assetSchema.parse({})),
+      income: incomeSchema.default(() => incomeSchema.parse({})),
+      ...(Object.fromEntries(PLAIN_KINDS.map((kind) => [kind, partialAccount.optional()])) as Record<
+        PlainKind,
+        z.ZodOptional<typeof partialAccount>
+      >),
+    }),
+  )
+  .superRefine((chart, ctx) => {
+    if (chart.defaults === 'paths') return;
+    // A numbered chart has no default to fall back on: every account posted to must be named.
+    for (const kind of [...PLAIN_KINDS, 'asset', 'income'] as const) {
+      if (chart[kind]?.code === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [kind, 'code'],
+          message: `required: the chart sets defaults "none" and the journal posts to the ${kind} account`,
+        });
+    }
+  });
+
+/** `journal.chart` as given (input) and after defaults (output). */
+export type ChartInput = z.input<typeof chartSchema>;
+export type ChartSettings = z.output<typeof chartSchema>;
+
+/** A chart resolved to accounts: what the entries builder posts to. */
+export interface Chart {
+  /** The one account of a plain kind. */
+  account(kind: PlainKind): Account;
+  /** The asset account of a token (in a wallet, with per-wallet accounts). */
+  asset(token: string, wallet: string): Account;
+  /** The income account of a category, or null when the chart does not name it (unclassified). */
+  income(category: string): Account | null;
+  /** Whether the asset accounts are per wallet (moves between wallets are then posted). */
+  readonly perWallet: boolean;
+}
+
+/** A path component from a token or wallet name: letters, digits and dashes, starting with a capital or digit. */
+export function pathComponent(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'X';
+  const first = cleaned.charAt(0).toUpperCase();
+  return /[A-Z0-9]/.test(first) ? `${first}${cleaned.slice(1)}` : `X${cleaned}`;
+}
+
+/** Resolves a parsed chart to its accounts. */
+export function createChart(settings: ChartSettings): Chart {
+  const paths = settings.defaults === 'paths';
+  const plain = (kind: PlainKind | 'asset' | 'income'): Account => {
+    const given = settings[kind];
+    const fallback = DEFAULT_ACCOUNTS[kind];
+    const code = given?.code ?? (paths ? fallback.code : undefined);
+    // The schema refuses a missing code under `defaults: "none"`: unreachable for a parsed chart.
+    if (code === undefined) throw new Error(`journal.chart.${kind}.code missing`);
+    const name = given?.name ?? fallback.name;
+    return { code, name, kind: kind === 'asset' ? 'asset' : kind === 'income' ? 'income' : kind };
+  };
+  const base = plain('asset');
+  const incomeBase = plain('income');
+  const { perToken, perWallet, tokens } = settings.asset;
+  const assets = new Map<string, Account>();
+  return {
+    perWallet,
+    account: (kind) => plain(kind),
+    asset(token, wallet) {
+      const key = `${wallet}\u0000${token}`;
+      const found = assets.get(key);
+      if (found !== undefined) return found;
+      const named = tokens[token];
+      const tokenCode = named?.code ?? (perToken ? `${base.code}:${pathComponent(token)}` : base.code);
+      const code = perWallet
+        ? walletCode(tokenCode, named !== undefined || !perToken ? null : base.code, wallet, token)
+        : tokenCode;
+      const account: Account = {
+        code,
+        name: `${named?.name ?? (perToken ? `${base.name}: ${token}` : base.name)}${perWallet ? ` (${wallet})` : ''}`,
+        kind: 'asset',
+      };
+      assets.set(key, account);
+      return account;
+    },
+    income(category) {
+      const named = settings.income.categories[category];
+      if (named !== undefined) return { code: named.code, name: named.name ?? named.code, kind: 'income' };
+      const word = paths ? DEFAULT_INCOME_CATEGORIES[category] : undefined;
+      if (word === undefined) return null;
+      return { code: `${incomeBase.code}:${word}`, name: `${incomeBase.name}: ${category}`, kind: 'income' };
+    },
+  };
+}
+
+/** A per-wallet asset code: the wallet goes between the base and the token (`Assets:Crypto:Ledger:BTC`). */
+function walletCode(tokenCode: string, base: string | null, wallet: string, token: string): string {
+  if (base === null) return `${tokenCode}:${pathComponent(wallet)}`;
+  return `${base}:${pathComponent(wallet)}:${pathComponent(token)}`;
+}
+
+/** Parses a chart (e.g. a `--journal-chart` file's JSON); throws zod's error. */
+export function parseChart(input: unknown): ChartSettings {
+  return chartSchema.parse(input);
+}

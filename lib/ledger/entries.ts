@@ -1,0 +1,428 @@
+/**
+ * Builds the journal's entries from the gains engine as it runs: the engine tells its observer
+ * every movement of carrying value (lots opened, consumed, moved, withdrawn), and the builder
+ * posts them, one entry per transaction (or rolled up per month and account), balanced in the
+ * reporting currency to its minor unit. Asset accounts are posted by the change of their rounded
+ * carrying value, so an asset account's balance is always its exact cost rounded once; what a
+ * rounding leaves over goes to the rounding account, never lost.
+ */
+import { Big, text, ZERO } from '../domain/index.ts';
+import type { BasisMove, DisposalLine, GainsEvent, GainsObserver, PoolPosition } from '../gains/types.ts';
+import type { Chart } from './chart.ts';
+import { UnbalancedEntryError } from './errors.ts';
+import type { Account, JournalEntry, Posting } from './types.ts';
+
+/** One asset account's holding of one token, as the journal carries it. */
+export interface Holding {
+  account: Account;
+  token: string;
+  quantity: Big;
+  /** Exact carrying value. */
+  cost: Big;
+  /** What the journal has posted: `cost` rounded to the minor unit. */
+  posted: Big;
+}
+
+/** The balances of the asset accounts at one month end, per account and token. */
+export interface MonthEnd {
+  /** Last local day of the month, `YYYY-MM-DD`. */
+  date: string;
+  holdings: { account: Account; token: string; quantity: string; cost: string }[];
+}
+
+/** What the builder needs besides the observer's calls. */
+export interface EntriesOptions {
+  chart: Chart;
+  /** Rounds an exact amount to the reporting currency's minor unit (read when first needed). */
+  round: (amount: Big) => Big;
+  /** An amount already at the minor unit as written (`438400.00`, with the unit's decimals). */
+  show: (amount: Big) => string;
+  /** The reporting currency. */
+  currency: () => string;
+  /** Local `YYYY-MM-DD` of an instant in the report zone. */
+  localDate: (time: number) => string;
+  /** The period's local months in order, `YYYY-MM`, and its first day. */
+  months: readonly string[];
+  startDate: string;
+  /** The engine's open positions now (for the opening balances). */
+  positions: () => PoolPosition[];
+  /** `false`: one entry per transaction; `true`: one per month. */
+  rollup: boolean;
+  /** Each finished entry, in date order. */
+  emit: (entry: JournalEntry) => void;
+  /** Each closed month's asset balances, in order (balance assertions and the tie-out). */
+  monthEnd: (end: MonthEnd) => void;
+  /**
+   * Whether a disposal of transaction `txId` at leg `leg` is a fee paid in a token (the event
+   * adapter puts it one past the transaction's movements).
+   */
+  isTokenFee: (txId: string, leg: number) => boolean;
+}
+
+/** The builder: an observer for the engine, and `finish` once the engine has finished. */
+export interface EntriesBuilder {
+  readonly observer: GainsObserver;
+  /** Closes the open entry and every month left through the period's last. */
+  finish(): void;
+  /** Totals of the journal's postings per account code (debit − credit), for the tie-out. */
+  totals(): Map<string, { account: Account; net: Big }>;
+  /** Income credited per category (rounded values), for the tie-out with the income report. */
+  income(): Map<string, Big>;
+  /** Transactions whose income or deposit went to the unclassified account. */
+  unclassified(): number;
+  /** Entries and postings written. */
+  counts(): { entries: number; postings: number };
+}
+
+const NO_WALLET = '(none)';
+
+/** One line of an entry before it is finished. */
+interface Draft {
+  account: Account;
+  /** Signed: positive is a debit. */
+  amount: Big;
+  quantity?: Big;
+  token?: string;
+  txId: string;
+}
+
+/** The entry being assembled: the moves of one transaction. */
+interface Open {
+  txId: string;
+  date: string;
+  lines: Draft[];
+  words: string[];
+  /** Asset changes per holding key, summed over the transaction: posted once each. */
+  assets: Map<string, { before: Big; quantity: Big; txId: string }>;
+  /** Moves whose fiat fee went into a gain or a cost (a token fee is then no fee expense). */
+  feeUsed: boolean;
+  /** Token-fee disposals waiting for `feeUsed` to be known: their value's debit. */
+  tokenFees: { value: Big; txId: string }[];
+}
+
+/** Creates a builder (see {@link EntriesBuilder}). */
+export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
+  const { chart } = options;
+  const holdings = new Map<string, Holding>();
+  const totals = new Map<string, { account: Account; net: Big }>();
+  let opened = false;
+  let monthIndex = 0;
+  let open: Open | null = null;
+  let sequence = 0;
+  let postings = 0;
+  const rolled = new Map<string, Draft>();
+  const rolledTx = new Set<string>();
+  const incomeByCategory = new Map<string, Big>();
+  let unclassified = 0;
+
+  const holdingOf = (token: string, wallet: string): Holding => {
+    const account = chart.asset(token, chart.perWallet ? wallet : NO_WALLET);
+    const key = `${account.code}\u0000${token}`;
+    let found = holdings.get(key);
+    if (found === undefined) {
+      found = { account, token, quantity: ZERO, cost: ZERO, posted: ZERO };
+      holdings.set(key, found);
+    }
+    return found;
+  };
+
+  const money = (amount: Big) => options.round(amount);
+
+  /** The opening balances: the engine's positions when the period starts, one entry. */
+  const openPeriod = () => {
+    opened = true;
+    const lines: Draft[] = [];
+    for (const p of options.positions()) {
+      const h = holdingOf(p.token, p.account ?? NO_WALLET);
+      h.quantity = h.quantity.plus(p.quantity);
+      h.cost = h.cost.plus(p.cost);
+    }
+    let total = ZERO;
+    for (const h of holdings.values()) {
+      h.posted = money(h.cost);
+      if (h.quantity.eq(0) && h.posted.eq(0)) continue;
+      lines.push({ account: h.account, amount: h.posted, quantity: h.quantity, token: h.token, txId: '' });
+      total = total.plus(h.posted);
+    }
+    if (lines.length === 0) return;
+    lines.push({ account: chart.account('opening'), amount: total.neg(), txId: '' });
+    write(options.startDate, [], 'Opening balances of the digital assets at carrying value', lines);
+  };
+
+  const write = (date: string, txIds: string[], description: string, given: Draft[]) => {
+    // Nothing to post (a move between wallets of one account, a value of zero): no line.
+    const lines = given.filter((line) => !line.amount.eq(0) || !(line.quantity ?? ZERO).eq(0));
+    if (lines.length === 0) return;
+    const balance = lines.reduce((sum, line) => sum.plus(line.amount), ZERO);
+    if (!balance.eq(0)) {
+      // Left over from rounding each line once: posted, never lost.
+      lines.push({ account: chart.account('rounding'), amount: balance.neg(), txId: txIds[0] ?? '' });
+    }
+    for (const line of lines) {
+      const t = totals.get(line.account.code) ?? { account: line.account, net: ZERO };
+      t.net = t.net.plus(line.amount);
+      totals.set(line.account.code, t);
+    }
+    if (options.rollup && txIds.length > 0) {
+      for (const line of lines) roll(line);
+      for (const id of txIds) rolledTx.add(id);
+      return;
+    }
+    emit(date, txIds, description, lines);
+  };
+
+  const emit = (date: string, txIds: string[], description: string, lines: Draft[]) => {
+    sequence += 1;
+    const id = `J${String(sequence).padStart(6, '0')}`;
+    const entry: JournalEntry = { id, date, txIds, description, postings: lines.map(posting) };
+    const sum = entry.postings.reduce((s, p) => s.plus(p.debit).minus(p.credit), ZERO);
+    if (!sum.eq(0)) throw new UnbalancedEntryError(id, text(sum));
+    postings += entry.postings.length;
+    options.emit(entry);
+  };
+
+  const posting = (line: Draft): Posting => {
+    const amount = line.amount.abs();
+    const shown = options.show(options.round(amount));
+    const out: Posting = {
+      account: line.account,
+      debit: line.amount.gt(0) ? shown : '0',
+      credit: line.amount.lt(0) ? shown : '0',
+      currency: options.currency(),
+      ...(line.txId === '' ? {} : { txId: line.txId }),
+    };
+    if (line.token !== undefined && line.quantity !== undefined) {
+      out.token = line.token;
+      out.quantity = text(line.quantity);
+      if (!line.quantity.eq(0))
+        out.costPerUnit = text(amount.div(line.quantity.abs()).round(18, Big.roundHalfEven));
+    }
+    return out;
+  };
+
+  /** Rolled up: one line per account, token and side for the month. */
+  const roll = (line: Draft) => {
+    const side = line.amount.gte(0) ? 'dr' : 'cr';
+    const key = `${line.account.code}\u0000${line.token ?? ''}\u0000${side}`;
+    const found = rolled.get(key);
+    if (found === undefined) {
+      rolled.set(key, { ...line, txId: '' });
+      return;
+    }
+    found.amount = found.amount.plus(line.amount);
+    if (line.quantity !== undefined) found.quantity = (found.quantity ?? ZERO).plus(line.quantity);
+  };
+
+  const closeMonth = () => {
+    const month = options.months[monthIndex] as string;
+    const date = lastDay(month);
+    if (options.rollup && rolled.size > 0) {
+      const lines = [...rolled.values()].filter(
+        (line) => !line.amount.eq(0) || !(line.quantity ?? ZERO).eq(0),
+      );
+      const ids = [...rolledTx];
+      rolled.clear();
+      rolledTx.clear();
+      emit(date, ids, `Digital assets of ${month}, ${ids.length} transactions rolled up per account`, lines);
+    }
+    options.monthEnd({
+      date,
+      holdings: [...holdings.values()].map((h) => ({
+        account: h.account,
+        token: h.token,
+        quantity: text(h.quantity),
+        cost: text(h.posted),
+      })),
+    });
+    monthIndex += 1;
+  };
+
+  /** Closes the months before `date`'s. */
+  const closeBefore = (date: string) => {
+    while (monthIndex < options.months.length && (options.months[monthIndex] as string) < date.slice(0, 7))
+      closeMonth();
+  };
+
+  const flush = () => {
+    if (open === null) return;
+    const o = open;
+    open = null;
+    for (const fee of o.tokenFees) {
+      // Gas paid in a token: its value is inside another leg's gain or cost when the transaction's
+      // fiat fee went there; otherwise (a transfer) it is an expense.
+      o.lines.push({ account: chart.account(o.feeUsed ? 'cash' : 'fee'), amount: fee.value, txId: fee.txId });
+    }
+    const assetLines: Draft[] = [];
+    for (const [key, change] of o.assets) {
+      const h = holdings.get(key) as Holding;
+      const posted = money(h.cost);
+      const amount = posted.minus(h.posted);
+      h.posted = posted;
+      if (amount.eq(0) && change.quantity.eq(0)) continue;
+      assetLines.push({
+        account: h.account,
+        amount,
+        quantity: change.quantity,
+        token: h.token,
+        txId: change.txId,
+      });
+    }
+    write(o.date, [o.txId], o.words.join('; '), [...assetLines, ...o.lines]);
+  };
+
+  const change = (o: Open, h: Holding, quantity: Big, cost: Big, txId: string) => {
+    const key = `${h.account.code}\u0000${h.token}`;
+    const found = o.assets.get(key) ?? { before: h.posted, quantity: ZERO, txId };
+    found.quantity = found.quantity.plus(quantity);
+    o.assets.set(key, found);
+    h.quantity = h.quantity.plus(quantity);
+    h.cost = h.cost.plus(cost);
+  };
+
+  const entryFor = (move: BasisMove): Open => {
+    if (open !== null && open.txId === move.txId) return open;
+    flush();
+    open = {
+      txId: move.txId,
+      date: options.localDate(move.time),
+      lines: [],
+      words: [],
+      assets: new Map(),
+      feeUsed: false,
+      tokenFees: [],
+    };
+    return open;
+  };
+
+  const basis = (move: BasisMove) => {
+    if (!move.reported) return;
+    const o = entryFor(move);
+    const ccy = options.currency();
+    const at = (amount: Big) => `${options.show(money(amount))} ${ccy}`;
+    const quantity = new Big(move.quantity);
+    const cost = new Big(move.cost);
+    const fee = new Big(move.fee ?? 0);
+    const cash = chart.account('cash');
+    switch (move.kind) {
+      case 'acquire': {
+        const value = new Big(move.value ?? 0);
+        change(o, holdingOf(move.token, move.account), quantity, cost, move.txId);
+        const income = move.income ?? null;
+        const incomeAccount = income === null ? null : chart.income(income);
+        const external = move.external === true && income === null;
+        const credit =
+          income !== null
+            ? (incomeAccount ?? chart.account('unclassified'))
+            : external
+              ? chart.account('unclassified')
+              : cash;
+        o.lines.push({ account: credit, amount: money(value).neg(), txId: move.txId });
+        if (income !== null)
+          incomeByCategory.set(income, (incomeByCategory.get(income) ?? ZERO).plus(money(value)));
+        if (credit.kind === 'unclassified') unclassified += 1;
+        if (fee.gt(0)) {
+          o.feeUsed = true;
+          o.lines.push({ account: cash, amount: money(fee).neg(), txId: move.txId });
+          if (move.feeIsExpense === true)
+            o.lines.push({ account: chart.account('fee'), amount: money(fee), txId: move.txId });
+        }
+        o.words.push(
+          income !== null
+            ? `income (${income}): ${move.quantity} ${move.token} received in ${move.account}, worth ${at(value)}${incomeAccount === null ? ` (category "${income}" not in the chart: unclassified)` : ''}`
+            : external
+              ? `${move.quantity} ${move.token} deposited into ${move.account} from outside the portfolio, worth ${at(value)} (unclassified: to be reviewed)`
+              : `acquired ${move.quantity} ${move.token} in ${move.account} for ${at(value)}${fee.gt(0) ? `, fee ${at(fee)}` : ''}`,
+        );
+        break;
+      }
+      case 'dispose': {
+        const value = new Big(move.value ?? 0);
+        change(o, holdingOf(move.token, move.account), quantity.neg(), cost.neg(), move.txId);
+        const gain = lineGains(move.lines ?? [], money);
+        if (!gain.eq(0))
+          o.lines.push({
+            account: chart.account(gain.gt(0) ? 'gain' : 'loss'),
+            amount: gain.neg(),
+            txId: move.txId,
+          });
+        if (options.isTokenFee(move.txId, move.leg)) {
+          o.tokenFees.push({ value: money(value), txId: move.txId });
+          o.words.push(
+            `fee paid in ${move.requested} ${move.token} from ${move.account}, worth ${at(value)}`,
+          );
+          break;
+        }
+        o.lines.push({ account: cash, amount: money(value), txId: move.txId });
+        if (fee.gt(0)) {
+          o.feeUsed = true;
+          o.lines.push({ account: cash, amount: money(fee).neg(), txId: move.txId });
+        }
+        o.words.push(
+          `disposed of ${move.requested} ${move.token} from ${move.account} for ${at(value)}${fee.gt(0) ? ` less fee ${at(fee)}` : ''}, carrying value ${at(cost)}, ${gain.gte(0) ? 'gain' : 'loss'} ${at(gain.abs())}`,
+        );
+        break;
+      }
+      case 'move': {
+        const to = move.to ?? move.account;
+        change(o, holdingOf(move.token, move.account), quantity.neg(), cost.neg(), move.txId);
+        change(o, holdingOf(move.token, to), new Big(move.requested), cost.plus(fee), move.txId);
+        if (fee.gt(0)) o.lines.push({ account: cash, amount: money(fee).neg(), txId: move.txId });
+        o.words.push(
+          `moved ${move.requested} ${move.token} from ${move.account} to ${to} (own wallets) at carrying value ${at(cost)}${fee.gt(0) ? `, fee ${at(fee)} added to it` : ''}`,
+        );
+        break;
+      }
+      case 'withdraw': {
+        const h = holdingOf(move.token, move.account);
+        const before = h.cost;
+        change(o, h, quantity.neg(), cost.neg(), move.txId);
+        // The carrying value as posted: the asset's rounded change, so no rounding line is needed.
+        const removed = money(before).minus(money(h.cost));
+        o.lines.push({ account: chart.account('transfer-out'), amount: removed, txId: move.txId });
+        o.words.push(
+          `sent ${move.requested} ${move.token} from ${move.account} out of the portfolio at carrying value ${at(cost)}`,
+        );
+        break;
+      }
+    }
+  };
+
+  const observer: GainsObserver = {
+    event(event: GainsEvent, reported: boolean) {
+      if (!reported) return;
+      if (!opened) openPeriod();
+      const date = options.localDate(event.time);
+      if (open !== null && open.txId !== event.txId) flush();
+      closeBefore(date);
+    },
+    basis,
+  };
+
+  return {
+    observer,
+    finish() {
+      if (!opened) openPeriod();
+      flush();
+      while (monthIndex < options.months.length) closeMonth();
+    },
+    totals: () => totals,
+    income: () => incomeByCategory,
+    unclassified: () => unclassified,
+    counts: () => ({ entries: sequence, postings }),
+  };
+}
+
+/** The gain of a disposal as the reports show it: the sum of its lines' rounded gains. */
+export function lineGains(lines: readonly DisposalLine[], round: (amount: Big) => Big): Big {
+  return lines.reduce(
+    (sum, line) => sum.plus(round(new Big(line.proceeds)).minus(round(new Big(line.cost)))),
+    ZERO,
+  );
+}
+
+/** The last day of a `YYYY-MM` month. */
+export function lastDay(month: string): string {
+  const [year, m] = month.split('-').map(Number) as [number, number];
+  const days = new Date(Date.UTC(year, m, 0)).getUTCDate();
+  return `${month}-${String(days).padStart(2, '0')}`;
+}

@@ -1,0 +1,58 @@
+/**
+ * The journal's errors: a chart that cannot post an entry, an entry that does not balance, a
+ * journal that does not tie out to the gains reports, and a format that cannot write an entry.
+ */
+import { PbsExportError, ValidationError } from '../errors.ts';
+
+/** Root of the journal's errors. */
+export class LedgerError extends PbsExportError {}
+
+/** The chart of accounts is refused: `field` names the setting (e.g. `journal.chart.fee`). */
+export class ChartError extends ValidationError {}
+
+/** An entry does not balance to the minor unit (a bug: the builder posts every difference). */
+export class UnbalancedEntryError extends LedgerError {
+  readonly entryId: string;
+
+  constructor(entryId: string, difference: string) {
+    super(
+      'journal_unbalanced',
+      `journal entry ${entryId} does not balance: debits − credits = ${difference}`,
+    );
+    this.entryId = entryId;
+  }
+}
+
+/** One difference the tie-out found. */
+export interface TieOutDifference {
+  /** What was compared, e.g. `asset balance 2025-03-31`. */
+  check: string;
+  /** The journal's account (code), or the total compared. */
+  account: string;
+  token?: string;
+  journal: string;
+  report: string;
+  difference: string;
+}
+
+/** The journal does not tie out to the reports: the run fails naming the account and the difference. */
+export class TieOutError extends LedgerError {
+  readonly differences: readonly TieOutDifference[];
+
+  constructor(differences: readonly [TieOutDifference, ...TieOutDifference[]]) {
+    const [first] = differences;
+    const more = differences.length > 1 ? ` (and ${differences.length - 1} more)` : '';
+    super(
+      'journal_tie_out',
+      `the journal does not tie out: ${first.check}, account ${first.account}${first.token === undefined ? '' : ` (${first.token})`}: journal ${first.journal}, reports ${first.report}, difference ${first.difference}${more}`,
+    );
+    this.differences = differences;
+  }
+}
+
+/** A format cannot write an entry (an account or commodity name its tool refuses). */
+export class LedgerFormatError extends LedgerError {
+  constructor(format: string, reason: string, options?: { cause?: unknown }) {
+    super('journal_format', `${format}: ${reason}`, options);
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The `journal` block of an export request (and of a profile's deployment config): the chart of
+ * accounts, whether entries are rolled up per month, the formats to write, and format settings.
+ */
+import { z } from 'zod';
+import { chartSchema } from './chart.ts';
+import { LEDGER_FORMATS } from './formats/index.ts';
+
+/** The formats a journal writes when the request names none. */
+export const DEFAULT_JOURNAL_FORMATS: readonly string[] = ['csv', 'beancount', 'hledger'];
+
+/** The zod schema of `journal`. */
+export const journalSchema = z.strictObject({
+  /** Ids of the registered ledger formats (lib/ledger/formats/index.ts). */
+  formats: z
+    .array(
+      z.string().refine((id) => LEDGER_FORMATS.some((format) => format.id === id), {
+        message: `unknown journal format; expected one of ${LEDGER_FORMATS.map((f) => f.id).join(', ')}`,
+      }),
+    )
+    .min(1, 'must name at least one journal format')
+    .transform((ids) => [...new Set(ids)])
+    .default(() => [...DEFAULT_JOURNAL_FORMATS]),
+  /** `false` (default): one entry per transaction; `true`: one entry per month, summed per account. */
+  rollup: z.boolean().default(false),
+  chart: chartSchema.default(() => chartSchema.parse({})),
+  /** Format-specific settings (e.g. DATEV's Berater- and Mandantennummer), passed to the formats. */
+  settings: z.record(z.string(), z.unknown()).default({}),
+});
+
+/** `journal` as given. */
+export type JournalRequestInput = z.input<typeof journalSchema>;
+/** `journal` with every default filled in. */
+export type JournalRequest = z.output<typeof journalSchema>;
+
+/** Validates a journal block alone (a deployment config's) and fills in its defaults. */
+export function parseJournalOptions(input: unknown): JournalRequest {
+  return journalSchema.parse(input);
+}
+
+/** One problem of a request's journal block, with its path in the request. */
+export interface JournalIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * What a request's journal block cannot have, given its reports and gains options: a journal
+ * block without the journal report, HMRC identification (a disposal's cost is known only once
+ * its 30 days are matched, after the entry's date), per-wallet asset accounts without account
+ * pooling (only then do the lots, and their cost, belong to a wallet).
+ */
+export function journalProblems(
+  // Loose: the request's refinement runs even when the block itself failed to parse.
+  journal: { chart?: { asset?: { perWallet?: boolean } } } | undefined,
+  wanted: boolean,
+  gains: { taxRules?: string; method?: string; pooling?: string } | undefined,
+): JournalIssue[] {
+  if (journal !== undefined && !wanted)
+    return [{ path: ['journal'], message: 'only allowed when reports include "journal"' }];
+  if (!wanted) return [];
+  const issues: JournalIssue[] = [];
+  const method = gains?.method ?? (gains?.taxRules === 'uk' ? 'hmrc' : undefined);
+  if (method === 'hmrc')
+    issues.push({
+      path: ['gains', 'method'],
+      message:
+        'the journal needs each disposal’s carrying value when it happens; HMRC identification (uk rules) fixes it only once the 30 days after are matched, so the journal report is not available with it',
+    });
+  const pooling = gains?.pooling ?? (gains?.taxRules === 'us' ? 'wallet-from-2025' : 'universal');
+  if (journal?.chart?.asset?.perWallet === true && pooling !== 'account')
+    issues.push({
+      path: ['journal', 'chart', 'asset', 'perWallet'],
+      message: `per-wallet asset accounts need gains.pooling "account" (lots belong to a wallet only then), not "${pooling}"`,
+    });
+  return issues;
+}

@@ -1,0 +1,23 @@
+/**
+ * The chart of accounts of a journal in words, for the Read me (file and sheet): which account
+ * each kind of posting goes to, and how an entry is made of them.
+ */
+import { type ChartSettings, createChart } from './chart.ts';
+import type { JournalRequest } from './request.ts';
+
+/** One line per topic: the mapping of a request's journal, and the conventions of its entries. */
+export function journalReadmeLines(journal: JournalRequest): string[] {
+  const chart = createChart(journal.chart as ChartSettings);
+  const code = (kind: Parameters<typeof chart.account>[0]) => chart.account(kind).code;
+  const { perToken, perWallet } = journal.chart.asset;
+  const assetExample = chart.asset('BTC', 'wallet-1').code;
+  return [
+    `journal: ${journal.rollup ? 'one entry per month, summed per account and side' : 'one entry per transaction'}, in the reporting currency to its minor unit, formats ${journal.formats.join(', ')}`,
+    `journal accounts: digital assets ${perToken ? 'one account per token' : 'one account for every token'}${perWallet ? ' and wallet' : ''} (e.g. ${assetExample}), at carrying value (cost from the lots, by the gains method and pools)`,
+    `journal: an acquisition debits the asset at cost (fees included) and credits cash clearing ${code('cash')}; a disposal debits ${code('cash')} with the proceeds (a fee deducted from them as a credit), credits the asset with the carrying value of the lots it took, and posts the difference to realised gains ${code('gain')} or losses ${code('loss')} (as the gains summary shows it)`,
+    `journal: income debits the asset at its value and credits the income account of its category (e.g. staking ${chart.income('staking')?.code ?? code('unclassified')}); a category the chart does not name, and a deposit from outside the portfolio, go to ${code('unclassified')} for review`,
+    `journal: a move between own wallets is posted only with per-wallet accounts (at carrying value); a transfer to outside the portfolio credits the asset and debits ${code('transfer-out')}; gas paid in a token is a disposal of it, its value an expense on ${code('fee')} unless it is already in the transaction's proceeds or cost`,
+    `journal: opening balances at the period start against ${code('opening')}; what rounding each line to the minor unit leaves over goes to ${code('rounding')}; the Beancount and hledger journals assert every asset account's quantity of each token at each month end`,
+    "journal tie-out: realised gains equal the gains summary, income per category the income report, and each month end's asset balances (quantity and carrying value) the holdings; the manifest records the totals and the checks, and a run that does not tie out fails",
+  ];
+}

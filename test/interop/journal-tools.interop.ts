@@ -1,0 +1,189 @@
+/**
+ * The journal's Beancount and hledger files checked by the accountants' own tools: Debian's
+ * `hledger check --strict` (parse, balance, declared accounts and commodities, and every balance
+ * assertion) and `bean-check` (balance of each transaction and every `balance` assertion), on the
+ * demo year and on crafted histories. A copy with one month-end assertion changed must fail both,
+ * so the assertions are really checked.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseExportRequest, runExport } from '../../lib/export/index.ts';
+import type { LedgerFile } from '../../lib/ledger/types.ts';
+import { type ExportHarness, startExportHarness } from '../support/export.ts';
+import { OUTSIDE_HISTORY, runJournal, WALLETS_HISTORY } from '../support/journal.ts';
+
+const run = promisify(execFile);
+
+/** Runs a tool; resolves with its exit code and output (a failing check is a result here). */
+async function tool(command: string, args: string[]): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout, stderr } = await run(command, args, { maxBuffer: 64 * 1024 * 1024 });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+  }
+}
+
+const hledgerCheck = (file: string) => tool('hledger', ['-f', file, 'check', '--strict']);
+const beanCheck = (file: string) => tool('bean-check', [file]);
+
+/** The file with its first month-end assertion's quantity changed (a digit put in front). */
+function tampered(body: string, kind: 'hledger' | 'beancount'): string {
+  const pattern = kind === 'hledger' ? /(= )(\d+(?:\.\d+)?)( )/ : /( balance \S+ {2})(\d+(?:\.\d+)?)( )/;
+  return body.replace(
+    pattern,
+    (_m, before: string, quantity: string, after: string) => `${before}1${quantity}${after}`,
+  );
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'journal-tools-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function writeFiles(prefix: string, files: readonly LedgerFile[]): Promise<Record<string, string>> {
+  const paths: Record<string, string> = {};
+  for (const file of files) {
+    const path = join(dir, `${prefix}-${file.name}`);
+    await writeFile(path, file.body);
+    paths[file.name] = path;
+  }
+  return paths;
+}
+
+async function expectChecksPass(hledgerFile: string, beancountFile: string) {
+  const h = await hledgerCheck(hledgerFile);
+  expect(h.output).toBe('');
+  expect(h.code).toBe(0);
+  const b = await beanCheck(beancountFile);
+  expect(b.output).toBe('');
+  expect(b.code).toBe(0);
+}
+
+async function expectTamperedFails(hledgerFile: string, beancountFile: string) {
+  const h = `${hledgerFile}.tampered`;
+  await writeFile(h, tampered(await readFile(hledgerFile, 'utf8'), 'hledger'));
+  const hResult = await hledgerCheck(h);
+  expect(hResult.code).not.toBe(0);
+  expect(hResult.output).toMatch(/balance assertion/i);
+  const b = `${beancountFile}.tampered`;
+  await writeFile(b, tampered(await readFile(beancountFile, 'utf8'), 'beancount'));
+  const bResult = await beanCheck(b);
+  expect(bResult.code).not.toBe(0);
+  expect(bResult.output).toMatch(/Balance failed/);
+}
+
+describe('journal files of crafted histories, checked by hledger and bean-check', () => {
+  it.each([
+    [
+      'own wallets, a partial sale, income and gas in a token',
+      WALLETS_HISTORY,
+      { gains: { pooling: 'account' }, journal: { chart: { asset: { perWallet: true } } } },
+    ],
+    [
+      'the same rolled up per month',
+      WALLETS_HISTORY,
+      { gains: { pooling: 'account' }, journal: { rollup: true, chart: { asset: { perWallet: true } } } },
+    ],
+    ['a withdrawal to outside with gas as a fee, and income', OUTSIDE_HISTORY, {}],
+  ])('%s', async (name, history, extra) => {
+    const { files } = await runJournal(history, extra);
+    const paths = await writeFiles(name.replace(/\W+/g, '-'), files);
+    await expectChecksPass(paths['journal.hledger'] as string, paths['journal.beancount'] as string);
+    await expectTamperedFails(paths['journal.hledger'] as string, paths['journal.beancount'] as string);
+  });
+});
+
+describe('journal files of the demo year, checked by hledger and bean-check', () => {
+  let harness: ExportHarness;
+  let folder: string;
+
+  beforeAll(async () => {
+    harness = await startExportHarness('demo');
+    const result = await runExport(
+      parseExportRequest({ profile: 'demo', period: '2025', reports: ['journal'], formats: ['csv'] }),
+      harness.deps(),
+    );
+    folder = join(harness.outDir, result.prefix);
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('writes every format, and both tools accept the journals with their month-end assertions', async () => {
+    const files = await readdir(folder);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'demo_2025_journal.csv',
+        'demo_2025_journal.beancount',
+        'demo_2025_journal.hledger',
+      ]),
+    );
+    const hledgerFile = join(folder, 'demo_2025_journal.hledger');
+    const beancountFile = join(folder, 'demo_2025_journal.beancount');
+    await expectChecksPass(hledgerFile, beancountFile);
+    await expectTamperedFails(hledgerFile, beancountFile);
+    // hledger's realised gain and income agree with the manifest's tie-out figures.
+    const manifest = JSON.parse(await readFile(join(folder, 'manifest.json'), 'utf8'));
+    const gain = await tool('hledger', [
+      '-f',
+      hledgerFile,
+      'bal',
+      '-N',
+      '--no-elide',
+      'Realised',
+      '--flat',
+      '-O',
+      'csv',
+    ]);
+    const net = gain.output
+      .split('\n')
+      .slice(1)
+      .filter((line) => line.trim() !== '')
+      .reduce((sum, line) => sum - Number(line.split(',')[1]?.replace(/[^0-9.-]/g, '')), 0);
+    expect(net.toFixed(2)).toBe(Number(manifest.journal.totals.realisedGain).toFixed(2));
+  });
+
+  it("makes hledger's carrying values at the period end equal the holdings roll-forward's closing cost", async () => {
+    const costs = await tool('hledger', [
+      '-f',
+      join(folder, 'demo_2025_journal.hledger'),
+      'bal',
+      'Assets:Crypto',
+      '--cost',
+      '--flat',
+      '-N',
+      '-O',
+      'csv',
+    ]);
+    const byAccount = Object.fromEntries(
+      costs.output
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.replace(/"/g, '').split(','))
+        .map(([account, balance]) => [account, balance?.replace('USD ', '')]),
+    );
+    const holdings = (await readFile(join(folder, 'demo_2025_holdings.csv'), 'utf8')).replace(/^\uFEFF/, '');
+    const [header, ...lines] = holdings.trim().split('\n');
+    const columns = (header as string).split(',');
+    const token = columns.indexOf('token');
+    const closing = columns.indexOf('closing_cost');
+    const expected = Object.fromEntries(
+      lines.map((line) => line.split(',')).map((cells) => [cells[token] as string, cells[closing] as string]),
+    );
+    expect(Object.keys(expected).length).toBeGreaterThan(0);
+    for (const [symbol, cost] of Object.entries(expected)) {
+      const account = `Assets:Crypto:${symbol.charAt(0).toUpperCase()}${symbol.slice(1)}`;
+      expect([account, byAccount[account]]).toEqual([account, cost]);
+    }
+  });
+});
