@@ -28,6 +28,8 @@ export { ADJUSTMENTS_PREFIX, createS3AdjustmentsStore, type S3AdjustmentsStoreOp
 export * from './schema.ts';
 export { type AdjustmentsStore, createFileAdjustmentsStore, versionName } from './store.ts';
 export {
+  type AdjustmentsReference,
+  adjustmentsReference,
   checkContradictions,
   type LoadedAdjustments,
   parseAdjustments,

@@ -148,3 +148,16 @@ export function checkContradictions(adjustments: readonly Adjustment[]): void {
     }
   }
 }
+
+/** What a manifest records of the adjustments a run used. */
+export interface AdjustmentsReference {
+  profile: string;
+  version: number;
+  /** Hex SHA-256 of the exact bytes of that version. */
+  sha256: string;
+}
+
+/** The manifest's record of `loaded`. */
+export function adjustmentsReference(loaded: LoadedAdjustments): AdjustmentsReference {
+  return { profile: loaded.document.profile, version: loaded.document.version, sha256: loaded.sha256 };
+}

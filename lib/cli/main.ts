@@ -33,6 +33,7 @@ import {
   STAGING_SEGMENT,
   type StoredObject,
 } from '../storage/index.ts';
+import { readAdjustmentsFlag, renderAdjustments } from './adjustments.ts';
 import { type CliCommand, type Destination, parseCommandLine, type RunCommand, USAGE } from './args.ts';
 import { describeError, inCliWords } from './messages.ts';
 import { checkDestination } from './preflight.ts';
@@ -110,6 +111,9 @@ function parseRequest(input: Record<string, unknown>) {
 async function run(command: RunCommand, io: RedactingIo): Promise<number> {
   const rates = command.rates ? await readRates(command.rates) : undefined;
   const request = parseRequest(rates ? withRates(command.request, rates) : command.request);
+  const adjustments = command.adjustments
+    ? await readAdjustmentsFlag(command.adjustments, request)
+    : undefined;
   const s3 = createS3(command.destination, io);
   await checkDestination(command.destination, s3);
   const service = await connect(command, request.profile, io);
@@ -128,6 +132,7 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
       onProgress: progress.update,
       warn: (message) => io.stderr.write(`warning: ${message}\n`),
       ...(rates ? { rates } : {}),
+      ...(adjustments ? { adjustments } : {}),
     }).finally(() => progress.stop());
     printSummary(io.stdout, result.manifest, sink.root);
     if (presign) printLinks(io.stdout, await presign(result.manifest.files), LINK_EXPIRY_SECONDS);
@@ -144,6 +149,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   const shownIn = displayZone(original, command.presentation);
   const header = { ...snapshot, request };
   const rates = await renderRates(command, request);
+  const adjustments = await renderAdjustments(command, request);
   const runId = newRunId(io.now());
   const s3 = createS3(command.destination, io);
   await checkDestination(command.destination, s3);
@@ -160,6 +166,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
       counts: { renderedFromSnapshot: 1 },
       workDir,
       ...(rates ? { rates } : {}),
+      ...(adjustments ? { adjustments } : {}),
       ...(shownIn === undefined ? {} : { displayTimeZone: shownIn }),
       ...(io.signal ? { signal: io.signal } : {}),
     });

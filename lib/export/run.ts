@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LoadedAdjustments } from '../adjustments/index.ts';
 import type { RateTable } from '../fx/index.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import { messageOf } from '../storage/errors.ts';
@@ -92,6 +93,11 @@ export interface ExportDeps {
   warn?: (message: string) => void;
   /** The rates files' table when the request asks for `gains.rates` (the trigger reads the files). */
   rates?: RateTable;
+  /**
+   * The preparer's adjustments for the gains figures (read and validated by the trigger). The
+   * snapshot stays what the service sent; the manifest records their version and SHA-256.
+   */
+  adjustments?: LoadedAdjustments;
 }
 
 export interface ExportResult {
@@ -207,6 +213,8 @@ export interface AssembleDeps {
   warn?: (message: string) => void;
   /** The rates of `gains.rates`, for the gains feed. */
   rates?: RateTable;
+  /** The preparer's adjustments, for the gains feed. */
+  adjustments?: LoadedAdjustments;
 }
 
 /** An assembled run: its snapshot, and the report model that observed every record of it. */
@@ -220,6 +228,8 @@ export interface AssembledExport {
   model: ReportModel;
   /** The reports rendered while assembling; `renderReports` finishes them. */
   live: LiveOutputs;
+  /** The adjustments the model applied, for the manifest. */
+  adjustments?: LoadedAdjustments;
 }
 
 /**
@@ -250,6 +260,7 @@ export async function assembleExport(
     live,
     ...(deps.warn ? { warn: deps.warn } : {}),
     ...(deps.rates ? { rates: deps.rates } : {}),
+    ...(deps.adjustments ? { adjustments: deps.adjustments } : {}),
   });
   try {
     let header: SnapshotHeader | undefined;
@@ -289,6 +300,7 @@ export async function assembleExport(
       },
       model,
       live,
+      ...(deps.adjustments ? { adjustments: deps.adjustments } : {}),
     };
   } catch (error) {
     await live.abort(error instanceof Error ? error : new Error(String(error)));

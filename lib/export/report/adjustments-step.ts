@@ -11,6 +11,7 @@
 import {
   type AdjustmentEffect,
   createAdjustmentsApplier,
+  InvalidAdjustmentsError,
   type LoadedAdjustments,
 } from '../../adjustments/index.ts';
 import { Big, type CanonicalTransaction } from '../../domain/index.ts';
@@ -40,6 +41,8 @@ export interface AdjustmentsStepOptions {
   stream: AdapterOptions;
   /** The currency of the gains figures, when the request names it. */
   currency: string | null;
+  /** The run's profile: the document must be this profile's. */
+  profile: string;
 }
 
 /** Figures of a run, exact: realised gain and income of the period. */
@@ -70,8 +73,9 @@ export interface AdjustmentsStep {
   table(): TableSource;
 }
 
-const keyOf = (w: Pick<GainsWarning, 'kind' | 'txId' | 'token' | 'account'>) =>
-  `${w.kind}\u0000${w.txId}\u0000${w.token}\u0000${w.account}`;
+/** A warning's identity across the two runs (a warning whose quantity changed is another one). */
+const keyOf = (w: Pick<GainsWarning, 'kind' | 'txId' | 'token' | 'account' | 'quantity'>) =>
+  `${w.kind}\u0000${w.txId}\u0000${w.token}\u0000${w.account}\u0000${w.quantity}`;
 
 /** Adds the drained lines of an engine to `figures`; returns the warnings. */
 function tally(
@@ -88,6 +92,11 @@ export function createAdjustmentsStep(
   loaded: LoadedAdjustments,
   options: AdjustmentsStepOptions,
 ): AdjustmentsStep {
+  if (loaded.document.profile !== options.profile)
+    throw new InvalidAdjustmentsError(
+      'profile',
+      `the adjustments are profile ${loaded.document.profile}'s, but the run is of profile ${options.profile}`,
+    );
   const applier = createAdjustmentsApplier(loaded.document, {
     currency: options.currency,
     ...(options.stream.transferCategories ? { transferCategories: options.stream.transferCategories } : {}),
@@ -98,13 +107,14 @@ export function createAdjustmentsStep(
   const before: Figures = { gain: new Big(0), income: new Big(0) };
   const after: Figures = { gain: new Big(0), income: new Big(0) };
   /** The baseline's warnings by key (the ones the adjusted run does not repeat were resolved). */
-  const baseWarnings = new Map<string, GainsWarning>();
-  const adjustedKeys = new Set<string>();
+  const baseWarnings = new Map<string, GainsWarning[]>();
   const feed = (events: readonly GainsEvent[]) => {
     for (const event of events) baseline.process(event);
-    for (const w of tally(before, baseline.drain())) baseWarnings.set(keyOf(w), w);
+    for (const w of tally(before, baseline.drain())) {
+      const key = keyOf(w);
+      baseWarnings.set(key, [...(baseWarnings.get(key) ?? []), w]);
+    }
   };
-  let finished = false;
   const resolvedBy = (w: GainsWarning) => {
     const names = applier.namedBy(w.txId, w.token);
     return names.length > 0 ? names.join(', ') : 'the adjustments together';
@@ -124,16 +134,21 @@ export function createAdjustmentsStep(
       feed(baseStream.finish());
       baseline.finish();
       feed([]);
-      finished = true;
       return rest;
     },
     observe(drained) {
-      for (const w of tally(after, drained)) adjustedKeys.add(keyOf(w));
+      tally(after, drained);
     },
     warnings(table) {
       const columns = table.spec.columns;
       const at = (key: string) => columns.findIndex((column) => column.key === key);
-      const [kind, txId, token, account] = ['kind', 'transaction_id', 'token', 'account'].map(at) as number[];
+      const [kind, txId, token, account, quantity] = [
+        'kind',
+        'transaction_id',
+        'token',
+        'account',
+        'quantity',
+      ].map(at) as number[];
       const resolution: Column = {
         key: RESOLUTION_COLUMN,
         header: 'Resolution',
@@ -144,20 +159,25 @@ export function createAdjustmentsStep(
       return {
         spec: { ...table.spec, columns: [...columns, resolution] },
         async *rows() {
+          // Each open warning takes one of the baseline's with the same identity; the baseline's
+          // left over are the resolved ones (counted afresh for each writer that reads the rows).
+          const left = new Map([...baseWarnings].map(([key, list]) => [key, [...list]]));
           for await (const row of table.rows()) {
+            const cell = (index: number | undefined) => row[index as number] ?? '';
             const key = keyOf({
-              kind: row[kind as number] as GainsWarning['kind'],
-              txId: row[txId as number] ?? '',
-              token: row[token as number] ?? '',
-              account: row[account as number] ?? '',
+              kind: cell(kind) as GainsWarning['kind'],
+              txId: cell(txId),
+              token: cell(token),
+              account: cell(account),
+              quantity: cell(quantity),
             });
-            const base = baseWarnings.get(key);
-            const raised = base === undefined && finished && row[kind as number] !== 'other-currency';
-            const named = applier.namedBy(row[txId as number] ?? '', row[token as number] ?? '');
+            const same = left.get(key);
+            const raised = same?.shift() === undefined && cell(kind) !== 'other-currency';
+            const named = applier.namedBy(cell(txId), cell(token));
             yield [...row, raised ? `raised after ${named.join(', ') || 'the adjustments'}` : 'open'];
           }
-          for (const [key, w] of baseWarnings) {
-            if (!adjustedKeys.has(key)) yield [...warningRow(w), `resolved by ${resolvedBy(w)}`];
+          for (const list of left.values()) {
+            for (const w of list) yield [...warningRow(w), `resolved by ${resolvedBy(w)}`];
           }
         },
       };

@@ -219,6 +219,7 @@ export function createGainsFeed(
           engine: engineOptions,
           stream: streamOptions,
           currency: gains.currency ?? null,
+          profile: request.profile,
         });
   const stream = createEventStream({ ...streamOptions, ...adjust?.adapterOptions });
   let batchWindow: string | null = null;
