@@ -26,7 +26,12 @@ export {
 export { HEADER_ALIASES, importLotsCsv, parseCsvRecords } from './lots-csv.ts';
 export { ADJUSTMENTS_PREFIX, createS3AdjustmentsStore, type S3AdjustmentsStoreOptions } from './s3-store.ts';
 export * from './schema.ts';
-export { type AdjustmentsStore, createFileAdjustmentsStore, versionName } from './store.ts';
+export {
+  type AdjustmentsStore,
+  createFileAdjustmentsStore,
+  loadRequestedAdjustments,
+  versionName,
+} from './store.ts';
 export {
   type AdjustmentsReference,
   adjustmentsReference,

@@ -9,7 +9,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ValidationError } from '../errors.ts';
 import { PROFILE_NAME } from '../export/plan/request.ts';
-import { AdjustmentsNotFoundError, StaleAdjustmentsError } from './errors.ts';
+import { AdjustmentsDigestError, AdjustmentsNotFoundError, StaleAdjustmentsError } from './errors.ts';
 import type { AdjustmentsDocument } from './schema.ts';
 import {
   type LoadedAdjustments,
@@ -128,4 +128,19 @@ export function createFileAdjustmentsStore(dir: string): AdjustmentsStore {
       return next;
     },
   };
+}
+
+/**
+ * The version a request names (`request.adjustments`), from `store`; with a `sha256`, refused
+ * (`AdjustmentsDigestError`) unless the stored bytes have it.
+ */
+export async function loadRequestedAdjustments(
+  store: AdjustmentsStore,
+  profile: string,
+  reference: { version: number; sha256?: string | undefined },
+): Promise<LoadedAdjustments> {
+  const loaded = await store.get(profile, reference.version);
+  if (reference.sha256 !== undefined && loaded.sha256 !== reference.sha256)
+    throw new AdjustmentsDigestError(versionName(reference.version), reference.sha256, loaded.sha256);
+  return loaded;
 }

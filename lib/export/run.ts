@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadedAdjustments } from '../adjustments/index.ts';
+import { ValidationError } from '../errors.ts';
 import type { RateTable } from '../fx/index.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import { messageOf } from '../storage/errors.ts';
@@ -244,6 +245,7 @@ export async function assembleExport(
   fetched: readonly FetchedShard[] | FetchRun,
   deps: AssembleDeps,
 ): Promise<AssembledExport> {
+  checkRequestedAdjustments(request, deps.adjustments);
   const allFetched = isFetchRun(fetched) ? fetched.done : Promise.resolve(fetched);
   const snapshotFile = join(deps.workDir, 'snapshot.ndjson.gz');
   const changes = request.reports.includes('changes') ? changesOf(request, deps) : undefined;
@@ -351,7 +353,8 @@ function snapshotHeader(
   return {
     kind: 'header',
     format: SNAPSHOT_FORMAT,
-    request,
+    // The snapshot is what the service sent: which adjustments the figures use is the manifest's.
+    request: withoutAdjustments(request),
     apiBase: publicApiBase(deps.apiBase),
     ...(deps.demo === true ? { demo: true } : {}),
     createdAt: deps.startedAt.toISOString(),
@@ -395,4 +398,33 @@ export function newRunId(at: Date, tag: string = randomBytes(3).toString('hex'))
     .replace(/[-:]/g, '')
     .replace(/\.\d{3}/, '');
   return `${stamp}-${tag}`;
+}
+
+/** `request` without its `adjustments` reference (see `snapshotHeader`). */
+function withoutAdjustments(request: ExportRequest): ExportRequest {
+  if (request.adjustments === undefined) return request;
+  const { adjustments: _left, ...rest } = request;
+  return rest;
+}
+
+/**
+ * Refuses a run whose request names adjustments (`request.adjustments`) the caller did not load,
+ * or loaded in another version or with other bytes: the figures would not be the ones asked for.
+ */
+function checkRequestedAdjustments(request: ExportRequest, loaded: LoadedAdjustments | undefined): void {
+  const asked = request.adjustments;
+  if (asked === undefined) return;
+  if (loaded === undefined)
+    throw new ValidationError(
+      'adjustments',
+      `version ${asked.version} is asked for, but no adjustments were read`,
+    );
+  const other =
+    loaded.document.version !== asked.version ||
+    (asked.sha256 !== undefined && asked.sha256 !== loaded.sha256);
+  if (other)
+    throw new ValidationError(
+      'adjustments',
+      `version ${asked.version}${asked.sha256 ? ` (SHA-256 ${asked.sha256})` : ''} is asked for, but version ${loaded.document.version} (SHA-256 ${loaded.sha256}) was read`,
+    );
 }

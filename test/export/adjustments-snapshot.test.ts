@@ -11,7 +11,8 @@ import { parseExportRequest, runExport } from '../../lib/export/index.ts';
 import { profilesWithCounts } from '../../lib/simulator/index.ts';
 import { type ExportHarness, readCsv, startExportHarness } from '../support/export.ts';
 
-const REQUEST = parseExportRequest({ profile: 'demo', period: '2025', reports: ['gains'], formats: ['csv'] });
+const INPUT = { profile: 'demo', period: '2025', reports: ['gains'], formats: ['csv'] };
+const REQUEST = parseExportRequest(INPUT);
 
 describe('adjustments and the snapshot', () => {
   let harness: ExportHarness;
@@ -37,7 +38,12 @@ describe('adjustments and the snapshot', () => {
         ],
       }),
     );
-    const adjusted = await runExport(REQUEST, harness.deps({ runId: 'adjusted', adjustments }));
+    // As the HTTP API asks for them: the request names the version and its SHA-256.
+    const asked = parseExportRequest({
+      ...INPUT,
+      adjustments: { version: 1, sha256: adjustments.sha256 },
+    });
+    const adjusted = await runExport(asked, harness.deps({ runId: 'adjusted', adjustments }));
     const sha = async (prefix: string) =>
       createHash('sha256')
         .update(await readFile(join(folder(prefix), 'demo_2025_snapshot.ndjson.gz')))
