@@ -8,6 +8,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliIo, main } from '../../lib/cli/main.ts';
 
@@ -158,6 +159,33 @@ describe('pbs-export run/render --adjustments', () => {
       );
     }
   });
+
+  it('render writes the Adjustments sheet and the Resolution column into the workbook', async () => {
+    const io = captureIo();
+    const snapshot = join(adjusted, `${BASE}_snapshot.ndjson.gz`);
+    const code = await main(
+      [
+        'render',
+        '--snapshot',
+        snapshot,
+        '--adjustments',
+        file,
+        '--format',
+        'xlsx',
+        '--out',
+        join(dir, 'xlsx'),
+      ],
+      io.io,
+    );
+    expect({ code, err: io.stderr() }).toEqual({ code: 0, err: '' });
+    const folder = await runFolder(join(dir, 'xlsx'));
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(join(folder, `${BASE}.xlsx`));
+    const sheet = workbook.getWorksheet('Adjustments');
+    expect(sheet?.getRow(2).getCell(1).value).toBe('m1');
+    const warnings = workbook.getWorksheet('Warnings');
+    expect(((warnings?.getRow(1).values ?? []) as unknown[]).includes('Resolution')).toBe(true);
+  }, 120_000);
 
   it('render refuses to leave out the adjustments the manifest names, or to take another file', async () => {
     const snapshot = join(adjusted, `${BASE}_snapshot.ndjson.gz`);
