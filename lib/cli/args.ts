@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ValidationError } from '../errors.ts';
+import { ADJUSTMENTS_USAGE } from './adjustments-command.ts';
 import { parseRatesFlags, type RatesFlag } from './rates.ts';
 import { closestFlag } from './suggest.ts';
 
@@ -62,7 +63,7 @@ export const USAGE = `Usage:
                                  --format, --delimiter, --decimal-separator, --report (those the
                                  snapshot holds the data of) and the gains options apply; flags
                                  that would need a new fetch are refused
-  pbs-export --version           Print the version
+${ADJUSTMENTS_USAGE}  pbs-export --version           Print the version
 
 Request:
   --profile NAME                 Portfolio (profile) name; required against the real service

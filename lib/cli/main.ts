@@ -34,6 +34,7 @@ import {
   type StoredObject,
 } from '../storage/index.ts';
 import { readAdjustmentsFlag, renderAdjustments } from './adjustments.ts';
+import { adjustmentsMain } from './adjustments-command.ts';
 import { type CliCommand, type Destination, parseCommandLine, type RunCommand, USAGE } from './args.ts';
 import { describeError, inCliWords } from './messages.ts';
 import { checkDestination } from './preflight.ts';
@@ -67,6 +68,7 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130, terminated: 
  */
 export async function main(argv: readonly string[], cliIo: CliIo): Promise<number> {
   const io = redactingIo(cliIo);
+  if (argv[0] === 'adjustments') return adjustmentsMain(argv.slice(1), io);
   let command: CliCommand;
   try {
     command = parseCommandLine(argv, io.env);
