@@ -117,6 +117,117 @@ function lotTransaction(
   };
 }
 
+/** What an adjustment names, for the Adjustments table. */
+function namesOf(a: Adjustment): string {
+  switch (a.kind) {
+    case 'transfer-pair':
+      return `${a.outTxId} → ${a.inTxId}`;
+    case 'spam':
+      return a.token;
+    case 'opening-lots':
+      return [...new Set(a.lots.map((lot) => lot.token))].join(', ');
+    case 'cost-basis':
+      return `${a.txId} ${a.token}`;
+    case 'value':
+      return a.token === undefined ? a.txId : `${a.txId} ${a.token}`;
+    default:
+      return a.txId;
+  }
+}
+
+/** Whether `symbol` is a token of `tx` (not fiat). */
+type IsToken = (tx: CanonicalTransaction, symbol: string) => boolean;
+
+/** `tx` in the category `a` gives it (see the module comment); `effect` says so. */
+function setCategory(
+  tx: CanonicalTransaction,
+  a: Extract<Adjustment, { kind: 'category' }>,
+  effect: AdjustmentEffect,
+  isToken: IsToken,
+): CanonicalTransaction {
+  const mapped = ADJUSTED_CATEGORY[a.category] ?? { category: a.category };
+  const lost = a.category === 'lost';
+  const movements = lost
+    ? tx.movements.map((m) => (new Big(m.amount).lt(0) && isToken(tx, m.symbol) ? { ...m, value: '0' } : m))
+    : tx.movements;
+  effect.movements = tx.movements.length;
+  effect.effect = `category ${tx.category ?? '(none)'} → ${mapped.category}${mapped.subType ? ` (${mapped.subType})` : ''}${lost ? '; the tokens sent are disposed of for nothing' : ''}`;
+  return changed(tx, {
+    category: mapped.category,
+    ...(mapped.subType ? { subType: mapped.subType } : {}),
+    movements,
+  });
+}
+
+/** `tx` with the value `a` sets on its one movement without a value (of `a.token`, if named). */
+function setValue(
+  tx: CanonicalTransaction,
+  a: Extract<Adjustment, { kind: 'value' }>,
+  effect: AdjustmentEffect,
+  isToken: IsToken,
+): CanonicalTransaction {
+  const targets = tx.movements
+    .map((movement, index) => ({ movement, index }))
+    .filter(
+      ({ movement }) =>
+        isToken(tx, movement.symbol) && (a.token === undefined || movement.symbol === a.token),
+    );
+  if (a.token !== undefined && targets.length === 0)
+    throw new UnknownReferenceError(a.id, 'token', `${a.token} in transaction ${tx.id}`);
+  const open = a.token === undefined ? targets.filter(({ movement }) => movement.value === null) : targets;
+  if (open.length !== 1)
+    throw new AdjustmentMismatchError(
+      a.id,
+      open.length === 0
+        ? `transaction ${tx.id} has no movement without a value`
+        : `transaction ${tx.id} has ${open.length} movements${a.token === undefined ? ' without a value: name the token' : ` of ${a.token}`}`,
+    );
+  const { movement, index } = open[0] as { movement: CanonicalMovement; index: number };
+  if (movement.value !== null)
+    throw new AdjustmentMismatchError(
+      a.id,
+      `the ${movement.symbol} movement of transaction ${tx.id} has a value from the service (${movement.value}): the service's value stands; remove the adjustment`,
+    );
+  effect.value = a.value;
+  effect.movements = 1;
+  const out = new Big(movement.amount).lt(0);
+  effect.effect = `value ${a.value} for ${movement.amount.replace('-', '')} ${movement.symbol} ${out ? 'sent (proceeds)' : 'received (cost, or income)'}`;
+  const movements = tx.movements.map((m, i) => (i === index ? { ...m, value: a.value } : m));
+  return changed(tx, { movements });
+}
+
+/** Refuses a hand-made pair whose sides do not fit each other; `effect` says what moved. */
+function checkPair(
+  a: Extract<Adjustment, { kind: 'transfer-pair' }>,
+  sent: PairSide,
+  received: PairSide,
+  effect: AdjustmentEffect,
+): void {
+  const tokens = (side: PairSide) => [...side.quantities.keys()].sort().join(', ');
+  if (tokens(sent) !== tokens(received))
+    throw new AdjustmentMismatchError(
+      a.id,
+      `${a.outTxId} sends ${tokens(sent)} but ${a.inTxId} receives ${tokens(received)}`,
+    );
+  if (sent.account === received.account)
+    throw new AdjustmentMismatchError(
+      a.id,
+      `${a.outTxId} and ${a.inTxId} are in the same account ${sent.account ?? '(none)'}: a move inside it changes nothing`,
+    );
+  const parts: string[] = [];
+  for (const [token, q] of sent.quantities) {
+    const got = received.quantities.get(token) as Big;
+    if (q.minus(got).abs().gt(q.times(PAIR_QUANTITY_TOLERANCE)))
+      throw new AdjustmentMismatchError(
+        a.id,
+        `${a.outTxId} sends ${q.toFixed()} ${token} but ${a.inTxId} receives ${got.toFixed()}: more than ${Number(PAIR_QUANTITY_TOLERANCE) * 100} % apart`,
+      );
+    parts.push(`${q.toFixed()} ${token}`);
+  }
+  effect.movements = 2;
+  effect.effect = `${parts.join(', ')} moved from ${sent.account ?? '(none)'} to ${received.account ?? '(none)'} without a gain; the lots keep their basis and dates`;
+}
+
 /** `2019-01-01T00:00:00Z` as the canonical `2019-01-01T00:00:00.000Z`. */
 const canonicalDate = (instant: string) => new Date(Date.parse(instant)).toISOString();
 
@@ -139,7 +250,7 @@ export function createAdjustmentsApplier(
   const spam = new Map<string, Adjustment>();
   const transferPairs = new Map<string, string>();
   const transferInCosts = new Map<string, Map<string, TransferInCost>>();
-  const openings: { tx: CanonicalTransaction; lot: Lot; id: string }[] = [];
+  const openings: { tx: CanonicalTransaction; lot: Lot; adjustment: Adjustment }[] = [];
   const note = (txId: string, a: Adjustment) => byTx.set(txId, [...(byTx.get(txId) ?? []), a]);
   const noteToken = (token: string, a: Adjustment) =>
     byToken.set(token, [...(byToken.get(token) ?? []), a.id]);
@@ -147,17 +258,14 @@ export function createAdjustmentsApplier(
   const effectOf = (a: Adjustment) => effects.get(a.id) as AdjustmentEffect;
 
   for (const a of adjustments) {
-    const names =
-      a.kind === 'transfer-pair'
-        ? `${a.outTxId} → ${a.inTxId}`
-        : a.kind === 'spam'
-          ? a.token
-          : a.kind === 'opening-lots'
-            ? [...new Set(a.lots.map((lot) => lot.token))].join(', ')
-            : a.kind === 'cost-basis' || (a.kind === 'value' && a.token !== undefined)
-              ? `${a.txId} ${a.token}`
-              : a.txId;
-    effects.set(a.id, { adjustment: a, names, basis: null, value: null, movements: 0, effect: '' });
+    effects.set(a.id, {
+      adjustment: a,
+      names: namesOf(a),
+      basis: null,
+      value: null,
+      movements: 0,
+      effect: '',
+    });
     switch (a.kind) {
       case 'transfer-pair':
         transferPairs.set(a.outTxId, a.inTxId);
@@ -173,7 +281,7 @@ export function createAdjustmentsApplier(
           const id = `adj:${a.id}:${index + 1}`;
           noteToken(lot.token, a);
           openings.push({
-            id,
+            adjustment: a,
             lot,
             tx: lotTransaction(id, lot, 'opening', canonicalDate(lot.acquiredAt), lot.account ?? null, null),
           });
@@ -219,60 +327,6 @@ export function createAdjustmentsApplier(
     return kept.length === 0 && next.feeAmount === null && next.feeQuantity === null ? null : next;
   }
 
-  function setCategory(
-    tx: CanonicalTransaction,
-    a: Extract<Adjustment, { kind: 'category' }>,
-  ): CanonicalTransaction {
-    const mapped = ADJUSTED_CATEGORY[a.category] ?? { category: a.category };
-    const lost = a.category === 'lost';
-    const movements = lost
-      ? tx.movements.map((m) => (new Big(m.amount).lt(0) && isToken(tx, m.symbol) ? { ...m, value: '0' } : m))
-      : tx.movements;
-    const effect = effectOf(a);
-    effect.movements = tx.movements.length;
-    effect.effect = `category ${tx.category ?? '(none)'} → ${mapped.category}${mapped.subType ? ` (${mapped.subType})` : ''}${lost ? '; the tokens sent are disposed of for nothing' : ''}`;
-    return changed(tx, {
-      category: mapped.category,
-      ...(mapped.subType ? { subType: mapped.subType } : {}),
-      movements,
-    });
-  }
-
-  function setValue(
-    tx: CanonicalTransaction,
-    a: Extract<Adjustment, { kind: 'value' }>,
-  ): CanonicalTransaction {
-    const targets = tx.movements
-      .map((movement, index) => ({ movement, index }))
-      .filter(
-        ({ movement }) =>
-          isToken(tx, movement.symbol) && (a.token === undefined || movement.symbol === a.token),
-      );
-    if (a.token !== undefined && targets.length === 0)
-      throw new UnknownReferenceError(a.id, 'token', `${a.token} in transaction ${tx.id}`);
-    const open = a.token === undefined ? targets.filter(({ movement }) => movement.value === null) : targets;
-    if (open.length !== 1)
-      throw new AdjustmentMismatchError(
-        a.id,
-        open.length === 0
-          ? `transaction ${tx.id} has no movement without a value`
-          : `transaction ${tx.id} has ${open.length} movements${a.token === undefined ? ' without a value: name the token' : ` of ${a.token}`}`,
-      );
-    const { movement, index } = open[0] as { movement: CanonicalMovement; index: number };
-    if (movement.value !== null)
-      throw new AdjustmentMismatchError(
-        a.id,
-        `the ${movement.symbol} movement of transaction ${tx.id} has a value from the service (${movement.value}): the service's value stands; remove the adjustment`,
-      );
-    const effect = effectOf(a);
-    effect.value = a.value;
-    effect.movements = 1;
-    const out = new Big(movement.amount).lt(0);
-    effect.effect = `value ${a.value} for ${movement.amount.replace('-', '')} ${movement.symbol} ${out ? 'sent (proceeds)' : 'received (cost, or income)'}`;
-    const movements = tx.movements.map((m, i) => (i === index ? { ...m, value: a.value } : m));
-    return changed(tx, { movements });
-  }
-
   function pairSide(
     tx: CanonicalTransaction,
     a: Extract<Adjustment, { kind: 'transfer-pair' }>,
@@ -296,39 +350,9 @@ export function createAdjustmentsApplier(
         a,
         out ? { quantities, account: tx.accountId } : other,
         out ? other : { quantities, account: tx.accountId },
+        effectOf(a),
       );
     return transferCategories.has(tx.category ?? '') ? tx : changed(tx, { category: 'transfer' });
-  }
-
-  function checkPair(
-    a: Extract<Adjustment, { kind: 'transfer-pair' }>,
-    sent: PairSide,
-    received: PairSide,
-  ): void {
-    const tokens = (side: PairSide) => [...side.quantities.keys()].sort().join(', ');
-    if (tokens(sent) !== tokens(received))
-      throw new AdjustmentMismatchError(
-        a.id,
-        `${a.outTxId} sends ${tokens(sent)} but ${a.inTxId} receives ${tokens(received)}`,
-      );
-    if (sent.account === received.account)
-      throw new AdjustmentMismatchError(
-        a.id,
-        `${a.outTxId} and ${a.inTxId} are in the same account ${sent.account ?? '(none)'}: a move inside it changes nothing`,
-      );
-    const parts: string[] = [];
-    for (const [token, q] of sent.quantities) {
-      const got = received.quantities.get(token) as Big;
-      if (q.minus(got).abs().gt(q.times(PAIR_QUANTITY_TOLERANCE)))
-        throw new AdjustmentMismatchError(
-          a.id,
-          `${a.outTxId} sends ${q.toFixed()} ${token} but ${a.inTxId} receives ${got.toFixed()}: more than ${Number(PAIR_QUANTITY_TOLERANCE) * 100} % apart`,
-        );
-      parts.push(`${q.toFixed()} ${token}`);
-    }
-    const effect = effectOf(a);
-    effect.movements = 2;
-    effect.effect = `${parts.join(', ')} moved from ${sent.account ?? '(none)'} to ${received.account ?? '(none)'} without a gain; the lots keep their basis and dates`;
   }
 
   function giveBasis(tx: CanonicalTransaction, a: Extract<Adjustment, { kind: 'cost-basis' }>): void {
@@ -405,8 +429,7 @@ export function createAdjustmentsApplier(
    */
   function openingLots(tx: CanonicalTransaction | null): CanonicalTransaction[] {
     const at = tx === null ? Number.POSITIVE_INFINITY : Date.parse(tx.date);
-    return openings.map(({ tx: lotTx, lot }) => {
-      const a = adjustments.find((x) => x.kind === 'opening-lots' && x.lots.includes(lot)) as Adjustment;
+    return openings.map(({ tx: lotTx, lot, adjustment: a }) => {
       if (tx !== null && Date.parse(lot.acquiredAt) >= at)
         throw new AdjustmentMismatchError(
           a.id,
@@ -435,9 +458,9 @@ export function createAdjustmentsApplier(
       if (tx === null) return before;
       const currency = options.currency ?? tx.valueCurrency;
       // Categories first: a basis or a pair is checked against the category it ends with.
-      for (const a of named) if (a.kind === 'category') tx = setCategory(tx, a);
+      for (const a of named) if (a.kind === 'category') tx = setCategory(tx, a, effectOf(a), isToken);
       for (const a of named) {
-        if (a.kind === 'value') tx = setValue(tx, a);
+        if (a.kind === 'value') tx = setValue(tx, a, effectOf(a), isToken);
         else if (a.kind === 'transfer-pair') tx = pairSide(tx, a);
         else if (a.kind === 'cost-basis') giveBasis(tx, a);
         else if (a.kind === 'missing-lots') before.push(...missingLots(tx, a, currency));
@@ -457,6 +480,9 @@ export function createAdjustmentsApplier(
     },
     effects: () => [...effects.values()],
     namedBy(txId, token) {
+      // A synthetic lot `adj:<id>:<n>` is its adjustment's.
+      const synthetic = /^adj:(.+):\d+$/.exec(txId);
+      if (synthetic !== null) return [synthetic[1] as string];
       const ids = (byTx.get(txId) ?? []).map((a) => a.id);
       return ids.length > 0 ? ids : (byToken.get(token) ?? []);
     },
