@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WARNING_WORDS } from './readme-words.ts';
+import { WARNING_WORDS, warningsByKind } from './readme-words.ts';
 
 const KINDS = ['transfer-pair', 'cost-basis', 'missing-lots', 'value', 'spam', 'category', 'opening-lots'];
 
@@ -14,5 +14,26 @@ describe('the Read me words of the warning kinds', () => {
     expect(missing).toEqual([]);
     expect(WARNING_WORDS['missing-cost-basis']).toContain('"cost-basis" adjustment');
     expect(WARNING_WORDS['zero-basis']).toContain('"missing-lots" adjustment');
+  });
+});
+
+describe('warningsByKind', () => {
+  it('leaves out the warnings the adjustments resolved', async () => {
+    const table = {
+      spec: {
+        name: 'gains_warnings',
+        title: 'Warnings',
+        columns: [
+          { key: 'kind', header: 'Kind', kind: 'text' as const },
+          { key: 'resolution', header: 'Resolution', kind: 'text' as const },
+        ],
+      },
+      async *rows() {
+        yield ['zero-basis', 'open'];
+        yield ['zero-basis', 'resolved by m1'];
+        yield ['missing-value', 'resolved by v1'];
+      },
+    };
+    expect([...(await warningsByKind([table]))]).toEqual([['zero-basis', 1]]);
   });
 });

@@ -101,13 +101,16 @@ export const WARNING_WORDS: Readonly<Record<string, string>> = {
     "the transaction's value is in another currency than the reports'; it was used as it is, not converted. Export with published rates (--rates), or convert it (at the rate of its day) before filing; no adjustment resolves it.",
 };
 
-/** The warnings of a run by kind, counted from its warnings table (empty without one). */
+/** The open warnings of a run by kind, counted from its warnings table (empty without one). */
 export async function warningsByKind(tables: readonly TableSource[]): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   const table = tables.find((source) => source.spec.name === 'gains_warnings');
   if (table === undefined) return counts;
   const at = table.spec.columns.findIndex((column) => column.key === 'kind');
+  // With adjustments the table also lists the warnings they resolved: those are not counted.
+  const resolution = table.spec.columns.findIndex((column) => column.key === 'resolution');
   for await (const row of table.rows()) {
+    if (resolution >= 0 && (row[resolution] ?? '').startsWith('resolved')) continue;
     const kind = row[at] ?? '';
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
   }
