@@ -3,10 +3,12 @@
  * with an adjustments file (missing lots for a zero-basis disposal the first run warned about),
  * then `render` rebuilds the adjusted figures from the snapshot and the file the manifest names.
  */
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,6 +187,15 @@ describe('pbs-export run/render --adjustments', () => {
     expect(sheet?.getRow(2).getCell(1).value).toBe('m1');
     const warnings = workbook.getWorksheet('Warnings');
     expect(((warnings?.getRow(1).values ?? []) as unknown[]).includes('Resolution')).toBe(true);
+    // The tax pack counts the open warnings and says how many the adjustments resolved.
+    const { stdout } = await promisify(execFile)('pdftotext', [
+      '-raw',
+      join(folder, `${BASE}_tax_pack.pdf`),
+      '-',
+    ]);
+    expect(stdout.replace(/\s+/g, ' ')).toContain(
+      "1 more were resolved by the preparer's adjustments (the Adjustments sheet lists them).",
+    );
   }, 120_000);
 
   it('render refuses to leave out the adjustments the manifest names, or to take another file', async () => {
