@@ -31,7 +31,14 @@ import { ExportStateMachine, MonthlyStateMachine } from './state-machines.ts';
  * Top-level prefixes of the bucket (see `KEYS` in the contract; `_staging/` is where the S3 sink
  * stages a run's files before copying them under `reports/`, see `STAGING_SEGMENT`).
  */
-export type BucketPrefix = 'jobs/' | 'work/' | 'reports/' | 'locks/' | '_staging/' | 'rates/';
+export type BucketPrefix =
+  | 'jobs/'
+  | 'work/'
+  | 'reports/'
+  | 'locks/'
+  | '_staging/'
+  | 'rates/'
+  | 'adjustments/';
 
 /** What a function may do under one prefix. */
 export interface PrefixAccess {
@@ -91,6 +98,8 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
       'locks/': { read: true, write: true },
       // rates/: a request for gains.rates is refused while no rates of its source are kept.
       'rates/': { read: true },
+      // adjustments/: the preparers' adjustments, one object per version, never deleted (lib/adjustments).
+      'adjustments/': { read: true, write: true },
     },
     secrets: false,
     startsExports: true,
@@ -140,6 +149,8 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
       '_staging/': { read: true, write: true, multipart: true, delete: true },
       'reports/': { write: true, multipart: true, delete: true },
       'locks/': { read: true, write: true },
+      // adjustments/: the version a request names (lib/adjustments/s3-store.ts).
+      'adjustments/': { read: true },
       // rates/: the kept rates files gains.rates converts with (lib/workflow/rates.ts).
       'rates/': { read: true },
     },

@@ -32,6 +32,9 @@ export const lotSchema = z.strictObject({
   acquiredAt: instant,
 });
 
+/** One lot of {@link lotSchema}. */
+export type Lot = z.infer<typeof lotSchema>;
+
 /** One correction. */
 export const adjustmentSchema = z.discriminatedUnion('kind', [
   /** Two transactions are one move between the client's own accounts. */

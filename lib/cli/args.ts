@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ValidationError } from '../errors.ts';
+import { ADJUSTMENTS_USAGE } from './adjustments-command.ts';
 import { parseRatesFlags, type RatesFlag } from './rates.ts';
 import { closestFlag } from './suggest.ts';
 
@@ -25,6 +26,8 @@ export interface RunCommand {
   concurrency?: number;
   /** `--rates`: the published rates files that convert the gains' values. */
   rates?: RatesFlag[];
+  /** `--adjustments`: the preparer's adjustments file (lib/adjustments) the gains figures use. */
+  adjustments?: string;
 }
 
 export interface RenderCommand {
@@ -38,6 +41,10 @@ export interface RenderCommand {
   presentation: Record<string, unknown>;
   /** `--rates`: the rates files the snapshot's run was made with. */
   rates?: RatesFlag[];
+  /** `--adjustments`: the adjustments file the gains figures use (the one the manifest names, if it names one). */
+  adjustments?: string;
+  /** `--manifest`: the snapshot's run's manifest (default: `manifest.json` beside the snapshot, if there). */
+  manifest?: string;
 }
 
 export interface HelpCommand {
@@ -57,7 +64,7 @@ export const USAGE = `Usage:
                                  --format, --delimiter, --decimal-separator, --report (those the
                                  snapshot holds the data of) and the gains options apply; flags
                                  that would need a new fetch are refused
-  pbs-export --version           Print the version
+${ADJUSTMENTS_USAGE}  pbs-export --version           Print the version
 
 Request:
   --profile NAME                 Portfolio (profile) name; required against the real service
@@ -105,6 +112,11 @@ Request:
   --rates [ecb:|hmrc:]FILE       gains: convert values not in the gains currency at the published
                                  rates of this file (ECB eurofxref CSV, ZIP or XML; HMRC monthly
                                  XML or CSV); repeatable, one source (render: the run's files)
+  --adjustments FILE             gains: apply the preparer's adjustments (an adjustments-v<N>.json:
+                                 transfer pairs, cost bases, values, spam, opening lots); render:
+                                 the file the run's manifest names (its SHA-256 is checked)
+  --manifest FILE                render: the run's manifest (default: manifest.json beside the
+                                 snapshot, when there)
   --delimiter D                  CSV delimiter: , ; or tab                      (default: ,)
   --decimal-separator S          CSV decimal separator: . or ,                  (default: .)
   --conflicting-copies C         An id sent twice with different content: fail, first or last
@@ -160,6 +172,8 @@ const options = {
   'broker-reporting': { type: 'string', multiple: true },
   'wallet-allocation': { type: 'string' },
   rates: { type: 'string', multiple: true },
+  adjustments: { type: 'string' },
+  manifest: { type: 'string' },
   delimiter: { type: 'string' },
   'decimal-separator': { type: 'string' },
   'conflicting-copies': { type: 'string' },
@@ -216,11 +230,14 @@ export function parseCommandLine(
       destination,
       presentation: requestInput(values, { profile: false }),
       ...(values.rates ? { rates: parseRatesFlags(values.rates) } : {}),
+      ...(values.adjustments !== undefined ? { adjustments: values.adjustments } : {}),
+      ...(values.manifest !== undefined ? { manifest: values.manifest } : {}),
     };
   }
   if (command !== 'run')
     throw new ValidationError('command', `unknown command ${preview(command)} (run, render, help)`);
   if (values.snapshot !== undefined) throw new ValidationError('--snapshot', 'only applies to render');
+  if (values.manifest !== undefined) throw new ValidationError('--manifest', 'only applies to render');
 
   const configured = values.config !== undefined || (env.PBS_BASE_URL ?? '') !== '';
   const simulatorOptions = {
@@ -253,6 +270,7 @@ export function parseCommandLine(
     destination,
     ...optionalInt('--concurrency', values.concurrency, 'concurrency'),
     ...(values.rates ? { rates: parseRatesFlags(values.rates) } : {}),
+    ...(values.adjustments !== undefined ? { adjustments: values.adjustments } : {}),
   };
 }
 
@@ -333,7 +351,18 @@ function textFields(values: Record<string, unknown>, flags: Record<string, strin
 
 /** Refuses, by name and with the reason, each flag given to `render` that it cannot apply. */
 function refuseOutsideRender(values: Record<string, unknown>): void {
-  const ignored = new Set(['snapshot', 'out', 's3', 's3-endpoint', 's3-region', 'help', 'version', 'rates']);
+  const ignored = new Set([
+    'snapshot',
+    'out',
+    's3',
+    's3-endpoint',
+    's3-region',
+    'help',
+    'version',
+    'rates',
+    'adjustments',
+    'manifest',
+  ]);
   for (const [name, value] of Object.entries(values)) {
     if (value === undefined || ignored.has(name) || RENDER_FLAGS.has(name)) continue;
     const reason = RENDER_REFUSALS.find(([flags]) => flags.includes(name))?.[1] ?? 'does not apply to render';

@@ -33,6 +33,8 @@ import {
   STAGING_SEGMENT,
   type StoredObject,
 } from '../storage/index.ts';
+import { readAdjustmentsFlag, renderAdjustments } from './adjustments.ts';
+import { adjustmentsMain } from './adjustments-command.ts';
 import { type CliCommand, type Destination, parseCommandLine, type RunCommand, USAGE } from './args.ts';
 import { describeError, inCliWords } from './messages.ts';
 import { checkDestination } from './preflight.ts';
@@ -66,6 +68,7 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130, terminated: 
  */
 export async function main(argv: readonly string[], cliIo: CliIo): Promise<number> {
   const io = redactingIo(cliIo);
+  if (argv[0] === 'adjustments') return adjustmentsMain(argv.slice(1), io);
   let command: CliCommand;
   try {
     command = parseCommandLine(argv, io.env);
@@ -110,6 +113,9 @@ function parseRequest(input: Record<string, unknown>) {
 async function run(command: RunCommand, io: RedactingIo): Promise<number> {
   const rates = command.rates ? await readRates(command.rates) : undefined;
   const request = parseRequest(rates ? withRates(command.request, rates) : command.request);
+  const adjustments = command.adjustments
+    ? await readAdjustmentsFlag(command.adjustments, request)
+    : undefined;
   const s3 = createS3(command.destination, io);
   await checkDestination(command.destination, s3);
   const service = await connect(command, request.profile, io);
@@ -128,6 +134,7 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
       onProgress: progress.update,
       warn: (message) => io.stderr.write(`warning: ${message}\n`),
       ...(rates ? { rates } : {}),
+      ...(adjustments ? { adjustments } : {}),
     }).finally(() => progress.stop());
     printSummary(io.stdout, result.manifest, sink.root);
     if (presign) printLinks(io.stdout, await presign(result.manifest.files), LINK_EXPIRY_SECONDS);
@@ -144,6 +151,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   const shownIn = displayZone(original, command.presentation);
   const header = { ...snapshot, request };
   const rates = await renderRates(command, request);
+  const adjustments = await renderAdjustments(command, request);
   const runId = newRunId(io.now());
   const s3 = createS3(command.destination, io);
   await checkDestination(command.destination, s3);
@@ -160,6 +168,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
       counts: { renderedFromSnapshot: 1 },
       workDir,
       ...(rates ? { rates } : {}),
+      ...(adjustments ? { adjustments } : {}),
       ...(shownIn === undefined ? {} : { displayTimeZone: shownIn }),
       ...(io.signal ? { signal: io.signal } : {}),
     });

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LoadedAdjustments } from '../adjustments/index.ts';
+import { ValidationError } from '../errors.ts';
 import type { RateTable } from '../fx/index.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import { messageOf } from '../storage/errors.ts';
@@ -92,6 +94,11 @@ export interface ExportDeps {
   warn?: (message: string) => void;
   /** The rates files' table when the request asks for `gains.rates` (the trigger reads the files). */
   rates?: RateTable;
+  /**
+   * The preparer's adjustments for the gains figures (read and validated by the trigger). The
+   * snapshot stays what the service sent; the manifest records their version and SHA-256.
+   */
+  adjustments?: LoadedAdjustments;
 }
 
 export interface ExportResult {
@@ -207,6 +214,8 @@ export interface AssembleDeps {
   warn?: (message: string) => void;
   /** The rates of `gains.rates`, for the gains feed. */
   rates?: RateTable;
+  /** The preparer's adjustments, for the gains feed. */
+  adjustments?: LoadedAdjustments;
 }
 
 /** An assembled run: its snapshot, and the report model that observed every record of it. */
@@ -220,6 +229,8 @@ export interface AssembledExport {
   model: ReportModel;
   /** The reports rendered while assembling; `renderReports` finishes them. */
   live: LiveOutputs;
+  /** The adjustments the model applied, for the manifest. */
+  adjustments?: LoadedAdjustments;
 }
 
 /**
@@ -234,6 +245,7 @@ export async function assembleExport(
   fetched: readonly FetchedShard[] | FetchRun,
   deps: AssembleDeps,
 ): Promise<AssembledExport> {
+  checkRequestedAdjustments(request, deps.adjustments);
   const allFetched = isFetchRun(fetched) ? fetched.done : Promise.resolve(fetched);
   const snapshotFile = join(deps.workDir, 'snapshot.ndjson.gz');
   const changes = request.reports.includes('changes') ? changesOf(request, deps) : undefined;
@@ -250,6 +262,7 @@ export async function assembleExport(
     live,
     ...(deps.warn ? { warn: deps.warn } : {}),
     ...(deps.rates ? { rates: deps.rates } : {}),
+    ...(deps.adjustments ? { adjustments: deps.adjustments } : {}),
   });
   try {
     let header: SnapshotHeader | undefined;
@@ -289,6 +302,7 @@ export async function assembleExport(
       },
       model,
       live,
+      ...(deps.adjustments ? { adjustments: deps.adjustments } : {}),
     };
   } catch (error) {
     await live.abort(error instanceof Error ? error : new Error(String(error)));
@@ -339,7 +353,8 @@ function snapshotHeader(
   return {
     kind: 'header',
     format: SNAPSHOT_FORMAT,
-    request,
+    // The snapshot is what the service sent: which adjustments the figures use is the manifest's.
+    request: withoutAdjustments(request),
     apiBase: publicApiBase(deps.apiBase),
     ...(deps.demo === true ? { demo: true } : {}),
     createdAt: deps.startedAt.toISOString(),
@@ -383,4 +398,33 @@ export function newRunId(at: Date, tag: string = randomBytes(3).toString('hex'))
     .replace(/[-:]/g, '')
     .replace(/\.\d{3}/, '');
   return `${stamp}-${tag}`;
+}
+
+/** `request` without its `adjustments` reference (see `snapshotHeader`). */
+function withoutAdjustments(request: ExportRequest): ExportRequest {
+  if (request.adjustments === undefined) return request;
+  const { adjustments: _left, ...rest } = request;
+  return rest;
+}
+
+/**
+ * Refuses a run whose request names adjustments (`request.adjustments`) the caller did not load,
+ * or loaded in another version or with other bytes: the figures would not be the ones asked for.
+ */
+function checkRequestedAdjustments(request: ExportRequest, loaded: LoadedAdjustments | undefined): void {
+  const asked = request.adjustments;
+  if (asked === undefined) return;
+  if (loaded === undefined)
+    throw new ValidationError(
+      'adjustments',
+      `version ${asked.version} is asked for, but no adjustments were read`,
+    );
+  const other =
+    loaded.document.version !== asked.version ||
+    (asked.sha256 !== undefined && asked.sha256 !== loaded.sha256);
+  if (other)
+    throw new ValidationError(
+      'adjustments',
+      `version ${asked.version}${asked.sha256 ? ` (SHA-256 ${asked.sha256})` : ''} is asked for, but version ${loaded.document.version} (SHA-256 ${loaded.sha256}) was read`,
+    );
 }

@@ -543,7 +543,7 @@ function acquire(s: EngineState, event: AcquireEvent, reported: boolean, date: s
       account: event.account,
       quantity,
       cost,
-      acquiredAt: event.time,
+      acquiredAt: event.acquiredAt ?? event.time,
       seq: s.nextSeq++,
     });
     pool(s, event.account, event.token).add(lot);

@@ -90,6 +90,28 @@ export interface AdapterOptions {
    * movements' own values when a side has several.
    */
   exchangeValue?: ExchangeValue;
+  /**
+   * Transfers the preparer paired by hand (adjustments): out transaction id → in transaction id.
+   * Their legs pair with each other only, whatever the time apart, the key or the accounts; each
+   * side waits for the other (and the events after it with it), so memory holds the history
+   * between the two sides.
+   */
+  transferPairs?: ReadonlyMap<string, string>;
+  /**
+   * The cost basis of a transfer in from outside, by in transaction id and token (adjustments):
+   * the lot opens at `cost` (not its market value, nor zero), dated `acquiredAt` (epoch ms; absent:
+   * the receipt), without an `unmatched-transfer` or `missing-cost-basis` warning. Such an in side
+   * is never paired by key: the preparer said it came from outside.
+   */
+  transferInCosts?: ReadonlyMap<string, ReadonlyMap<string, TransferInCost>>;
+}
+
+/** See {@link AdapterOptions.transferInCosts}. */
+export interface TransferInCost {
+  /** Total cost basis of the movement, a positive exact decimal. */
+  cost: string;
+  /** Acquisition instant of the lot (epoch ms); absent: the instant of the transfer in. */
+  acquiredAt?: number;
 }
 
 /** See {@link AdapterOptions.exchangeValue}. */
@@ -197,6 +219,8 @@ interface Leg {
   pair?: Leg | null;
   /** In side of a transfer: taken by an out side. */
   paired?: boolean;
+  /** A side of a transfer paired by hand ({@link AdapterOptions.transferPairs}): waits for its counterpart. */
+  explicit?: true;
 }
 
 /** A transaction waiting to become events. */
@@ -308,6 +332,10 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
   const transferFeeToBasis = options.transferFee === 'basis';
   const positionMoves = options.protocolMoves === 'non-taxable';
   const counterpart = options.exchangeValue === 'counterpart';
+  const pairedOuts = options.transferPairs ?? new Map<string, string>();
+  /** In transaction id → the out transaction id of its hand-made pair. */
+  const pairedIns = new Map([...pairedOuts].map(([out, inside]) => [inside, out]));
+  const inCosts = options.transferInCosts ?? new Map<string, ReadonlyMap<string, TransferInCost>>();
   /** Quantity in each protocol position (`position account \0 token`), to tell what comes back from the excess. */
   const positions = new Map<string, Big>();
   /** Transactions whose fiat fee has joined a move already (a paired in side, before its own turn). */
@@ -330,10 +358,14 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
     const time = Date.parse(tx.date);
     if (Number.isNaN(time)) throw new ValidationError(`transactions[${tx.id}].date`, 'is not an ISO instant');
     if (time <= complete) throw new GainsOrderError(tx.id, tx.date, complete);
-    const transfer = transferCategories.has(tx.category ?? '');
+    // A pair made by hand is keyed by its out transaction's id, apart from every key of the data.
+    const pairedBy = pairedOuts.has(tx.id) ? tx.id : pairedIns.get(tx.id);
+    const transfer = pairedBy !== undefined || transferCategories.has(tx.category ?? '');
     const entry: Entry = { tx, seq: seq++, time, account: tx.accountId ?? NO_ACCOUNT, transfer, legs: [] };
+    const costs = inCosts.get(tx.id);
     let key: string | null = null;
-    if (transfer) {
+    if (pairedBy !== undefined) key = `\u0001${pairedBy}`;
+    else if (transfer) {
       const given = pairKey(tx);
       // A transaction without a key pairs only with itself.
       key = given === null || given === '' ? `\u0000${tx.id}` : given;
@@ -342,8 +374,11 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
       if (isFiat(tx, movement.symbol)) return;
       const quantity = new Big(movement.amount);
       if (quantity.eq(0)) return;
-      const group = key === null ? null : `${key}\u0000${movement.symbol}`;
+      // An in side with a cost given by hand came from outside: it pairs with nothing.
+      const external = quantity.gt(0) && costs?.has(movement.symbol) === true;
+      const group = key === null || external ? null : `${key}\u0000${movement.symbol}`;
       const leg: Leg = { entry, leg: index, movement, quantity, group };
+      if (pairedBy !== undefined && group !== null) leg.explicit = true;
       entry.legs.push(leg);
       if (group === null) return;
       if (quantity.lt(0)) insertSorted(undecided, leg, byLeg, undecidedHead);
@@ -365,8 +400,9 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
     const match = candidates.find(
       (candidate) =>
         candidate.paired !== true &&
-        Math.abs(candidate.entry.time - out.entry.time) <= tolerance &&
-        (candidate.entry === out.entry || candidate.entry.account !== out.entry.account),
+        (out.explicit === true ||
+          (Math.abs(candidate.entry.time - out.entry.time) <= tolerance &&
+            (candidate.entry === out.entry || candidate.entry.account !== out.entry.account))),
     );
     if (match === undefined) out.pair = null;
     else {
@@ -378,8 +414,11 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
   function decideUpTo(limit: number): void {
     while (undecidedHead < undecided.length) {
       const out = undecided[undecidedHead] as Leg;
-      // Every in side it may pair with (up to its instant + tolerance) has arrived.
-      if (out.entry.time + tolerance > limit) break;
+      // Every in side it may pair with (up to its instant + tolerance) has arrived; a pair made
+      // by hand waits for its own in side, however far away (to the end of the history).
+      if (out.explicit === true) {
+        if (limit !== Number.POSITIVE_INFINITY && !ins.has(out.group ?? '')) break;
+      } else if (out.entry.time + tolerance > limit) break;
       decide(out);
       undecided[undecidedHead] = undefined as unknown as Leg;
       undecidedHead += 1;
@@ -397,6 +436,7 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
     return entry.legs.every((leg) => {
       if (leg.group === null) return true;
       if (leg.quantity.lt(0)) return leg.pair !== undefined;
+      if (leg.explicit === true) return leg.paired === true || limit === Number.POSITIVE_INFINITY;
       // An unpaired in side is final once every out side that could take it is decided.
       return leg.paired === true || (entry.time + tolerance <= limit && nextOut > entry.time + tolerance);
     });
@@ -577,6 +617,23 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
       for (const leg of insOf) {
         if (isTransfer && leg.paired === true) continue;
         const { symbol, amount, value } = leg.movement;
+        const given = isTransfer ? inCosts.get(tx.id)?.get(symbol) : undefined;
+        if (given !== undefined) {
+          const event = acquisition(
+            tx.id,
+            leg.leg,
+            time,
+            symbol,
+            account,
+            amount,
+            given.cost,
+            null,
+            undefined,
+          );
+          if (given.acquiredAt !== undefined) event.acquiredAt = given.acquiredAt;
+          events.push(event);
+          continue;
+        }
         if (isTransfer && zeroInBasis) {
           const event = acquisition(tx.id, leg.leg, time, symbol, account, amount, '0', null, unmatched);
           event.missingBasis = true;

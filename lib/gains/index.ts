@@ -29,6 +29,7 @@ export {
   positionAccount,
   type TransferFee,
   type TransferInBasis,
+  type TransferInCost,
   toEvents,
 } from './events.ts';
 export {

@@ -157,6 +157,11 @@ export interface AcquireEvent extends EventBase {
    * lot opens at a zero basis and a `missing-cost-basis` warning asks for it.
    */
   missingBasis?: true;
+  /**
+   * When the lot was acquired, if not at `time` (epoch ms): a transfer in from outside whose
+   * acquisition date the preparer gave (adjustments). Its holding period starts then.
+   */
+  acquiredAt?: number;
 }
 
 /** Lots are consumed with a gain or loss: a sell, the out side of a swap, a spend, a fee in a token. */

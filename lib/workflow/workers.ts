@@ -12,6 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import pLimit from 'p-limit';
+import { createS3AdjustmentsStore, loadRequestedAdjustments } from '../adjustments/index.ts';
 import { ValidationError } from '../errors.ts';
 import {
   assembleExport,
@@ -139,6 +140,14 @@ export function createWorkers(deps: WorkerDeps): Workers {
     // Tagged with the job, so a retried finish writes the same objects instead of a second set.
     const runId = newRunId(startedAt, job.jobId.slice(0, 6));
     const { request, rates } = await withKeptRates({ s3, bucket }, asked);
+    const adjustments =
+      request.adjustments === undefined
+        ? undefined
+        : await loadRequestedAdjustments(
+            createS3AdjustmentsStore({ client: s3, bucket }),
+            request.profile,
+            request.adjustments,
+          );
     const service = await deps.services(job.profile);
     const workDir = await scratch();
     try {
@@ -158,6 +167,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
         workDir,
         demo,
         ...(rates ? { rates } : {}),
+        ...(adjustments ? { adjustments } : {}),
       });
       const rendered = await renderReports({
         ...assembled,

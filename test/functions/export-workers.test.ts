@@ -3,6 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createS3AdjustmentsStore } from '../../lib/adjustments/index.ts';
 import { KEYS } from '../../lib/jobs/index.ts';
 import {
   createFailHandler,
@@ -189,6 +190,42 @@ describe('export-finish handler', () => {
     const bytes = Buffer.from((await object.Body?.transformToByteArray()) ?? new Uint8Array());
 
     expect(manifest?.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+  });
+
+  it("applies the adjustments version a job's request names, read from adjustments/, and records it", async () => {
+    const store = createS3AdjustmentsStore({ client: h.client, bucket: h.bucket });
+    const stored = await store.put(
+      'acme',
+      {
+        schema: 'pbs-export/adjustments@1',
+        profile: 'acme',
+        version: 1,
+        adjustments: [
+          { id: 's1', kind: 'spam', token: 'stETH', by: 'ann', at: '2026-11-21T09:00:00Z', why: 'test' },
+        ],
+      },
+      0,
+    );
+    const job = await h.queueJob({
+      profile: 'acme',
+      period: '2025',
+      formats: ['csv'],
+      reports: ['gains'],
+      adjustments: { version: 1, sha256: stored.sha256 },
+    });
+    await runAll(job.jobId);
+    const result = (await h.jobs.require(job.jobId)).result;
+    const read = async (name: string) => {
+      const key = result?.files.find((file) => file.name === name)?.key;
+      const object = await h.s3.client.send(new GetObjectCommand({ Bucket: h.bucket, Key: key }));
+      return (await object.Body?.transformToString('utf8')) ?? '';
+    };
+    expect(JSON.parse(await read('manifest.json')).adjustments).toEqual({
+      profile: 'acme',
+      version: 1,
+      sha256: stored.sha256,
+    });
+    expect(await read('acme_2025_adjustments.csv')).toContain('s1,spam,ann');
   });
 
   it('rejects a job whose plan was never written', async () => {

@@ -302,9 +302,9 @@ describe('PbsExportStack IAM', () => {
     const access = Object.fromEntries(FUNCTION_KEYS.map((key) => [key, s3ObjectAccess(key)]));
     expect(access).toEqual({
       httpApi: {
-        's3:GetObject': ['jobs/', 'locks/', 'rates/', 'reports/', 'work/'],
+        's3:GetObject': ['adjustments/', 'jobs/', 'locks/', 'rates/', 'reports/', 'work/'],
         // work/: the zip of "download all", uploaded in parts (lib/http-api/archive.ts).
-        's3:PutObject': ['jobs/', 'locks/', 'work/'],
+        's3:PutObject': ['adjustments/', 'jobs/', 'locks/', 'work/'],
         's3:AbortMultipartUpload': ['work/'],
         's3:DeleteObject': ['jobs/'],
       },
@@ -315,7 +315,7 @@ describe('PbsExportStack IAM', () => {
         's3:AbortMultipartUpload': ['work/'],
       },
       finish: {
-        's3:GetObject': ['_staging/', 'jobs/', 'locks/', 'rates/', 'work/'],
+        's3:GetObject': ['_staging/', 'adjustments/', 'jobs/', 'locks/', 'rates/', 'work/'],
         's3:PutObject': ['_staging/', 'jobs/', 'locks/', 'reports/', 'work/'],
         's3:AbortMultipartUpload': ['_staging/', 'reports/'],
         's3:DeleteObject': ['_staging/', 'reports/'],

@@ -282,6 +282,21 @@ export const ExportRequestSchema = z
      * order) in the reports. Every copy stays in the snapshot either way.
      */
     conflictingCopies: z.enum(['fail', 'first', 'last']).optional(),
+    /**
+     * The preparer's adjustments the gains figures use (lib/adjustments): a version of the
+     * profile's document in the store, and optionally the SHA-256 of its exact bytes to insist on.
+     * Not kept in the snapshot's header (the snapshot stays what the service sent); the manifest
+     * records the version used and its SHA-256.
+     */
+    adjustments: z
+      .strictObject({
+        version: z.number().int().positive(),
+        sha256: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits')
+          .optional(),
+      })
+      .optional(),
   })
   .superRefine((request, ctx) => {
     // Runs even when another field failed, so the reports may still be the raw input.
@@ -313,6 +328,10 @@ export const ExportRequestSchema = z
     }
     if (request.gains !== undefined && !request.reports.includes('gains') && !wantsJournal) {
       ctx.addIssue({ code: 'custom', message: 'only allowed when reports include "gains"', path: ['gains'] });
+    }
+    if (request.adjustments !== undefined && !request.reports.includes('gains')) {
+      const message = 'only allowed when reports include "gains"';
+      ctx.addIssue({ code: 'custom', message, path: ['adjustments'] });
     }
     if (!wantsChanges && request.changesSince !== undefined) {
       ctx.addIssue({

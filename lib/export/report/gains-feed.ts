@@ -1,5 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { LoadedAdjustments } from '../../adjustments/index.ts';
 import type { CanonicalTransaction } from '../../domain/index.ts';
 import { minorUnit } from '../../domain/money.ts';
 import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
@@ -41,6 +42,7 @@ import { matchingHorizon } from '../../gains/rules/uk/thirty-days.ts';
 import { allocationTable, createSchedule1, schedule1Spec } from '../../gains/rules/us/reports.ts';
 import { type ExportRequest, parseGainsOptions } from '../plan/request.ts';
 import { readNdjsonLines } from '../snapshot/snapshot.ts';
+import { type AdjustmentsStep, createAdjustmentsStep } from './adjustments-step.ts';
 import { createFxStep, type FxLine } from './fx-step.ts';
 import { createJournalFeed, type JournalFeed } from './journal-feed.ts';
 
@@ -87,6 +89,8 @@ export interface GainsFeedOptions {
    * request's by default. Tax years and holding periods stay in the run's zones whatever it is.
    */
   displayTimeZone?: string;
+  /** The preparer's adjustments, applied before the engine (see adjustments-step.ts). */
+  adjustments?: LoadedAdjustments;
 }
 
 /** Lines kept in a JSON-lines file or in memory, read back in the order they were added. */
@@ -180,11 +184,8 @@ export function createGainsFeed(
     request.journal === undefined
       ? null
       : createJournalFeed(request, period, spoolDir === undefined ? {} : { spoolDir });
-  const engine: GainsEngine = createGainsEngine(
-    gainsEngineOptions(request, period, options.now?.()),
-    undefined,
-    journal?.observer,
-  );
+  const engineOptions = gainsEngineOptions(request, period, options.now?.());
+  const engine: GainsEngine = createGainsEngine(engineOptions, undefined, journal?.observer);
   const store = <T>(name: string): LineStore<T> =>
     spoolDir === undefined ? memoryStore() : fileStore(join(spoolDir, name));
   // Each line is rounded once, as it is drained; the exact lines are kept for the `_exact` files.
@@ -211,14 +212,24 @@ export function createGainsFeed(
   journal?.attach(engine, () => currencies.money());
   let warningCount = 0;
   const pending: string[] = [];
-  const stream = createEventStream({
+  const streamOptions = {
     ...eventOptions(engine.options),
     transferTolerance: gains.transferToleranceHours * HOUR_MS,
     sameTimeOrder: gains.sameInstantOrder,
     protocolMoves: gains.protocolMoves,
     transferInBasis: gains.transferInBasis,
     transferFee: gains.transferFee,
-  });
+  };
+  const adjust =
+    options.adjustments === undefined
+      ? null
+      : createAdjustmentsStep(options.adjustments, {
+          engine: engineOptions,
+          stream: streamOptions,
+          currency: gains.currency ?? null,
+          profile: request.profile,
+        });
+  const stream = createEventStream({ ...streamOptions, ...adjust?.adapterOptions });
   let batchWindow: string | null = null;
   let latest = Number.NEGATIVE_INFINITY;
   let transactions = 0;
@@ -238,6 +249,7 @@ export function createGainsFeed(
     for (const line of rounded) form8949?.add(line);
     for (const line of roundedIncome) schedule1?.add(line);
     journal?.report(rounded, roundedIncome);
+    adjust?.observe(drained);
     disposals.add(rounded);
     exactDisposals.add(drained.disposals);
     warnings.add(drained.warnings);
@@ -252,6 +264,11 @@ export function createGainsFeed(
   let finished: GainsResult | null = null;
   const result = () => {
     if (finished === null) {
+      for (const tx of adjust?.finish() ?? []) {
+        currencies.see(tx);
+        journal?.see(tx);
+        stream.add(tx);
+      }
       feedEvents(stream.finish());
       engine.finish();
       feedEvents([]);
@@ -270,16 +287,24 @@ export function createGainsFeed(
     add(windowLabel, given) {
       const tx = fx.convert(given);
       currencies.see(tx);
-      journal?.see(tx);
       if (windowLabel !== batchWindow) {
         // Every transaction of the earlier windows is in: everything before the latest of them is
         // complete. Not the latest instant itself: the snapshot is in date order across windows, but
         // a transaction another window's search returned (its record names that search) may share
         // the instant of the one before it.
-        if (batchWindow !== null) feedEvents(stream.advance(latest - 1));
+        if (batchWindow !== null) {
+          feedEvents(stream.advance(latest - 1));
+          adjust?.advance(latest - 1);
+        }
         batchWindow = windowLabel;
       }
-      stream.add(tx);
+      // The adjustments' step may drop the transaction or add synthetic lots before it.
+      for (const one of adjust === null ? [tx] : adjust.add(tx)) {
+        if (one !== tx) currencies.see(one);
+        // After the adjustments: a spam token's movements are gone, so a token fee's leg moves.
+        journal?.see(one);
+        stream.add(one);
+      }
       const at = Date.parse(tx.date);
       if (at > latest) latest = at;
       transactions += 1;
@@ -308,7 +333,11 @@ export function createGainsFeed(
         ),
         fixed({ ...incomeShown, rounding: rounding(`${incomeShown.name}_exact`) }, () => income.rows(money)),
         shownWithExact(holdingsTable(finalResult, money), rounding),
-        otherCurrencyWarnings(spooledTable(warningsSpec(shownIn), warnings, warningRow), currencies),
+        adjustedWarnings(
+          otherCurrencyWarnings(spooledTable(warningsSpec(shownIn), warnings, warningRow), currencies),
+          adjust,
+        ),
+        ...(adjust === null ? [] : [adjust.table()]),
         ...(hmrc
           ? [
               shownWithExact(poolHistoryTable(finalResult, money), rounding),
@@ -353,6 +382,11 @@ export function createGainsFeed(
       };
     },
   };
+}
+
+/** The warnings table, with the adjustments' resolution column when there are adjustments. */
+function adjustedWarnings(table: TableSource, adjust: AdjustmentsStep | null): TableSource {
+  return adjust === null ? table : adjust.warnings(table);
 }
 
 /** The allocation statement of 1 January 2025 (`us`), its basis rounded as `money` shows it. */

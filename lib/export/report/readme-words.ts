@@ -83,31 +83,34 @@ export function columnMeaning(column: Column): string {
   }
 }
 
-/** What each warning kind means and what to do about it. */
+/** What each warning kind means and what to do about it (naming the adjustment that resolves it, see README "Resolving warnings"). */
 export const WARNING_WORDS: Readonly<Record<string, string>> = {
   'zero-basis':
-    'a disposal found fewer tokens in its lots than it disposed of; the rest was given a cost basis of zero (its whole proceeds are gain). Check that every purchase and transfer in of the token is in the data (an exchange or wallet missing from the profile), then export again.',
+    'a disposal found fewer tokens in its lots than it disposed of; the rest was given a cost basis of zero (its whole proceeds are gain). Check that every purchase and transfer in of the token is in the data (an exchange or wallet missing from the profile). If the client bought them where the data does not reach, resolve it with a "missing-lots" adjustment (the lots: quantity, cost, date acquired), or with "opening-lots" for holdings from before the history starts; if the tokens came from another own account, pair the transfer with a "transfer-pair" adjustment.',
   'missing-value':
-    'the service sent no fiat value (or fee value) for the transaction; zero was used. Find its value at that time and correct the figures by hand, or ask for the data to be fixed.',
+    'the service sent no fiat value (or fee value) for the transaction; zero was used. Find its value at that time and enter it with a "value" adjustment (for one token of the transaction if it has several), or ask for the data to be fixed.',
   'negative-balance':
-    'a transfer moved or withdrew more of the token than the account held; the missing part has no lots. Look for an earlier deposit, purchase or transfer into that account missing from the data.',
+    'a transfer moved or withdrew more of the token than the account held; the missing part has no lots. Look for an earlier deposit, purchase or transfer into that account missing from the data; enter it with "opening-lots" (holdings from before the history) or pair a transfer in from another own account with "transfer-pair".',
   'unmatched-transfer':
-    'a transfer in or out has no counterpart in the portfolio (the other side is outside it). A transfer out is treated as leaving the portfolio without a sale, a transfer in as arriving at the cost noted; confirm each is what happened (a gift, a payment, an own wallet not in the profile).',
+    'a transfer in or out has no counterpart in the portfolio (the other side is outside it). A transfer out is treated as leaving the portfolio without a sale, a transfer in as arriving at the cost noted. If the other side is in the portfolio but more than the pairing tolerance apart (or under another hash), pair the two with a "transfer-pair" adjustment; if a transfer in came from outside, give its cost (and date acquired) with "cost-basis"; if it was a gift, a payment or a loss, say so with a "category" adjustment; if the token is worthless spam, mark it with "spam".',
   'missing-cost-basis':
-    'a lot arrived with no known cost (a transfer in from outside); it was given a cost basis of zero. Enter its real cost if known: otherwise its disposal shows its whole proceeds as gain.',
+    'a lot arrived with no known cost (a transfer in from outside); it was given a cost basis of zero, so its disposal shows its whole proceeds as gain. Enter its real cost (and the date it was acquired) with a "cost-basis" adjustment, or pair it with the transfer out it came from with "transfer-pair".',
   'thirty-day-window':
-    "HMRC's 30-day rule: the disposal's 30 days after reach past what was fetched, so a later acquisition may still change its cost. Export again once the 30 days are over.",
+    "HMRC's 30-day rule: the disposal's 30 days after reach past what was fetched, so a later acquisition may still change its cost. No adjustment resolves it: export again once the 30 days are over.",
   'other-currency':
-    "the transaction's value is in another currency than the reports'; it was used as it is, not converted. Convert it (at the rate of its day) before filing, or export with published rates (--rates).",
+    "the transaction's value is in another currency than the reports'; it was used as it is, not converted. Export with published rates (--rates), or convert it (at the rate of its day) before filing; no adjustment resolves it.",
 };
 
-/** The warnings of a run by kind, counted from its warnings table (empty without one). */
+/** The open warnings of a run by kind, counted from its warnings table (empty without one). */
 export async function warningsByKind(tables: readonly TableSource[]): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   const table = tables.find((source) => source.spec.name === 'gains_warnings');
   if (table === undefined) return counts;
   const at = table.spec.columns.findIndex((column) => column.key === 'kind');
+  // With adjustments the table also lists the warnings they resolved: those are not counted.
+  const resolution = table.spec.columns.findIndex((column) => column.key === 'resolution');
   for await (const row of table.rows()) {
+    if (resolution >= 0 && (row[resolution] ?? '').startsWith('resolved')) continue;
     const kind = row[at] ?? '';
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
   }

@@ -3,6 +3,11 @@ import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import {
+  type AdjustmentsReference,
+  adjustmentsReference,
+  type LoadedAdjustments,
+} from '../../adjustments/index.ts';
 import type { TableSource } from '../../domain/table.ts';
 import type { RateTable } from '../../fx/index.ts';
 import { type Digest, HashingStream, hashedFile } from '../../storage/hashing.ts';
@@ -63,6 +68,11 @@ export interface RenderInput {
    */
   displayTimeZone?: string;
   /**
+   * The preparer's adjustments the gains figures use (see lib/adjustments); the manifest records
+   * their profile, version and SHA-256. The snapshot is not changed by them.
+   */
+  adjustments?: LoadedAdjustments;
+  /**
    * Whether to write the PDF tax pack (`<base>_tax_pack.pdf`) when the gains reports go into a
    * workbook (default true). The Lambda functions pass false: their bundles ship no fonts.
    */
@@ -113,6 +123,11 @@ export interface ReportSetDescription {
   counts: Record<string, number>;
   /** Report totals as exact decimal strings, e.g. `totalValue`. */
   totals?: Record<string, string>;
+  /**
+   * The adjustments the gains figures use: their profile, version and the SHA-256 of the exact
+   * bytes of that version's file (`render --adjustments FILE` refuses another file).
+   */
+  adjustments?: AdjustmentsReference;
   /** Settings of the gains reports, when they were asked for. */
   gains?: {
     method: string;
@@ -191,7 +206,15 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
       ? input.displayTimeZone
       : undefined;
   const model =
-    input.model ?? (await observeSnapshot(input.snapshotFile, input.header, request, input.rates, shownIn));
+    input.model ??
+    (await observeSnapshot(
+      input.snapshotFile,
+      input.header,
+      request,
+      input.rates,
+      shownIn,
+      input.adjustments,
+    ));
   const tables = model.tables(input.snapshotFile);
   // Companions for machines (the exact figures of rounded tables) are files, not sheets.
   const sheets = tables.filter((table) => table.spec.csvOnly !== true);
@@ -315,6 +338,9 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     totals: model.totals(),
     ...(request.gains !== undefined ? { gains: { ...request.gains, ...gainsNotes } } : {}),
     ...(journal === null ? {} : { journal: journal.manifest() }),
+    ...(input.adjustments === undefined || request.gains === undefined
+      ? {}
+      : { adjustments: adjustmentsReference(input.adjustments) }),
   };
   if (formats.includes('xlsx') && request.gains !== undefined && input.taxPack !== false) {
     // Before the workbook, so its About sheet lists the pack with its SHA-256 like the CSV files.

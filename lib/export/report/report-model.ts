@@ -1,3 +1,4 @@
+import type { LoadedAdjustments } from '../../adjustments/index.ts';
 import type { CanonicalTransaction } from '../../domain/index.ts';
 import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
 import { PbsExportError } from '../../errors.ts';
@@ -90,6 +91,8 @@ export function createReportModel(
     warn?: (message: string) => void;
     /** The rates of `gains.rates` (see `createGainsFeed`). */
     rates?: RateTable;
+    /** The preparer's adjustments, applied before the gains engine (see `createGainsFeed`). */
+    adjustments?: LoadedAdjustments;
     /**
      * The zone the report tables' dates are shown in (`render --time-zone`); the request's by
      * default. The period, the summary's months and the gains computation keep the request's.
@@ -283,10 +286,12 @@ export async function observeSnapshot(
   request: ExportRequest,
   rates?: RateTable,
   displayTimeZone?: string,
+  adjustments?: LoadedAdjustments,
 ): Promise<ReportModel> {
   // The data is as it was when the snapshot was made: days after that were not over.
   const model = createReportModel(header.fields, request, {
     now: () => new Date(header.createdAt),
+    ...(adjustments === undefined ? {} : { adjustments }),
     ...(rates === undefined ? {} : { rates }),
     ...(displayTimeZone === undefined ? {} : { displayTimeZone }),
   });

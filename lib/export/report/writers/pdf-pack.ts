@@ -256,8 +256,11 @@ async function holdingsSection(
 }
 
 async function warningsSection(doc: PDFKit.PDFDocument, tables: readonly TableSource[]): Promise<void> {
-  const warnings = await records(tables, 'gains_warnings');
-  if (warnings === null) return;
+  const all = await records(tables, 'gains_warnings');
+  if (all === null) return;
+  // With adjustments the table also lists the warnings they resolved: the pack counts the open ones.
+  const warnings = all.filter((w) => !(w.resolution ?? '').startsWith('resolved'));
+  const resolved = all.length - warnings.length;
   heading(doc, 'Warnings');
   if (warnings.length === 0) {
     paragraph(doc, 'None: every disposal found its lots and every transfer its counterpart.');
@@ -270,7 +273,10 @@ async function warningsSection(doc: PDFKit.PDFDocument, tables: readonly TableSo
     if (w.token) entry.tokens.add(w.token);
     byKind.set(w.kind ?? '', entry);
   }
-  paragraph(doc, `${warnings.length} warnings; the warnings file lists each with its transaction.`);
+  paragraph(
+    doc,
+    `${warnings.length} warnings; the warnings file lists each with its transaction.${resolved > 0 ? ` ${resolved} more were resolved by the preparer's adjustments (the Adjustments sheet lists them).` : ''}`,
+  );
   table(
     doc,
     [txt('Kind', 2.5), num('Warnings', 1.2), txt('Tokens', 5)],

@@ -1,0 +1,82 @@
+/**
+ * The adjustments store on S3: one object per version, `adjustments/<profile>/adjustments-v<N>.json`
+ * in the reports bucket, which the stack versions (so even a deleted or replaced object keeps its
+ * bytes, and no lifecycle rule expires this prefix). A version is written with `If-None-Match: *`:
+ * S3 refuses to replace it, so two changes based on the same version cannot both land.
+ */
+import { GetObjectCommand, PutObjectCommand, paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
+import { isNotFound, isPreconditionFailed } from '../jobs/s3-objects.ts';
+import { AdjustmentsNotFoundError, StaleAdjustmentsError } from './errors.ts';
+import { type AdjustmentsStore, checkProfile, nextVersion, versionName, versionOf } from './store.ts';
+import { type LoadedAdjustments, parseAdjustments } from './validate.ts';
+
+/** Key prefix of the adjustments in the bucket. */
+export const ADJUSTMENTS_PREFIX = 'adjustments/';
+
+/** Settings of {@link createS3AdjustmentsStore}: the client is injected. */
+export interface S3AdjustmentsStoreOptions {
+  client: S3Client;
+  bucket: string;
+  /** Default {@link ADJUSTMENTS_PREFIX}. */
+  prefix?: string;
+}
+
+/** A store of one object per version (see the module comment). */
+export function createS3AdjustmentsStore(options: S3AdjustmentsStoreOptions): AdjustmentsStore {
+  const { client, bucket } = options;
+  const root = options.prefix ?? ADJUSTMENTS_PREFIX;
+  const folder = (profile: string) => {
+    checkProfile(profile);
+    return `${root}${profile}/`;
+  };
+  const latestVersion = async (profile: string): Promise<number> => {
+    let max = 0;
+    const prefix = folder(profile);
+    for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: prefix })) {
+      for (const item of page.Contents ?? [])
+        max = Math.max(max, versionOf((item.Key ?? '').slice(prefix.length)) ?? 0);
+    }
+    return max;
+  };
+  const get = async (profile: string, version: number): Promise<LoadedAdjustments> => {
+    try {
+      const response = await client.send(
+        new GetObjectCommand({ Bucket: bucket, Key: `${folder(profile)}${versionName(version)}` }),
+      );
+      return parseAdjustments((await response.Body?.transformToByteArray()) ?? new Uint8Array());
+    } catch (error) {
+      if (isNotFound(error)) throw new AdjustmentsNotFoundError(profile, version, { cause: error });
+      throw error;
+    }
+  };
+  return {
+    get,
+    async latest(profile) {
+      const version = await latestVersion(profile);
+      return version === 0 ? null : get(profile, version);
+    },
+    async put(profile, document, expectedVersion) {
+      const next = nextVersion(profile, document, expectedVersion);
+      const current = await latestVersion(profile);
+      if (current !== expectedVersion) throw new StaleAdjustmentsError(profile, expectedVersion, current);
+      try {
+        await client.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: `${folder(profile)}${versionName(next.document.version)}`,
+            Body: next.bytes,
+            ContentType: 'application/json',
+            IfNoneMatch: '*',
+          }),
+        );
+      } catch (error) {
+        if (isPreconditionFailed(error))
+          throw new StaleAdjustmentsError(profile, expectedVersion, await latestVersion(profile), {
+            cause: error,
+          });
+        throw error;
+      }
+      return next;
+    },
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * `pbs-export adjustments`: a profile's adjustments in a local folder (one file per version, see
+ * lib/adjustments/store.ts). Adds adjustments from a JSON file, or opening lots from a CSV, as a
+ * new version on top of the latest; without either, says which version is the latest.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  type Adjustment,
+  type AdjustmentsDocument,
+  createFileAdjustmentsStore,
+  importLotsCsv,
+  versionName,
+} from '../adjustments/index.ts';
+import { ValidationError } from '../errors.ts';
+
+/** The usage of the subcommand (also in the main usage). */
+export const ADJUSTMENTS_USAGE = `  pbs-export adjustments --profile P [--dir DIR] [--add FILE | --lots-csv FILE --id ID --by NAME --why TEXT]
+                                 The profile's adjustments in DIR (default: adjustments), one
+                                 file per version: --add appends the adjustments of a JSON file
+                                 (one or an array), --lots-csv one opening-lots adjustment from a
+                                 lots CSV, each as a new version; alone, names the latest version
+`;
+
+const OPTIONS = {
+  profile: { type: 'string' },
+  dir: { type: 'string' },
+  add: { type: 'string' },
+  'lots-csv': { type: 'string' },
+  id: { type: 'string' },
+  by: { type: 'string' },
+  why: { type: 'string' },
+} as const;
+
+/** Reads a file a flag names, as text; an unreadable one is a bad flag. */
+async function readText(flag: string, file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ValidationError(flag, `cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** The adjustments to add, from `--add` or `--lots-csv`; empty when neither is given. */
+async function newAdjustments(
+  values: Partial<Record<keyof typeof OPTIONS, string>>,
+  now: Date,
+): Promise<unknown[]> {
+  if (values.add !== undefined && values['lots-csv'] !== undefined)
+    throw new ValidationError('--add', 'give --add or --lots-csv, not both');
+  if (values.add !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await readText('--add', values.add));
+    } catch (error) {
+      if (error instanceof ValidationError) throw error;
+      throw new ValidationError('--add', `${values.add} is not JSON`, { cause: error });
+    }
+    return Array.isArray(parsed) ? parsed : [parsed];
+  }
+  if (values['lots-csv'] === undefined) return [];
+  for (const flag of ['id', 'by', 'why'] as const) {
+    if (values[flag] === undefined) throw new ValidationError(`--${flag}`, 'is required with --lots-csv');
+  }
+  const lots = importLotsCsv(await readText('--lots-csv', values['lots-csv']));
+  const opening: Adjustment = {
+    id: values.id as string,
+    kind: 'opening-lots',
+    by: values.by as string,
+    at: now.toISOString(),
+    why: values.why as string,
+    lots,
+  };
+  return [opening];
+}
+
+/**
+ * Runs `adjustments` with the arguments after it; writes what it did to `out`. Throws
+ * `ValidationError` for a bad flag, the adjustments' typed errors for a bad or stale document.
+ */
+export async function adjustmentsCommand(
+  argv: readonly string[],
+  io: { stdout: { write(text: string): void }; now: () => Date },
+): Promise<void> {
+  let values: Partial<Record<keyof typeof OPTIONS, string>>;
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true }));
+  } catch (error) {
+    throw new ValidationError('adjustments', (error as Error).message, { cause: error });
+  }
+  const profile = values.profile;
+  if (profile === undefined) throw new ValidationError('--profile', 'is required by adjustments');
+  const dir = values.dir ?? 'adjustments';
+  const store = createFileAdjustmentsStore(dir);
+  const latest = await store.latest(profile);
+  const added = await newAdjustments(values, io.now());
+  if (added.length === 0) {
+    io.stdout.write(
+      latest === null
+        ? `${profile} has no adjustments in ${dir}\n`
+        : `${join(dir, profile, versionName(latest.document.version))}: version ${latest.document.version}, ${latest.document.adjustments.length} adjustment(s), SHA-256 ${latest.sha256}\n`,
+    );
+    return;
+  }
+  const base = latest?.document.version ?? 0;
+  const document = {
+    schema: 'pbs-export/adjustments@1',
+    profile,
+    version: base + 1,
+    adjustments: [...(latest?.document.adjustments ?? []), ...added],
+  } as AdjustmentsDocument;
+  const stored = await store.put(profile, document, base);
+  const file = join(dir, profile, versionName(stored.document.version));
+  io.stdout.write(
+    `${file}: version ${stored.document.version}, ${stored.document.adjustments.length} adjustment(s), SHA-256 ${stored.sha256}\n`,
+  );
+}
+
+/**
+ * `adjustments` as a process: 0 when done, 2 for a bad flag (one line and a pointer to the help),
+ * 1 for a document that is invalid, contradictory or stale, each said in one line.
+ */
+export async function adjustmentsMain(
+  argv: readonly string[],
+  io: { stdout: { write(text: string): void }; stderr: { write(text: string): void }; now: () => Date },
+): Promise<number> {
+  try {
+    await adjustmentsCommand(argv, io);
+    return 0;
+  } catch (error) {
+    const usage = error instanceof ValidationError;
+    io.stderr.write(
+      `error: ${(error as Error).message}\n${usage ? 'Run "pbs-export help" for the usage.\n' : ''}`,
+    );
+    return usage ? 2 : 1;
+  }
+}
