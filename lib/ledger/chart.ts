@@ -5,6 +5,7 @@
  * for a numbered ledger (DATEV, QuickBooks) sets `defaults: "none"` and gives every account.
  */
 import { z } from 'zod';
+import { ChartError } from './errors.ts';
 import { ACCOUNT_KINDS, type Account, type AccountKind } from './types.ts';
 
 /** One account as a chart names it. */
@@ -139,8 +140,9 @@ export function createChart(settings: ChartSettings): Chart {
     const given = settings[kind];
     const fallback = DEFAULT_ACCOUNTS[kind];
     const code = given?.code ?? (paths ? fallback.code : undefined);
-    // The schema refuses a missing code under `defaults: "none"`: unreachable for a parsed chart.
-    if (code === undefined) throw new Error(`journal.chart.${kind}.code missing`);
+    // The schema refuses a missing code under `defaults: "none"`; a chart built by hand may lack it.
+    if (code === undefined)
+      throw new ChartError(`journal.chart.${kind}.code`, 'required: the chart sets defaults "none"');
     const name = given?.name ?? fallback.name;
     return { code, name, kind: kind === 'asset' ? 'asset' : kind === 'income' ? 'income' : kind };
   };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { leg, tx } from '../../test/support/gains.ts';
 import { OUTSIDE_HISTORY, runJournal, WALLETS_HISTORY } from '../../test/support/journal.ts';
 import type { Row } from '../domain/table.ts';
 import { beancountText } from './formats/beancount.ts';
@@ -99,6 +100,19 @@ describe('journal entries of crafted histories (worked by hand)', () => {
     ]);
     expect(manifest.totals.realisedGain).toBe('0.40');
     expect(manifest.checks.every((check) => check.ok)).toBe(true);
+  });
+
+  it("dates entries and month ends in the request's zone, even where the rule set's tax zone differs", async () => {
+    // de computes in Europe/Berlin; the request is in UTC: 23:30 UTC on 31 December is still 2025.
+    const late = tx({ id: 'late', date: '2025-12-31T23:30:00.000Z', movements: [leg('BTC', '0.1', '12')] });
+    const { rows, manifest } = await runJournal([...OUTSIDE_HISTORY, late], {
+      gains: { taxRules: 'de', currency: 'USD' },
+    });
+    expect(rows.filter((row) => row[9] === 'late').map((row) => row[1])).toEqual([
+      '2025-12-31',
+      '2025-12-31',
+    ]);
+    expect(manifest.checks.at(-1)?.check).toMatch(/each of 12 month ends/);
   });
 
   it('rolls up a month per account and side when asked', async () => {

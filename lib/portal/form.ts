@@ -71,7 +71,8 @@ export function requestFromForm(profile: string, fields: FormFields): Record<str
     changesSince: text(fields, FIELDS.changesSince),
     csv: csvOf(text(fields, FIELDS.csv)),
   };
-  if (reports.includes('gains')) {
+  // The journal is built from the gains engine: the gains fields apply to it too.
+  if (reports.includes('gains') || reports.includes('journal')) {
     request.gains = {
       taxRules: text(fields, FIELDS.taxRules),
       method: text(fields, FIELDS.method),

@@ -247,7 +247,7 @@ export function createJournalFeed(
       .filter((format) => format !== undefined);
   /** What the formats need besides the entries; the accounts and tokens are known once closed. */
   const context = (): LedgerFormatContext => {
-    const zone = engine?.options.timeZone ?? request.timeZone;
+    const zone = request.timeZone;
     const accounts = new Map<string, Account>();
     for (const t of builder?.totals().values() ?? []) accounts.set(t.account.code, t.account);
     for (const b of balances) if (!accounts.has(b.account.code)) accounts.set(b.account.code, b.account);
@@ -269,7 +269,8 @@ export function createJournalFeed(
     attach(attached, moneyOf) {
       engine = attached;
       money = moneyOf;
-      const zone = attached.options.timeZone;
+      // The report's zone (the request's), even where a rule set computes its tax years in another.
+      const zone = request.timeZone;
       builder = createEntriesBuilder({
         chart,
         round,
@@ -324,7 +325,10 @@ export function createJournalFeed(
       let entries: JournalEntry[] | null = null;
       for (const format of formatsBeyondCsv()) {
         if (format.stream !== undefined) out.push(...format.stream(store.read(), context()));
-        else out.push(...format.files((entries ??= await readAll()), context()));
+        else {
+          if (entries === null) entries = await readAll();
+          out.push(...format.files(entries, context()));
+        }
       }
       return out;
     },
