@@ -124,6 +124,8 @@ Request:
   --journal-format F             journal: csv, beancount, hledger (repeat or comma-separate;
                                  default: all three)
   --journal-chart FILE           journal: chart of accounts (JSON, the request's journal.chart)
+  --journal-settings FILE        journal: the formats' settings (JSON, the request's journal.settings,
+                                 e.g. {"datev": {"consultantNumber": 1001, "clientNumber": 1}})
   --journal-rollup               journal: one entry per month and account, not per transaction
 
 Service:
@@ -179,6 +181,7 @@ const options = {
   'conflicting-copies': { type: 'string' },
   'journal-format': { type: 'string', multiple: true },
   'journal-chart': { type: 'string' },
+  'journal-settings': { type: 'string' },
   'journal-rollup': { type: 'boolean' },
   simulator: { type: 'boolean' },
   transactions: { type: 'string' },
@@ -531,7 +534,8 @@ function preview(value: string): string {
 /**
  * The request's `journal` block from `--journal-format` (a list, checked against the registered
  * formats by the request schema), `--journal-rollup` and `--journal-chart FILE` (the chart of
- * accounts as JSON, validated field by field as `journal.chart.…`); null when none is given.
+ * accounts as JSON, validated field by field as `journal.chart.…`) and `--journal-settings FILE`
+ * (the formats' settings, `journal.settings.<format>.…`); null when none is given.
  */
 function journalInput(values: Record<string, unknown>): Record<string, unknown> | null {
   const journal: Record<string, unknown> = {};
@@ -539,26 +543,24 @@ function journalInput(values: Record<string, unknown>): Record<string, unknown> 
   if (formats !== undefined) journal.formats = splitList(formats);
   if (values['journal-rollup'] === true) journal.rollup = true;
   const chartFile = values['journal-chart'] as string | undefined;
-  if (chartFile !== undefined) journal.chart = readChartFile(chartFile);
+  if (chartFile !== undefined) journal.chart = readJsonFile(chartFile, '--journal-chart');
+  const settingsFile = values['journal-settings'] as string | undefined;
+  if (settingsFile !== undefined) journal.settings = readJsonFile(settingsFile, '--journal-settings');
   return Object.keys(journal).length > 0 ? journal : null;
 }
 
-function readChartFile(file: string): unknown {
+function readJsonFile(file: string, flag: string): unknown {
   let body: string;
   try {
     body = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ValidationError('--journal-chart', `cannot read ${preview(file)}`, { cause: error });
+    throw new ValidationError(flag, `cannot read ${preview(file)}`, { cause: error });
   }
   try {
     return JSON.parse(body) as unknown;
   } catch (error) {
-    throw new ValidationError(
-      '--journal-chart',
-      `${preview(file)} is not JSON: ${(error as Error).message}`,
-      {
-        cause: error,
-      },
-    );
+    throw new ValidationError(flag, `${preview(file)} is not JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }

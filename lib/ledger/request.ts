@@ -10,23 +10,37 @@ import { LEDGER_FORMATS } from './formats/index.ts';
 export const DEFAULT_JOURNAL_FORMATS: readonly string[] = ['csv', 'beancount', 'hledger'];
 
 /** The zod schema of `journal`. */
-export const journalSchema = z.strictObject({
-  /** Ids of the registered ledger formats (lib/ledger/formats/index.ts). */
-  formats: z
-    .array(
-      z.string().refine((id) => LEDGER_FORMATS.some((format) => format.id === id), {
-        message: `unknown journal format; expected one of ${LEDGER_FORMATS.map((f) => f.id).join(', ')}`,
-      }),
-    )
-    .min(1, 'must name at least one journal format')
-    .transform((ids) => [...new Set(ids)])
-    .default(() => [...DEFAULT_JOURNAL_FORMATS]),
-  /** `false` (default): one entry per transaction; `true`: one entry per month, summed per account. */
-  rollup: z.boolean().default(false),
-  chart: chartSchema.default(() => chartSchema.parse({})),
-  /** Format-specific settings (e.g. DATEV's Berater- and Mandantennummer), passed to the formats. */
-  settings: z.record(z.string(), z.unknown()).default({}),
-});
+export const journalSchema = z
+  .strictObject({
+    /** Ids of the registered ledger formats (lib/ledger/formats/index.ts). */
+    formats: z
+      .array(
+        z.string().refine((id) => LEDGER_FORMATS.some((format) => format.id === id), {
+          message: `unknown journal format; expected one of ${LEDGER_FORMATS.map((f) => f.id).join(', ')}`,
+        }),
+      )
+      .min(1, 'must name at least one journal format')
+      .transform((ids) => [...new Set(ids)])
+      .default(() => [...DEFAULT_JOURNAL_FORMATS]),
+    /** `false` (default): one entry per transaction; `true`: one entry per month, summed per account. */
+    rollup: z.boolean().default(false),
+    chart: chartSchema.default(() => chartSchema.parse({})),
+    /** Format-specific settings (e.g. DATEV's Berater- and Mandantennummer), passed to the formats. */
+    settings: z.record(z.string(), z.unknown()).default({}),
+  })
+  .superRefine((journal, ctx) => {
+    // Each format's block is checked with its own schema now, not when the files are written.
+    for (const id of Object.keys(journal.settings)) {
+      if (!LEDGER_FORMATS.some((format) => format.id === id))
+        ctx.addIssue({ code: 'custom', path: ['settings', id], message: 'no journal format has this id' });
+    }
+    for (const id of journal.formats) {
+      const schema = LEDGER_FORMATS.find((format) => format.id === id)?.settingsSchema;
+      const parsed = schema?.safeParse(journal.settings[id] ?? {});
+      for (const issue of parsed?.success === false ? parsed.error.issues : [])
+        ctx.addIssue({ code: 'custom', path: ['settings', id, ...issue.path], message: issue.message });
+    }
+  });
 
 /** `journal` as given. */
 export type JournalRequestInput = z.input<typeof journalSchema>;

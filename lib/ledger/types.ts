@@ -2,6 +2,7 @@
  * The journal's entry model: what the entries builder produces and every ledger format writes.
  * Amounts are exact plain decimal strings; money is rounded to the reporting currency's minor unit.
  */
+import type { ZodType } from 'zod';
 
 /** What an account of the chart is for; a mapping names each kind it needs. */
 export const ACCOUNT_KINDS = [
@@ -72,6 +73,8 @@ export interface LedgerFormatContext {
   period: { start: string; end: string };
   /** Format-specific settings from the request's journal block (e.g. DATEV numbers). */
   settings: Readonly<Record<string, unknown>>;
+  /** The run's time, for a format that stamps its file (DATEV's "Erzeugt am"); absent: now. */
+  createdAt?: Date;
   /**
    * The asset accounts' balances at each month end of the period (every account and token the
    * journal has held, a month without activity included): the journals' balance assertions.
@@ -101,6 +104,11 @@ export interface LedgerFormat {
   /** One line for the Read me and `--help`. */
   description: string;
   files(entries: readonly JournalEntry[], context: LedgerFormatContext): LedgerFile[];
+  /**
+   * The shape of the format's own settings block, `journal.settings.<id>`; checked when the request
+   * is (so a bad DATEV number fails before anything is fetched). Absent: the format takes none.
+   */
+  settingsSchema?: ZodType;
   /**
    * Optional: the same files written as the entries are read, so a long period's entries need not
    * all be in memory (`context.accounts` and `context.tokens` are given). Without it the entries

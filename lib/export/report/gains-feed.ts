@@ -183,7 +183,10 @@ export function createGainsFeed(
   const journal =
     request.journal === undefined
       ? null
-      : createJournalFeed(request, period, spoolDir === undefined ? {} : { spoolDir });
+      : createJournalFeed(request, period, {
+          ...(spoolDir === undefined ? {} : { spoolDir }),
+          ...(options.now === undefined ? {} : { now: options.now }),
+        });
   const engineOptions = gainsEngineOptions(request, period, options.now?.());
   const engine: GainsEngine = createGainsEngine(engineOptions, undefined, journal?.observer);
   const store = <T>(name: string): LineStore<T> =>

@@ -22,6 +22,7 @@ import type {
   BalanceAssertion,
   JournalEntry,
   LedgerFile,
+  LedgerFormat,
   LedgerFormatContext,
   LedgerStream,
 } from '../../ledger/types.ts';
@@ -111,7 +112,7 @@ export function periodMonths(start: Date, end: Date, zone: string): string[] {
 export function createJournalFeed(
   request: ExportRequest,
   period: { start: Date; end: Date },
-  options: { spoolDir?: string } = {},
+  options: { spoolDir?: string; now?: () => Date } = {},
 ): JournalFeed {
   const settings = request.journal;
   if (settings === undefined) throw new Error('createJournalFeed needs request.journal');
@@ -245,8 +246,11 @@ export function createJournalFeed(
       .filter((id) => id !== 'csv')
       .map((id) => ledgerFormat(id))
       .filter((format) => format !== undefined);
-  /** What the formats need besides the entries; the accounts and tokens are known once closed. */
-  const context = (): LedgerFormatContext => {
+  /**
+   * What a format needs besides the entries (its own settings block); the accounts and tokens are
+   * known once closed.
+   */
+  const context = (format: LedgerFormat): LedgerFormatContext => {
     const zone = request.timeZone;
     const accounts = new Map<string, Account>();
     for (const t of builder?.totals().values() ?? []) accounts.set(t.account.code, t.account);
@@ -257,7 +261,8 @@ export function createJournalFeed(
         start: localDate(period.start.getTime(), zone),
         end: localDate(period.end.getTime() - 1, zone),
       },
-      settings: settings.settings,
+      settings: (settings.settings[format.id] ?? {}) as Record<string, unknown>,
+      ...(options.now === undefined ? {} : { createdAt: options.now() }),
       balances,
       accounts: [...accounts.values()],
       tokens: [...new Set(balances.map((b) => b.token))],
@@ -318,16 +323,16 @@ export function createJournalFeed(
     }),
     async files() {
       const entries = await readAll();
-      return formatsBeyondCsv().flatMap((format) => format.files(entries, context()));
+      return formatsBeyondCsv().flatMap((format) => format.files(entries, context(format)));
     },
     async outputs() {
       const out: (LedgerFile | LedgerStream)[] = [];
       let entries: JournalEntry[] | null = null;
       for (const format of formatsBeyondCsv()) {
-        if (format.stream !== undefined) out.push(...format.stream(store.read(), context()));
+        if (format.stream !== undefined) out.push(...format.stream(store.read(), context(format)));
         else {
           if (entries === null) entries = await readAll();
-          out.push(...format.files(entries, context()));
+          out.push(...format.files(entries, context(format)));
         }
       }
       return out;

@@ -95,7 +95,9 @@ export function createDatevFormat(options: DatevFormatOptions = {}): LedgerForma
   return {
     id: 'datev',
     description: 'DATEV Buchungsstapel (EXTF 700, Formatversion 13), one file per fiscal year, Windows-1252',
-    files: (entries, context) => datevFiles(entries, context, { createdAt: now(), maxBookings }),
+    files: (entries, context) =>
+      datevFiles(entries, context, { createdAt: context.createdAt ?? now(), maxBookings }),
+    settingsSchema: datevSettingsSchema,
   };
 }
 
@@ -133,7 +135,7 @@ export function datevFiles(
   context: LedgerFormatContext,
   options: WriteOptions,
 ): LedgerFile[] {
-  const settings = parseFormatSettings(datevSettingsSchema, context.settings, 'datev');
+  const settings = parseFormatSettings(datevSettingsSchema, context.settings, 'journal.settings.datev');
   checkContext(context);
   const batches = fiscalBatches(context.period, settings.fiscalYearStart);
   entries.forEach((entry, at) => {

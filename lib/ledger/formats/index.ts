@@ -1,18 +1,23 @@
 /**
  * The ledger formats a journal can be written in, by id (`--journal-format`, `journal.formats`).
- * Each format lives in its own file; the QuickBooks Online, Xero and DATEV formats join here.
+ * Each format lives in its own file.
  */
 import type { LedgerFormat } from '../types.ts';
 import { beancountFormat } from './beancount.ts';
 import { csvFormat } from './csv.ts';
+import { datevFormat } from './datev.ts';
 import { hledgerFormat } from './hledger.ts';
+import { quickbooksFormat } from './quickbooks.ts';
+import { xeroFormat } from './xero.ts';
 
 /** Every registered format, in the order `--help` lists them. */
 export const LEDGER_FORMATS: readonly LedgerFormat[] = [
   csvFormat,
   beancountFormat,
   hledgerFormat,
-  // ledgerfmt: QuickBooks Online, Xero and DATEV formats go here.
+  quickbooksFormat,
+  xeroFormat,
+  datevFormat,
 ];
 
 /** The format of an id, or undefined. */

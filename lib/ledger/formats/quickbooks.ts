@@ -55,6 +55,7 @@ export const quickbooksFormat: LedgerFormat = {
   id: 'quickbooks',
   description: 'QuickBooks Online journal entry import CSV (one journal number per entry, accounts by name)',
   files: quickbooksFiles,
+  settingsSchema: quickbooksSettingsSchema,
 };
 
 /**
@@ -65,7 +66,11 @@ export function quickbooksFiles(
   entries: readonly JournalEntry[],
   context: LedgerFormatContext,
 ): LedgerFile[] {
-  const settings = parseFormatSettings(quickbooksSettingsSchema, context.settings, 'quickbooks');
+  const settings = parseFormatSettings(
+    quickbooksSettingsSchema,
+    context.settings,
+    'journal.settings.quickbooks',
+  );
   const prefix = settings.journalNoPrefix ?? `PBS${context.period.start.replaceAll('-', '')}-`;
   const digits = Math.max(4, String(entries.length).length);
   let rows = '';

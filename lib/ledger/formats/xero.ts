@@ -61,6 +61,7 @@ export const xeroFormat: LedgerFormat = {
   id: 'xero',
   description: `Xero manual journal import CSV (signed amounts; split into files of at most ${XERO_MAX_LINES_PER_FILE} lines)`,
   files: xeroFiles,
+  settingsSchema: xeroSettingsSchema,
 };
 
 interface Prepared {
@@ -74,7 +75,7 @@ interface Prepared {
  * per file; an entry longer than the limit is refused. No entries, no files.
  */
 export function xeroFiles(entries: readonly JournalEntry[], context: LedgerFormatContext): LedgerFile[] {
-  const settings = parseFormatSettings(xeroSettingsSchema, context.settings, 'xero');
+  const settings = parseFormatSettings(xeroSettingsSchema, context.settings, 'journal.settings.xero');
   const prepared = entries
     .map((entry, at): Prepared => ({ entry, at, lines: sidedPostings(entry, at) }))
     .filter((item) => item.lines.length > 0);
