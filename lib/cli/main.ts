@@ -34,6 +34,13 @@ import {
   type StoredObject,
 } from '../storage/index.ts';
 import { type CliCommand, type Destination, parseCommandLine, type RunCommand, USAGE } from './args.ts';
+import {
+  type CloseCommand,
+  closeCommand,
+  isCloseCommand,
+  isCloseCommandLine,
+  parseCloseCommandLine,
+} from './close-commands.ts';
 import { describeError, inCliWords } from './messages.ts';
 import { checkDestination } from './preflight.ts';
 import { createProgressReporter } from './progress.ts';
@@ -66,9 +73,9 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130, terminated: 
  */
 export async function main(argv: readonly string[], cliIo: CliIo): Promise<number> {
   const io = redactingIo(cliIo);
-  let command: CliCommand;
+  let command: CliCommand | CloseCommand;
   try {
-    command = parseCommandLine(argv, io.env);
+    command = isCloseCommandLine(argv) ? parseCloseCommandLine(argv, io.env) : parseCommandLine(argv, io.env);
   } catch (error) {
     // One line and a pointer to the help: 60 lines of usage would bury the line that matters.
     io.stderr.write(`error: ${visible((error as Error).message)}\nRun "pbs-export help" for the usage.\n`);
@@ -84,6 +91,12 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
       return EXIT.ok;
     }
     if (command.command === 'render') return await render(command, io);
+    if (isCloseCommand(command)) {
+      return await closeCommand(command, io, {
+        s3: (destination) => createS3(destination, io),
+        connect: (service, profile) => connect({ service }, profile, io),
+      });
+    }
     return await run(command, io);
   } catch (error) {
     const stopped = stopExitCode(io.signal);
@@ -208,7 +221,11 @@ interface Connection {
 }
 
 /** Connects to the embedded simulator or to the real service, per the command line. */
-async function connect(command: RunCommand, profile: string, io: RedactingIo): Promise<Connection> {
+export async function connect(
+  command: Pick<RunCommand, 'service'>,
+  profile: string,
+  io: RedactingIo,
+): Promise<Connection> {
   if (command.service.kind === 'service') {
     const { configFile } = command.service;
     const settings = await loadServiceSettings(io.env, configFile).catch((error: unknown) => {
@@ -329,7 +346,7 @@ const RECOMMENDED_NODE_MAJOR = 22;
  * Node older than 22 it says so in one line: `bin/pbs-export.ts` turns off the SDK's own
  * nine-line notice (`AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED`), which says the same.
  */
-function createS3(destination: Destination, io: CliIo): S3Client | undefined {
+export function createS3(destination: Destination, io: CliIo): S3Client | undefined {
   if (destination.kind === 'folder') return undefined;
   const version = io.nodeVersion;
   const major = Number(/^v(\d+)\./.exec(version ?? '')?.[1] ?? RECOMMENDED_NODE_MAJOR);
