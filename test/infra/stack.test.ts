@@ -667,11 +667,14 @@ describe('PbsExportStack HTTP API', () => {
         resource.Type === 'AWS::ApiGatewayV2::Route' || resource.Type === 'AWS::ApiGatewayV2::Authorizer',
     );
 
-  it('returns the four report routes without the portal', () => {
+  it('returns the four report routes and the three close routes without the portal', () => {
     const routes = withoutPortal().filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Route');
     expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual([
+      'GET /closes',
       'GET /reports',
       'GET /reports/{jobId}',
+      'POST /closes',
+      'POST /closes/reopen',
       'POST /reports',
       'POST /reports/{jobId}/archive',
     ]);
@@ -682,7 +685,7 @@ describe('PbsExportStack HTTP API', () => {
     const types = resources.flatMap((resource) =>
       resource.Type === 'AWS::ApiGatewayV2::Route' ? [resource.Properties.AuthorizationType] : [],
     );
-    expect(types).toEqual(['AWS_IAM', 'AWS_IAM', 'AWS_IAM', 'AWS_IAM']);
+    expect(types).toEqual(Array(7).fill('AWS_IAM'));
     expect(resources.filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Authorizer')).toEqual([]);
   });
 
