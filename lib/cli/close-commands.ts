@@ -195,6 +195,11 @@ export async function closeCommand(
   return checkAll(command, io, { store, sink }, helpers);
 }
 
+/** The close records of a destination (the folder or bucket of `--out`/`--s3`). */
+export function closeStoreFor(destination: Destination, s3: S3Client | undefined): CloseStore {
+  return storeOf(destination, s3).store;
+}
+
 function storeOf(destination: Destination, s3: S3Client | undefined): { store: CloseStore; sink: Sink } {
   if (destination.kind === 'folder') {
     const root = resolve(destination.dir);

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { guardSink } from '../close/index.ts';
 import { ConfigFileUnreadableError, ValidationError } from '../errors.ts';
 import {
   type ExportRequest,
@@ -37,6 +38,7 @@ import { type CliCommand, type Destination, parseCommandLine, type RunCommand, U
 import {
   type CloseCommand,
   closeCommand,
+  closeStoreFor,
   isCloseCommand,
   isCloseCommandLine,
   parseCloseCommandLine,
@@ -127,7 +129,10 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
   await checkDestination(command.destination, s3);
   const service = await connect(command, request.profile, io);
   try {
-    const { sink, presign } = createSink(command.destination, io, s3);
+    const destinations = createSink(command.destination, io, s3);
+    const { presign } = destinations;
+    // A run never writes into a closed set (lib/close/guard.ts).
+    const sink = guardSink(destinations.sink, closeStoreFor(command.destination, s3));
     const progress = createProgressReporter(io.stdout);
     const result = await runExport(request, {
       client: service.client,
