@@ -177,7 +177,7 @@ function effectsOf(before: Map<string, TableRows>, after: Map<string, TableRows>
         const b = was?.numbers.get(column.key) ?? '0';
         const a = now?.numbers.get(column.key) ?? '0';
         if (compareDecimal(a, b) === 0) continue;
-        const change = subtractDecimal(a, b);
+        const change = padded(subtractDecimal(a, b), Math.max(decimals(a), decimals(b)));
         if (isZeroDecimal(change)) continue;
         const row = (now ?? was)?.row ?? [];
         effects.push({
@@ -194,4 +194,17 @@ function effectsOf(before: Map<string, TableRows>, after: Map<string, TableRows>
     }
   }
   return effects;
+}
+
+/** Digits after the point of a plain decimal. */
+function decimals(value: string): number {
+  const point = value.indexOf('.');
+  return point === -1 ? 0 : value.length - point - 1;
+}
+
+/** `value` with at least `places` digits after the point (`-301850`, 2 → `-301850.00`), as its operands show. */
+function padded(value: string, places: number): string {
+  const missing = places - decimals(value);
+  if (missing <= 0) return value;
+  return `${value}${value.includes('.') ? '' : '.'}${'0'.repeat(missing)}`;
 }
