@@ -36,6 +36,7 @@ import {
 } from '../storage/index.ts';
 import { type CliCommand, type Destination, parseCommandLine, type RunCommand, USAGE } from './args.ts';
 import {
+  CLOSE_USAGE,
   type CloseCommand,
   closeCommand,
   closeStoreFor,
@@ -85,7 +86,7 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
   }
   try {
     if (command.command === 'help') {
-      io.stdout.write(USAGE);
+      io.stdout.write(`${USAGE}\n${CLOSE_USAGE}`);
       return EXIT.ok;
     }
     if (command.command === 'version') {
@@ -165,7 +166,9 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   const runId = newRunId(io.now());
   const s3 = createS3(command.destination, io);
   await checkDestination(command.destination, s3);
-  const { sink, presign } = createSink(command.destination, io, s3);
+  const destinations = createSink(command.destination, io, s3);
+  const { presign } = destinations;
+  const sink = guardSink(destinations.sink, closeStoreFor(command.destination, s3));
   const warn = (message: string) => io.stderr.write(`warning: ${visible(message)}\n`);
   const workDir = await openRunScratch({ warn });
   try {
