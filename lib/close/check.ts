@@ -6,8 +6,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newRunId } from '../export/run.ts';
-import type { Sink } from '../storage/sink.ts';
+import { newRunId } from '../export/index.ts';
+import type { Sink } from '../storage/index.ts';
 import { writeCorrectedSnapshot } from './corrected.ts';
 import { type DetectDeps, detectChanges, type PeriodCheck } from './detect.ts';
 import { publishRestatement, type RestatementManifest, renderRestatement } from './files.ts';

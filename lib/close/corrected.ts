@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { transactionId, transactionInstant } from '../export/snapshot/index.ts';
-import { stringifyJson } from '../pbs/exact-json.ts';
+import { stringifyJson } from '../pbs/index.ts';
 import type { ClosedSet, SnapshotTransaction } from './closed-set.ts';
 import type { TransactionChange } from './detect.ts';
 import type { CloseRecord } from './records.ts';

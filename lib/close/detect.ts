@@ -5,7 +5,7 @@
  */
 import { periodRange } from '../export/plan/index.ts';
 import { changesSince, deletedFlag, transactionId, transactionInstant } from '../export/snapshot/index.ts';
-import { isExactNumber, stringifyJson } from '../pbs/exact-json.ts';
+import { isExactNumber, stringifyJson } from '../pbs/index.ts';
 import type { RawTimelineItem, RawTransaction, TimelineQuery } from '../pbs/model.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import { type ClosedSet, readClosedSet } from './closed-set.ts';

@@ -9,8 +9,8 @@ import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Column, Row, TableSource } from '../domain/table.ts';
 import { writeCsv, writeXlsx } from '../export/report/index.ts';
-import { stringifyJson } from '../pbs/exact-json.ts';
-import type { Sink, StoredObject } from '../storage/sink.ts';
+import { stringifyJson } from '../pbs/index.ts';
+import type { Sink, StoredObject } from '../storage/index.ts';
 import type { Restatement } from './restatement.ts';
 import { periodWords, restatementSentence } from './words.ts';
 

@@ -3,7 +3,7 @@
  * replaced or deleted. The export's publish (CLI `run` and `render`), the workflow's finish and
  * `serve`'s cleanup check the close records first and refuse with {@link SetClosedError}.
  */
-import type { Sink } from '../storage/sink.ts';
+import type { Sink } from '../storage/index.ts';
 import { SetClosedError } from './errors.ts';
 import { type CloseRecord, closeCovering, closesInForce } from './records.ts';
 import type { CloseStore } from './store.ts';

@@ -6,7 +6,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { GetObjectCommand, PutObjectCommand, paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
-import { isNotFound } from '../jobs/s3-objects.ts';
+import { isNotFound } from '../jobs/index.ts';
 import { CloseDataError } from './errors.ts';
 import { CLOSES_PREFIX, type CloseRecord, closeKey, closeRecordSchema } from './records.ts';
 
