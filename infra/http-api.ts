@@ -87,6 +87,13 @@ export class ReportsApi extends Construct {
     this.api.addRoutes({ path: '/reports/{jobId}', methods: [apigw.HttpMethod.GET], integration });
     // "Download all": builds a set's zip and answers a link to it (lib/http-api/archive-route.ts).
     this.api.addRoutes({ path: '/reports/{jobId}/archive', methods: [apigw.HttpMethod.POST], integration });
+    // Closed periods: close, reopen, list (lib/http-api/close-route.ts).
+    this.api.addRoutes({
+      path: '/closes',
+      methods: [apigw.HttpMethod.POST, apigw.HttpMethod.GET],
+      integration,
+    });
+    this.api.addRoutes({ path: '/closes/reopen', methods: [apigw.HttpMethod.POST], integration });
     if (props.portal) {
       for (const path of ['/portal', '/portal/{proxy+}']) {
         const [route] = this.api.addRoutes({

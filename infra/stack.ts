@@ -38,7 +38,9 @@ export type BucketPrefix =
   | 'locks/'
   | '_staging/'
   | 'rates/'
-  | 'adjustments/';
+  | 'adjustments/'
+  | 'closes/'
+  | 'restatements/';
 
 /** What a function may do under one prefix. */
 export interface PrefixAccess {
@@ -50,6 +52,11 @@ export interface PrefixAccess {
   multipart?: boolean;
   /** DeleteObject. */
   delete?: boolean;
+  /**
+   * PutObjectRetention (and the bucket's GetBucketObjectLockConfiguration): a close locks its
+   * set's objects in governance mode (lib/close/s3-lock.ts). Never BypassGovernanceRetention.
+   */
+  retention?: boolean;
 }
 
 /** The functions of the stack, by key. */
@@ -94,7 +101,11 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
     s3: {
       'jobs/': { read: true, write: true, delete: true },
       'work/': { read: true, write: true, multipart: true },
-      'reports/': { read: true },
+      // reports/: a close reads the set's manifest and locks its objects (lib/http-api/close-route.ts);
+      // closes/: the close records (created, never overwritten or deleted); restatements/: listed.
+      'reports/': { read: true, retention: true },
+      'closes/': { read: true, write: true },
+      'restatements/': { read: true },
       'locks/': { read: true, write: true },
       // rates/: a request for gains.rates is refused while no rates of its source are kept.
       'rates/': { read: true },
@@ -147,7 +158,11 @@ export const FUNCTIONS: Record<FunctionKey, FunctionSpec> = {
       'jobs/': { read: true, write: true },
       'work/': { read: true, write: true },
       '_staging/': { read: true, write: true, multipart: true, delete: true },
-      'reports/': { write: true, multipart: true, delete: true },
+      // reports/ read: a scheduled run checks the closed sets' snapshots (lib/workflow/close-step.ts);
+      // closes/ read: no run publishes into a closed set; restatements/: what the check publishes.
+      'reports/': { read: true, write: true, multipart: true, delete: true },
+      'closes/': { read: true },
+      'restatements/': { read: true, write: true, multipart: true, delete: true },
       'locks/': { read: true, write: true },
       // adjustments/: the version a request names (lib/adjustments/s3-store.ts).
       'adjustments/': { read: true },
@@ -461,6 +476,10 @@ export class PbsExportStack extends Stack {
       enforceSSL: true,
       minimumTLSVersion: 1.2,
       versioned: true,
+      // Closed sets are never replaced or deleted: a close puts governance-mode retention on its
+      // set's objects (lib/close/s3-lock.ts). No default retention: work/, jobs/ and _staging/
+      // must still expire. The functions' roles never get s3:BypassGovernanceRetention.
+      objectLockEnabled: true,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       serverAccessLogsBucket: accessLogs,
       serverAccessLogsPrefix: 'reports-bucket/',
@@ -548,12 +567,21 @@ export class PbsExportStack extends Stack {
         ...(can.write ? ['s3:PutObject'] : []),
         ...(can.multipart ? ['s3:AbortMultipartUpload'] : []),
         ...(can.delete ? ['s3:DeleteObject'] : []),
+        ...(can.retention ? ['s3:PutObjectRetention'] : []),
       ];
       for (const action of granted) actions.set(action, [...(actions.get(action) ?? []), objects(prefix)]);
       if (can.read) listed.push(`${prefix}*`);
     }
     for (const [action, resources] of actions) {
       role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [action], resources }));
+    }
+    if (Object.values(access).some((can) => can?.retention === true)) {
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['s3:GetBucketObjectLockConfiguration'],
+          resources: [this.bucket.bucketArn],
+        }),
+      );
     }
     if (listed.length > 0) {
       role.addToPrincipalPolicy(

@@ -442,7 +442,7 @@ function requestInput(
   return request;
 }
 
-function parseDestination(
+export function parseDestination(
   out: string | undefined,
   s3: string | undefined,
   endpoint: string | undefined,

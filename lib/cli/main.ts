@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { guardSink } from '../close/index.ts';
 import { ConfigFileUnreadableError, ValidationError } from '../errors.ts';
 import {
   type ExportRequest,
@@ -36,6 +37,15 @@ import {
 import { readAdjustmentsFlag, renderAdjustments } from './adjustments.ts';
 import { adjustmentsMain } from './adjustments-command.ts';
 import { type CliCommand, type Destination, parseCommandLine, type RunCommand, USAGE } from './args.ts';
+import {
+  CLOSE_USAGE,
+  type CloseCommand,
+  closeCommand,
+  closeStoreFor,
+  isCloseCommand,
+  isCloseCommandLine,
+  parseCloseCommandLine,
+} from './close-commands.ts';
 import { describeError, inCliWords } from './messages.ts';
 import { checkDestination } from './preflight.ts';
 import { createProgressReporter } from './progress.ts';
@@ -69,9 +79,9 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130, terminated: 
 export async function main(argv: readonly string[], cliIo: CliIo): Promise<number> {
   const io = redactingIo(cliIo);
   if (argv[0] === 'adjustments') return adjustmentsMain(argv.slice(1), io);
-  let command: CliCommand;
+  let command: CliCommand | CloseCommand;
   try {
-    command = parseCommandLine(argv, io.env);
+    command = isCloseCommandLine(argv) ? parseCloseCommandLine(argv, io.env) : parseCommandLine(argv, io.env);
   } catch (error) {
     // One line and a pointer to the help: 60 lines of usage would bury the line that matters.
     io.stderr.write(`error: ${visible((error as Error).message)}\nRun "pbs-export help" for the usage.\n`);
@@ -79,7 +89,7 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
   }
   try {
     if (command.command === 'help') {
-      io.stdout.write(USAGE);
+      io.stdout.write(`${USAGE}\n${CLOSE_USAGE}`);
       return EXIT.ok;
     }
     if (command.command === 'version') {
@@ -87,6 +97,12 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
       return EXIT.ok;
     }
     if (command.command === 'render') return await render(command, io);
+    if (isCloseCommand(command)) {
+      return await closeCommand(command, io, {
+        s3: (destination) => createS3(destination, io),
+        connect: (service, profile) => connect({ service }, profile, io),
+      });
+    }
     return await run(command, io);
   } catch (error) {
     const stopped = stopExitCode(io.signal);
@@ -120,7 +136,10 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
   await checkDestination(command.destination, s3);
   const service = await connect(command, request.profile, io);
   try {
-    const { sink, presign } = createSink(command.destination, io, s3);
+    const destinations = createSink(command.destination, io, s3);
+    const { presign } = destinations;
+    // A run never writes into a closed set (lib/close/guard.ts).
+    const sink = guardSink(destinations.sink, closeStoreFor(command.destination, s3));
     const progress = createProgressReporter(io.stdout);
     const result = await runExport(request, {
       client: service.client,
@@ -155,7 +174,9 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   const runId = newRunId(io.now());
   const s3 = createS3(command.destination, io);
   await checkDestination(command.destination, s3);
-  const { sink, presign } = createSink(command.destination, io, s3);
+  const destinations = createSink(command.destination, io, s3);
+  const { presign } = destinations;
+  const sink = guardSink(destinations.sink, closeStoreFor(command.destination, s3));
   const warn = (message: string) => io.stderr.write(`warning: ${visible(message)}\n`);
   const workDir = await openRunScratch({ warn });
   try {
@@ -217,7 +238,11 @@ interface Connection {
 }
 
 /** Connects to the embedded simulator or to the real service, per the command line. */
-async function connect(command: RunCommand, profile: string, io: RedactingIo): Promise<Connection> {
+export async function connect(
+  command: Pick<RunCommand, 'service'>,
+  profile: string,
+  io: RedactingIo,
+): Promise<Connection> {
   if (command.service.kind === 'service') {
     const { configFile } = command.service;
     const settings = await loadServiceSettings(io.env, configFile).catch((error: unknown) => {
@@ -338,7 +363,7 @@ const RECOMMENDED_NODE_MAJOR = 22;
  * Node older than 22 it says so in one line: `bin/pbs-export.ts` turns off the SDK's own
  * nine-line notice (`AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED`), which says the same.
  */
-function createS3(destination: Destination, io: CliIo): S3Client | undefined {
+export function createS3(destination: Destination, io: CliIo): S3Client | undefined {
   if (destination.kind === 'folder') return undefined;
   const version = io.nodeVersion;
   const major = Number(/^v(\d+)\./.exec(version ?? '')?.[1] ?? RECOMMENDED_NODE_MAJOR);

@@ -62,6 +62,7 @@ import { presignDownload } from '../storage/index.ts';
 import { addArchiveRoute } from './archive-route.ts';
 import { callerEvent, callerName, mayUse, profileAccess } from './authorization.ts';
 import { jsonObjectBody } from './body.ts';
+import { addCloseRoutes } from './close-route.ts';
 import {
   type ApiIssue,
   ApiRequestError,
@@ -371,6 +372,13 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
   addArchiveRoute(app, deps, {
     linkExpirySeconds,
     mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),
+    headers: headers(),
+    apiError,
+  });
+
+  addCloseRoutes(app, deps, {
+    mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),
+    callerName: (c) => callerName(callerEvent(c)),
     headers: headers(),
     apiError,
   });

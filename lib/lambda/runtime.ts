@@ -18,7 +18,12 @@ import {
 } from '../jobs/index.ts';
 import type { ConnectionSettings } from '../settings.ts';
 import { createS3Client } from '../storage/index.ts';
-import { createSnsNotifier, type Notifier, type ServiceFactory } from '../workflow/index.ts';
+import {
+  createSnsCloseNotifier,
+  createSnsNotifier,
+  type Notifier,
+  type ServiceFactory,
+} from '../workflow/index.ts';
 import { ENV, type Env, OPTIONAL_ENV, readEnv } from './env.ts';
 import { ConfigError } from './errors.ts';
 import { type ApiContext, type MonthlyContext, memo, type WorkerContext } from './handlers.ts';
@@ -108,6 +113,22 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
         }),
     });
   });
+  const notifyClose = memo(() => {
+    const topicArn = readEnv(env, ENV.notifyTopicArn);
+    const portalUrl = readEnv(env, ENV.portalUrl);
+    if (topicArn === undefined || portalUrl === undefined) return undefined;
+    return createSnsCloseNotifier({
+      client: tracer.captureAWSv3Client(new SNSClient({})),
+      topicArn,
+      portalUrl,
+      onError: (error, notice) =>
+        obs.logger.error('could not publish a changed-after-close notice', {
+          error: error as Error,
+          profile: notice.profile,
+          period: notice.period,
+        }),
+    });
+  });
   const portal = memo(() => {
     const signIn = readEnv(env, ENV.portalSignIn);
     return signIn === undefined ? undefined : { signIn: { kind: 'oauth' as const, ...signIn } };
@@ -146,6 +167,7 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
       now,
       slots: slots(),
       ...optional('notify', notify()),
+      ...optional('notifyClose', notifyClose()),
     }),
     ratesFetchContext: () => ({
       obs,

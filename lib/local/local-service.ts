@@ -5,11 +5,12 @@
  * `@hono/node-server`, and exports run by the export state machine the stack deploys, executed
  * in-process by the local States Language interpreter (`state-machine.ts`, `asl/`).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import type { ExportMachine } from '../../infra/definitions.ts';
+import { CLOSES_PREFIX } from '../close/index.ts';
 import { type LocalApiServer, startLocalApiServer } from '../http-api/index.ts';
 import {
   addConditionalWrites,
@@ -32,7 +33,7 @@ import { startSimulator } from '../simulator/index.ts';
 import type { RunningSimulator } from '../simulator/types.ts';
 import { createS3Client } from '../storage/index.ts';
 import { makeObjectWritesAtomic } from '../storage/s3rver-atomic.ts';
-import { type Notice, noticeOf } from '../workflow/index.ts';
+import { closeNoticeOf, type Notice, noticeOf } from '../workflow/index.ts';
 import { createDevAuth, withDevAuthorizer } from './dev-sign-in.ts';
 import { type MachineSynthesis, synthesizeInChild } from './machine-synthesis.ts';
 import { createStateMachineStarter, type LocalRunEvents, type LocalStarter } from './state-machine.ts';
@@ -131,7 +132,7 @@ function undoStack(): UndoStack {
  */
 async function startLocalS3(port: number, undo: UndoStack, step: (step: string) => void) {
   const dir = await mkdtemp(join(tmpdir(), 'pbs-serve-s3-'));
-  undo.push(() => rm(dir, { recursive: true, force: true }));
+  undo.push(() => removeUnlessClosed(dir, step));
   step(`starting the local S3 store (data in ${dir})`);
   const s3rver = new S3rver({
     address: '127.0.0.1',
@@ -153,6 +154,19 @@ async function startLocalS3(port: number, undo: UndoStack, step: (step: string) 
   undo.push(() => s3.destroy());
   addConditionalWrites(s3);
   return { dir, s3, s3Endpoint };
+}
+
+/**
+ * Removes the local store's folder when `serve` stops, unless it holds close records: a closed set
+ * is never deleted by the project (lib/close), so the folder is kept and `step` says where.
+ */
+async function removeUnlessClosed(dir: string, step: (step: string) => void): Promise<void> {
+  const closes = await readdir(join(dir, LOCAL_BUCKET, CLOSES_PREFIX)).catch(() => []);
+  if (closes.length > 0) {
+    step(`kept the local S3 store's data in ${dir}: it holds closed sets, which pbs-export never deletes`);
+    return;
+  }
+  await rm(dir, { recursive: true, force: true });
 }
 
 /**
@@ -212,6 +226,8 @@ async function startStack(options: LocalServiceOptions, undo: UndoStack): Promis
     taxPack: true,
     // Notices as the deployed topic would carry them, linking to this server's portal.
     notify: async (job) => options.onNotice?.(noticeOf(job, `${options.publicUrl ?? api.url}/portal`)),
+    notifyClose: async (notice) =>
+      options.onNotice?.(closeNoticeOf(notice, `${options.publicUrl ?? api.url}/portal`)),
     services: createServiceFactory({
       registry,
       readSecret,

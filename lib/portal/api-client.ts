@@ -8,6 +8,7 @@ import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 // Types only: the answers' shapes are the API's own schemas (no runtime import of the API).
 import type { ErrorBody, JobList, JobView } from '../http-api/schemas.ts';
+import type { ClosesAnswer } from './closes-view.tsx';
 import { PortalApiError } from './errors.ts';
 
 /** What the portal calls: the API app's `fetch`, given the caller's environment (its claims). */
@@ -41,6 +42,15 @@ export interface PortalApi {
   ): Promise<ApiAnswer<{ jobs: JobSummary[]; nextCursor?: string } | ApiErrorBody>>;
   getJob(jobId: string): Promise<ApiAnswer<JobDetail | ApiErrorBody>>;
   startExport(request: unknown): Promise<ApiAnswer<{ jobId: string } | ApiErrorBody>>;
+  /** The profile's closed periods and restatements (`GET /closes`). */
+  listCloses(profile: string): Promise<ApiAnswer<ClosesAnswer | ApiErrorBody>>;
+  /** Closes a period at a run's set (`POST /closes`), attributed to the signed-in person. */
+  closePeriod(body: {
+    profile: string;
+    period: string;
+    runId: string;
+    reason?: string;
+  }): Promise<ApiAnswer<unknown>>;
 }
 
 /** Whether an answer is an error answer. */
@@ -69,6 +79,13 @@ export function portalApi(c: Context, fetch: ApiFetch): PortalApi {
         `/reports?${new URLSearchParams({ profile, limit: String(limit), ...(cursor !== undefined ? { cursor } : {}) }).toString()}`,
       ),
     getJob: (jobId) => call(`/reports/${encodeURIComponent(jobId)}`),
+    listCloses: (profile) => call(`/closes?${new URLSearchParams({ profile }).toString()}`),
+    closePeriod: (body) =>
+      call('/closes', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
     startExport: (request) =>
       call('/reports', {
         method: 'POST',

@@ -219,6 +219,26 @@ export function createPortal(deps: PortalDeps): Hono {
     return requestView(c, profile, fields, issuesByField(answer.body.error.issues), 400);
   });
 
+  app.post('/view/clients/:profile/close', ...requireJson, async (c) => {
+    const profile = c.req.param('profile');
+    const fields = formFields(await c.req.json());
+    const first = (name: string) => fields[name]?.[0] ?? '';
+    const reason = first('reason');
+    const answer = await portalApi(c, deps.api).closePeriod({
+      profile,
+      period: first('period'),
+      runId: first('runId'),
+      ...(reason !== '' ? { reason } : {}),
+    });
+    if (answer.status === 201) {
+      const location = `${ctx.base}/clients/${encodeURIComponent(profile)}#closed-periods`;
+      return c.html(<p>Closed.</p>, 200, { 'x-portal-location': location });
+    }
+    if (answer.status === 403) return refused(c, profile, 403);
+    const message = isApiError(answer.body) ? answer.body.error.message : `the API answered ${answer.status}`;
+    return c.html(<ErrorView ctx={ctx} title="Not closed" message={message} />, 409);
+  });
+
   app.all('*', (c) =>
     c.html(<ErrorPage ctx={ctx} title="Not found" message="There is no such page in the portal." />, 404),
   );
@@ -303,6 +323,7 @@ export function createPortal(deps: PortalDeps): Hono {
       ),
     ]);
     const details = sets.flatMap((answer) => (isApiError(answer.body) ? [] : [answer.body as JobDetail]));
+    const closes = await api.listCloses(profile);
     // By period, newest first; sets of one period newest first (the list's own order).
     details.sort((a, b) => (a.period < b.period ? 1 : a.period > b.period ? -1 : 0));
     const failed = jobs.filter((job) => job.state === 'failed');
@@ -314,6 +335,7 @@ export function createPortal(deps: PortalDeps): Hono {
         failed={failed}
         sets={details}
         page={{ older: older !== undefined, next: listed.body.nextCursor }}
+        {...(isApiError(closes.body) ? {} : { closes: closes.body })}
       />,
     );
   }

@@ -10,6 +10,7 @@
 import { raw } from 'hono/html';
 import { type Child, createContext, type FC, useContext } from 'hono/jsx';
 import type { JobDetail, JobFileView, JobSummary } from './api-client.ts';
+import { ClosedPeriods, CloseSetForm, type ClosesAnswer } from './closes-view.tsx';
 import { CHOICES, CSV_DIALECTS, FIELDS } from './form.ts';
 import type { ShardProgress } from './progress.ts';
 import { describeFile, failureInWords, fileOrder } from './wording.ts';
@@ -436,7 +437,9 @@ export const ClientView: FC<{
   failed: readonly JobSummary[];
   sets: readonly JobDetail[];
   page?: ClientPage;
-}> = ({ ctx, profile, running, failed, sets, page = { older: false } }) => (
+  /** The client's closed periods (`GET /closes`); absent: not shown. */
+  closes?: ClosesAnswer;
+}> = ({ ctx, profile, running, failed, sets, page = { older: false }, closes }) => (
   <section data-title={profile} {...(running.length > 0 ? { 'data-refresh': '2' } : {})}>
     <h1>
       <span class="visually-hidden">Client </span>
@@ -468,14 +471,17 @@ export const ClientView: FC<{
       <h2 id="sets-heading">{page.older ? 'Older report sets' : 'Report sets'}</h2>
       {sets.length === 0 ? <p>{page.older ? 'No report set on this page.' : 'No report set yet.'}</p> : null}
       {sets.map((job) => (
-        <ReportSet job={job} />
+        <ReportSet job={job}>
+          {closes ? <CloseSetForm ctx={ctx} profile={profile} job={job} closes={closes} /> : null}
+        </ReportSet>
       ))}
     </section>
+    {closes ? <ClosedPeriods closes={closes} /> : null}
     <PageLinks ctx={ctx} profile={profile} page={page} />
   </section>
 );
 
-const ReportSet: FC<{ job: JobDetail }> = ({ job }) => (
+const ReportSet: FC<{ job: JobDetail; children?: Child }> = ({ job, children }) => (
   <article id={`set-${job.jobId}`} class="set" aria-labelledby={`set-heading-${job.jobId}`}>
     <h3 id={`set-heading-${job.jobId}`}>
       {job.period}{' '}
@@ -486,6 +492,7 @@ const ReportSet: FC<{ job: JobDetail }> = ({ job }) => (
     <p>
       <DownloadAllButton jobId={job.jobId} /> <ReadMeLink job={job} />
     </p>
+    {children}
     <table>
       <caption class="visually-hidden">Files of the {job.period} report set</caption>
       <thead>

@@ -4,13 +4,16 @@ import { profilesWithCounts } from './profiles.ts';
 import type { RunningSimulator, SimulatorOptions } from './types.ts';
 
 /** Usage text of `bin/simulator.ts`. */
-export const USAGE = `Usage: tsx bin/simulator.ts [--port N] [--transactions N] [--seed N] [--latency-ms N] [--rate-limit N]
+export const USAGE = `Usage: tsx bin/simulator.ts [--port N] [--transactions N] [--seed N] [--latency-ms N] [--rate-limit N] [--edits FILE]
 
   --port N           port on 127.0.0.1 (default 8080; 0 = any free port)
   --transactions N   transactions of the "demo" profile (default 3000)
   --seed N           data and fault seed (default 1)
   --latency-ms N     delay added before every response (default 0)
-  --rate-limit N     requests per second per API key (default 20; 0 = unlimited)`;
+  --rate-limit N     requests per second per API key (default 20; 0 = unlimited)
+  --edits FILE       changes to past transactions, a JSON array of
+                     {"kind": "modify"|"add"|"delete", "profile", "at", "id", "set"|"transaction"},
+                     each in force (and in the timeline) from its instant "at"`;
 
 function integerFlag(
   values: Record<string, string | boolean | undefined>,
@@ -29,7 +32,11 @@ function integerFlag(
  * Parses the simulator's command line into `SimulatorOptions` (plus `help`). Throws
  * `CliUsageError` naming the flag on an unknown flag or a bad value.
  */
-export function parseCliArgs(args: string[]): { help: boolean; options: SimulatorOptions } {
+export function parseCliArgs(args: string[]): {
+  help: boolean;
+  options: SimulatorOptions;
+  editsFile?: string;
+} {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -42,6 +49,7 @@ export function parseCliArgs(args: string[]): { help: boolean; options: Simulato
         seed: { type: 'string' },
         'latency-ms': { type: 'string' },
         'rate-limit': { type: 'string' },
+        edits: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -60,7 +68,8 @@ export function parseCliArgs(args: string[]): { help: boolean; options: Simulato
   if (seed !== undefined) options.seed = seed;
   if (latencyMs !== undefined) options.faults = { latencyMs };
   if (rateLimit !== undefined) options.rateLimitPerSecond = rateLimit;
-  return { help: values.help === true, options };
+  const edits = values.edits;
+  return { help: values.help === true, options, ...(typeof edits === 'string' ? { editsFile: edits } : {}) };
 }
 
 /** The startup banner: base URL and, per profile, its (demo, non-secret) credentials. */

@@ -1,5 +1,6 @@
 /** The simulator of the Portfolio Balance Service API V2 (see shared/spec and GAPS.md). */
 export { CATEGORIES, Portfolio, PROTOCOLS, TOKENS } from './data.ts';
+export type { PastEdit } from './past-edits.ts';
 export { DEFAULT_PROFILES, profilesWithCounts } from './profiles.ts';
 export { startSimulator } from './server.ts';
 export type * from './types.ts';

@@ -10,6 +10,7 @@ import { parseDateParam } from './dates.ts';
 import { errorBody, HttpError } from './errors.ts';
 import { type FaultKind, FaultPlan } from './faults.ts';
 import { type ListRequestContext, parsePageWindow, renderPage } from './paging.ts';
+import { type EditedView, editedView, type PastEdit, PastEdits } from './past-edits.ts';
 import { DEFAULT_PROFILES } from './profiles.ts';
 import { parseSearchQuery, QueryEngine, singleParam } from './query.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -47,6 +48,8 @@ interface Context {
   list: ListRequestContext;
   engine: QueryEngine;
   listingFault: ListingFault | null;
+  /** The portfolio with the past edits in force applied, or null when none is (see `past-edits.ts`). */
+  edited: EditedView | null;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -108,6 +111,8 @@ function reportsTotal(pagination: ServiceShape['pagination']): boolean {
 
 function handle(route: Route, ctx: Context): Reply {
   const { shape, portfolio } = ctx;
+  if (ctx.edited !== null && route !== 'accounts' && route !== 'ledgers')
+    return handleEdited(route, ctx, ctx.edited);
   switch (route) {
     case 'accounts':
       return listReply(ctx, portfolio.accounts.length, (k) => ({ ...portfolio.accounts[k] }));
@@ -150,6 +155,57 @@ function handle(route: Route, ctx: Context): Reply {
   }
 }
 
+/** The transaction routes over a portfolio that past edits changed (materialised, sorted by date then id). */
+function handleEdited(route: Exclude<Route, 'accounts' | 'ledgers'>, ctx: Context, view: EditedView): Reply {
+  const { shape, portfolio } = ctx;
+  const listed = (items: Record<string, unknown>[]) =>
+    listReply(ctx, items.length, (k) => renderTransaction(items[k] as Record<string, unknown>, shape.fields));
+  switch (route) {
+    case 'transactions':
+      return listed(view.search(parseSearchQuery(ctx.params, shape)));
+    case 'timeline': {
+      const text = singleParam(ctx.params, 'lastModifiedDate');
+      const since =
+        text === null
+          ? null
+          : parseDateParam('lastModifiedDate', text, shape.timeline.lastModifiedDateFormat);
+      return listed(
+        view.timeline(since).map((tx) => {
+          if (tx.source !== undefined) return tx;
+          const ledger = portfolio.ledgers.find((l) => l.id === tx.ledgerId);
+          return {
+            ...tx,
+            source: { sourceGuid: ledger?.source.sourceGuid ?? null, name: ledger?.source.name ?? null },
+          };
+        }),
+      );
+    }
+    case 'date-bounds': {
+      const all = view.all();
+      const first = all[0]?.date ?? null;
+      const last = all[all.length - 1]?.date ?? null;
+      const body: Record<string, unknown> = {};
+      setPath(
+        body,
+        shape.dateBounds.earliestPath,
+        first === null ? null : isoInstant(Date.parse(first as string)),
+      );
+      setPath(
+        body,
+        shape.dateBounds.latestPath,
+        last === null ? null : isoInstant(Date.parse(last as string)),
+      );
+      return json(body);
+    }
+    case 'metadata': {
+      const names = new Set(
+        view.all().flatMap((tx) => (typeof tx.protocol === 'string' ? [tx.protocol] : [])),
+      );
+      return json(wrapAt(shape.metadata.protocolsPath, [...names].sort()));
+    }
+  }
+}
+
 function headerRecord(req: IncomingMessage): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(req.headers))
@@ -176,6 +232,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const engine = new QueryEngine();
   const limiter = new RateLimiter(options.rateLimitPerSecond ?? 20);
   const faults = new FaultPlan(seed, options.faults);
+  const pastEdits = new PastEdits();
+  pastEdits.add(options.pastEdits ?? []);
   const log: RequestLogEntry[] = [];
   const logLimit = options.requestLogLimit ?? Number.POSITIVE_INFINITY;
   const sockets = new Set<Socket>();
@@ -252,9 +310,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
               applied: false,
             }
           : null;
+      const portfolio = portfolioOf(profile);
+      const effective = pastEdits.effective(profile.name, now());
       const reply = handle(route, {
         shape,
-        portfolio: portfolioOf(profile),
+        portfolio,
+        edited:
+          effective.length === 0 ? null : editedView(portfolio, pastEdits.touched(portfolio, effective)),
         params: url.searchParams,
         engine,
         list: {
@@ -351,6 +413,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       log.length = 0;
     },
     setFaults: (next: FaultOptions) => faults.replace(next),
+    editPast: (edits: readonly PastEdit[]) => {
+      for (const edit of edits) {
+        if (!profiles.some((p) => p.name === edit.profile)) {
+          throw new ValidationError('edits.profile', `no simulated profile "${edit.profile}"`);
+        }
+      }
+      pastEdits.add(edits);
+    },
     rotateCredentials: (name, next) => {
       const profile = profiles.find((p) => p.name === name);
       if (!profile) throw new ValidationError('profile', `no simulated profile "${name}"`);

@@ -1,4 +1,5 @@
 import type { ServiceShapeOverrides } from '../pbs/shape.ts';
+import type { PastEdit } from './past-edits.ts';
 
 /** Credentials of one simulated portfolio. */
 export interface SimulatedProfile {
@@ -83,6 +84,8 @@ export interface SimulatorOptions {
    * Default: unlimited.
    */
   requestLogLimit?: number;
+  /** Changes to past transactions, each in force from its `at` by `now` (see `past-edits.ts`). */
+  pastEdits?: readonly PastEdit[];
 }
 
 /** One line of the simulator's request log. */
@@ -110,6 +113,11 @@ export interface RunningSimulator {
   clearLog(): void;
   /** Replaces the fault configuration from now on. */
   setFaults(faults: FaultOptions): void;
+  /**
+   * Adds changes to past transactions (modify, add, delete), each in force from its `at` by the
+   * simulator's clock and listed in the timeline from then on (see `past-edits.ts`).
+   */
+  editPast(edits: readonly PastEdit[]): void;
   /**
    * Rotates the credentials of the profile named `profile`: from now on only `next` is accepted
    * (the old API key is revoked and answers 401 `invalid_api_key`); the portfolio's data stays.

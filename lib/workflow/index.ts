@@ -1,6 +1,8 @@
 /**
  * The export state machine's workers (plan, fetch shard, finish, fail) and their task payloads.
  */
+export { closeNoticeOf, createSnsCloseNotifier } from './close-notice.ts';
+export { closeGuardedSink, monthlyCloseCheck } from './close-step.ts';
 export { JobStateError, WorkFileError } from './errors.ts';
 export {
   createSnsNotifier,

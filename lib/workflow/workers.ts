@@ -13,6 +13,7 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import pLimit from 'p-limit';
 import { createS3AdjustmentsStore, loadRequestedAdjustments } from '../adjustments/index.ts';
+import type { ChangedAfterCloseNotice } from '../close/index.ts';
 import { ValidationError } from '../errors.ts';
 import {
   assembleExport,
@@ -47,7 +48,7 @@ import {
   type MetricsSink,
   putJson,
 } from '../jobs/index.ts';
-import { createS3Sink } from '../storage/index.ts';
+import { closeGuardedSink, monthlyCloseCheck } from './close-step.ts';
 import { JobStateError, WorkFileError } from './errors.ts';
 import type { Notifier } from './notify.ts';
 import { requireKeptRates, withKeptRates } from './rates.ts';
@@ -79,6 +80,8 @@ export interface WorkerDeps {
   onJob?: JobObserver;
   /** Tells the profile's subscribers that its export ended (`notify.ts`); never throws. */
   notify?: Notifier;
+  /** Tells the profile's subscribers that a closed period changed (`close-step.ts`); never throws. */
+  notifyClose?: (notice: ChangedAfterCloseNotice) => Promise<void>;
   /**
    * Whether the finish writes the PDF tax pack (see `renderReports`). Default false: the
    * functions' bundles ship no font files (pdfkit is a stand-in there); `serve` sets it.
@@ -178,8 +181,19 @@ export function createWorkers(deps: WorkerDeps): Workers {
         taxPack: deps.taxPack === true,
       });
       const prefix = runPrefix(request, runId);
-      const published = await publishReports(rendered, {
-        sink: createS3Sink({ client: s3, bucket }),
+      const closeCheck = await monthlyCloseCheck(job, {
+        s3,
+        bucket,
+        service,
+        now: deps.now,
+        ...optionalDeps(deps),
+      });
+      const described =
+        closeCheck === null
+          ? rendered
+          : { ...rendered, description: { ...rendered.description, closeCheck } };
+      const published = await publishReports(described, {
+        sink: closeGuardedSink(s3, bucket),
         prefix,
         now: deps.now,
       });
@@ -314,6 +328,14 @@ export function executionEndReason(status: string): string {
     return 'ExecutionAborted: the export was stopped (its execution aborted) before it ended';
   }
   return 'ExecutionFailed: the export execution failed before it could record why (see the execution of this job in Step Functions)';
+}
+
+/** The optional deps of the monthly close check, left out when absent. */
+function optionalDeps(deps: WorkerDeps) {
+  return {
+    ...(deps.workDir !== undefined ? { workDir: deps.workDir } : {}),
+    ...(deps.notifyClose ? { notifyClose: deps.notifyClose } : {}),
+  };
 }
 
 /** A manifest's file as the job lists it. */

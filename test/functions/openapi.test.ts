@@ -44,7 +44,13 @@ describe('GET /openapi.json', () => {
   it('documents the four report routes with their methods', () => {
     const paths = document.paths as Record<string, Record<string, unknown>>;
 
-    expect(Object.keys(paths).sort()).toEqual(['/reports', '/reports/{jobId}', '/reports/{jobId}/archive']);
+    expect(Object.keys(paths).sort()).toEqual([
+      '/closes',
+      '/closes/reopen',
+      '/reports',
+      '/reports/{jobId}',
+      '/reports/{jobId}/archive',
+    ]);
     expect(Object.keys(paths['/reports'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(paths['/reports/{jobId}'] ?? {})).toEqual(['get']);
     expect(Object.keys(paths['/reports/{jobId}/archive'] ?? {})).toEqual(['post']);

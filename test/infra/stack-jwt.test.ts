@@ -44,8 +44,11 @@ describe('PbsExportStack with a JWT authorizer', () => {
   it('requires the JWT on every route instead of IAM', () => {
     const routes = resourcesOfType('AWS::ApiGatewayV2::Route').map((route) => route.Properties);
     expect(routes.map((route) => route.RouteKey).sort()).toEqual([
+      'GET /closes',
       'GET /reports',
       'GET /reports/{jobId}',
+      'POST /closes',
+      'POST /closes/reopen',
       'POST /reports',
       'POST /reports/{jobId}/archive',
     ]);

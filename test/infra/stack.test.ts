@@ -79,7 +79,13 @@ function s3ObjectAccess(key: FunctionKey): Record<string, string[]> {
   const access: Record<string, string[]> = {};
   for (const statement of functionStatements(key)) {
     for (const action of asArray(statement.Action)) {
-      if (!action.startsWith('s3:') || action === 's3:ListBucket') continue;
+      // Bucket-level actions (the listing, the close's look at the Object Lock setting) name no prefix.
+      if (
+        !action.startsWith('s3:') ||
+        action === 's3:ListBucket' ||
+        action === 's3:GetBucketObjectLockConfiguration'
+      )
+        continue;
       for (const resource of asArray(statement.Resource)) {
         const suffix = JSON.stringify(resource).match(/"\/([a-z_]+\/)\*"/)?.[1];
         if (suffix === undefined) throw new Error(`unexpected S3 resource ${JSON.stringify(resource)}`);
@@ -302,11 +308,23 @@ describe('PbsExportStack IAM', () => {
     const access = Object.fromEntries(FUNCTION_KEYS.map((key) => [key, s3ObjectAccess(key)]));
     expect(access).toEqual({
       httpApi: {
-        's3:GetObject': ['adjustments/', 'jobs/', 'locks/', 'rates/', 'reports/', 'work/'],
-        // work/: the zip of "download all", uploaded in parts (lib/http-api/archive.ts).
-        's3:PutObject': ['adjustments/', 'jobs/', 'locks/', 'work/'],
+        's3:GetObject': [
+          'adjustments/',
+          'closes/',
+          'jobs/',
+          'locks/',
+          'rates/',
+          'reports/',
+          'restatements/',
+          'work/',
+        ],
+        // work/: the zip of "download all", uploaded in parts (lib/http-api/archive.ts);
+        // closes/: the close records (lib/http-api/close-route.ts).
+        's3:PutObject': ['adjustments/', 'closes/', 'jobs/', 'locks/', 'work/'],
         's3:AbortMultipartUpload': ['work/'],
         's3:DeleteObject': ['jobs/'],
+        // reports/: a close locks its set in governance mode (lib/close/s3-lock.ts).
+        's3:PutObjectRetention': ['reports/'],
       },
       plan: { 's3:GetObject': ['jobs/', 'locks/', 'rates/'], 's3:PutObject': ['jobs/', 'locks/', 'work/'] },
       fetchShard: {
@@ -315,10 +333,22 @@ describe('PbsExportStack IAM', () => {
         's3:AbortMultipartUpload': ['work/'],
       },
       finish: {
-        's3:GetObject': ['_staging/', 'adjustments/', 'jobs/', 'locks/', 'rates/', 'work/'],
-        's3:PutObject': ['_staging/', 'jobs/', 'locks/', 'reports/', 'work/'],
-        's3:AbortMultipartUpload': ['_staging/', 'reports/'],
-        's3:DeleteObject': ['_staging/', 'reports/'],
+        // closes/, reports/: no run publishes into a closed set; a scheduled run checks the
+        // closed sets' snapshots and publishes restatements (lib/workflow/close-step.ts).
+        's3:GetObject': [
+          '_staging/',
+          'adjustments/',
+          'closes/',
+          'jobs/',
+          'locks/',
+          'rates/',
+          'reports/',
+          'restatements/',
+          'work/',
+        ],
+        's3:PutObject': ['_staging/', 'jobs/', 'locks/', 'reports/', 'restatements/', 'work/'],
+        's3:AbortMultipartUpload': ['_staging/', 'reports/', 'restatements/'],
+        's3:DeleteObject': ['_staging/', 'reports/', 'restatements/'],
       },
       fail: { 's3:GetObject': ['jobs/', 'locks/'], 's3:PutObject': ['jobs/', 'locks/'] },
       monthlyStart: {
@@ -670,11 +700,14 @@ describe('PbsExportStack HTTP API', () => {
         resource.Type === 'AWS::ApiGatewayV2::Route' || resource.Type === 'AWS::ApiGatewayV2::Authorizer',
     );
 
-  it('returns the four report routes without the portal', () => {
+  it('returns the four report routes and the three close routes without the portal', () => {
     const routes = withoutPortal().filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Route');
     expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual([
+      'GET /closes',
       'GET /reports',
       'GET /reports/{jobId}',
+      'POST /closes',
+      'POST /closes/reopen',
       'POST /reports',
       'POST /reports/{jobId}/archive',
     ]);
@@ -685,7 +718,7 @@ describe('PbsExportStack HTTP API', () => {
     const types = resources.flatMap((resource) =>
       resource.Type === 'AWS::ApiGatewayV2::Route' ? [resource.Properties.AuthorizationType] : [],
     );
-    expect(types).toEqual(['AWS_IAM', 'AWS_IAM', 'AWS_IAM', 'AWS_IAM']);
+    expect(types).toEqual(Array(7).fill('AWS_IAM'));
     expect(resources.filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Authorizer')).toEqual([]);
   });
 

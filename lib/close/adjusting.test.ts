@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { Account, JournalEntry } from '../ledger/types.ts';
+import { adjustingEntries } from './adjusting.ts';
+
+const cash: Account = { code: '1000', name: 'Cash', kind: 'cash' };
+const btc: Account = { code: '1500', name: 'BTC', kind: 'asset' };
+const gain: Account = { code: '8000', name: 'Gains', kind: 'gain' };
+
+const entry = (id: string, lines: [Account, string, string][]): JournalEntry => ({
+  id,
+  date: '2025-10-10',
+  txIds: [id],
+  description: id,
+  postings: lines.map(([account, debit, credit]) => ({ account, debit, credit, currency: 'USD' })),
+});
+
+/** Debit − credit per account code, computed here on its own. */
+function net(entries: JournalEntry[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of entries)
+    for (const p of e.postings)
+      out[p.account.code] = (out[p.account.code] ?? 0) + Number(p.debit) - Number(p.credit);
+  return out;
+}
+
+describe('adjustingEntries', () => {
+  it('brings the closed balances to the corrected ones, account by account', () => {
+    const closed = [
+      entry('a', [
+        [cash, '100.00', '0'],
+        [btc, '0', '80.00'],
+        [gain, '0', '20.00'],
+      ]),
+    ];
+    const corrected = [
+      entry('a', [
+        [cash, '90.00', '0'],
+        [btc, '0', '80.00'],
+        [gain, '0', '10.00'],
+      ]),
+      entry('b', [
+        [btc, '5.00', '0'],
+        [cash, '0', '5.00'],
+      ]),
+    ];
+    const adjusting = adjustingEntries(closed, corrected, {
+      id: 'adj',
+      date: '2025-11-01',
+      description: 'restated',
+      txIds: ['a', 'b'],
+    });
+    const after = net([...closed, ...adjusting]);
+    const expected = net(corrected);
+    for (const code of new Set([...Object.keys(after), ...Object.keys(expected)])) {
+      expect(after[code] ?? 0).toBeCloseTo(expected[code] ?? 0, 9);
+    }
+    const posted = adjusting[0]?.postings ?? [];
+    const debits = posted.reduce((s, p) => s + Number(p.debit), 0);
+    const credits = posted.reduce((s, p) => s + Number(p.credit), 0);
+    expect(debits).toBeCloseTo(credits, 9);
+    expect(adjusting[0]?.date).toBe('2025-11-01');
+  });
+
+  it('returns no entry when the journals balance alike', () => {
+    const same = [
+      entry('a', [
+        [cash, '1.00', '0'],
+        [gain, '0', '1.00'],
+      ]),
+    ];
+    expect(
+      adjustingEntries(same, same, { id: 'adj', date: '2025-11-01', description: '', txIds: [] }),
+    ).toEqual([]);
+  });
+});

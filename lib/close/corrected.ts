@@ -1,0 +1,82 @@
+/**
+ * The corrected snapshot: the closed snapshot with the changes found applied (deleted records
+ * removed, modified ones replaced, added ones inserted), in the snapshot's order (date, then id).
+ * With the closed snapshot it is all a restatement is computed from, so `render` can rebuild it
+ * offline.
+ */
+import { writeFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { transactionId, transactionInstant } from '../export/snapshot/index.ts';
+import { stringifyJson } from '../pbs/index.ts';
+import type { ClosedSet, SnapshotTransaction } from './closed-set.ts';
+import type { TransactionChange } from './detect.ts';
+import type { CloseRecord } from './records.ts';
+
+/** What the corrected snapshot's header adds to the closed one's (key `restatement`). */
+export interface CorrectedHeaderInfo {
+  close: CloseRecord;
+  /** The closed snapshot: name and SHA-256 as its manifest lists them. */
+  closedSnapshot: { name: string; sha256: string };
+  /** When the service was asked. */
+  checkedAt: string;
+  /** The timeline's `lastModifiedDate` of each changed id. */
+  lastModified: Record<string, string>;
+}
+
+/** Writes the corrected snapshot of `set` under `changes` to `file` (gzipped NDJSON). */
+export async function writeCorrectedSnapshot(
+  set: ClosedSet,
+  changes: readonly TransactionChange[],
+  file: string,
+  checkedAt: Date,
+): Promise<void> {
+  const { fields } = set;
+  const byId = new Map(changes.map((change) => [change.id, change]));
+  const kept: SnapshotTransaction[] = [];
+  for (const tx of set.transactions) {
+    const change = byId.get(transactionId(tx.data, fields));
+    if (change === undefined) kept.push(tx);
+    else if (change.after !== null)
+      kept.push({ shard: shardOf(set, change.after, change.id, tx.shard), data: change.after });
+  }
+  for (const change of changes) {
+    if (change.kind === 'added' && change.after !== null) {
+      kept.push({ shard: shardOf(set, change.after, change.id, undefined), data: change.after });
+    }
+  }
+  const instant = (tx: SnapshotTransaction) =>
+    transactionInstant(tx.data, fields, transactionId(tx.data, fields));
+  kept.sort(
+    (a, b) =>
+      instant(a) - instant(b) || compare(transactionId(a.data, fields), transactionId(b.data, fields)),
+  );
+  const info: CorrectedHeaderInfo = {
+    close: set.close,
+    closedSnapshot: { name: set.snapshotName, sha256: set.snapshotSha256 },
+    checkedAt: checkedAt.toISOString(),
+    lastModified: Object.fromEntries(changes.map((change) => [change.id, change.lastModified])),
+  };
+  const header = { ...set.header, createdAt: checkedAt.toISOString(), restatement: info };
+  const lines = [header, ...kept.map((tx) => ({ kind: 'transaction', shard: tx.shard, data: tx.data }))];
+  await writeFile(file, gzipSync(`${lines.map((line) => stringifyJson(line)).join('\n')}\n`));
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The shard a changed record is filed under: the window its date falls in (the gains feed reads
+ * the window label before `~`), else the shard it had.
+ */
+function shardOf(
+  set: ClosedSet,
+  data: SnapshotTransaction['data'],
+  id: string,
+  had: string | undefined,
+): string {
+  const at = transactionInstant(data, set.fields, id);
+  const window = set.header.windows.find((w) => at >= Date.parse(w.start) && at < Date.parse(w.end));
+  if (had !== undefined && window !== undefined && had.split('~')[0] === window.label) return had;
+  return window?.label ?? had ?? 'restated';
+}

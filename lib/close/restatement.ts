@@ -1,0 +1,210 @@
+/**
+ * The restatement of a closed period, computed from two snapshots alone (the closed one and the
+ * corrected one): which transactions changed, and the effect on every total of the closed set.
+ * The existing report builders run on both transaction sets (summaries, and with gains the gains
+ * summary, holdings, income, disposals…); each table's rows are matched by their text cells and
+ * every number cell subtracted.
+ */
+import { compareDecimal, isZeroDecimal, subtractDecimal } from '../domain/decimal/plain.ts';
+import type { Column, Row } from '../domain/table.ts';
+import { parseExportRequest } from '../export/plan/index.ts';
+import { createReportModel } from '../export/report/index.ts';
+import { readSnapshotHeader, readSnapshotRecords, transactionId } from '../export/snapshot/index.ts';
+import type { RawTransaction } from '../pbs/model.ts';
+import type { CorrectedHeaderInfo } from './corrected.ts';
+import { type FieldChange, fieldChanges, type TransactionChange } from './detect.ts';
+import { CloseDataError } from './errors.ts';
+
+/** One total of the closed set that the changes moved. */
+export interface Effect {
+  /** The table's file name (`summary_by_month`, `gains_summary`, …) and sheet title. */
+  table: string;
+  tableTitle: string;
+  /** The row's text cells, e.g. `TOTAL · USD` or `2025 · … · TOTAL · short`. */
+  row: string[];
+  /** The column's key and header (`value`, `Value (USD)`). */
+  column: string;
+  header: string;
+  before: string;
+  after: string;
+  /** after − before, exact. */
+  change: string;
+}
+
+/** A restatement: the changes and their effects, with the close they restate. */
+export interface Restatement {
+  info: CorrectedHeaderInfo;
+  profile: string;
+  period: string;
+  timeZone: string;
+  changes: TransactionChange[];
+  effects: Effect[];
+}
+
+/** Tables that list transactions one by one: their changes are the changes themselves. */
+const LISTINGS = new Set(['transactions', 'movements', 'changes']);
+
+/**
+ * Builds the restatement of the closed snapshot `closedFile` by the corrected snapshot
+ * `correctedFile` (see `corrected.ts`); `spoolDir` is a scratch folder for the gains reports.
+ */
+export async function buildRestatement(
+  closedFile: string,
+  correctedFile: string,
+  spoolDir: string,
+): Promise<Restatement> {
+  const corrected = await readSnapshotHeader(correctedFile);
+  const info = (corrected as unknown as { restatement?: CorrectedHeaderInfo }).restatement;
+  if (info === undefined)
+    throw new CloseDataError(correctedFile, 'is not a corrected snapshot (no restatement in its header)');
+  const request = parseExportRequest(corrected.request as Record<string, unknown>);
+  const before = await totalsOf(closedFile, spoolDir);
+  const after = await totalsOf(correctedFile, spoolDir);
+  return {
+    info,
+    profile: request.profile,
+    period: info.close.period,
+    timeZone: request.timeZone,
+    changes: await changesBetween(closedFile, correctedFile, corrected.fields, info),
+    effects: effectsOf(before, after),
+  };
+}
+
+/** The changes between two snapshots: ids only in one, and records that differ. */
+async function changesBetween(
+  closedFile: string,
+  correctedFile: string,
+  fields: Parameters<typeof transactionId>[1],
+  info: CorrectedHeaderInfo,
+): Promise<TransactionChange[]> {
+  const closed = await recordsById(closedFile, fields);
+  const now = await recordsById(correctedFile, fields);
+  const changes: TransactionChange[] = [];
+  const change = (
+    kind: TransactionChange['kind'],
+    id: string,
+    before: RawTransaction | null,
+    after: RawTransaction | null,
+    list: FieldChange[],
+  ) => changes.push({ kind, id, before, after, lastModified: info.lastModified[id] ?? '', fields: list });
+  for (const [id, after] of now) {
+    const before = closed.get(id);
+    if (before === undefined) change('added', id, null, after, []);
+    else {
+      const differs = fieldChanges(before, after).filter(
+        (f) => f.field !== 'lastModifiedDate' && f.field !== fields.id,
+      );
+      if (differs.length > 0) change('modified', id, before, after, differs);
+    }
+  }
+  for (const [id, before] of closed) if (!now.has(id)) change('deleted', id, before, null, []);
+  const order = [...now.keys(), ...closed.keys()];
+  return changes.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+}
+
+async function recordsById(
+  file: string,
+  fields: Parameters<typeof transactionId>[1],
+): Promise<Map<string, RawTransaction>> {
+  const out = new Map<string, RawTransaction>();
+  for await (const record of readSnapshotRecords(file)) {
+    if (record.kind === 'transaction') out.set(transactionId(record.data, fields), record.data);
+  }
+  return out;
+}
+
+interface TableRows {
+  title: string;
+  columns: readonly Column[];
+  rows: Row[];
+}
+
+/** The report builders of the snapshot's own request, run on its records: every total table, by name. */
+async function totalsOf(file: string, spoolDir: string): Promise<Map<string, TableRows>> {
+  const header = await readSnapshotHeader(file);
+  const request = parseExportRequest(header.request as Record<string, unknown>);
+  // The same instant for both snapshots: the closed set's "now" (HMRC's 30 days see the same days).
+  const model = createReportModel(header.fields, request, {
+    spoolDir,
+    now: () => new Date(header.createdAt),
+  });
+  for await (const record of readSnapshotRecords(file)) await model.observe(record);
+  const tables = new Map<string, TableRows>();
+  for (const table of model.tables(file)) {
+    if (LISTINGS.has(table.spec.name) || table.spec.csvOnly === true) continue;
+    const rows: Row[] = [];
+    for await (const row of table.rows()) rows.push(row);
+    tables.set(table.spec.name, { title: table.spec.title, columns: table.spec.columns, rows });
+  }
+  return tables;
+}
+
+const isNumber = (column: Column) => column.kind === 'decimal' || column.kind === 'integer';
+
+/** Rows keyed by their text cells (a repeated key numbered), with their number cells by column key. */
+function keyed(table: TableRows): Map<string, { row: string[]; numbers: Map<string, string> }> {
+  const out = new Map<string, { row: string[]; numbers: Map<string, string> }>();
+  const seen = new Map<string, number>();
+  for (const row of table.rows) {
+    const text = table.columns.flatMap((column, k) => (isNumber(column) ? [] : [row[k] ?? '']));
+    const base = JSON.stringify(text);
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    const numbers = new Map<string, string>();
+    table.columns.forEach((column, k) => {
+      const cell = row[k];
+      if (isNumber(column) && cell !== null && cell !== undefined && cell !== '')
+        numbers.set(column.key, cell);
+    });
+    out.set(`${base}#${n}`, { row: text, numbers });
+  }
+  return out;
+}
+
+/** Every number cell that differs between the two runs of the builders (a row missing on one side counts as 0). */
+function effectsOf(before: Map<string, TableRows>, after: Map<string, TableRows>): Effect[] {
+  const effects: Effect[] = [];
+  for (const name of new Set([...before.keys(), ...after.keys()])) {
+    const left = before.get(name);
+    const right = after.get(name);
+    const table = (right ?? left) as TableRows;
+    const l = left ? keyed(left) : new Map();
+    const r = right ? keyed(right) : new Map();
+    for (const key of new Set([...l.keys(), ...r.keys()])) {
+      const was = l.get(key);
+      const now = r.get(key);
+      for (const column of table.columns.filter(isNumber)) {
+        const b = was?.numbers.get(column.key) ?? '0';
+        const a = now?.numbers.get(column.key) ?? '0';
+        if (compareDecimal(a, b) === 0) continue;
+        const change = padded(subtractDecimal(a, b), Math.max(decimals(a), decimals(b)));
+        if (isZeroDecimal(change)) continue;
+        const row = (now ?? was)?.row ?? [];
+        effects.push({
+          table: name,
+          tableTitle: table.title,
+          row,
+          column: column.key,
+          header: column.header,
+          before: b,
+          after: a,
+          change,
+        });
+      }
+    }
+  }
+  return effects;
+}
+
+/** Digits after the point of a plain decimal. */
+function decimals(value: string): number {
+  const point = value.indexOf('.');
+  return point === -1 ? 0 : value.length - point - 1;
+}
+
+/** `value` with at least `places` digits after the point (`-301850`, 2 → `-301850.00`), as its operands show. */
+function padded(value: string, places: number): string {
+  const missing = places - decimals(value);
+  if (missing <= 0) return value;
+  return `${value}${value.includes('.') ? '' : '.'}${'0'.repeat(missing)}`;
+}
