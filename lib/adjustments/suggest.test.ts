@@ -3,7 +3,7 @@ import { leg, tx } from '../../test/support/gains.ts';
 import type { CanonicalTransaction } from '../domain/index.ts';
 import { runGains } from '../gains/index.ts';
 import { adjustmentSchema } from './schema.ts';
-import { type SuggestOptions, suggestAdjustments, suggestionCell } from './suggest.ts';
+import { proposalFromId, type SuggestOptions, suggestAdjustments, suggestionCell } from './suggest.ts';
 
 const DAY = 86_400_000;
 const at = (day: number, hour = 10) => new Date(Date.UTC(2025, 0, day, hour)).toISOString();
@@ -56,7 +56,7 @@ describe('suggestAdjustments', () => {
     const [suggestion] = suggestions;
     expect(suggestion?.adjustment).toMatchObject({ kind: 'transfer-pair', outTxId: 'out', inTxId: 'in' });
     expect(suggestion?.text).toBe(
-      'Pair out (out) with in (in) as one move of 2 ETH between own accounts: same hash, 3 days apart: beyond the 24 hours pairing tolerance',
+      'Pair out (out) with in (in) as one move of 2 ETH between own accounts: same hash, 3 days apart: beyond the pairing tolerance of 24 hours',
     );
     expect(suggestion?.resolves).toEqual([
       { txId: 'out', token: 'ETH' },
@@ -187,5 +187,16 @@ describe('suggestAdjustments', () => {
       `Mark SPAM as spam: only ever received (once), never valued and never given away (proposed adjustment ${first[1]?.adjustment.id})`,
     );
     expect(suggestionCell(undefined)).toBe('');
+    // A warning row's id alone says the whole proposal (the portal's one-click accept reads it).
+    expect(first.map((s) => proposalFromId(s.adjustment.id, s.adjustment.why))).toEqual(
+      first.map((s) => s.adjustment),
+    );
+    expect(first.map((s) => s.adjustment.id)).toEqual([
+      'suggested:transfer-pair:out:in',
+      'suggested:spam:SPAM',
+      'suggested:value:interest:DAI:3.00',
+    ]);
+    expect(proposalFromId('user-7', 'why')).toBeNull();
+    expect(proposalFromId('suggested:spam:%E0%A4%A', 'why')).toBeNull();
   });
 });

@@ -46,8 +46,11 @@ export interface SuggestOptions {
   transferCategories?: readonly string[];
   /** Stablecoins by symbol, with the currency each is pegged to. Default {@link STABLECOIN_PEGS}. */
   stablecoins?: Readonly<Record<string, string>>;
-  /** The currency of the gains figures (a peg in another currency suggests nothing). Default `USD`. */
-  currency?: string;
+  /**
+   * The currency of the gains figures (a peg in another currency suggests nothing), or how to
+   * read it once it is known. Default `USD`.
+   */
+  currency?: string | (() => string);
 }
 
 /** Well-known stablecoins and the currency each is pegged to. */
@@ -104,40 +107,63 @@ export function createSuggester(options: SuggestOptions = {}): Suggester {
   const closeMs = options.closeMs ?? 72 * HOUR_MS;
   const transferCategories = new Set(options.transferCategories ?? ['transfer', 'bridge']);
   const pegs = options.stablecoins ?? STABLECOIN_PEGS;
-  const currency = options.currency ?? 'USD';
-  const transferSides = new Map<string, Side[]>();
-  const unvalued = new Map<string, Side[]>();
+  const currencyNow = () =>
+    typeof options.currency === 'function' ? options.currency() : (options.currency ?? 'USD');
+  /**
+   * Per transfer transaction only its hash and the tokens it sends out: the rest of a side (time,
+   * account, token, quantity) comes with its warning, and only warned sides are ever paired. Kept
+   * this small because a long history has many transfers.
+   */
+  const transfers = new Map<string, { hash: string | null; out: readonly string[] }>();
+  /** Movements without a value, per transaction, with the transaction's value currency. */
+  const unvalued = new Map<string, { currency: string | null; sides: Side[] }>();
   const tokens = new Map<string, TokenFacts>();
   const warnings: GainsWarning[] = [];
   let answered: { list: Suggestion[]; byWarning: Map<string, Suggestion> } | null = null;
 
-  const sidesOf = (tx: CanonicalTransaction): Side[] =>
-    tx.movements.map((m) => ({
-      txId: tx.id,
-      time: Date.parse(tx.date),
-      hash: tx.hash === null || tx.hash === '' ? null : tx.hash,
-      account: tx.accountId,
-      token: m.symbol,
-      amount: new Big(m.amount),
-    }));
-
   function see(tx: CanonicalTransaction): void {
     answered = null;
+    let missing: Side[] | null = null;
     for (const m of tx.movements) {
       const facts = tokens.get(m.symbol) ?? { received: 0, givenAway: false, valued: false };
-      const amount = new Big(m.amount);
-      if (amount.gt(0)) facts.received += 1;
-      if (amount.lt(0)) facts.givenAway = true;
-      if (m.value !== null && !new Big(m.value).eq(0)) facts.valued = true;
+      const negative = m.amount.startsWith('-');
+      if (!negative && !isZero(m.amount)) facts.received += 1;
+      if (negative && !isZero(m.amount)) facts.givenAway = true;
+      if (m.value !== null && !isZero(m.value)) facts.valued = true;
       tokens.set(m.symbol, facts);
+      if (m.value === null) {
+        missing ??= [];
+        missing.push({
+          txId: tx.id,
+          time: Date.parse(tx.date),
+          hash: tx.hash,
+          account: tx.accountId,
+          token: m.symbol,
+          amount: new Big(m.amount),
+        });
+      }
     }
-    if (transferCategories.has(tx.category ?? '')) transferSides.set(tx.id, sidesOf(tx));
-    const missing = tx.movements.filter((m) => m.value === null).map((m) => m.symbol);
-    if (missing.length > 0 && (tx.valueCurrency ?? currency) === currency)
-      unvalued.set(
-        tx.id,
-        sidesOf(tx).filter((s) => missing.includes(s.token)),
-      );
+    if (transferCategories.has(tx.category ?? ''))
+      transfers.set(tx.id, {
+        hash: tx.hash === null || tx.hash === '' ? null : tx.hash,
+        out: tx.movements.filter((m) => m.amount.startsWith('-')).map((m) => m.symbol),
+      });
+    if (missing !== null) unvalued.set(tx.id, { currency: tx.valueCurrency, sides: missing });
+  }
+
+  /** The side of a transfer a warning names, from the warning and what was kept of its transaction. */
+  function sideOf(w: GainsWarning): Side | null {
+    const kept = transfers.get(w.txId);
+    if (kept === undefined || isZero(w.quantity)) return null;
+    const quantity = new Big(w.quantity).abs();
+    return {
+      txId: w.txId,
+      time: w.time,
+      hash: kept.hash,
+      account: w.account,
+      token: w.token,
+      amount: kept.out.includes(w.token) ? quantity.neg() : quantity,
+    };
   }
 
   function warn(warning: GainsWarning): void {
@@ -156,11 +182,7 @@ export function createSuggester(options: SuggestOptions = {}): Suggester {
     };
     const taken = (kind: GainsWarning['kind'], txId: string, token: string) =>
       byWarning.has(warningKey(kind, txId, token));
-    const unmatched = warnings
-      .filter((w) => w.kind === 'unmatched-transfer')
-      .flatMap((w) =>
-        (transferSides.get(w.txId) ?? []).filter((s) => s.token === w.token && !s.amount.eq(0)),
-      );
+    const unmatched = warnings.filter((w) => w.kind === 'unmatched-transfer').flatMap((w) => sideOf(w) ?? []);
     for (const side of unmatched) {
       if (taken('unmatched-transfer', side.txId, side.token)) continue;
       const pair = sameHashBeyond(side, unmatched, tolerance) ?? equalClose(side, unmatched, closeMs, taken);
@@ -171,8 +193,11 @@ export function createSuggester(options: SuggestOptions = {}): Suggester {
       const facts = tokens.get(w.token);
       // A stablecoin is never spam: its value is known, the peg.
       if (pegs[w.token] !== undefined) {
-        const side = (unvalued.get(w.txId) ?? []).find((s) => s.token === w.token);
-        if (side !== undefined && pegs[w.token] === currency) add(atPeg(side, currency), ['missing-value']);
+        const entry = unvalued.get(w.txId);
+        const side = entry?.sides.find((s) => s.token === w.token);
+        const currency = currencyNow();
+        if (side !== undefined && pegs[w.token] === currency && (entry?.currency ?? currency) === currency)
+          add(atPeg(side, currency), ['missing-value']);
       } else if (facts !== undefined && facts.received > 0 && !facts.givenAway && !facts.valued)
         add(spam(w.token, facts.received, warnings), ['missing-value', 'unmatched-transfer']);
     }
@@ -207,14 +232,46 @@ export function suggestionCell(suggestion: Suggestion | undefined): string {
     : `${suggestion.text} (proposed adjustment ${suggestion.adjustment.id})`;
 }
 
+/** Whether a plain decimal text is zero (`0`, `-0.00`), without parsing it. */
+function isZero(decimal: string): boolean {
+  return /^[-+]?0*\.?0*$/.test(decimal);
+}
+
 function warningKey(kind: string, txId: string, token: string): string {
   return `${kind}\u0000${txId}\u0000${token}`;
 }
 
-/** A stable id for a proposal: the same data proposes the same id. */
+/**
+ * The id of a proposal: its kind and what it names (`suggested:spam:CLAIM`), each part URI-encoded,
+ * so the same data proposes the same id and a warning row's id alone says the whole proposal
+ * ({@link proposalFromId}). Past the schema's 200 characters, a digest (not acceptable from a row).
+ */
 function proposalId(kind: string, ...parts: string[]): string {
-  const digest = createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 12);
-  return `suggested-${kind}-${digest}`;
+  const id = ['suggested', kind, ...parts.map(encodeURIComponent)].join(':');
+  if (id.length <= 200) return id;
+  return `suggested-${kind}-${createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * The proposal a suggestion id stands for (see {@link proposalId}), with `why`; `null` for an id
+ * that is no suggestion's.
+ */
+export function proposalFromId(id: string, why: string): ProposedAdjustment | null {
+  const [prefix, kind, ...encoded] = id.split(':');
+  if (prefix !== 'suggested') return null;
+  let parts: string[];
+  try {
+    parts = encoded.map(decodeURIComponent);
+  } catch {
+    return null;
+  }
+  const [a, b, c] = parts;
+  if (kind === 'transfer-pair' && parts.length === 2 && a && b)
+    return { id, kind, outTxId: a, inTxId: b, why };
+  if (kind === 'spam' && parts.length === 1 && a) return { id, kind, token: a, why };
+  if (kind === 'value' && parts.length === 3 && a && b && c)
+    return { id, kind, txId: a, token: b, value: c, why };
+  return null;
 }
 
 function hours(ms: number): string {
@@ -237,7 +294,7 @@ function sameHashBeyond(side: Side, unmatched: readonly Side[], tolerance: numbe
   const gap = hours(Math.abs(other.time - side.time));
   return {
     other,
-    why: `same hash, ${gap} apart: beyond the ${hours(tolerance)} pairing tolerance`,
+    why: `same hash, ${gap} apart: beyond the pairing tolerance of ${hours(tolerance)}`,
   };
 }
 
@@ -301,7 +358,7 @@ function atPeg(side: Side, currency: string): Suggestion {
   const quantity = side.amount.abs().toString();
   return {
     adjustment: {
-      id: proposalId('value', side.txId, side.token),
+      id: proposalId('value', side.txId, side.token, value),
       kind: 'value',
       txId: side.txId,
       token: side.token,

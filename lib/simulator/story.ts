@@ -314,7 +314,8 @@ const income: Action = (s, sec) => {
       subType: 'interest',
       protocol,
       legs: [leg(s, token, 1, units, sec)],
-      gas: false,
+      // Claiming interest on chain costs gas now and then (the receipt's Werbungskosten under de).
+      gas: s.rng.chance(0.4),
     });
   }
   if (kind === 3) {

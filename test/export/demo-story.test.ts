@@ -165,3 +165,66 @@ describe('the demo portfolio (whole history, read from its CSV files)', () => {
     expect(unpaired.sort()).toEqual(['0 out 1 in BTC ', '1 out 1 in ETH days apart']);
   });
 });
+
+describe('the demo year’s gains warnings (us, 2025)', () => {
+  it('are the planted cases only, each row saying what the data points at', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'pbs-demo-warnings-'));
+    try {
+      const demo = simulator.profiles.find((profile) => profile.name === 'demo');
+      const io: CliIo = {
+        stdout: { write: () => true },
+        stderr: { write: () => true },
+        env: { PBS_BASE_URL: simulator.url, PBS_API_KEY: demo?.apiKey, PBS_API_SECRET: demo?.apiSecret },
+        now: () => new Date('2026-11-24T10:00:00.000Z'),
+      };
+      const args = ['run', '--profile', 'demo', '--period', '2025', '--report', 'gains', '--tax-rules', 'us'];
+      expect(await main([...args, '--format', 'csv', '--out', out], io)).toBe(0);
+      const files = await readdir(out, { recursive: true, withFileTypes: true });
+      const file = files.find((entry) => entry.name.endsWith('_gains_warnings.csv'));
+      const rows = await readCsv(join(file?.parentPath ?? '', file?.name ?? ''));
+      const words = rows.map((row) => [
+        row.kind,
+        row.token,
+        row.suggestion?.replace(/\(proposed adjustment .*\)$/, ''),
+      ]);
+      expect(words).toEqual([
+        ['zero-basis', 'BTC', ''],
+        ['unmatched-transfer', 'BTC', ''],
+        [
+          'missing-value',
+          'ETHG-CLAIM',
+          expect.stringMatching(/^Mark ETHG-CLAIM as spam: only ever received \(2 times\)/),
+        ],
+        [
+          'missing-value',
+          'USDC',
+          'Value 1250 USDC at the peg: 1250.00 USD (1 USDC = 1 USD, not a market price) ',
+        ],
+        [
+          'unmatched-transfer',
+          'ETH',
+          expect.stringMatching(/same hash, \d days apart: beyond the pairing tolerance of 24 hours $/),
+        ],
+        [
+          'unmatched-transfer',
+          'ETH',
+          expect.stringMatching(/same hash, \d days apart: beyond the pairing tolerance of 24 hours $/),
+        ],
+        ['missing-value', 'ETHG-CLAIM', expect.stringMatching(/^Mark ETHG-CLAIM as spam/)],
+      ]);
+      // Both sides of the late move name the same proposal: one pair, out then in.
+      const pairIds = rows
+        .filter((row) => row.kind === 'unmatched-transfer' && row.token === 'ETH')
+        .map((row) => row.suggestion?.match(/proposed adjustment (\S+)\)$/)?.[1]);
+      const [outSide, inSide] = rows.filter(
+        (row) => row.kind === 'unmatched-transfer' && row.token === 'ETH',
+      );
+      expect(pairIds).toEqual([
+        `suggested:transfer-pair:${outSide?.transaction_id}:${inSide?.transaction_id}`,
+        `suggested:transfer-pair:${outSide?.transaction_id}:${inSide?.transaction_id}`,
+      ]);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
