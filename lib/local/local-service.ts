@@ -5,11 +5,13 @@
  * `@hono/node-server`, and exports run by the export state machine the stack deploys, executed
  * in-process by the local States Language interpreter (`state-machine.ts`, `asl/`).
  */
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import type { ExportMachine } from '../../infra/definitions.ts';
+import type { AdjustmentsStore } from '../http-api/adjustments-store.ts';
 import { type LocalApiServer, startLocalApiServer } from '../http-api/index.ts';
 import {
   addConditionalWrites,
@@ -62,6 +64,8 @@ export interface LocalServiceOptions extends LocalRunEvents {
   exportMachine?: ExportMachine;
   /** Told each step of the start as it begins (`npm run serve` prints them). */
   onStep?: (step: string) => void;
+  /** The profiles' adjustments documents; without it the API's adjustments routes answer 501. */
+  adjustments?: AdjustmentsStore;
 }
 
 /**
@@ -260,6 +264,7 @@ async function startStack(options: LocalServiceOptions, undo: UndoStack): Promis
         slots,
         profilesClaim: devAuth.profilesClaim,
         portal: { signIn: devAuth.signIn },
+        ...(options.adjustments !== undefined ? { adjustments: options.adjustments } : {}),
       })),
       devAuth,
     ),

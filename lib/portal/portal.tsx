@@ -45,6 +45,7 @@ import {
   Shell,
   SignInPage,
 } from './views.tsx';
+import { addWarningsRoutes } from './warnings.tsx';
 
 /** Where the portal is mounted in the API. */
 export const PORTAL_PATH = '/portal';
@@ -218,6 +219,9 @@ export function createPortal(deps: PortalDeps): Hono {
     if (answer.status >= 500) throw new Error(`POST /reports answered ${answer.status}`);
     return requestView(c, profile, fields, issuesByField(answer.body.error.issues), 400);
   });
+
+  // A set's warnings, resolved from their rows, then re-run (warnings.tsx).
+  addWarningsRoutes(app, deps.api, ctx);
 
   app.all('*', (c) =>
     c.html(<ErrorPage ctx={ctx} title="Not found" message="There is no such page in the portal." />, 404),

@@ -468,14 +468,14 @@ export const ClientView: FC<{
       <h2 id="sets-heading">{page.older ? 'Older report sets' : 'Report sets'}</h2>
       {sets.length === 0 ? <p>{page.older ? 'No report set on this page.' : 'No report set yet.'}</p> : null}
       {sets.map((job) => (
-        <ReportSet job={job} />
+        <ReportSet job={job} base={ctx.base} />
       ))}
     </section>
     <PageLinks ctx={ctx} profile={profile} page={page} />
   </section>
 );
 
-const ReportSet: FC<{ job: JobDetail }> = ({ job }) => (
+const ReportSet: FC<{ job: JobDetail; base: string }> = ({ job, base }) => (
   <article id={`set-${job.jobId}`} class="set" aria-labelledby={`set-heading-${job.jobId}`}>
     <h3 id={`set-heading-${job.jobId}`}>
       {job.period}{' '}
@@ -485,6 +485,12 @@ const ReportSet: FC<{ job: JobDetail }> = ({ job }) => (
     </h3>
     <p>
       <DownloadAllButton jobId={job.jobId} /> <ReadMeLink job={job} />
+      {(job.files ?? []).some((file) => file.name.endsWith('_gains_warnings.csv')) ? (
+        <>
+          {' '}
+          <a href={`${base}/sets/${job.jobId}/warnings`}>Warnings and adjustments</a>
+        </>
+      ) : null}
     </p>
     <table>
       <caption class="visually-hidden">Files of the {job.period} report set</caption>
