@@ -221,7 +221,7 @@ export function createPortal(deps: PortalDeps): Hono {
   });
 
   // A set's warnings, resolved from their rows, then re-run (warnings.tsx).
-  addWarningsRoutes(app, deps.api, ctx);
+  addWarningsRoutes(app, deps.api, ctx, requireJson);
 
   app.all('*', (c) =>
     c.html(<ErrorPage ctx={ctx} title="Not found" message="There is no such page in the portal." />, 404),

@@ -8,7 +8,7 @@
  * Pages: `/portal/sets/{jobId}/warnings` (shell), its view `/portal/view/sets/{jobId}/warnings`,
  * and the forms' targets `/portal/view/sets/{jobId}/adjustments` and `…/rerun`.
  */
-import type { Context, Hono } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { FC } from 'hono/jsx';
 import { proposalFromId } from '../adjustments/suggest.ts';
 import { type ApiFetch, apiCaller } from './api-client.ts';
@@ -67,8 +67,16 @@ const FORM_TITLES: Record<string, string> = {
   'opening-lots': 'Give the holdings from before the history (opening lots)',
 };
 
-/** Registers the warnings pages on the portal `app` (after its bearer check on `/view/*`). */
-export function addWarningsRoutes(app: Hono, api: ApiFetch, ctx: PageContext): void {
+/**
+ * Registers the warnings pages on the portal `app` (after its bearer check on `/view/*`); `json`:
+ * the portal's checks of a form's body (JSON, size), run before each form's target.
+ */
+export function addWarningsRoutes(
+  app: Hono,
+  api: ApiFetch,
+  ctx: PageContext,
+  json: readonly [MiddlewareHandler, MiddlewareHandler],
+): void {
   app.get('/sets/:jobId/warnings', (c) => {
     const jobId = c.req.param('jobId');
     if (!JOB_ID.test(jobId)) return noSuchSet(c, ctx);
@@ -77,7 +85,7 @@ export function addWarningsRoutes(app: Hono, api: ApiFetch, ctx: PageContext): v
 
   app.get('/view/sets/:jobId/warnings', async (c) => warningsPage(c, api, ctx, c.req.param('jobId')));
 
-  app.post('/view/sets/:jobId/adjustments', async (c) => {
+  app.post('/view/sets/:jobId/adjustments', json[0], json[1], async (c) => {
     const jobId = c.req.param('jobId');
     const fields = await formOf(c);
     const profile = fields.profile ?? '';
@@ -100,7 +108,7 @@ export function addWarningsRoutes(app: Hono, api: ApiFetch, ctx: PageContext): v
     return warningsPage(c, api, ctx, jobId, refusal);
   });
 
-  app.post('/view/sets/:jobId/rerun', async (c) => {
+  app.post('/view/sets/:jobId/rerun', json[0], json[1], async (c) => {
     const jobId = c.req.param('jobId');
     const answer = await apiCaller(c, api)<{ jobId?: string; error?: { message: string } }>(
       `/reports/${encodeURIComponent(jobId)}/rerun`,
