@@ -435,6 +435,8 @@ export function warningColumns(timeZone: string): Column[] {
     textColumn('account', 'Account'),
     decimal('quantity', 'Quantity', true),
     textColumn('message', 'Message'),
+    // What the data points at (lib/adjustments/suggest.ts): in words, with the proposed adjustment's id.
+    textColumn('suggestion', 'Suggestion'),
   ];
 }
 
@@ -443,14 +445,14 @@ export function warningsSpec(timeZone: string): TableSpec {
   return { name: 'gains_warnings', title: 'Warnings', columns: warningColumns(timeZone) };
 }
 
-/** The warnings report's row of one warning. */
-export function warningRow(w: GainsWarning): Row {
-  return [iso(w.time), w.txId, w.kind, w.token, w.account, w.quantity, w.message];
+/** The warnings report's row of one warning, with the suggestion resolving it (if any) in words. */
+export function warningRow(w: GainsWarning, suggestion = ''): Row {
+  return [iso(w.time), w.txId, w.kind, w.token, w.account, w.quantity, w.message, suggestion];
 }
 
 /** One row per warning, in processing order. */
 export function warningsTable(result: GainsResult): TableSource {
-  return source(warningsSpec(result.options.timeZone), () => result.warnings.map(warningRow));
+  return source(warningsSpec(result.options.timeZone), () => result.warnings.map((w) => warningRow(w)));
 }
 
 /** Columns of the section 104 pool history. */

@@ -13,6 +13,8 @@
  *   `nextCursor` while older ones follow (every job is reachable page by page).
  * - `POST /reports/{jobId}/archive`: "download all", one zip of a succeeded job's files with
  *   the manifest inside, each checked against it; answers a presigned link (`archive-route.ts`).
+ * - `GET|POST /profiles/{profile}/adjustments`, `GET /reports/{jobId}/warnings`,
+ *   `POST /reports/{jobId}/rerun`: resolving a set's warnings (`adjustments-route.ts`).
  * - `GET /openapi.json`: the OpenAPI 3.1 document, generated from the zod schemas of `schemas.ts`.
  *
  * With a profiles claim configured (`authorization.ts`), a caller uses only the profiles its JWT
@@ -59,6 +61,8 @@ import {
   type PortalOptions,
 } from '../portal/index.ts';
 import { presignDownload } from '../storage/index.ts';
+import { addAdjustmentRoutes } from './adjustments-route.ts';
+import type { AdjustmentsStore } from './adjustments-store.ts';
 import { addArchiveRoute } from './archive-route.ts';
 import { callerEvent, callerName, mayUse, profileAccess } from './authorization.ts';
 import { jsonObjectBody } from './body.ts';
@@ -113,6 +117,8 @@ export interface ApiDeps {
   profilesClaim?: string;
   /** The accountant portal's sign-in; with it the API serves the portal's pages at `/portal`. */
   portal?: PortalOptions;
+  /** The profiles' adjustments documents (`adjustments-route.ts`); without it those routes answer 501. */
+  adjustments?: AdjustmentsStore;
   metrics?: MetricsSink;
   onJob?: JobObserver;
   /** Told about unexpected failures (answered 500/503 without details). */
@@ -380,6 +386,13 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),
     callerName: (c) => callerName(callerEvent(c)),
     headers: headers(),
+    apiError,
+  });
+
+  addAdjustmentRoutes(app, deps, {
+    mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),
+    headers: headers(),
+    statusUrlOf,
     apiError,
   });
 

@@ -181,8 +181,8 @@ function asHonoReadsIt(event: ApiEvent): ApiEvent {
 }
 
 const IDEMPOTENCY_KEY_TEXT = /^[\x21-\x7e]{1,255}$/;
-// A job's path, and its zip's (`/reports/{jobId}/archive`): the suffix is kept as it came.
-const JOB_PATH = /^\/reports\/(.+?)(\/archive)?$/s;
+// A job's path, and its zip's, warnings' and re-run's (`/reports/{jobId}/archive`): the suffix is kept as it came.
+const JOB_PATH = /^\/reports\/(.+?)(\/archive|\/warnings|\/rerun)?$/s;
 const JOB_ID_TEXT = /^[0-9a-f]{32}$/;
 
 function jobPathOf(event: ApiEvent): string {

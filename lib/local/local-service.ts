@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import S3rver from 's3rver';
 import type { ExportMachine } from '../../infra/definitions.ts';
 import { CLOSES_PREFIX } from '../close/index.ts';
+import type { AdjustmentsStore } from '../http-api/adjustments-store.ts';
 import { type LocalApiServer, startLocalApiServer } from '../http-api/index.ts';
 import {
   addConditionalWrites,
@@ -63,6 +64,8 @@ export interface LocalServiceOptions extends LocalRunEvents {
   exportMachine?: ExportMachine;
   /** Told each step of the start as it begins (`npm run serve` prints them). */
   onStep?: (step: string) => void;
+  /** The profiles' adjustments documents; without it the API's adjustments routes answer 501. */
+  adjustments?: AdjustmentsStore;
 }
 
 /**
@@ -276,6 +279,7 @@ async function startStack(options: LocalServiceOptions, undo: UndoStack): Promis
         slots,
         profilesClaim: devAuth.profilesClaim,
         portal: { signIn: devAuth.signIn },
+        ...(options.adjustments !== undefined ? { adjustments: options.adjustments } : {}),
       })),
       devAuth,
     ),

@@ -58,21 +58,12 @@ export function isApiError(body: unknown): body is ApiErrorBody {
   return typeof body === 'object' && body !== null && 'error' in body;
 }
 
+/** A call of the API path bound to the request `c` (its authorization and claims): status and JSON. */
+export type ApiCall = <T>(path: string, init?: RequestInit) => Promise<ApiAnswer<T>>;
+
 /** The API bound to the request `c`: same authorization header, same environment (claims). */
 export function portalApi(c: Context, fetch: ApiFetch): PortalApi {
-  const call = async <T>(path: string, init: RequestInit = {}): Promise<ApiAnswer<T>> => {
-    const headers = new Headers(init.headers);
-    const authorization = c.req.header('authorization');
-    if (authorization !== undefined) headers.set('authorization', authorization);
-    // Only the path matters: the API builds its URLs from its configured public base URL.
-    const response = await fetch(new Request(`http://portal.internal${path}`, { ...init, headers }), c.env);
-    const text = await response.text();
-    try {
-      return { status: response.status, body: JSON.parse(text) as T };
-    } catch (error) {
-      throw new PortalApiError(response.status, `the API answered ${path} with no JSON`, { cause: error });
-    }
-  };
+  const call = apiCaller(c, fetch);
   return {
     listJobs: (profile, limit, cursor) =>
       call(
@@ -92,5 +83,22 @@ export function portalApi(c: Context, fetch: ApiFetch): PortalApi {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(request),
       }),
+  };
+}
+
+/** Calls of the API bound to the request `c`: same authorization header, same environment. */
+export function apiCaller(c: Context, fetch: ApiFetch): ApiCall {
+  return async <T>(path: string, init: RequestInit = {}): Promise<ApiAnswer<T>> => {
+    const headers = new Headers(init.headers);
+    const authorization = c.req.header('authorization');
+    if (authorization !== undefined) headers.set('authorization', authorization);
+    // Only the path matters: the API builds its URLs from its configured public base URL.
+    const response = await fetch(new Request(`http://portal.internal${path}`, { ...init, headers }), c.env);
+    const text = await response.text();
+    try {
+      return { status: response.status, body: JSON.parse(text) as T };
+    } catch (error) {
+      throw new PortalApiError(response.status, `the API answered ${path} with no JSON`, { cause: error });
+    }
   };
 }

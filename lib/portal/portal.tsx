@@ -45,6 +45,7 @@ import {
   Shell,
   SignInPage,
 } from './views.tsx';
+import { addWarningsRoutes } from './warnings.tsx';
 
 /** Where the portal is mounted in the API. */
 export const PORTAL_PATH = '/portal';
@@ -238,6 +239,9 @@ export function createPortal(deps: PortalDeps): Hono {
     const message = isApiError(answer.body) ? answer.body.error.message : `the API answered ${answer.status}`;
     return c.html(<ErrorView ctx={ctx} title="Not closed" message={message} />, 409);
   });
+
+  // A set's warnings, resolved from their rows, then re-run (warnings.tsx).
+  addWarningsRoutes(app, deps.api, ctx, requireJson);
 
   app.all('*', (c) =>
     c.html(<ErrorPage ctx={ctx} title="Not found" message="There is no such page in the portal." />, 404),

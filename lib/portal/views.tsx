@@ -471,7 +471,7 @@ export const ClientView: FC<{
       <h2 id="sets-heading">{page.older ? 'Older report sets' : 'Report sets'}</h2>
       {sets.length === 0 ? <p>{page.older ? 'No report set on this page.' : 'No report set yet.'}</p> : null}
       {sets.map((job) => (
-        <ReportSet job={job}>
+        <ReportSet job={job} base={ctx.base}>
           {closes ? <CloseSetForm ctx={ctx} profile={profile} job={job} closes={closes} /> : null}
         </ReportSet>
       ))}
@@ -481,7 +481,7 @@ export const ClientView: FC<{
   </section>
 );
 
-const ReportSet: FC<{ job: JobDetail; children?: Child }> = ({ job, children }) => (
+const ReportSet: FC<{ job: JobDetail; base: string; children?: Child }> = ({ job, base, children }) => (
   <article id={`set-${job.jobId}`} class="set" aria-labelledby={`set-heading-${job.jobId}`}>
     <h3 id={`set-heading-${job.jobId}`}>
       {job.period}{' '}
@@ -491,6 +491,12 @@ const ReportSet: FC<{ job: JobDetail; children?: Child }> = ({ job, children }) 
     </h3>
     <p>
       <DownloadAllButton jobId={job.jobId} /> <ReadMeLink job={job} />
+      {(job.files ?? []).some((file) => file.name.endsWith('_gains_warnings.csv')) ? (
+        <>
+          {' '}
+          <a href={`${base}/sets/${job.jobId}/warnings`}>Warnings and adjustments</a>
+        </>
+      ) : null}
     </p>
     {children}
     <table>

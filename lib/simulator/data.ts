@@ -1,5 +1,6 @@
 import { formatCents, formatUnits, formatUnitsTrimmed } from './decimal.ts';
 import { guid, hash32, mix32, Rng, stringHash32 } from './random.ts';
+import { STORY_TOKENS, type StoryTx, writeStory } from './story.ts';
 import type { SimulatedProfile } from './types.ts';
 
 /**
@@ -26,6 +27,9 @@ export const TOKENS: readonly Token[] = [
   { symbol: 'stETH', decimals: 18, priceCents: 299_000 },
   { symbol: 'USDT', decimals: 6, priceCents: 100 },
 ];
+
+/** Every token: the generated ones (same indices), then the demo story's own (fiat dollars, a spam token). */
+export const ALL_TOKENS: readonly Token[] = [...TOKENS, ...STORY_TOKENS];
 
 /** DeFi protocols of the generated data (non-DeFi transactions carry `null`). */
 export const PROTOCOLS = ['Aave V3', 'Compound V3', 'Curve', 'Lido', 'Uniswap V3'] as const;
@@ -146,6 +150,9 @@ const START_SEC = Date.UTC(2023, 0, 1) / 1000;
 /** Span of generated dates: up to 2026-01-01T00:00:00Z exclusive. */
 const SPAN_SEC = Date.UTC(2026, 0, 1) / 1000 - START_SEC;
 
+/** Largest transaction count the demo story is told for; a larger profile serves random data. */
+export const STORY_LIMIT = 20_000;
+
 /** No edit or deletion happens after 2026-02-01T00:00:00Z. */
 const LAST_EDIT_SEC = Date.UTC(2026, 1, 1) / 1000;
 
@@ -195,8 +202,11 @@ export interface TxCore {
   category: string;
   subType: string;
   protocol: string | null;
-  /** Token index (into TOKENS) and sign per movement. */
-  legs: { token: number; sign: Leg; valueCents: number }[];
+  /**
+   * Token index (into ALL_TOKENS) and sign per movement; the story's legs carry their exact base
+   * units and may have no value.
+   */
+  legs: { token: number; sign: Leg; valueCents: number; units?: bigint; noValue?: true }[];
   valueCents: number;
   feeCents: number;
   feeToken: number;
@@ -206,6 +216,10 @@ export interface TxCore {
   memo: string | null;
   /** Seed for the remaining free digits of the amounts. */
   amountSeed: number;
+  /** The story's fee in base units of the fee token (else derived from `feeCents`). */
+  feeUnits?: bigint;
+  /** The story's transaction without a value. */
+  noValue?: true;
 }
 
 /** A transaction in the canonical default layout of GAPS.md (plus extra fields). */
@@ -369,6 +383,8 @@ export class Portfolio {
   private readonly pseed: number;
   private readonly slotSec: number;
   private readonly hostile: boolean;
+  /** The demo story's transactions, by index (`null`: deleted); absent for random data. */
+  private readonly story: readonly (StoryTx | null)[] | undefined;
   private cachedProtocols: string[] | undefined;
 
   constructor(profile: SimulatedProfile, seed: number) {
@@ -407,6 +423,28 @@ export class Portfolio {
     }
     this.accounts = accounts;
     this.ledgers = ledgers;
+    // The story is written eagerly (a few hundred bytes per transaction): told up to STORY_LIMIT.
+    this.story =
+      profile.story === true && !this.hostile && this.count > 0 && this.count <= STORY_LIMIT
+        ? writeStory({
+            seed: this.pseed,
+            count: this.count,
+            accountTypes: accounts.map((a) => a.type),
+            ledgerAccounts: ledgers.map((l) => accounts.findIndex((a) => a.id === l.accountId)),
+            tokens: ALL_TOKENS,
+            isDeleted: (i) => this.isDeleted(i),
+            slotDateSec: (i) => this.slotDateSec(i),
+            slotSec: this.slotSec,
+          })
+        : undefined;
+  }
+
+  /** Date (seconds) of the slot of index `at`: its share of the span plus a jitter inside the slot. */
+  private slotDateSec(at: number): number {
+    // The jitter stays below the smallest gap between slot starts, so order is preserved.
+    const base = START_SEC + Math.floor((at * SPAN_SEC) / this.count);
+    const jitter = this.slotSec > 0 ? hash32(this.pseed, at, SALT.date) % this.slotSec : 0;
+    return base + jitter;
   }
 
   /**
@@ -415,12 +453,9 @@ export class Portfolio {
    * by id).
    */
   dateSec(i: number): number {
+    if (this.story !== undefined) return this.slotDateSec(this.story[i]?.dateOf ?? i);
     const block = Math.floor(i / 4);
-    const at = this.sharesHash(block) ? block * 4 : i;
-    // The jitter stays below the smallest gap between slot starts, so order is preserved.
-    const base = START_SEC + Math.floor((at * SPAN_SEC) / this.count);
-    const jitter = this.slotSec > 0 ? hash32(this.pseed, at, SALT.date) % this.slotSec : 0;
-    return base + jitter;
+    return this.slotDateSec(this.sharesHash(block) ? block * 4 : i);
   }
 
   /** Date of transaction `i` in milliseconds. */
@@ -444,6 +479,8 @@ export class Portfolio {
   }
 
   private hashSeed(i: number): number {
+    // In the story only the two sides of a move share a hash.
+    if (this.story !== undefined) return hash32(this.pseed, this.story[i]?.hashOf ?? i, SALT.hashOwn);
     const block = Math.floor(i / 4);
     return this.sharesHash(block)
       ? hash32(this.pseed, block, SALT.hashShared)
@@ -463,6 +500,29 @@ export class Portfolio {
 
   /** The filter and sort facts of transaction `i`. */
   core(i: number): TxCore {
+    const random = this.randomCore(i);
+    const told = this.story?.[i];
+    if (told === undefined || told === null) return random;
+    return {
+      category: told.category,
+      subType: told.subType,
+      protocol: told.protocol,
+      legs: told.legs,
+      // A missing value sorts as zero.
+      valueCents: told.noValue === true ? 0 : Math.max(0, ...told.legs.map((l) => l.valueCents)),
+      feeCents: told.feeCents,
+      feeToken: tokenIndex('ETH'),
+      feeUnits: told.feeUnits,
+      ledger: told.ledger,
+      lastModifiedSec: random.lastModifiedSec,
+      memo: told.category === 'transfer' ? random.memo : null,
+      amountSeed: random.amountSeed,
+      ...(told.noValue === true ? { noValue: true as const } : {}),
+    };
+  }
+
+  /** The random facts of transaction `i` (the story keeps their edit times). */
+  private randomCore(i: number): TxCore {
     const rng = new Rng(hash32(this.pseed, i, SALT.core));
     let roll = rng.next() * TOTAL_WEIGHT;
     let spec = CATEGORIES[0] as CategorySpec;
@@ -532,19 +592,20 @@ export class Portfolio {
     const ledger = this.ledgers[core.ledger];
     const rng = new Rng(core.amountSeed);
     const movements = core.legs.map((leg) => {
-      const token = TOKENS[leg.token] as Token;
+      const token = ALL_TOKENS[leg.token] as Token;
       // Quantity in base units: value / price, plus free low digits so all decimals are used.
       const scale = 10n ** BigInt(token.decimals);
       const noise = token.decimals > 4 ? BigInt(rng.int(0, 9_999)) : 0n;
-      const quantity = (BigInt(leg.valueCents) * scale) / BigInt(token.priceCents) + noise;
+      const quantity = leg.units ?? (BigInt(leg.valueCents) * scale) / BigInt(token.priceCents) + noise;
       return {
         symbol: token.symbol,
         amount: formatUnits(BigInt(leg.sign) * quantity, token.decimals),
-        value: formatCents(leg.sign * leg.valueCents),
+        value: leg.noValue === true ? null : formatCents(leg.sign * leg.valueCents),
       };
     });
     const feeToken = TOKENS[core.feeToken] as Token;
     const feeQuantity =
+      core.feeUnits ??
       (BigInt(core.feeCents) * 10n ** BigInt(feeToken.decimals)) / BigInt(feeToken.priceCents);
     const tx: CanonicalTransaction = {
       id: this.idOf(i),
@@ -557,7 +618,7 @@ export class Portfolio {
       accountId: ledger?.accountId ?? null,
       ledgerId: ledger?.id ?? null,
       movements,
-      value: { amount: formatCents(core.valueCents), currency: 'USD' },
+      value: { amount: core.noValue === true ? null : formatCents(core.valueCents), currency: 'USD' },
       fee: {
         amount: formatCents(core.feeCents),
         currency: 'USD',

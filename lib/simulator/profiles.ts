@@ -13,6 +13,7 @@ export const DEFAULT_PROFILES: readonly Readonly<SimulatedProfile>[] = Object.fr
       apiSecret: 'sk_demo_3b8e1f0a9d7c4e52b6a1f8c0d9e2b7a4',
       profileGuid: '6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b',
       transactions: 3_000,
+      story: true,
     },
     {
       name: 'acme',
@@ -31,9 +32,17 @@ export const DEFAULT_PROFILES: readonly Readonly<SimulatedProfile>[] = Object.fr
   ].map((p) => Object.freeze(p)),
 );
 
-/** Copies the default profiles with their own transaction counts, e.g. `{ demo: 100_000 }`. */
+/**
+ * Copies the default profiles with their own transaction counts, e.g. `{ demo: 100_000 }`. A
+ * profile given a count serves generated random data (the benchmark's and the load tests'), not
+ * the demo story, which is written for the demo's own count.
+ */
 export function profilesWithCounts(counts: Record<string, number>): SimulatedProfile[] {
-  return DEFAULT_PROFILES.map((p) => ({ ...p, transactions: counts[p.name] ?? p.transactions }));
+  return DEFAULT_PROFILES.map(({ story, ...p }) =>
+    counts[p.name] === undefined
+      ? { ...p, ...(story === true ? { story } : {}) }
+      : { ...p, transactions: counts[p.name] as number },
+  );
 }
 
 /**

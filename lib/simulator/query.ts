@@ -1,5 +1,5 @@
 import type { ServiceShape } from '../pbs/shape.ts';
-import { type Portfolio, TOKENS } from './data.ts';
+import { ALL_TOKENS, type Portfolio } from './data.ts';
 import { endOfDay, parseDateParam } from './dates.ts';
 import { badParameter } from './errors.ts';
 
@@ -173,7 +173,7 @@ function filter(portfolio: Portfolio, query: SearchQuery): Int32Array {
   }
   const from = query.startMs === null ? 0 : lowerBound(portfolio, query.startMs);
   const to = query.endMs === null ? portfolio.count : lowerBound(portfolio, query.endMs);
-  const tokenSet = new Set(query.tokens.map((s) => TOKENS.findIndex((t) => t.symbol === s)));
+  const tokenSet = new Set(query.tokens.map((s) => ALL_TOKENS.findIndex((t) => t.symbol === s)));
   const needCore = query.tokens.length > 0 || query.category !== null || query.protocol !== null;
   const out = new Int32Array(Math.max(0, to - from));
   let n = 0;

@@ -10,6 +10,11 @@ export interface SimulatedProfile {
   profileGuid: string;
   /** Number of transactions generated for this profile. */
   transactions: number;
+  /**
+   * Serve the demo story (lib/simulator/story.ts): a coherent portfolio with planted cases,
+   * instead of independent random rows. Only the built-in demo profile at its own count has it.
+   */
+  story?: boolean;
 }
 
 /**

@@ -41,16 +41,22 @@ describe('GET /openapi.json', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('documents the four report routes with their methods', () => {
+  it('documents the report routes and the adjustments routes with their methods', () => {
     const paths = document.paths as Record<string, Record<string, unknown>>;
 
     expect(Object.keys(paths).sort()).toEqual([
       '/closes',
       '/closes/reopen',
+      '/profiles/{profile}/adjustments',
       '/reports',
       '/reports/{jobId}',
       '/reports/{jobId}/archive',
+      '/reports/{jobId}/rerun',
+      '/reports/{jobId}/warnings',
     ]);
+    expect(Object.keys(paths['/profiles/{profile}/adjustments'] ?? {}).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(paths['/reports/{jobId}/warnings'] ?? {})).toEqual(['get']);
+    expect(Object.keys(paths['/reports/{jobId}/rerun'] ?? {})).toEqual(['post']);
     expect(Object.keys(paths['/reports'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(paths['/reports/{jobId}'] ?? {})).toEqual(['get']);
     expect(Object.keys(paths['/reports/{jobId}/archive'] ?? {})).toEqual(['post']);

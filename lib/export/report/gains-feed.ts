@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadedAdjustments } from '../../adjustments/index.ts';
+import { createSuggester, suggestionCell } from '../../adjustments/suggest.ts';
 import type { CanonicalTransaction } from '../../domain/index.ts';
 import { minorUnit } from '../../domain/money.ts';
 import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
@@ -233,6 +234,11 @@ export function createGainsFeed(
           profile: request.profile,
         });
   const stream = createEventStream({ ...streamOptions, ...adjust?.adapterOptions });
+  // Each warning row says what the data points at (lib/adjustments/suggest.ts); nothing is applied.
+  const suggester = createSuggester({
+    transferTolerance: gains.transferToleranceHours * HOUR_MS,
+    currency: () => currencies.money().currency ?? '',
+  });
   let batchWindow: string | null = null;
   let latest = Number.NEGATIVE_INFINITY;
   let transactions = 0;
@@ -257,6 +263,7 @@ export function createGainsFeed(
     exactDisposals.add(drained.disposals);
     warnings.add(drained.warnings);
     for (const w of drained.warnings) {
+      suggester.warn(w);
       if (w.kind === 'thirty-day-window')
         pending.push(
           `${w.quantity} ${w.token}, transaction ${w.txId} (${new Date(w.time).toISOString()}): ${w.message}`,
@@ -290,6 +297,7 @@ export function createGainsFeed(
     add(windowLabel, given) {
       const tx = fx.convert(given);
       currencies.see(tx);
+      suggester.see(tx);
       if (windowLabel !== batchWindow) {
         // Every transaction of the earlier windows is in: everything before the latest of them is
         // complete. Not the latest instant itself: the snapshot is in date order across windows, but
@@ -337,7 +345,12 @@ export function createGainsFeed(
         fixed({ ...incomeShown, rounding: rounding(`${incomeShown.name}_exact`) }, () => income.rows(money)),
         shownWithExact(holdingsTable(finalResult, money), rounding),
         adjustedWarnings(
-          otherCurrencyWarnings(spooledTable(warningsSpec(shownIn), warnings, warningRow), currencies),
+          otherCurrencyWarnings(
+            spooledTable(warningsSpec(shownIn), warnings, (w) =>
+              warningRow(w, suggestionCell(suggester.forWarning(w))),
+            ),
+            currencies,
+          ),
           adjust,
         ),
         ...(adjust === null ? [] : [adjust.table()]),

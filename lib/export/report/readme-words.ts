@@ -40,6 +40,8 @@ const COLUMN_WORDS: Readonly<Record<string, string>> = {
   transaction_id: 'id of the transaction the row is about (search for it in the transactions report)',
   kind: 'the warning kind: see "Warning kinds" in this Read me for what it means and what to do',
   message: 'the warning in words, naming what the engine did',
+  suggestion:
+    'where the data points at a resolution, the adjustment suggested (in words, with its id): nothing is applied until you accept it',
   rule: 'the HMRC matching rule that matched the lot: same day, 30 days (bed and breakfast) or section 104 pool',
   note: 'a remark on the row, in words',
   item: 'what the line is (a line of the tax form, or a total)',

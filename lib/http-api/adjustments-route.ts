@@ -1,0 +1,453 @@
+/**
+ * Where the accountant resolves warnings over the API (issue 27, "where the accountant works"):
+ *
+ * - `GET /profiles/{profile}/adjustments`: the newest version of the profile's adjustments and the
+ *   history of its versions (what each added or removed, who and when); `ETag` is the version.
+ * - `POST /profiles/{profile}/adjustments`: adds one adjustment (the body: an adjustment of
+ *   `adjustmentSchema` without `by` and `at`, which the server sets from the authenticated caller
+ *   and its clock). `If-Match` must name the version the caller read (`"0"` before the first):
+ *   another writer's version in between answers `412`, nothing is written.
+ * - `GET /reports/{jobId}/warnings`: a succeeded set's gains warnings, each with its suggestion
+ *   (the proposal, ready to post) and the adjustment of the newest version that resolves it.
+ * - `POST /reports/{jobId}/rerun`: the set's request again, as a new job over the newest version
+ *   of the adjustments (its version and sha256 in the answer and the job's key).
+ *
+ * Access is per profile as for every route: another profile answers `403` (adjustments) or `404`
+ * like a missing set (`/reports/{jobId}/…`).
+ */
+import { createHash } from 'node:crypto';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { parse } from 'csv-parse/sync';
+import type { Context } from 'hono';
+import { resolvingAdjustment } from '../adjustments/resolves.ts';
+import { type Adjustment, type AdjustmentsDocument, adjustmentSchema } from '../adjustments/schema.ts';
+import { proposalFromId } from '../adjustments/suggest.ts';
+import { PROFILE_NAME } from '../export/plan/index.ts';
+import { type JobFile, type JobRecord, jobIdFor, jobKeyAt, lookupProfile, startJob } from '../jobs/index.ts';
+import type { AdjustmentsStore } from './adjustments-store.ts';
+import type { ApiDeps } from './app.ts';
+import { callerEvent, callerName } from './authorization.ts';
+import { jsonObjectBody } from './body.ts';
+import { ForbiddenProfileError, InvalidRequestError } from './errors.ts';
+import { ErrorBody, JobIdParams } from './schemas.ts';
+
+/** What the routes use of the API's helpers. */
+export interface AdjustmentRouteHelpers {
+  mayUseProfile(c: Context, profile: string): boolean;
+  headers: Record<string, string>;
+  statusUrlOf(jobId: string): string;
+  apiError(code: string, message: string, field?: string | null): z.infer<typeof ErrorBody>;
+}
+
+/** The API's dependencies these routes read. */
+type Deps = Pick<ApiDeps, 'registry' | 'jobs' | 'starter' | 's3' | 'bucket' | 'now' | 'slots'> & {
+  adjustments?: AdjustmentsStore;
+};
+
+const ProfileParams = z.object({
+  profile: z
+    .string()
+    .regex(PROFILE_NAME, 'expected 1-64 letters, digits, "_" or "-"')
+    .openapi({ param: { name: 'profile', in: 'path' }, example: 'demo' }),
+});
+
+const AdjustmentView = z.record(z.string(), z.unknown()).openapi('Adjustment', {
+  description: 'One adjustment of lib/adjustments/schema.ts (kind, id, by, at, why and its fields)',
+});
+
+const AdjustmentsView = z
+  .object({
+    profile: z.string(),
+    version: z.number().int().min(0),
+    adjustments: z.array(AdjustmentView),
+    history: z.array(
+      z.object({
+        version: z.number().int(),
+        count: z.number().int(),
+        added: z.array(z.object({ id: z.string(), kind: z.string(), by: z.string(), at: z.string() })),
+        removed: z.array(z.string()),
+      }),
+    ),
+  })
+  .openapi('Adjustments');
+
+const NewAdjustment = z.record(z.string(), z.unknown()).openapi('NewAdjustment', {
+  description:
+    'An adjustment without by and at (set by the server); id optional (the server names one). A suggestion is accepted by posting its adjustment as it is.',
+  example: { kind: 'spam', token: 'ETHG-CLAIM', why: 'Unsolicited airdrop, no market' },
+});
+
+const Stored = z
+  .object({ profile: z.string(), version: z.number().int(), adjustment: AdjustmentView })
+  .openapi('AdjustmentStored');
+
+const WarningView = z
+  .object({
+    date: z.string(),
+    transactionId: z.string(),
+    kind: z.string(),
+    token: z.string(),
+    account: z.string(),
+    quantity: z.string(),
+    message: z.string(),
+    suggestion: z.object({ text: z.string(), adjustment: AdjustmentView.nullable() }).nullable(),
+    resolvedBy: z.string().nullable(),
+  })
+  .openapi('Warning');
+
+const WarningsView = z
+  .object({
+    jobId: z.string(),
+    profile: z.string(),
+    adjustmentsVersion: z.number().int(),
+    open: z.number().int(),
+    warnings: z.array(WarningView),
+  })
+  .openapi('Warnings');
+
+const Rerun = z
+  .object({
+    jobId: z.string(),
+    state: z.string(),
+    statusUrl: z.string(),
+    rerunOf: z.string(),
+    adjustments: z.object({ version: z.number().int(), sha256: z.string().nullable() }),
+  })
+  .openapi('Rerun');
+
+const json = <S>(description: string, schema: S) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+const ERROR = json('error: code, message, field, issues', ErrorBody);
+const errors = <S extends number>(...statuses: S[]) =>
+  Object.fromEntries(statuses.map((status) => [status, ERROR])) as Record<S, typeof ERROR>;
+
+const getAdjustmentsRoute = createRoute({
+  method: 'get',
+  path: '/profiles/{profile}/adjustments',
+  summary: "A profile's adjustments: the newest version and the history of versions",
+  request: { params: ProfileParams },
+  responses: {
+    200: json('the newest version (ETag: its number)', AdjustmentsView),
+    ...errors(400, 403, 404, 501),
+  },
+});
+
+const postAdjustmentRoute = createRoute({
+  method: 'post',
+  path: '/profiles/{profile}/adjustments',
+  summary: 'Add one adjustment (If-Match: the version read), attributed to the caller',
+  middleware: jsonObjectBody,
+  request: {
+    params: ProfileParams,
+    headers: z.object({
+      'if-match': z
+        .string()
+        .optional()
+        .openapi({ description: 'the version read, e.g. "3" ("0" before the first)' }),
+    }),
+    body: { required: true, content: { 'application/json': { schema: NewAdjustment } } },
+  },
+  responses: {
+    201: json('stored as a new version (ETag: its number)', Stored),
+    ...errors(400, 401, 403, 404, 409, 412, 428, 501),
+  },
+});
+
+const warningsRoute = createRoute({
+  method: 'get',
+  path: '/reports/{jobId}/warnings',
+  summary: "A set's gains warnings, each with its suggestion and the adjustment resolving it",
+  request: { params: JobIdParams },
+  responses: { 200: json('the warnings', WarningsView), ...errors(400, 404, 409, 501) },
+});
+
+const rerunRoute = createRoute({
+  method: 'post',
+  path: '/reports/{jobId}/rerun',
+  summary: "The set's request again, as a new job over the newest adjustments",
+  request: { params: JobIdParams },
+  responses: { 202: json('the new job', Rerun), ...errors(400, 401, 404, 409, 501, 503) },
+});
+
+/** The version an `If-Match` header names (`"3"`, `W/"3"`, `3`), or `null` when it names none. */
+export function ifMatchVersion(header: string | undefined): number | null {
+  const match = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header ?? '');
+  return match ? Number(match[1]) : null;
+}
+
+/** The sha256 of a document as stored (its JSON), for the re-run's reference. */
+export function documentSha256(doc: AdjustmentsDocument): string {
+  return createHash('sha256').update(JSON.stringify(doc)).digest('hex');
+}
+
+/** Adds the adjustments and warnings routes to `app`. */
+export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: AdjustmentRouteHelpers): void {
+  const { headers, apiError } = helpers;
+  const noStore = (c: Context) =>
+    c.json(apiError('adjustments_unavailable', 'this deployment keeps no adjustments'), 501, headers);
+  // The API's default hook reads a refused body as an export request: these routes name their own fields.
+  const refuseField = (hook: {
+    success: boolean;
+    error?: { issues: { path: PropertyKey[]; message: string }[] };
+  }): undefined => {
+    if (hook.success) return undefined;
+    const issue = hook.error?.issues[0];
+    throw new InvalidRequestError(String(issue?.path[0] ?? 'request'), issue?.message ?? 'invalid');
+  };
+
+  app.openapi(
+    getAdjustmentsRoute,
+    async (c) => {
+      const { profile } = c.req.valid('param');
+      if (!helpers.mayUseProfile(c, profile)) throw new ForbiddenProfileError();
+      lookupProfile(deps.registry, profile);
+      if (deps.adjustments === undefined) return noStore(c);
+      const latest = await deps.adjustments.latest(profile);
+      const version = latest?.version ?? 0;
+      const history = await historyOf(deps.adjustments, profile, latest);
+      return c.json({ profile, version, adjustments: latest?.adjustments ?? [], history }, 200, {
+        ...headers,
+        etag: `"${version}"`,
+      });
+    },
+    refuseField,
+  );
+
+  app.openapi(
+    postAdjustmentRoute,
+    async (c) => {
+      const { profile } = c.req.valid('param');
+      if (!helpers.mayUseProfile(c, profile)) throw new ForbiddenProfileError();
+      lookupProfile(deps.registry, profile);
+      if (deps.adjustments === undefined) return noStore(c);
+      const by = callerName(callerEvent(c));
+      if (by === undefined)
+        return c.json(
+          apiError('caller_unknown', 'every change is attributed: no signed-in caller'),
+          401,
+          headers,
+        );
+      const expected = ifMatchVersion(c.req.header('if-match'));
+      if (expected === null)
+        return c.json(
+          apiError(
+            'if_match_required',
+            'If-Match must name the version read, e.g. "3" ("0" before the first)',
+            'If-Match',
+          ),
+          428,
+          headers,
+        );
+      const latest = await deps.adjustments.latest(profile);
+      const current = latest?.version ?? 0;
+      if (expected !== current) return conflict(c, current);
+      const adjustment = newAdjustment(c.req.valid('json'), by, deps.now(), current + 1);
+      const taken = latest?.adjustments.find((a) => a.id === adjustment.id);
+      if (taken !== undefined)
+        return c.json(
+          apiError('adjustment_exists', `the adjustment ${adjustment.id} exists already`, 'id'),
+          409,
+          headers,
+        );
+      const doc: AdjustmentsDocument = {
+        schema: 'pbs-export/adjustments@1',
+        profile,
+        version: current + 1,
+        adjustments: [...(latest?.adjustments ?? []), adjustment],
+      };
+      if (!(await deps.adjustments.put(profile, doc, current))) return conflict(c, null);
+      return c.json({ profile, version: doc.version, adjustment }, 201, {
+        ...headers,
+        etag: `"${doc.version}"`,
+      });
+    },
+    refuseField,
+  );
+
+  app.openapi(
+    warningsRoute,
+    async (c) => {
+      const { jobId } = c.req.valid('param');
+      const job = await visibleJob(c, jobId);
+      if (job === null) return missingJob(c, jobId);
+      if (job.state !== 'succeeded' || job.result === undefined)
+        return c.json(apiError('not_finished', `job ${jobId} has not succeeded`, 'jobId'), 409, headers);
+      const file = job.result.files.find((f) => f.name.endsWith('_gains_warnings.csv'));
+      if (file === undefined) {
+        const reason = 'this set has no gains warnings CSV: request the gains report in CSV';
+        return c.json(apiError('no_warnings_file', reason, 'jobId'), 409, headers);
+      }
+      const latest = deps.adjustments === undefined ? null : await deps.adjustments.latest(job.profile);
+      const warnings = (await readWarnings(deps, file)).map((w) =>
+        withResolution(w, latest?.adjustments ?? []),
+      );
+      return c.json(
+        {
+          jobId,
+          profile: job.profile,
+          adjustmentsVersion: latest?.version ?? 0,
+          open: warnings.filter((w) => w.resolvedBy === null).length,
+          warnings,
+        },
+        200,
+        headers,
+      );
+    },
+    refuseField,
+  );
+
+  app.openapi(
+    rerunRoute,
+    async (c) => {
+      const { jobId } = c.req.valid('param');
+      const job = await visibleJob(c, jobId);
+      if (job === null) return missingJob(c, jobId);
+      if (deps.adjustments === undefined) return noStore(c);
+      const by = callerName(callerEvent(c));
+      if (by === undefined)
+        return c.json(
+          apiError('caller_unknown', 'every re-run is attributed: no signed-in caller'),
+          401,
+          headers,
+        );
+      const latest = await deps.adjustments.latest(job.profile);
+      const reference = {
+        version: latest?.version ?? 0,
+        sha256: latest === null ? null : documentSha256(latest),
+      };
+      const now = deps.now();
+      // One re-run per set and adjustments version: asking again answers the same job.
+      const key = jobKeyAt(
+        `rerun:${jobId}:adjustments@${reference.version}:${reference.sha256 ?? 'none'}`,
+        job.request,
+        now,
+      );
+      const at = now.toISOString();
+      // The request is the set's own; adjust's `adjustments` request field carries the reference once merged.
+      const next: JobRecord = {
+        jobId: jobIdFor(job.profile, key),
+        profile: job.profile,
+        request: job.request,
+        state: 'queued',
+        source: 'api',
+        requestedBy: by,
+        idempotencyKey: key,
+        createdAt: at,
+        updatedAt: at,
+      };
+      const { job: stored } = await startJob(deps, next, { sameRequest: () => true });
+      return c.json(
+        {
+          jobId: stored.jobId,
+          state: stored.state,
+          statusUrl: helpers.statusUrlOf(stored.jobId),
+          rerunOf: jobId,
+          adjustments: reference,
+        },
+        202,
+        { ...headers, location: helpers.statusUrlOf(stored.jobId) },
+      );
+    },
+    refuseField,
+  );
+
+  function conflict(c: Context, current: number | null) {
+    const message =
+      current === null
+        ? 'another change was stored first: read the adjustments again'
+        : `the newest version is ${current}: read it again and send If-Match: "${current}"`;
+    return c.json(apiError('version_conflict', message, 'If-Match'), 412, headers);
+  }
+
+  /** A job the caller may see, else `null` (another profile's job is as missing). */
+  async function visibleJob(c: Context, jobId: string): Promise<JobRecord | null> {
+    const job = await deps.jobs.get(jobId);
+    return job !== null && helpers.mayUseProfile(c, job.profile) ? job : null;
+  }
+
+  function missingJob(c: Context, jobId: string) {
+    return c.json(apiError('job_not_found', `job ${jobId} does not exist`, 'jobId'), 404, headers);
+  }
+}
+
+/**
+ * The adjustment a body asks for, with `by` and `at` set here (refused in the body: they are the
+ * server's), validated by the document's own schema; its id is the body's or `manual-v{version}`.
+ */
+export function newAdjustment(
+  body: Record<string, unknown>,
+  by: string,
+  now: Date,
+  version: number,
+): Adjustment {
+  for (const field of ['by', 'at'] as const) {
+    if (Object.hasOwn(body, field))
+      throw new InvalidRequestError(
+        field,
+        'set by the server from the signed-in caller and its clock; leave it out',
+      );
+  }
+  const parsed = adjustmentSchema.safeParse({ id: `manual-v${version}`, ...body, by, at: now.toISOString() });
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.length ? issue.path.map(String).join('.') : 'kind';
+  throw new InvalidRequestError(field, issue?.message ?? 'invalid adjustment');
+}
+
+/** What each version added and removed (newest first, at most 100 versions). */
+async function historyOf(store: AdjustmentsStore, profile: string, latest: AdjustmentsDocument | null) {
+  const history: z.infer<typeof AdjustmentsView>['history'] = [];
+  let newer = latest;
+  while (newer !== null && history.length < 100) {
+    const older = newer.version > 1 ? await store.get(profile, newer.version - 1) : null;
+    const before = new Set(older?.adjustments.map((a) => a.id) ?? []);
+    const after = new Set(newer.adjustments.map((a) => a.id));
+    history.push({
+      version: newer.version,
+      count: newer.adjustments.length,
+      added: newer.adjustments
+        .filter((a) => !before.has(a.id))
+        .map((a) => ({ id: a.id, kind: a.kind, by: a.by, at: a.at })),
+      removed: [...before].filter((id) => !after.has(id)),
+    });
+    newer = older;
+  }
+  return history;
+}
+
+type WarningRow = Omit<z.infer<typeof WarningView>, 'resolvedBy'>;
+
+/** The warnings of a set's CSV file (any delimiter the CSV dialects write). */
+async function readWarnings(deps: Deps, file: JobFile): Promise<WarningRow[]> {
+  const answer = await deps.s3.send(new GetObjectCommand({ Bucket: deps.bucket, Key: file.key }));
+  const text = (await answer.Body?.transformToString('utf-8')) ?? '';
+  const header = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
+  const delimiter = [';', '\t', ','].find((d) => header.includes(d)) ?? ',';
+  const rows = parse(text, { bom: true, columns: true, delimiter, skip_empty_lines: true }) as Record<
+    string,
+    string
+  >[];
+  return rows.map((row) => {
+    const text = row.suggestion ?? '';
+    const id = /\(proposed adjustment (\S+)\)$/.exec(text)?.[1];
+    const words = text.replace(/ \(proposed adjustment \S+\)$/, '');
+    return {
+      date: row.date ?? '',
+      transactionId: row.transaction_id ?? '',
+      kind: row.kind ?? '',
+      token: row.token ?? '',
+      account: row.account ?? '',
+      quantity: row.quantity ?? '',
+      message: row.message ?? '',
+      suggestion:
+        text === '' ? null : { text: words, adjustment: id === undefined ? null : proposalFromId(id, words) },
+    };
+  });
+}
+
+function withResolution(w: WarningRow, adjustments: readonly Adjustment[]): z.infer<typeof WarningView> {
+  return { ...w, resolvedBy: resolvingAdjustment(adjustments, w)?.id ?? null };
+}

@@ -1,0 +1,164 @@
+/**
+ * Resolving a set's warnings in the portal, in chromium over `npm run serve`'s stack (development
+ * sign-in), with the in-memory adjustments store of the test support injected where the API's
+ * other dependencies are built. A demo gains set of 2025 lists its open warnings; a form refused by
+ * the schema says why beside itself; "Accept suggestion" stores the adjustment attributed to the
+ * signed-in person and the row moves to "Resolved"; "Re-run" starts the set again over that
+ * version. (The re-run's figures change once the adjustments are applied to the gains engine:
+ * that is the adjustments core's part, not this page's.) Screenshots as portal.browser.ts.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import axe from 'axe-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalService, startLocalService } from '../../lib/local/index.ts';
+import { createMemoryAdjustmentsStore, type MemoryAdjustmentsStore } from '../support/adjustments-store.ts';
+
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+];
+
+let service: LocalService;
+let store: MemoryAdjustmentsStore;
+let context: BrowserContext;
+let page: Page;
+let profileDir: string;
+let shotDir: string;
+let jobId: string;
+
+const url = (path: string) => `${service.url}${path}`;
+const shoot = (name: string) =>
+  page.screenshot({ path: join(shotDir, `portal-${name}.png`), fullPage: true });
+
+async function seriousViolations(): Promise<string[]> {
+  await page.evaluate(axe.source);
+  const results = await page.evaluate(() => {
+    const inPage = globalThis as unknown as { axe: typeof axe; document: Parameters<typeof axe.run>[0] };
+    return inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
+  });
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    );
+}
+
+/** Starts a demo gains export of 2025 through the API and waits until it succeeded. */
+async function demoGainsSet(): Promise<string> {
+  const token = await service.devToken(['demo']);
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const body = {
+    profile: 'demo',
+    period: '2025',
+    reports: ['gains'],
+    gains: { taxRules: 'us' },
+    formats: ['csv'],
+  };
+  const started = await fetch(url('/reports'), { method: 'POST', headers, body: JSON.stringify(body) });
+  const { jobId: id } = (await started.json()) as { jobId: string };
+  for (;;) {
+    const job = (await (await fetch(url(`/reports/${id}`), { headers })).json()) as { state: string };
+    if (job.state === 'succeeded') return id;
+    if (job.state === 'failed') throw new Error(`the demo export failed: ${JSON.stringify(job)}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+beforeAll(async () => {
+  store = createMemoryAdjustmentsStore();
+  service = await startLocalService({ port: 0, adjustments: store });
+  profileDir = await mkdtemp(join(tmpdir(), 'pbs-chromium-'));
+  shotDir = process.env.UPDATE_SCREENSHOTS === '1' ? 'docs' : await mkdtemp(join(tmpdir(), 'pbs-shots-'));
+  context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1200, height: 860 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  jobId = await demoGainsSet();
+});
+
+afterAll(async () => {
+  await context?.close();
+  await service?.close();
+  await rm(profileDir, { recursive: true, force: true });
+});
+
+describe('resolving a set’s warnings in the portal', () => {
+  it('lists the open warnings of the set, linked from its client page', async () => {
+    await page.goto(url('/portal'));
+    await page.waitForURL(url('/portal/sign-in'));
+    await page.getByLabel('demo').check();
+    await page.getByRole('button', { name: 'Sign in (development)' }).click();
+    await page.waitForURL(url('/portal'));
+    await page.goto(url(`/portal/clients/demo#set-${jobId}`));
+    await page.getByRole('link', { name: 'Warnings and adjustments' }).first().click();
+    await page.waitForURL(url(`/portal/sets/${jobId}/warnings`));
+    await page.getByRole('heading', { name: 'Open warnings' }).waitFor();
+
+    expect(await page.locator('article.warning h3').allTextContents()).toEqual([
+      'zero-basis: 2 BTC',
+      'unmatched-transfer: 0.5 BTC',
+      'missing-value: 1000 ETHG-CLAIM',
+      'missing-value: 1250 USDC',
+      expect.stringMatching(/^unmatched-transfer: [\d.]+ ETH$/),
+      expect.stringMatching(/^unmatched-transfer: [\d.]+ ETH$/),
+      'missing-value: 2000 ETHG-CLAIM',
+    ]);
+    expect(await page.getByRole('button', { name: 'Accept suggestion' }).count()).toBe(5);
+    expect(await seriousViolations()).toEqual([]);
+    await shoot('warnings');
+  });
+
+  it('shows the schema’s refusal beside the form, and stores nothing', async () => {
+    const row = page.locator('article.warning', { hasText: '0.5 BTC' });
+    await row.getByText('Give the cost basis (from outside the portfolio)').click();
+    const form = row.locator('details', { hasText: 'Give the cost basis' });
+    await form.getByLabel('Cost basis of the 0.5 BTC').fill('21.000,00');
+    await form.getByLabel(/^Why/).fill('Bought on the client’s Kraken account');
+    await form.getByRole('button', { name: 'Store adjustment' }).click();
+    const refusal = page.locator('article.warning', { hasText: '0.5 BTC' }).getByRole('alert');
+    await refusal.waitFor();
+
+    expect(await refusal.textContent()).toBe(
+      'Not stored: cost: must be a plain non-negative decimal such as 0.5',
+    );
+    expect(store.versions('demo')).toEqual([]);
+  });
+
+  it('accepts a suggestion in one click: stored, attributed, the rows resolved', async () => {
+    const row = page.locator('article.warning', { hasText: '1000 ETHG-CLAIM' });
+    await row.getByRole('button', { name: 'Accept suggestion' }).click();
+    await page.getByRole('status').waitFor();
+
+    expect(await page.getByRole('status').textContent()).toBe(
+      'Stored. Re-run the set to see the figures change.',
+    );
+    expect(await page.locator('article.warning').count()).toBe(5);
+    expect(await page.locator('li', { hasText: 'resolved by suggested:spam:ETHG-CLAIM' }).count()).toBe(2);
+    expect(store.versions('demo').map((doc) => doc.adjustments.map((a) => [a.id, a.kind, a.by]))).toEqual([
+      [['suggested:spam:ETHG-CLAIM', 'spam', 'developer']],
+    ]);
+    expect(await seriousViolations()).toEqual([]);
+    await shoot('warnings-resolved');
+  });
+
+  it('re-runs the set over the adjustments: a new job, requested with their version', async () => {
+    await page.getByRole('button', { name: 'Re-run with the adjustments' }).click();
+    await page.waitForURL(/\/portal\/clients\/demo#job-[0-9a-f]{32}$/);
+    const rerunId = new URL(page.url()).hash.slice('#job-'.length);
+
+    expect(rerunId).not.toBe(jobId);
+    const job = await service.jobs.get(rerunId);
+    expect(job?.requestedBy).toBe('developer');
+    expect(job?.idempotencyKey).toMatch(new RegExp(`^rerun:${jobId}:adjustments@1:[0-9a-f]{64}`));
+    expect(job?.request).toEqual((await service.jobs.get(jobId))?.request);
+  });
+});
