@@ -139,7 +139,7 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
     const destinations = createSink(command.destination, io, s3);
     const { presign } = destinations;
     // A run never writes into a closed set (lib/close/guard.ts).
-    const sink = guardSink(destinations.sink, closeStoreFor(command.destination, s3));
+    const sink = guardedSink(destinations.sink, command.destination, s3, io);
     const progress = createProgressReporter(io.stdout);
     const result = await runExport(request, {
       client: service.client,
@@ -176,7 +176,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   await checkDestination(command.destination, s3);
   const destinations = createSink(command.destination, io, s3);
   const { presign } = destinations;
-  const sink = guardSink(destinations.sink, closeStoreFor(command.destination, s3));
+  const sink = guardedSink(destinations.sink, command.destination, s3, io);
   const warn = (message: string) => io.stderr.write(`warning: ${visible(message)}\n`);
   const workDir = await openRunScratch({ warn });
   try {
@@ -313,6 +313,20 @@ interface Destinations {
   sink: Sink;
   /** For S3: presigned download links of stored files, named for the accountant's download. */
   presign?: (files: readonly StoredObject[]) => Promise<{ name: string; url: string }[]>;
+}
+
+/**
+ * The destination's sink behind the close guard (lib/close/guard.ts): a closed set is never written.
+ * Close records the credentials may not read are warned about, not fatal (see `GuardOptions`).
+ */
+function guardedSink(sink: Sink, destination: Destination, s3: S3Client | undefined, io: CliIo): Sink {
+  const store = closeStoreFor(destination, s3);
+  return guardSink(sink, store, {
+    onUnreadable: (error) =>
+      io.stderr.write(
+        `warning: could not read the close records in ${store.location('')}: ${visible(describeError(error))}; the set is written without checking them\n`,
+      ),
+  });
 }
 
 /**

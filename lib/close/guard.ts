@@ -22,14 +22,42 @@ export async function openCloses(store: Pick<CloseStore, 'records'>): Promise<Cl
   return closesInForce(await store.records());
 }
 
+/** Options of {@link guardSink}. */
+export interface GuardOptions {
+  /**
+   * Called when the close records cannot be read (credentials that may write but not list, as an
+   * operator's first run may have); the set is then written as if nothing were closed. Absent: the
+   * read error fails the write. The CLI warns and goes on: each run writes a new set, so only a
+   * rerun of `render` into a closed set could be missed, and on AWS S3 Object Lock still holds.
+   */
+  onUnreadable?: (error: unknown) => void;
+}
+
+async function readRecords(
+  store: Pick<CloseStore, 'records'>,
+  options: GuardOptions,
+): Promise<readonly CloseRecord[]> {
+  if (options.onUnreadable === undefined) return store.records();
+  try {
+    return await store.records();
+  } catch (error) {
+    options.onUnreadable(error);
+    return [];
+  }
+}
+
 /**
  * `sink`, refusing to open a set, write a file or remove one inside a closed set. The records are
  * read again at every `openSet` and `remove`; `create` (synchronous) uses those read last.
  */
-export function guardSink(sink: Sink, store: Pick<CloseStore, 'records' | 'location'>): Sink {
+export function guardSink(
+  sink: Sink,
+  store: Pick<CloseStore, 'records' | 'location'>,
+  options: GuardOptions = {},
+): Sink {
   let known: CloseRecord[] = [];
   const check = async (key: string) => {
-    known = closesInForce(await store.records());
+    known = closesInForce(await readRecords(store, options));
     refuse(key);
   };
   const refuse = (key: string) => {

@@ -125,7 +125,10 @@ describe('an export job with gains.rates {source: ecb} and no files', () => {
     expect(lines.length).toBeGreaterThan(0);
     const checked = lines.filter((_, index) => index % 11 === 0);
     const expected = checked.map((line) => {
-      let day = DateTime.fromISO(line.date as string, { zone: 'Europe/Berlin' }).startOf('day');
+      // The conversions' date is UTC wall time (no offset: README "Dates in CSV").
+      let day = DateTime.fromISO(line.date as string, { zone: 'utc' })
+        .setZone('Europe/Berlin')
+        .startOf('day');
       while (!ecbPublished(day)) day = day.minus({ days: 1 });
       const of = day.toISODate() as string;
       const value = new Exact(line.value as string).div(usdPerEuro(of)).round(18, BigJs.roundHalfEven);

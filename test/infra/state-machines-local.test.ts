@@ -216,8 +216,8 @@ describe('monthly state machine, executed locally', () => {
   const input = {
     scheduledTime: '2026-12-01T06:00:00Z',
     profiles: [
-      { profile: 'demo', gains: null },
-      { profile: 'acme', gains: { taxRules: 'de', transferFee: 'basis' } },
+      { profile: 'demo', gains: null, journal: null },
+      { profile: 'acme', gains: { taxRules: 'de', transferFee: 'basis' }, journal: null },
     ],
   };
   const describeResource = `arn:${TEST_ENV.partition}:states:::aws-sdk:sfn:describeExecution`;

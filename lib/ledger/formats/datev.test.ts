@@ -198,15 +198,17 @@ describe('DATEV Buchungsstapel (EXTF 700, Formatversion 13)', () => {
   it('refuses settings by field: Beraternummer, Mandantennummer, WJ-Beginn, Sachkontenlänge, unknown keys', () => {
     const bad = (patch: Record<string, unknown>) =>
       refusedField(() => write(JANUARY, context({ ...SETTINGS, ...patch })));
-    expect(bad({ consultantNumber: 999 })).toBe('datev.consultantNumber');
-    expect(bad({ consultantNumber: '12a4' })).toBe('datev.consultantNumber');
-    expect(bad({ clientNumber: 100000 })).toBe('datev.clientNumber');
-    expect(bad({ fiscalYearStart: '13-01' })).toBe('datev.fiscalYearStart');
-    expect(bad({ fiscalYearStart: '02-29' })).toBe('datev.fiscalYearStart');
-    expect(bad({ accountLength: 3 })).toBe('datev.accountLength');
-    expect(bad({ initials: 'ABC' })).toBe('datev.initials');
-    expect(bad({ beraternummer: 1 })).toBe('datev.beraternummer');
-    expect(refusedField(() => write(JANUARY, context({ clientNumber: 1 })))).toBe('datev.consultantNumber');
+    expect(bad({ consultantNumber: 999 })).toBe('journal.settings.datev.consultantNumber');
+    expect(bad({ consultantNumber: '12a4' })).toBe('journal.settings.datev.consultantNumber');
+    expect(bad({ clientNumber: 100000 })).toBe('journal.settings.datev.clientNumber');
+    expect(bad({ fiscalYearStart: '13-01' })).toBe('journal.settings.datev.fiscalYearStart');
+    expect(bad({ fiscalYearStart: '02-29' })).toBe('journal.settings.datev.fiscalYearStart');
+    expect(bad({ accountLength: 3 })).toBe('journal.settings.datev.accountLength');
+    expect(bad({ initials: 'ABC' })).toBe('journal.settings.datev.initials');
+    expect(bad({ beraternummer: 1 })).toBe('journal.settings.datev.beraternummer');
+    expect(refusedField(() => write(JANUARY, context({ clientNumber: 1 })))).toBe(
+      'journal.settings.datev.consultantNumber',
+    );
     // Digits given as text (a CLI file, CDK context) are taken.
     expect(datevSettingsSchema.parse({ consultantNumber: '29098', clientNumber: '7' })).toMatchObject({
       consultantNumber: 29098,

@@ -113,11 +113,13 @@ describe('QuickBooks Online journal entry import', () => {
       }
       throw new Error('not refused');
     };
-    expect(refusal(() => only(JANUARY, { dateFormat: 'YYYY-MM-DD' }))).toBe('quickbooks.dateFormat');
-    expect(refusal(() => only(JANUARY, { journalNoPrefix: 'a prefix that is far too long' }))).toBe(
-      'quickbooks.journalNoPrefix',
+    expect(refusal(() => only(JANUARY, { dateFormat: 'YYYY-MM-DD' }))).toBe(
+      'journal.settings.quickbooks.dateFormat',
     );
-    expect(refusal(() => only(JANUARY, { colour: 'blue' }))).toBe('quickbooks.colour');
+    expect(refusal(() => only(JANUARY, { journalNoPrefix: 'a prefix that is far too long' }))).toBe(
+      'journal.settings.quickbooks.journalNoPrefix',
+    );
+    expect(refusal(() => only(JANUARY, { colour: 'blue' }))).toBe('journal.settings.quickbooks.colour');
     const unbalanced: JournalEntry = {
       ...(JANUARY[0] as JournalEntry),
       postings: [dr(CHART.btc, '1.00'), cr(CHART.bank, '0.99')],

@@ -158,9 +158,13 @@ describe('Xero manual journal import', () => {
       }
       return 'not refused';
     };
-    expect(field(() => write(JANUARY, { maxLinesPerFile: 301 }))).toBe('xero.maxLinesPerFile');
-    expect(field(() => write(JANUARY, { taxRate: ' ' }))).toBe('xero.taxRate');
-    expect(field(() => write(JANUARY, { tracking: { name: 'Source' } }))).toBe('xero.tracking.option');
+    expect(field(() => write(JANUARY, { maxLinesPerFile: 301 }))).toBe(
+      'journal.settings.xero.maxLinesPerFile',
+    );
+    expect(field(() => write(JANUARY, { taxRate: ' ' }))).toBe('journal.settings.xero.taxRate');
+    expect(field(() => write(JANUARY, { tracking: { name: 'Source' } }))).toBe(
+      'journal.settings.xero.tracking.option',
+    );
     const blank = { ...CHART.bank, code: '' };
     const entry: JournalEntry = {
       ...(JANUARY[0] as JournalEntry),
