@@ -72,6 +72,8 @@ describe('printed type of the demo, us, uk and de workbooks', () => {
   /** Points per unit of word height, for the font LibreOffice prints with here. */
   let pointsPerHeight = 0;
   const smallest: Record<string, Record<string, number>> = {};
+  /** The words of each printed page, by run and sheet title. */
+  const printed: Record<string, Map<string, string[][]>> = {};
 
   const convert = (files: string[]) =>
     run(
@@ -109,8 +111,11 @@ describe('printed type of the demo, us, uk and de workbooks', () => {
     pointsPerHeight = 11 / Math.min(...(referencePage?.words ?? []).map((word) => word.height));
     for (const name of Object.keys(RUNS)) {
       smallest[name] = {};
+      const pages = new Map<string, string[][]>();
+      printed[name] = pages;
       for (const page of await pageWords(join(out, `${name}.pdf`))) {
         const title = titleOf(page);
+        pages.set(title, [...(pages.get(title) ?? []), page.words.map((word) => word.text)]);
         const least = Math.min(...page.words.map((word) => word.height * pointsPerHeight));
         const sheets = smallest[name] as Record<string, number>;
         sheets[title] = Math.min(sheets[title] ?? Number.POSITIVE_INFINITY, Math.round(least * 10) / 10);
@@ -132,4 +137,35 @@ describe('printed type of the demo, us, uk and de workbooks', () => {
     const tooSmall = Object.entries(sheets).filter(([, points]) => points < LEAST_POINTS);
     expect([Object.keys(sheets).length >= 5, tooSmall]).toEqual([true, []]);
   });
+
+  /**
+   * The sheets an accountant files from: a word of the header of a column only the first page
+   * across prints (the repeated first column aside), the row labels' header word, and each money
+   * column's header word (headers wrap: the column's first word).
+   */
+  const FILED: [run: string, sheet: string, first: string, labels: string, money: string[]][] = [
+    ['uk', 'Capital Gains summary', 'First', 'Item', ['Amount']],
+    ['de', 'Anlage SO', 'First', 'Item', ['Amount']],
+    ['us', 'Form 8949', 'Part', '(a)', ['(d)', '(e)', '(g)', '(h)']],
+    ['us', 'Schedule D', 'Line', 'Description', ['(d)', '(e)', '(g)', '(h)']],
+  ];
+  /** A money amount as printed: `-1,234.56`. */
+  const AMOUNT = /^-?\d{1,3}(,\d{3})*\.\d\d$/;
+
+  it.each(FILED)(
+    "prints the %s workbook's %s with the row labels and every money column on the first page across",
+    (run, sheet, first, labels, money) => {
+      const pages = printed[run]?.get(sheet) ?? [];
+      const firstAcross = pages.filter((words) => words.includes(first));
+      const missing = firstAcross.flatMap((words, i) =>
+        [labels, ...money]
+          .filter((header) => !words.includes(header))
+          .map((header) => `page ${i + 1}: ${header}`),
+      );
+      const amountsElsewhere = pages.filter(
+        (words) => !words.includes(first) && words.some((word) => AMOUNT.test(word)),
+      ).length;
+      expect([firstAcross.length > 0, missing, amountsElsewhere]).toEqual([true, [], 0]);
+    },
+  );
 });

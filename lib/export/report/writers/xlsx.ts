@@ -15,7 +15,7 @@ import {
   type XlsxCell,
 } from './xlsx-cells.ts';
 import { outputClosed, type PacingStats, type StreamInternals, XlsxPacer } from './xlsx-pacing.ts';
-import { fitWrapped, pageSetup } from './xlsx-print.ts';
+import { fitPrint, type PrintColumn, pageSetup } from './xlsx-print.ts';
 
 /** Excel's 1,048,576 rows minus the header row. */
 export const EXCEL_MAX_DATA_ROWS = 1_048_575;
@@ -181,7 +181,7 @@ async function writeTable(
   results: XlsxSheetResult[],
 ): Promise<void> {
   const { spec } = source;
-  const columns = sheetColumns(spec.columns);
+  let columns = sheetColumns(spec.columns);
   const rows = source.rows()[Symbol.asyncIterator]();
   let sheet: { worksheet: Worksheet; result: XlsxSheetResult } | undefined;
   let dataRow = 0;
@@ -226,7 +226,7 @@ async function writeTable(
   const styles = new Map<string, Partial<Style>>();
   // In a sheet with wrapped text, every cell sits at the top of its (taller) row; a text of
   // several lines (a memo) wraps at its line breaks, which an unwrapped cell prints run together.
-  const topAligned = columns.some((column) => column.source.wrap === true);
+  let topAligned = false;
   const styleOf = (numFmt: string | undefined, wrap: boolean, number: boolean): Partial<Style> => {
     const key = `${wrap ? 'wrap' : ''}|${number ? 'number' : ''}|${numFmt ?? ''}`;
     let style = styles.get(key);
@@ -282,10 +282,15 @@ async function writeTable(
       if (next.done) break;
       sample.push(next.value);
     }
-    widths = fitWrapped(
-      columns.map((column) => column.source.wrap === true),
-      columnWidths(columns, sample, settings.maxColumnWidth),
+    const fit = fitPrint(columns.map(printColumn), columnWidths(columns, sample, settings.maxColumnWidth));
+    widths = fit.widths;
+    // A text column the print layout narrowed wraps, as one its producer marked to wrap.
+    columns = columns.map((column, i) =>
+      fit.wrap[i] === true && column.source.wrap !== true
+        ? { ...column, source: { ...column.source, wrap: true } }
+        : column,
     );
+    topAligned = columns.some((column) => column.source.wrap === true);
     for (const row of sample) await writeRow(row);
     for (let next = await rows.next(); !next.done; next = await rows.next()) await writeRow(next.value);
     sheet ??= startSheet();
@@ -308,13 +313,31 @@ function columnWidths(columns: SheetColumn[], sample: readonly Row[], max: numbe
     const isNumber = isNumberColumn(column);
     const longest = sample.reduce(
       (widest, row) => Math.max(widest, displayWidth(row[column.index] ?? null, column)),
-      // The header is bold: its longest word takes about one character more than in regular type.
-      Math.max(longestWord(column.header) + 1, isNumber ? (column.source.width ?? 0) : 0),
+      // The header is bold: its longest word takes about one character more than in regular type,
+      // and a number column's header is indented like its numbers (one more).
+      Math.max(longestWord(column.header) + (isNumber ? 2 : 1), isNumber ? (column.source.width ?? 0) : 0),
     );
-    const floor = isNumber && column.source.kind === 'decimal' ? NUMBER_MIN_WIDTH : 8;
+    // A producer that measured every row (`width`) needs no room for rows past the sample.
+    const floor =
+      isNumber && column.source.kind === 'decimal' && column.source.width === undefined
+        ? NUMBER_MIN_WIDTH
+        : 8;
     // A number must fit whatever the cap: past it, it would show as `###`.
-    return Math.min(Math.max(longest + 2, floor), isNumber ? MAX_EXCEL_WIDTH : max);
+    const width = Math.min(Math.max(longest + 2, floor), isNumber ? MAX_EXCEL_WIDTH : max);
+    // exceljs leaves a column of its default width (9) out of the file, which then prints at the
+    // reader's own default (LibreOffice's is narrower): such a column is made one wider.
+    return width === EXCELJS_DEFAULT_WIDTH ? width + 1 : width;
   });
+}
+
+/** What the print layout needs of a sheet column (see {@link fitPrint}). */
+function printColumn(column: SheetColumn): PrintColumn {
+  const kind = isNumberColumn(column)
+    ? 'number'
+    : column.source.kind === 'text' && !column.companion
+      ? 'text'
+      : 'other';
+  return { kind, wrap: column.source.wrap === true, least: longestWord(column.header) + 3 };
 }
 
 /** The longest word of a header: the least width it can wrap into. */
@@ -380,6 +403,8 @@ function wrappedLines(row: Row, columns: readonly SheetColumn[], widths: readonl
  * producer could not measure beforehand (the live workbook sizes columns from the first window).
  */
 const NUMBER_MIN_WIDTH = 18;
+/** The width exceljs writes no `<col>` for. */
+const EXCELJS_DEFAULT_WIDTH = 9;
 /** Excel's widest column, in characters. */
 const MAX_EXCEL_WIDTH = 255;
 
