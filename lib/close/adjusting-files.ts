@@ -4,7 +4,7 @@
  * asked for (hledger, Beancount, QuickBooks, Xero, DATEV) from the formats' registry.
  */
 import { DateTime } from 'luxon';
-import { subtractDecimal } from '../domain/decimal/plain.ts';
+import { isZeroDecimal, subtractDecimal } from '../domain/decimal/plain.ts';
 import type { TableSource } from '../domain/table.ts';
 import { JOURNAL_SPEC, journalRows, type LedgerFile, ledgerFormat } from '../ledger/index.ts';
 import type { Restatement, RestatementJournal } from './restatement.ts';
@@ -73,8 +73,10 @@ export function adjustingWords(restatement: Restatement, journal: RestatementJou
   const lines = journal.entries.flatMap((entry) =>
     entry.postings.map((p) => {
       const net = subtractDecimal(p.debit, p.credit);
-      const quantity = p.quantity === undefined ? '' : ` (${signedAmount(p.quantity)} ${p.token ?? ''})`;
-      return `${p.account.code} ${signedAmount(net)} ${p.currency}${quantity}`;
+      const tokens = p.quantity === undefined ? '' : `${signedAmount(p.quantity)} ${p.token ?? ''}`;
+      // The tokens of a split posting (moved at no value) alone.
+      if (tokens !== '' && isZeroDecimal(net)) return `${p.account.code} ${tokens}`;
+      return `${p.account.code} ${signedAmount(net)} ${p.currency}${tokens === '' ? '' : ` (${tokens})`}`;
     }),
   );
   return `Adjusting entries dated ${dateWords(journal.date)} bring the ledger to the corrected ${period}: ${lines.join(', ')} (debit +, credit −)`;
