@@ -3,6 +3,7 @@
  * Debian's hledger (1.25), the closed set's hledger journal read together with the adjusting
  * entries' journal has, at the adjusting date, the balances of the corrected journal (a fresh
  * export of the changed October): at cost in the reporting currency (`bal -B`), and in tokens.
+ * The Beancount file of the adjusting entries passes `bean-check` on its own.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ describe('adjusting entries in hledger (closed + adjusting = corrected)', () => 
   let corrected: string[];
 
   beforeAll(async () => {
-    scenario = await runJournalScenario();
+    scenario = await runJournalScenario('csv,beancount,hledger');
     closed = [
       join(scenario.closedRun, 'acme_2025-10_journal.hledger'),
       join(scenario.restatement, 'acme_2025-10_adjusting_journal.hledger'),
@@ -49,5 +50,10 @@ describe('adjusting entries in hledger (closed + adjusting = corrected)', () => 
   it('holds the tokens the corrected journal holds, account by account', async () => {
     const tokens = [...balance, 'not:cur:USD'];
     expect(await hledger(closed, ...tokens)).toEqual(await hledger(corrected, ...tokens));
+  });
+
+  it('writes the adjusting entries in Beancount too, which bean-check accepts', async () => {
+    const file = join(scenario.restatement, 'acme_2025-10_adjusting_journal.beancount');
+    await expect(run('bean-check', [file])).resolves.toBeDefined();
   });
 });

@@ -37,8 +37,8 @@ export interface JournalScenario {
 
 const only = async (folder: string) => join(folder, (await readdir(folder))[0] as string);
 
-/** Runs the scenario (see the module comment) over the simulator on loopback. */
-export async function runJournalScenario(): Promise<JournalScenario> {
+/** Runs the scenario (see the module comment) over the simulator on loopback, with the journal `formats`. */
+export async function runJournalScenario(formats = 'csv,hledger'): Promise<JournalScenario> {
   const dir = await mkdtemp(join(tmpdir(), 'pbs-close-journal-'));
   let clock = Date.parse('2025-11-02T06:00:00.000Z');
   const sim: RunningSimulator = await startSimulator({
@@ -60,7 +60,7 @@ export async function runJournalScenario(): Promise<JournalScenario> {
   const exportOctober = (folder: string) =>
     cli(
       ...['run', '--profile', 'acme', '--period', '2025-10', '--report', 'journal'],
-      ...['--journal-format', 'csv,hledger', '--format', 'csv', '--out', folder],
+      ...['--journal-format', formats, '--format', 'csv', '--out', folder],
     );
   const books = join(dir, 'books');
   await exportOctober(books);
