@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Account, JournalEntry } from '../ledger/types.ts';
-import { adjustingEntries } from './adjusting.ts';
+import { adjustingDate, adjustingEntries, dayAfterPeriod } from './adjusting.ts';
 
 const cash: Account = { code: '1000', name: 'Cash', kind: 'cash' };
 const btc: Account = { code: '1500', name: 'BTC', kind: 'asset' };
@@ -71,5 +71,41 @@ describe('adjustingEntries', () => {
     expect(
       adjustingEntries(same, same, { id: 'adj', date: '2025-11-01', description: '', txIds: [] }),
     ).toEqual([]);
+  });
+
+  it('splits a posting whose tokens move against their value: the tokens at no value, the value alone', () => {
+    const held = (quantity: string, debit: string): JournalEntry => ({
+      id: 'a',
+      date: '2025-10-10',
+      txIds: ['a'],
+      description: 'a',
+      postings: [
+        { account: btc, debit, credit: '0', currency: 'USD', token: 'BTC', quantity },
+        { account: cash, debit: '0', credit: debit, currency: 'USD' },
+      ],
+    });
+    const [adjusting] = adjustingEntries([held('2', '100.00')], [held('1', '150.00')], {
+      id: 'adj',
+      date: '2025-11-01',
+      description: '',
+      txIds: ['a'],
+    });
+    expect(adjusting?.postings.filter((p) => p.account === btc)).toEqual([
+      { account: btc, debit: '0', credit: '0', currency: 'USD', token: 'BTC', quantity: '-1' },
+      { account: btc, debit: '50', credit: '0', currency: 'USD', token: 'BTC' },
+    ]);
+  });
+
+  it('dates the entries the day after the latest closed period of the profile', () => {
+    expect(dayAfterPeriod('2025-12')).toBe('2026-01-01');
+    expect(dayAfterPeriod('2025')).toBe('2026-01-01');
+    expect(dayAfterPeriod('2024-04-06_2025-04-05')).toBe('2025-04-06');
+    const closes = [
+      { profile: 'acme', period: '2025-10' },
+      { profile: 'acme', period: '2025-11' },
+      { profile: 'other', period: '2026-03' },
+    ];
+    expect(adjustingDate('acme', '2025-10', closes)).toBe('2025-12-01');
+    expect(adjustingDate('acme', '2025-10', [])).toBe('2025-11-01');
   });
 });

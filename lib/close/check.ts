@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newRunId } from '../export/index.ts';
 import type { Sink } from '../storage/index.ts';
+import { adjustingDate } from './adjusting.ts';
 import { writeCorrectedSnapshot } from './corrected.ts';
 import { type DetectDeps, detectChanges, type PeriodCheck } from './detect.ts';
 import { publishRestatement, type RestatementManifest, renderRestatement } from './files.ts';
@@ -56,7 +57,12 @@ export async function checkCloses(deps: CheckDeps): Promise<CloseCheckResult> {
     const checks = await detectChanges({ ...deps, workDir });
     const restated: CloseCheckResult['restated'] = [];
     for (const check of checks.filter((c) => c.changes.length > 0)) {
-      restated.push(await restate(check, checkedAt, workDir, deps));
+      const date = adjustingDate(
+        check.close.profile,
+        check.close.period,
+        checks.map((c) => c.close),
+      );
+      restated.push(await restate(check, checkedAt, date, workDir, deps));
     }
     return {
       checkedAt: checkedAt.toISOString(),
@@ -69,11 +75,11 @@ export async function checkCloses(deps: CheckDeps): Promise<CloseCheckResult> {
   }
 }
 
-async function restate(check: PeriodCheck, checkedAt: Date, workDir: string, deps: CheckDeps) {
+async function restate(check: PeriodCheck, checkedAt: Date, date: string, workDir: string, deps: CheckDeps) {
   const { close } = check;
   const dir = await mkdtemp(join(workDir, 'restatement-'));
   const correctedFile = join(dir, 'corrected.ndjson.gz');
-  await writeCorrectedSnapshot(check.set, check.changes, correctedFile, checkedAt);
+  await writeCorrectedSnapshot(check.set, check.changes, correctedFile, checkedAt, date);
   const restatement = await buildRestatement(check.set.snapshotFile, correctedFile, dir);
   const rendered = await renderRestatement(restatement, {
     workDir: dir,

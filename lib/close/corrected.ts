@@ -21,6 +21,11 @@ export interface CorrectedHeaderInfo {
   checkedAt: string;
   /** The timeline's `lastModifiedDate` of each changed id. */
   lastModified: Record<string, string>;
+  /**
+   * The first day of the profile's first open period when the check ran (`YYYY-MM-DD`): the date
+   * of the adjusting entries. Absent (older snapshots): the day after the closed period.
+   */
+  adjustingDate?: string;
 }
 
 /** Writes the corrected snapshot of `set` under `changes` to `file` (gzipped NDJSON). */
@@ -29,6 +34,7 @@ export async function writeCorrectedSnapshot(
   changes: readonly TransactionChange[],
   file: string,
   checkedAt: Date,
+  adjustingDate?: string,
 ): Promise<void> {
   const { fields } = set;
   const byId = new Map(changes.map((change) => [change.id, change]));
@@ -55,6 +61,7 @@ export async function writeCorrectedSnapshot(
     closedSnapshot: { name: set.snapshotName, sha256: set.snapshotSha256 },
     checkedAt: checkedAt.toISOString(),
     lastModified: Object.fromEntries(changes.map((change) => [change.id, change.lastModified])),
+    ...(adjustingDate === undefined ? {} : { adjustingDate }),
   };
   const header = { ...set.header, createdAt: checkedAt.toISOString(), restatement: info };
   const lines = [header, ...kept.map((tx) => ({ kind: 'transaction', shard: tx.shard, data: tx.data }))];

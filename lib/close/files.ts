@@ -11,6 +11,13 @@ import type { Column, Row, TableSource } from '../domain/table.ts';
 import { writeCsv, writeXlsx } from '../export/report/index.ts';
 import { stringifyJson } from '../pbs/index.ts';
 import type { Sink, StoredObject } from '../storage/index.ts';
+import {
+  type AdjustingManifest,
+  adjustingFiles,
+  adjustingManifest,
+  adjustingTable,
+  adjustingWords,
+} from './adjusting-files.ts';
 import type { Restatement } from './restatement.ts';
 import { periodWords, restatementSentence } from './words.ts';
 
@@ -27,6 +34,8 @@ export interface RestatementManifest {
   closedSnapshot: Restatement['info']['closedSnapshot'];
   checkedAt: string;
   counts: { added: number; modified: number; deleted: number; effects: number };
+  /** With the journal report: the adjusting entries (their files are in `files`). */
+  adjusting?: AdjustingManifest;
   files: StoredObject[];
 }
 
@@ -129,6 +138,15 @@ export function restatementReadme(restatement: Restatement): [string, string][] 
       'Booking',
       `the closed period ${periodWords(restatement.period)} stays as delivered; book the differences in the first open period`,
     ],
+    ...(restatement.journal === undefined
+      ? []
+      : ([
+          ['Adjusting entries', adjustingWords(restatement, restatement.journal)],
+          [
+            'Adjusting files',
+            "the closed journal's account balances plus these entries are the corrected journal's, per account and token; dated the first day of the first open period (the day after the profile's latest closed period when the change was found), in the closed set's journal formats",
+          ],
+        ] as [string, string][])),
   ];
 }
 
@@ -178,11 +196,22 @@ export async function renderRestatement(
     await closed;
     out.push({ name, file, contentType });
   };
-  const tables = [changesTable(restatement), effectsTable(restatement)];
+  const journal = restatement.journal;
+  const tables = [
+    changesTable(restatement),
+    effectsTable(restatement),
+    ...(journal === undefined || journal.entries.length === 0 ? [] : [adjustingTable(journal)]),
+  ];
   for (const table of tables) {
+    // The closed set's dialect (recorded in its snapshot), so an offline rebuild writes the same bytes.
     await write(`${base}_${table.spec.name}.csv`, 'text/csv; charset=utf-8', (stream) =>
-      writeCsv(table, stream, { ...(options.csv ?? {}) }),
+      writeCsv(table, stream, { ...(options.csv ?? restatement.csv) }),
     );
+  }
+  for (const file of journal === undefined ? [] : adjustingFiles(restatement, journal)) {
+    await write(`${base}_adjusting_${file.name}`, file.contentType, async (stream) => {
+      stream.end(file.body);
+    });
   }
   await write(
     `${base}_restatement.xlsx`,
@@ -243,6 +272,7 @@ export async function publishRestatement(
         deleted: count('deleted'),
         effects: restatement.effects.length,
       },
+      ...(restatement.journal === undefined ? {} : { adjusting: adjustingManifest(restatement.journal) }),
       files,
     };
     const object = set.create('manifest.json', 'application/json');

@@ -5,12 +5,16 @@
  * summary, holdings, income, disposals…); each table's rows are matched by their text cells and
  * every number cell subtracted.
  */
+import { mkdtemp } from 'node:fs/promises';
+import { join } from 'node:path';
 import { compareDecimal, isZeroDecimal, subtractDecimal } from '../domain/decimal/plain.ts';
 import type { Column, Row } from '../domain/table.ts';
 import { parseExportRequest } from '../export/plan/index.ts';
 import { createReportModel } from '../export/report/index.ts';
 import { readSnapshotHeader, readSnapshotRecords, transactionId } from '../export/snapshot/index.ts';
+import type { JournalEntry } from '../ledger/index.ts';
 import type { RawTransaction } from '../pbs/model.ts';
+import { adjustingEntries, dayAfterPeriod } from './adjusting.ts';
 import type { CorrectedHeaderInfo } from './corrected.ts';
 import { type FieldChange, fieldChanges, type TransactionChange } from './detect.ts';
 import { CloseDataError } from './errors.ts';
@@ -31,18 +35,37 @@ export interface Effect {
   change: string;
 }
 
+/** With the journal report: the adjusting entries and what their files need. */
+export interface RestatementJournal {
+  /** Their date, `YYYY-MM-DD`: the first day of the profile's first open period. */
+  date: string;
+  /** Empty when the corrected journal's balances are the closed one's. */
+  entries: JournalEntry[];
+  /** The closed set's journal formats (`csv`, `hledger`, …) and their settings blocks. */
+  formats: string[];
+  settings: Record<string, unknown>;
+  currency: string;
+}
+
 /** A restatement: the changes and their effects, with the close they restate. */
 export interface Restatement {
   info: CorrectedHeaderInfo;
   profile: string;
   period: string;
   timeZone: string;
+  /** The closed set's CSV dialect (its files are written in it). */
+  csv: { delimiter?: string; decimalSeparator?: '.' | ',' };
   changes: TransactionChange[];
   effects: Effect[];
+  /** Present when the closed set has the journal report. */
+  journal?: RestatementJournal;
 }
 
-/** Tables that list transactions one by one: their changes are the changes themselves. */
-const LISTINGS = new Set(['transactions', 'movements', 'changes']);
+/**
+ * Tables that list transactions one by one: their changes are the changes themselves (the
+ * journal's lines: the adjusting entries).
+ */
+const LISTINGS = new Set(['transactions', 'movements', 'changes', 'journal']);
 
 /**
  * Builds the restatement of the closed snapshot `closedFile` by the corrected snapshot
@@ -58,15 +81,45 @@ export async function buildRestatement(
   if (info === undefined)
     throw new CloseDataError(correctedFile, 'is not a corrected snapshot (no restatement in its header)');
   const request = parseExportRequest(corrected.request as Record<string, unknown>);
-  const before = await totalsOf(closedFile, spoolDir);
-  const after = await totalsOf(correctedFile, spoolDir);
+  // A scratch folder each: the journal spools its entries to a file of a fixed name.
+  const before = await totalsOf(closedFile, await mkdtemp(join(spoolDir, 'closed-')));
+  const after = await totalsOf(correctedFile, await mkdtemp(join(spoolDir, 'corrected-')));
+  const changes = await changesBetween(closedFile, correctedFile, corrected.fields, info);
+  const journal = journalOf(request, info, changes, before.journal, after.journal);
   return {
     info,
     profile: request.profile,
     period: info.close.period,
     timeZone: request.timeZone,
-    changes: await changesBetween(closedFile, correctedFile, corrected.fields, info),
-    effects: effectsOf(before, after),
+    csv: request.csv,
+    changes,
+    effects: effectsOf(before.tables, after.tables),
+    ...(journal === undefined ? {} : { journal }),
+  };
+}
+
+/** The adjusting entries from the journals of both snapshots (none without the journal report). */
+function journalOf(
+  request: ReturnType<typeof parseExportRequest>,
+  info: CorrectedHeaderInfo,
+  changes: readonly TransactionChange[],
+  closed: BuiltJournal | null,
+  corrected: BuiltJournal | null,
+): RestatementJournal | undefined {
+  if (request.journal === undefined || closed === null || corrected === null) return undefined;
+  const date = info.adjustingDate ?? dayAfterPeriod(info.close.period);
+  const entries = adjustingEntries(closed.entries, corrected.entries, {
+    date,
+    id: `restatement:${info.close.period}:${info.checkedAt}`,
+    description: `Adjusting entry: ${info.close.period} as corrected after its close of ${info.close.at}`,
+    txIds: changes.map((change) => change.id),
+  });
+  return {
+    date,
+    entries,
+    formats: [...request.journal.formats],
+    settings: { ...request.journal.settings },
+    currency: corrected.currency,
   };
 }
 
@@ -119,8 +172,20 @@ interface TableRows {
   rows: Row[];
 }
 
-/** The report builders of the snapshot's own request, run on its records: every total table, by name. */
-async function totalsOf(file: string, spoolDir: string): Promise<Map<string, TableRows>> {
+/** A journal built on a snapshot: its entries and currency. */
+interface BuiltJournal {
+  entries: JournalEntry[];
+  currency: string;
+}
+
+/**
+ * The report builders of the snapshot's own request, run on its records: every total table, by
+ * name, and with the journal report its entries.
+ */
+async function totalsOf(
+  file: string,
+  spoolDir: string,
+): Promise<{ tables: Map<string, TableRows>; journal: BuiltJournal | null }> {
   const header = await readSnapshotHeader(file);
   const request = parseExportRequest(header.request as Record<string, unknown>);
   // The same instant for both snapshots: the closed set's "now" (HMRC's 30 days see the same days).
@@ -136,7 +201,11 @@ async function totalsOf(file: string, spoolDir: string): Promise<Map<string, Tab
     for await (const row of table.rows()) rows.push(row);
     tables.set(table.spec.name, { title: table.spec.title, columns: table.spec.columns, rows });
   }
-  return tables;
+  const feed = model.journal();
+  if (feed === null) return { tables, journal: null };
+  const entries: JournalEntry[] = [];
+  for await (const entry of feed.entries()) entries.push(entry);
+  return { tables, journal: { entries, currency: feed.manifest().currency } };
 }
 
 const isNumber = (column: Column) => column.kind === 'decimal' || column.kind === 'integer';

@@ -69,6 +69,8 @@ export interface JournalFeed {
   /** After the engine finished: closes the journal and ties it out (throws {@link TieOutError}). */
   finish(): void;
   table(): TableSource;
+  /** The entries in order, read back from the spool (after {@link JournalFeed.finish}). */
+  entries(): AsyncIterable<JournalEntry>;
   /** The requested formats' files (the generic CSV is the table), the entries read into memory. */
   files(): Promise<LedgerFile[]>;
   /** The same, streamed from the spool by the formats that can (the others read it into memory). */
@@ -321,6 +323,7 @@ export function createJournalFeed(
         for await (const entry of store.read()) yield* journalRows(entry);
       },
     }),
+    entries: () => store.read(),
     async files() {
       const entries = await readAll();
       return formatsBeyondCsv().flatMap((format) => format.files(entries, context(format)));
