@@ -15,11 +15,11 @@
  * Access is per profile as for every route: another profile answers `403` (adjustments) or `404`
  * like a missing set (`/reports/{jobId}/…`).
  */
-import { createHash } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { parse } from 'csv-parse/sync';
 import type { Context } from 'hono';
+import { StaleAdjustmentsError } from '../adjustments/errors.ts';
 import { resolvingAdjustment } from '../adjustments/resolves.ts';
 import { type Adjustment, type AdjustmentsDocument, adjustmentSchema } from '../adjustments/schema.ts';
 import { proposalFromId } from '../adjustments/suggest.ts';
@@ -178,11 +178,6 @@ export function ifMatchVersion(header: string | undefined): number | null {
   return match ? Number(match[1]) : null;
 }
 
-/** The sha256 of a document as stored (its JSON), for the re-run's reference. */
-export function documentSha256(doc: AdjustmentsDocument): string {
-  return createHash('sha256').update(JSON.stringify(doc)).digest('hex');
-}
-
 /** Adds the adjustments and warnings routes to `app`. */
 export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: AdjustmentRouteHelpers): void {
   const { headers, apiError } = helpers;
@@ -205,7 +200,7 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
       if (!helpers.mayUseProfile(c, profile)) throw new ForbiddenProfileError();
       lookupProfile(deps.registry, profile);
       if (deps.adjustments === undefined) return noStore(c);
-      const latest = await deps.adjustments.latest(profile);
+      const latest = (await deps.adjustments.latest(profile))?.document ?? null;
       const version = latest?.version ?? 0;
       const history = await historyOf(deps.adjustments, profile, latest);
       return c.json({ profile, version, adjustments: latest?.adjustments ?? [], history }, 200, {
@@ -241,7 +236,7 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
           428,
           headers,
         );
-      const latest = await deps.adjustments.latest(profile);
+      const latest = (await deps.adjustments.latest(profile))?.document ?? null;
       const current = latest?.version ?? 0;
       if (expected !== current) return conflict(c, current);
       const adjustment = newAdjustment(c.req.valid('json'), by, deps.now(), current + 1);
@@ -258,7 +253,13 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
         version: current + 1,
         adjustments: [...(latest?.adjustments ?? []), adjustment],
       };
-      if (!(await deps.adjustments.put(profile, doc, current))) return conflict(c, null);
+      try {
+        await deps.adjustments.put(profile, doc, current);
+      } catch (error) {
+        // Another writer stored a version between the read above and this write.
+        if (error instanceof StaleAdjustmentsError) return conflict(c, null);
+        throw error;
+      }
       return c.json({ profile, version: doc.version, adjustment }, 201, {
         ...headers,
         etag: `"${doc.version}"`,
@@ -280,7 +281,10 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
         const reason = 'this set has no gains warnings CSV: request the gains report in CSV';
         return c.json(apiError('no_warnings_file', reason, 'jobId'), 409, headers);
       }
-      const latest = deps.adjustments === undefined ? null : await deps.adjustments.latest(job.profile);
+      const latest =
+        deps.adjustments === undefined
+          ? null
+          : ((await deps.adjustments.latest(job.profile))?.document ?? null);
       const warnings = (await readWarnings(deps, file)).map((w) =>
         withResolution(w, latest?.adjustments ?? []),
       );
@@ -314,9 +318,10 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
           headers,
         );
       const latest = await deps.adjustments.latest(job.profile);
+      // The digest of the stored bytes: the finish worker refuses a version whose bytes differ.
       const reference = {
-        version: latest?.version ?? 0,
-        sha256: latest === null ? null : documentSha256(latest),
+        version: latest?.document.version ?? 0,
+        sha256: latest?.sha256 ?? null,
       };
       const now = deps.now();
       // One re-run per set and adjustments version: asking again answers the same job.
@@ -326,11 +331,17 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
         now,
       );
       const at = now.toISOString();
-      // The request is the set's own; adjust's `adjustments` request field carries the reference once merged.
+      // The set's own request over the newest version (none yet: without adjustments, as the set was).
+      const { adjustments: _previous, ...asked } = job.request;
+      // Only a gains set uses adjustments (and only its request may name them).
+      const request =
+        latest === null || !asked.reports.includes('gains')
+          ? asked
+          : { ...asked, adjustments: { version: latest.document.version, sha256: latest.sha256 } };
       const next: JobRecord = {
         jobId: jobIdFor(job.profile, key),
         profile: job.profile,
-        request: job.request,
+        request,
         state: 'queued',
         source: 'api',
         requestedBy: by,
@@ -402,7 +413,7 @@ async function historyOf(store: AdjustmentsStore, profile: string, latest: Adjus
   const history: z.infer<typeof AdjustmentsView>['history'] = [];
   let newer = latest;
   while (newer !== null && history.length < 100) {
-    const older = newer.version > 1 ? await store.get(profile, newer.version - 1) : null;
+    const older = newer.version > 1 ? (await store.get(profile, newer.version - 1)).document : null;
     const before = new Set(older?.adjustments.map((a) => a.id) ?? []);
     const after = new Set(newer.adjustments.map((a) => a.id));
     history.push({
