@@ -17,6 +17,7 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import Big from 'big.js';
 import { parse } from 'csv-parse/sync';
 import type { Context } from 'hono';
 import { StaleAdjustmentsError } from '../adjustments/errors.ts';
@@ -96,11 +97,25 @@ const WarningView = z
   })
   .openapi('Warning');
 
+const SetFigures = z
+  .object({
+    netGain: z
+      .string()
+      .openapi({ description: "the Gains summary's net gain or loss, all terms (its TOTAL rows added up)" }),
+    currency: z.string(),
+    adjustments: z
+      .object({ version: z.number().int(), sha256: z.string().optional() })
+      .nullable()
+      .openapi({ description: 'the adjustments the set was built with (null: none)' }),
+  })
+  .openapi('SetFigures');
+
 const WarningsView = z
   .object({
     jobId: z.string(),
     profile: z.string(),
     adjustmentsVersion: z.number().int(),
+    figures: SetFigures.nullable(),
     open: z.number().int(),
     warnings: z.array(WarningView),
   })
@@ -288,11 +303,14 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
       const warnings = (await readWarnings(deps, file)).map((w) =>
         withResolution(w, latest?.adjustments ?? []),
       );
+      const summary = job.result.files.find((f) => f.name.endsWith('_gains_summary.csv'));
+      const net = summary === undefined ? null : await netGainOf(deps, summary);
       return c.json(
         {
           jobId,
           profile: job.profile,
           adjustmentsVersion: latest?.version ?? 0,
+          figures: net === null ? null : { ...net, adjustments: job.request.adjustments ?? null },
           open: warnings.filter((w) => w.resolvedBy === null).length,
           warnings,
         },
@@ -431,16 +449,32 @@ async function historyOf(store: AdjustmentsStore, profile: string, latest: Adjus
 
 type WarningRow = Omit<z.infer<typeof WarningView>, 'resolvedBy'>;
 
-/** The warnings of a set's CSV file (any delimiter the CSV dialects write). */
-async function readWarnings(deps: Deps, file: JobFile): Promise<WarningRow[]> {
+/** The rows of a set's CSV file (any delimiter the CSV dialects write). */
+async function readRows(deps: Deps, file: JobFile): Promise<Record<string, string>[]> {
   const answer = await deps.s3.send(new GetObjectCommand({ Bucket: deps.bucket, Key: file.key }));
   const text = (await answer.Body?.transformToString('utf-8')) ?? '';
   const header = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
   const delimiter = [';', '\t', ','].find((d) => header.includes(d)) ?? ',';
-  const rows = parse(text, { bom: true, columns: true, delimiter, skip_empty_lines: true }) as Record<
+  return parse(text, { bom: true, columns: true, delimiter, skip_empty_lines: true }) as Record<
     string,
     string
   >[];
+}
+
+/**
+ * The net gain or loss of a set's Gains summary: its TOTAL rows (one per term) added up, so
+ * the accountant sees on the warnings page the figure a re-run changes. `null` when it has none.
+ */
+async function netGainOf(deps: Deps, file: JobFile): Promise<{ netGain: string; currency: string } | null> {
+  const totals = (await readRows(deps, file)).filter((row) => row.token === 'TOTAL');
+  if (totals.length === 0) return null;
+  const net = totals.reduce((sum, row) => sum.plus(row.net ?? '0'), new Big(0));
+  return { netGain: net.toFixed(), currency: totals[0]?.currency ?? '' };
+}
+
+/** The warnings of a set's CSV file. */
+async function readWarnings(deps: Deps, file: JobFile): Promise<WarningRow[]> {
+  const rows = await readRows(deps, file);
   return rows.map((row) => {
     const text = row.suggestion ?? '';
     const id = /\(proposed adjustment (\S+)\)$/.exec(text)?.[1];

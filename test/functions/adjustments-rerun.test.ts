@@ -106,6 +106,12 @@ it('re-runs a set over the newest adjustments: the request names them, the warni
     'resolved by spam-claim',
     'resolved by spam-claim',
   ]);
+  const figures = async (id: string) => (await call('GET', `/reports/${id}/warnings`)).body.figures;
+  expect(await figures(jobId)).toMatchObject({ currency: 'USD', adjustments: null });
+  expect(await figures(rerun.body.jobId)).toMatchObject({
+    netGain: expect.stringMatching(/^-?\d+(\.\d+)?$/),
+    adjustments: { version: 1, sha256: stored.sha256 },
+  });
   expect(JSON.parse(await fileOf(rerun.body.jobId, 'manifest.json')).adjustments).toEqual({
     profile: 'demo',
     version: 1,
