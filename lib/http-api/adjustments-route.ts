@@ -15,11 +15,12 @@
  * Access is per profile as for every route: another profile answers `403` (adjustments) or `404`
  * like a missing set (`/reports/{jobId}/…`).
  */
-import { createHash } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import Big from 'big.js';
 import { parse } from 'csv-parse/sync';
 import type { Context } from 'hono';
+import { StaleAdjustmentsError } from '../adjustments/errors.ts';
 import { resolvingAdjustment } from '../adjustments/resolves.ts';
 import { type Adjustment, type AdjustmentsDocument, adjustmentSchema } from '../adjustments/schema.ts';
 import { proposalFromId } from '../adjustments/suggest.ts';
@@ -96,11 +97,25 @@ const WarningView = z
   })
   .openapi('Warning');
 
+const SetFigures = z
+  .object({
+    netGain: z
+      .string()
+      .openapi({ description: "the Gains summary's net gain or loss, all terms (its TOTAL rows added up)" }),
+    currency: z.string(),
+    adjustments: z
+      .object({ version: z.number().int(), sha256: z.string().optional() })
+      .nullable()
+      .openapi({ description: 'the adjustments the set was built with (null: none)' }),
+  })
+  .openapi('SetFigures');
+
 const WarningsView = z
   .object({
     jobId: z.string(),
     profile: z.string(),
     adjustmentsVersion: z.number().int(),
+    figures: SetFigures.nullable(),
     open: z.number().int(),
     warnings: z.array(WarningView),
   })
@@ -178,11 +193,6 @@ export function ifMatchVersion(header: string | undefined): number | null {
   return match ? Number(match[1]) : null;
 }
 
-/** The sha256 of a document as stored (its JSON), for the re-run's reference. */
-export function documentSha256(doc: AdjustmentsDocument): string {
-  return createHash('sha256').update(JSON.stringify(doc)).digest('hex');
-}
-
 /** Adds the adjustments and warnings routes to `app`. */
 export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: AdjustmentRouteHelpers): void {
   const { headers, apiError } = helpers;
@@ -205,7 +215,7 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
       if (!helpers.mayUseProfile(c, profile)) throw new ForbiddenProfileError();
       lookupProfile(deps.registry, profile);
       if (deps.adjustments === undefined) return noStore(c);
-      const latest = await deps.adjustments.latest(profile);
+      const latest = (await deps.adjustments.latest(profile))?.document ?? null;
       const version = latest?.version ?? 0;
       const history = await historyOf(deps.adjustments, profile, latest);
       return c.json({ profile, version, adjustments: latest?.adjustments ?? [], history }, 200, {
@@ -241,7 +251,7 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
           428,
           headers,
         );
-      const latest = await deps.adjustments.latest(profile);
+      const latest = (await deps.adjustments.latest(profile))?.document ?? null;
       const current = latest?.version ?? 0;
       if (expected !== current) return conflict(c, current);
       const adjustment = newAdjustment(c.req.valid('json'), by, deps.now(), current + 1);
@@ -258,7 +268,13 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
         version: current + 1,
         adjustments: [...(latest?.adjustments ?? []), adjustment],
       };
-      if (!(await deps.adjustments.put(profile, doc, current))) return conflict(c, null);
+      try {
+        await deps.adjustments.put(profile, doc, current);
+      } catch (error) {
+        // Another writer stored a version between the read above and this write.
+        if (error instanceof StaleAdjustmentsError) return conflict(c, null);
+        throw error;
+      }
       return c.json({ profile, version: doc.version, adjustment }, 201, {
         ...headers,
         etag: `"${doc.version}"`,
@@ -280,15 +296,21 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
         const reason = 'this set has no gains warnings CSV: request the gains report in CSV';
         return c.json(apiError('no_warnings_file', reason, 'jobId'), 409, headers);
       }
-      const latest = deps.adjustments === undefined ? null : await deps.adjustments.latest(job.profile);
+      const latest =
+        deps.adjustments === undefined
+          ? null
+          : ((await deps.adjustments.latest(job.profile))?.document ?? null);
       const warnings = (await readWarnings(deps, file)).map((w) =>
         withResolution(w, latest?.adjustments ?? []),
       );
+      const summary = job.result.files.find((f) => f.name.endsWith('_gains_summary.csv'));
+      const net = summary === undefined ? null : await netGainOf(deps, summary);
       return c.json(
         {
           jobId,
           profile: job.profile,
           adjustmentsVersion: latest?.version ?? 0,
+          figures: net === null ? null : { ...net, adjustments: job.request.adjustments ?? null },
           open: warnings.filter((w) => w.resolvedBy === null).length,
           warnings,
         },
@@ -314,9 +336,10 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
           headers,
         );
       const latest = await deps.adjustments.latest(job.profile);
+      // The digest of the stored bytes: the finish worker refuses a version whose bytes differ.
       const reference = {
-        version: latest?.version ?? 0,
-        sha256: latest === null ? null : documentSha256(latest),
+        version: latest?.document.version ?? 0,
+        sha256: latest?.sha256 ?? null,
       };
       const now = deps.now();
       // One re-run per set and adjustments version: asking again answers the same job.
@@ -326,11 +349,17 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
         now,
       );
       const at = now.toISOString();
-      // The request is the set's own; adjust's `adjustments` request field carries the reference once merged.
+      // The set's own request over the newest version (none yet: without adjustments, as the set was).
+      const { adjustments: _previous, ...asked } = job.request;
+      // Only a gains set uses adjustments (and only its request may name them).
+      const request =
+        latest === null || !asked.reports.includes('gains')
+          ? asked
+          : { ...asked, adjustments: { version: latest.document.version, sha256: latest.sha256 } };
       const next: JobRecord = {
         jobId: jobIdFor(job.profile, key),
         profile: job.profile,
-        request: job.request,
+        request,
         state: 'queued',
         source: 'api',
         requestedBy: by,
@@ -402,7 +431,7 @@ async function historyOf(store: AdjustmentsStore, profile: string, latest: Adjus
   const history: z.infer<typeof AdjustmentsView>['history'] = [];
   let newer = latest;
   while (newer !== null && history.length < 100) {
-    const older = newer.version > 1 ? await store.get(profile, newer.version - 1) : null;
+    const older = newer.version > 1 ? (await store.get(profile, newer.version - 1)).document : null;
     const before = new Set(older?.adjustments.map((a) => a.id) ?? []);
     const after = new Set(newer.adjustments.map((a) => a.id));
     history.push({
@@ -420,16 +449,32 @@ async function historyOf(store: AdjustmentsStore, profile: string, latest: Adjus
 
 type WarningRow = Omit<z.infer<typeof WarningView>, 'resolvedBy'>;
 
-/** The warnings of a set's CSV file (any delimiter the CSV dialects write). */
-async function readWarnings(deps: Deps, file: JobFile): Promise<WarningRow[]> {
+/** The rows of a set's CSV file (any delimiter the CSV dialects write). */
+async function readRows(deps: Deps, file: JobFile): Promise<Record<string, string>[]> {
   const answer = await deps.s3.send(new GetObjectCommand({ Bucket: deps.bucket, Key: file.key }));
   const text = (await answer.Body?.transformToString('utf-8')) ?? '';
   const header = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
   const delimiter = [';', '\t', ','].find((d) => header.includes(d)) ?? ',';
-  const rows = parse(text, { bom: true, columns: true, delimiter, skip_empty_lines: true }) as Record<
+  return parse(text, { bom: true, columns: true, delimiter, skip_empty_lines: true }) as Record<
     string,
     string
   >[];
+}
+
+/**
+ * The net gain or loss of a set's Gains summary: its TOTAL rows (one per term) added up, so
+ * the accountant sees on the warnings page the figure a re-run changes. `null` when it has none.
+ */
+async function netGainOf(deps: Deps, file: JobFile): Promise<{ netGain: string; currency: string } | null> {
+  const totals = (await readRows(deps, file)).filter((row) => row.token === 'TOTAL');
+  if (totals.length === 0) return null;
+  const net = totals.reduce((sum, row) => sum.plus(row.net ?? '0'), new Big(0));
+  return { netGain: net.toFixed(), currency: totals[0]?.currency ?? '' };
+}
+
+/** The warnings of a set's CSV file. */
+async function readWarnings(deps: Deps, file: JobFile): Promise<WarningRow[]> {
+  const rows = await readRows(deps, file);
   return rows.map((row) => {
     const text = row.suggestion ?? '';
     const id = /\(proposed adjustment (\S+)\)$/.exec(text)?.[1];

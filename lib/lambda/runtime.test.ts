@@ -27,6 +27,16 @@ describe('createRuntime', () => {
     });
   });
 
+  it('builds the adjustments store, so the adjustments routes do not answer 501', () => {
+    const store = createRuntime(FULL).apiContext().adjustments;
+
+    expect([typeof store?.latest, typeof store?.get, typeof store?.put]).toEqual([
+      'function',
+      'function',
+      'function',
+    ]);
+  });
+
   it('builds status URLs from PBS_PUBLIC_BASE_URL, without its trailing slash', () => {
     expect(createRuntime(FULL).apiContext().publicBaseUrl).toBe(
       'https://abc123.execute-api.eu-central-1.amazonaws.com',

@@ -8,6 +8,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { createS3AdjustmentsStore } from '../adjustments/index.ts';
 import {
   createJobStore,
   createProfileSlots,
@@ -148,6 +149,8 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
       profilesClaim: profilesClaim(),
       publicBaseUrl: readEnv(env, ENV.publicBaseUrl),
       slots: slots(),
+      // In the data bucket (versioned), where the finish worker reads the version a request names.
+      adjustments: createS3AdjustmentsStore({ client: s3(), bucket: bucket() }),
       ...optional('portal', portal()),
     }),
     monthlyContext: () => ({

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import type { ExportMachine } from '../../infra/definitions.ts';
+import { type AdjustmentsStore, createS3AdjustmentsStore } from '../adjustments/index.ts';
 import { CLOSES_PREFIX } from '../close/index.ts';
-import type { AdjustmentsStore } from '../http-api/adjustments-store.ts';
 import { type LocalApiServer, startLocalApiServer } from '../http-api/index.ts';
 import {
   addConditionalWrites,
@@ -64,7 +64,10 @@ export interface LocalServiceOptions extends LocalRunEvents {
   exportMachine?: ExportMachine;
   /** Told each step of the start as it begins (`npm run serve` prints them). */
   onStep?: (step: string) => void;
-  /** The profiles' adjustments documents; without it the API's adjustments routes answer 501. */
+  /**
+   * The profiles' adjustments documents; by default the S3 store in the local bucket, where the
+   * local finish worker reads the version a re-run names.
+   */
   adjustments?: AdjustmentsStore;
 }
 
@@ -279,7 +282,7 @@ async function startStack(options: LocalServiceOptions, undo: UndoStack): Promis
         slots,
         profilesClaim: devAuth.profilesClaim,
         portal: { signIn: devAuth.signIn },
-        ...(options.adjustments !== undefined ? { adjustments: options.adjustments } : {}),
+        adjustments: options.adjustments ?? createS3AdjustmentsStore({ client: s3, bucket: LOCAL_BUCKET }),
       })),
       devAuth,
     ),

@@ -31,6 +31,8 @@ interface WarningsAnswer {
   jobId: string;
   profile: string;
   adjustmentsVersion: number;
+  /** The set's own figures: what a re-run with adjustments changes. */
+  figures: { netGain: string; currency: string; adjustments: { version: number } | null } | null;
   open: number;
   warnings: WarningRow[];
 }
@@ -234,6 +236,15 @@ export const WarningsView: FC<{
         {data.open} open of {data.warnings.length}; adjustments version {data.adjustmentsVersion}. Nothing
         changes the figures until the set is re-run.
       </p>
+      {data.figures ? (
+        <p class="figures">
+          Net gain or loss of this set: <strong>{data.figures.netGain}</strong> {data.figures.currency} (
+          {data.figures.adjustments === null
+            ? 'without adjustments'
+            : `with adjustments version ${data.figures.adjustments.version}`}
+          ).
+        </p>
+      ) : null}
       {notice ? (
         <p role="status" class="notice">
           {notice}

@@ -1,11 +1,11 @@
 /**
  * Resolving a set's warnings in the portal, in chromium over `npm run serve`'s stack (development
- * sign-in), with the in-memory adjustments store of the test support injected where the API's
- * other dependencies are built. A demo gains set of 2025 lists its open warnings; a form refused by
- * the schema says why beside itself; "Accept suggestion" stores the adjustment attributed to the
- * signed-in person and the row moves to "Resolved"; "Re-run" starts the set again over that
- * version. (The re-run's figures change once the adjustments are applied to the gains engine:
- * that is the adjustments core's part, not this page's.) Screenshots as portal.browser.ts.
+ * sign-in) with the store it builds (the S3 adjustments store in its local bucket, which its
+ * finish worker reads). A demo gains set of 2025 lists its open warnings; a form refused by the
+ * schema says why beside itself; a form the schema takes stores the adjustment, and "Accept
+ * suggestion" too, each attributed to the signed-in person, the rows moving to "Resolved";
+ * "Re-run" starts the set again over that version, and the new set's net gain is another.
+ * Screenshots as portal.browser.ts.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,6 @@ import axe from 'axe-core';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, startLocalService } from '../../lib/local/index.ts';
-import { createMemoryAdjustmentsStore, type MemoryAdjustmentsStore } from '../support/adjustments-store.ts';
 
 const ARGS = [
   '--headless',
@@ -25,7 +24,6 @@ const ARGS = [
 ];
 
 let service: LocalService;
-let store: MemoryAdjustmentsStore;
 let context: BrowserContext;
 let page: Page;
 let profileDir: string;
@@ -49,6 +47,25 @@ async function seriousViolations(): Promise<string[]> {
     );
 }
 
+/** The demo profile's stored versions over the API, oldest first: what each added (id, kind, by). */
+async function storedVersions(): Promise<string[][][]> {
+  const headers = { authorization: `Bearer ${await service.devToken(['demo'])}` };
+  const answer = (await (await fetch(url('/profiles/demo/adjustments'), { headers })).json()) as {
+    history: { added: { id: string; kind: string; by: string }[] }[];
+  };
+  return answer.history.reverse().map((version) => version.added.map((a) => [a.id, a.kind, a.by]));
+}
+
+/** Waits until a job succeeded (throws when it failed). */
+async function succeeded(id: string, headers: Record<string, string>): Promise<void> {
+  for (;;) {
+    const job = (await (await fetch(url(`/reports/${id}`), { headers })).json()) as { state: string };
+    if (job.state === 'succeeded') return;
+    if (job.state === 'failed') throw new Error(`the export failed: ${JSON.stringify(job)}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 /** Starts a demo gains export of 2025 through the API and waits until it succeeded. */
 async function demoGainsSet(): Promise<string> {
   const token = await service.devToken(['demo']);
@@ -62,17 +79,12 @@ async function demoGainsSet(): Promise<string> {
   };
   const started = await fetch(url('/reports'), { method: 'POST', headers, body: JSON.stringify(body) });
   const { jobId: id } = (await started.json()) as { jobId: string };
-  for (;;) {
-    const job = (await (await fetch(url(`/reports/${id}`), { headers })).json()) as { state: string };
-    if (job.state === 'succeeded') return id;
-    if (job.state === 'failed') throw new Error(`the demo export failed: ${JSON.stringify(job)}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  await succeeded(id, headers);
+  return id;
 }
 
 beforeAll(async () => {
-  store = createMemoryAdjustmentsStore();
-  service = await startLocalService({ port: 0, adjustments: store });
+  service = await startLocalService({ port: 0 });
   profileDir = await mkdtemp(join(tmpdir(), 'pbs-chromium-'));
   shotDir = process.env.UPDATE_SCREENSHOTS === '1' ? 'docs' : await mkdtemp(join(tmpdir(), 'pbs-shots-'));
   context = await chromium.launchPersistentContext(profileDir, {
@@ -130,27 +142,44 @@ describe('resolving a set’s warnings in the portal', () => {
     expect(await refusal.textContent()).toBe(
       'Not stored: cost: must be a plain non-negative decimal such as 0.5',
     );
-    expect(store.versions('demo')).toEqual([]);
+    expect(await storedVersions()).toEqual([]);
+  });
+
+  it('stores the cost basis of the transfer in from an outside exchange from its row', async () => {
+    const row = page.locator('article.warning', { hasText: '0.5 BTC' });
+    const form = row.locator('details', { hasText: 'Give the cost basis' });
+    await form.getByLabel('Cost basis of the 0.5 BTC').fill('21000.00');
+    await form.getByLabel(/^Why/).fill('Bought on the client’s Kraken account');
+    await form.getByRole('button', { name: 'Store adjustment' }).click();
+    await page.getByRole('status').waitFor();
+
+    expect(await page.locator('article.warning', { hasText: '0.5 BTC' }).count()).toBe(0);
+    expect(await page.locator('li', { hasText: /resolved by manual-v1/ }).count()).toBe(1);
+    expect(await storedVersions()).toEqual([[['manual-v1', 'cost-basis', 'developer']]]);
   });
 
   it('accepts a suggestion in one click: stored, attributed, the rows resolved', async () => {
     const row = page.locator('article.warning', { hasText: '1000 ETHG-CLAIM' });
     await row.getByRole('button', { name: 'Accept suggestion' }).click();
-    await page.getByRole('status').waitFor();
+    // The status of the previous form is on the page already: wait for this one's rows.
+    await page.locator('li', { hasText: 'resolved by suggested:spam:ETHG-CLAIM' }).first().waitFor();
 
     expect(await page.getByRole('status').textContent()).toBe(
       'Stored. Re-run the set to see the figures change.',
     );
-    expect(await page.locator('article.warning').count()).toBe(5);
+    expect(await page.locator('article.warning').count()).toBe(4);
     expect(await page.locator('li', { hasText: 'resolved by suggested:spam:ETHG-CLAIM' }).count()).toBe(2);
-    expect(store.versions('demo').map((doc) => doc.adjustments.map((a) => [a.id, a.kind, a.by]))).toEqual([
+    expect(await storedVersions()).toEqual([
+      [['manual-v1', 'cost-basis', 'developer']],
       [['suggested:spam:ETHG-CLAIM', 'spam', 'developer']],
     ]);
     expect(await seriousViolations()).toEqual([]);
     await shoot('warnings-resolved');
   });
 
-  it('re-runs the set over the adjustments: a new job, requested with their version', async () => {
+  it('re-runs the set over the adjustments: a new job, requested with their version; its net gain is another', async () => {
+    const before = await page.locator('p.figures').textContent();
+    expect(before).toMatch(/^Net gain or loss of this set: -?[\d.]+ USD \(without adjustments\)\.$/);
     await page.getByRole('button', { name: 'Re-run with the adjustments' }).click();
     await page.waitForURL(/\/portal\/clients\/demo#job-[0-9a-f]{32}$/);
     const rerunId = new URL(page.url()).hash.slice('#job-'.length);
@@ -158,7 +187,18 @@ describe('resolving a set’s warnings in the portal', () => {
     expect(rerunId).not.toBe(jobId);
     const job = await service.jobs.get(rerunId);
     expect(job?.requestedBy).toBe('developer');
-    expect(job?.idempotencyKey).toMatch(new RegExp(`^rerun:${jobId}:adjustments@1:[0-9a-f]{64}`));
-    expect(job?.request).toEqual((await service.jobs.get(jobId))?.request);
+    expect(job?.idempotencyKey).toMatch(new RegExp(`^rerun:${jobId}:adjustments@2:[0-9a-f]{64}`));
+    const { adjustments, ...request } = job?.request ?? {};
+    expect(request).toEqual((await service.jobs.get(jobId))?.request);
+    expect(adjustments).toEqual({ version: 2, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+
+    await succeeded(rerunId, { authorization: `Bearer ${await service.devToken(['demo'])}` });
+    await page.goto(url(`/portal/sets/${rerunId}/warnings`));
+    const after = await page.locator('p.figures').textContent();
+    expect(after).toMatch(/^Net gain or loss of this set: -?[\d.]+ USD \(with adjustments version 2\)\.$/);
+    const net = (text: string | null) => /: (-?[\d.]+) USD/.exec(text ?? '')?.[1];
+    expect(net(after)).not.toBe(net(before));
+    expect(await seriousViolations()).toEqual([]);
+    await shoot('warnings-rerun');
   });
 });
