@@ -114,6 +114,8 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
   const rolledTx = new Set<string>();
   const incomeByCategory = new Map<string, Big>();
   let unclassified = 0;
+  /** HMRC identification: gains posted by a day's earlier disposals of a token (see `disposalGain`). */
+  const shared = new Map<string, Big>();
 
   const holdingOf = (token: string, wallet: string): Holding => {
     const account = chart.asset(token, chart.perWallet ? wallet : NO_WALLET);
@@ -259,6 +261,15 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       const amount = posted.minus(h.posted);
       h.posted = posted;
       if (amount.eq(0) && change.quantity.eq(0)) continue;
+      if (amount.times(change.quantity).lt(0)) {
+        // Value in and tokens out (HMRC's same-day rule can match a token fee with the day's dear
+        // acquisition): a token line cannot carry a cost of the other sign, so the tokens leave at
+        // no cost and the value is posted to the account on a line of its own.
+        const { account, token } = h;
+        assetLines.push({ account, amount: ZERO, quantity: change.quantity, token, txId: change.txId });
+        assetLines.push({ account, amount, txId: change.txId });
+        continue;
+      }
       assetLines.push({
         account: h.account,
         amount,
@@ -292,6 +303,22 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       tokenFees: [],
     };
     return open;
+  };
+
+  /**
+   * The gain posted for a disposal: its lines' rounded gains. HMRC identification matches a day's
+   * disposals of a token as one, with lines for the day: the day's earlier disposals post their own
+   * gain (`move.gain`) and its last the rest of the lines' gains, so the journal's total is theirs.
+   */
+  const disposalGain = (move: BasisMove): Big => {
+    if (move.gain !== undefined) {
+      const own = money(new Big(move.gain));
+      shared.set(move.token, (shared.get(move.token) ?? ZERO).plus(own));
+      return own;
+    }
+    const earlier = shared.get(move.token) ?? ZERO;
+    shared.delete(move.token);
+    return lineGains(move.lines ?? [], money).minus(earlier);
   };
 
   const basis = (move: BasisMove) => {
@@ -338,7 +365,7 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       case 'dispose': {
         const value = new Big(move.value ?? 0);
         change(o, holdingOf(move.token, move.account), quantity.neg(), cost.neg(), move.txId);
-        const gain = lineGains(move.lines ?? [], money);
+        const gain = disposalGain(move);
         if (!gain.eq(0))
           o.lines.push({
             account: chart.account(gain.gt(0) ? 'gain' : 'loss'),
@@ -396,6 +423,13 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       closeBefore(date);
     },
     basis,
+    settled(date: string) {
+      // HMRC identification: the days before `date` are told; the positions are those of its start.
+      if (!opened && date >= options.startDate) openPeriod();
+      if (!opened) return;
+      flush();
+      closeBefore(date);
+    },
   };
 
   return {
