@@ -153,7 +153,7 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
 
   const write = (date: string, txIds: string[], description: string, given: Draft[]) => {
     // Nothing to post (a move between wallets of one account, a value of zero): no line.
-    const lines = given.filter((line) => !line.amount.eq(0) || !(line.quantity ?? ZERO).eq(0));
+    const lines = signed(given).filter((line) => !line.amount.eq(0) || !(line.quantity ?? ZERO).eq(0));
     if (lines.length === 0) return;
     const balance = lines.reduce((sum, line) => sum.plus(line.amount), ZERO);
     if (!balance.eq(0)) {
@@ -219,7 +219,7 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
     const month = options.months[monthIndex] as string;
     const date = lastDay(month);
     if (options.rollup && rolled.size > 0) {
-      const lines = [...rolled.values()].filter(
+      const lines = signed([...rolled.values()]).filter(
         (line) => !line.amount.eq(0) || !(line.quantity ?? ZERO).eq(0),
       );
       const ids = [...rolledTx];
@@ -261,15 +261,6 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       const amount = posted.minus(h.posted);
       h.posted = posted;
       if (amount.eq(0) && change.quantity.eq(0)) continue;
-      if (amount.times(change.quantity).lt(0)) {
-        // Value in and tokens out (HMRC's same-day rule can match a token fee with the day's dear
-        // acquisition): a token line cannot carry a cost of the other sign, so the tokens leave at
-        // no cost and the value is posted to the account on a line of its own.
-        const { account, token } = h;
-        assetLines.push({ account, amount: ZERO, quantity: change.quantity, token, txId: change.txId });
-        assetLines.push({ account, amount, txId: change.txId });
-        continue;
-      }
       assetLines.push({
         account: h.account,
         amount,
@@ -444,6 +435,26 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
     unclassified: () => unclassified,
     counts: () => ({ entries: sequence, postings }),
   };
+}
+
+/**
+ * The lines with a token line whose value has the other sign than its quantity split in two: the
+ * tokens at no cost, and the value on a line of its own in the same account. The journals write a
+ * token at its total cost (`@@`, `{{…}}`), which takes the quantity's sign. It happens under HMRC
+ * identification: the same-day rule matches a fee paid in a token with the day's dearer acquisition
+ * (value in, tokens out), and the holdings are negative in value while a disposal waits for the
+ * acquisition the 30-day rule matched it with.
+ */
+function signed(lines: readonly Draft[]): Draft[] {
+  return lines.flatMap((line) => {
+    if (line.quantity === undefined || !line.amount.times(line.quantity).lt(0)) return [line];
+    const { amount, quantity, ...rest } = line;
+    const { token: _token, ...money } = rest;
+    return [
+      { ...rest, amount: ZERO, quantity },
+      { ...money, amount },
+    ];
+  });
 }
 
 /** The gain of a disposal as the reports show it: the sum of its lines' rounded gains. */
