@@ -11,7 +11,7 @@ import { Big } from '../domain/index.ts';
 import type { Row } from '../domain/table.ts';
 import { periodRange } from '../export/plan/period.ts';
 import { parseExportRequest } from '../export/plan/request.ts';
-import { gainsEngineOptions } from '../export/report/gains-feed.ts';
+import { createGainsFeed, gainsEngineOptions } from '../export/report/gains-feed.ts';
 import { createJournalFeed } from '../export/report/journal-feed.ts';
 import { createGainsEngine, gainsMoney, roundDisposal } from '../gains/index.ts';
 import { TieOutError } from './errors.ts';
@@ -128,6 +128,38 @@ describe('journal under HMRC identification', () => {
     ]);
     expect(assetAt(run.rows, '2025-01-31')).toEqual({ quantity: '10', cost: '1000.00' });
     expect(run.manifest.totals.realisedGain).toBe('0.00');
+  });
+
+  it('posts a disposal whose 30 days are not over in the data at its provisional cost, with the warning', async () => {
+    const history = [
+      trade('b1', '2025-01-05T10:00:00.000Z', '10', '1000'),
+      trade('s1', '2025-12-20T10:00:00.000Z', '-4', '-2000'),
+      trade('b2', '2026-01-10T10:00:00.000Z', '4', '2400'),
+    ];
+    const request = parseExportRequest({ profile: 'acme', period: '2025', reports: ['journal'], ...UK });
+    const range = periodRange(request.period, request.timeZone);
+    const period = { start: range.start.toJSDate(), end: range.end.toJSDate() };
+    const journalOf = async (now: string) => {
+      const feed = createGainsFeed(request, period, { now: () => new Date(now) });
+      for (const t of history) feed.add('all', t);
+      const rows: Row[] = [];
+      const table = feed.tables().find((t) => t.spec.name === 'journal');
+      for await (const row of table?.rows() ?? []) rows.push(row);
+      return { rows, pending: feed.pendingMatches() };
+    };
+    // Run on 5 January 2026: the buy-back is not in the data; the pool's 4 × 100 = 400, gain 1600.
+    const early = await journalOf('2026-01-05T00:00:00.000Z');
+    expect(postingsOf(early.rows, 's1')).toEqual({
+      [BTC]: '-400.00',
+      'Assets:Cash-Clearing': '2000.00',
+      'Income:Crypto:Realised-Gains': '-1600.00',
+    });
+    expect(early.pending.join('\n')).toMatch(/4 BTC, transaction s1 .*30 days after this disposal/);
+    // Run once the 30 days are over: matched with the buy-back, 2400, loss 400.
+    const late = await journalOf('2026-02-10T00:00:00.000Z');
+    expect(postingsOf(late.rows, 's1')[BTC]).toBe('-2400.00');
+    expect(late.pending).toEqual([]);
+    expect(assetAt(late.rows, '2025-12-31')).toEqual({ quantity: '6', cost: '-1400.00' });
   });
 
   it('fails naming the account and the difference when the month end does not allow for a 30-day match ahead', () => {
