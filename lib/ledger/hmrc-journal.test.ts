@@ -15,6 +15,7 @@ import { createGainsFeed, gainsEngineOptions } from '../export/report/gains-feed
 import { createJournalFeed } from '../export/report/journal-feed.ts';
 import { createGainsEngine, gainsMoney, roundDisposal } from '../gains/index.ts';
 import { TieOutError } from './errors.ts';
+import { journalReadmeLines } from './words.ts';
 
 const UK = { gains: { taxRules: 'uk', currency: 'USD' } };
 const BTC = 'Assets:Crypto:BTC';
@@ -81,6 +82,22 @@ describe('journal under HMRC identification', () => {
     const hledger = run.files.find((f) => f.name === 'journal.hledger')?.body as string;
     expect(hledger).toContain(`${BTC}  0 BTC = 17 BTC`);
     expect(hledger).toContain(`${BTC}  0 BTC = 10 BTC`);
+  });
+
+  it('says in the Read me how HMRC identification is posted, and in the manifest what was compared', async () => {
+    const journal = parseExportRequest({
+      profile: 'acme',
+      period: '2025',
+      reports: ['journal'],
+      ...UK,
+    }).journal;
+    if (journal === undefined) throw new Error('no journal');
+    expect(journalReadmeLines(journal, 'hmrc').at(-1)).toMatch(
+      /HMRC identification: each disposal on its own date/,
+    );
+    expect(journalReadmeLines(journal, 'fifo').join('\n')).not.toMatch(/HMRC/);
+    const run = await runJournal([trade('b1', '2025-01-05T10:00:00.000Z', '1', '100')], UK);
+    expect(run.manifest.checks.at(-1)?.check).toMatch(/section 104 pool less the 30-day matches ahead/);
   });
 
   it('posts a disposal matched under the 30-day rule across a month end at the later cost (bed and breakfast)', async () => {
