@@ -74,7 +74,9 @@ export interface GainsEngine {
   /**
    * HMRC identification: per token, what the 30-day rule took, for disposals on local days before
    * `date` (`YYYY-MM-DD`), from acquisitions on or after it (held: not in {@link positions} yet,
-   * the pool still counts it). Empty for the lot methods and without an observer.
+   * the pool still counts it). Empty for the lot methods and without an observer. Asked for days
+   * in order, as the observer compares its month ends: a day before the last one settled has lost
+   * the matches it no longer needs.
    */
   matchedAhead(date: string): PoolPosition[];
 }

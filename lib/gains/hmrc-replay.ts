@@ -195,6 +195,9 @@ export function createHmrcReplay(
     settled(date) {
       release(date);
       observer.settled?.(date);
+      // The observer has compared the month ends before `date`; later ones are on or after it.
+      for (let i = ahead.length - 1; i >= 0; i -= 1)
+        if ((ahead[i] as Ahead).acquired < date) ahead.splice(i, 1);
     },
     finish() {
       release(null);
