@@ -8,6 +8,7 @@ import { Big, compareText, text, ZERO } from '../domain/index.ts';
 import { ValidationError } from '../errors.ts';
 import type { AdapterOptions } from './events.ts';
 import { dayNumber, type HmrcDisposal, HmrcLedger, joinIds } from './hmrc.ts';
+import { createHmrcReplay, type HmrcReplay } from './hmrc-replay.ts';
 import { type Lot, openLot, type Piece, Pool, shares } from './lots.ts';
 import { allocateUnusedBasis } from './rules/us/allocation.ts';
 import { resolveChoices, ruleConflicts, ruleSet, TAX_RULES } from './rules.ts';
@@ -70,6 +71,14 @@ export interface GainsEngine {
    * pools; with HMRC identification the section 104 pools (no account). Read-only.
    */
   positions(): PoolPosition[];
+  /**
+   * HMRC identification: per token, what the 30-day rule took, for disposals on local days before
+   * `date` (`YYYY-MM-DD`), from acquisitions on or after it (held: not in {@link positions} yet,
+   * the pool still counts it). Empty for the lot methods and without an observer. Asked for days
+   * in order, as the observer compares its month ends: a day before the last one settled has lost
+   * the matches it no longer needs.
+   */
+  matchedAhead(date: string): PoolPosition[];
 }
 
 const UNMATCHED: Readonly<Record<GainsEvent['kind'], string>> = {
@@ -242,8 +251,10 @@ interface EngineState {
   /** `wallet-from-2025`: the instant the pools become per account, local midnight of 1 January 2025. */
   readonly switchAt: number | null;
   finished: boolean;
-  /** Told of every event and movement of lots (not with HMRC identification); null: none. */
+  /** Told of every event and movement of lots; null: none. */
   readonly observer: GainsObserver | null;
+  /** HMRC identification with an observer: the events, told once their day is final (hmrc-replay.ts). */
+  replay: HmrcReplay | null;
 }
 
 /** The key of a pool and its activity: per account and token, or per token while one pool serves every account. */
@@ -304,6 +315,8 @@ function createLedger(s: EngineState): HmrcLedger | null {
   return s.options.method === 'hmrc'
     ? new HmrcLedger(s.options.fiatScale, s.options.rounding, {
         beforeDay(day) {
+          // The days before are final: the observer is told them before the opening or closing.
+          s.replay?.settled(new Date(day * DAY_MS).toISOString().slice(0, 10));
           // The opening of the period: the pools once every day before it is final.
           if (s.opening === null && s.startDate !== null && day >= dayNumber(s.startDate))
             s.opening = snapshot(s);
@@ -314,8 +327,13 @@ function createLedger(s: EngineState): HmrcLedger | null {
             s.closing = snapshot(s);
           }
         },
-        disposal: (d) => hmrcDisposal(s, d),
+        disposal: (d) => {
+          const from = s.disposals.length;
+          hmrcDisposal(s, d);
+          s.replay?.disposal(d, s.disposals.slice(from));
+        },
         withdrawal(token, w, taken, cost, shortfall) {
+          s.replay?.withdrawal(token, localDate(w.time, s.options.timeZone), taken, cost);
           if (!w.reported) return;
           addFlow(activityOf(s, w.account, token).transferredOut, taken, cost);
           if (shortfall.gt(0)) {
@@ -331,6 +349,8 @@ function createLedger(s: EngineState): HmrcLedger | null {
           }
         },
         poolChange(change) {
+          if (change.change === 'fee')
+            for (const txId of change.txIds) s.replay?.fee(change.token, change.date, txId);
           if (!change.reported) return;
           if (change.change === 'fee')
             addFlow(activityOf(s, '', change.token).transferredIn, ZERO, change.cost);
@@ -535,6 +555,13 @@ function acquire(s: EngineState, event: AcquireEvent, reported: boolean, date: s
   const cost = new Big(event.value ?? 0).plus(feeIsExpense ? 0 : event.fee);
   if (s.ledger !== null) {
     s.ledger.acquire(event, date, quantity, cost, reported);
+    s.replay?.hold(event, reported, date, {
+      ...told(event, event.account, quantity, quantity, cost, reported),
+      value: event.value ?? '0',
+      fee: text(new Big(event.fee)),
+      feeIsExpense,
+      income: event.income,
+    });
   } else {
     const lot = openLot({
       txId: event.txId,
@@ -594,6 +621,7 @@ function dispose(s: EngineState, event: DisposeEvent, reported: boolean, date: s
     const value = new Big(event.value ?? 0);
     const fee = new Big(event.fee);
     s.ledger.dispose(event, date, quantity, gross ? value : value.minus(fee), gross ? fee : ZERO, reported);
+    s.replay?.hold(event, reported, date);
     if (reported) warnIfNoValue(s, event, quantity);
     return;
   }
@@ -666,6 +694,7 @@ function move(s: EngineState, event: MoveEvent, reported: boolean, date: string)
   if (event.from === event.to) return;
   if (s.ledger !== null) {
     if (fee.gt(0)) s.ledger.addCost(event.token, date, fee, event.txId, reported, event.from);
+    s.replay?.hold(event, reported, date);
     return;
   }
   if (!s.accountPools) {
@@ -757,6 +786,7 @@ function withdraw(s: EngineState, event: WithdrawEvent, reported: boolean, date:
   const quantity = new Big(event.quantity);
   if (s.ledger !== null) {
     s.ledger.withdraw(event, date, quantity, reported);
+    s.replay?.hold(event, reported, date);
     return;
   }
   const taken = pool(s, event.account, event.token).take(quantity);
@@ -1025,7 +1055,8 @@ function processEvent(s: EngineState, event: GainsEvent): boolean {
     );
   }
   s.counts.events += 1;
-  s.observer?.event?.(event, reported);
+  // HMRC identification: told once the day is final (the replay).
+  if (s.replay === null) s.observer?.event?.(event, reported);
   if (switchDue(s, event.time)) switchToWallets(s);
   s.ledger?.arrive(date);
   if (reported && event.unmatchedTransfer === true) {
@@ -1068,6 +1099,7 @@ function finish(s: EngineState): void {
   if (s.finished) return;
   s.finished = true;
   s.ledger?.finish();
+  s.replay?.finish();
   // A period reaching into 2025 closes wallet by wallet even without a later event.
   if (s.options.periodEnd !== null && switchDue(s, s.options.periodEnd - 1)) switchToWallets(s);
 }
@@ -1108,8 +1140,16 @@ export function createGainsEngine(
         ? DateTime.fromObject({ year: 2025, month: 1, day: 1 }, { zone: timeZone }).toMillis()
         : null,
     finished: false,
-    // HMRC identification knows a disposal's cost only once its 30 days are matched: not observed.
-    observer: resolved.method === 'hmrc' ? null : (observer ?? null),
+    observer: observer ?? null,
+    // HMRC identification knows a disposal's cost only once its 30 days are matched: told then.
+    replay:
+      resolved.method === 'hmrc' && observer !== undefined
+        ? createHmrcReplay(observer, {
+            timeZone,
+            scale: resolved.fiatScale,
+            rounding: resolved.rounding,
+          })
+        : null,
   };
   s.ledger = createLedger(s);
   if (state !== undefined) restore(s, state);
@@ -1125,6 +1165,7 @@ export function createGainsEngine(
       warnings: s.warnings.splice(0),
     }),
     positions: () => positions(s),
+    matchedAhead: (date) => s.replay?.matchedAhead(date) ?? [],
     result: () => ({
       options: resolved,
       disposals: s.disposals,

@@ -130,3 +130,109 @@ describe('gains engine observer', () => {
     expect(observe(events).engine.result()).toEqual(plain.result());
   });
 });
+
+describe('gains engine observer under HMRC identification', () => {
+  const UK: GainsOptions = { method: 'hmrc', taxRules: 'uk', timeZone: 'Europe/London' };
+  const history = () => [
+    buy('b1', '2025-01-05', 'BTC', '10', '1000'),
+    // Two disposals on one day, matched as one: 4 BTC, of which 2 with the buy-back of 10 February
+    // (30 days, the earlier disposal first) at 700 and 2 with the pool at 100: 1600, shared by
+    // quantity: s1 3/4 = 1200 (gain 600 − 1200 = −600), s2 the rest, 400.
+    sell('s1', '2025-01-20', 'BTC', '3', '600'),
+    sell('s2', '2025-01-20', 'BTC', '1', '250'),
+    // The buy-back is taken: the pool, 2 × 100 = 200 (the pool keeps 6 at 600 for w1: 100).
+    sell('s3', '2025-01-31', 'BTC', '2', '1000'),
+    buy('b2', '2025-02-10', 'BTC', '2', '1400'),
+    withdraw('w1', '2025-04-01', 'BTC', '1', 'A'),
+  ];
+
+  it("tells each day's events once the day is final, disposals at their matched cost", () => {
+    const settled: string[] = [];
+    const moves: BasisMove[] = [];
+    const engine = createGainsEngine(UK, undefined, {
+      basis: (m) => moves.push(m),
+      settled: (date) => settled.push(date),
+    });
+    const events = history();
+    for (const event of events.slice(0, -1)) engine.process(event);
+    // s3's day is not final while its 30 days are open: held, like the days after it.
+    expect(moves.map((m) => m.txId)).not.toContain('s3');
+    engine.process(events.at(-1) as GainsEvent);
+    expect(moves.map((m) => m.txId)).toEqual(['b1', 's1', 's2', 's3']);
+    expect(engine.matchedAhead('2025-02-01')).toEqual([
+      { token: 'BTC', account: null, quantity: '2', cost: '1400' },
+    ]);
+    expect(engine.matchedAhead('2025-02-11')).toEqual([]);
+    engine.finish();
+    expect(moves.map(brief)).toEqual([
+      {
+        kind: 'acquire',
+        txId: 'b1',
+        account: 'A',
+        quantity: '10',
+        requested: '10',
+        cost: '1000',
+        reported: true,
+      },
+      {
+        kind: 'dispose',
+        txId: 's1',
+        account: 'A',
+        quantity: '3',
+        requested: '3',
+        cost: '1200',
+        reported: true,
+      },
+      {
+        kind: 'dispose',
+        txId: 's2',
+        account: 'A',
+        quantity: '1',
+        requested: '1',
+        cost: '400',
+        reported: true,
+      },
+      {
+        kind: 'dispose',
+        txId: 's3',
+        account: 'A',
+        quantity: '2',
+        requested: '2',
+        cost: '200',
+        reported: true,
+      },
+      {
+        kind: 'acquire',
+        txId: 'b2',
+        account: 'A',
+        quantity: '2',
+        requested: '2',
+        cost: '1400',
+        reported: true,
+      },
+      {
+        kind: 'withdraw',
+        txId: 'w1',
+        account: 'A',
+        quantity: '1',
+        requested: '1',
+        cost: '100',
+        reported: true,
+      },
+    ]);
+    // s1 tells its own gain; s2, the day's last, the day's lines.
+    expect(moves[1]?.gain).toBe('-600');
+    expect(moves[2]?.lines?.map((line) => line.rule)).toEqual(['thirty-day', 'section-104']);
+    expect(settled).toEqual(['2025-01-05', '2025-01-20', '2025-01-31', '2025-02-10', '2025-04-01']);
+  });
+
+  it('gives the same results with an observer as without', () => {
+    const run = (observer?: GainsObserver) => {
+      const engine = createGainsEngine(UK, undefined, observer);
+      for (const event of history()) engine.process(event);
+      engine.finish();
+      return engine.result();
+    };
+    expect(run({ basis: () => {} })).toEqual(run());
+  });
+});

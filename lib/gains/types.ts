@@ -468,6 +468,11 @@ export interface BasisMove {
   income?: string | null;
   /** Dispose: the disposal lines recorded for it (exact), when it is in the reported period. */
   lines?: readonly DisposalLine[];
+  /**
+   * Dispose, HMRC identification: one of a day's several disposals of a token but its last, which
+   * carries the day's `lines`: its own gain, exact (value − fee − cost).
+   */
+  gain?: string;
   /** Whether the event is in the reported period (events before it only build lots). */
   reported: boolean;
   /** A transfer without a counterpart in the portfolio (a deposit from or withdrawal to outside). */
@@ -477,12 +482,18 @@ export interface BasisMove {
 /**
  * Watches the engine (the journal does): `event` before each event the engine processes (after the
  * period-end check), `basis` for every movement of lots it made. Without an observer the engine
- * behaves exactly as without one. Not called with HMRC identification, whose costs are known only
- * once the 30 days are matched.
+ * behaves exactly as without one. With HMRC identification, whose costs are known only once the
+ * 30 days are matched, each day's events are told once the day is final (lib/gains/hmrc-replay.ts),
+ * and `settled` before the positions change again.
  */
 export interface GainsObserver {
   event?(event: GainsEvent, reported: boolean): void;
   basis(move: BasisMove): void;
+  /**
+   * HMRC identification: every local day before `date` (`YYYY-MM-DD`) is final and told; the
+   * engine's positions are now those at the start of `date` (less `matchedAhead(date)`).
+   */
+  settled?(date: string): void;
 }
 
 /** One pool's open position now ({@link GainsEngine.positions}). */

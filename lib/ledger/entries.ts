@@ -114,6 +114,8 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
   const rolledTx = new Set<string>();
   const incomeByCategory = new Map<string, Big>();
   let unclassified = 0;
+  /** HMRC identification: gains posted by a day's earlier disposals of a token (see `disposalGain`). */
+  const shared = new Map<string, Big>();
 
   const holdingOf = (token: string, wallet: string): Holding => {
     const account = chart.asset(token, chart.perWallet ? wallet : NO_WALLET);
@@ -151,7 +153,7 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
 
   const write = (date: string, txIds: string[], description: string, given: Draft[]) => {
     // Nothing to post (a move between wallets of one account, a value of zero): no line.
-    const lines = given.filter((line) => !line.amount.eq(0) || !(line.quantity ?? ZERO).eq(0));
+    const lines = signed(given).filter((line) => !line.amount.eq(0) || !(line.quantity ?? ZERO).eq(0));
     if (lines.length === 0) return;
     const balance = lines.reduce((sum, line) => sum.plus(line.amount), ZERO);
     if (!balance.eq(0)) {
@@ -217,7 +219,7 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
     const month = options.months[monthIndex] as string;
     const date = lastDay(month);
     if (options.rollup && rolled.size > 0) {
-      const lines = [...rolled.values()].filter(
+      const lines = signed([...rolled.values()]).filter(
         (line) => !line.amount.eq(0) || !(line.quantity ?? ZERO).eq(0),
       );
       const ids = [...rolledTx];
@@ -294,6 +296,22 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
     return open;
   };
 
+  /**
+   * The gain posted for a disposal: its lines' rounded gains. HMRC identification matches a day's
+   * disposals of a token as one, with lines for the day: the day's earlier disposals post their own
+   * gain (`move.gain`) and its last the rest of the lines' gains, so the journal's total is theirs.
+   */
+  const disposalGain = (move: BasisMove): Big => {
+    if (move.gain !== undefined) {
+      const own = money(new Big(move.gain));
+      shared.set(move.token, (shared.get(move.token) ?? ZERO).plus(own));
+      return own;
+    }
+    const earlier = shared.get(move.token) ?? ZERO;
+    shared.delete(move.token);
+    return lineGains(move.lines ?? [], money).minus(earlier);
+  };
+
   const basis = (move: BasisMove) => {
     if (!move.reported) return;
     const o = entryFor(move);
@@ -338,7 +356,7 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       case 'dispose': {
         const value = new Big(move.value ?? 0);
         change(o, holdingOf(move.token, move.account), quantity.neg(), cost.neg(), move.txId);
-        const gain = lineGains(move.lines ?? [], money);
+        const gain = disposalGain(move);
         if (!gain.eq(0))
           o.lines.push({
             account: chart.account(gain.gt(0) ? 'gain' : 'loss'),
@@ -396,6 +414,13 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       closeBefore(date);
     },
     basis,
+    settled(date: string) {
+      // HMRC identification: the days before `date` are told; the positions are those of its start.
+      if (!opened && date >= options.startDate) openPeriod();
+      if (!opened) return;
+      flush();
+      closeBefore(date);
+    },
   };
 
   return {
@@ -410,6 +435,26 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
     unclassified: () => unclassified,
     counts: () => ({ entries: sequence, postings }),
   };
+}
+
+/**
+ * The lines with a token line whose value has the other sign than its quantity split in two: the
+ * tokens at no cost, and the value on a line of its own in the same account. The journals write a
+ * token at its total cost (`@@`, `{{…}}`), which takes the quantity's sign. It happens under HMRC
+ * identification: the same-day rule matches a fee paid in a token with the day's dearer acquisition
+ * (value in, tokens out), and the holdings are negative in value while a disposal waits for the
+ * acquisition the 30-day rule matched it with.
+ */
+function signed(lines: readonly Draft[]): Draft[] {
+  return lines.flatMap((line) => {
+    if (line.quantity === undefined || !line.amount.times(line.quantity).lt(0)) return [line];
+    const { amount, quantity, ...rest } = line;
+    const { token: _token, ...money } = rest;
+    return [
+      { ...rest, amount: ZERO, quantity },
+      { ...money, amount },
+    ];
+  });
 }
 
 /** The gain of a disposal as the reports show it: the sum of its lines' rounded gains. */

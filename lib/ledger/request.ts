@@ -60,9 +60,8 @@ export interface JournalIssue {
 
 /**
  * What a request's journal block cannot have, given its reports and gains options: a journal
- * block without the journal report, HMRC identification (a disposal's cost is known only once
- * its 30 days are matched, after the entry's date), per-wallet asset accounts without account
- * pooling (only then do the lots, and their cost, belong to a wallet).
+ * block without the journal report, per-wallet asset accounts without account pooling (only then
+ * do the lots, and their cost, belong to a wallet) or with HMRC identification (one pool per token).
  */
 export function journalProblems(
   // Loose: the request's refinement runs even when the block itself failed to parse.
@@ -75,14 +74,14 @@ export function journalProblems(
   if (!wanted) return [];
   const issues: JournalIssue[] = [];
   const method = gains?.method ?? (gains?.taxRules === 'uk' ? 'hmrc' : undefined);
-  if (method === 'hmrc')
-    issues.push({
-      path: ['gains', 'method'],
-      message:
-        'the journal needs each disposal’s carrying value when it happens; HMRC identification (uk rules) fixes it only once the 30 days after are matched, so the journal report is not available with it',
-    });
   const pooling = gains?.pooling ?? (gains?.taxRules === 'us' ? 'wallet-from-2025' : 'universal');
-  if (journal?.chart?.asset?.perWallet === true && pooling !== 'account')
+  if (journal?.chart?.asset?.perWallet === true && method === 'hmrc')
+    issues.push({
+      path: ['journal', 'chart', 'asset', 'perWallet'],
+      message:
+        'per-wallet asset accounts are not available with HMRC identification (one section 104 pool per token, whatever the wallet)',
+    });
+  else if (journal?.chart?.asset?.perWallet === true && pooling !== 'account')
     issues.push({
       path: ['journal', 'chart', 'asset', 'perWallet'],
       message: `per-wallet asset accounts need gains.pooling "account" (lots belong to a wallet only then), not "${pooling}"`,

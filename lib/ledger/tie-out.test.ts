@@ -30,7 +30,11 @@ describe('journal request', () => {
       'journal.chart.asset.perWallet',
       /pooling "account"/,
     ],
-    [{ gains: { taxRules: 'uk' } }, 'gains.method', /HMRC identification/],
+    [
+      { gains: { taxRules: 'uk', pooling: 'account' }, journal: { chart: { asset: { perWallet: true } } } },
+      'journal.chart.asset.perWallet',
+      /not available with HMRC identification/,
+    ],
   ])('refuses %j naming %s', (extra, field, reason) => {
     let error: unknown;
     try {
@@ -41,6 +45,12 @@ describe('journal request', () => {
     expect(error).toBeInstanceOf(RequestValidationError);
     const issue = (error as RequestValidationError).issues.find((i) => i.field === field);
     expect(issue?.reason).toMatch(reason);
+  });
+
+  it('takes HMRC identification (uk rules): each disposal is posted at its cost as finally matched', () => {
+    const parsed = request({ gains: { taxRules: 'uk' } });
+    expect(parsed.gains?.method).toBe('hmrc');
+    expect(parsed.reports).toContain('journal');
   });
 
   it('refuses a journal block without the journal report', () => {

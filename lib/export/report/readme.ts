@@ -392,7 +392,12 @@ function optionLines(request: ExportRequest, datesShownIn?: string): ReadmeLine[
     );
   }
   if (request.journal !== undefined)
-    lines.push(...journalReadmeLines(request.journal).map((line): [string, string] => ['', line]));
+    lines.push(
+      ...journalReadmeLines(request.journal, request.gains?.method).map((line): [string, string] => [
+        '',
+        line,
+      ]),
+    );
   return lines;
 }
 
