@@ -73,7 +73,10 @@ export const SCENARIOS: readonly Scenario[] = [
   },
 ];
 
-/** Digests of one run's outputs, by output: `csv:<name>`, `snapshot-records`, `sheet:Transactions`. */
+/**
+ * Digests of one run's outputs, by output: `csv:<name>`, `snapshot-records`, `sheet:Transactions`,
+ * `manifest:totals+counts`.
+ */
 export type OutputDigests = Record<string, string>;
 
 const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
@@ -91,7 +94,10 @@ export async function scenarioDigests(scenario: Scenario): Promise<OutputDigests
       request,
       harness.deps(scenario.concurrency === undefined ? {} : { concurrency: scenario.concurrency }),
     );
-    const digests: OutputDigests = {};
+    // The manifest's totals and counts (the rest names the run, its time and the simulator's port).
+    const digests: OutputDigests = {
+      'manifest:totals+counts': sha256(JSON.stringify([result.manifest.totals, result.manifest.counts])),
+    };
     for (const file of result.manifest.files) {
       const bytes = await readFile(join(harness.outDir, file.key));
       // Run-specific names carry the profile and period only: stable across runs.
