@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { Transform, type Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
-import type { Cell, Column, TableSource } from '../../../domain/table.ts';
+import type { Cell, Column, Row, TableSource } from '../../../domain/table.ts';
 import { isoInZone, wallClock } from '../../../domain/zoned.ts';
 import { ValidationError } from '../../../errors.ts';
 import {
@@ -52,6 +52,7 @@ export async function writeCsv(
   checkOptions(delimiter, decimalSeparator);
   const { spec } = source;
   checkSpec(spec);
+  if (delimiter.length === 1) return writeCsvLines(source, out, { ...options, delimiter, decimalSeparator });
   let rows = 0;
   async function* records(): AsyncGenerator<string[]> {
     yield spec.columns.map((column) => guardFormula(wellFormed(column.key)));
@@ -85,6 +86,112 @@ export async function writeCsv(
   }
   await done;
   return { rows };
+}
+
+/**
+ * {@link writeCsv} for a one-character delimiter: each row becomes one string, written in large
+ * pieces, with the bytes csv-stringify would write (a field is quoted when it holds the
+ * delimiter, a quote, CR or LF; quotes are doubled; an empty field is left empty). A
+ * multi-character delimiter, whose quoting csv-stringify decides by further rules, goes through
+ * csv-stringify itself.
+ */
+async function writeCsvLines(
+  source: TableSource,
+  out: Writable,
+  options: CsvOptions & { delimiter: string; decimalSeparator: '.' | ',' },
+): Promise<{ rows: number }> {
+  const { spec } = source;
+  const { delimiter, decimalSeparator } = options;
+  const recordDelimiter = options.recordDelimiter ?? '\r\n';
+  const field = fieldQuoter(delimiter);
+  const cells = spec.columns.map((column) => cellRenderer(column, decimalSeparator, spec.name));
+  const line = (row: Row, rowNumber: number): string => {
+    let text = '';
+    for (let i = 0; i < cells.length; i++) {
+      const cell = row[i] ?? null;
+      if (i > 0) text += delimiter;
+      if (cell !== null) text += field((cells[i] as CellRenderer)(cell, rowNumber));
+    }
+    return text + recordDelimiter;
+  };
+  const failed = new Promise<never>((_, reject) => out.once('error', reject));
+  failed.catch(() => {});
+  let pending = options.bom === false ? '' : '\ufeff';
+  const flush = async () => {
+    const text = pending;
+    pending = '';
+    if (!out.write(text)) await Promise.race([once(out, 'drain'), failed]);
+  };
+  let rows = 0;
+  try {
+    pending += spec.columns.map((column) => field(guardText(column.key))).join(delimiter) + recordDelimiter;
+    for await (const row of source.rows()) {
+      rows += 1;
+      checkRowLength(spec, row, rows);
+      pending += line(row, rows);
+      if (pending.length >= OUTPUT_CHUNK) await flush();
+    }
+    if (pending.length > 0) await flush();
+    out.end();
+    await Promise.race([finished(out), failed]);
+  } catch (error) {
+    out.destroy(error instanceof Error ? error : new Error(String(error)));
+    throw error;
+  }
+  return { rows };
+}
+
+/** Renders one non-null cell of a column (its row number for errors). */
+type CellRenderer = (cell: string, row: number) => string;
+
+/**
+ * The renderer of a column's cells: text as {@link guardText} makes it (with the European
+ * dialect's decimal commas first), other kinds as {@link renderCell}. A datetime column remembers
+ * its last cell: the rows come in date order, and an instant often repeats.
+ */
+function cellRenderer(column: Column, decimalSeparator: '.' | ',', table: string): CellRenderer {
+  if (column.kind === 'text') {
+    return decimalSeparator === ',' ? (cell) => guardText(commaNumbers(cell)) : guardText;
+  }
+  if (column.kind !== 'datetime')
+    return (cell, row) => renderCell(cell, column, decimalSeparator, table, row);
+  let last: string | null = null;
+  let lastText = '';
+  return (cell, row) => {
+    if (cell !== last) {
+      lastText = renderCell(cell, column, decimalSeparator, table, row);
+      last = cell;
+    }
+    return lastText;
+  };
+}
+
+/** The first characters of text that {@link guardFormula} may change: ' = + - @ tab CR. */
+const GUARD_STARTS = new Set([0x27, 0x3d, 0x2b, 0x2d, 0x40, 0x09, 0x0d]);
+
+/**
+ * `guardFormula(wellFormed(text))` without a regular expression for the common text: only text
+ * that holds a surrogate is checked for lone ones, only text starting with one of the formula
+ * characters (or a quote) is checked for the guard.
+ */
+function guardText(text: string): string {
+  const whole = (text as unknown as WellFormedString).isWellFormed() ? text : wellFormed(text);
+  return GUARD_STARTS.has(whole.charCodeAt(0)) ? guardFormula(whole) : whole;
+}
+
+/** `String.prototype.isWellFormed` (ES2024, in Node 20), which the project's `lib` setting predates. */
+interface WellFormedString {
+  isWellFormed(): boolean;
+}
+
+/** A field as csv-stringify writes it with a one-character `delimiter` and `"` quotes. */
+function fieldQuoter(delimiter: string): (value: string) => string {
+  return (value) => {
+    if (value === '') return value;
+    const quote = value.includes('"');
+    if (!quote && !value.includes(delimiter) && !value.includes('\n') && !value.includes('\r')) return value;
+    return `"${quote ? value.replaceAll('"', '""') : value}"`;
+  };
 }
 
 function checkOptions(delimiter: string, decimalSeparator: string): void {
