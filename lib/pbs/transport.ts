@@ -31,6 +31,8 @@ export interface JsonResponse {
   body: unknown;
   /** True when the body may hold `ExactNumber`s: write it back with `stringifyJson`. */
   exactNumbers?: boolean;
+  /** The body's text, as received. */
+  text?: string;
   headers: Headers;
   /** The request URL without timestamp and signature, for resolving relative links. */
   unsignedUrl: string;
@@ -120,7 +122,7 @@ export async function sendSigned(target: RequestTarget, options: SendOptions): P
   }
   try {
     const { value, exactNumbers } = parseJson(text);
-    return { body: value, exactNumbers, headers: response.headers, unsignedUrl };
+    return { body: value, exactNumbers, text, headers: response.headers, unsignedUrl };
   } catch (error) {
     const reason = text.trim() === '' ? 'empty body' : 'body is not valid JSON (truncated or malformed)';
     throw new PbsResponseError(target.path, '(body)', reason, true, { cause: error });
