@@ -285,22 +285,65 @@ export function extraPath(prefix: string, key: string): string {
   return prefix === '' ? key : `${prefix}.${key}`;
 }
 
+/** Keys remembered per layout at most: a hostile service may send any number of distinct keys. */
+const REMEMBERED_KEYS = 10_000;
+
 /**
- * Flattens every leaf of `value` not under a `consumed` path into `out`, keyed by its
+ * The extra paths of a layout: which keys it consumes, and each key's {@link extraPath} under each
+ * prefix, worked out once per key (the items of one service share their keys) instead of per item.
+ */
+class ExtraPaths {
+  readonly #consumed: ReadonlySet<string>;
+  readonly #byPrefix = new Map<string, Map<string, string | null>>();
+  #remembered = 0;
+
+  constructor(consumed: ReadonlySet<string>) {
+    this.#consumed = consumed;
+  }
+
+  /** The extra path of `key` under `prefix`, or null when the layout consumes that path. */
+  of(prefix: string, key: string): string | null {
+    let keys = this.#byPrefix.get(prefix);
+    if (keys === undefined) {
+      keys = new Map();
+      if (this.#remembered < REMEMBERED_KEYS) this.#byPrefix.set(prefix, keys);
+    }
+    let path = keys.get(key);
+    if (path === undefined) {
+      const extra = extraPath(prefix, key);
+      path = this.#consumed.has(extra) ? null : extra;
+      if (this.#remembered < REMEMBERED_KEYS) {
+        keys.set(key, path);
+        this.#remembered += 1;
+      }
+    }
+    return path;
+  }
+}
+
+/** True when a plain object has an own key (without listing its keys). */
+function hasOwnKey(value: Record<string, unknown>): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
+}
+
+/**
+ * Flattens every leaf of `value` not under a consumed path into `out`, keyed by its
  * {@link extraPath}. Arrays and empty objects are leaves (JSON text), so nothing is lost.
  */
 function collectLeaves(
   value: Record<string, unknown>,
-  consumed: ReadonlySet<string>,
+  paths: ExtraPaths,
   out: Record<string, Cell>,
   prefix = '',
 ): void {
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const child = value[key];
-    const path = extraPath(prefix, key);
-    if (consumed.has(path) || child === undefined) continue;
-    if (isPlainObject(child) && Object.keys(child).length > 0) collectLeaves(child, consumed, out, path);
+    if (child === undefined) continue;
+    const path = paths.of(prefix, key);
+    if (path === null) continue;
+    if (isPlainObject(child) && hasOwnKey(child)) collectLeaves(child, paths, out, path);
     else out[path] = isPlainObject(child) || Array.isArray(child) ? stringifyJson(child) : asText(child);
   }
 }
@@ -310,36 +353,40 @@ function collectLeaves(
 /** A field map and the paths it consumes (the others are extras), worked out once per normalizer. */
 interface Layout {
   fields: TransactionFieldMap;
-  transactionPaths: ReadonlySet<string>;
-  movementPaths: ReadonlySet<string>;
+  transactionPaths: ExtraPaths;
+  movementPaths: ExtraPaths;
 }
 
 function layoutOf(fields: TransactionFieldMap): Layout {
   return {
     fields,
-    transactionPaths: new Set<string>([
-      fields.id,
-      fields.date,
-      fields.type,
-      fields.subType,
-      fields.category,
-      fields.protocol,
-      fields.hash,
-      fields.accountId,
-      fields.ledgerId,
-      fields.movements,
-      fields.valueAmount,
-      fields.valueCurrency,
-      fields.feeAmount,
-      fields.feeCurrency,
-      fields.feeSymbol,
-      fields.feeQuantity,
-      fields.lastModifiedDate,
-      fields.sourceGuid,
-      fields.sourceName,
-      fields.deleted,
-    ]),
-    movementPaths: new Set<string>([fields.movementSymbol, fields.movementAmount, fields.movementValue]),
+    transactionPaths: new ExtraPaths(
+      new Set<string>([
+        fields.id,
+        fields.date,
+        fields.type,
+        fields.subType,
+        fields.category,
+        fields.protocol,
+        fields.hash,
+        fields.accountId,
+        fields.ledgerId,
+        fields.movements,
+        fields.valueAmount,
+        fields.valueCurrency,
+        fields.feeAmount,
+        fields.feeCurrency,
+        fields.feeSymbol,
+        fields.feeQuantity,
+        fields.lastModifiedDate,
+        fields.sourceGuid,
+        fields.sourceName,
+        fields.deleted,
+      ]),
+    ),
+    movementPaths: new ExtraPaths(
+      new Set<string>([fields.movementSymbol, fields.movementAmount, fields.movementValue]),
+    ),
   };
 }
 
@@ -415,9 +462,9 @@ function movements(
 }
 
 /** The leaves of `raw` outside the `consumed` paths, by {@link extraPath}. */
-function extrasOf(raw: Record<string, unknown>, consumed: ReadonlySet<string>): Record<string, Cell> {
+function extrasOf(raw: Record<string, unknown>, paths: ExtraPaths): Record<string, Cell> {
   const extras = leafRecord();
-  collectLeaves(raw, consumed, extras);
+  collectLeaves(raw, paths, extras);
   return extras;
 }
 
