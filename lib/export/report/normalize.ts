@@ -328,24 +328,31 @@ function hasOwnKey(value: Record<string, unknown>): boolean {
 }
 
 /**
- * Flattens every leaf of `value` not under a consumed path into `out`, keyed by its
- * {@link extraPath}. Arrays and empty objects are leaves (JSON text), so nothing is lost.
+ * Flattens every leaf of `value` not under a consumed path into `out` (made at the first leaf),
+ * keyed by its {@link extraPath}, and returns `out`. Arrays and empty objects are leaves (JSON
+ * text), so nothing is lost.
  */
 function collectLeaves(
   value: Record<string, unknown>,
   paths: ExtraPaths,
-  out: Record<string, Cell>,
+  out: Record<string, Cell> | null,
   prefix = '',
-): void {
+): Record<string, Cell> | null {
+  let leaves = out;
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const child = value[key];
     if (child === undefined) continue;
     const path = paths.of(prefix, key);
     if (path === null) continue;
-    if (isPlainObject(child) && hasOwnKey(child)) collectLeaves(child, paths, out, path);
-    else out[path] = isPlainObject(child) || Array.isArray(child) ? stringifyJson(child) : asText(child);
+    if (isPlainObject(child) && hasOwnKey(child)) {
+      leaves = collectLeaves(child, paths, leaves, path);
+      continue;
+    }
+    leaves ??= leafRecord();
+    leaves[path] = isPlainObject(child) || Array.isArray(child) ? stringifyJson(child) : asText(child);
   }
+  return leaves;
 }
 
 // Reading: raw items into canonical transactions. Each reader names the field it refuses.
@@ -462,10 +469,14 @@ function movements(
 }
 
 /** The leaves of `raw` outside the `consumed` paths, by {@link extraPath}. */
+/**
+ * The extras of an item without any: one shared empty record, so the common item allocates none
+ * (extras are only ever read).
+ */
+const NO_EXTRAS: Readonly<Record<string, Cell>> = Object.freeze(leafRecord());
+
 function extrasOf(raw: Record<string, unknown>, paths: ExtraPaths): Record<string, Cell> {
-  const extras = leafRecord();
-  collectLeaves(raw, paths, extras);
-  return extras;
+  return collectLeaves(raw, paths, null) ?? (NO_EXTRAS as Record<string, Cell>);
 }
 
 function canonicalOf(raw: RawTransaction, layout: Layout, index?: number): CanonicalTransaction {
