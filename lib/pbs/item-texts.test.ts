@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { itemTexts } from './item-texts.ts';
+import { isExactNumber, parseJson, stringifyJson } from './exact-json.ts';
+import { itemTexts, parseListBody } from './item-texts.ts';
 
 describe('itemTexts', () => {
   it('returns the text of each item of the array at the path, as sent (spaces, escapes, number tokens kept)', () => {
@@ -38,3 +39,51 @@ describe('itemTexts', () => {
     );
   });
 });
+
+describe('parseListBody', () => {
+  it('parses as parseJson does, number tokens a double would change kept exactly, with the items texts', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.jsonValue().map((value) => JSON.stringify(value)),
+            fc.constantFrom(
+              '1.50',
+              '1e3',
+              '-0',
+              '12345678901234567890',
+              '0.1',
+              '"a:1.50]"',
+              '[1.0,{"x":-2E2}]',
+            ),
+          ),
+        ),
+        fc.constantFrom('1', '2.50'),
+        (texts, page) => {
+          const body = `{"page":${page},"items":[${texts.join(',')}]}`;
+          const parsed = parseListBody(body, 'items');
+          const expected = parseJson(body);
+          expect(stringifyJson(parsed.value)).toBe(stringifyJson(expected.value));
+          expect(parsed.exactNumbers).toBe(isExactlyNeeded(body));
+          expect(parsed.itemTexts).toEqual(texts);
+        },
+      ),
+    );
+  });
+
+  it('throws SyntaxError for a body that is not JSON, as JSON.parse does', () => {
+    expect(() => parseListBody('{"items":[1,', 'items')).toThrow(SyntaxError);
+  });
+});
+
+/** Whether a body holds a number token a double would change: parsed losslessly, any token kept as text. */
+function isExactlyNeeded(body: string): boolean {
+  let kept = false;
+  JSON.parse(
+    JSON.stringify(parseJson(body).value, (_key, value) => {
+      if (isExactNumber(value)) kept = true;
+      return isExactNumber(value) ? value.value : value;
+    }),
+  );
+  return kept;
+}

@@ -4,8 +4,11 @@
  * the parsed item out again, which cost as much as parsing it.
  *
  * The body was parsed already (`exact-json.ts`), so it is known to be valid JSON: this only finds
- * where the items start and end, jumping from quote to quote inside strings.
+ * where the items start and end, jumping from quote to quote inside strings. On the way it reads
+ * every number token, so {@link parseListBody} knows without a second scan whether the body needs
+ * the lossless parser.
  */
+import { type ParsedJson, parseJson, parseJsonExactly } from './exact-json.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -15,6 +18,40 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+
+/**
+ * A list body parsed as `parseJson` parses it (number tokens a double would change kept as
+ * `ExactNumber`s), with the text of each of its items as sent: one scan of the text finds both
+ * the items and any such token. Throws `SyntaxError` when the body is not JSON.
+ */
+export function parseListBody(
+  text: string,
+  itemsPath: string | null,
+): ParsedJson & { itemTexts?: readonly string[] } {
+  const value: unknown = JSON.parse(text);
+  sawInexactNumber = false;
+  const texts = itemTexts(text, itemsPath);
+  // No items where the shape says (the caller reports that): the plain parse, without texts.
+  if (texts === null) return parseJson(text);
+  if (sawInexactNumber) return { value: parseJsonExactly(text), exactNumbers: true, itemTexts: texts };
+  return { value, exactNumbers: false, itemTexts: texts };
+}
+
+/**
+ * Set by a scan that met a number token whose double, written back, is not the same text (`1.50`,
+ * `1e3`, `-0`, more than 15 significant digits): see `exact-json.ts`. Scans are synchronous, so
+ * one flag serves them all.
+ */
+let sawInexactNumber = false;
+
+/** Notes the number token `text[start, end)` if a double would not give it back as it is. */
+function checkNumber(text: string, start: number, end: number): void {
+  const token = text.slice(start, end);
+  if (String(Number(token)) !== token) sawInexactNumber = true;
+}
 
 /**
  * The text of each element of the array at `itemsPath` (dotted keys from the body; null: the body
@@ -116,6 +153,13 @@ function valueEnd(text: string, at: number): number {
   if (first === QUOTE) return stringEnd(text, at);
   if (first === OPEN_BRACE || first === OPEN_BRACKET) return containerEnd(text, at);
   // A number, true, false or null: up to the next delimiter.
+  const end = scalarEnd(text, at);
+  if (isNumberStart(first)) checkNumber(text, at, end);
+  return end;
+}
+
+/** Where the number, true, false or null starting at `at` ends. */
+function scalarEnd(text: string, at: number): number {
   let position = at;
   while (position < text.length) {
     const code = text.charCodeAt(position);
@@ -123,6 +167,10 @@ function valueEnd(text: string, at: number): number {
     position++;
   }
   return position;
+}
+
+function isNumberStart(code: number): boolean {
+  return code === MINUS || (code >= DIGIT_0 && code <= DIGIT_9);
 }
 
 /** Where the object or array starting at `at` ends, past its closing bracket. */
@@ -134,6 +182,12 @@ function containerEnd(text: string, at: number): number {
     if (code === QUOTE) {
       position = stringEnd(text, position);
       if (position < 0) return -1;
+      continue;
+    }
+    if (isNumberStart(code)) {
+      const end = scalarEnd(text, position);
+      checkNumber(text, position, end);
+      position = end;
       continue;
     }
     if (code === OPEN_BRACE || code === OPEN_BRACKET) depth++;

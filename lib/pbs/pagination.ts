@@ -1,14 +1,17 @@
 import { PbsListingError, PbsResponseError } from './errors.ts';
-import { itemTexts } from './item-texts.ts';
+import { parseListBody } from './item-texts.ts';
 import type { Page } from './model.ts';
 import { getPath } from './path.ts';
 import type { QueryParams } from './query.ts';
 import { extractItems } from './schemas.ts';
 import type { ServiceShape } from './shape.ts';
-import { endpointTarget, type JsonResponse, type RequestTarget } from './transport.ts';
+import { type BodyParser, endpointTarget, type JsonResponse, type RequestTarget } from './transport.ts';
 
-/** Sends one request (signed, rate-limited and retried by the caller) and returns its JSON. */
-export type FetchJson = (target: RequestTarget) => Promise<JsonResponse>;
+/**
+ * Sends one request (signed, rate-limited and retried by the caller) and returns its JSON, parsed
+ * by `parse` when given (a body it refuses is retried as any unreadable body).
+ */
+export type FetchJson = (target: RequestTarget, parse?: BodyParser) => Promise<JsonResponse>;
 
 /** Where the client's base URL points. */
 export interface BaseLocation {
@@ -113,15 +116,17 @@ type CursorStyle = Extract<ServiceShape['pagination'], { style: 'cursor' }>;
 type Fetched<T> = { response: JsonResponse; items: T[]; itemTexts?: readonly string[] };
 
 async function fetchPage<T>(options: PaginateOptions<T>, target: RequestTarget): Promise<Fetched<T>> {
+  const { itemsPath } = options.shape;
+  const parse: BodyParser | undefined =
+    options.itemTexts === true ? (text) => parseListBody(text, itemsPath) : undefined;
   const response = await (options.schedule === undefined
-    ? options.fetchJson(target)
-    : options.schedule(() => options.fetchJson(target)));
-  const raw = extractItems(response.body, options.shape.itemsPath, target.path);
+    ? options.fetchJson(target, parse)
+    : options.schedule(() => options.fetchJson(target, parse)));
+  const raw = extractItems(response.body, itemsPath, target.path);
   const items = options.validate(raw, target.path);
-  if (options.itemTexts !== true || response.text === undefined) return { response, items };
-  const texts = itemTexts(response.text, options.shape.itemsPath);
+  const texts = response.itemTexts;
   // The texts go with the items one for one, or not at all.
-  return texts !== null && texts.length === items.length
+  return texts !== undefined && texts.length === items.length
     ? { response, items, itemTexts: texts }
     : { response, items };
 }
