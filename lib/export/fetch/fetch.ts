@@ -493,12 +493,14 @@ async function fetchShardOnce(task: ShardTask): Promise<Listing> {
         }
         listing.totalReported = page.totalItems;
       }
+      // The page's ids go into the digest at once: one call per page, not per id (same digest).
+      let pageIds = '';
       for (const [position, item] of page.items.entries()) {
         const id = idField === undefined ? null : idOf(item, idField);
         if (id !== null) {
           if (seen.has(id)) listing.duplicates += 1;
           else seen.add(id);
-          digest.update(`${id}\n`);
+          pageIds += `${id}\n`;
         }
         if (keep !== null && !keep(item)) continue;
         listing.rows += 1;
@@ -511,8 +513,12 @@ async function fetchShardOnce(task: ShardTask): Promise<Listing> {
         listing.span = widen(listing.span, key.at);
         lastInstant = key.at;
         const json = page.itemTexts?.[position];
-        await writer.writeJson(encodePartLine(item, options.fields, page.exactNumbers === true, key, json));
+        const written = writer.writeJson(
+          encodePartLine(item, options.fields, page.exactNumbers === true, key, json),
+        );
+        if (written) await written;
       }
+      digest.update(pageIds);
       listing.listed += page.items.length;
       options.onPage?.({ shard: shard.id, page: page.index, rows: page.items.length });
     }
