@@ -104,7 +104,8 @@ async function writeCsvLines(
   const { delimiter, decimalSeparator } = options;
   const recordDelimiter = options.recordDelimiter ?? '\r\n';
   const field = fieldQuoter(delimiter);
-  const cells = spec.columns.map((column) => cellRenderer(column, decimalSeparator, spec.name));
+  const lastInstants = new Map<string, LastInstant>();
+  const cells = spec.columns.map((column) => cellRenderer(column, decimalSeparator, spec.name, lastInstants));
   const line = (row: Row, rowNumber: number): string => {
     let text = '';
     for (let i = 0; i < cells.length; i++) {
@@ -144,25 +145,42 @@ async function writeCsvLines(
 /** Renders one non-null cell of a column (its row number for errors). */
 type CellRenderer = (cell: string, row: number) => string;
 
+/** The last instant a zone's datetime columns rendered, and its text. */
+interface LastInstant {
+  cell: string | null;
+  text: string;
+}
+
 /**
  * The renderer of a column's cells: text as {@link guardText} makes it (with the European
- * dialect's decimal commas first), other kinds as {@link renderCell}. A datetime column remembers
- * its last cell: the rows come in date order, and an instant often repeats.
+ * dialect's decimal commas first), other kinds as {@link renderCell}. The datetime columns of one
+ * zone share their last cell (`lastInstants`, by zone): a row shows its instant in two columns
+ * (UTC and the report zone, often the same), the rows come in date order, and an instant repeats.
  */
-function cellRenderer(column: Column, decimalSeparator: '.' | ',', table: string): CellRenderer {
+function cellRenderer(
+  column: Column,
+  decimalSeparator: '.' | ',',
+  table: string,
+  lastInstants: Map<string, LastInstant>,
+): CellRenderer {
   if (column.kind === 'text') {
     return decimalSeparator === ',' ? (cell) => guardText(commaNumbers(cell)) : guardText;
   }
   if (column.kind !== 'datetime')
     return (cell, row) => renderCell(cell, column, decimalSeparator, table, row);
-  let last: string | null = null;
-  let lastText = '';
+  const zone = column.timeZone ?? 'UTC';
+  let last = lastInstants.get(zone);
+  if (last === undefined) {
+    last = { cell: null, text: '' };
+    lastInstants.set(zone, last);
+  }
+  const remembered = last;
   return (cell, row) => {
-    if (cell !== last) {
-      lastText = renderCell(cell, column, decimalSeparator, table, row);
-      last = cell;
+    if (cell !== remembered.cell) {
+      remembered.text = renderCell(cell, column, decimalSeparator, table, row);
+      remembered.cell = cell;
     }
-    return lastText;
+    return remembered.text;
   };
 }
 
