@@ -10,16 +10,20 @@
  * Every figure comes from a fresh child process, so each peak RSS belongs to one task. Compare
  * ratios, not times: these machines are shared and noisy.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
 import { parsePbsConfig } from '../infra/config.ts';
 import { cdkJsonContext } from '../infra/definitions.ts';
 import { FUNCTIONS } from '../infra/stack.ts';
 import type { SimulatedProfile } from '../lib/simulator/types.ts';
 import { bundleTable, measureBundles } from './bundles.ts';
+import {
+  buildChildren,
+  CHILD_NODE_FLAGS,
+  child,
+  withSimulator as simulatorChild,
+  withChild,
+} from './children.ts';
 import type { BenchTask, ExportKind, Figures } from './run-child.ts';
 
 const { values } = parseArgs({
@@ -57,82 +61,20 @@ const concurrency = Number(values.concurrency ?? 8);
 const ALL_YEARS = { from: '2023-01-01', to: '2025-12-31' };
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
-/**
- * Every measured process gets the same V8 heap cap, as a function sized for the job would: the
- * export's live heap stays under 50 MB, but without a cap V8 lets garbage pile up to ~300 MB of RSS
- * at a high allocation rate before collecting it.
- */
-const CHILD_NODE_FLAGS = ['--max-old-space-size=128'];
-/** Turns off the AWS SDK's notice that its 2027 releases need Node 22, printed by every child that loads it. */
-const QUIET_ENV = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
-
-// The children run as esbuild bundles on plain Node, as the code runs on Lambda: under tsx, every
-// process would also carry the TypeScript loader's own thread and memory.
 const bundleDir = here('../.bench');
-await build({
-  entryPoints: [here('sim-child.ts'), here('run-child.ts'), here('s3-child.ts')],
-  outdir: bundleDir,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  outExtension: { '.js': '.mjs' },
-  logLevel: 'warning',
-});
-
-function child<T>(
-  script: string,
-  argument: unknown,
-  keepAlive = false,
-  profileName?: string,
-): Promise<{ message: T; process: ChildProcess }> {
-  const profile =
-    cpuProfileDir !== undefined && profileName !== undefined
-      ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${profileName}.cpuprofile`]
-      : [];
-  return new Promise((resolve, reject) => {
-    const proc = fork(join(bundleDir, script.replace(/\.ts$/, '.mjs')), [JSON.stringify(argument)], {
-      execArgv: [...CHILD_NODE_FLAGS, ...profile],
-      env: { ...process.env, ...QUIET_ENV },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    proc.once('message', (message) => {
-      resolve({ message: message as T, process: proc });
-      if (!keepAlive) proc.once('exit', () => {});
-    });
-    proc.once('error', reject);
-    proc.once('exit', (code) => code !== 0 && reject(new Error(`${script} exited with ${code}`)));
-  });
-}
-
-/** Runs `work` over a kept-alive child process's first message (what it serves), then lets the child go. */
-async function withChild<M, T>(script: string, argument: unknown, work: (message: M) => Promise<T>) {
-  const { message, process: proc } = await child<M>(script, argument, true);
-  try {
-    return await work(message);
-  } finally {
-    proc.disconnect();
-  }
-}
+await buildChildren(bundleDir);
 
 /** The simulator in its own process. */
-function withSimulator<T>(
+const withSimulator = <T>(
   rows: number,
   latency: number,
   work: (url: string, profile: SimulatedProfile) => Promise<T>,
   rateLimitPerSecond?: number,
-) {
-  return withChild<{ url: string; profile: SimulatedProfile }, T>(
-    'sim-child.ts',
-    { transactions: rows, latencyMs: latency, ...(rateLimitPerSecond ? { rateLimitPerSecond } : {}) },
-    (message) => work(message.url, message.profile),
-  );
-}
+) => simulatorChild(bundleDir, rows, latency, work, rateLimitPerSecond);
 
 /** Local S3 (s3rver) in its own process, for the Lambda path. */
 function withS3<T>(work: (s3: { endpoint: string; bucket: string }) => Promise<T>) {
-  return withChild('s3-child.ts', {}, work);
+  return withChild(bundleDir, 's3-child.ts', {}, work);
 }
 
 const measured = new Map<string, number>();
@@ -141,7 +83,8 @@ async function measure(task: BenchTask): Promise<Figures> {
   process.stderr.write(`  measuring ${name} (${fmt(task.rows)} rows)…\n`);
   const round = (measured.get(name) ?? 0) + 1;
   measured.set(name, round);
-  return (await child<Figures>('run-child.ts', task, false, `${name}-${round}`)).message;
+  const profile = cpuProfileDir === undefined ? undefined : { dir: cpuProfileDir, name: `${name}-${round}` };
+  return (await child<Figures>(bundleDir, 'run-child.ts', task, false, profile)).message;
 }
 
 const perSecond = (f: Figures) => (f.rows / f.ms) * 1000;
@@ -249,9 +192,11 @@ const lambda = await withS3((s3) =>
   }),
 );
 
+/** CPU seconds of the task itself (its process's start left out) per 100 000 transactions. */
+const cpuPer100k = (f: Figures) => (f.taskCpuMs / 1000) * (100_000 / f.rows);
 const rawRatio = (f: Figures, raw: Figures) => perSecond(f) / perSecond(raw);
-const table: [string, string, string, string, string, string][] = [
-  ['task', 'rows/s', 'peak RSS MB', 'CPU s', 'ratio', 'target'],
+const table: [string, string, string, string, string, string, string][] = [
+  ['task', 'rows/s', 'peak RSS MB', 'CPU s', 'CPU s per 100k', 'ratio', 'target'],
 ];
 const line = (
   name: string,
@@ -264,6 +209,7 @@ const line = (
     each(throughput, (round) => fmt(perSecond(figures(round)))),
     each(throughput, (round) => fmt(figures(round).peakRssMb)),
     each(throughput, (round) => fmt(figures(round).cpuMs / 1000, 1)),
+    each(throughput, (round) => fmt(cpuPer100k(figures(round)), 2)),
     ratio === null ? '1.00' : each(throughput, (round) => fmt(ratio(round), 2)),
     target,
   ]);
@@ -294,7 +240,7 @@ line(
   (r) => rawRatio(r.gains, r.rawFetch),
   'vs raw fetch, RSS ≤ 230 MB at 1M',
 );
-const widths = [0, 1, 2, 3, 4, 5].map((i) => Math.max(...table.map((r) => (r[i] ?? '').length)));
+const widths = [0, 1, 2, 3, 4, 5, 6].map((i) => Math.max(...table.map((r) => (r[i] ?? '').length)));
 for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  '));
 
 const latencyExport = latency.map((round) => round.export);

@@ -164,7 +164,7 @@ function createFetchJson(cfg: ResolvedPbsConfig, stats: PbsClientStats): FetchJs
     return refreshing;
   };
 
-  return (target) => {
+  return (target, parse) => {
     let correctedClock = false;
     let refreshedCredentials = false;
     // What the last attempt was signed with: a refusal only says something about those.
@@ -222,6 +222,7 @@ function createFetchJson(cfg: ResolvedPbsConfig, stats: PbsClientStats): FetchJs
             maxResponseBytes: cfg.maxResponseBytes,
             timestamp: Math.max(0, Math.round(nowMs + signedOffsetMs)),
             nowMs,
+            ...(parse === undefined ? {} : { parse }),
           });
           if (isDemoDataAnswer(response.headers)) stats.demoDataAnswers++;
           return response;

@@ -65,6 +65,14 @@ export function parseJson(text: string): ParsedJson {
   return { value: parse(text, null, parseNumberToken), exactNumbers: true };
 }
 
+/**
+ * Parses JSON text known to hold number tokens a double would change (see {@link parseJson}):
+ * those become {@link ExactNumber}s. Throws `SyntaxError` on invalid JSON.
+ */
+export function parseJsonExactly(text: string): unknown {
+  return parse(text, null, parseNumberToken);
+}
+
 /** {@link parseJson}'s value alone. */
 export function parseJsonValue(text: string): unknown {
   return parseJson(text).value;

@@ -57,4 +57,9 @@ export interface Page<T> {
    * `exact-json.ts`): write them with `stringifyJson`, never `JSON.stringify`.
    */
   exactNumbers?: boolean;
+  /**
+   * Each item's JSON text as the service sent it, in order (see `item-texts.ts`), when asked for
+   * (`PageRequestOptions.itemTexts`) and found in the body.
+   */
+  itemTexts?: readonly string[];
 }

@@ -1,13 +1,17 @@
 import { PbsListingError, PbsResponseError } from './errors.ts';
+import { parseListBody } from './item-texts.ts';
 import type { Page } from './model.ts';
 import { getPath } from './path.ts';
 import type { QueryParams } from './query.ts';
 import { extractItems } from './schemas.ts';
 import type { ServiceShape } from './shape.ts';
-import { endpointTarget, type JsonResponse, type RequestTarget } from './transport.ts';
+import { type BodyParser, endpointTarget, type JsonResponse, type RequestTarget } from './transport.ts';
 
-/** Sends one request (signed, rate-limited and retried by the caller) and returns its JSON. */
-export type FetchJson = (target: RequestTarget) => Promise<JsonResponse>;
+/**
+ * Sends one request (signed, rate-limited and retried by the caller) and returns its JSON, parsed
+ * by `parse` when given (a body it refuses is retried as any unreadable body).
+ */
+export type FetchJson = (target: RequestTarget, parse?: BodyParser) => Promise<JsonResponse>;
 
 /** Where the client's base URL points. */
 export interface BaseLocation {
@@ -38,6 +42,8 @@ export interface PageRequestOptions {
   readAhead?: number;
   /** Bounds the items of pages requested ahead over several listings (memory), besides `readAhead` each. */
   readAheadBudget?: ReadAheadBudget;
+  /** Give each page's items' JSON texts as sent (`Page.itemTexts`), for a caller that stores them. */
+  itemTexts?: boolean;
 }
 
 /** Items that may be held in pages requested ahead at once, shared by several listings. */
@@ -107,14 +113,33 @@ type PageStyle = Extract<ServiceShape['pagination'], { style: 'page' }>;
 type OffsetStyle = Extract<ServiceShape['pagination'], { style: 'offset' }>;
 type CursorStyle = Extract<ServiceShape['pagination'], { style: 'cursor' }>;
 
-type Fetched<T> = { response: JsonResponse; items: T[] };
+type Fetched<T> = { response: JsonResponse; items: T[]; itemTexts?: readonly string[] };
 
 async function fetchPage<T>(options: PaginateOptions<T>, target: RequestTarget): Promise<Fetched<T>> {
+  const { itemsPath } = options.shape;
+  const parse: BodyParser | undefined =
+    options.itemTexts === true ? (text) => parseListBody(text, itemsPath) : undefined;
   const response = await (options.schedule === undefined
-    ? options.fetchJson(target)
-    : options.schedule(() => options.fetchJson(target)));
-  const raw = extractItems(response.body, options.shape.itemsPath, target.path);
-  return { response, items: options.validate(raw, target.path) };
+    ? options.fetchJson(target, parse)
+    : options.schedule(() => options.fetchJson(target, parse)));
+  const raw = extractItems(response.body, itemsPath, target.path);
+  const items = options.validate(raw, target.path);
+  const texts = response.itemTexts;
+  // The texts go with the items one for one, or not at all.
+  return texts !== undefined && texts.length === items.length
+    ? { response, items, itemTexts: texts }
+    : { response, items };
+}
+
+/** The page yielded for `fetched`: its items, and their texts when it has them. */
+function pageOf<T>(fetched: Fetched<T>, totalItems: number | null, index: number): Page<T> {
+  return {
+    items: fetched.items,
+    totalItems,
+    index,
+    exactNumbers: fetched.response.exactNumbers,
+    ...(fetched.itemTexts === undefined ? {} : { itemTexts: fetched.itemTexts }),
+  };
 }
 
 /**
@@ -236,12 +261,13 @@ async function* steppedPages<T>(options: PaginateOptions<T>, stepping: Stepping)
   try {
     for (let index = 0; ; index++) {
       const target = targetAt(stepping.at(index, fetched));
-      const { response, items, totalItems } = await take(target);
+      const taken = await take(target);
+      const { response, items, totalItems } = taken;
       fetched += items.length;
       const page = { index, fetched, totalItems, body: response.body, path: target.path };
       const { ahead, reached } = stepping.read(page, requests.readAhead);
       if (items.length > 0) requests.prefetch(ahead.map(targetAt));
-      yield { items, totalItems, index, exactNumbers: response.exactNumbers };
+      yield pageOf(taken, totalItems, index);
       if (isLastPage(items.length, stepping.size, reached)) return;
     }
   } finally {
@@ -279,9 +305,9 @@ function pageTaker<T>(
   const repeat = repeatGuard();
   const requests = pageRequests(options, pageSize);
   const take = async (target: RequestTarget) => {
-    const { response, items } = await requests.take(target);
-    repeat.check(items, target.path);
-    return { response, items, totalItems: readCount(response.body, totalItemsPath, target.path) };
+    const fetched = await requests.take(target);
+    repeat.check(fetched.items, target.path);
+    return { ...fetched, totalItems: readCount(fetched.response.body, totalItemsPath, target.path) };
   };
   return { take, requests };
 }
@@ -291,9 +317,10 @@ async function* cursors<T>(options: PaginateOptions<T>, style: CursorStyle): Asy
   const seen = new Set<string>();
   let target = endpointTarget(options.base.baseUrl, options.signedPath, [...options.params, ...limit]);
   for (let index = 0; ; index++) {
-    const { response, items } = await fetchPage(options, target);
+    const fetched = await fetchPage(options, target);
+    const { response } = fetched;
     const totalItems = readCount(response.body, style.totalItemsPath, target.path);
-    yield { items, totalItems, index, exactNumbers: response.exactNumbers };
+    yield pageOf(fetched, totalItems, index);
 
     let next: RequestTarget;
     let key: string;

@@ -9,7 +9,7 @@ import {
   PbsResponseTooLargeError,
   PbsTimeoutError,
 } from './errors.ts';
-import { parseJson } from './exact-json.ts';
+import { type ParsedJson, parseJson } from './exact-json.ts';
 import { parseRetryAfter } from './retry.ts';
 import { signRequest, timestampText } from './signing.ts';
 
@@ -31,6 +31,8 @@ export interface JsonResponse {
   body: unknown;
   /** True when the body may hold `ExactNumber`s: write it back with `stringifyJson`. */
   exactNumbers?: boolean;
+  /** Each item's JSON text as sent, when the body was parsed as a list (see `item-texts.ts`). */
+  itemTexts?: readonly string[];
   headers: Headers;
   /** The request URL without timestamp and signature, for resolving relative links. */
   unsignedUrl: string;
@@ -46,7 +48,12 @@ export interface SendOptions {
   timestamp: number;
   /** Clock used to read `Retry-After` dates. */
   nowMs: number;
+  /** How the body is parsed (throws `SyntaxError` when it is not JSON). Default `parseJson`. */
+  parse?: BodyParser;
 }
+
+/** Parses a response body: its value, whether it may hold `ExactNumber`s, and its items' texts. */
+export type BodyParser = (text: string) => ParsedJson & { itemTexts?: readonly string[] };
 
 const BODY_START_LENGTH = 200;
 
@@ -119,8 +126,15 @@ export async function sendSigned(target: RequestTarget, options: SendOptions): P
     throw httpError(target.path, response, text, redact, options.nowMs);
   }
   try {
-    const { value, exactNumbers } = parseJson(text);
-    return { body: value, exactNumbers, headers: response.headers, unsignedUrl };
+    const parse: BodyParser = options.parse ?? parseJson;
+    const { value, exactNumbers, itemTexts } = parse(text);
+    return {
+      body: value,
+      exactNumbers,
+      ...(itemTexts === undefined ? {} : { itemTexts }),
+      headers: response.headers,
+      unsignedUrl,
+    };
   } catch (error) {
     const reason = text.trim() === '' ? 'empty body' : 'body is not valid JSON (truncated or malformed)';
     throw new PbsResponseError(target.path, '(body)', reason, true, { cause: error });

@@ -255,6 +255,8 @@ export function startFetch(
     // Pages requested ahead wait in memory until their shard reads them: bounded over the run.
     requests.readAheadBudget = createReadAheadBudget(concurrency * READ_AHEAD_ITEMS_PER_REQUEST);
   }
+  // Each item's text as sent goes into its part line, instead of the parsed item written out again.
+  if (options.fields !== undefined) requests.itemTexts = true;
   // rejectOnClear: cleared tasks must settle, or waiting for them below would never end.
   const limit = pLimit({ concurrency, rejectOnClear: true });
   const settlers = shards.map(() => settleable<FetchedShard>());
@@ -491,12 +493,14 @@ async function fetchShardOnce(task: ShardTask): Promise<Listing> {
         }
         listing.totalReported = page.totalItems;
       }
-      for (const item of page.items) {
+      // The page's ids go into the digest at once: one call per page, not per id (same digest).
+      let pageIds = '';
+      for (const [position, item] of page.items.entries()) {
         const id = idField === undefined ? null : idOf(item, idField);
         if (id !== null) {
           if (seen.has(id)) listing.duplicates += 1;
           else seen.add(id);
-          digest.update(`${id}\n`);
+          pageIds += `${id}\n`;
         }
         if (keep !== null && !keep(item)) continue;
         listing.rows += 1;
@@ -508,8 +512,13 @@ async function fetchShardOnce(task: ShardTask): Promise<Listing> {
         if (key.at < lastInstant) listing.instantsInOrder = false;
         listing.span = widen(listing.span, key.at);
         lastInstant = key.at;
-        await writer.writeJson(encodePartLine(item, options.fields, page.exactNumbers === true, key));
+        const json = page.itemTexts?.[position];
+        const written = writer.writeJson(
+          encodePartLine(item, options.fields, page.exactNumbers === true, key, json),
+        );
+        if (written) await written;
       }
+      digest.update(pageIds);
       listing.listed += page.items.length;
       options.onPage?.({ shard: shard.id, page: page.index, rows: page.items.length });
     }

@@ -285,24 +285,74 @@ export function extraPath(prefix: string, key: string): string {
   return prefix === '' ? key : `${prefix}.${key}`;
 }
 
+/** Keys remembered per layout at most: a hostile service may send any number of distinct keys. */
+const REMEMBERED_KEYS = 10_000;
+
 /**
- * Flattens every leaf of `value` not under a `consumed` path into `out`, keyed by its
- * {@link extraPath}. Arrays and empty objects are leaves (JSON text), so nothing is lost.
+ * The extra paths of a layout: which keys it consumes, and each key's {@link extraPath} under each
+ * prefix, worked out once per key (the items of one service share their keys) instead of per item.
+ */
+class ExtraPaths {
+  readonly #consumed: ReadonlySet<string>;
+  readonly #byPrefix = new Map<string, Map<string, string | null>>();
+  #remembered = 0;
+
+  constructor(consumed: ReadonlySet<string>) {
+    this.#consumed = consumed;
+  }
+
+  /** The extra path of `key` under `prefix`, or null when the layout consumes that path. */
+  of(prefix: string, key: string): string | null {
+    let keys = this.#byPrefix.get(prefix);
+    if (keys === undefined) {
+      keys = new Map();
+      if (this.#remembered < REMEMBERED_KEYS) this.#byPrefix.set(prefix, keys);
+    }
+    let path = keys.get(key);
+    if (path === undefined) {
+      const extra = extraPath(prefix, key);
+      path = this.#consumed.has(extra) ? null : extra;
+      if (this.#remembered < REMEMBERED_KEYS) {
+        keys.set(key, path);
+        this.#remembered += 1;
+      }
+    }
+    return path;
+  }
+}
+
+/** True when a plain object has an own key (without listing its keys). */
+function hasOwnKey(value: Record<string, unknown>): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
+}
+
+/**
+ * Flattens every leaf of `value` not under a consumed path into `out` (made at the first leaf),
+ * keyed by its {@link extraPath}, and returns `out`. Arrays and empty objects are leaves (JSON
+ * text), so nothing is lost.
  */
 function collectLeaves(
   value: Record<string, unknown>,
-  consumed: ReadonlySet<string>,
-  out: Record<string, Cell>,
+  paths: ExtraPaths,
+  out: Record<string, Cell> | null,
   prefix = '',
-): void {
+): Record<string, Cell> | null {
+  let leaves = out;
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const child = value[key];
-    const path = extraPath(prefix, key);
-    if (consumed.has(path) || child === undefined) continue;
-    if (isPlainObject(child) && Object.keys(child).length > 0) collectLeaves(child, consumed, out, path);
-    else out[path] = isPlainObject(child) || Array.isArray(child) ? stringifyJson(child) : asText(child);
+    if (child === undefined) continue;
+    const path = paths.of(prefix, key);
+    if (path === null) continue;
+    if (isPlainObject(child) && hasOwnKey(child)) {
+      leaves = collectLeaves(child, paths, leaves, path);
+      continue;
+    }
+    leaves ??= leafRecord();
+    leaves[path] = isPlainObject(child) || Array.isArray(child) ? stringifyJson(child) : asText(child);
   }
+  return leaves;
 }
 
 // Reading: raw items into canonical transactions. Each reader names the field it refuses.
@@ -310,36 +360,40 @@ function collectLeaves(
 /** A field map and the paths it consumes (the others are extras), worked out once per normalizer. */
 interface Layout {
   fields: TransactionFieldMap;
-  transactionPaths: ReadonlySet<string>;
-  movementPaths: ReadonlySet<string>;
+  transactionPaths: ExtraPaths;
+  movementPaths: ExtraPaths;
 }
 
 function layoutOf(fields: TransactionFieldMap): Layout {
   return {
     fields,
-    transactionPaths: new Set<string>([
-      fields.id,
-      fields.date,
-      fields.type,
-      fields.subType,
-      fields.category,
-      fields.protocol,
-      fields.hash,
-      fields.accountId,
-      fields.ledgerId,
-      fields.movements,
-      fields.valueAmount,
-      fields.valueCurrency,
-      fields.feeAmount,
-      fields.feeCurrency,
-      fields.feeSymbol,
-      fields.feeQuantity,
-      fields.lastModifiedDate,
-      fields.sourceGuid,
-      fields.sourceName,
-      fields.deleted,
-    ]),
-    movementPaths: new Set<string>([fields.movementSymbol, fields.movementAmount, fields.movementValue]),
+    transactionPaths: new ExtraPaths(
+      new Set<string>([
+        fields.id,
+        fields.date,
+        fields.type,
+        fields.subType,
+        fields.category,
+        fields.protocol,
+        fields.hash,
+        fields.accountId,
+        fields.ledgerId,
+        fields.movements,
+        fields.valueAmount,
+        fields.valueCurrency,
+        fields.feeAmount,
+        fields.feeCurrency,
+        fields.feeSymbol,
+        fields.feeQuantity,
+        fields.lastModifiedDate,
+        fields.sourceGuid,
+        fields.sourceName,
+        fields.deleted,
+      ]),
+    ),
+    movementPaths: new ExtraPaths(
+      new Set<string>([fields.movementSymbol, fields.movementAmount, fields.movementValue]),
+    ),
   };
 }
 
@@ -415,10 +469,14 @@ function movements(
 }
 
 /** The leaves of `raw` outside the `consumed` paths, by {@link extraPath}. */
-function extrasOf(raw: Record<string, unknown>, consumed: ReadonlySet<string>): Record<string, Cell> {
-  const extras = leafRecord();
-  collectLeaves(raw, consumed, extras);
-  return extras;
+/**
+ * The extras of an item without any: one shared empty record, so the common item allocates none
+ * (extras are only ever read).
+ */
+const NO_EXTRAS: Readonly<Record<string, Cell>> = Object.freeze(leafRecord());
+
+function extrasOf(raw: Record<string, unknown>, paths: ExtraPaths): Record<string, Cell> {
+  return collectLeaves(raw, paths, null) ?? (NO_EXTRAS as Record<string, Cell>);
 }
 
 function canonicalOf(raw: RawTransaction, layout: Layout, index?: number): CanonicalTransaction {
@@ -522,7 +580,8 @@ class ColumnsSeen {
 // Rendering: canonical transactions into rows and specs of fixed columns.
 
 function extraCells(extras: Readonly<Record<string, Cell>>, known: readonly string[], id: string): Cell[] {
-  for (const path of Object.keys(extras)) {
+  // Extras records have no prototype: every key `in` them is their own.
+  for (const path in extras) {
     if (!known.includes(path)) {
       throw new TransactionDataError(
         path,
@@ -555,14 +614,18 @@ function spec(name: string, title: string, fixed: Column[], extras: readonly str
 }
 
 function quantities(tx: CanonicalTransaction, sign: 1 | -1): Cell {
-  const parts = tx.movements
-    .filter((movement) => (signDecimal(movement.amount) < 0 ? -1 : 1) === sign)
-    .map((movement) => `${trimDecimal(absDecimal(movement.amount))} ${movement.symbol}`);
-  return parts.length > 0 ? parts.join('; ') : null;
+  // One string built in a loop: two cells of every row, no arrays in between.
+  let text: string | null = null;
+  for (const movement of tx.movements) {
+    if ((signDecimal(movement.amount) < 0 ? -1 : 1) !== sign) continue;
+    const part = `${trimDecimal(absDecimal(movement.amount))} ${movement.symbol}`;
+    text = text === null ? part : `${text}; ${part}`;
+  }
+  return text;
 }
 
 function transactionRowOf(tx: CanonicalTransaction, extras: readonly string[]): Row {
-  return [
+  const row: Cell[] = [
     tx.id,
     tx.date,
     tx.date,
@@ -581,8 +644,9 @@ function transactionRowOf(tx: CanonicalTransaction, extras: readonly string[]): 
     tx.feeCurrency,
     tx.feeSymbol,
     tx.feeQuantity,
-    ...extraCells(tx.extras, extras, tx.id),
   ];
+  for (const cell of extraCells(tx.extras, extras, tx.id)) row.push(cell);
+  return row;
 }
 
 function movementRowsOf(tx: CanonicalTransaction, known: readonly string[]): Row[] {

@@ -101,7 +101,10 @@ export function createReportModel(
   } = {},
 ): ReportModel {
   const normalizer = createNormalizer({ fields, timeZone: options.displayTimeZone ?? request.timeZone });
-  const summary = createSummary({ timeZone: request.timeZone });
+  const summary = createSummary({
+    timeZone: request.timeZone,
+    tables: request.reports.includes('summary'),
+  });
   const range = periodRange(request.period, request.timeZone);
   const period = { start: range.start.toJSDate(), end: range.end.toJSDate() };
   const gains = request.gains !== undefined ? createGainsFeed(request, period, options) : null;

@@ -292,6 +292,21 @@ describe('createSummary', () => {
     );
   });
 
+  it('keeps only the totals when no tables are asked for: no tables, and the same totals', async () => {
+    await fc.assert(
+      fc.property(fc.array(transaction, { maxLength: 20 }), (transactions) => {
+        const full = createSummary({ timeZone: 'Europe/Berlin' });
+        const totalsOnly = createSummary({ timeZone: 'Europe/Berlin', tables: false });
+        for (const transaction of transactions) {
+          full.add(transaction);
+          totalsOnly.add(transaction);
+        }
+        expect(totalsOnly.tables()).toEqual([]);
+        expect(totalsOnly.totals()).toEqual(full.totals());
+      }),
+    );
+  });
+
   it('returns by-token rows whose net is in minus out and whose totals are the row sums', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(transaction, { maxLength: 20 }), async (transactions) => {

@@ -35,12 +35,17 @@ export const TOTAL = 'TOTAL';
 export interface SummaryOptions {
   /** IANA zone that decides which month a transaction falls in. */
   timeZone: string;
+  /**
+   * False when the run writes no summary tables: only the per-currency totals (the manifest's)
+   * are kept, without working out each transaction's month or adding up its tokens. Default true.
+   */
+  tables?: boolean;
 }
 
 /** An accumulator of canonical transactions that yields the summary tables. */
 export interface Summary {
   add(tx: CanonicalTransaction): void;
-  /** The summary tables as they stand: by month, then by token. */
+  /** The summary tables as they stand: by month, then by token (none without `tables`). */
   tables(): TableSource[];
   /** Count, value and fees per currency: the by-month TOTAL rows. */
   totals(): Map<string, CurrencyTotal>;
@@ -216,6 +221,7 @@ const currencyCell = (currency: string): Cell => (currency === '' ? null : curre
  * its fee currency) decides its row; a fee in another currency goes to that currency's row.
  */
 export function createSummary(options: SummaryOptions): Summary {
+  const withTables = options.tables !== false;
   const months = new Map<string, MonthGroup>();
   const tokens = new Map<string, TokenGroup>();
 
@@ -342,9 +348,12 @@ export function createSummary(options: SummaryOptions): Summary {
 
   return {
     add(tx) {
-      const month = wallClock(Date.parse(tx.date), options.timeZone).toISOString().slice(0, 7);
-      const protocol = tx.protocol;
-      const category = tx.category;
+      // Without tables, one group per currency: its sums are the totals (see `totals`).
+      const month = withTables
+        ? wallClock(Date.parse(tx.date), options.timeZone).toISOString().slice(0, 7)
+        : '';
+      const protocol = withTables ? tx.protocol : null;
+      const category = withTables ? tx.category : null;
       const currency = tx.valueCurrency ?? tx.feeCurrency ?? '';
       const main = monthGroup([month, protocol, category, currency]);
       main.count += 1;
@@ -359,6 +368,7 @@ export function createSummary(options: SummaryOptions): Summary {
             : monthGroup([month, protocol, category, tx.feeCurrency]);
         feeGroup.fees.add(toMinorUnit(tx.feeAmount, currencyCell(feeGroup.keys[3])));
       }
+      if (!withTables) return;
       for (const movement of tx.movements) {
         const group = tokenGroup([movement.symbol, tx.valueCurrency ?? '']);
         const value = moneyCell(movement.value, tx.valueCurrency);
@@ -371,7 +381,7 @@ export function createSummary(options: SummaryOptions): Summary {
         }
       }
     },
-    tables: () => [source(MONTH_SPEC, monthRows()), source(TOKEN_SPEC, tokenRows())],
+    tables: () => (withTables ? [source(MONTH_SPEC, monthRows()), source(TOKEN_SPEC, tokenRows())] : []),
     totals,
   };
 }

@@ -42,17 +42,26 @@ export function partLineKey(item: RawTransaction, fields: PartLineFields): PartL
  * (`1735689600000\t"tx-1"\t{…}`), so the assembly can order and deduplicate a window's lines
  * without parsing them. JSON text never holds a raw tab, so the first two tabs split the line. A
  * `p` before the JSON (`…\t"tx-1"\tp{…}`) says it is plain (see {@link PartLine.plain}). `key`,
- * when the caller has it already, is the item's {@link partLineKey}.
+ * when the caller has it already, is the item's {@link partLineKey}. `sent`, the item's JSON text
+ * as the service sent it (`pbs/item-texts.ts`), is written as it is unless it spans lines (an
+ * indented body): the snapshot then holds the service's own bytes, parsed once.
  */
 export function encodePartLine(
   item: RawTransaction,
   fields: PartLineFields,
   exactNumbers = false,
   key: PartLineKey = partLineKey(item, fields),
+  sent?: string,
 ): string {
   // Items with number tokens kept as text (see `pbs/exact-json.ts`) are written with them as sent.
-  const json = exactNumbers ? stringifyJson(item) : JSON.stringify(item);
+  const json =
+    sent !== undefined && isOneLine(sent) ? sent : exactNumbers ? stringifyJson(item) : JSON.stringify(item);
   return `${key.at}\t${JSON.stringify(key.id)}\t${exactNumbers ? '' : PLAIN_MARK}${json}`;
+}
+
+/** True when JSON text holds no line break (outside strings it may hold spaces, never inside). */
+function isOneLine(json: string): boolean {
+  return !json.includes('\n') && !json.includes('\r');
 }
 
 /** Reads a part line; a line of bare JSON (no prefix) is parsed to read its instant and id. */

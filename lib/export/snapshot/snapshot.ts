@@ -60,8 +60,12 @@ export class SnapshotError extends PbsExportError {
 /** Writes NDJSON records, gzip-compressed unless asked not to, honouring backpressure. */
 export interface NdjsonWriter {
   write(record: unknown): Promise<void>;
-  /** Writes one record given as its JSON text (one line, no newline), as it is. */
-  writeJson(json: string): Promise<void>;
+  /**
+   * Writes one record given as its JSON text (one line, no newline), as it is. Returns a promise
+   * only when the caller must wait (the text gathered went to the compressor or file): a writer
+   * of millions of lines awaits only then.
+   */
+  writeJson(json: string): Promise<void> | undefined;
   /** Flushes and closes the file. */
   close(): Promise<void>;
   /** Closes the file without waiting for a clean end (after a failure). */
@@ -141,11 +145,11 @@ export function createNdjsonWriter(
       // Records may hold number tokens kept as text (timeline items): written as they came.
       await this.writeJson(stringifyJson(record));
     },
-    async writeJson(json) {
-      if (failure) throw failure;
+    writeJson(json) {
+      if (failure) return Promise.reject(failure);
       pending.push(json, '\n');
       pendingLength += json.length + 1;
-      if (pendingLength >= WRITE_CHUNK) await flush();
+      return pendingLength >= WRITE_CHUNK ? flush() : undefined;
     },
     async close() {
       if (failure) throw failure;

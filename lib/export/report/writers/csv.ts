@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { Transform, type Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
-import type { Cell, Column, TableSource } from '../../../domain/table.ts';
+import type { Cell, Column, Row, TableSource } from '../../../domain/table.ts';
 import { ValidationError } from '../../../errors.ts';
 import {
   checkRowLength,
@@ -52,6 +52,7 @@ export async function writeCsv(
   checkOptions(delimiter, decimalSeparator);
   const { spec } = source;
   checkSpec(spec);
+  if (delimiter.length === 1) return writeCsvLines(source, out, { ...options, delimiter, decimalSeparator });
   let rows = 0;
   async function* records(): AsyncGenerator<string[]> {
     yield spec.columns.flatMap(csvHeaderKeys).map((key) => guardFormula(wellFormed(key)));
@@ -90,6 +91,153 @@ export async function writeCsv(
   }
   await done;
   return { rows };
+}
+
+/**
+ * {@link writeCsv} for a one-character delimiter: each row becomes one string, written in large
+ * pieces, with the bytes csv-stringify would write (a field is quoted when it holds the
+ * delimiter, a quote, CR or LF; quotes are doubled; an empty field is left empty). A
+ * multi-character delimiter, whose quoting csv-stringify decides by further rules, goes through
+ * csv-stringify itself.
+ */
+async function writeCsvLines(
+  source: TableSource,
+  out: Writable,
+  options: CsvOptions & { delimiter: string; decimalSeparator: '.' | ',' },
+): Promise<{ rows: number }> {
+  const { spec } = source;
+  const { delimiter, decimalSeparator } = options;
+  const recordDelimiter = options.recordDelimiter ?? '\r\n';
+  const field = fieldQuoter(delimiter);
+  const lastInstants = new Map<string, LastInstant>();
+  const cells = spec.columns.map((column) => cellRenderer(column, decimalSeparator, spec.name, lastInstants));
+  // A datetime in a zone other than UTC is followed by its offset column (csv-dates.ts).
+  const offsets = spec.columns.map((column) => (hasOffsetColumn(column) ? offsetRenderer(column) : null));
+  const line = (row: Row, rowNumber: number): string => {
+    let text = '';
+    for (let i = 0; i < cells.length; i++) {
+      const cell = row[i] ?? null;
+      if (i > 0) text += delimiter;
+      if (cell !== null) text += field((cells[i] as CellRenderer)(cell, rowNumber));
+      const offset = offsets[i];
+      if (offset !== null && offset !== undefined) {
+        text += delimiter;
+        if (cell !== null) text += field(offset(cell));
+      }
+    }
+    return text + recordDelimiter;
+  };
+  const failed = new Promise<never>((_, reject) => out.once('error', reject));
+  failed.catch(() => {});
+  let pending = options.bom === false ? '' : '\ufeff';
+  const flush = async () => {
+    const text = pending;
+    pending = '';
+    if (!out.write(text)) await Promise.race([once(out, 'drain'), failed]);
+  };
+  let rows = 0;
+  try {
+    pending +=
+      spec.columns
+        .flatMap(csvHeaderKeys)
+        .map((key) => field(guardText(key)))
+        .join(delimiter) + recordDelimiter;
+    for await (const row of source.rows()) {
+      rows += 1;
+      checkRowLength(spec, row, rows);
+      pending += line(row, rows);
+      if (pending.length >= OUTPUT_CHUNK) await flush();
+    }
+    if (pending.length > 0) await flush();
+    out.end();
+    await Promise.race([finished(out), failed]);
+  } catch (error) {
+    out.destroy(error instanceof Error ? error : new Error(String(error)));
+    throw error;
+  }
+  return { rows };
+}
+
+/** Renders one non-null cell of a column (its row number for errors). */
+type CellRenderer = (cell: string, row: number) => string;
+
+/** The last instant a zone's datetime columns rendered, and its text. */
+interface LastInstant {
+  cell: string | null;
+  text: string;
+}
+
+/**
+ * The renderer of a column's cells: text as {@link guardText} makes it (with the European
+ * dialect's decimal commas first), other kinds as {@link renderCell}. The datetime columns of one
+ * zone share their last cell (`lastInstants`, by zone): a row shows its instant in two columns
+ * (UTC and the report zone, often the same), the rows come in date order, and an instant repeats.
+ */
+function cellRenderer(
+  column: Column,
+  decimalSeparator: '.' | ',',
+  table: string,
+  lastInstants: Map<string, LastInstant>,
+): CellRenderer {
+  if (column.kind === 'text') {
+    return decimalSeparator === ',' ? (cell) => guardText(commaNumbers(cell)) : guardText;
+  }
+  if (column.kind !== 'datetime')
+    return (cell, row) => renderCell(cell, column, decimalSeparator, table, row);
+  const zone = column.timeZone ?? 'UTC';
+  let last = lastInstants.get(zone);
+  if (last === undefined) {
+    last = { cell: null, text: '' };
+    lastInstants.set(zone, last);
+  }
+  const remembered = last;
+  return (cell, row) => {
+    if (cell !== remembered.cell) {
+      remembered.text = renderCell(cell, column, decimalSeparator, table, row);
+      remembered.cell = cell;
+    }
+    return remembered.text;
+  };
+}
+
+/**
+ * The offset column's renderer of a datetime column (its cell already checked by the column's own
+ * renderer); like that renderer it keeps the last instant's text, as instants repeat row after row.
+ */
+function offsetRenderer(column: Column): (cell: string) => string {
+  let last: { cell: string | null; text: string } = { cell: null, text: '' };
+  return (cell) => {
+    if (cell !== last.cell) last = { cell, text: offsetCell(cell, column) };
+    return last.text;
+  };
+}
+
+/** The first characters of text that {@link guardFormula} may change: ' = + - @ tab CR. */
+const GUARD_STARTS = new Set([0x27, 0x3d, 0x2b, 0x2d, 0x40, 0x09, 0x0d]);
+
+/**
+ * `guardFormula(wellFormed(text))` without a regular expression for the common text: only text
+ * that holds a surrogate is checked for lone ones, only text starting with one of the formula
+ * characters (or a quote) is checked for the guard.
+ */
+function guardText(text: string): string {
+  const whole = (text as unknown as WellFormedString).isWellFormed() ? text : wellFormed(text);
+  return GUARD_STARTS.has(whole.charCodeAt(0)) ? guardFormula(whole) : whole;
+}
+
+/** `String.prototype.isWellFormed` (ES2024, in Node 20), which the project's `lib` setting predates. */
+interface WellFormedString {
+  isWellFormed(): boolean;
+}
+
+/** A field as csv-stringify writes it with a one-character `delimiter` and `"` quotes. */
+function fieldQuoter(delimiter: string): (value: string) => string {
+  return (value) => {
+    if (value === '') return value;
+    const quote = value.includes('"');
+    if (!quote && !value.includes(delimiter) && !value.includes('\n') && !value.includes('\r')) return value;
+    return `"${quote ? value.replaceAll('"', '""') : value}"`;
+  };
 }
 
 function checkOptions(delimiter: string, decimalSeparator: string): void {

@@ -41,6 +41,29 @@ describe('decimalFormat', () => {
   ])('returns the format for %s', (decimal, format) => {
     expect(decimalFormat(decimal)).toBe(format);
   });
+
+  it('returns, for any decimal literal, as many decimals as it has, within 15 significant digits and 30 decimals', () => {
+    const literal = fc
+      .tuple(
+        fc.boolean(),
+        fc.stringMatching(/^\d{1,20}$/),
+        fc.option(fc.stringMatching(/^\d{1,40}$/), { nil: null }),
+      )
+      .map(
+        ([minus, whole, fraction]) => `${minus ? '-' : ''}${whole}${fraction === null ? '' : `.${fraction}`}`,
+      );
+    fc.assert(
+      fc.property(literal, (decimal) => {
+        // Written out independently: significant digits before the point, else the fraction's leading zeros.
+        const [whole = '', fraction = ''] = decimal.replace(/^-/, '').split('.');
+        const significantWhole = whole.replace(/^0+/, '').length;
+        const room =
+          significantWhole > 0 ? 15 - significantWhole : (/^0*/.exec(fraction)?.[0].length ?? 0) + 15;
+        const scale = Math.max(0, Math.min(fraction.length, room, 30));
+        expect(decimalFormat(decimal)).toBe(scale === 0 ? '#,##0' : `#,##0.${'0'.repeat(scale)}`);
+      }),
+    );
+  });
 });
 
 describe('isExactNumber beyond a spreadsheet number', () => {

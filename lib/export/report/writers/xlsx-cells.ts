@@ -98,13 +98,31 @@ export function isExactNumber(decimal: string, value: number): boolean {
  * show binary noise (`-0.024123745819401500` for `…519`). The `(exact)` column keeps the rest.
  */
 export function decimalFormat(decimal: string): string {
-  const [whole = '', fraction = ''] = decimal.replace('-', '').split('.');
-  const intDigits = whole.replace(/^0+/, '').length;
-  const leadingZeros = intDigits > 0 ? 0 : (/^0*/.exec(fraction)?.[0].length ?? 0);
+  // Read by position (one format per decimal cell of every row: no splitting, no patterns).
+  const start = decimal.charCodeAt(0) === MINUS ? 1 : 0;
+  const point = decimal.indexOf('.', start);
+  const wholeEnd = point < 0 ? decimal.length : point;
+  const fractionLength = point < 0 ? 0 : decimal.length - point - 1;
+  const intDigits = wholeEnd - start - zerosFrom(decimal, start, wholeEnd);
+  const leadingZeros = intDigits > 0 || point < 0 ? 0 : zerosFrom(decimal, point + 1, decimal.length);
   const room = intDigits > 0 ? EXCEL_DIGITS - intDigits : leadingZeros + EXCEL_DIGITS;
-  const scale = Math.max(0, Math.min(fraction.length, room, MAX_FORMAT_DECIMALS));
-  return scale === 0 ? '#,##0' : `#,##0.${'0'.repeat(scale)}`;
+  return DECIMAL_FORMATS[Math.max(0, Math.min(fractionLength, room, MAX_FORMAT_DECIMALS))] as string;
 }
+
+const MINUS = 0x2d;
+const ZERO = 0x30;
+
+/** How many `0` characters `text` has from `from` on, before `end`. */
+function zerosFrom(text: string, from: number, end: number): number {
+  let at = from;
+  while (at < end && text.charCodeAt(at) === ZERO) at++;
+  return at - from;
+}
+
+/** The number format of each scale, 0 to {@link MAX_FORMAT_DECIMALS} decimals. */
+const DECIMAL_FORMATS = Array.from({ length: MAX_FORMAT_DECIMALS + 1 }, (_, scale) =>
+  scale === 0 ? '#,##0' : `#,##0.${'0'.repeat(scale)}`,
+);
 
 /**
  * Marker ending a text cut to fit a spreadsheet cell: how many characters are missing.

@@ -223,13 +223,14 @@ async function writeTable(
 
   // One style object per number format, shared by every cell that has it: exceljs remembers the
   // style id of a style object it has seen, and works it out again (XML and all) for a new one.
-  const styles = new Map<string, Partial<Style>>();
+  // By wrap and number (an index of 0 to 3), then by number format ('' for none): no key built per cell.
+  const styles = [0, 1, 2, 3].map(() => new Map<string, Partial<Style>>());
   // In a sheet with wrapped text, every cell sits at the top of its (taller) row; a text of
   // several lines (a memo) wraps at its line breaks, which an unwrapped cell prints run together.
   let topAligned = false;
   const styleOf = (numFmt: string | undefined, wrap: boolean, number: boolean): Partial<Style> => {
-    const key = `${wrap ? 'wrap' : ''}|${number ? 'number' : ''}|${numFmt ?? ''}`;
-    let style = styles.get(key);
+    const byFormat = styles[(wrap ? 1 : 0) + (number ? 2 : 0)] as Map<string, Partial<Style>>;
+    let style = byFormat.get(numFmt ?? '');
     if (style === undefined) {
       // Dates sit on the left like the text around them: right-aligned (a spreadsheet's default
       // for dates) they run into the next column's text on paper (`07:03:09lending`).
@@ -242,7 +243,7 @@ async function writeTable(
           ? { alignment: { ...across, ...wrapping } }
           : {}),
       };
-      styles.set(key, style);
+      byFormat.set(numFmt ?? '', style);
     }
     return style;
   };

@@ -1,0 +1,89 @@
+/**
+ * `npm run bench:cpu -- [--transactions 100000] [--rounds 3] [--modes raw-fetch,export-csv,…]
+ *   [--against DIR] [--cpu-prof DIR]`
+ *
+ * CPU seconds per 100 000 transactions of the client alone (raw fetch) and of each export mode
+ * (CSV, XLSX, gains): the CPU of the task itself, every thread, in a fresh process each, one at a
+ * time. CPU time, unlike wall time, hardly depends on what else the machine runs, so a
+ * regression shows as a number even on a shared machine. `--against DIR` (the root of another
+ * checkout of the project, e.g. `git archive <commit> | tar -x -C DIR` with `node_modules` linked)
+ * measures that checkout's `lib/` with the same measuring code, each task in pairs (this code, then
+ * that one, round after round), and prints the ratio of the medians.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { buildChildren, child, withSimulator } from './children.ts';
+import type { BenchTask, Figures } from './run-child.ts';
+
+const { values } = parseArgs({
+  options: {
+    transactions: { type: 'string' },
+    rounds: { type: 'string' },
+    modes: { type: 'string' },
+    against: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+  },
+});
+const MODES = ['raw-fetch', 'export-csv', 'export-xlsx', 'gains'] as const;
+type Mode = (typeof MODES)[number];
+const modes = (values.modes?.split(',') ?? MODES) as Mode[];
+for (const mode of modes) {
+  if (!MODES.includes(mode)) throw new Error(`--modes takes: ${MODES.join(', ')}`);
+}
+const transactions = Number(values.transactions ?? 100_000);
+const rounds = Math.max(1, Number(values.rounds ?? 3));
+/** The simulator's data spans these years (as in `bench/index.ts`). */
+const ALL_YEARS = { from: '2023-01-01', to: '2025-12-31' };
+
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+const builds: { name: string; dir: string }[] = [{ name: 'this checkout', dir: here('../.bench') }];
+await buildChildren(builds[0]?.dir as string);
+if (values.against !== undefined) {
+  // Inside that checkout, whose `node_modules` the bundles' packages resolve from.
+  const dir = join(values.against, '.bench-against');
+  await buildChildren(dir, values.against);
+  builds.push({ name: values.against, dir });
+}
+
+const per100k = (f: Figures) => (f.taskCpuMs / 1000) * (100_000 / f.rows);
+const median = (list: number[]) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+/** Figures per mode and build: `[mode][build][round]`. */
+const results = new Map<Mode, number[][]>(modes.map((mode) => [mode, builds.map(() => [])]));
+await withSimulator(builds[0]?.dir as string, transactions, 0, async (url, profile) => {
+  const base = { url, profile, rows: transactions, period: ALL_YEARS, concurrency: 8, pageSize: 1000 };
+  for (let round = 1; round <= rounds; round += 1) {
+    for (const mode of modes) {
+      for (const [index, build] of builds.entries()) {
+        process.stderr.write(`  round ${round}: ${mode} (${build.name})…\n`);
+        const profileDir = values['cpu-prof'];
+        const profileTarget =
+          profileDir === undefined ? undefined : { dir: profileDir, name: `${mode}-${index}-${round}` };
+        const task: BenchTask = { ...base, mode };
+        const { message } = await child<Figures>(build.dir, 'run-child.ts', task, false, profileTarget);
+        results.get(mode)?.[index]?.push(per100k(message));
+      }
+    }
+  }
+});
+
+console.log(
+  `CPU seconds per 100 000 transactions (${transactions} transactions, ${rounds} rounds, every thread of the task's process, its start left out)`,
+);
+for (const mode of modes) {
+  const figures = results.get(mode) ?? [];
+  const cells = builds.map((build, index) => {
+    const list = figures[index] ?? [];
+    return `${build.name}: ${median(list).toFixed(2)} (${list.map((x) => x.toFixed(2)).join(' / ')})`;
+  });
+  const ratio =
+    builds.length > 1 ? `; ratio ${(median(figures[0] ?? []) / median(figures[1] ?? [])).toFixed(2)}` : '';
+  console.log(`  ${mode.padEnd(12)} ${cells.join('  vs  ')}${ratio}`);
+}
