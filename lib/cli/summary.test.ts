@@ -44,7 +44,35 @@ describe('printSummary', () => {
     printSummary({ write: (chunk: string) => (text += chunk) }, manifest, '/out');
     expect(text.split('\n').filter((line) => line.startsWith('  Journal'))).toEqual([
       '  Journal: 975 entries, 5172 postings in USD (csv, hledger); 78 to review on the unclassified account',
-      '  Journal ties out: realised gain 8024376.87 = gains summary; income income 6558212.16 = income report; asset balances at each of 12 month ends equal the holdings',
+      '  Journal ties out: realised gain 8024376.87 = gains summary; income by category: income 6558212.16 = income report; asset balances at each of 12 month ends equal the holdings',
+    ]);
+  });
+
+  it('names each income category after the words "income by category", and none when there is no income', () => {
+    const lineFor = (income: Record<string, string>) => {
+      let text = '';
+      const manifest = {
+        runId: 'r1',
+        period: { label: '2025', timeZone: 'UTC' },
+        counts: {},
+        files: [],
+        journal: {
+          formats: ['csv'],
+          rollup: false,
+          currency: 'USD',
+          entries: 2,
+          postings: 4,
+          unclassified: 0,
+          totals: { realisedGain: '0.00', income, accounts: {} },
+          checks: [],
+        },
+      } as unknown as Manifest;
+      printSummary({ write: (chunk: string) => (text += chunk) }, manifest, '/out');
+      return text.split('\n').find((line) => line.startsWith('  Journal ties out')) ?? '';
+    };
+    expect([lineFor({ staking: '12.50', airdrop: '3.00' }), lineFor({})]).toEqual([
+      '  Journal ties out: realised gain 0.00 = gains summary; income by category: staking 12.50, airdrop 3.00 = income report; ',
+      '  Journal ties out: realised gain 0.00 = gains summary; income by category: none = income report; ',
     ]);
   });
 });

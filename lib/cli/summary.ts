@@ -34,11 +34,13 @@ export function printLinks(
 function journalLines(manifest: Manifest): string[] {
   const journal = manifest.journal;
   if (journal === undefined) return [];
+  // "income by category: staking 12.50, airdrop 3.00": the category names follow the words, so a
+  // category itself called "income" does not print as "income income".
   const income = Object.entries(journal.totals.income)
     .map(([category, value]) => `${category} ${value}`)
     .join(', ');
   return [
     `  Journal: ${journal.entries} entries, ${journal.postings} postings in ${journal.currency} (${journal.formats.join(', ')}); ${journal.unclassified} to review on the unclassified account`,
-    `  Journal ties out: realised gain ${journal.totals.realisedGain} = gains summary; income ${income || 'none'} = income report; ${journal.checks.at(-1)?.check ?? ''}`,
+    `  Journal ties out: realised gain ${journal.totals.realisedGain} = gains summary; income by category: ${income || 'none'} = income report; ${journal.checks.at(-1)?.check ?? ''}`,
   ];
 }
