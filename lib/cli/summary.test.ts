@@ -32,10 +32,10 @@ describe('printSummary', () => {
         formats: ['csv', 'hledger'],
         rollup: false,
         currency: 'USD',
-        entries: 975,
-        postings: 5172,
-        unclassified: 78,
-        totals: { realisedGain: '8024376.87', income: { income: '6558212.16' }, accounts: {} },
+        entries: 706,
+        postings: 3302,
+        unclassified: 2,
+        totals: { realisedGain: '308349.86', income: { income: '12536.55' }, accounts: {} },
         checks: [
           { check: 'asset balances at each of 12 month ends equal the holdings', compared: 96, ok: true },
         ],
@@ -43,8 +43,8 @@ describe('printSummary', () => {
     } as unknown as Manifest;
     printSummary({ write: (chunk: string) => (text += chunk) }, manifest, '/out');
     expect(text.split('\n').filter((line) => line.startsWith('  Journal'))).toEqual([
-      '  Journal: 975 entries, 5172 postings in USD (csv, hledger); 78 to review on the unclassified account',
-      '  Journal ties out: realised gain 8024376.87 = gains summary; income by category: income 6558212.16 = income report; asset balances at each of 12 month ends equal the holdings',
+      '  Journal: 706 entries, 3302 postings in USD (csv, hledger); 2 to review on the unclassified account',
+      '  Journal ties out: realised gain 308349.86 = gains summary; income by category: income 12536.55 = income report; asset balances at each of 12 month ends equal the holdings',
     ]);
   });
 
