@@ -695,8 +695,9 @@ describe('security: IAM of the synthesized stack (cdk-nag: see test/infra/cdk-sy
       'the registered secrets are the test ARNs',
       registered.join() === ['acme', 'demo', 'empty'].map(testSecretArn).sort().join(),
     );
+    const BUCKET_ACTIONS = new Set(['s3:ListBucket', 's3:GetBucketObjectLockConfiguration']);
     const bucketPrefix =
-      /^\{"Fn::Join":\["",\[\{"Fn::GetAtt":\["(Reports|AccessLogs)[0-9A-F]{8}","Arn"\]\},"\/(jobs|work|reports|locks|_staging|rates|reports-bucket)\/\*"\]\]\}$/;
+      /^\{"Fn::Join":\["",\[\{"Fn::GetAtt":\["(Reports|AccessLogs)[0-9A-F]{8}","Arn"\]\},"\/(jobs|work|reports|locks|_staging|rates|reports-bucket|adjustments|closes|restatements)\/\*"\]\]\}$/;
     for (const { owner, statement } of allows) {
       const actions = asArray(statement.Action);
       const label = `${owner} ${actions.join(',')}`;
@@ -722,9 +723,19 @@ describe('security: IAM of the synthesized stack (cdk-nag: see test/infra/cdk-sy
           true,
         );
       }
+      // Bucket-level actions name the bucket itself: listing (under s3:prefix, below) and reading
+      // its Object Lock configuration (a close applies retention only where the bucket has it).
       const objectActions = actions.filter(
-        (action) => action.startsWith('s3:') && action !== 's3:ListBucket',
+        (action) => action.startsWith('s3:') && !BUCKET_ACTIONS.has(action),
       );
+      if (actions.includes('s3:GetBucketObjectLockConfiguration')) {
+        c.ok(
+          `${label}: the Object Lock configuration of the reports bucket only`,
+          asArray(statement.Resource).every((resource) =>
+            /^\{"Fn::GetAtt":\["Reports[0-9A-F]{8}","Arn"\]\}$/.test(JSON.stringify(resource)),
+          ),
+        );
+      }
       if (objectActions.length > 0) {
         c.ok(
           `${label}: objects only under a prefix`,
