@@ -519,7 +519,9 @@ const ReportSet: FC<{ job: JobDetail; base: string; children?: Child }> = ({ job
               <BreakableName name={baseName(file.name)} />
             </th>
             <td class="file-desc">{describeFile(file.name)}</td>
-            <td title={`${file.bytes} bytes`}>{formatBytes(file.bytes)}</td>
+            <td class="file-size" title={`${file.bytes} bytes`}>
+              {formatBytes(file.bytes)}
+            </td>
             <td>
               <code class="sha">{file.sha256}</code>
             </td>

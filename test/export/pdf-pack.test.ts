@@ -131,6 +131,10 @@ describe('the PDF tax pack', () => {
       );
     }
     expect(text).toContain('Rule set uk');
+    // The warnings line counts in words: "1 warning", never "1 warnings".
+    const warningRows = (await readCsv(`${base}_gains_warnings.csv`)).length;
+    expect(text).toContain(`${warningRows} warning${warningRows === 1 ? '' : 's'}; the warnings file`);
+    expect(text).not.toMatch(/(^|\D)1 warnings/);
 
     const csvOnly = await runExport(request(['csv']), harness.deps());
     const names = await readdir(join(harness.outDir, csvOnly.prefix));

@@ -275,7 +275,7 @@ async function warningsSection(doc: PDFKit.PDFDocument, tables: readonly TableSo
   }
   paragraph(
     doc,
-    `${warnings.length} warnings; the warnings file lists each with its transaction.${resolved > 0 ? ` ${resolved} more were resolved by the preparer's adjustments (the Adjustments sheet lists them).` : ''}`,
+    `${warnings.length} ${warnings.length === 1 ? 'warning' : 'warnings'}; the warnings file lists each with its transaction.${resolved > 0 ? ` ${resolved} more were resolved by the preparer's adjustments (the Adjustments sheet lists them).` : ''}`,
   );
   table(
     doc,
