@@ -3,9 +3,9 @@
  * service changed a closed period. Like the "ready" notice it carries the `profile` attribute (the
  * subscriptions' filter policies) and links to the portal, never to a file.
  */
-import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import type { ChangedAfterCloseNotice } from '../close/index.ts';
-import type { Notice } from './notify.ts';
+import { type Notice, publishNotice } from './notify.ts';
 
 /** The notice in words, with the link to the profile's closed periods in the portal. */
 export function closeNoticeOf(notice: ChangedAfterCloseNotice, portalUrl: string): Notice {
@@ -29,19 +29,8 @@ export function createSnsCloseNotifier(options: {
   onError?: (error: unknown, notice: ChangedAfterCloseNotice) => void;
 }): (notice: ChangedAfterCloseNotice) => Promise<void> {
   return async (changed) => {
-    const notice = closeNoticeOf(changed, options.portalUrl);
     try {
-      await options.client.send(
-        new PublishCommand({
-          TopicArn: options.topicArn,
-          Subject: notice.subject,
-          Message: notice.message,
-          MessageAttributes: {
-            profile: { DataType: 'String', StringValue: notice.attributes.profile },
-            state: { DataType: 'String', StringValue: notice.attributes.state },
-          },
-        }),
-      );
+      await publishNotice(options.client, options.topicArn, closeNoticeOf(changed, options.portalUrl));
     } catch (error) {
       options.onError?.(error, changed);
     }

@@ -62,22 +62,30 @@ export interface SnsNotifierOptions {
   onError?: (error: unknown, job: JobRecord) => void;
 }
 
+/** Publishes `notice` on the topic, its attributes as String message attributes (filter policies). */
+export async function publishNotice(
+  client: Pick<SNSClient, 'send'>,
+  topicArn: string,
+  notice: Notice,
+): Promise<void> {
+  await client.send(
+    new PublishCommand({
+      TopicArn: topicArn,
+      Subject: notice.subject,
+      Message: notice.message,
+      MessageAttributes: {
+        profile: { DataType: 'String', StringValue: notice.attributes.profile },
+        state: { DataType: 'String', StringValue: notice.attributes.state },
+      },
+    }),
+  );
+}
+
 /** A notifier that publishes each notice on the deployment's topic. */
 export function createSnsNotifier(options: SnsNotifierOptions): Notifier {
   return async (job) => {
-    const notice = noticeOf(job, options.portalUrl);
     try {
-      await options.client.send(
-        new PublishCommand({
-          TopicArn: options.topicArn,
-          Subject: notice.subject,
-          Message: notice.message,
-          MessageAttributes: {
-            profile: { DataType: 'String', StringValue: notice.attributes.profile },
-            state: { DataType: 'String', StringValue: notice.attributes.state },
-          },
-        }),
-      );
+      await publishNotice(options.client, options.topicArn, noticeOf(job, options.portalUrl));
     } catch (error) {
       options.onError?.(error, job);
     }
