@@ -56,7 +56,7 @@ const median = (list: number[]) => {
 };
 
 /** Figures per mode and build: `[mode][build][round]`. */
-const results = new Map<Mode, number[][]>(modes.map((mode) => [mode, builds.map(() => [])]));
+const results = new Map<Mode, Figures[][]>(modes.map((mode) => [mode, builds.map(() => [])]));
 await withSimulator(builds[0]?.dir as string, transactions, 0, async (url, profile) => {
   const base = { url, profile, rows: transactions, period: ALL_YEARS, concurrency: 8, pageSize: 1000 };
   for (let round = 1; round <= rounds; round += 1) {
@@ -68,22 +68,28 @@ await withSimulator(builds[0]?.dir as string, transactions, 0, async (url, profi
           profileDir === undefined ? undefined : { dir: profileDir, name: `${mode}-${index}-${round}` };
         const task: BenchTask = { ...base, mode };
         const { message } = await child<Figures>(build.dir, 'run-child.ts', task, false, profileTarget);
-        results.get(mode)?.[index]?.push(per100k(message));
+        results.get(mode)?.[index]?.push(message);
       }
     }
   }
 });
 
 console.log(
-  `CPU seconds per 100 000 transactions (${transactions} transactions, ${rounds} rounds, every thread of the task's process, its start left out)`,
+  `CPU seconds per 100 000 transactions (${transactions} transactions, ${rounds} rounds, every thread of the task's process, its start left out); ` +
+    'then wall seconds and peak RSS MB of the task, medians',
 );
+/** One figure of every round of one build, as `median (round / round …)`. */
+function cell(list: readonly Figures[], figure: (f: Figures) => number, digits: number): string {
+  const values = list.map(figure);
+  return `${median(values).toFixed(digits)} (${values.map((x) => x.toFixed(digits)).join(' / ')})`;
+}
 for (const mode of modes) {
   const figures = results.get(mode) ?? [];
   const cells = builds.map((build, index) => {
     const list = figures[index] ?? [];
-    return `${build.name}: ${median(list).toFixed(2)} (${list.map((x) => x.toFixed(2)).join(' / ')})`;
+    return `${build.name}: ${cell(list, per100k, 2)}, wall ${cell(list, (f) => f.ms / 1000, 1)} s, RSS ${cell(list, (f) => f.peakRssMb, 0)} MB`;
   });
-  const ratio =
-    builds.length > 1 ? `; ratio ${(median(figures[0] ?? []) / median(figures[1] ?? [])).toFixed(2)}` : '';
+  const cpuMedian = (index: number) => median((figures[index] ?? []).map(per100k));
+  const ratio = builds.length > 1 ? `; CPU ratio ${(cpuMedian(0) / cpuMedian(1)).toFixed(2)}` : '';
   console.log(`  ${mode.padEnd(12)} ${cells.join('  vs  ')}${ratio}`);
 }
