@@ -44,6 +44,12 @@ export interface PageRequestOptions {
   readAheadBudget?: ReadAheadBudget;
   /** Give each page's items' JSON texts as sent (`Page.itemTexts`), for a caller that stores them. */
   itemTexts?: boolean;
+  /**
+   * Items a page instead of the shape's page size or limit (a positive integer), for a listing
+   * whose page boundaries must fall elsewhere (a confirming listing). A cursor shape without a
+   * limit parameter cannot be asked for another size: it keeps the service's.
+   */
+  pageSize?: number;
 }
 
 /** Items that may be held in pages requested ahead at once, shared by several listings. */
@@ -95,7 +101,7 @@ export interface PaginateOptions<T> extends PageRequestOptions {
  * (on a first page, say) would otherwise end the listing early without any count disagreeing.
  */
 export async function* paginate<T>(options: PaginateOptions<T>): AsyncGenerator<Page<T>> {
-  const { pagination } = options.shape;
+  const pagination = withPageSize(options.shape.pagination, options.pageSize);
   switch (pagination.style) {
     case 'page':
       yield* steppedPages(options, pageNumbers(pagination));
@@ -107,6 +113,12 @@ export async function* paginate<T>(options: PaginateOptions<T>): AsyncGenerator<
       yield* cursors(options, pagination);
       return;
   }
+}
+
+/** `pagination` with `pageSize` items a page, when one is asked for. */
+function withPageSize(pagination: ServiceShape['pagination'], pageSize: number | undefined) {
+  if (pageSize === undefined || !Number.isInteger(pageSize) || pageSize < 1) return pagination;
+  return pagination.style === 'page' ? { ...pagination, pageSize } : { ...pagination, limit: pageSize };
 }
 
 type PageStyle = Extract<ServiceShape['pagination'], { style: 'page' }>;

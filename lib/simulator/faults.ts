@@ -1,4 +1,4 @@
-import { Rng } from './random.ts';
+import { hash32, Rng, stringHash32 } from './random.ts';
 import type { FaultOptions } from './types.ts';
 
 /** The fault chosen for one request, if any. */
@@ -10,7 +10,12 @@ export type FaultKind =
   | 'malformedBody'
   | 'stalledBody'
   | 'pageShift'
-  | 'wrongTotal';
+  | 'wrongTotal'
+  /** Not drawn: applied to every listing page past the first (see `FaultOptions.boundarySkip`). */
+  | 'boundarySkip';
+
+/** The faults drawn request by request, at their rates. */
+type DrawnKind = Exclude<FaultKind, 'boundarySkip'>;
 
 /** What to inject on one request: latency and at most one fault. */
 export interface FaultDecision {
@@ -24,7 +29,7 @@ export interface FaultDecision {
   totalDelta: number;
 }
 
-const ORDER: FaultKind[] = [
+const ORDER: DrawnKind[] = [
   'rateLimited',
   'serverError',
   'connectionReset',
@@ -47,6 +52,8 @@ export class FaultPlan {
   private options: FaultOptions;
   /** Requests decided since the options were set, for `burst`. */
   private decided = 0;
+  /** With `drawPerRequest`: how often each request was decided since the options were set. */
+  private seen = new Map<string, number>();
 
   constructor(
     private readonly seed: number,
@@ -66,6 +73,7 @@ export class FaultPlan {
     this.options = options;
     this.rng = new Rng(this.seed ^ 0x5eed);
     this.decided = 0;
+    this.seen.clear();
   }
 
   /** Whether faults apply to a request for `signedPath` (or its full path with base path). */
@@ -76,9 +84,10 @@ export class FaultPlan {
 
   /**
    * Draws the decision for the next request. Outside `burst` no fault is drawn (latency still
-   * applies). A `pageShift` or `wrongTotal` decision carries its own seeded size.
+   * applies). A `pageShift` or `wrongTotal` decision carries its own seeded size. With
+   * `drawPerRequest`, `request` (path and query without signing parameters) chooses the draw.
    */
-  decide(): FaultDecision {
+  decide(request?: string): FaultDecision {
     const o = this.options;
     const latencyMs = o.latencyMs ?? 0;
     this.decided += 1;
@@ -88,7 +97,7 @@ export class FaultPlan {
     ) {
       return { latencyMs, ...NONE };
     }
-    const rates: Record<FaultKind, number> = {
+    const rates: Record<DrawnKind, number> = {
       rateLimited: o.rateLimited?.rate ?? 0,
       serverError: o.serverError?.rate ?? 0,
       connectionReset: o.connectionReset?.rate ?? 0,
@@ -99,16 +108,17 @@ export class FaultPlan {
       wrongTotal: o.wrongTotal?.rate ?? 0,
     };
     if (ORDER.every((k) => rates[k] <= 0)) return { latencyMs, ...NONE };
-    const u = this.rng.next();
-    const statusDraw = this.rng.pick([500, 502, 503]);
+    const rng = this.rngFor(request);
+    const u = rng.next();
+    const statusDraw = rng.pick([500, 502, 503]);
     let cumulative = 0;
     for (const kind of ORDER) {
       cumulative += rates[kind];
       if (rates[kind] > 0 && u < cumulative) {
         const decision = { latencyMs, kind, status: statusDraw, shift: 0, totalDelta: 0 };
-        if (kind === 'pageShift') decision.shift = this.signedSize(o.pageShift?.maxItems ?? 1);
+        if (kind === 'pageShift') decision.shift = signedSize(rng, o.pageShift?.maxItems ?? 1);
         if (kind === 'wrongTotal') {
-          const delta = this.signedSize(o.wrongTotal?.maxDelta ?? 1);
+          const delta = signedSize(rng, o.wrongTotal?.maxDelta ?? 1);
           const direction = o.wrongTotal?.direction;
           decision.totalDelta =
             direction === 'under' ? -Math.abs(delta) : direction === 'over' ? Math.abs(delta) : delta;
@@ -119,9 +129,20 @@ export class FaultPlan {
     return { latencyMs, ...NONE };
   }
 
-  /** A non-zero integer in ±1..±max (max below 1 counts as 1). */
-  private signedSize(max: number): number {
-    const size = this.rng.int(1, Math.max(1, Math.floor(max)));
-    return this.rng.chance(0.5) ? -size : size;
+  /**
+   * The source of one decision: the plan's own, in arrival order, or with `drawPerRequest` one
+   * seeded by the request and how often it came before (the same n-th request, the same draw).
+   */
+  private rngFor(request: string | undefined): Rng {
+    if (this.options.drawPerRequest !== true || request === undefined) return this.rng;
+    const occurrence = (this.seen.get(request) ?? 0) + 1;
+    this.seen.set(request, occurrence);
+    return new Rng(hash32((this.seed ^ 0x5eed) >>> 0, stringHash32(request), occurrence));
   }
+}
+
+/** A non-zero integer in ±1..±max (max below 1 counts as 1). */
+function signedSize(rng: Rng, max: number): number {
+  const size = rng.int(1, Math.max(1, Math.floor(max)));
+  return rng.chance(0.5) ? -size : size;
 }

@@ -31,9 +31,9 @@ interface Outcome {
   fault: FaultKind | null;
 }
 
-/** A fault that changes what a listing page says (see `FaultOptions.pageShift`/`wrongTotal`). */
+/** A fault that changes what a listing page says (see `FaultOptions.pageShift`/`wrongTotal`/`boundarySkip`). */
 interface ListingFault {
-  kind: 'pageShift' | 'wrongTotal';
+  kind: 'pageShift' | 'wrongTotal' | 'boundarySkip';
   shift: number;
   totalDelta: number;
   adjustTotal: boolean;
@@ -85,7 +85,11 @@ function listReply(ctx: Context, total: number, build: (position: number) => unk
   let pagingTotal = total;
   let reportedTotal = total;
   const fault = ctx.listingFault;
-  if (fault?.kind === 'pageShift' && window.offset > 0) {
+  if (fault?.kind === 'boundarySkip' && window.offset > 0) {
+    // The same rows lost on every listing of this page size: no total moves, nothing is drawn.
+    start = window.offset + fault.shift;
+    fault.applied = true;
+  } else if (fault?.kind === 'pageShift' && window.offset > 0) {
     start = Math.max(0, window.offset + fault.shift);
     if (fault.adjustTotal) {
       pagingTotal = Math.max(0, total - fault.shift);
@@ -101,6 +105,19 @@ function listReply(ctx: Context, total: number, build: (position: number) => unk
   for (let k = start; k < end; k += 1) items.push(build(k));
   const page = renderPage(pagination, itemsPath, items, pagingTotal, window, ctx.list, reportedTotal);
   return json(page.body, page.headers);
+}
+
+/** The every-page fault of `FaultOptions.boundarySkip`, or null when it is not configured. */
+function boundarySkipOf(options: FaultOptions): ListingFault | null {
+  const items = Math.floor(options.boundarySkip?.items ?? 0);
+  if (items <= 0) return null;
+  return { kind: 'boundarySkip', shift: items, totalDelta: 0, adjustTotal: false, applied: false };
+}
+
+/** A request as `FaultOptions.drawPerRequest` tells requests apart: path and query, unsigned. */
+function requestKey(signedPath: string, params: URLSearchParams): string {
+  const pairs = [...params].filter(([name]) => name !== 'timestamp' && name !== 'signature');
+  return `${signedPath}?${new URLSearchParams(pairs).toString()}`;
 }
 
 /** Whether the shape's pages carry a total item or page count. */
@@ -286,7 +303,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         const error = new HttpError(429, 'rate_limited', message, { 'retry-after': String(wait) });
         return { reply: errorReply(error), fault: null };
       }
-      const fault = faults.applies(signedPath, url.pathname) ? faults.decide() : null;
+      const faulted = faults.applies(signedPath, url.pathname);
+      const fault = faulted ? faults.decide(requestKey(signedPath, url.searchParams)) : null;
       if (fault?.kind === 'rateLimited') {
         const seconds = String(faults.current.rateLimited?.retryAfterSeconds ?? 1);
         const error = new HttpError(429, 'rate_limited', 'too many requests', { 'retry-after': seconds });
@@ -309,7 +327,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
               adjustTotal: faults.current.pageShift?.adjustTotal ?? false,
               applied: false,
             }
-          : null;
+          : faulted
+            ? boundarySkipOf(faults.current)
+            : null;
       const portfolio = portfolioOf(profile);
       const effective = pastEdits.effective(profile.name, now());
       const reply = handle(route, {

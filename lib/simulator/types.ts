@@ -54,6 +54,22 @@ export interface FaultOptions {
    */
   wrongTotal?: { rate: number; maxDelta: number; direction?: 'under' | 'over' };
   /**
+   * A service that loses rows at page boundaries the same way on every listing (no random draw):
+   * every page past the first of a listing starts `items` positions late, while its paging
+   * fields (page number, offset, next cursor) stay those of the unshifted page: the `items` rows
+   * just after the first page boundary are never listed (the buggy service that always skips the
+   * first row of page 2), the rest follow on. Two listings with the same page size lose the very
+   * same rows; with another page size they lose others.
+   */
+  boundarySkip?: { items: number };
+  /**
+   * Draw each request's fault from the seed, the request itself (path and query, without
+   * `timestamp` and `signature`) and how often that same request came before, instead of from the
+   * order requests arrive in: the schedule then does not depend on how concurrent listings
+   * interleave (`burst` still counts requests in arrival order).
+   */
+  drawPerRequest?: boolean;
+  /**
    * Inject faults only into the requests numbered `from` to `from + count - 1` (1-based, counting
    * only requests faults apply to, from the last `setFaults`): a burst or a storm, e.g. 30
    * consecutive 429s with `rateLimited.rate` 1. Default: every request.
