@@ -27,6 +27,8 @@ export function servedDemoData(client: Pick<ExportServiceClient, 'servedDemoData
 export function abortableClient(client: ExportServiceClient, signal: AbortSignal): ExportServiceClient {
   return {
     ...(client.schedulesRequests !== undefined ? { schedulesRequests: client.schedulesRequests } : {}),
+    // The fetch reads the page size from it, to confirm a listing without a total with another.
+    ...(client.shape !== undefined ? { shape: client.shape } : {}),
     servedDemoData: () => servedDemoData(client),
     dateBounds: () => untilAborted(() => client.dateBounds(), signal),
     defiProtocols: () => untilAborted(() => client.defiProtocols(), signal),

@@ -372,6 +372,7 @@ function snapshotHeader(
       rows: f.rows,
       totalReported: f.totalReported,
       completeness: f.completeness,
+      ...(f.pageSizes !== undefined ? { pageSizes: [...f.pageSizes] } : {}),
       listings: f.attempts,
       ...(f.listed !== undefined ? { listed: f.listed } : {}),
     })),

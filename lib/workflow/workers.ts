@@ -361,6 +361,7 @@ function partMetadata(fetched: FetchedShard, demo: boolean): Record<string, stri
     'total-reported': fetched.totalReported === null ? '' : String(fetched.totalReported),
     attempts: String(fetched.attempts),
     completeness: fetched.completeness,
+    ...(fetched.pageSizes !== undefined ? { 'page-sizes': fetched.pageSizes.join(',') } : {}),
     ...(fetched.listed !== undefined ? { listed: String(fetched.listed) } : {}),
     // The finish streams a window fetched in order instead of holding it (see `FetchedShard.inOrder`).
     ...(fetched.inOrder === true ? { 'in-order': 'true' } : {}),
@@ -383,11 +384,20 @@ function fetchedFromPart(
     totalReported: reported === undefined || reported === '' ? null : Number(reported),
     attempts: Number(metadata.attempts ?? 1),
     completeness: metadata.completeness === 'second-listing' ? 'second-listing' : 'total',
+    ...pageSizesOf(metadata['page-sizes']),
     ...(metadata.listed !== undefined ? { listed: Number(metadata.listed) } : {}),
     ...(metadata['in-order'] === 'true' ? { inOrder: true } : {}),
     demo: metadata['demo-data'] === 'true',
     ...spanOf(metadata.span),
   };
+}
+
+/** The `page-sizes` metadata (`500,499`) as {@link FetchedShard.pageSizes}; nothing when unreadable. */
+function pageSizesOf(text: string | undefined): Pick<FetchedShard, 'pageSizes'> {
+  const sizes = (text ?? '').split(',').map(Number);
+  return text !== undefined && text !== '' && sizes.every((size) => Number.isInteger(size) && size > 0)
+    ? { pageSizes: sizes }
+    : {};
 }
 
 /** The `span` metadata (`first/last` epoch ms) as {@link FetchedShard.span}; nothing when unreadable. */

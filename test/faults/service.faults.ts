@@ -145,13 +145,20 @@ describe('runExport under service faults', () => {
   ])(
     'establishes completeness by a second listing with %s when rows shift between pages',
     async (name, shape) => {
-      const faults: FaultOptions = { pageShift: { rate: 0.15, maxItems: 2, adjustTotal: true } };
+      // Drawn per request, not in arrival order: which page shifts, and how, does not depend on how
+      // the shards' requests interleave under load (each shard pages one request at a time, and a
+      // long timeout keeps a slow machine from retrying a request, which would draw afresh).
+      const faults: FaultOptions = {
+        pageShift: { rate: 0.15, maxItems: 2, adjustTotal: true },
+        drawPerRequest: true,
+      };
       const result = await exportUnderFaults({
         request: YEAR,
         shape,
         faults,
         maxReruns: 3,
         rerunFaults: faults,
+        client: { timeoutMs: 30_000 },
       });
       recordRun(`service: rows shift, no total (${name})`, result);
 

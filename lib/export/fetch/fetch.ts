@@ -10,6 +10,7 @@ import {
   type RequestScheduler,
 } from '../../pbs/pagination.ts';
 import { getPath } from '../../pbs/path.ts';
+import type { Pagination } from '../../pbs/shape.ts';
 import { retry } from '../../retry.ts';
 import { encodePartLine, type PartLineFields, partLineKey } from '../snapshot/part-line.ts';
 import { createNdjsonWriter } from '../snapshot/snapshot.ts';
@@ -31,6 +32,11 @@ export interface TransactionPageSource {
    * Otherwise (a source that ignores the options) each shard pages one request at a time.
    */
   readonly schedulesRequests?: boolean;
+  /**
+   * The wire shape's pagination, when the source honours `requests.pageSize` (the service client
+   * does): the listing that confirms one without a total then pages with another size.
+   */
+  readonly shape?: { readonly pagination: Pagination };
 }
 
 /** One unit of fetching: a date window, optionally narrowed to one protocol. */
@@ -47,8 +53,9 @@ export interface FetchShard {
 
 /**
  * How a shard's listing was shown to be complete: the service's reported total matched the items
- * (`total`), or, for a wire shape that reports no total, a second listing gave the very same ids
- * in the same order (`second-listing`, twice the requests).
+ * (`total`), or, for a wire shape that reports no total, a second listing, paged with another page
+ * size where the shape takes one (see {@link confirmingPageSize}), gave the very same ids
+ * (`second-listing`, about twice the requests).
  */
 export type Completeness = 'total' | 'second-listing';
 
@@ -70,6 +77,12 @@ export interface FetchedShard {
   /** Listings made: one per attempt, a second one to confirm a listing without a total. */
   attempts: number;
   completeness: Completeness;
+  /**
+   * For `second-listing`: the page size of each listing that agreed, the accepted one last (e.g.
+   * `[500, 499]`). Absent when the source's page size is unknown or cannot be chosen (a cursor
+   * shape without a limit parameter): those listings paged alike.
+   */
+  pageSizes?: readonly number[];
   /**
    * Transactions the search listed, when some were not kept (a shard with `otherThan`: the
    * unfiltered search lists every transaction of the window, `rows` those of no searched protocol).
@@ -113,7 +126,8 @@ export interface FetchOptions {
    * one shard's listing makes the shard be fetched again (the data shifted between two pages),
    * unless {@link DUPLICATES_CONFIRMED_BY} attempts in a row return the very same ids in the same
    * order (the service's own duplicates, which the snapshot drops and counts). A listing without a
-   * reported total is complete only when the listing before it gave the very same ids.
+   * reported total is complete only when the listing before it, paged with another page size
+   * where the source's shape allows (see {@link confirmingPageSize}), gave the very same ids.
    */
   idField?: string;
   /** Dotted path of the protocol, for shards with `otherThan`. Default `protocol`. */
@@ -340,6 +354,31 @@ export const DUPLICATES_CONFIRMED_BY = 3;
 /** Listings in a row that must agree on the ids when the service reports no total. */
 export const UNTOTALLED_CONFIRMED_BY = 2;
 
+/**
+ * Items a page of the listing that confirms one of `pageSize` items a page: one fewer (two for
+ * pages of one item). Two listings with the same page size share every page boundary, so a
+ * service that loses rows at a boundary the same way each time (a row deleted between two page
+ * requests, or a bug that always skips the first row of page 2) loses the very same rows in both,
+ * and they agree. `pageSize - 1` moves every boundary: it is coprime with `pageSize`, so the two
+ * listings next share a boundary only after `pageSize × (pageSize - 1)` rows (249 500 at the
+ * default 500), and a divisor or multiple of `pageSize` (half, double) would keep all of its
+ * boundaries. Smaller, not larger, so that it stays within the service's maximum (1 000 for the
+ * default shape) whenever the configured size does.
+ */
+export function confirmingPageSize(pageSize: number): number {
+  return pageSize > 1 ? pageSize - 1 : 2;
+}
+
+/** The configured page size a source's listings use and the one of a confirming listing, when it can be chosen. */
+function pageSizesOf(source: TransactionPageSource): { first: number; confirming: number } | null {
+  const pagination = source.shape?.pagination;
+  if (pagination === undefined) return null;
+  // A cursor service that takes no limit pages as it likes: no other size can be asked for.
+  if (pagination.style === 'cursor' && pagination.limitParam === null) return null;
+  const first = pagination.style === 'page' ? pagination.pageSize : pagination.limit;
+  return { first, confirming: confirmingPageSize(first) };
+}
+
 /** Two listings of a shard without a reported total disagreed: the data moved while it was paged. */
 export class UnconfirmedShardError extends PbsExportError {
   readonly shardId: string;
@@ -373,6 +412,8 @@ interface Listing {
   idSet: string;
   /** Earliest and latest instant of the kept transactions (only known with part-line `fields`). */
   span?: { first: number; last: number };
+  /** Items a page it asked for, when chosen by the fetch (see {@link pageSizesOf}). */
+  pageSize: number | null;
 }
 
 /** Listings in a row that agree, by what each kind of listing must agree on. */
@@ -414,20 +455,39 @@ interface ShardTask {
 }
 
 /**
+ * The page size of the next listing: after a listing without a total, the other size of the two
+ * (see {@link confirmingPageSize}), so that two listings in a row never share their page
+ * boundaries; otherwise the configured one. Null: the source's own.
+ */
+function nextPageSize(
+  sizes: { first: number; confirming: number } | null,
+  previous: Listing | null,
+): number | null {
+  if (sizes === null) return null;
+  if (previous === null || previous.totalReported !== null) return sizes.first;
+  return previous.pageSize === sizes.first ? sizes.confirming : sizes.first;
+}
+
+/**
  * Lists a shard until it is shown complete: a reported total that matches, or (no total, or ids
- * repeated) the same ids listed again. A listing that disagrees counts against `shardAttempts`
- * (the project's {@link retry}, no pause: the data moved, the service is not failing); the
- * confirming listing of a shard without a total does not, when it agrees.
+ * repeated) the same ids listed again, after a listing without a total with another page size. A
+ * listing that disagrees counts against `shardAttempts` (the project's {@link retry}, no pause:
+ * the data moved, the service is not failing); the confirming listing of a shard without a total
+ * does not, when it agrees.
  */
 async function fetchShardWithRetry(task: ShardTask): Promise<FetchedShard> {
   const { shard, partFile, options } = task;
+  const sizes = pageSizesOf(task.client);
   let previous: Listing | null = null;
   let agreement: Agreement = { sameOrder: 0, sameSet: 0 };
   let listings = 0;
+  /** Page sizes of the listings so far, in order (null: the source's own). */
+  const pageSizes: (number | null)[] = [];
   /** Lists the shard once more; returns that listing and the one before it. */
   const list = async (): Promise<{ listing: Listing; before: Listing | null }> => {
     listings += 1;
-    const listing = await fetchShardOnce(task);
+    const listing = await fetchShardOnce(task, nextPageSize(sizes, previous));
+    pageSizes.push(listing.pageSize);
     agreement = agreementAfter(previous, listing, agreement);
     const before = previous;
     previous = listing;
@@ -455,6 +515,7 @@ async function fetchShardWithRetry(task: ShardTask): Promise<FetchedShard> {
     totalReported: fetched.totalReported,
     attempts: listings,
     completeness: fetched.totalReported === null ? 'second-listing' : 'total',
+    ...confirmedBy(fetched, agreement, pageSizes),
     ...(shard.otherThan !== undefined ? { listed: fetched.listed } : {}),
     ...(fetched.instantsInOrder && fetched.duplicates === 0 ? { inOrder: true } : {}),
     ...(fetched.span !== undefined ? { span: { ...fetched.span } } : {}),
@@ -463,8 +524,24 @@ async function fetchShardWithRetry(task: ShardTask): Promise<FetchedShard> {
   return done;
 }
 
-async function fetchShardOnce(task: ShardTask): Promise<Listing> {
-  const { client, shard, filters, partFile, options, requests } = task;
+/**
+ * For a listing confirmed without a total: the page sizes of the listings in a row that agreed on
+ * it (the accepted one last), when the fetch chose them all.
+ */
+function confirmedBy(
+  listing: Listing,
+  agreement: Agreement,
+  pageSizes: readonly (number | null)[],
+): Pick<FetchedShard, 'pageSizes'> {
+  if (listing.totalReported !== null) return {};
+  const agreeing = listing.duplicates > 0 ? agreement.sameOrder : agreement.sameSet;
+  const sizes = pageSizes.slice(-agreeing);
+  return sizes.every((size) => size !== null) ? { pageSizes: sizes as number[] } : {};
+}
+
+async function fetchShardOnce(task: ShardTask, pageSize: number | null): Promise<Listing> {
+  const { client, shard, filters, partFile, options } = task;
+  const requests = pageSize === null ? task.requests : { ...task.requests, pageSize };
   // Part files are scratch: fast compression or none, the snapshot is compressed properly.
   const writer = createNdjsonWriter(partFile, {
     level: 1,
@@ -479,6 +556,7 @@ async function fetchShardOnce(task: ShardTask): Promise<Listing> {
     idsInOrder: '',
     idSet: '',
     instantsInOrder: options.fields !== undefined,
+    pageSize,
   };
   let lastInstant = Number.NEGATIVE_INFINITY;
   const seen = new Set<string>();

@@ -33,6 +33,11 @@ export interface SnapshotHeader {
     totalReported: number | null;
     /** How the listing was shown complete (`total` or `second-listing`); absent in older snapshots. */
     completeness?: 'total' | 'second-listing';
+    /**
+     * For `second-listing`: the page size of each listing that agreed, the accepted one last (two
+     * sizes, so their page boundaries fell elsewhere); absent when the listings paged alike.
+     */
+    pageSizes?: number[];
     /** Listings made, the confirming one included. */
     listings?: number;
     /** For the rest of a window searched by protocol: transactions the unfiltered search listed. */
