@@ -40,9 +40,10 @@ describe('a shard without a total, confirmed by a listing with another page size
 
   it('exports every transaction, asks for both page sizes and records them in the snapshot header', async () => {
     harness = await startExportHarness('acme', { seed: SEED, shape: NO_TOTALS }, { shape: NO_TOTALS });
+    // With a signal, as the CLI runs it: the fetch then reads the page size through the stoppable client.
     const result = await runExport(
       parseExportRequest({ profile: 'acme', period: '2024-06' }),
-      harness.deps(),
+      harness.deps({ signal: new AbortController().signal }),
     );
     const rows = await readCsv(join(harness.outDir, result.prefix, 'acme_2024-06_transactions.csv'));
     const acme = harness.simulator.profiles.find((p) => p.name === 'acme');
