@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --transactions N | --large] [--latency-ms 50] [--rounds 2] [--only bundles]`
+ * `npm run bench [-- --transactions N | --large] [--latency-ms 50] [--rounds 2] [--only bundles|latency]`
  *
  * Prints end-to-end export throughput and peak RSS for CSV and XLSX beside raw csv-stringify,
  * raw exceljs and raw fetch throughput on the same data, measured in the same run, as ratios; a
@@ -24,6 +24,7 @@ import {
   withSimulator as simulatorChild,
   withChild,
 } from './children.ts';
+import { measureLatency, printLatency } from './latency.ts';
 import type { BenchTask, ExportKind, Figures } from './run-child.ts';
 
 const { values } = parseArgs({
@@ -34,11 +35,16 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     rounds: { type: 'string' },
     'cpu-prof': { type: 'string' },
-    /** `--only bundles`: the Lambda bundles' sizes and start times alone (seconds, not minutes). */
+    /**
+     * `--only bundles`: the Lambda bundles' sizes and start times alone (seconds, not minutes);
+     * `--only latency`: the latency-bound fetch alone.
+     */
     only: { type: 'string' },
   },
 });
-if (values.only !== undefined && values.only !== 'bundles') throw new Error('--only takes: bundles');
+if (values.only !== undefined && values.only !== 'bundles' && values.only !== 'latency') {
+  throw new Error('--only takes: bundles, latency');
+}
 
 /** Each Lambda function's bundle: code and map sizes, cold-start initialisation (bench/bundles.ts). */
 async function printBundles(): Promise<void> {
@@ -60,6 +66,13 @@ const concurrency = Number(values.concurrency ?? 8);
 /** The simulator's data spans these years. */
 const ALL_YEARS = { from: '2023-01-01', to: '2025-12-31' };
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+const latencySetup = {
+  rows: Math.min(transactions, 20_000),
+  latencyMs,
+  concurrency,
+  rounds,
+  period: ALL_YEARS,
+};
 
 const bundleDir = here('../.bench');
 await buildChildren(bundleDir);
@@ -98,6 +111,10 @@ console.log(
   `pbs-export benchmark: ${fmt(transactions)} transactions, Node ${process.version} ${CHILD_NODE_FLAGS.join(' ')}, ` +
     `${rounds} rounds interleaved, ${new Date().toISOString()}`,
 );
+if (values.only === 'latency') {
+  printLatency(await measureLatency(latencySetup, withSimulator, measure), latencySetup);
+  process.exit(0);
+}
 
 interface Round {
   rawCsv: Figures;
@@ -140,28 +157,7 @@ const rateLimited = await withSimulator(
   SERVICE_RATE,
 );
 
-// Small pages keep the simulator's own work per request well below the injected latency, so the
-// run measures how well the fetch overlaps waiting, not how fast the simulator generates data.
-const LATENCY_PAGE_SIZE = 100;
-const latencyRows = Math.min(transactions, 20_000);
-const latency = await withSimulator(latencyRows, latencyMs, async (url, profile) => {
-  const base = {
-    url,
-    profile,
-    rows: latencyRows,
-    period: ALL_YEARS,
-    concurrency,
-    pageSize: LATENCY_PAGE_SIZE,
-  };
-  const list: { export: Figures; stage: Figures }[] = [];
-  for (let round = 0; round < rounds; round += 1) {
-    list.push({
-      export: await measure({ ...base, mode: 'latency' }),
-      stage: await measure({ ...base, mode: 'latency-fetch' }),
-    });
-  }
-  return list;
-});
+const latency = await measureLatency(latencySetup, withSimulator, measure);
 
 /** The Lambda path of one export: plan and shards in one process, finish in another. */
 interface LambdaRun {
@@ -243,26 +239,7 @@ line(
 const widths = [0, 1, 2, 3, 4, 5, 6].map((i) => Math.max(...table.map((r) => (r[i] ?? '').length)));
 for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  '));
 
-const latencyExport = latency.map((round) => round.export);
-const latencyStage = latency.map((round) => round.stage);
-console.log(
-  `\nlatency-bound fetch: ${fmt(latencyRows)} transactions, ${latencyExport[0]?.shards} shards, ${latencyExport[0]?.pages} pages, ` +
-    `${LATENCY_PAGE_SIZE} per page, ${latencyMs} ms per request, concurrency ${concurrency}`,
-);
-const idealMs = (f: Figures) => ((f.pages ?? 0) * latencyMs) / concurrency;
-const latencyLine = (name: string, list: Figures[]) =>
-  console.log(
-    `  ${name}: ${each(list, (f) => fmt(f.fetchMs ?? 0))} ms, ideal ${fmt(idealMs(list[0] as Figures))} ms ` +
-      `(pages × latency ÷ concurrency), ratio ${each(list, (f) => fmt((f.fetchMs ?? 0) / idealMs(f), 2))} (target ≤ 1.2)`,
-  );
-latencyLine(
-  'within a CSV export (the fetch shares its thread with the assembly and the writers)',
-  latencyExport,
-);
-latencyLine(
-  'the fetch stage alone (same limiter and read-ahead, part files written, nothing assembled)',
-  latencyStage,
-);
+printLatency(latency, latencySetup);
 
 const rateIdealMs = (f: Figures) => ((f.pages ?? 0) / SERVICE_RATE) * 1000;
 console.log(

@@ -72,6 +72,8 @@ export interface Figures {
   tailMs?: number;
   pages?: number;
   shards?: number;
+  /** Latency bench: each listing's pages (an empty last one included) and items, for the schedule's floor. */
+  listings?: { pages: number; rows: number }[];
   engineMs?: number;
   lotsMatched?: number;
   exportLotsMatched?: number;
@@ -141,11 +143,15 @@ async function exportRun(format: 'csv' | 'xlsx', deps: ExportDeps = exportDeps()
   let fetchStarted = 0;
   let fetchEnded = 0;
   let pages = 0;
+  const listings = listingCounter();
   const result = await runExport(requestOf(format), {
     ...deps,
     onProgress: (p) => {
       if (p.stage === 'planned') fetchStarted = performance.now();
-      if (p.stage === 'page') pages += 1;
+      if (p.stage === 'page') {
+        pages += 1;
+        listings.page(p);
+      }
       if (p.stage === 'shard') fetchEnded = performance.now();
     },
   });
@@ -156,6 +162,21 @@ async function exportRun(format: 'csv' | 'xlsx', deps: ExportDeps = exportDeps()
     tailMs: performance.now() - fetchEnded,
     pages,
     shards: result.manifest.shards.length,
+    listings: listings.list(),
+  };
+}
+
+/** Counts each shard's pages and items as the fetch reports them (one listing a shard here). */
+function listingCounter() {
+  const byShard = new Map<string, { pages: number; rows: number }>();
+  return {
+    page(progress: { shard: string; rows: number }) {
+      const listing = byShard.get(progress.shard) ?? { pages: 0, rows: 0 };
+      listing.pages += 1;
+      listing.rows += progress.rows;
+      byShard.set(progress.shard, listing);
+    },
+    list: () => [...byShard.values()],
   };
 }
 
@@ -239,6 +260,7 @@ async function fetchStageAlone() {
   const plan = await planExport(request, client);
   let rows = 0;
   let pages = 0;
+  const listings = listingCounter();
   const started = performance.now();
   await startFetch(client, plan.shards, request.filters, {
     workDir,
@@ -249,10 +271,11 @@ async function fetchStageAlone() {
     onPage: (page) => {
       rows += page.rows;
       pages += 1;
+      listings.page(page);
     },
   }).done;
   const ms = performance.now() - started;
-  return { rows, ms, fetchMs: ms, pages };
+  return { rows, ms, fetchMs: ms, pages, listings: listings.list() };
 }
 
 async function rawCsv() {
@@ -489,4 +512,4 @@ try {
 } finally {
   await rm(workDir, { recursive: true, force: true });
 }
-process.disconnect?.();
+if (process.connected) process.disconnect();
