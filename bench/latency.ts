@@ -59,12 +59,13 @@ export function measureLatency(
 }
 
 /**
- * The shortest time any client with `concurrency` requests in flight, each taking `latencyMs`,
- * could page these listings in: a listing's first page must come back before its total says
+ * How long an ideal client with `concurrency` requests in flight, each taking exactly
+ * `latencyMs`, pages these listings: a listing's first page must come back before its total says
  * which pages follow, and a listing that ends on a full page needs one more (empty) page, asked
  * for once the full one is read. `listings` gives each listing's pages, the empty one included,
- * and its items. With unit-time requests and such precedence (each listing a small out-tree),
- * taking the requests with the longest chain behind them first gives the shortest schedule.
+ * and its items. The client sends first, at each step, the requests with the longest chain
+ * behind them. No client beats ⌈requests ÷ concurrency⌉ steps; for the benchmark's listings
+ * this schedule takes exactly that many, so the floor is the best any client can do there.
  */
 export function scheduleFloorMs(
   listings: readonly { pages: number; rows: number }[],
