@@ -44,6 +44,7 @@ export interface BenchTask {
     | 'raw-xlsx'
     | 'raw-fetch'
     | 'minimal-fetch'
+    | 'minimal-http'
     | 'latency'
     | 'latency-fetch'
     | 'gains'
@@ -469,6 +470,7 @@ const runners = {
   gains: gainsRun,
   'raw-fetch': () => rawFetch(),
   'minimal-fetch': () => minimalFetch(task, client, task.profile),
+  'minimal-http': () => minimalFetch(task, client, task.profile, 'http'),
   'rate-limited': rateLimitedRun,
   'rate-limited-fetch': rateLimitedFetch,
   'lambda-fetch': lambdaFetch,
