@@ -1,9 +1,11 @@
 /**
- * `npm run bench:cpu -- [--transactions 100000] [--rounds 3] [--modes raw-fetch,export-csv,…]
+ * `npm run bench:cpu -- [--transactions 100000] [--rounds 3] [--modes raw-fetch,minimal-fetch,export-csv,…]
  *   [--against DIR] [--cpu-prof DIR]`
  *
  * CPU seconds per 100 000 transactions of the client alone (raw fetch) and of each export mode
- * (CSV, XLSX, gains): the CPU of the task itself, every thread, in a fresh process each, one at a
+ * (CSV, XLSX, gains), beside the floor of the raw fetch (`minimal-fetch`: the same requests,
+ * signed, with `response.text()` and `JSON.parse` alone; `minimal-http`: the same over
+ * `node:http`): the CPU of the task itself, every thread, in a fresh process each, one at a
  * time. CPU time, unlike wall time, hardly depends on what else the machine runs, so a
  * regression shows as a number even on a shared machine. `--against DIR` (the root of another
  * checkout of the project, e.g. `git archive <commit> | tar -x -C DIR` with `node_modules` linked)
@@ -25,7 +27,7 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
   },
 });
-const MODES = ['raw-fetch', 'export-csv', 'export-xlsx', 'gains'] as const;
+const MODES = ['raw-fetch', 'minimal-fetch', 'minimal-http', 'export-csv', 'export-xlsx', 'gains'] as const;
 type Mode = (typeof MODES)[number];
 const modes = (values.modes?.split(',') ?? MODES) as Mode[];
 for (const mode of modes) {

@@ -119,6 +119,8 @@ if (values.only === 'latency') {
 interface Round {
   rawCsv: Figures;
   rawFetch: Figures;
+  /** The floor of the raw fetch: the same requests with `response.text()` and `JSON.parse` alone. */
+  minimalFetch: Figures;
   csv: Figures;
   rawXlsx: Figures;
   xlsx: Figures;
@@ -130,11 +132,12 @@ const throughput = await withSimulator(transactions, 0, async (url, profile) => 
   for (let round = 0; round < rounds; round += 1) {
     const rawCsv = await measure({ ...fullPeriod, mode: 'raw-csv' });
     const rawFetch = await measure({ ...fullPeriod, mode: 'raw-fetch' });
+    const minimalFetch = await measure({ ...fullPeriod, mode: 'minimal-fetch' });
     const csv = await measure({ ...fullPeriod, mode: 'export-csv' });
     const rawXlsx = await measure({ ...fullPeriod, mode: 'raw-xlsx' });
     const xlsx = await measure({ ...fullPeriod, mode: 'export-xlsx' });
     const gains = await measure({ ...fullPeriod, mode: 'gains' });
-    list.push({ rawCsv, rawFetch, csv, rawXlsx, xlsx, gains });
+    list.push({ rawCsv, rawFetch, minimalFetch, csv, rawXlsx, xlsx, gains });
   }
   return list;
 });
@@ -216,6 +219,12 @@ line(
   (r) => r.rawFetch,
   (r) => rawRatio(r.rawFetch, r.rawCsv),
   'vs raw csv-stringify: the ceiling of any export',
+);
+line(
+  'minimal fetch (text + JSON.parse)',
+  (r) => r.minimalFetch,
+  (r) => rawRatio(r.minimalFetch, r.rawFetch),
+  'vs raw fetch: the floor of the client',
 );
 line(
   'export CSV end to end',

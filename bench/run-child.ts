@@ -31,6 +31,7 @@ import { createServiceClient } from '../lib/service-client.ts';
 import type { SimulatedProfile } from '../lib/simulator/types.ts';
 import { createLocalSink, createS3Client } from '../lib/storage/index.ts';
 import { createWorkers } from '../lib/workflow/workers.ts';
+import { minimalFetch } from './minimal-fetch.ts';
 
 /** What an export of the benchmark asks for: one report in one format, or the gains reports. */
 export type ExportKind = 'csv' | 'xlsx' | 'gains';
@@ -42,6 +43,8 @@ export interface BenchTask {
     | 'raw-csv'
     | 'raw-xlsx'
     | 'raw-fetch'
+    | 'minimal-fetch'
+    | 'minimal-http'
     | 'latency'
     | 'latency-fetch'
     | 'gains'
@@ -489,6 +492,8 @@ const runners = {
   'latency-fetch': fetchStageAlone,
   gains: gainsRun,
   'raw-fetch': () => rawFetch(),
+  'minimal-fetch': () => minimalFetch(task, client, task.profile),
+  'minimal-http': () => minimalFetch(task, client, task.profile, 'http'),
   'rate-limited': rateLimitedRun,
   'rate-limited-fetch': rateLimitedFetch,
   'lambda-fetch': lambdaFetch,

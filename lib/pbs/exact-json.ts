@@ -10,6 +10,7 @@
  * and, as for nearly every body, parsed natively when it has none.
  */
 import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-json';
+import { isInexactNumberToken } from './number-token.ts';
 
 /** A JSON number kept as its source text (`.value`), because a double would not give it back. */
 export type ExactNumber = LosslessNumber;
@@ -20,25 +21,54 @@ export function isExactNumber(value: unknown): value is ExactNumber {
 }
 
 /**
- * A number token: after `:`, `,` or `[` (or at the start), before `,`, `}` or `]` (or the end),
- * whitespace aside. A real token is never missed, since one always stands between those
- * characters. Inside a string the pattern may match too (`"a:1.50]"`): that only costs the slower
- * parse, never exactness. Date-times (`"09:26:53.000Z"`) do not match: a letter follows the digits.
+ * The end of a number token: one after `:`, `,` or `[`, before `,`, `}` or `]` (or the end),
+ * whitespace aside (a token at the very start is looked at apart). A real token is never missed,
+ * since one always stands between those characters. Inside a string the pattern may match too
+ * (`"a:1.50]"`): that only costs the slower parse, never exactness. Date-times
+ * (`"09:26:53.000Z"`) do not match: a letter follows the digits. No capture and `test`, not
+ * `exec`: a match allocates nothing, and the token is read in place from where the match ends.
  */
-const NUMBER_TOKEN = /(?:^|[:,[])[ \t\n\r]*(-?\d[\d.eE+-]*)(?=[ \t\n\r]*(?:[,}\]]|$))/g;
+const NUMBER_TOKEN = /[:,[][ \t\n\r]*-?\d[\d.eE+-]*(?=[ \t\n\r]*(?:[,}\]]|$))/g;
+const FOLLOWS_TOKEN = /^[ \t\n\r]*(?:[,}\]]|$)/;
+const LEADS_TOKEN = /^[ \t\n\r]*-?\d[\d.eE+-]*/;
 
 /**
  * True when `text` may hold a number token that `JSON.parse` would not keep exactly: one whose
  * double, written back as `JSON.stringify` writes it, is not the same text (`1.50`, `1e3`, `-0`,
- * more than 15 significant digits, `0.0000001`). Decided by that very round trip, token by token.
+ * more than 15 significant digits, `0.0000001`). Decided by that very round trip, token by token
+ * (`number-token.ts`, which settles most tokens from their characters).
  */
 export function mayHoldInexactNumbers(text: string): boolean {
+  if (startsWithInexactNumber(text)) return true;
   NUMBER_TOKEN.lastIndex = 0;
-  for (let match = NUMBER_TOKEN.exec(text); match !== null; match = NUMBER_TOKEN.exec(text)) {
-    const token = match[1] as string;
-    if (String(Number(token)) !== token) return true;
+  while (NUMBER_TOKEN.test(text)) {
+    const end = NUMBER_TOKEN.lastIndex;
+    let start = end;
+    while (start > 0 && isTokenCharacter(text.charCodeAt(start - 1))) start--;
+    if (isInexactNumberToken(text, start, end)) return true;
   }
   return false;
+}
+
+/** Whether `code` may be part of a token matched by {@link NUMBER_TOKEN}: `-+.`, a digit, `e`, `E`. */
+function isTokenCharacter(code: number): boolean {
+  return (
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x2e ||
+    code === 0x2d ||
+    code === 0x2b ||
+    (code | 0x20) === 0x65
+  );
+}
+
+/** A number token at the start of `text` (a body that is one number) that a double would change. */
+function startsWithInexactNumber(text: string): boolean {
+  const lead = LEADS_TOKEN.exec(text);
+  if (lead === null) return false;
+  const end = lead[0].length;
+  if (!FOLLOWS_TOKEN.test(text.slice(end))) return false;
+  const token = lead[0].trimStart();
+  return isInexactNumberToken(token, 0, token.length);
 }
 
 function parseNumberToken(token: string): number | ExactNumber {

@@ -9,6 +9,7 @@
  * the lossless parser.
  */
 import { type ParsedJson, parseJson, parseJsonExactly } from './exact-json.ts';
+import { isInexactNumberToken } from './number-token.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -49,8 +50,7 @@ let sawInexactNumber = false;
 
 /** Notes the number token `text[start, end)` if a double would not give it back as it is. */
 function checkNumber(text: string, start: number, end: number): void {
-  const token = text.slice(start, end);
-  if (String(Number(token)) !== token) sawInexactNumber = true;
+  if (isInexactNumberToken(text, start, end)) sawInexactNumber = true;
 }
 
 /**

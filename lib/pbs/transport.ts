@@ -12,6 +12,7 @@ import {
 import { type ParsedJson, parseJson } from './exact-json.ts';
 import { parseRetryAfter } from './retry.ts';
 import { signRequest, timestampText } from './signing.ts';
+import { decodeUtf8 } from './utf8.ts';
 
 /** One request before signing. */
 export interface RequestTarget {
@@ -89,7 +90,12 @@ export async function sendSigned(target: RequestTarget, options: SendOptions): P
   const { credentials } = options;
   const signature = signRequest(target.signedPath, options.timestamp, credentials.apiSecret);
   const url = signedUrl(target, options.timestamp, signature);
-  const redact = secretRedactor([credentials.apiKey, credentials.apiSecret, signature]);
+  // Built on the first error only: a successful request has nothing to redact.
+  let redactor: ((text: string) => string) | undefined;
+  const redact = (text: string) => {
+    redactor ??= secretRedactor([credentials.apiKey, credentials.apiSecret, signature]);
+    return redactor(text);
+  };
   const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': credentials.apiKey };
   if (credentials.profileGuid !== undefined) headers['x-service-profile'] = credentials.profileGuid;
 
@@ -225,5 +231,5 @@ async function readBodyText(response: Response, maxBytes: number, path: string):
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks, length).toString('utf8');
+  return decodeUtf8(Buffer.concat(chunks, length));
 }
