@@ -387,6 +387,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     callerName: (c) => callerName(callerEvent(c)),
     headers: headers(),
     apiError,
+    linkExpirySeconds,
   });
 
   addAdjustmentRoutes(app, deps, {

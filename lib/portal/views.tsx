@@ -476,7 +476,7 @@ export const ClientView: FC<{
         </ReportSet>
       ))}
     </section>
-    {closes ? <ClosedPeriods closes={closes} /> : null}
+    {closes ? <ClosedPeriods profile={profile} closes={closes} /> : null}
     <PageLinks ctx={ctx} profile={profile} page={page} />
   </section>
 );
