@@ -2,7 +2,7 @@
  * Details of the portal found by using it, in a real browser (Debian's chromium, driven by
  * playwright-core over `npm run serve`'s stack): a restatement of a closed month lists its files
  * with download buttons like a report set's, and a button downloads the file's bytes through a
- * fresh link.
+ * fresh link; at desktop width the request form's "CSV files for" select shows each option whole.
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -149,5 +149,40 @@ describe('a restatement in the portal', () => {
       expect(download.suggestedFilename()).toBe(name);
       expect(await readFile((await download.path()) ?? '', 'utf8')).toBe(FILES[name]);
     }
+  });
+});
+
+describe('the request form at desktop width', () => {
+  it('shows every option of "CSV files for" whole in its select', async () => {
+    await page.goto(`${service.url}/portal/clients/demo/request`);
+    const select = page.getByLabel('CSV files for');
+    await select.waitFor();
+    // Each option's text measured in the select's own font, against the room inside the select
+    // (its width less padding, border and the arrow).
+    const fit = await select.evaluate((element) => {
+      const inPage = globalThis as unknown as {
+        document: {
+          createElement(tag: 'canvas'): {
+            getContext(kind: '2d'): { font: string; measureText(text: string): { width: number } };
+          };
+        };
+        getComputedStyle(element: unknown): { font: string; paddingLeft: string; paddingRight: string };
+      };
+      const select = element as unknown as { options: ArrayLike<{ text: string }>; clientWidth: number };
+      const style = inPage.getComputedStyle(select);
+      const context = inPage.document.createElement('canvas').getContext('2d');
+      context.font = style.font;
+      const room =
+        select.clientWidth -
+        Number.parseFloat(style.paddingLeft) -
+        Number.parseFloat(style.paddingRight) -
+        20;
+      return Array.from(select.options).map((option) => ({
+        text: option.text,
+        fits: context.measureText(option.text).width <= room,
+      }));
+    });
+    expect(fit.length).toBe(3);
+    expect(fit.filter((option) => !option.fits)).toEqual([]);
   });
 });
