@@ -6,9 +6,9 @@
  */
 import { GetObjectCommand, PutObjectCommand, paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
 import { isNotFound, isPreconditionFailed } from '../jobs/s3-objects.ts';
-import { AdjustmentsNotFoundError, StaleAdjustmentsError } from './errors.ts';
-import { type AdjustmentsStore, checkProfile, nextVersion, versionName, versionOf } from './store.ts';
-import { type LoadedAdjustments, parseAdjustments } from './validate.ts';
+import { AdjustmentsNotFoundError } from './errors.ts';
+import { type AdjustmentsStore, checkProfile, versionedStore, versionName, versionOf } from './store.ts';
+import { parseAdjustments } from './validate.ts';
 
 /** Key prefix of the adjustments in the bucket. */
 export const ADJUSTMENTS_PREFIX = 'adjustments/';
@@ -29,54 +29,39 @@ export function createS3AdjustmentsStore(options: S3AdjustmentsStoreOptions): Ad
     checkProfile(profile);
     return `${root}${profile}/`;
   };
-  const latestVersion = async (profile: string): Promise<number> => {
-    let max = 0;
-    const prefix = folder(profile);
-    for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: prefix })) {
-      for (const item of page.Contents ?? [])
-        max = Math.max(max, versionOf((item.Key ?? '').slice(prefix.length)) ?? 0);
-    }
-    return max;
-  };
-  const get = async (profile: string, version: number): Promise<LoadedAdjustments> => {
-    try {
-      const response = await client.send(
-        new GetObjectCommand({ Bucket: bucket, Key: `${folder(profile)}${versionName(version)}` }),
-      );
-      return parseAdjustments((await response.Body?.transformToByteArray()) ?? new Uint8Array());
-    } catch (error) {
-      if (isNotFound(error)) throw new AdjustmentsNotFoundError(profile, version, { cause: error });
-      throw error;
-    }
-  };
-  return {
-    get,
-    async latest(profile) {
-      const version = await latestVersion(profile);
-      return version === 0 ? null : get(profile, version);
+  return versionedStore({
+    async latestVersion(profile) {
+      let max = 0;
+      const prefix = folder(profile);
+      for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: prefix })) {
+        for (const item of page.Contents ?? [])
+          max = Math.max(max, versionOf((item.Key ?? '').slice(prefix.length)) ?? 0);
+      }
+      return max;
     },
-    async put(profile, document, expectedVersion) {
-      const next = nextVersion(profile, document, expectedVersion);
-      const current = await latestVersion(profile);
-      if (current !== expectedVersion) throw new StaleAdjustmentsError(profile, expectedVersion, current);
+    async get(profile, version) {
       try {
-        await client.send(
-          new PutObjectCommand({
-            Bucket: bucket,
-            Key: `${folder(profile)}${versionName(next.document.version)}`,
-            Body: next.bytes,
-            ContentType: 'application/json',
-            IfNoneMatch: '*',
-          }),
+        const response = await client.send(
+          new GetObjectCommand({ Bucket: bucket, Key: `${folder(profile)}${versionName(version)}` }),
         );
+        return parseAdjustments((await response.Body?.transformToByteArray()) ?? new Uint8Array());
       } catch (error) {
-        if (isPreconditionFailed(error))
-          throw new StaleAdjustmentsError(profile, expectedVersion, await latestVersion(profile), {
-            cause: error,
-          });
+        if (isNotFound(error)) throw new AdjustmentsNotFoundError(profile, version, { cause: error });
         throw error;
       }
-      return next;
     },
-  };
+    async create(profile, version, bytes) {
+      // `If-None-Match: *`: S3 refuses to replace a version, so a racing writer loses.
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: `${folder(profile)}${versionName(version)}`,
+          Body: bytes,
+          ContentType: 'application/json',
+          IfNoneMatch: '*',
+        }),
+      );
+    },
+    isTaken: isPreconditionFailed,
+  });
 }

@@ -75,52 +75,40 @@ export function nextVersion(
   return { document: next, bytes, sha256: sha256Of(bytes) };
 }
 
-/** A store of one file per version under `dir` (`<dir>/<profile>/adjustments-v<N>.json`). */
-export function createFileAdjustmentsStore(dir: string): AdjustmentsStore {
-  const folder = (profile: string) => {
-    checkProfile(profile);
-    return join(dir, profile);
-  };
-  const latestVersion = async (profile: string): Promise<number> => {
-    let names: string[];
-    try {
-      names = await readdir(folder(profile));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-      throw error;
-    }
-    return names.reduce((max, name) => Math.max(max, versionOf(name) ?? 0), 0);
-  };
-  const get = async (profile: string, version: number): Promise<LoadedAdjustments> => {
-    let bytes: Uint8Array;
-    try {
-      bytes = await readFile(join(folder(profile), versionName(version)));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-        throw new AdjustmentsNotFoundError(profile, version, { cause: error });
-      throw error;
-    }
-    return parseAdjustments(bytes);
-  };
+/**
+ * Where a store keeps its versions, as {@link versionedStore} needs it: the newest version (0:
+ * none), one version read back, and a write that creates a version only if it is absent.
+ */
+export interface VersionFiles {
+  latestVersion(profile: string): Promise<number>;
+  get(profile: string, version: number): Promise<LoadedAdjustments>;
+  /** Writes a version's bytes; throws when it cannot, `isTaken` telling a version already there. */
+  create(profile: string, version: number, bytes: Uint8Array): Promise<void>;
+  /** Whether an error of `create` says the version exists (another writer came first). */
+  isTaken(error: unknown): boolean;
+}
+
+/**
+ * The store over `files`: `latest` reads the newest version; `put` validates the next version,
+ * refuses (`StaleAdjustmentsError`) when the newest is not the one the change was based on, and
+ * creates it exclusively, so of two writers based on the same version only one lands.
+ */
+export function versionedStore(files: VersionFiles): AdjustmentsStore {
   return {
-    get,
+    get: (profile, version) => files.get(profile, version),
     async latest(profile) {
-      const version = await latestVersion(profile);
-      return version === 0 ? null : get(profile, version);
+      const version = await files.latestVersion(profile);
+      return version === 0 ? null : files.get(profile, version);
     },
     async put(profile, document, expectedVersion) {
       const next = nextVersion(profile, document, expectedVersion);
-      const current = await latestVersion(profile);
+      const current = await files.latestVersion(profile);
       if (current !== expectedVersion) throw new StaleAdjustmentsError(profile, expectedVersion, current);
-      await mkdir(folder(profile), { recursive: true });
       try {
-        // `wx`: created only if absent, so a version is never written over (and a racing writer loses).
-        await writeFile(join(folder(profile), versionName(next.document.version)), next.bytes, {
-          flag: 'wx',
-        });
+        await files.create(profile, next.document.version, next.bytes);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-          throw new StaleAdjustmentsError(profile, expectedVersion, await latestVersion(profile), {
+        if (files.isTaken(error))
+          throw new StaleAdjustmentsError(profile, expectedVersion, await files.latestVersion(profile), {
             cause: error,
           });
         throw error;
@@ -128,6 +116,43 @@ export function createFileAdjustmentsStore(dir: string): AdjustmentsStore {
       return next;
     },
   };
+}
+
+/** A store of one file per version under `dir` (`<dir>/<profile>/adjustments-v<N>.json`). */
+export function createFileAdjustmentsStore(dir: string): AdjustmentsStore {
+  const folder = (profile: string) => {
+    checkProfile(profile);
+    return join(dir, profile);
+  };
+  return versionedStore({
+    async latestVersion(profile) {
+      let names: string[];
+      try {
+        names = await readdir(folder(profile));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+        throw error;
+      }
+      return names.reduce((max, name) => Math.max(max, versionOf(name) ?? 0), 0);
+    },
+    async get(profile, version) {
+      let bytes: Uint8Array;
+      try {
+        bytes = await readFile(join(folder(profile), versionName(version)));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+          throw new AdjustmentsNotFoundError(profile, version, { cause: error });
+        throw error;
+      }
+      return parseAdjustments(bytes);
+    },
+    async create(profile, version, bytes) {
+      await mkdir(folder(profile), { recursive: true });
+      // `wx`: created only if absent, so a version is never written over (and a racing writer loses).
+      await writeFile(join(folder(profile), versionName(version)), bytes, { flag: 'wx' });
+    },
+    isTaken: (error) => (error as NodeJS.ErrnoException).code === 'EEXIST',
+  });
 }
 
 /**

@@ -53,6 +53,8 @@ export function adjustingFiles(restatement: Restatement, journal: RestatementJou
         createdAt: new Date(restatement.info.checkedAt),
         balances: [],
         accounts: [...accounts.values()],
+        // Read with the closed journal (Beancount includes it): what that one declares is not declared again.
+        declared: journal.closed,
       });
     });
 }

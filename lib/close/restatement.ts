@@ -45,6 +45,8 @@ export interface RestatementJournal {
   formats: string[];
   settings: Record<string, unknown>;
   currency: string;
+  /** The accounts (codes) and tokens the closed journal's entries use, in first-use order. */
+  closed: { accounts: string[]; tokens: string[] };
 }
 
 /** A restatement: the changes and their effects, with the close they restate. */
@@ -120,6 +122,10 @@ function journalOf(
     formats: [...request.journal.formats],
     settings: { ...request.journal.settings },
     currency: corrected.currency,
+    closed: {
+      accounts: [...new Set(closed.entries.flatMap((e) => e.postings.map((p) => p.account.code)))],
+      tokens: [...new Set(closed.entries.flatMap((e) => e.postings.flatMap((p) => p.token ?? [])))],
+    },
   };
 }
 

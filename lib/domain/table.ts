@@ -38,6 +38,16 @@ export interface Column {
    * `width` characters wide, instead of letting it run over the next cells (and off the page).
    */
   wrap?: boolean;
+  /**
+   * `decimal` only: a spreadsheet leaves a zero cell empty (the side of a journal line that is not
+   * posted: the debit of a credit line); the CSV keeps its `0`.
+   */
+  blankZero?: boolean;
+  /**
+   * `text` only: a spreadsheet shows the text a space in from the cell's left edge (a short code
+   * after a column of right-aligned numbers, which it would otherwise touch on paper: `17.95USD`).
+   */
+  spaced?: boolean;
   /** What the column holds, in one line of plain words (the Read me lists it). */
   description?: string;
 }

@@ -43,7 +43,7 @@ export interface AdjustmentRouteHelpers {
 
 /** The API's dependencies these routes read. */
 type Deps = Pick<ApiDeps, 'registry' | 'jobs' | 'starter' | 's3' | 'bucket' | 'now' | 'slots'> & {
-  adjustments?: AdjustmentsStore;
+  adjustments: AdjustmentsStore;
 };
 
 const ProfileParams = z.object({
@@ -146,7 +146,7 @@ const getAdjustmentsRoute = createRoute({
   request: { params: ProfileParams },
   responses: {
     200: json('the newest version (ETag: its number)', AdjustmentsView),
-    ...errors(400, 403, 404, 501),
+    ...errors(400, 403, 404, 500),
   },
 });
 
@@ -167,7 +167,7 @@ const postAdjustmentRoute = createRoute({
   },
   responses: {
     201: json('stored as a new version (ETag: its number)', Stored),
-    ...errors(400, 401, 403, 404, 409, 412, 428, 501),
+    ...errors(400, 401, 403, 404, 409, 412, 413, 415, 428, 500),
   },
 });
 
@@ -176,7 +176,7 @@ const warningsRoute = createRoute({
   path: '/reports/{jobId}/warnings',
   summary: "A set's gains warnings, each with its suggestion and the adjustment resolving it",
   request: { params: JobIdParams },
-  responses: { 200: json('the warnings', WarningsView), ...errors(400, 404, 409, 501) },
+  responses: { 200: json('the warnings', WarningsView), ...errors(400, 404, 409, 500) },
 });
 
 const rerunRoute = createRoute({
@@ -184,7 +184,7 @@ const rerunRoute = createRoute({
   path: '/reports/{jobId}/rerun',
   summary: "The set's request again, as a new job over the newest adjustments",
   request: { params: JobIdParams },
-  responses: { 202: json('the new job', Rerun), ...errors(400, 401, 404, 409, 501, 503) },
+  responses: { 202: json('the new job', Rerun), ...errors(400, 401, 404, 500, 503) },
 });
 
 /** The version an `If-Match` header names (`"3"`, `W/"3"`, `3`), or `null` when it names none. */
@@ -196,8 +196,6 @@ export function ifMatchVersion(header: string | undefined): number | null {
 /** Adds the adjustments and warnings routes to `app`. */
 export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: AdjustmentRouteHelpers): void {
   const { headers, apiError } = helpers;
-  const noStore = (c: Context) =>
-    c.json(apiError('adjustments_unavailable', 'this deployment keeps no adjustments'), 501, headers);
   // The API's default hook reads a refused body as an export request: these routes name their own fields.
   const refuseField = (hook: {
     success: boolean;
@@ -214,7 +212,6 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
       const { profile } = c.req.valid('param');
       if (!helpers.mayUseProfile(c, profile)) throw new ForbiddenProfileError();
       lookupProfile(deps.registry, profile);
-      if (deps.adjustments === undefined) return noStore(c);
       const latest = (await deps.adjustments.latest(profile))?.document ?? null;
       const version = latest?.version ?? 0;
       const history = await historyOf(deps.adjustments, profile, latest);
@@ -232,7 +229,6 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
       const { profile } = c.req.valid('param');
       if (!helpers.mayUseProfile(c, profile)) throw new ForbiddenProfileError();
       lookupProfile(deps.registry, profile);
-      if (deps.adjustments === undefined) return noStore(c);
       const by = callerName(callerEvent(c));
       if (by === undefined)
         return c.json(
@@ -296,10 +292,7 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
         const reason = 'this set has no gains warnings CSV: request the gains report in CSV';
         return c.json(apiError('no_warnings_file', reason, 'jobId'), 409, headers);
       }
-      const latest =
-        deps.adjustments === undefined
-          ? null
-          : ((await deps.adjustments.latest(job.profile))?.document ?? null);
+      const latest = (await deps.adjustments.latest(job.profile))?.document ?? null;
       const warnings = (await readWarnings(deps, file)).map((w) =>
         withResolution(w, latest?.adjustments ?? []),
       );
@@ -327,7 +320,6 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
       const { jobId } = c.req.valid('param');
       const job = await visibleJob(c, jobId);
       if (job === null) return missingJob(c, jobId);
-      if (deps.adjustments === undefined) return noStore(c);
       const by = callerName(callerEvent(c));
       if (by === undefined)
         return c.json(

@@ -28,6 +28,7 @@ import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { createS3AdjustmentsStore } from '../adjustments/s3-store.ts';
 import {
   hashFilterConflicts,
   parseExportRequest,
@@ -117,7 +118,10 @@ export interface ApiDeps {
   profilesClaim?: string;
   /** The accountant portal's sign-in; with it the API serves the portal's pages at `/portal`. */
   portal?: PortalOptions;
-  /** The profiles' adjustments documents (`adjustments-route.ts`); without it those routes answer 501. */
+  /**
+   * The profiles' adjustments documents (`adjustments-route.ts`); default: the S3 store over
+   * `s3` and `bucket` (the one the export reads them from).
+   */
   adjustments?: AdjustmentsStore;
   metrics?: MetricsSink;
   onJob?: JobObserver;
@@ -387,14 +391,22 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     callerName: (c) => callerName(callerEvent(c)),
     headers: headers(),
     apiError,
+    linkExpirySeconds,
   });
 
-  addAdjustmentRoutes(app, deps, {
-    mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),
-    headers: headers(),
-    statusUrlOf,
-    apiError,
-  });
+  // Without a store of its own the API keeps the documents where the deployment's store does
+  // (the bucket's `adjustments/`), so the routes always answer.
+  const adjustments = deps.adjustments ?? createS3AdjustmentsStore({ client: deps.s3, bucket: deps.bucket });
+  addAdjustmentRoutes(
+    app,
+    { ...deps, adjustments },
+    {
+      mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),
+      headers: headers(),
+      statusUrlOf,
+      apiError,
+    },
+  );
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

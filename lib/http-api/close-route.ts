@@ -22,6 +22,7 @@ import {
 } from '../close/index.ts';
 import { ValidationError } from '../errors.ts';
 import { PROFILE_NAME } from '../export/plan/index.ts';
+import { presignDownload } from '../storage/index.ts';
 import { ErrorBody } from './schemas.ts';
 
 const CloseBody = z
@@ -49,7 +50,17 @@ const ClosesView = z
       z.object({ period: z.string(), closed: CloseRecordView.nullable(), history: z.array(CloseRecordView) }),
     ),
     restatements: z.array(
-      z.object({ period: z.string(), prefix: z.string(), summary: z.string(), checkedAt: z.string() }),
+      z.object({
+        period: z.string(),
+        prefix: z.string(),
+        summary: z.string(),
+        checkedAt: z.string(),
+        files: z
+          .array(z.object({ name: z.string(), bytes: z.number().int(), sha256: z.string(), url: z.string() }))
+          .openapi({
+            description: "the restatement's files (its manifest's), with presigned download links",
+          }),
+      }),
     ),
   })
   .openapi('Closes');
@@ -107,6 +118,8 @@ export interface CloseRouteContext {
   callerName: (c: Context) => string | undefined;
   headers: Record<string, string>;
   apiError: (code: string, message: string, field?: string | null) => z.infer<typeof ErrorBody>;
+  /** How long a download link lasts, as the sets' links. */
+  linkExpirySeconds: number;
 }
 
 /** Adds the close routes to `app`. */
@@ -166,21 +179,34 @@ export function addCloseRoutes(app: OpenAPIHono, deps: CloseRouteDeps, ctx: Clos
     const periods = periodStates(records)
       .sort((a, b) => b.period.localeCompare(a.period))
       .map((state) => ({ period: state.period, closed: state.closed, history: state.history }));
-    return c.json({ profile, periods, restatements: await restatementsOf(deps, profile) }, 200, ctx.headers);
+    const restatements = await restatementsOf(deps, profile, ctx.linkExpirySeconds);
+    return c.json({ profile, periods, restatements }, 200, ctx.headers);
   });
 }
 
-/** The restatements published for `profile`, newest first (their manifests' summaries). */
+/** One restatement as `GET /closes` lists it. */
+export interface RestatementView {
+  period: string;
+  prefix: string;
+  summary: string;
+  checkedAt: string;
+  /** Its files, each with a presigned download link lasting `linkExpirySeconds`. */
+  files: { name: string; bytes: number; sha256: string; url: string }[];
+}
+
+/** The restatements published for `profile`, newest first (their manifests' summaries and files). */
 export async function restatementsOf(
   deps: CloseRouteDeps,
   profile: string,
-): Promise<{ period: string; prefix: string; summary: string; checkedAt: string }[]> {
+  linkExpirySeconds: number,
+): Promise<RestatementView[]> {
   const store = createS3CloseStore({ client: deps.s3, bucket: deps.bucket });
-  const found: { period: string; prefix: string; summary: string; checkedAt: string }[] = [];
+  const found: RestatementView[] = [];
   const pages = paginateListObjectsV2(
     { client: deps.s3 },
     { Bucket: deps.bucket, Prefix: `restatements/${profile}/` },
   );
+  const signingDate = deps.now();
   for await (const page of pages) {
     for (const object of page.Contents ?? []) {
       const key = object.Key ?? '';
@@ -188,11 +214,29 @@ export async function restatementsOf(
       const body = await store.read(key);
       if (body === null) continue;
       const manifest = JSON.parse(body.toString('utf8')) as RestatementManifest;
+      const prefix = key.slice(0, -'/manifest.json'.length);
+      // Links to the restatement's own objects only, whatever a manifest names.
+      const files = (manifest.files ?? []).filter((file) => file.key.startsWith(`${prefix}/`));
       found.push({
         period: manifest.period,
-        prefix: key.slice(0, -'/manifest.json'.length),
+        prefix,
         summary: manifest.summary,
         checkedAt: manifest.checkedAt,
+        files: await Promise.all(
+          files.map(async (file) => ({
+            name: file.name,
+            bytes: file.bytes,
+            sha256: file.sha256,
+            url: await presignDownload({
+              client: deps.s3,
+              bucket: deps.bucket,
+              key: file.key,
+              fileName: file.name.split('/').pop() || file.name,
+              expiresInSeconds: linkExpirySeconds,
+              signingDate,
+            }),
+          })),
+        ),
       });
     }
   }

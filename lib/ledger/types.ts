@@ -84,6 +84,13 @@ export interface LedgerFormatContext {
   accounts?: readonly Account[];
   /** Every token the entries and balances hold, when known before the entries are read (streaming). */
   tokens?: readonly string[];
+  /**
+   * What a journal read together with this one declares already (the closed journal, for the
+   * adjusting entries of its restatement): account codes and tokens, in that journal's order.
+   * Beancount refuses a second `open` or `commodity` of the same name, so its file declares only
+   * the others, and names the tokens as that journal does.
+   */
+  declared?: { accounts: readonly string[]; tokens: readonly string[] };
 }
 
 /** One asset account's balance of one token at a month end. */

@@ -5,7 +5,8 @@
  */
 import type { FC } from 'hono/jsx';
 import type { JobDetail } from './api-client.ts';
-import type { PageContext } from './views.tsx';
+import { formatBytes, type PageContext } from './views.tsx';
+import { fileOrder } from './wording.ts';
 
 /** One close or reopen record, as `GET /closes` lists it. */
 export interface CloseRecordView {
@@ -17,10 +18,19 @@ export interface CloseRecordView {
   reason: string;
 }
 
+/** One restatement as `GET /closes` lists it (its files' links are fetched on a click, fresh). */
+export interface RestatementView {
+  period: string;
+  prefix: string;
+  summary: string;
+  checkedAt: string;
+  files?: { name: string; bytes: number }[];
+}
+
 /** The answer of `GET /closes?profile=`. */
 export interface ClosesAnswer {
   periods: { period: string; closed: CloseRecordView | null; history: CloseRecordView[] }[];
-  restatements: { period: string; prefix: string; summary: string; checkedAt: string }[];
+  restatements: RestatementView[];
 }
 
 const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
@@ -55,8 +65,42 @@ export const CloseSetForm: FC<{
   );
 };
 
+/**
+ * A restatement's files, each with a download button like a set's: the portal script asks
+ * `GET /closes` for a fresh link when it is pressed (`data-restatement`: the restatement's prefix).
+ */
+const RestatementFiles: FC<{ profile: string; restatement: RestatementView }> = ({
+  profile,
+  restatement,
+}) => {
+  const files = [...(restatement.files ?? [])].sort(
+    (a, b) => fileOrder(a.name) - fileOrder(b.name) || (a.name < b.name ? -1 : 1),
+  );
+  if (files.length === 0) return null;
+  return (
+    <ul class="restatement-files">
+      {files.map((file) => (
+        <li>
+          <code>{file.name}</code> <span class="muted">({formatBytes(file.bytes)})</span>{' '}
+          <button
+            type="button"
+            class="download"
+            data-download
+            data-profile={profile}
+            data-restatement={restatement.prefix}
+            data-file={file.name}
+          >
+            {file.name.endsWith('README.txt') ? 'Read me' : 'Download'}
+            <span class="visually-hidden"> {file.name}</span>
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+};
+
 /** The client's closed periods, who closed (or reopened) them, and their restatements. */
-export const ClosedPeriods: FC<{ closes: ClosesAnswer }> = ({ closes }) => (
+export const ClosedPeriods: FC<{ profile: string; closes: ClosesAnswer }> = ({ profile, closes }) => (
   <section id="closed-periods" aria-labelledby="closed-heading">
     <h2 id="closed-heading">Closed periods</h2>
     {closes.periods.length === 0 ? <p>No period is closed.</p> : null}
@@ -76,10 +120,13 @@ export const ClosedPeriods: FC<{ closes: ClosesAnswer }> = ({ closes }) => (
         {closes.restatements
           .filter((r) => r.period === state.period)
           .map((r) => (
-            <p>
-              <strong>Changed after close</strong> (checked {when(r.checkedAt)}): {r.summary}. Restatement:{' '}
-              <code>{r.prefix}</code>
-            </p>
+            <div class="restatement">
+              <p>
+                <strong>Changed after close</strong> (checked {when(r.checkedAt)}): {r.summary}. Restatement:{' '}
+                <code>{r.prefix}</code>
+              </p>
+              <RestatementFiles profile={profile} restatement={r} />
+            </div>
           ))}
       </article>
     ))}

@@ -476,7 +476,7 @@ export const ClientView: FC<{
         </ReportSet>
       ))}
     </section>
-    {closes ? <ClosedPeriods closes={closes} /> : null}
+    {closes ? <ClosedPeriods profile={profile} closes={closes} /> : null}
     <PageLinks ctx={ctx} profile={profile} page={page} />
   </section>
 );
@@ -628,7 +628,7 @@ const Select: FC<{
 }> = ({ name, label, options, blank, labels }) => {
   const field = useField(name);
   return (
-    <div class="field">
+    <div class="field field-select">
       <label for={fieldId(name)}>{label}</label>
       <select id={fieldId(name)} name={name} {...field.invalid}>
         <option value="">{blank}</option>

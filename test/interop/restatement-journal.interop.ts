@@ -3,9 +3,11 @@
  * Debian's hledger (1.25), the closed set's hledger journal read together with the adjusting
  * entries' journal has, at the adjusting date, the balances of the corrected journal (a fresh
  * export of the changed October): at cost in the reporting currency (`bal -B`), and in tokens.
- * The Beancount file of the adjusting entries passes `bean-check` on its own.
+ * The Beancount file of the adjusting entries, included in the closed Beancount journal, passes
+ * `bean-check` (it does not open again what the closed journal opened).
  */
 import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,8 +54,16 @@ describe('adjusting entries in hledger (closed + adjusting = corrected)', () => 
     expect(await hledger(closed, ...tokens)).toEqual(await hledger(corrected, ...tokens));
   });
 
-  it('writes the adjusting entries in Beancount too, which bean-check accepts', async () => {
-    const file = join(scenario.restatement, 'acme_2025-10_adjusting_journal.beancount');
-    await expect(run('bean-check', [file])).resolves.toBeDefined();
+  it('writes the adjusting entries in Beancount too, which bean-check accepts included in the closed journal', async () => {
+    const closedJournal = join(scenario.closedRun, 'acme_2025-10_journal.beancount');
+    const adjusting = join(scenario.restatement, 'acme_2025-10_adjusting_journal.beancount');
+    // Beancount's way of reading two files: the closed journal (its options) includes the other.
+    const books = join(scenario.dir, 'books-with-adjusting.beancount');
+    await writeFile(books, `${await readFile(closedJournal, 'utf8')}\ninclude "${adjusting}"\n`);
+    await expect(run('bean-check', [books])).resolves.toBeDefined();
+    // The include is read: its entry is in the books.
+    const query = "SELECT DISTINCT entry_meta('entry') WHERE date = 2025-11-01";
+    const { stdout } = await run('bean-query', [books, query]);
+    expect(stdout).toContain('restatement:2025-10:');
   });
 });

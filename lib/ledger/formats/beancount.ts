@@ -4,7 +4,9 @@
  * opened on the first day, and a `balance` assertion per asset account and token at each month
  * end (dated the next day: Beancount checks a balance at the start of its date). Lots are booked
  * with `booking_method "NONE"`: the carrying value of what leaves comes from the gains engine
- * (the profile's method and pooling), not from Beancount's own matching.
+ * (the profile's method and pooling), not from Beancount's own matching. A journal meant to be
+ * included by another (a restatement's adjusting entries, by the closed journal) leaves out the
+ * `open` and `commodity` directives that journal has (`LedgerFormatContext.declared`).
  */
 import { LedgerFormatError } from '../errors.ts';
 import type { BalanceAssertion, JournalEntry, LedgerFormat, LedgerFormatContext, Posting } from '../types.ts';
@@ -52,7 +54,13 @@ function beancountWriter(known: readonly JournalEntry[], context: LedgerFormatCo
         `account "${account.code}" (${account.kind}) is not a Beancount account name: it must start with Assets, Liabilities, Equity, Income or Expenses and each part with a capital letter or digit (set journal.chart paths, or leave beancount out of journal.formats)`,
       );
   }
-  const names = commodityNames(usedTokens(known, context));
+  const declared = {
+    accounts: new Set(context.declared?.accounts ?? []),
+    tokens: new Set(context.declared?.tokens ?? []),
+  };
+  // Named over the declared tokens first: a name the other journal gave stays the same here.
+  const names = commodityNames([...new Set([...declared.tokens, ...usedTokens(known, context)])]);
+  const fresh = usedTokens(known, context).filter((token) => !declared.tokens.has(token));
   const queue = balanceQueue(context.balances);
   // A month's assertions follow its last entry (they are dated the day after the month end).
   const assertions = (date: string | null) =>
@@ -69,9 +77,11 @@ function beancountWriter(known: readonly JournalEntry[], context: LedgerFormatCo
         `option "operating_currency" "${currency}"`,
         'option "booking_method" "NONE"',
         '',
-        ...accounts.map((account) => `${period.start} open ${account.code}`),
-        ...[...names].map(
-          ([token, name]) => `${period.start} commodity ${name}\n  token: "${plainText(token)}"`,
+        ...accounts
+          .filter((account) => !declared.accounts.has(account.code))
+          .map((account) => `${period.start} open ${account.code}`),
+        ...fresh.map(
+          (token) => `${period.start} commodity ${names.get(token)}\n  token: "${plainText(token)}"`,
         ),
         '',
         '',

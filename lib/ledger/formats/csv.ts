@@ -38,18 +38,21 @@ export const JOURNAL_COLUMNS: readonly Column[] = [
     header: 'Debit',
     kind: 'decimal',
     description: 'amount debited, in the reporting currency, to its minor unit (0 on a credit line)',
+    blankZero: true,
   },
   {
     key: 'credit',
     header: 'Credit',
     kind: 'decimal',
     description: 'amount credited, in the reporting currency, to its minor unit (0 on a debit line)',
+    blankZero: true,
   },
   {
     key: 'currency',
     header: 'Currency',
     kind: 'text',
     description: 'the reporting currency of debit and credit',
+    spaced: true,
   },
   {
     key: 'quantity',

@@ -116,14 +116,26 @@
     }
   }
 
+  /** The files a download button's set lists with fresh links: a report set's, or a restatement's. */
+  async function filesOf(button) {
+    const { restatement, profile, job } = button.dataset;
+    if (restatement === undefined) {
+      const response = await call(`${apiBase}/reports/${encodeURIComponent(job)}`);
+      const answer = await response.json();
+      return response.ok ? answer.files || [] : [];
+    }
+    const response = await call(`${apiBase}/closes?${new URLSearchParams({ profile }).toString()}`);
+    const answer = await response.json();
+    const found = (answer.restatements || []).find((item) => item.prefix === restatement);
+    return response.ok && found ? found.files || [] : [];
+  }
+
   /** Download: a fresh presigned link from the API, at the moment of the click. */
   async function download(button) {
     button.disabled = true;
     try {
-      const response = await call(`${apiBase}/reports/${encodeURIComponent(button.dataset.job)}`);
-      const job = await response.json();
-      const file = (job.files || []).find((item) => item.name === button.dataset.file);
-      if (!response.ok || !file) throw new Error('no link');
+      const file = (await filesOf(button)).find((item) => item.name === button.dataset.file);
+      if (!file) throw new Error('no link');
       location.assign(file.url);
     } catch (error) {
       if (!(error instanceof NotSignedIn))

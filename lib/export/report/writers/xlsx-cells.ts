@@ -6,6 +6,9 @@ import { instantMillis, isDecimalLiteral, isIntegerLiteral, preview, wellFormed 
 /** Number format of `datetime` cells. */
 export const DATETIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
 
+/** Number format of a `spaced` text column: the text after one space (`@` is the text itself). */
+export const SPACED_TEXT_FORMAT = '" "@';
+
 /** Excel's per-cell text limit. */
 export const MAX_CELL_TEXT = 32_767;
 /** Significant digits Excel keeps; anything longer is shown (and summed) rounded. */
@@ -63,7 +66,9 @@ export function toXlsxCell(cell: Cell, column: SheetColumn): XlsxCell | string {
   const { kind } = column.source;
   switch (kind) {
     case 'text':
-      return { value: sheetTextValue(cell) };
+      return column.source.spaced === true
+        ? { value: sheetTextValue(cell), numFmt: SPACED_TEXT_FORMAT }
+        : { value: sheetTextValue(cell) };
     case 'integer':
       if (!isIntegerLiteral(cell)) return `not an integer literal: ${preview(cell)}`;
       // Past 2^53 a number would silently change the count: keep such values as text.
@@ -72,6 +77,7 @@ export function toXlsxCell(cell: Cell, column: SheetColumn): XlsxCell | string {
       if (!isDecimalLiteral(cell)) return `not a decimal literal: ${preview(cell)}`;
       const value = Number(cell);
       if (column.companion) return { value: isExactNumber(cell, value) ? null : cell };
+      if (column.source.blankZero === true && value === 0 && /^-?[0.]+$/.test(cell)) return { value: null };
       // Past a spreadsheet number's range (1e400, or 1e-400 which would read 0): the exact text.
       if (!Number.isFinite(value) || (value === 0 && !/^-?[0.]+$/.test(cell))) return { value: cell };
       return { value, numFmt: decimalFormat(cell) };
