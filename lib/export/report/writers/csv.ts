@@ -299,7 +299,7 @@ function commaNumbers(text: string): string {
 }
 
 /** Bytes gathered before one write to the output. */
-const OUTPUT_CHUNK = 16 * 1024;
+const OUTPUT_CHUNK = 64 * 1024;
 
 /**
  * Joins csv-stringify's one chunk per record into larger writes: on a file every write is a
