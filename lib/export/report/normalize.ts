@@ -304,13 +304,21 @@ class ExtraPaths {
     this.#consumed = consumed;
   }
 
-  /** The extra path of `key` under `prefix`, or null when the layout consumes that path. */
-  of(prefix: string, key: string): string | null {
+  /** The paths worked out for the keys under `prefix`: looked up once per object, not per key. */
+  keysUnder(prefix: string): Map<string, string | null> {
     let keys = this.#byPrefix.get(prefix);
     if (keys === undefined) {
       keys = new Map();
       if (this.#remembered < REMEMBERED_KEYS) this.#byPrefix.set(prefix, keys);
     }
+    return keys;
+  }
+
+  /**
+   * The extra path of `key` under `prefix` (`keys`: {@link keysUnder} that prefix), or null when
+   * the layout consumes that path.
+   */
+  of(keys: Map<string, string | null>, prefix: string, key: string): string | null {
     let path = keys.get(key);
     if (path === undefined) {
       const extra = extraPath(prefix, key);
@@ -342,11 +350,12 @@ function collectLeaves(
   prefix = '',
 ): Record<string, Cell> | null {
   let leaves = out;
+  const keys = paths.keysUnder(prefix);
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const child = value[key];
     if (child === undefined) continue;
-    const path = paths.of(prefix, key);
+    const path = paths.of(keys, prefix, key);
     if (path === null) continue;
     if (isPlainObject(child) && hasOwnKey(child)) {
       leaves = collectLeaves(child, paths, leaves, path);
@@ -676,12 +685,68 @@ function spec(name: string, title: string, fixed: Column[], extras: readonly str
   };
 }
 
+const MINUS = 0x2d;
+const POINT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+/**
+ * `signDecimal(amount) < 0`, read from the characters of the plain form `parseDecimal` writes
+ * (no regular expression per movement); any other form is left to `signDecimal`.
+ */
+function isNegative(amount: string): boolean {
+  // Without a leading minus no decimal form is negative.
+  if (amount.charCodeAt(0) !== MINUS) return false;
+  let nonZero = false;
+  for (let i = 1; i < amount.length; i += 1) {
+    const code = amount.charCodeAt(i);
+    if (code > ZERO && code <= NINE) nonZero = true;
+    else if (code !== ZERO && code !== POINT) return signDecimal(amount) < 0;
+  }
+  return nonZero;
+}
+
+/**
+ * `trimDecimal(absDecimal(amount))` (`-4205.120000` → `4205.12`), from the characters of the
+ * plain form `parseDecimal` writes; any other form is left to those two.
+ */
+function magnitudeText(amount: string): string {
+  const start = amount.charCodeAt(0) === MINUS ? 1 : 0;
+  const point = normalPlainPoint(amount, start);
+  if (point === null) return trimDecimal(absDecimal(amount));
+  let end = amount.length;
+  if (point !== -1) {
+    while (amount.charCodeAt(end - 1) === ZERO) end -= 1;
+    if (end - 1 === point) end -= 1;
+  }
+  return start === 0 && end === amount.length ? amount : amount.slice(start, end);
+}
+
+/**
+ * Where the point is in `text` from `start` on, when that part is in normal plain form
+ * (`0|[1-9]\d*` then optionally `.\d+`): its index, or -1 without a point; null in any other form.
+ */
+function normalPlainPoint(text: string, start: number): number | null {
+  const first = text.charCodeAt(start);
+  if (!(first >= ZERO && first <= NINE)) return null;
+  let i = start + 1;
+  if (first !== ZERO) while (i < text.length && isDigit(text.charCodeAt(i))) i += 1;
+  if (i === text.length) return -1;
+  if (text.charCodeAt(i) !== POINT || i + 1 === text.length) return null;
+  for (let j = i + 1; j < text.length; j += 1) if (!isDigit(text.charCodeAt(j))) return null;
+  return i;
+}
+
+function isDigit(code: number): boolean {
+  return code >= ZERO && code <= NINE;
+}
+
 function quantities(tx: CanonicalTransaction, sign: 1 | -1): Cell {
   // One string built in a loop: two cells of every row, no arrays in between.
   let text: string | null = null;
   for (const movement of tx.movements) {
-    if ((signDecimal(movement.amount) < 0 ? -1 : 1) !== sign) continue;
-    const part = `${trimDecimal(absDecimal(movement.amount))} ${movement.symbol}`;
+    if ((isNegative(movement.amount) ? -1 : 1) !== sign) continue;
+    const part = `${magnitudeText(movement.amount)} ${movement.symbol}`;
     text = text === null ? part : `${text}; ${part}`;
   }
   return text;
@@ -720,7 +785,7 @@ function movementRowsOf(tx: CanonicalTransaction, known: readonly string[]): Row
     movement.symbol,
     movement.amount,
     moneyCell(movement.value, tx.valueCurrency),
-    signDecimal(movement.amount) < 0 ? 'out' : 'in',
+    isNegative(movement.amount) ? 'out' : 'in',
     ...extraCells(movement.extras, known, tx.id),
   ]);
 }
