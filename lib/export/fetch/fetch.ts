@@ -12,7 +12,7 @@ import {
 import { getPath } from '../../pbs/path.ts';
 import type { Pagination } from '../../pbs/shape.ts';
 import { retry } from '../../retry.ts';
-import { encodePartLine, type PartLineFields, partLineKey } from '../snapshot/part-line.ts';
+import { type PartLineFields, partLineJson, partLineKey, partLinePrefix } from '../snapshot/part-line.ts';
 import { createNdjsonWriter } from '../snapshot/snapshot.ts';
 
 /** What the fetch stage needs of the service client. */
@@ -590,10 +590,10 @@ async function fetchShardOnce(task: ShardTask, pageSize: number | null): Promise
         if (key.at < lastInstant) listing.instantsInOrder = false;
         listing.span = widen(listing.span, key.at);
         lastInstant = key.at;
-        const json = page.itemTexts?.[position];
-        const written = writer.writeJson(
-          encodePartLine(item, options.fields, page.exactNumbers === true, key, json),
-        );
+        // The line's two pieces are encoded into the part file's chunk one after the other.
+        const exact = page.exactNumbers === true;
+        const json = partLineJson(item, exact, page.itemTexts?.[position]);
+        const written = writer.writeJson(json, partLinePrefix(key, exact));
         if (written) await written;
       }
       digest.update(pageIds);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { absDecimal, signDecimal, trimDecimal } from '../../domain/decimal/plain.ts';
 import type { Row, TableSpec } from '../../domain/table.ts';
 import { PbsExportError } from '../../errors.ts';
 import type { RawTransaction } from '../../pbs/model.ts';
@@ -190,6 +191,41 @@ describe('createNormalizer transactions', () => {
       ['date_utc', '2025-03-14T09:26:53.000Z'],
       ['date_local', '2025-03-14T09:26:53.000Z'],
     ]);
+  });
+
+  it('returns in, out and direction of every amount form as the decimal module signs and trims it', () => {
+    const amounts = [
+      '0',
+      '-0',
+      '-0.000',
+      '0.000',
+      '10.000',
+      '-10.500',
+      '100',
+      '-100',
+      '0.0100',
+      '-0.00001',
+      '1e-7',
+      '-1.5E+3',
+      '007.10',
+      '-000.0',
+      '12345678901234567890.120',
+    ];
+    const n = normalizer();
+    const txs = amounts.map((amount, i) =>
+      n.canonical(trade({ id: `tx_${i}`, movements: [{ symbol: 'T', amount }] })),
+    );
+    for (const tx of txs) n.observeCanonical(tx);
+    const spec = n.transactionsSpec();
+    for (const tx of txs) {
+      const amount = tx.movements[0]?.amount as string;
+      // Independent expectation: the decimal module's own sign and trim of the canonical amount.
+      const shown = `${trimDecimal(absDecimal(amount))} T`;
+      const out = signDecimal(amount) < 0;
+      const row = byKey(spec, n.toTransactionRow(tx));
+      expect([row.in, row.out], amount).toEqual(out ? [null, shown] : [shown, null]);
+      expect(n.toMovementRows(tx)[0]?.[6], amount).toBe(out ? 'out' : 'in');
+    }
   });
 
   it('returns an exponent amount in plain notation', () => {

@@ -15,6 +15,7 @@ import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
 import { getPath } from '../../pbs/path.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
 import { deletedFlag } from '../snapshot/timeline.ts';
+import { isCanonicalInstant } from './canonical-instant.ts';
 
 /** A transaction's data is unusable: `path` names the field, `transactionId` or `index` the item. */
 export class TransactionDataError extends PbsExportError {
@@ -248,6 +249,8 @@ const TABLE_DESCRIPTIONS: Readonly<Record<string, string>> = {
  */
 export function parseInstant(value: unknown, reading?: InstantReading): string | null {
   if (typeof value === 'string') {
+    // Already the UTC ISO instant written below (the service's own form): the text itself.
+    if (isCanonicalInstant(value)) return value;
     const fast = fastUtcInstant(value);
     if (!Number.isNaN(fast)) return new Date(fast).toISOString();
   }
@@ -301,13 +304,21 @@ class ExtraPaths {
     this.#consumed = consumed;
   }
 
-  /** The extra path of `key` under `prefix`, or null when the layout consumes that path. */
-  of(prefix: string, key: string): string | null {
+  /** The paths worked out for the keys under `prefix`: looked up once per object, not per key. */
+  keysUnder(prefix: string): Map<string, string | null> {
     let keys = this.#byPrefix.get(prefix);
     if (keys === undefined) {
       keys = new Map();
       if (this.#remembered < REMEMBERED_KEYS) this.#byPrefix.set(prefix, keys);
     }
+    return keys;
+  }
+
+  /**
+   * The extra path of `key` under `prefix` (`keys`: {@link keysUnder} that prefix), or null when
+   * the layout consumes that path.
+   */
+  of(keys: Map<string, string | null>, prefix: string, key: string): string | null {
     let path = keys.get(key);
     if (path === undefined) {
       const extra = extraPath(prefix, key);
@@ -339,11 +350,12 @@ function collectLeaves(
   prefix = '',
 ): Record<string, Cell> | null {
   let leaves = out;
+  const keys = paths.keysUnder(prefix);
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const child = value[key];
     if (child === undefined) continue;
-    const path = paths.of(prefix, key);
+    const path = paths.of(keys, prefix, key);
     if (path === null) continue;
     if (isPlainObject(child) && hasOwnKey(child)) {
       leaves = collectLeaves(child, paths, leaves, path);
@@ -357,16 +369,50 @@ function collectLeaves(
 
 // Reading: raw items into canonical transactions. Each reader names the field it refuses.
 
-/** A field map and the paths it consumes (the others are extras), worked out once per normalizer. */
+/** Reads one configured field of an item: `getPath` with the path split once, not per read. */
+type FieldReader = (value: unknown) => unknown;
+
+/** The {@link FieldReader} of a dotted path (the same reading as `getPath`). */
+function fieldReader(path: string): FieldReader {
+  if (path === '') return (value) => value;
+  const keys = path.split('.');
+  if (keys.length === 1) {
+    const [key] = keys as [string];
+    return (value) =>
+      value === null || typeof value !== 'object' ? undefined : (value as Record<string, unknown>)[key];
+  }
+  return (value) => {
+    let current = value;
+    for (const key of keys) {
+      if (current === null || typeof current !== 'object') return undefined;
+      current = (current as Record<string, unknown>)[key];
+    }
+    return current;
+  };
+}
+
+/** The paths of a field map a canonical transaction reads. */
+type ReadFields = Exclude<keyof TransactionFieldMap, 'instants'>;
+
+/**
+ * A field map, a reader of each of its paths, and the paths it consumes (the others are extras),
+ * worked out once per normalizer.
+ */
 interface Layout {
   fields: TransactionFieldMap;
+  read: Readonly<Record<ReadFields, FieldReader>>;
   transactionPaths: ExtraPaths;
   movementPaths: ExtraPaths;
 }
 
 function layoutOf(fields: TransactionFieldMap): Layout {
+  const { instants: _reading, ...paths } = fields;
+  const read = Object.fromEntries(
+    Object.entries(paths).map(([name, path]) => [name, fieldReader(path)]),
+  ) as Record<ReadFields, FieldReader>;
   return {
     fields,
+    read,
     transactionPaths: new ExtraPaths(
       new Set<string>([
         fields.id,
@@ -398,7 +444,12 @@ function layoutOf(fields: TransactionFieldMap): Layout {
 }
 
 function idOf(raw: RawTransaction, path: string, index: number | null): string {
-  const id = asText(getPath(raw, path));
+  return idText(getPath(raw, path), path, index);
+}
+
+/** The id read at `path` (`value`), as text; throws when it is missing. */
+function idText(value: unknown, path: string, index: number | null): string {
+  const id = asText(value);
   if (id === null || id === '') throw new TransactionDataError(path, 'is missing', null, index);
   return id;
 }
@@ -415,7 +466,18 @@ function instant(
   required: boolean,
   reading: InstantReading | undefined,
 ) {
-  const value = getPath(raw, path);
+  return instantOf(getPath(raw, path), path, id, index, required, reading);
+}
+
+/** The instant read at `path` (`value`), as a UTC ISO instant; throws when it is not one. */
+function instantOf(
+  value: unknown,
+  path: string,
+  id: string,
+  index: number | null,
+  required: boolean,
+  reading: InstantReading | undefined,
+) {
   if (value === undefined || value === null) {
     if (required) throw new TransactionDataError(path, 'is missing', id, index);
     return null;
@@ -429,7 +491,11 @@ function instant(
 }
 
 function decimal(raw: unknown, path: string, shownPath: string, id: string, index: number | null) {
-  const value = getPath(raw, path);
+  return decimalOf(getPath(raw, path), shownPath, id, index);
+}
+
+/** The decimal read at `shownPath` (`value`), or null when absent; throws when it is not one. */
+function decimalOf(value: unknown, shownPath: string, id: string, index: number | null) {
   if (value === undefined || value === null) return null;
   const parsed = parseDecimal(value);
   if (parsed === null) {
@@ -444,8 +510,8 @@ function movements(
   id: string,
   index: number | null,
 ): CanonicalMovement[] {
-  const { fields } = layout;
-  const list = getPath(raw, fields.movements);
+  const { fields, read } = layout;
+  const list = read.movements(raw);
   if (list === undefined || list === null) return [];
   if (!Array.isArray(list)) throw new TransactionDataError(fields.movements, 'is not a list', id, index);
   return list.map((item: unknown, position) => {
@@ -453,16 +519,22 @@ function movements(
     if (!isPlainObject(item)) {
       throw new TransactionDataError(`${fields.movements}[${position}]`, 'is not an object', id, index);
     }
-    const symbol = text(item, fields.movementSymbol);
+    const symbol = asText(read.movementSymbol(item));
     if (symbol === null || symbol === '') {
       throw new TransactionDataError(at(fields.movementSymbol), 'is missing', id, index);
     }
-    const amount = decimal(item, fields.movementAmount, at(fields.movementAmount), id, index);
+    const amountValue = read.movementAmount(item);
+    const amount =
+      amountValue === undefined || amountValue === null
+        ? null
+        : decimalOf(amountValue, at(fields.movementAmount), id, index);
     if (amount === null) throw new TransactionDataError(at(fields.movementAmount), 'is missing', id, index);
+    const value = read.movementValue(item);
     return {
       symbol,
       amount,
-      value: decimal(item, fields.movementValue, at(fields.movementValue), id, index),
+      value:
+        value === undefined || value === null ? null : decimalOf(value, at(fields.movementValue), id, index),
       extras: extrasOf(item, layout.movementPaths),
     };
   });
@@ -480,26 +552,26 @@ function extrasOf(raw: Record<string, unknown>, paths: ExtraPaths): Record<strin
 }
 
 function canonicalOf(raw: RawTransaction, layout: Layout, index?: number): CanonicalTransaction {
-  const { fields } = layout;
+  const { fields, read } = layout;
   const at = index ?? null;
-  const id = idOf(raw, fields.id, at);
+  const id = idText(read.id(raw), fields.id, at);
   return {
     id,
-    date: instant(raw, fields.date, id, at, true, fields.instants) as string,
-    type: text(raw, fields.type),
-    subType: text(raw, fields.subType),
-    category: text(raw, fields.category),
-    protocol: text(raw, fields.protocol),
-    hash: text(raw, fields.hash),
-    accountId: text(raw, fields.accountId),
-    ledgerId: text(raw, fields.ledgerId),
+    date: instantOf(read.date(raw), fields.date, id, at, true, fields.instants) as string,
+    type: asText(read.type(raw)),
+    subType: asText(read.subType(raw)),
+    category: asText(read.category(raw)),
+    protocol: asText(read.protocol(raw)),
+    hash: asText(read.hash(raw)),
+    accountId: asText(read.accountId(raw)),
+    ledgerId: asText(read.ledgerId(raw)),
     movements: movements(raw, layout, id, at),
-    valueAmount: decimal(raw, fields.valueAmount, fields.valueAmount, id, at),
-    valueCurrency: text(raw, fields.valueCurrency),
-    feeAmount: decimal(raw, fields.feeAmount, fields.feeAmount, id, at),
-    feeCurrency: text(raw, fields.feeCurrency),
-    feeSymbol: text(raw, fields.feeSymbol),
-    feeQuantity: decimal(raw, fields.feeQuantity, fields.feeQuantity, id, at),
+    valueAmount: decimalOf(read.valueAmount(raw), fields.valueAmount, id, at),
+    valueCurrency: asText(read.valueCurrency(raw)),
+    feeAmount: decimalOf(read.feeAmount(raw), fields.feeAmount, id, at),
+    feeCurrency: asText(read.feeCurrency(raw)),
+    feeSymbol: asText(read.feeSymbol(raw)),
+    feeQuantity: decimalOf(read.feeQuantity(raw), fields.feeQuantity, id, at),
     extras: extrasOf(raw, layout.transactionPaths),
   };
 }
@@ -613,12 +685,68 @@ function spec(name: string, title: string, fixed: Column[], extras: readonly str
   };
 }
 
+const MINUS = 0x2d;
+const POINT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+/**
+ * `signDecimal(amount) < 0`, read from the characters of the plain form `parseDecimal` writes
+ * (no regular expression per movement); any other form is left to `signDecimal`.
+ */
+function isNegative(amount: string): boolean {
+  // Without a leading minus no decimal form is negative.
+  if (amount.charCodeAt(0) !== MINUS) return false;
+  let nonZero = false;
+  for (let i = 1; i < amount.length; i += 1) {
+    const code = amount.charCodeAt(i);
+    if (code > ZERO && code <= NINE) nonZero = true;
+    else if (code !== ZERO && code !== POINT) return signDecimal(amount) < 0;
+  }
+  return nonZero;
+}
+
+/**
+ * `trimDecimal(absDecimal(amount))` (`-4205.120000` → `4205.12`), from the characters of the
+ * plain form `parseDecimal` writes; any other form is left to those two.
+ */
+function magnitudeText(amount: string): string {
+  const start = amount.charCodeAt(0) === MINUS ? 1 : 0;
+  const point = normalPlainPoint(amount, start);
+  if (point === null) return trimDecimal(absDecimal(amount));
+  let end = amount.length;
+  if (point !== -1) {
+    while (amount.charCodeAt(end - 1) === ZERO) end -= 1;
+    if (end - 1 === point) end -= 1;
+  }
+  return start === 0 && end === amount.length ? amount : amount.slice(start, end);
+}
+
+/**
+ * Where the point is in `text` from `start` on, when that part is in normal plain form
+ * (`0|[1-9]\d*` then optionally `.\d+`): its index, or -1 without a point; null in any other form.
+ */
+function normalPlainPoint(text: string, start: number): number | null {
+  const first = text.charCodeAt(start);
+  if (!(first >= ZERO && first <= NINE)) return null;
+  let i = start + 1;
+  if (first !== ZERO) while (i < text.length && isDigit(text.charCodeAt(i))) i += 1;
+  if (i === text.length) return -1;
+  if (text.charCodeAt(i) !== POINT || i + 1 === text.length) return null;
+  for (let j = i + 1; j < text.length; j += 1) if (!isDigit(text.charCodeAt(j))) return null;
+  return i;
+}
+
+function isDigit(code: number): boolean {
+  return code >= ZERO && code <= NINE;
+}
+
 function quantities(tx: CanonicalTransaction, sign: 1 | -1): Cell {
   // One string built in a loop: two cells of every row, no arrays in between.
   let text: string | null = null;
   for (const movement of tx.movements) {
-    if ((signDecimal(movement.amount) < 0 ? -1 : 1) !== sign) continue;
-    const part = `${trimDecimal(absDecimal(movement.amount))} ${movement.symbol}`;
+    if ((isNegative(movement.amount) ? -1 : 1) !== sign) continue;
+    const part = `${magnitudeText(movement.amount)} ${movement.symbol}`;
     text = text === null ? part : `${text}; ${part}`;
   }
   return text;
@@ -657,7 +785,7 @@ function movementRowsOf(tx: CanonicalTransaction, known: readonly string[]): Row
     movement.symbol,
     movement.amount,
     moneyCell(movement.value, tx.valueCurrency),
-    signDecimal(movement.amount) < 0 ? 'out' : 'in',
+    isNegative(movement.amount) ? 'out' : 'in',
     ...extraCells(movement.extras, known, tx.id),
   ]);
 }

@@ -8,13 +8,13 @@ import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
 import { type Digest, hashedFile } from '../../storage/hashing.ts';
 import { checkWindowCoverage, type FetchedShard, type FetchShard } from '../fetch/fetch.ts';
-import { decodePartLine } from './part-line.ts';
+import { decodePartLineBytes } from './part-line.ts';
 import { BEFORE_RANGE, createSlots, type KeptRange, type Slots, StrayTransactionError } from './slots.ts';
 import {
   createNdjsonWriter,
   gzipMember,
   type NdjsonWriter,
-  readNdjsonLines,
+  readNdjsonLineBytes,
   type SnapshotHeader,
   type SnapshotRecord,
 } from './snapshot.ts';
@@ -214,6 +214,8 @@ function routeOwn(entry: WindowEntry, position: number, routing: Routing, result
       result.outsideWindow += 1;
       return false;
     case 'hold': {
+      // Held past this window: a copy of its own, so it does not keep its chunk of the part file.
+      entry.line = Buffer.from(entry.line);
       const waiting = routing.held.get(slot);
       if (waiting === undefined) routing.held.set(slot, [entry]);
       else waiting.push(entry);
@@ -240,10 +242,11 @@ async function pullInto(
   const nextStart = routing.slots.startOf(position + 1);
   for (const part of nextParts) {
     if (part.span !== undefined && part.span.first >= nextStart) continue;
-    for await (const text of readNdjsonLines(part.partFile)) {
-      const { at, id, json: line, plain } = decodePartLine(text, fields);
+    for await (const bytes of readNdjsonLineBytes(part.partFile)) {
+      const { at, id, json, plain } = decodePartLineBytes(bytes, fields);
       if (routing.slots.slotOf(at) !== position) continue;
-      pulled.push({ at, id, shard: part.shard.id, line, ...(plain ? { plain } : {}) });
+      // A copy: the few lines pulled from a part must not keep its chunks.
+      pulled.push({ at, id, shard: part.shard.id, line: Buffer.from(json), plain });
     }
   }
   return pulled;
@@ -272,9 +275,9 @@ async function* windowBatches(
   }
   let batch: WindowEntry[] = [];
   let lastAt = Number.NEGATIVE_INFINITY;
-  for await (const text of readNdjsonLines(only.partFile)) {
-    const { at, id, json: line, plain } = decodePartLine(text, input.fields);
-    const entry: WindowEntry = { at, id, shard: only.shard.id, line, ...(plain ? { plain } : {}) };
+  for await (const bytes of readNdjsonLineBytes(only.partFile)) {
+    const { at, id, json: line, plain } = decodePartLineBytes(bytes, input.fields);
+    const entry: WindowEntry = { at, id, shard: only.shard.id, line, plain };
     if (!routeOwn(entry, position, routing, result)) continue;
     // The fetch saw these lines in order: a part file that says otherwise was changed since.
     if (at < lastAt) throw new PartOrderError(only.partFile, id);
@@ -302,11 +305,13 @@ function recordsOf(entries: readonly WindowEntry[]): Iterable<SnapshotRecord> {
 }
 
 function recordOf(entry: WindowEntry): SnapshotRecord {
+  // The line's one decoding: its bytes were read from the part file and are written on as they are.
+  const text = entry.line.toString('utf8');
   return {
     kind: 'transaction',
     shard: entry.shard,
     // A plain line (see `PartLine.plain`) needs no scan for number tokens a double would change.
-    data: (entry.plain === true ? JSON.parse(entry.line) : parseJsonValue(entry.line)) as RawTransaction,
+    data: (entry.plain ? JSON.parse(text) : parseJsonValue(text)) as RawTransaction,
   };
 }
 
@@ -328,14 +333,13 @@ async function writeEntries(
       const pending = input.onRecord(recordOf(entry));
       if (pending) await pending;
     }
-    // The service's own JSON text goes into the snapshot as it came: exact, and not re-encoded.
-    const written = writer.writeJson(`${recordStart(entry.shard)}${entry.line}}`);
+    // The service's own JSON text goes into the snapshot as it came: its bytes, not re-encoded.
+    const written = writer.writeJson(entry.line, recordStart(entry.shard), '}');
     if (written) await written;
     // The copies the reports do not use follow their transaction, marked, for the audit.
     for (const copy of entry.otherCopies ?? []) {
-      await writer.writeJson(
-        `{"kind":"conflicting-copy","id":${JSON.stringify(entry.id)},"shard":${JSON.stringify(copy.shard)},"data":${copy.line}}`,
-      );
+      const start = `{"kind":"conflicting-copy","id":${JSON.stringify(entry.id)},"shard":${JSON.stringify(copy.shard)},"data":`;
+      await writer.writeJson(copy.line, start, '}');
     }
   }
 }
@@ -358,23 +362,27 @@ function snapshotOrder(a: WindowEntry, b: WindowEntry): number {
   return a.at - b.at || compareText(a.id, b.id);
 }
 
-/** One transaction of a window as assembled: its JSON text, and any conflicting copies of it. */
+/**
+ * One transaction of a window as assembled: its JSON text's UTF-8 bytes (as the part file holds
+ * them), and any conflicting copies of it.
+ */
 interface WindowEntry {
   at: number;
   id: string;
   shard: string;
-  line: string;
+  line: Buffer;
   /** `line` came from a plain part line: `JSON.parse` reads it exactly. */
-  plain?: boolean;
-  otherCopies?: { shard: string; line: string; plain?: boolean }[];
+  plain: boolean;
+  otherCopies?: { shard: string; line: Buffer; plain: boolean }[];
 }
 
 /**
  * Reads a window's part files: keeps each transaction of the window once, ordered by date then
  * id, together with the window's transactions other windows' searches returned (`incoming`). An
  * identical copy is dropped and counted; copies with different content are kept aside and
- * resolved by {@link resolveConflicts}. Only the text is kept (parsed when emitted): a parsed
- * object takes several times the memory of its JSON, and a dense window holds tens of thousands.
+ * resolved by {@link resolveConflicts}. Only the text's bytes are kept (decoded and parsed when
+ * emitted): a parsed object takes several times the memory of its JSON, and a dense window holds
+ * tens of thousands.
  */
 async function collectWindow(
   parts: readonly FetchedShard[],
@@ -394,15 +402,15 @@ async function collectWindow(
     if (sameContent(held.line, entry.line)) result.duplicates += 1;
     else {
       const { shard, line, plain } = entry;
-      held.otherCopies = [...(held.otherCopies ?? []), { shard, line, ...(plain ? { plain } : {}) }];
+      held.otherCopies = [...(held.otherCopies ?? []), { shard, line, plain }];
     }
     return false;
   };
   for (const part of parts) {
-    for await (const text of readNdjsonLines(part.partFile)) {
+    for await (const bytes of readNdjsonLineBytes(part.partFile)) {
       // The part line carries the instant and id ahead of the JSON: no parse needed here.
-      const { at, id, json: line, plain } = decodePartLine(text, input.fields);
-      const entry: WindowEntry = { at, id, shard: part.shard.id, line, ...(plain ? { plain } : {}) };
+      const { at, id, json: line, plain } = decodePartLineBytes(bytes, input.fields);
+      const entry: WindowEntry = { at, id, shard: part.shard.id, line, plain };
       if (routeOwn(entry, position, routing, result)) add(entry);
     }
   }
@@ -432,21 +440,21 @@ function resolveConflicts(entries: WindowEntry[], input: AssembleInput, result: 
     const copies = entry.otherCopies ?? [];
     result.conflictingCopies += copies.length;
     if (rule === 'last') {
-      const last = copies[copies.length - 1] as { shard: string; line: string; plain?: boolean };
+      const last = copies[copies.length - 1] as { shard: string; line: Buffer; plain: boolean };
       entry.otherCopies = [
-        { shard: entry.shard, line: entry.line, ...(entry.plain ? { plain: true } : {}) },
+        { shard: entry.shard, line: entry.line, plain: entry.plain },
         ...copies.slice(0, -1),
       ];
       entry.shard = last.shard;
       entry.line = last.line;
-      entry.plain = last.plain === true;
+      entry.plain = last.plain;
     }
   }
 }
 
-/** True when two JSON texts hold the same value, whatever the order of their keys. */
-function sameContent(a: string, b: string): boolean {
-  return a === b || canonicalText(a) === canonicalText(b);
+/** True when two JSON texts (their bytes) hold the same value, whatever the order of their keys. */
+function sameContent(a: Buffer, b: Buffer): boolean {
+  return a.equals(b) || canonicalText(a.toString('utf8')) === canonicalText(b.toString('utf8'));
 }
 
 function canonicalText(json: string): string {

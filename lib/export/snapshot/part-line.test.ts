@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../pbs/exact-json.ts';
 import { DEFAULT_SHAPE } from '../../pbs/shape.ts';
-import { decodePartLine, encodePartLine } from './part-line.ts';
+import { decodePartLine, decodePartLineBytes, encodePartLine } from './part-line.ts';
 
 const fields = DEFAULT_SHAPE.fields;
 
@@ -50,5 +50,37 @@ describe('part lines', () => {
     expect(() => encodePartLine({ id: 'x', date: 'yesterday' }, fields)).toThrow(
       /transaction x: field "date" is not a date/,
     );
+  });
+
+  it('read from their bytes to the instant, id and JSON bytes that decoding the text gives', () => {
+    const items: [Record<string, unknown>, boolean][] = [
+      [{ id: 'tx-1', date: '2025-01-05T10:00:00.000Z', memo: 'é€😀' }, false],
+      [{ id: 'ü "\\ id\t', date: '1969-12-31T23:59:59.500Z' }, false],
+      [{ id: 42, date: 1_735_689_600_123 }, true],
+      [{ id: '', date: 0 }, false],
+    ];
+    for (const [item, exact] of items) {
+      let text: string;
+      try {
+        text = encodePartLine(item, fields, exact);
+      } catch {
+        continue;
+      }
+      const fromText = decodePartLine(text, fields);
+      const fromBytes = decodePartLineBytes(Buffer.from(text, 'utf8'), fields);
+      expect({ at: fromBytes.at, id: fromBytes.id, plain: fromBytes.plain }).toEqual({
+        at: fromText.at,
+        id: fromText.id,
+        plain: fromText.plain === true,
+      });
+      expect(fromBytes.json.toString('utf8')).toBe(fromText.json);
+    }
+    const bare = JSON.stringify({ id: 'b', date: 1_735_689_600_000 });
+    expect(decodePartLineBytes(Buffer.from(bare), fields)).toMatchObject({
+      at: 1_735_689_600_000,
+      id: 'b',
+      plain: false,
+      data: { id: 'b', date: 1_735_689_600_000 },
+    });
   });
 });

@@ -53,10 +53,22 @@ export function encodePartLine(
   key: PartLineKey = partLineKey(item, fields),
   sent?: string,
 ): string {
+  return partLinePrefix(key, exactNumbers) + partLineJson(item, exactNumbers, sent);
+}
+
+/**
+ * The start of {@link encodePartLine}'s line, up to the JSON text: for a writer that writes the
+ * two pieces one after the other (`NdjsonWriter.writeJson(json, prefix)`) instead of joining them.
+ */
+export function partLinePrefix(key: PartLineKey, exactNumbers: boolean): string {
+  return `${key.at}\t${JSON.stringify(key.id)}\t${exactNumbers ? '' : PLAIN_MARK}`;
+}
+
+/** The JSON text of {@link encodePartLine}'s line: `sent` when it is one line, else `item` written. */
+export function partLineJson(item: RawTransaction, exactNumbers: boolean, sent?: string): string {
+  if (sent !== undefined && isOneLine(sent)) return sent;
   // Items with number tokens kept as text (see `pbs/exact-json.ts`) are written with them as sent.
-  const json =
-    sent !== undefined && isOneLine(sent) ? sent : exactNumbers ? stringifyJson(item) : JSON.stringify(item);
-  return `${key.at}\t${JSON.stringify(key.id)}\t${exactNumbers ? '' : PLAIN_MARK}${json}`;
+  return exactNumbers ? stringifyJson(item) : JSON.stringify(item);
 }
 
 /** True when JSON text holds no line break (outside strings it may hold spaces, never inside). */
@@ -80,6 +92,70 @@ export function decodePartLine(line: string, fields: PartLineFields): PartLine {
     json: line.slice(second + (plain ? 2 : 1)),
     ...(plain ? { plain } : {}),
   };
+}
+
+/**
+ * {@link decodePartLine} from the line's bytes (`readNdjsonLineBytes`): only the instant and id
+ * are decoded; `json` is the JSON text's bytes (a view of `line`), to be decoded when parsed and
+ * written on as they are. A line of bare JSON is decoded and parsed as by {@link decodePartLine}.
+ */
+export function decodePartLineBytes(line: Buffer, fields: PartLineFields): PartLineBytes {
+  if (line[0] === OPEN_BRACE) {
+    const { at, id, data } = decodePartLine(line.toString('utf8'), fields);
+    return { at, id, json: line, plain: false, ...(data ? { data } : {}) };
+  }
+  const first = line.indexOf(TAB);
+  const second = line.indexOf(TAB, first + 1);
+  const plain = line[second + 1] === PLAIN_BYTE;
+  return {
+    at: instantOfBytes(line, first),
+    id: idOfBytes(line, first + 1, second),
+    json: line.subarray(second + (plain ? 2 : 1)),
+    plain,
+  };
+}
+
+/** A part line read by {@link decodePartLineBytes}. */
+export interface PartLineBytes {
+  at: number;
+  id: string;
+  json: Buffer;
+  plain: boolean;
+  data?: RawTransaction;
+}
+
+const TAB = 0x09;
+const OPEN_BRACE = 0x7b;
+const PLAIN_BYTE = PLAIN_MARK.charCodeAt(0);
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** The instant of a part line, its first `end` bytes: digits are read as they are, anything else by `Number`. */
+function instantOfBytes(line: Buffer, end: number): number {
+  // A sign, a fraction, an exponent or more digits than a double holds exactly: read by `Number`.
+  if (end <= 0 || end > 15) return instantByNumber(line, end);
+  let value = 0;
+  for (let i = 0; i < end; i += 1) {
+    const digit = (line[i] as number) - 0x30;
+    if (digit < 0 || digit > 9) return instantByNumber(line, end);
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+function instantByNumber(line: Buffer, end: number): number {
+  return Number(line.toString('latin1', 0, Math.max(end, 0)));
+}
+
+/** The id of a part line, the JSON string in bytes `[start, end)`: read as it is unless escaped or beyond ASCII. */
+function idOfBytes(line: Buffer, start: number, end: number): string {
+  let plain = end - start >= 2 && line[start] === QUOTE && line[end - 1] === QUOTE;
+  for (let i = start + 1; plain && i < end - 1; i += 1) {
+    const byte = line[i] as number;
+    plain = byte !== BACKSLASH && byte < 0x80;
+  }
+  if (plain) return line.toString('latin1', start + 1, end - 1);
+  return JSON.parse(line.toString('utf8', start, end)) as string;
 }
 
 /** A transaction's id as text: a non-empty string, or a safe integer. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createNdjsonWriter, readNdjsonLines } from './snapshot.ts';
+import { createNdjsonWriter, readNdjsonLineBytes, readNdjsonLines } from './snapshot.ts';
 
 describe('createNdjsonWriter', () => {
   let dir: string;
@@ -34,6 +34,33 @@ describe('createNdjsonWriter', () => {
     const read: string[] = [];
     for await (const line of readNdjsonLines(file)) read.push(line);
     expect(read).toEqual(lines);
+  });
+
+  it.each([
+    ['gzip', true],
+    ['plain text', false],
+  ])('writes %s lines given in pieces, as text or bytes, longer than a chunk too', async (_, compress) => {
+    const file = join(dir, 'pieces.ndjson');
+    const long = JSON.stringify({ long: 'é'.repeat(200_000) });
+    const lines = [
+      ['{"a":', '1', '}'],
+      ['', `{"b":"${'€'.repeat(90_000)}"}`, ''],
+      ['{"kind":"transaction","data":', long, '}'],
+      ['{"c":', '"😀"', '}'],
+    ];
+    const writer = createNdjsonWriter(file, { compress, level: 1, bufferedChunks: 1 });
+    for (const [index, [prefix, json, suffix]] of lines.entries()) {
+      const body = index % 2 === 0 ? Buffer.from(json as string, 'utf8') : (json as string);
+      await writer.writeJson(body, prefix, suffix);
+    }
+    await writer.close();
+
+    const expected = lines.map((pieces) => pieces.join(''));
+    const text = (compress ? gunzipSync(await readFile(file)) : await readFile(file)).toString('utf8');
+    expect(text).toBe(`${expected.join('\n')}\n`);
+    const read: string[] = [];
+    for await (const bytes of readNdjsonLineBytes(file)) read.push(bytes.toString('utf8'));
+    expect(read).toEqual(expected);
   });
 
   it('reads an empty plain file as no lines, and a plain file without a final newline in full', async () => {

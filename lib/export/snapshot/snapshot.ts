@@ -66,11 +66,12 @@ export class SnapshotError extends PbsExportError {
 export interface NdjsonWriter {
   write(record: unknown): Promise<void>;
   /**
-   * Writes one record given as its JSON text (one line, no newline), as it is. Returns a promise
-   * only when the caller must wait (the text gathered went to the compressor or file): a writer
-   * of millions of lines awaits only then.
+   * Writes one record given as its JSON text (one line, no newline), as it is: `prefix`, `json`
+   * (text, or its UTF-8 bytes) and `suffix`, encoded straight into the chunk being gathered (no
+   * string joined for it). Returns a promise only when the caller must wait (a chunk went to the
+   * compressor or file and it is full): a writer of millions of lines awaits only then.
    */
-  writeJson(json: string): Promise<void> | undefined;
+  writeJson(json: string | Uint8Array, prefix?: string, suffix?: string): Promise<void> | undefined;
   /** Flushes and closes the file. */
   close(): Promise<void>;
   /** Closes the file without waiting for a clean end (after a failure). */
@@ -136,29 +137,45 @@ export function createNdjsonWriter(
   };
   if (head !== file) head.on('error', remember);
   file.on('error', remember);
-  let pending: string[] = [];
-  let pendingLength = 0;
-  const flush = async () => {
-    if (pending.length === 0) return;
-    const chunk = pending.join('');
-    pending = [];
-    pendingLength = 0;
-    if (!head.write(chunk)) await once(head, 'drain');
+  // Lines are encoded into one chunk of bytes as they come; a full chunk goes out whole.
+  let chunk = Buffer.allocUnsafe(WRITE_CHUNK);
+  let used = 0;
+  /** Sends the chunk gathered (if any); a promise when the stream asks the writer to wait. */
+  const send = (): Promise<void> | undefined => {
+    if (used === 0) return undefined;
+    const full = chunk.subarray(0, used);
+    chunk = Buffer.allocUnsafe(WRITE_CHUNK);
+    used = 0;
+    return head.write(full) ? undefined : once(head, 'drain').then(() => undefined);
   };
   return {
     async write(record) {
       // Records may hold number tokens kept as text (timeline items): written as they came.
       await this.writeJson(stringifyJson(record));
     },
-    writeJson(json) {
+    writeJson(json, prefix = '', suffix = '') {
       if (failure) return Promise.reject(failure);
-      pending.push(json, '\n');
-      pendingLength += json.length + 1;
-      return pendingLength >= WRITE_CHUNK ? flush() : undefined;
+      // At most 3 bytes of UTF-8 per UTF-16 code unit: a line that might not fit goes in a new chunk.
+      const most = 3 * (prefix.length + suffix.length) + (typeof json === 'string' ? 3 : 1) * json.length + 1;
+      let wait: Promise<void> | undefined;
+      if (used + most > chunk.length) {
+        wait = send();
+        if (most > chunk.length) chunk = Buffer.allocUnsafe(most);
+      }
+      if (prefix !== '') used += chunk.write(prefix, used);
+      if (typeof json === 'string') used += chunk.write(json, used);
+      else {
+        chunk.set(json, used);
+        used += json.length;
+      }
+      if (suffix !== '') used += chunk.write(suffix, used);
+      chunk[used] = NEWLINE;
+      used += 1;
+      return wait;
     },
     async close() {
       if (failure) throw failure;
-      await flush();
+      await send();
       head.end();
       await once(file, 'close');
       if (failure) throw failure;
@@ -189,7 +206,24 @@ export function gzipMember(text: string): Readable {
  * instead gives lines that are slices of it: a line kept (the assembly holds a whole window's)
  * pins its whole chunk, stored two bytes per character as soon as any line of the chunk needs it.
  */
-export async function* readNdjsonLines(filePath: string): AsyncGenerator<string> {
+export function readNdjsonLines(filePath: string): AsyncGenerator<string> {
+  return ndjsonLines(filePath, (chunk, start, end) => chunk.toString('utf8', start, end));
+}
+
+/**
+ * The lines of an NDJSON file as {@link readNdjsonLines} reads them, but as their bytes: views of
+ * the chunk read (not copies; a line kept long pins its chunk, so copy one kept apart from its
+ * neighbours), for a reader that decodes only part of a line, or writes it on as it is.
+ */
+export function readNdjsonLineBytes(filePath: string): AsyncGenerator<Buffer> {
+  return ndjsonLines(filePath, (chunk, start, end) => chunk.subarray(start, end));
+}
+
+/** The non-empty lines of an NDJSON file, each as `take` makes it of its chunk's bytes. */
+async function* ndjsonLines<T>(
+  filePath: string,
+  take: (chunk: Buffer, start: number, end: number) => T,
+): AsyncGenerator<T> {
   const compressed = await isGzipFile(filePath);
   const raw = createReadStream(filePath, { highWaterMark: WRITE_CHUNK });
   const input = compressed ? raw.pipe(createGunzip({ chunkSize: ZLIB_CHUNK })) : raw;
@@ -201,18 +235,21 @@ export async function* readNdjsonLines(filePath: string): AsyncGenerator<string>
     if (carry.length > 0 && end !== -1) {
       const line = Buffer.concat([...carry, chunk.subarray(0, end)]);
       carry = [];
-      if (line.length > 0) yield line.toString('utf8');
+      if (line.length > 0) yield take(line, 0, line.length);
       start = end + 1;
       end = chunk.indexOf(NEWLINE, start);
     }
     while (end !== -1) {
-      if (end > start) yield chunk.toString('utf8', start, end);
+      if (end > start) yield take(chunk, start, end);
       start = end + 1;
       end = chunk.indexOf(NEWLINE, start);
     }
     if (start < chunk.length) carry.push(chunk.subarray(start));
   }
-  if (carry.length > 0) yield Buffer.concat(carry).toString('utf8');
+  if (carry.length > 0) {
+    const line = Buffer.concat(carry);
+    yield take(line, 0, line.length);
+  }
 }
 
 const NEWLINE = 0x0a;

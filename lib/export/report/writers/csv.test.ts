@@ -223,7 +223,7 @@ describe('writeCsv', () => {
   });
 
   it('returns all rows in order to a slow writer without running ahead of it', async () => {
-    // Rows of a few bytes: output is written in chunks of up to 16 KiB, some 2,500 of these rows.
+    // Rows of a few bytes: output is written in chunks of up to 64 KiB, some 10,000 of these rows.
     const total = 100_000;
     let produced = 0;
     let written = -1; // the header line
