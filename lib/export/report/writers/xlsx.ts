@@ -18,7 +18,7 @@ import {
 } from './xlsx-cells.ts';
 import type { PacingStats } from './xlsx-pacing.ts';
 import { fitPrint, type PrintColumn, pageSetup } from './xlsx-print.ts';
-import { type BookWriter, openBook } from './xlsx-thread.ts';
+import { type BookWriter, MAX_BATCH_CHARS, openBook } from './xlsx-thread.ts';
 
 /** Excel's 1,048,576 rows minus the header row. */
 export const EXCEL_MAX_DATA_ROWS = 1_048_575;
@@ -168,12 +168,14 @@ async function writeTable(
   let widths: number[] = [];
   let batch: RowBatch = { width: columns.length, styles: [], cells: [] };
   let batchRows = 0;
+  let batchChars = 0;
 
   const flush = async (): Promise<void> => {
     if (batchRows === 0) return;
     const full = batch;
     batch = { width: columns.length, styles: [], cells: [] };
     batchRows = 0;
+    batchChars = 0;
     await book.addRows(full);
   };
 
@@ -229,8 +231,12 @@ async function writeTable(
     const lines = wrappedLines(row, columns, widths);
     // Spreadsheets do not grow a row to its wrapped text on opening a file: say how tall it is.
     batch.cells.push(lines > 1 ? LINE_HEIGHT * lines : 0);
-    for (const cell of cells)
-      batch.cells.push(cell.value instanceof Date ? cell.value.getTime() : cell.value);
+    for (const { value } of cells) {
+      if (typeof value === 'string') batchChars += value.length;
+      else if (typeof value === 'object' && value !== null && !(value instanceof Date))
+        batchChars += value.richText.reduce((sum, run) => sum + run.text.length, 0);
+      batch.cells.push(value instanceof Date ? value.getTime() : value);
+    }
     cells.forEach((cell, i) => {
       batch.cells.push(
         styleOf(
@@ -242,7 +248,7 @@ async function writeTable(
     });
     sheet.rows += 1;
     batchRows += 1;
-    if (batchRows >= book.batchRows) await flush();
+    if (batchRows >= book.batchRows || batchChars >= MAX_BATCH_CHARS) await flush();
   };
 
   try {
