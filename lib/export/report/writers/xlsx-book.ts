@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
-import ExcelJS, { type Style, type Worksheet } from 'exceljs';
+import type ExcelJS from 'exceljs';
+import type { Style, Worksheet } from 'exceljs';
 import { outputClosed, type PacingStats, type StreamInternals, XlsxPacer } from './xlsx-pacing.ts';
 
 /**
@@ -61,11 +62,21 @@ export class XlsxBook {
   private readonly styles: { style: Partial<Style>; date: boolean }[] = [];
   private worksheet: Worksheet | undefined;
 
-  constructor(
+  /**
+   * Opens a workbook on `out`. exceljs is loaded here, not with this module: a main thread whose
+   * workbooks the worker writes never loads it (about 30 MB of RSS).
+   */
+  static async open(out: Writable, props: BookProps): Promise<XlsxBook> {
+    const { default: excel } = await import('exceljs');
+    return new XlsxBook(excel, out, props);
+  }
+
+  private constructor(
+    excel: typeof ExcelJS,
     private readonly out: Writable,
     props: BookProps,
   ) {
-    this.workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    this.workbook = new excel.stream.xlsx.WorkbookWriter({
       stream: out,
       useSharedStrings: false,
       useStyles: true,

@@ -40,10 +40,11 @@ export interface BookThread {
  * from a bundle shipped without the worker's own bundle (`xlsx-worker.mjs` beside it): the same
  * bytes are written on this thread then.
  */
-export function openBook(out: Writable, props: BookProps, how: BookThread): BookWriter {
+export async function openBook(out: Writable, props: BookProps, how: BookThread): Promise<BookWriter> {
   const entry = how.entry ?? workerEntry();
-  if (how.thread === 'same-thread' || entry === undefined)
-    return new SameThreadBook(new XlsxBook(out, props));
+  if (how.thread === 'same-thread' || entry === undefined) {
+    return new SameThreadBook(await XlsxBook.open(out, props));
+  }
   return new WorkerBook(out, startWorker(entry, props));
 }
 

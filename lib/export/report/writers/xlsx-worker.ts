@@ -30,7 +30,7 @@ const output = new Writable({
   },
 });
 
-const book = new XlsxBook(output, (workerData as { props: BookProps }).props);
+const book = await XlsxBook.open(output, (workerData as { props: BookProps }).props);
 
 // Sheets, rows and the finish are handled one after another; acknowledgements at once (a batch
 // may be waiting for them).

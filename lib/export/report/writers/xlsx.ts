@@ -92,7 +92,7 @@ export async function writeXlsx(
   const listed = Array.isArray(sheets);
   if (listed) for (const source of sheets) checkSpec(source.spec);
   const created = options.created ?? new Date();
-  const book = openBook(
+  const book = await openBook(
     out,
     { creator: options.creator ?? 'pbs-export', created: created.getTime() },
     { thread: options.thread ?? 'worker', ...(options.workerEntry ? { entry: options.workerEntry } : {}) },
