@@ -50,6 +50,14 @@ export interface BookProps {
   created: number;
 }
 
+/** exceljs's streaming workbook writer (`ExcelJS.stream.xlsx.WorkbookWriter`). */
+export type WorkbookWriterClass = typeof ExcelJS.stream.xlsx.WorkbookWriter;
+
+/** The streaming writer through exceljs's package entry (which loads all of exceljs). */
+async function loadFromPackage(): Promise<WorkbookWriterClass> {
+  return (await import('exceljs')).default.stream.xlsx.WorkbookWriter;
+}
+
 /** Sheet bytes allowed to wait in memory for the zip to reach a new sheet's entry. */
 const MAX_UNZIPPED_SHEET_BYTES = 1 << 20;
 
@@ -66,17 +74,20 @@ export class XlsxBook {
    * Opens a workbook on `out`. exceljs is loaded here, not with this module: a main thread whose
    * workbooks the worker writes never loads it (about 30 MB of RSS).
    */
-  static async open(out: Writable, props: BookProps): Promise<XlsxBook> {
-    const { default: excel } = await import('exceljs');
-    return new XlsxBook(excel, out, props);
+  static async open(
+    out: Writable,
+    props: BookProps,
+    load: () => Promise<WorkbookWriterClass> = loadFromPackage,
+  ): Promise<XlsxBook> {
+    return new XlsxBook(await load(), out, props);
   }
 
   private constructor(
-    excel: typeof ExcelJS,
+    Writer: WorkbookWriterClass,
     private readonly out: Writable,
     props: BookProps,
   ) {
-    this.workbook = new excel.stream.xlsx.WorkbookWriter({
+    this.workbook = new Writer({
       stream: out,
       useSharedStrings: false,
       useStyles: true,
