@@ -4,6 +4,7 @@
  * process would also carry the TypeScript loader's own thread and memory).
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
@@ -38,6 +39,21 @@ export async function buildChildren(outDir: string, libFrom?: string): Promise<v
     logLevel: 'warning',
     plugins: libFrom === undefined ? [] : [libOf(libFrom)],
   });
+  // The XLSX writer's worker thread is an entry of its own, found beside the bundle that starts it
+  // (lib/export/report/writers/xlsx-thread.ts); a checkout without it writes on the main thread.
+  const worker = join(libFrom ?? here('..'), 'lib/export/report/writers/xlsx-worker.ts');
+  if (existsSync(worker)) {
+    await build({
+      entryPoints: [worker],
+      outfile: join(outDir, 'xlsx-worker.mjs'),
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'warning',
+    });
+  }
 }
 
 /** Resolves the children's `../lib/…` imports into `root`'s `lib/`. */

@@ -10,7 +10,6 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { stringify } from 'csv-stringify';
-import ExcelJS from 'exceljs';
 import pLimit from 'p-limit';
 import {
   createGainsFeed,
@@ -307,6 +306,9 @@ async function rawXlsx() {
       return cell;
     }),
   );
+  // Loaded by this mode only (before the clock starts): the export modes' main thread does not
+  // load exceljs, their worker does.
+  const { default: ExcelJS } = await import('exceljs');
   const started = performance.now();
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
     filename: join(workDir, 'raw.xlsx'),

@@ -62,3 +62,39 @@ export function functionBuildOptions(entry: string, projectRoot: string, outfile
     logLevel: 'error',
   };
 }
+
+/**
+ * Worker threads a function starts (by entry, repository-relative): each is bundled on its own
+ * (a worker needs an entry file of its own) and written beside the function's `index.mjs`, where
+ * the code that starts it looks (`lib/export/report/writers/xlsx-thread.ts`: without it, the
+ * workbook is written on the main thread).
+ */
+export const WORKER_ENTRIES: Record<string, readonly { entry: string; outfile: string }[]> = {
+  'functions/export-finish.ts': [
+    { entry: 'lib/export/report/writers/xlsx-worker.ts', outfile: 'xlsx-worker.mjs' },
+  ],
+};
+
+/** The esbuild command line bundling the worker threads of function `entry` into `outputDir`. */
+export function workerBundleCommands(entry: string, projectRoot: string, outputDir: string): string[] {
+  const quote = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
+  const esbuild = join(projectRoot, 'node_modules', '.bin', 'esbuild');
+  return (WORKER_ENTRIES[entry] ?? []).map((worker) =>
+    [
+      esbuild,
+      join(projectRoot, worker.entry),
+      '--bundle',
+      '--platform=node',
+      '--format=esm',
+      `--target=${BUNDLE_TARGET}`,
+      '--minify',
+      '--keep-names',
+      `--main-fields=${BUNDLE_MAIN_FIELDS.join(',')}`,
+      `--banner:js=${BUNDLE_BANNER}`,
+      '--log-level=error',
+      `--outfile=${join(outputDir, worker.outfile)}`,
+    ]
+      .map(quote)
+      .join(' '),
+  );
+}

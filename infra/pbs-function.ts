@@ -12,6 +12,7 @@ import {
   BUNDLE_TARGET,
   bundleAliases,
   SOURCE_MAP_FOLDER,
+  workerBundleCommands,
 } from './bundling.ts';
 import { acknowledge } from './nag.ts';
 
@@ -136,7 +137,7 @@ export class PbsFunction extends Construct {
             ]),
           ),
           banner: BUNDLE_BANNER,
-          commandHooks: bundlingHooks(props.bundleFiles ?? [], basename(props.entry).replace(/\.ts$/, '')),
+          commandHooks: bundlingHooks(props.bundleFiles ?? [], props.entry),
         },
       });
     }
@@ -156,9 +157,11 @@ export class PbsFunction extends Construct {
 
 /**
  * Bundling hooks: after esbuild, `files` (repository-relative) are copied into the bundle's
- * folder and the source map is moved out of it, into `<cdk.out>/source-maps/<name>.mjs.map`.
+ * folder, the function's worker threads are bundled beside it (`WORKER_ENTRIES`), and the source
+ * map is moved out of it, into `<cdk.out>/source-maps/<name>.mjs.map`.
  */
-function bundlingHooks(files: readonly { from: string; to: string }[], name: string) {
+function bundlingHooks(files: readonly { from: string; to: string }[], entry: string) {
+  const name = basename(entry).replace(/\.ts$/, '');
   const quote = (path: string) => `'${path.replace(/'/g, "'\\''")}'`;
   return {
     beforeBundling: () => [],
@@ -170,6 +173,7 @@ function bundlingHooks(files: readonly { from: string; to: string }[], name: str
           ({ from, to }) =>
             `mkdir -p ${quote(join(outputDir, to))} && cp -R ${quote(join(inputDir, from))}/. ${quote(join(outputDir, to))}`,
         ),
+        ...workerBundleCommands(entry, inputDir, outputDir),
         `mkdir -p ${quote(maps)} && mv ${quote(join(outputDir, 'index.mjs.map'))} ${quote(join(maps, `${name}.mjs.map`))}`,
       ];
     },

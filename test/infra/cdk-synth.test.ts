@@ -3,17 +3,22 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STACK_ID } from '../../infra/pbs-app.ts';
 import { PROJECT_ROOT } from '../../infra/pbs-function.ts';
 import { FUNCTIONS, type FunctionKey } from '../../infra/stack.ts';
+import type { TableSource } from '../../lib/domain/table.ts';
 import { parseExportRequest } from '../../lib/export/index.ts';
+import { writeXlsx, type XlsxOptions } from '../../lib/export/report/writers/xlsx.ts';
 import { createJobStore, KEYS } from '../../lib/jobs/index.ts';
 import { ENV, OPTIONAL_ENV } from '../../lib/lambda/index.ts';
 import { ecbHistZip, startRatesServer } from '../support/rates.ts';
 import { type S3TestServer, startS3rver } from '../support/s3.ts';
+import { sink } from '../support/writers.ts';
 
 /** The ECB history the bundled rates fetch is served. */
 const ECB_ZIP = ecbHistZip('2024-05-17');
@@ -119,6 +124,31 @@ describe('cdk synth of the app', () => {
       )
       .map((fn) => String(fn.Properties.Description));
     expect(withExcel).toEqual([FUNCTIONS.finish.description]);
+  });
+
+  it("bundles the XLSX writer's worker thread beside the finish function only, writing what the main thread would", async () => {
+    const finish = functions().find((fn) => fn.Properties.Description === FUNCTIONS.finish.description);
+    const finishDir = join(outDir, String(finish?.Metadata?.['aws:asset:path']));
+    expect(assetDirs().filter((dir) => existsSync(join(dir, 'xlsx-worker.mjs')))).toEqual([finishDir]);
+
+    const sheetXml = async (options: XlsxOptions) => {
+      const { out, bytes } = sink();
+      await writeXlsx([table], out, { created: new Date('2026-01-01T00:00:00Z'), ...options });
+      return (await JSZip.loadAsync(await bytes)).file('xl/worksheets/sheet1.xml')?.async('string');
+    };
+    const table: TableSource = {
+      spec: {
+        name: 'transactions',
+        title: 'Transactions',
+        columns: [{ key: 'n', header: 'N', kind: 'decimal' }],
+      },
+      async *rows() {
+        for (let i = 0; i < 1000; i += 1) yield [`${i}.5`];
+      },
+    };
+    const bundled = await sheetXml({ workerEntry: pathToFileURL(join(finishDir, 'xlsx-worker.mjs')) });
+    expect(bundled).toContain('<v>999.5</v>');
+    expect(bundled).toBe(await sheetXml({ thread: 'same-thread' }));
   });
 
   it('keeps the error class names in every bundle of a job, as the state machine retriers match them', () => {

@@ -17,3 +17,13 @@ export class ReportCellError extends PbsExportError {
     this.row = row;
   }
 }
+
+/**
+ * The worker thread that writes the workbook (`xlsx-worker.ts`) failed, or stopped before the
+ * workbook was complete; `cause` is its error (or says how it exited).
+ */
+export class XlsxWorkerError extends PbsExportError {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super('xlsx_worker_failed', `the XLSX writer thread failed: ${reason}`, options);
+  }
+}

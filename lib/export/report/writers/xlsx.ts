@@ -1,10 +1,12 @@
 import type { Writable } from 'node:stream';
-import ExcelJS, { type Style, type Worksheet } from 'exceljs';
+import type ExcelJS from 'exceljs';
+import type { Style } from 'exceljs';
 import type { Row, TableSource } from '../../../domain/table.ts';
 import { ValidationError } from '../../../errors.ts';
 import { checkRowLength, checkSpec } from './cells.ts';
 import { ReportCellError } from './errors.ts';
 import { SheetNames } from './sheet-names.ts';
+import type { RowBatch, SheetStart } from './xlsx-book.ts';
 import {
   DATETIME_FORMAT,
   displayWidth,
@@ -14,8 +16,9 @@ import {
   toXlsxCell,
   type XlsxCell,
 } from './xlsx-cells.ts';
-import { outputClosed, type PacingStats, type StreamInternals, XlsxPacer } from './xlsx-pacing.ts';
+import type { PacingStats } from './xlsx-pacing.ts';
 import { fitPrint, type PrintColumn, pageSetup } from './xlsx-print.ts';
+import { type BookWriter, MAX_BATCH_CHARS, openBook } from './xlsx-thread.ts';
 
 /** Excel's 1,048,576 rows minus the header row. */
 export const EXCEL_MAX_DATA_ROWS = 1_048_575;
@@ -43,6 +46,13 @@ export interface XlsxOptions {
    * written when it comes, e.g. a "Read me" that describes the sheets written before it.
    */
   firstSheet?: string;
+  /**
+   * Where exceljs writes the XML and the zip: on a worker thread (default; this thread works out
+   * the cells meanwhile) or on this one. The bytes are the same.
+   */
+  thread?: 'worker' | 'same-thread';
+  /** The worker thread's module, instead of `xlsx-worker.ts` (or its bundle): for tests. */
+  workerEntry?: URL;
 }
 
 /** One written sheet: its Excel name, the table (name and title) it came from, and its data row count. */
@@ -59,9 +69,6 @@ export interface XlsxResult {
   pacing: PacingStats;
 }
 
-/** Sheet bytes allowed to wait in memory for the zip to reach a new sheet's entry. */
-const MAX_UNZIPPED_SHEET_BYTES = 1 << 20;
-
 /**
  * Streams one workbook with a sheet per table into `out` and ends it (on failure `out` is
  * destroyed with the error). Per sheet: bold, frozen, auto-filtered header of column headers;
@@ -70,8 +77,10 @@ const MAX_UNZIPPED_SHEET_BYTES = 1 << 20;
  * `<header> (exact)` text companion filled where the number is not exact; tables longer than
  * `maxRowsPerSheet` continue on `<title> (2)`, …. The caller must be consuming `out` already.
  * Wall times cannot tell apart the two instants of a DST fall-back hour; the CSV keeps offsets.
- * Memory stays flat: rows are paced on the zip's and `out`'s drain (see `XlsxPacer`). `sheets`
- * may be an async iterable, so a workbook can start before its later tables exist.
+ * This thread works out every cell; exceljs writes the XML and the zip on a worker thread
+ * (`xlsx-thread.ts`), fed in batches of rows. Memory stays flat: rows are paced on the zip's and
+ * `out`'s drain (see `XlsxPacer`). `sheets` may be an async iterable, so a workbook can start
+ * before its later tables exist.
  */
 export async function writeXlsx(
   sheets: readonly TableSource[] | AsyncIterable<TableSource>,
@@ -82,55 +91,37 @@ export async function writeXlsx(
   // A list is checked before anything is written; tables that arrive one by one, as they come.
   const listed = Array.isArray(sheets);
   if (listed) for (const source of sheets) checkSpec(source.spec);
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
-    stream: out,
-    useSharedStrings: false,
-    useStyles: true,
-  });
-  workbook.creator = options.creator ?? 'pbs-export';
-  workbook.created = options.created ?? new Date();
-  workbook.modified = workbook.created;
-  const zip = (workbook as unknown as { zip: StreamInternals }).zip;
-  const outFailed = failure(out);
-  const pacer = new XlsxPacer(zip, out, MAX_UNZIPPED_SHEET_BYTES);
+  const created = options.created ?? new Date();
+  const book = await openBook(
+    out,
+    { creator: options.creator ?? 'pbs-export', created: created.getTime() },
+    { thread: options.thread ?? 'worker', ...(options.workerEntry ? { entry: options.workerEntry } : {}) },
+  );
   const results: XlsxSheetResult[] = [];
   try {
     const names = new SheetNames();
+    const styleIds = { next: 0 };
     for await (const source of sheets) {
       if (!listed) checkSpec(source.spec);
-      await writeTable(workbook, source, settings, names, pacer, results);
+      await writeTable(book, source, settings, names, styleIds, results);
     }
-    if (options.firstSheet !== undefined) listFirst(workbook, results, options.firstSheet);
-    await Promise.race([workbook.commit(), outFailed]);
+    const front = options.firstSheet === undefined ? [] : listFirst(results, options.firstSheet);
+    const pacing = await book.finish(front);
+    return { sheets: results, pacing };
   } catch (error) {
-    // archiver may still emit into the dead pipe; the caller has the error from this promise.
-    zip.on('error', () => {});
-    out.destroy(error instanceof Error ? error : new Error(String(error)));
+    await book.abort(error);
     throw error;
   }
-  return { sheets: results, pacing: pacer.stats };
 }
 
 /**
- * Moves the sheets of table `name` to the front of the workbook's sheet list (its tab order):
- * exceljs lists sheets in the order of its internal array, and names each sheet's file and
- * relationship by the sheet's id, so reordering the array before `commit()` moves the tab only.
+ * Moves the sheets of table `name` to the front of `results` and returns their names, for the
+ * book to list first in its tabs.
  */
-function listFirst(
-  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
-  results: XlsxSheetResult[],
-  name: string,
-): void {
-  const internals = workbook as unknown as { _worksheets: ({ name: string } | undefined)[] };
-  const front = new Set(results.filter((sheet) => sheet.table === name).map((sheet) => sheet.name));
-  if (front.size === 0) return;
-  const sheets = internals._worksheets.filter((sheet) => sheet !== undefined);
-  internals._worksheets = [
-    ...sheets.filter((sheet) => front.has(sheet.name)),
-    ...sheets.filter((sheet) => !front.has(sheet.name)),
-  ];
+function listFirst(results: XlsxSheetResult[], name: string): string[] {
   const moved = results.filter((sheet) => sheet.table === name);
   results.splice(0, results.length, ...moved, ...results.filter((sheet) => sheet.table !== name));
+  return moved.map((sheet) => sheet.name);
 }
 
 interface Settings {
@@ -160,120 +151,104 @@ function checkOptions(options: XlsxOptions): Settings {
   return settings;
 }
 
-/** A promise that rejects once `out` errors or closes early (exceljs would otherwise hang). */
-function failure(out: Writable): Promise<never> {
-  const failed = new Promise<never>((_, reject) => {
-    out.once('error', reject);
-    out.once('close', () => {
-      if (!out.writableFinished) reject(outputClosed());
-    });
-  });
-  failed.catch(() => {});
-  return failed;
-}
-
 async function writeTable(
-  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  book: BookWriter,
   source: TableSource,
   settings: Settings,
   names: SheetNames,
-  pacer: XlsxPacer,
+  styleIds: { next: number },
   results: XlsxSheetResult[],
 ): Promise<void> {
   const { spec } = source;
   let columns = sheetColumns(spec.columns);
   const rows = source.rows()[Symbol.asyncIterator]();
-  let sheet: { worksheet: Worksheet; result: XlsxSheetResult } | undefined;
+  let sheet: XlsxSheetResult | undefined;
   let dataRow = 0;
   let part = 0;
   let widths: number[] = [];
+  let batch: RowBatch = { width: columns.length, styles: [], cells: [] };
+  let batchRows = 0;
+  let batchChars = 0;
 
-  const startSheet = (): { worksheet: Worksheet; result: XlsxSheetResult } => {
-    sheet?.worksheet.commit();
+  const flush = async (): Promise<void> => {
+    if (batchRows === 0) return;
+    const full = batch;
+    batch = { width: columns.length, styles: [], cells: [] };
+    batchRows = 0;
+    batchChars = 0;
+    await book.addRows(full);
+  };
+
+  const startSheet = async (): Promise<XlsxSheetResult> => {
+    await flush();
     part += 1;
     const name = names.allocate(spec.title, part);
-    const worksheet = workbook.addWorksheet(name, {
-      views: [{ state: 'frozen', ySplit: 1 }],
-      pageSetup: pageSetup(widths),
-      headerFooter: pageHeaderFooter(spec.title, settings.print),
-    });
-    worksheet.columns = widths.map((width) => ({ width }));
-    worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } };
-    const header = worksheet.addRow(columns.map((column) => sheetTextValue(column.header)));
-    header.font = { bold: true };
-    // Headers wrap at spaces inside their column (sized by its values), so a long header does not
-    // widen the sheet; a number column's header stands over its numbers, aligned right.
-    columns.forEach((column, i) => {
-      header.getCell(i + 1).alignment = {
-        ...(isNumberColumn(column) ? NUMBER_ALIGNMENT : {}),
-        wrapText: true,
-        vertical: 'bottom',
-      };
-    });
-    const headerLines = Math.max(
-      1,
-      ...columns.map((column, i) => wrappedTextLines(column.header, (widths[i] ?? 10) - 2)),
-    );
-    if (headerLines > 1) header.height = LINE_HEIGHT * headerLines;
-    header.commit();
+    book.startSheet(sheetStart(name, spec.title, columns, widths, settings));
     const result = { name, table: spec.name, title: spec.title, rows: 0 };
     results.push(result);
-    return { worksheet, result };
+    return result;
   };
 
   // One style object per number format, shared by every cell that has it: exceljs remembers the
   // style id of a style object it has seen, and works it out again (XML and all) for a new one.
-  // By wrap and number (an index of 0 to 3), then by number format ('' for none): no key built per cell.
-  const styles = [0, 1, 2, 3].map(() => new Map<string, Partial<Style>>());
+  // By wrap and number (an index of 0 to 3), then by number format ('' for none): no key built per
+  // cell. Each gets an id, and is sent to the book with the first batch that uses it.
+  const styles = [0, 1, 2, 3].map(() => new Map<string, number>());
   // In a sheet with wrapped text, every cell sits at the top of its (taller) row; a text of
   // several lines (a memo) wraps at its line breaks, which an unwrapped cell prints run together.
   let topAligned = false;
-  const styleOf = (numFmt: string | undefined, wrap: boolean, number: boolean): Partial<Style> => {
-    const byFormat = styles[(wrap ? 1 : 0) + (number ? 2 : 0)] as Map<string, Partial<Style>>;
-    let style = byFormat.get(numFmt ?? '');
-    if (style === undefined) {
+  const styleOf = (numFmt: string | undefined, wrap: boolean, number: boolean): number => {
+    const byFormat = styles[(wrap ? 1 : 0) + (number ? 2 : 0)] as Map<string, number>;
+    let id = byFormat.get(numFmt ?? '');
+    if (id === undefined) {
       // Dates sit on the left like the text around them: right-aligned (a spreadsheet's default
       // for dates) they run into the next column's text on paper (`07:03:09lending`).
       const left = numFmt === DATETIME_FORMAT ? { horizontal: 'left' as const } : {};
       const across = number ? NUMBER_ALIGNMENT : left;
       const wrapping = topAligned || wrap ? { wrapText: wrap, vertical: 'top' as const } : {};
-      style = {
+      const style: Partial<Style> = {
         ...(numFmt === undefined ? {} : { numFmt }),
         ...(topAligned || wrap || numFmt === DATETIME_FORMAT || number
           ? { alignment: { ...across, ...wrapping } }
           : {}),
       };
-      byFormat.set(numFmt ?? '', style);
+      id = styleIds.next++;
+      byFormat.set(numFmt ?? '', id);
+      batch.styles.push({ id, style, date: numFmt === DATETIME_FORMAT });
     }
-    return style;
+    return id;
   };
 
   const writeRow = async (row: Row): Promise<void> => {
     dataRow += 1;
     checkRowLength(spec, row, dataRow);
-    if (sheet === undefined || sheet.result.rows === settings.maxRowsPerSheet) sheet = startSheet();
+    if (sheet === undefined || sheet.rows === settings.maxRowsPerSheet) sheet = await startSheet();
     const cells = columns.map((column) => {
       const cell = toXlsxCell(row[column.index] ?? null, column);
-      if (typeof cell !== 'string' && typeof cell.value === 'number') cell.number = true;
       if (typeof cell === 'string') throw new ReportCellError(spec.name, column.source.key, dataRow, cell);
       return cell;
     });
-    const added = sheet.worksheet.addRow(cells.map((cell) => cell.value));
-    // Empty cells too: exceljs gives each new cell a style object of its own, which it cannot
-    // recognise and works out again.
-    cells.forEach((cell, i) => {
-      added.getCell(i + 1).style = styleOf(
-        cell.numFmt,
-        columns[i]?.source.wrap === true || hasLineBreak(cell.value),
-        cell.number === true,
-      );
-    });
     const lines = wrappedLines(row, columns, widths);
     // Spreadsheets do not grow a row to its wrapped text on opening a file: say how tall it is.
-    if (lines > 1) added.height = LINE_HEIGHT * lines;
-    added.commit();
-    sheet.result.rows += 1;
-    await pacer.afterRow(sheet.worksheet);
+    batch.cells.push(lines > 1 ? LINE_HEIGHT * lines : 0);
+    for (const { value } of cells) {
+      if (typeof value === 'string') batchChars += value.length;
+      else if (typeof value === 'object' && value !== null && !(value instanceof Date))
+        batchChars += value.richText.reduce((sum, run) => sum + run.text.length, 0);
+      batch.cells.push(value instanceof Date ? value.getTime() : value);
+    }
+    cells.forEach((cell, i) => {
+      batch.cells.push(
+        styleOf(
+          cell.numFmt,
+          columns[i]?.source.wrap === true || hasLineBreak(cell.value),
+          typeof cell.value === 'number',
+        ),
+      );
+    });
+    sheet.rows += 1;
+    batchRows += 1;
+    if (batchRows >= book.batchRows || batchChars >= MAX_BATCH_CHARS) await flush();
   };
 
   try {
@@ -294,11 +269,42 @@ async function writeTable(
     topAligned = columns.some((column) => column.source.wrap === true);
     for (const row of sample) await writeRow(row);
     for (let next = await rows.next(); !next.done; next = await rows.next()) await writeRow(next.value);
-    sheet ??= startSheet();
-    sheet.worksheet.commit();
+    sheet ??= await startSheet();
+    await flush();
+    book.endSheet();
   } finally {
     await rows.return?.();
   }
+}
+
+/** What the book needs to start sheet `name`: options, column widths, the header row and its layout. */
+function sheetStart(
+  name: string,
+  title: string,
+  columns: readonly SheetColumn[],
+  widths: number[],
+  settings: Settings,
+): SheetStart {
+  // Headers wrap at spaces inside their column (sized by its values), so a long header does not
+  // widen the sheet; a number column's header stands over its numbers, aligned right.
+  const headerLines = Math.max(
+    1,
+    ...columns.map((column, i) => wrappedTextLines(column.header, (widths[i] ?? 10) - 2)),
+  );
+  return {
+    name,
+    widths,
+    pageSetup: pageSetup(widths),
+    headerFooter: pageHeaderFooter(title, settings.print),
+    autoFilterColumns: columns.length,
+    header: columns.map((column) => sheetTextValue(column.header)),
+    headerAlignments: columns.map((column) => ({
+      ...(isNumberColumn(column) ? NUMBER_ALIGNMENT : {}),
+      wrapText: true,
+      vertical: 'bottom' as const,
+    })),
+    headerHeight: headerLines > 1 ? LINE_HEIGHT * headerLines : 0,
+  };
 }
 
 /**
