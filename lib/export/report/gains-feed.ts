@@ -306,6 +306,9 @@ export function createGainsFeed(
         if (batchWindow !== null) {
           feedEvents(stream.advance(latest - 1));
           adjust?.advance(latest - 1);
+          // The transactions turned into events have all their warnings: the suggester keeps only
+          // the warned ones (a long history has many transfers, and few are ever warned of).
+          suggester.settle(stream.pendingFrom);
         }
         batchWindow = windowLabel;
       }
