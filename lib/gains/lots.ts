@@ -2,7 +2,7 @@
  * Lot pools and the matching methods. A pool holds the open lots of one token (in one account,
  * or in the whole portfolio) in consumption order, so every method consumes from the front.
  */
-import { type Big, mulDiv, type Rounding, ZERO } from '../domain/index.ts';
+import { Big, mulDiv, type Rounding, text, ZERO } from '../domain/index.ts';
 import type { LotMethod } from './types.ts';
 
 /** An open lot (or the part of one still held). */
@@ -57,6 +57,38 @@ export const ORDERS: Readonly<Record<LotMethod, Order>> = {
 
 const COMPACT_AT = 1024;
 
+/**
+ * A lot as a pool keeps it behind its front: its amounts as decimal text, its token the pool's and
+ * its account shared with the pool's other lots. big.js holds a number as one array slot per digit
+ * (about 300 bytes for a cost of 18 places, against about 40 as text), and a long history keeps
+ * tens of thousands of lots open in one pool, of which only the front one is worked on. A key
+ * amount is `null` when it is the lot's amount itself (a lot never consumed in part).
+ */
+interface PackedLot extends Omit<Lot, 'quantity' | 'cost' | 'keyQuantity' | 'keyCost'> {
+  quantity: string;
+  cost: string;
+  keyQuantity: string | null;
+  keyCost: string | null;
+}
+
+type Kept = Lot | PackedLot;
+
+const isPacked = (lot: Kept): lot is PackedLot => typeof lot.quantity === 'string';
+
+/** The lot a packed one stands for (a new object; its amounts parsed). */
+function unpack(lot: Kept): Lot {
+  if (!isPacked(lot)) return lot;
+  const quantity = new Big(lot.quantity);
+  const cost = new Big(lot.cost);
+  return {
+    ...lot,
+    quantity,
+    cost,
+    keyQuantity: lot.keyQuantity === null ? quantity : new Big(lot.keyQuantity),
+    keyCost: lot.keyCost === null ? cost : new Big(lot.keyCost),
+  };
+}
+
 /** The open lots of one token in one account (or everywhere), with exact totals. */
 export class Pool {
   readonly token: string;
@@ -68,9 +100,12 @@ export class Pool {
   quantity: Big = ZERO;
   /** Total basis of the open quantity. */
   cost: Big = ZERO;
-  #lots: Lot[] = [];
+  /** Open lots in consumption order from `#head`; behind the front, packed (not with `hifo`). */
+  #lots: Kept[] = [];
   #head = 0;
   readonly #order: Order;
+  /** The accounts of the packed lots, each text once. */
+  readonly #accounts = new Map<string, string>();
 
   constructor(
     token: string,
@@ -89,7 +124,7 @@ export class Pool {
 
   /** Open lots in consumption order. */
   lots(): Lot[] {
-    return this.#lots.slice(this.#head);
+    return this.#lots.slice(this.#head).map(unpack);
   }
 
   /**
@@ -105,13 +140,33 @@ export class Pool {
     let high = lots.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
+      // Only `hifo` orders by the amounts, and its lots are not packed: the others read
+      // `acquiredAt` and `seq`, which a packed lot keeps as they are.
       const order = this.#order(lots[mid] as Lot, lot);
       if (order < 0 || (order === 0 && !beforeEqual)) low = mid + 1;
       else high = mid;
     }
-    if (low === lots.length) lots.push(lot);
-    else if (low === this.#head && this.#head > 0) lots[--this.#head] = lot;
-    else lots.splice(low, 0, lot);
+    const kept = this.method === 'hifo' ? lot : this.#pack(lot);
+    if (low === lots.length) lots.push(kept);
+    else if (low === this.#head && this.#head > 0) lots[--this.#head] = kept;
+    else lots.splice(low, 0, kept);
+  }
+
+  #pack(lot: Lot): PackedLot {
+    let account = this.#accounts.get(lot.account);
+    if (account === undefined) {
+      account = lot.account;
+      this.#accounts.set(account, account);
+    }
+    return {
+      ...lot,
+      token: lot.token === this.token ? this.token : lot.token,
+      account,
+      quantity: text(lot.quantity),
+      cost: text(lot.cost),
+      keyQuantity: lot.keyQuantity === lot.quantity ? null : text(lot.keyQuantity),
+      keyCost: lot.keyCost === lot.cost ? null : text(lot.keyCost),
+    };
   }
 
   /**
@@ -126,12 +181,15 @@ export class Pool {
     let remaining = matched;
     const lots = this.#lots;
     while (remaining.gt(0)) {
-      const lot = lots[this.#head];
-      if (lot === undefined) break;
+      const kept = lots[this.#head];
+      if (kept === undefined) break;
+      // The front lot is worked on: unpacked once, it stays so until it is consumed.
+      const lot = unpack(kept);
+      lots[this.#head] = lot;
       if (lot.quantity.lte(remaining)) {
         pieces.push({ lot, quantity: lot.quantity, cost: lot.cost });
         remaining = remaining.minus(lot.quantity);
-        lots[this.#head] = undefined as unknown as Lot;
+        lots[this.#head] = undefined as unknown as Kept;
         this.#head += 1;
       } else {
         const cost = mulDiv(lot.cost, remaining, lot.quantity, this.scale, this.rounding);
