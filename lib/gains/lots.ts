@@ -64,30 +64,68 @@ const COMPACT_AT = 1024;
  * tens of thousands of lots open in one pool, of which only the front one is worked on. A key
  * amount is `null` when it is the lot's amount itself (a lot never consumed in part).
  */
-interface PackedLot extends Omit<Lot, 'quantity' | 'cost' | 'keyQuantity' | 'keyCost'> {
-  quantity: string;
-  cost: string;
-  keyQuantity: string | null;
-  keyCost: string | null;
+class PackedLot {
+  readonly txId: string;
+  readonly leg: number;
+  readonly token: string;
+  readonly account: string;
+  readonly quantity: string;
+  readonly cost: string;
+  readonly acquiredAt: number;
+  readonly seq: number;
+  readonly keyQuantity: string | null;
+  readonly keyCost: string | null;
+  readonly arrived: number | undefined;
+
+  constructor(lot: Lot, token: string, account: string) {
+    this.txId = lot.txId;
+    this.leg = lot.leg;
+    this.token = token;
+    this.account = account;
+    this.quantity = flatText(lot.quantity);
+    this.cost = flatText(lot.cost);
+    this.acquiredAt = lot.acquiredAt;
+    this.seq = lot.seq;
+    this.keyQuantity = lot.keyQuantity === lot.quantity ? null : flatText(lot.keyQuantity);
+    this.keyCost = lot.keyCost === lot.cost ? null : flatText(lot.keyCost);
+    this.arrived = lot.arrived;
+  }
+
+  /** The lot it stands for (a new object; its amounts parsed). */
+  unpack(): Lot {
+    const quantity = new Big(this.quantity);
+    const cost = new Big(this.cost);
+    const lot: Lot = {
+      txId: this.txId,
+      leg: this.leg,
+      token: this.token,
+      account: this.account,
+      quantity,
+      cost,
+      acquiredAt: this.acquiredAt,
+      seq: this.seq,
+      keyQuantity: this.keyQuantity === null ? quantity : new Big(this.keyQuantity),
+      keyCost: this.keyCost === null ? cost : new Big(this.keyCost),
+    };
+    if (this.arrived !== undefined) lot.arrived = this.arrived;
+    return lot;
+  }
+}
+
+/**
+ * `value` as decimal text in one piece: big.js builds its text from slices and joins, which V8
+ * keeps as a chain of parts (three objects for one number) until the text is read.
+ */
+function flatText(value: Big): string {
+  const out = text(value);
+  // Reading a character makes V8 copy the chain into one string, and drop the parts.
+  out.charCodeAt(0);
+  return out;
 }
 
 type Kept = Lot | PackedLot;
 
-const isPacked = (lot: Kept): lot is PackedLot => typeof lot.quantity === 'string';
-
-/** The lot a packed one stands for (a new object; its amounts parsed). */
-function unpack(lot: Kept): Lot {
-  if (!isPacked(lot)) return lot;
-  const quantity = new Big(lot.quantity);
-  const cost = new Big(lot.cost);
-  return {
-    ...lot,
-    quantity,
-    cost,
-    keyQuantity: lot.keyQuantity === null ? quantity : new Big(lot.keyQuantity),
-    keyCost: lot.keyCost === null ? cost : new Big(lot.keyCost),
-  };
-}
+const unpack = (lot: Kept): Lot => (lot instanceof PackedLot ? lot.unpack() : lot);
 
 /** The open lots of one token in one account (or everywhere), with exact totals. */
 export class Pool {
@@ -158,15 +196,7 @@ export class Pool {
       account = lot.account;
       this.#accounts.set(account, account);
     }
-    return {
-      ...lot,
-      token: lot.token === this.token ? this.token : lot.token,
-      account,
-      quantity: text(lot.quantity),
-      cost: text(lot.cost),
-      keyQuantity: lot.keyQuantity === lot.quantity ? null : text(lot.keyQuantity),
-      keyCost: lot.keyCost === lot.cost ? null : text(lot.keyCost),
-    };
+    return new PackedLot(lot, lot.token === this.token ? this.token : lot.token, account);
   }
 
   /**

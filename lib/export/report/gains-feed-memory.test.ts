@@ -62,4 +62,44 @@ describe('the gains feed over a long history', () => {
     const perTransaction = (heldBy(60_000) - heldBy(20_000)) / 40_000;
     expect(perTransaction).toBeLessThan(10);
   }, 60_000);
+
+  // Without a spool folder (the engine alone, tests) the disposals of the period are kept in
+  // memory, each twice (rounded and exact): a busy month of a dense history has tens of thousands.
+  it('keeps the lines of a period without a spool folder as their text', () => {
+    const heldBy = (sales: number) => {
+      const before = heapUsed();
+      const feed = feedSales(sales);
+      const held = heapUsed() - before;
+      expect(feed.counts().gainsDisposals).toBe(sales);
+      return held;
+    };
+    const perSale = (heldBy(15_000) - heldBy(5_000)) / 10_000;
+    expect(perSale).toBeLessThan(800);
+  }, 60_000);
 });
+
+/** A feed for December 2025 given `sales` buys and sales of ETH in it, a minute apart, in weekly windows. */
+function feedSales(sales: number): GainsFeed {
+  const request = parseExportRequest({ profile: 'acme', period: '2025-12', reports: ['gains'] });
+  const range = periodRange(request.period, request.timeZone);
+  const feed = createGainsFeed(request, { start: range.start.toJSDate(), end: range.end.toJSDate() });
+  const start = range.start.toMillis();
+  for (let index = 0; index < 2 * sales; index += 1) {
+    const time = start + index * 60_000;
+    // A sale sells what the buy before it bought.
+    const amount = `1.${String(index - (index % 2)).padStart(6, '0')}`;
+    const value = `${2_000 + (index % 113)}.${String(index).padStart(8, '0')}`;
+    const sale = index % 2 === 1;
+    feed.add(
+      `week-${Math.floor((time - start) / WEEK_MS)}`,
+      tx({
+        id: `tx_${String(index).padStart(10, '0')}_${'x'.repeat(16)}`,
+        date: new Date(time).toISOString(),
+        movements: sale
+          ? [leg('ETH', `-${amount}`, `-${value}`), leg('USD', value, value)]
+          : [leg('USD', `-${value}`, `-${value}`), leg('ETH', amount, value)],
+      }),
+    );
+  }
+  return feed;
+}
