@@ -58,6 +58,12 @@ export const ORDERS: Readonly<Record<LotMethod, Order>> = {
 const COMPACT_AT = 1024;
 
 /**
+ * Open lots from which a pool packs the lots it is given: a shorter pool's lots are soon consumed,
+ * and packing them would only cost the time to write and read their amounts back.
+ */
+const PACK_FROM = 32;
+
+/**
  * A lot as a pool keeps it behind its front: its amounts as decimal text, its token the pool's and
  * its account shared with the pool's other lots. big.js holds a number as one array slot per digit
  * (about 300 bytes for a cost of 18 places, against about 40 as text), and a long history keeps
@@ -184,7 +190,7 @@ export class Pool {
       if (order < 0 || (order === 0 && !beforeEqual)) low = mid + 1;
       else high = mid;
     }
-    const kept = this.method === 'hifo' ? lot : this.#pack(lot);
+    const kept = this.method === 'hifo' || lots.length - this.#head < PACK_FROM ? lot : this.#pack(lot);
     if (low === lots.length) lots.push(kept);
     else if (low === this.#head && this.#head > 0) lots[--this.#head] = kept;
     else lots.splice(low, 0, kept);
