@@ -99,6 +99,12 @@ export interface Suggester {
   suggestions(): readonly Suggestion[];
   /** The suggestion resolving this warning, if any. */
   forWarning(warning: Pick<GainsWarning, 'txId' | 'token' | 'kind'>): Suggestion | undefined;
+  /**
+   * Every warning of the transactions dated before `before` is in: what was kept of them that no
+   * warning names is dropped, so a long history keeps only its warned sides. Transactions seen in
+   * date order are dropped as they are settled (one out of order waits for a later call).
+   */
+  settle(before: number): void;
 }
 
 /** Creates a {@link Suggester}. */
@@ -114,9 +120,12 @@ export function createSuggester(options: SuggestOptions = {}): Suggester {
    * account, token, quantity) comes with its warning, and only warned sides are ever paired. Kept
    * this small because a long history has many transfers.
    */
-  const transfers = new Map<string, { hash: string | null; out: readonly string[] }>();
+  const transfers = new Map<string, { hash: string | null; out: readonly string[]; time: number }>();
   /** Movements without a value, per transaction, with the transaction's value currency. */
-  const unvalued = new Map<string, { currency: string | null; sides: Side[] }>();
+  const unvalued = new Map<string, { currency: string | null; sides: Side[]; time: number }>();
+  /** What {@link Suggester.settle} keeps of the two: the transactions a warning names. */
+  const warnedTransfers = new Map<string, { hash: string | null; out: readonly string[] }>();
+  const warnedUnvalued = new Map<string, { currency: string | null; sides: Side[] }>();
   const tokens = new Map<string, TokenFacts>();
   const warnings: GainsWarning[] = [];
   let answered: { list: Suggestion[]; byWarning: Map<string, Suggestion> } | null = null;
@@ -143,17 +152,27 @@ export function createSuggester(options: SuggestOptions = {}): Suggester {
         });
       }
     }
+    const time = Date.parse(tx.date);
     if (transferCategories.has(tx.category ?? ''))
       transfers.set(tx.id, {
         hash: tx.hash === null || tx.hash === '' ? null : tx.hash,
         out: tx.movements.filter((m) => m.amount.startsWith('-')).map((m) => m.symbol),
+        time,
       });
-    if (missing !== null) unvalued.set(tx.id, { currency: tx.valueCurrency, sides: missing });
+    if (missing !== null) unvalued.set(tx.id, { currency: tx.valueCurrency, sides: missing, time });
+  }
+
+  /** Drops the entries of `kept` (in the order seen) dated before `before`, up to a later one. */
+  function dropSettled(kept: Map<string, { time: number }>, before: number): void {
+    for (const [txId, entry] of kept) {
+      if (entry.time >= before) return;
+      kept.delete(txId);
+    }
   }
 
   /** The side of a transfer a warning names, from the warning and what was kept of its transaction. */
   function sideOf(w: GainsWarning): Side | null {
-    const kept = transfers.get(w.txId);
+    const kept = transfers.get(w.txId) ?? warnedTransfers.get(w.txId);
     if (kept === undefined || isZero(w.quantity)) return null;
     const quantity = new Big(w.quantity).abs();
     return {
@@ -169,6 +188,10 @@ export function createSuggester(options: SuggestOptions = {}): Suggester {
   function warn(warning: GainsWarning): void {
     answered = null;
     if (warning.kind === 'unmatched-transfer' || warning.kind === 'missing-value') warnings.push(warning);
+    const transfer = warning.kind === 'unmatched-transfer' ? transfers.get(warning.txId) : undefined;
+    if (transfer !== undefined) warnedTransfers.set(warning.txId, transfer);
+    const sides = warning.kind === 'missing-value' ? unvalued.get(warning.txId) : undefined;
+    if (sides !== undefined) warnedUnvalued.set(warning.txId, sides);
   }
 
   function answer() {
@@ -193,7 +216,7 @@ export function createSuggester(options: SuggestOptions = {}): Suggester {
       const facts = tokens.get(w.token);
       // A stablecoin is never spam: its value is known, the peg.
       if (pegs[w.token] !== undefined) {
-        const entry = unvalued.get(w.txId);
+        const entry = unvalued.get(w.txId) ?? warnedUnvalued.get(w.txId);
         const side = entry?.sides.find((s) => s.token === w.token);
         const currency = currencyNow();
         if (side !== undefined && pegs[w.token] === currency && (entry?.currency ?? currency) === currency)
@@ -208,6 +231,10 @@ export function createSuggester(options: SuggestOptions = {}): Suggester {
   return {
     see,
     warn,
+    settle(before) {
+      dropSettled(transfers, before);
+      dropSettled(unvalued, before);
+    },
     suggestions: () => answer().list,
     forWarning: (w) => answer().byWarning.get(warningKey(w.kind, w.txId, w.token)),
   };

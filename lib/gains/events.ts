@@ -309,6 +309,11 @@ export interface EventStream {
   finish(): GainsEvent[];
   /** The latest instant declared complete (`-Infinity` before the first advance). */
   readonly complete: number;
+  /**
+   * The instant of the earliest transaction added but not yet turned into events (`Infinity` when
+   * none): every transaction added so far and dated before it has had its events returned.
+   */
+  readonly pendingFrom: number;
 }
 
 /**
@@ -714,6 +719,9 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
     },
     get complete() {
       return complete;
+    },
+    get pendingFrom() {
+      return (pending[0] as Entry | undefined)?.time ?? Number.POSITIVE_INFINITY;
     },
   };
 }

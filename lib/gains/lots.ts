@@ -2,7 +2,7 @@
  * Lot pools and the matching methods. A pool holds the open lots of one token (in one account,
  * or in the whole portfolio) in consumption order, so every method consumes from the front.
  */
-import { type Big, mulDiv, type Rounding, ZERO } from '../domain/index.ts';
+import { Big, mulDiv, type Rounding, text, ZERO } from '../domain/index.ts';
 import type { LotMethod } from './types.ts';
 
 /** An open lot (or the part of one still held). */
@@ -57,6 +57,82 @@ export const ORDERS: Readonly<Record<LotMethod, Order>> = {
 
 const COMPACT_AT = 1024;
 
+/**
+ * Open lots from which a pool packs the lots it is given: a shorter pool's lots are soon consumed,
+ * and packing them would only cost the time to write and read their amounts back.
+ */
+const PACK_FROM = 32;
+
+/**
+ * A lot as a pool keeps it behind its front: its amounts as decimal text, its token the pool's and
+ * its account shared with the pool's other lots. big.js holds a number as one array slot per digit
+ * (about 300 bytes for a cost of 18 places, against about 40 as text), and a long history keeps
+ * tens of thousands of lots open in one pool, of which only the front one is worked on. A key
+ * amount is `null` when it is the lot's amount itself (a lot never consumed in part).
+ */
+class PackedLot {
+  readonly txId: string;
+  readonly leg: number;
+  readonly token: string;
+  readonly account: string;
+  readonly quantity: string;
+  readonly cost: string;
+  readonly acquiredAt: number;
+  readonly seq: number;
+  readonly keyQuantity: string | null;
+  readonly keyCost: string | null;
+  readonly arrived: number | undefined;
+
+  constructor(lot: Lot, token: string, account: string) {
+    this.txId = lot.txId;
+    this.leg = lot.leg;
+    this.token = token;
+    this.account = account;
+    this.quantity = flatText(lot.quantity);
+    this.cost = flatText(lot.cost);
+    this.acquiredAt = lot.acquiredAt;
+    this.seq = lot.seq;
+    this.keyQuantity = lot.keyQuantity === lot.quantity ? null : flatText(lot.keyQuantity);
+    this.keyCost = lot.keyCost === lot.cost ? null : flatText(lot.keyCost);
+    this.arrived = lot.arrived;
+  }
+
+  /** The lot it stands for (a new object; its amounts parsed). */
+  unpack(): Lot {
+    const quantity = new Big(this.quantity);
+    const cost = new Big(this.cost);
+    const lot: Lot = {
+      txId: this.txId,
+      leg: this.leg,
+      token: this.token,
+      account: this.account,
+      quantity,
+      cost,
+      acquiredAt: this.acquiredAt,
+      seq: this.seq,
+      keyQuantity: this.keyQuantity === null ? quantity : new Big(this.keyQuantity),
+      keyCost: this.keyCost === null ? cost : new Big(this.keyCost),
+    };
+    if (this.arrived !== undefined) lot.arrived = this.arrived;
+    return lot;
+  }
+}
+
+/**
+ * `value` as decimal text in one piece: big.js builds its text from slices and joins, which V8
+ * keeps as a chain of parts (three objects for one number) until the text is read.
+ */
+function flatText(value: Big): string {
+  const out = text(value);
+  // Reading a character makes V8 copy the chain into one string, and drop the parts.
+  out.charCodeAt(0);
+  return out;
+}
+
+type Kept = Lot | PackedLot;
+
+const unpack = (lot: Kept): Lot => (lot instanceof PackedLot ? lot.unpack() : lot);
+
 /** The open lots of one token in one account (or everywhere), with exact totals. */
 export class Pool {
   readonly token: string;
@@ -68,9 +144,12 @@ export class Pool {
   quantity: Big = ZERO;
   /** Total basis of the open quantity. */
   cost: Big = ZERO;
-  #lots: Lot[] = [];
+  /** Open lots in consumption order from `#head`; behind the front, packed (not with `hifo`). */
+  #lots: Kept[] = [];
   #head = 0;
   readonly #order: Order;
+  /** The accounts of the packed lots, each text once. */
+  readonly #accounts = new Map<string, string>();
 
   constructor(
     token: string,
@@ -89,7 +168,7 @@ export class Pool {
 
   /** Open lots in consumption order. */
   lots(): Lot[] {
-    return this.#lots.slice(this.#head);
+    return this.#lots.slice(this.#head).map(unpack);
   }
 
   /**
@@ -105,13 +184,25 @@ export class Pool {
     let high = lots.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
+      // Only `hifo` orders by the amounts, and its lots are not packed: the others read
+      // `acquiredAt` and `seq`, which a packed lot keeps as they are.
       const order = this.#order(lots[mid] as Lot, lot);
       if (order < 0 || (order === 0 && !beforeEqual)) low = mid + 1;
       else high = mid;
     }
-    if (low === lots.length) lots.push(lot);
-    else if (low === this.#head && this.#head > 0) lots[--this.#head] = lot;
-    else lots.splice(low, 0, lot);
+    const kept = this.method === 'hifo' || lots.length - this.#head < PACK_FROM ? lot : this.#pack(lot);
+    if (low === lots.length) lots.push(kept);
+    else if (low === this.#head && this.#head > 0) lots[--this.#head] = kept;
+    else lots.splice(low, 0, kept);
+  }
+
+  #pack(lot: Lot): PackedLot {
+    let account = this.#accounts.get(lot.account);
+    if (account === undefined) {
+      account = lot.account;
+      this.#accounts.set(account, account);
+    }
+    return new PackedLot(lot, lot.token === this.token ? this.token : lot.token, account);
   }
 
   /**
@@ -126,12 +217,15 @@ export class Pool {
     let remaining = matched;
     const lots = this.#lots;
     while (remaining.gt(0)) {
-      const lot = lots[this.#head];
-      if (lot === undefined) break;
+      const kept = lots[this.#head];
+      if (kept === undefined) break;
+      // The front lot is worked on: unpacked once, it stays so until it is consumed.
+      const lot = unpack(kept);
+      lots[this.#head] = lot;
       if (lot.quantity.lte(remaining)) {
         pieces.push({ lot, quantity: lot.quantity, cost: lot.cost });
         remaining = remaining.minus(lot.quantity);
-        lots[this.#head] = undefined as unknown as Lot;
+        lots[this.#head] = undefined as unknown as Kept;
         this.#head += 1;
       } else {
         const cost = mulDiv(lot.cost, remaining, lot.quantity, this.scale, this.rounding);

@@ -100,14 +100,19 @@ interface LineStore<T> {
   read(): AsyncIterable<T>;
 }
 
+/**
+ * Lines kept in memory as the file store writes them: the JSON texts of each batch in one string
+ * (a line's text takes about half the memory of its object, and a busy period has many lines).
+ */
 function memoryStore<T>(): LineStore<T> {
-  const kept: T[] = [];
+  const kept: string[] = [];
   return {
     add: (lines) => {
-      kept.push(...lines);
+      if (lines.length > 0) kept.push(lines.map((line) => JSON.stringify(line)).join('\n'));
     },
     async *read() {
-      yield* kept;
+      // One JSON text a line (JSON.stringify leaves no line break inside one).
+      for (const batch of kept) for (const line of batch.split('\n')) yield JSON.parse(line) as T;
     },
   };
 }
@@ -306,6 +311,9 @@ export function createGainsFeed(
         if (batchWindow !== null) {
           feedEvents(stream.advance(latest - 1));
           adjust?.advance(latest - 1);
+          // The transactions turned into events have all their warnings: the suggester keeps only
+          // the warned ones (a long history has many transfers, and few are ever warned of).
+          suggester.settle(stream.pendingFrom);
         }
         batchWindow = windowLabel;
       }
