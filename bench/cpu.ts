@@ -27,7 +27,15 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
   },
 });
-const MODES = ['raw-fetch', 'minimal-fetch', 'minimal-http', 'export-csv', 'export-xlsx', 'gains'] as const;
+const MODES = [
+  'raw-fetch',
+  'minimal-fetch',
+  'minimal-http',
+  'minimal-export',
+  'export-csv',
+  'export-xlsx',
+  'gains',
+] as const;
 type Mode = (typeof MODES)[number];
 const modes = (values.modes?.split(',') ?? MODES) as Mode[];
 for (const mode of modes) {
@@ -94,4 +102,13 @@ for (const mode of modes) {
   const cpuMedian = (index: number) => median((figures[index] ?? []).map(per100k));
   const ratio = builds.length > 1 ? `; CPU ratio ${(cpuMedian(0) / cpuMedian(1)).toFixed(2)}` : '';
   console.log(`  ${mode.padEnd(12)} ${cells.join('  vs  ')}${ratio}`);
+  const steps = (figures[0] ?? []).map((f) => f.steps).filter((s) => s !== undefined);
+  if (steps.length > 0) {
+    // Main-thread CPU seconds per 100 000 transactions of each step (medians), the rest: other threads and glue.
+    const rows = figures[0]?.[0]?.rows ?? transactions;
+    const perStep = Object.keys(steps[0] ?? {}).map(
+      (step) => `${step} ${((median(steps.map((s) => s[step] ?? 0)) / 1000) * (100_000 / rows)).toFixed(2)}`,
+    );
+    console.log(`  ${''.padEnd(12)} main-thread CPU s per 100k by step: ${perStep.join(', ')}`);
+  }
 }

@@ -1,0 +1,421 @@
+/**
+ * The smallest program that does the CSV export's job (issue #30's yardstick): the raw fetch's
+ * requests (same plan, shards, page size, concurrency, HMAC signing) over the global `fetch`, and
+ * per page `response.text()`, the lossless check, `JSON.parse`; then each item's text, dedupe by
+ * id, order by date then id within each window, a gzipped NDJSON snapshot of the items' texts
+ * (zlib level 3, on the thread pool) and the transactions CSV with our columns, written plainly.
+ * No validation, no retry, no rate limit, no manifest: what the export costs above this is what
+ * its guarantees and its structure cost.
+ *
+ * Each step is timed on its own (`process.cpuUsage()` of the main thread around it); the gzip
+ * runs on libuv's pool, so its CPU shows only in the whole task's (every thread).
+ *
+ * Imports of lib: the signing, the lossless check and the plan (planning is not measured).
+ */
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { createGzip } from 'node:zlib';
+import Big from 'big.js';
+import { code as currencyCode } from 'currency-codes';
+import { parse as losslessParse, stringify as losslessStringify } from 'lossless-json';
+import pLimit from 'p-limit';
+import { parseExportRequest, planExport, type Shard, shardQuery } from '../lib/export/index.ts';
+import { mayHoldInexactNumbers } from '../lib/pbs/exact-json.ts';
+import type { PbsClient, PbsCredentials } from '../lib/pbs/index.ts';
+import { transactionParams } from '../lib/pbs/query.ts';
+import { signRequest } from '../lib/pbs/signing.ts';
+import { endpointTarget, signedUrl } from '../lib/pbs/transport.ts';
+
+/** What the minimal export needs of the benchmark's task. */
+export interface MinimalExportTask {
+  url: string;
+  period: { from: string; to: string };
+  concurrency: number;
+}
+
+/** The steps timed on the main thread, in the order they run. */
+const STEPS = ['fetchText', 'parse', 'itemTexts', 'dedupeSort', 'snapshot', 'csvRows', 'write'] as const;
+/** CPU milliseconds of the main thread per step (the gzip's own thread left out). */
+export type StepCpu = Record<(typeof STEPS)[number], number>;
+
+/** One transaction as the service sends it (the default field map). */
+type Item = Record<string, unknown>;
+/** An item with what the steps after the fetch need: its text, instant and window. */
+interface Fetched {
+  item: Item;
+  text: string;
+  ms: number;
+  id: string;
+}
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** The paths the default field map reads: every other leaf is an extra column. */
+const CONSUMED = new Set([
+  'id',
+  'date',
+  'type',
+  'subType',
+  'category',
+  'protocol',
+  'hash',
+  'accountId',
+  'ledgerId',
+  'movements',
+  'value.amount',
+  'value.currency',
+  'fee.amount',
+  'fee.currency',
+  'fee.symbol',
+  'fee.quantity',
+  'lastModifiedDate',
+  'source.sourceGuid',
+  'source.name',
+  'deleted',
+]);
+
+const HEADER = [
+  'id',
+  'date_utc',
+  'date_local',
+  'type',
+  'sub_type',
+  'category',
+  'protocol',
+  'hash',
+  'account_id',
+  'ledger_id',
+  'in',
+  'out',
+  'value_amount',
+  'value_currency',
+  'fee_amount',
+  'fee_currency',
+  'fee_symbol',
+  'fee_quantity',
+];
+
+/** Adds `since`'s CPU (user + system, ms) to `steps[step]`. */
+function charge(steps: StepCpu, step: keyof StepCpu, since: NodeJS.CpuUsage): void {
+  const used = process.cpuUsage(since);
+  steps[step] += (used.user + used.system) / 1000;
+}
+
+/**
+ * Runs the minimal export of `task` into `workDir` (`minimal.csv`, `minimal.ndjson.gz`): pages
+ * every shard of the plan, then writes the snapshot and the CSV. Returns the bench figures and
+ * the per-step CPU.
+ */
+export async function minimalExport(
+  task: MinimalExportTask,
+  client: PbsClient,
+  credentials: PbsCredentials,
+  workDir: string,
+) {
+  const request = parseExportRequest({ profile: 'demo', period: task.period });
+  const plan = await planExport(request, client);
+  const steps = Object.fromEntries(STEPS.map((step) => [step, 0])) as StepCpu;
+  const started = performance.now();
+  const byShard = await fetchAll(task, client, credentials, plan.shards, request.filters, steps);
+  const fetchMs = performance.now() - started;
+
+  let at = process.cpuUsage();
+  const windows = dedupeAndOrder(plan.shards, byShard);
+  charge(steps, 'dedupeSort', at);
+
+  const snapshotPath = join(workDir, 'minimal.ndjson.gz');
+  const csvPath = join(workDir, 'minimal.csv');
+  at = process.cpuUsage();
+  const snapshotDone = writeSnapshot(snapshotPath, windows);
+  charge(steps, 'snapshot', at);
+  const rows = await writeCsv(csvPath, windows, steps);
+  at = process.cpuUsage();
+  await snapshotDone;
+  charge(steps, 'snapshot', at);
+  const pages = byShard.reduce((sum, shard) => sum + shard.pages, 0);
+  return { rows, ms: performance.now() - started, fetchMs, pages, shards: plan.shards.length, steps };
+}
+
+/** Every shard's items, paged with `concurrency` shards at a time, in plan order. */
+async function fetchAll(
+  task: MinimalExportTask,
+  client: PbsClient,
+  credentials: PbsCredentials,
+  shards: readonly Shard[],
+  filters: Parameters<typeof shardQuery>[1],
+  steps: StepCpu,
+): Promise<{ items: Fetched[]; pages: number }[]> {
+  const { shape } = client;
+  const pagination = shape.pagination;
+  if (pagination.style !== 'page') throw new Error('the minimal export pages by page number only');
+  const itemsPath = shape.itemsPath === null || shape.itemsPath === '' ? [] : shape.itemsPath.split('.');
+  const headers = { accept: 'application/json', 'x-api-key': credentials.apiKey };
+  const limit = pLimit(task.concurrency);
+  const shardPages = async (shard: Shard) => {
+    const params = transactionParams(shardQuery(shard, filters), shape, silent);
+    const fetched: Fetched[] = [];
+    let pages = 0;
+    for (let page = pagination.firstPage; ; page++) {
+      const target = endpointTarget(task.url, '/v2/transactions', [
+        ...params,
+        [pagination.pageParam, String(page)],
+        [pagination.pageSizeParam, String(pagination.pageSize)],
+      ]);
+      const timestamp = Date.now();
+      const url = signedUrl(
+        target,
+        timestamp,
+        signRequest(target.signedPath, timestamp, credentials.apiSecret),
+      );
+      let at = process.cpuUsage();
+      const response = await fetch(url, { headers });
+      if (!response.ok) throw new Error(`minimal export: HTTP ${response.status}`);
+      const body = await response.text();
+      charge(steps, 'fetchText', at);
+      at = process.cpuUsage();
+      const count = pageItems(body, itemsPath, shard, fetched, steps);
+      charge(steps, 'parse', at);
+      pages += 1;
+      if (count < pagination.pageSize) return { items: fetched, pages };
+    }
+  };
+  return Promise.all(shards.map((shard) => limit(() => shardPages(shard))));
+}
+
+/**
+ * Parses one page (lossless-json where `JSON.parse` might round a number) and appends its items
+ * with their texts to `out`; returns how many the page held. The texts are charged to `itemTexts`
+ * (and taken off `parse` by the caller's difference).
+ */
+function pageItems(body: string, itemsPath: string[], shard: Shard, out: Fetched[], steps: StepCpu): number {
+  const lossy = !mayHoldInexactNumbers(body);
+  let items: unknown = lossy ? JSON.parse(body) : losslessParse(body);
+  for (const key of itemsPath) items = (items as Record<string, unknown>)[key];
+  const list = items as Item[];
+  const at = process.cpuUsage();
+  const stringify = lossy ? JSON.stringify : (value: unknown) => losslessStringify(value) as string;
+  for (const item of list) {
+    // A shard of the rest of a window keeps only the protocols it was not searched by.
+    if (shard.otherThan?.includes(item.protocol as string)) continue;
+    // The simplest correct item text: the parsed item written back (the service's compact JSON
+    // comes back the same, escapes aside), not a slice of the body.
+    out.push({ item, text: stringify(item), ms: Date.parse(item.date as string), id: item.id as string });
+  }
+  const used = process.cpuUsage(at);
+  const ms = (used.user + used.system) / 1000;
+  steps.itemTexts += ms;
+  steps.parse -= ms;
+  return list.length;
+}
+
+/** The plan's windows in order, each with its items deduplicated by id and ordered by date, then id. */
+function dedupeAndOrder(
+  shards: readonly Shard[],
+  byShard: readonly { items: Fetched[] }[],
+): { label: string; items: Fetched[] }[] {
+  const seen = new Set<string>();
+  const windows = new Map<number, { label: string; items: Fetched[] }>();
+  for (const [index, shard] of shards.entries()) {
+    let window = windows.get(shard.window.index);
+    if (window === undefined) {
+      window = { label: shard.window.label, items: [] };
+      windows.set(shard.window.index, window);
+    }
+    for (const fetched of byShard[index]?.items ?? []) {
+      if (seen.has(fetched.id)) continue;
+      seen.add(fetched.id);
+      window.items.push(fetched);
+    }
+  }
+  const ordered = [...windows.entries()].sort((a, b) => a[0] - b[0]).map(([, window]) => window);
+  for (const window of ordered) {
+    window.items.sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+  return ordered;
+}
+
+/** The snapshot: a header line, then one `transaction` line per item, gzipped at level 3. */
+async function writeSnapshot(path: string, windows: { label: string; items: Fetched[] }[]): Promise<void> {
+  const gzip = createGzip({ level: 3 });
+  const done = new Promise<void>((resolve, reject) => {
+    const file = createWriteStream(path);
+    gzip.pipe(file).on('finish', resolve).on('error', reject);
+    gzip.on('error', reject);
+  });
+  const lines: string[] = [`${JSON.stringify({ kind: 'header', format: 'minimal' })}\n`];
+  for (const window of windows) {
+    const head = `{"kind":"transaction","shard":${JSON.stringify(window.label)},"data":`;
+    for (const fetched of window.items) lines.push(`${head}${fetched.text}}\n`);
+    // One write a window: few, large chunks for the pool thread.
+    gzip.write(lines.join(''));
+    lines.length = 0;
+  }
+  gzip.end();
+  return done;
+}
+
+/** The transactions CSV (BOM, header, CRLF), rows built then written window by window. */
+async function writeCsv(
+  path: string,
+  windows: { label: string; items: Fetched[] }[],
+  steps: StepCpu,
+): Promise<number> {
+  let at = process.cpuUsage();
+  const extras = extraPathsOf(windows);
+  charge(steps, 'csvRows', at);
+  const file = createWriteStream(path);
+  const write = (text: string) =>
+    new Promise<void>((resolve, reject) => file.write(text, (error) => (error ? reject(error) : resolve())));
+  at = process.cpuUsage();
+  await write(`\ufeff${[...HEADER, ...extras].map(quote).join(',')}\r\n`);
+  charge(steps, 'write', at);
+  let rows = 0;
+  for (const window of windows) {
+    at = process.cpuUsage();
+    let chunk = '';
+    for (const { item, ms } of window.items) chunk += `${csvRow(item, ms, extras)}\r\n`;
+    rows += window.items.length;
+    charge(steps, 'csvRows', at);
+    at = process.cpuUsage();
+    await write(chunk);
+    charge(steps, 'write', at);
+  }
+  at = process.cpuUsage();
+  await new Promise<void>((resolve, reject) =>
+    file.end((error?: Error | null) => (error ? reject(error) : resolve())),
+  );
+  charge(steps, 'write', at);
+  return rows;
+}
+
+/** The extra columns: every leaf path the field map does not read, sorted. */
+function extraPathsOf(windows: { items: Fetched[] }[]): string[] {
+  const paths = new Set<string>();
+  for (const window of windows) {
+    for (const { item } of window.items) for (const path of Object.keys(extrasOf(item))) paths.add(path);
+  }
+  return [...paths].sort();
+}
+
+/** An item's extra leaves by path (`a.b`, `["odd key"]`); objects nest, arrays are JSON text. */
+function extrasOf(
+  value: Item,
+  prefix = '',
+  out: Record<string, string | null> = {},
+): Record<string, string | null> {
+  for (const key of Object.keys(value)) {
+    const child = value[key];
+    if (child === undefined) continue;
+    const path =
+      key === '' || /[.[\]"]/.test(key)
+        ? `${prefix}[${JSON.stringify(key)}]`
+        : prefix === ''
+          ? key
+          : `${prefix}.${key}`;
+    if (CONSUMED.has(path)) continue;
+    if (isObject(child) && Object.keys(child).length > 0) extrasOf(child, path, out);
+    else out[path] = textOf(child);
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is Item {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !isLosslessNumber(value);
+}
+
+function isLosslessNumber(value: unknown): value is { isLosslessNumber: true; value: string } {
+  return (value as { isLosslessNumber?: boolean } | null)?.isLosslessNumber === true;
+}
+
+/** A leaf as its text: strings as sent, numbers and booleans as written, others as JSON. */
+function textOf(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (isLosslessNumber(value)) return value.value;
+  return losslessStringify(value) as string;
+}
+
+/** One CSV row of an item (without its line ending). */
+function csvRow(item: Item, ms: number, extras: readonly string[]): string {
+  const value = (item.value ?? {}) as Item;
+  const fee = (item.fee ?? {}) as Item;
+  const date = new Date(ms).toISOString().slice(0, 23);
+  const movements = (item.movements ?? []) as Item[];
+  const cells = [
+    text(item.id),
+    date,
+    date,
+    text(item.type),
+    text(item.subType),
+    text(item.category),
+    text(item.protocol),
+    text(item.hash),
+    text(item.accountId),
+    text(item.ledgerId),
+    guard(quantities(movements, false)),
+    guard(quantities(movements, true)),
+    money(textOf(value.amount), textOf(value.currency)),
+    text(value.currency),
+    money(textOf(fee.amount), textOf(fee.currency)),
+    text(fee.currency),
+    text(fee.symbol),
+    textOf(fee.quantity) ?? '',
+  ];
+  if (extras.length > 0) {
+    const leaves = extrasOf(item);
+    for (const path of extras) cells.push(guard(leaves[path] ?? ''));
+  }
+  return cells.map(quote).join(',');
+}
+
+/** A text cell: empty for null, guarded against formulas. */
+function text(value: unknown): string {
+  return guard(textOf(value) ?? '');
+}
+
+const FORMULA_START = /^'*[=+\-@\t\r]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Text as a spreadsheet shows it, not runs it; lone surrogates replaced (UTF-8 cannot hold them). */
+function guard(value: string): string {
+  const whole = value.replace(LONE_SURROGATE, '\ufffd');
+  return FORMULA_START.test(whole) ? `'${whole}` : whole;
+}
+
+/** Quoted as RFC 4180 needs: a field holding a comma, a quote, CR or LF. */
+function quote(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+/** `7.5 WBTC; 2 ETH`: the movements in (or out, without sign), trailing zeros trimmed. */
+function quantities(movements: readonly Item[], out: boolean): string {
+  const parts: string[] = [];
+  for (const movement of movements) {
+    const amount = textOf(movement.amount) ?? '0';
+    const big = new Big(amount);
+    if (big.lt(0) !== out) continue;
+    parts.push(`${big.abs().toFixed()} ${textOf(movement.symbol) ?? ''}`);
+  }
+  return parts.join('; ');
+}
+
+const minorUnits = new Map<string, number | null>();
+const NO_MINOR_UNIT = /^X(AG|AU|BA|BB|BC|BD|DR|PD|PT|SU|TS|UA|XX)$/;
+
+/** `amount` to `currency`'s ISO 4217 minor unit, half to even; as sent without one. */
+function money(amount: string | null, currency: string | null): string {
+  if (amount === null) return '';
+  if (currency === null) return amount;
+  let digits = minorUnits.get(currency);
+  if (digits === undefined) {
+    digits =
+      !/^[A-Z]{3}$/.test(currency) || NO_MINOR_UNIT.test(currency)
+        ? null
+        : (currencyCode(currency)?.digits ?? null);
+    minorUnits.set(currency, digits);
+  }
+  if (digits === null) return amount;
+  const rounded = new Big(amount).round(digits, Big.roundHalfEven).toFixed(digits);
+  return /^-[0.]+$/.test(rounded) ? rounded.slice(1) : rounded;
+}
