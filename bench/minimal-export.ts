@@ -14,7 +14,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { createGzip } from 'node:zlib';
+import { createGzip, type Gzip } from 'node:zlib';
 import Big from 'big.js';
 import { code as currencyCode } from 'currency-codes';
 import { parse as losslessParse, stringify as losslessStringify } from 'lossless-json';
@@ -101,10 +101,17 @@ function charge(steps: StepCpu, step: keyof StepCpu, since: NodeJS.CpuUsage): vo
   steps[step] += (used.user + used.system) / 1000;
 }
 
+/** A CSV row before the columns are fixed: its fixed columns' text, and its extra leaves if any. */
+interface PendingRow {
+  fixed: string;
+  extras: Record<string, string | null> | null;
+}
+
 /**
  * Runs the minimal export of `task` into `workDir` (`minimal.csv`, `minimal.ndjson.gz`): pages
- * every shard of the plan, then writes the snapshot and the CSV. Returns the bench figures and
- * the per-step CPU.
+ * every shard of the plan; each window, once all its shards are in (in plan order), is
+ * deduplicated, ordered, gzipped into the snapshot and turned into CSV rows; the CSV is written
+ * once every extra column is known. Returns the bench figures and the per-step CPU.
  */
 export async function minimalExport(
   task: MinimalExportTask,
@@ -116,45 +123,126 @@ export async function minimalExport(
   const plan = await planExport(request, client);
   const steps = Object.fromEntries(STEPS.map((step) => [step, 0])) as StepCpu;
   const started = performance.now();
-  const byShard = await fetchAll(task, client, credentials, plan.shards, request.filters, steps);
+  const snapshot = openSnapshot(join(workDir, 'minimal.ndjson.gz'));
+  const windows = windowsInOrder(plan.shards, steps, snapshot.gzip);
+  const pages = await fetchAll(
+    task,
+    client,
+    credentials,
+    plan.shards,
+    request.filters,
+    windows.arrived,
+    steps,
+  );
   const fetchMs = performance.now() - started;
-
   let at = process.cpuUsage();
-  const windows = dedupeAndOrder(plan.shards, byShard);
-  charge(steps, 'dedupeSort', at);
-
-  const snapshotPath = join(workDir, 'minimal.ndjson.gz');
-  const csvPath = join(workDir, 'minimal.csv');
-  at = process.cpuUsage();
-  const snapshotDone = writeSnapshot(snapshotPath, windows);
+  snapshot.gzip.end();
   charge(steps, 'snapshot', at);
-  const rows = await writeCsv(csvPath, windows, steps);
+  const rows = await writeCsv(
+    join(workDir, 'minimal.csv'),
+    windows.rows,
+    [...windows.extraPaths].sort(),
+    steps,
+  );
   at = process.cpuUsage();
-  await snapshotDone;
+  await snapshot.done;
   charge(steps, 'snapshot', at);
-  const pages = byShard.reduce((sum, shard) => sum + shard.pages, 0);
   return { rows, ms: performance.now() - started, fetchMs, pages, shards: plan.shards.length, steps };
 }
 
-/** Every shard's items, paged with `concurrency` shards at a time, in plan order. */
+/**
+ * Takes each shard's items as they arrive and handles the plan's windows strictly in order (a
+ * window once all its shards are in): dedupe by id (the first in plan order wins), order by date
+ * then id, snapshot lines into `gzip`, CSV rows kept until the extra columns are known. Only
+ * the windows waiting for an earlier one hold parsed items.
+ */
+function windowsInOrder(shards: readonly Shard[], steps: StepCpu, gzip: Gzip) {
+  const arrivedItems: (Fetched[] | undefined)[] = shards.map(() => undefined);
+  const seen = new Set<string>();
+  const rows: PendingRow[] = [];
+  const extraPaths = new Set<string>();
+  let next = 0;
+  const handle = (label: string, parts: Fetched[][]) => {
+    let at = process.cpuUsage();
+    const items: Fetched[] = [];
+    for (const part of parts) {
+      for (const fetched of part) {
+        if (seen.has(fetched.id)) continue;
+        seen.add(fetched.id);
+        items.push(fetched);
+      }
+    }
+    items.sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    charge(steps, 'dedupeSort', at);
+    at = process.cpuUsage();
+    const head = `{"kind":"transaction","shard":${JSON.stringify(label)},"data":`;
+    let lines = '';
+    for (const fetched of items) lines += `${head}${fetched.text}}\n`;
+    // One write a window: few, large chunks for the pool thread.
+    gzip.write(lines);
+    charge(steps, 'snapshot', at);
+    at = process.cpuUsage();
+    for (const { item, ms } of items) {
+      const extras = extrasOf(item);
+      let any = false;
+      for (const path in extras) {
+        extraPaths.add(path);
+        any = true;
+      }
+      rows.push({ fixed: fixedCells(item, ms), extras: any ? extras : null });
+    }
+    charge(steps, 'csvRows', at);
+  };
+  const arrived = (index: number, items: Fetched[]) => {
+    arrivedItems[index] = items;
+    while (next < shards.length) {
+      const window = (shards[next] as Shard).window;
+      let end = next;
+      while (end < shards.length && (shards[end] as Shard).window.index === window.index) end += 1;
+      const parts = arrivedItems.slice(next, end);
+      if (parts.some((part) => part === undefined)) return;
+      handle(window.label, parts as Fetched[][]);
+      arrivedItems.fill(undefined, next, end);
+      next = end;
+    }
+  };
+  return { arrived, rows, extraPaths };
+}
+
+/** The snapshot file: a gzip stream (level 3, compressing on libuv's pool) after a header line. */
+function openSnapshot(path: string): { gzip: Gzip; done: Promise<void> } {
+  const gzip = createGzip({ level: 3 });
+  const done = new Promise<void>((resolve, reject) => {
+    gzip.pipe(createWriteStream(path)).on('finish', resolve).on('error', reject);
+    gzip.on('error', reject);
+  });
+  gzip.write(`${JSON.stringify({ kind: 'header', format: 'minimal' })}\n`);
+  return { gzip, done };
+}
+
+/**
+ * Pages every shard, `concurrency` shards at a time in plan order, handing each shard's
+ * items to `arrived` once its last page is in; returns how many pages it read.
+ */
 async function fetchAll(
   task: MinimalExportTask,
   client: PbsClient,
   credentials: PbsCredentials,
   shards: readonly Shard[],
   filters: Parameters<typeof shardQuery>[1],
+  arrived: (index: number, items: Fetched[]) => void,
   steps: StepCpu,
-): Promise<{ items: Fetched[]; pages: number }[]> {
+): Promise<number> {
   const { shape } = client;
   const pagination = shape.pagination;
   if (pagination.style !== 'page') throw new Error('the minimal export pages by page number only');
   const itemsPath = shape.itemsPath === null || shape.itemsPath === '' ? [] : shape.itemsPath.split('.');
   const headers = { accept: 'application/json', 'x-api-key': credentials.apiKey };
   const limit = pLimit(task.concurrency);
-  const shardPages = async (shard: Shard) => {
+  let pages = 0;
+  const shardPages = async (shard: Shard, index: number) => {
     const params = transactionParams(shardQuery(shard, filters), shape, silent);
     const fetched: Fetched[] = [];
-    let pages = 0;
     for (let page = pagination.firstPage; ; page++) {
       const target = endpointTarget(task.url, '/v2/transactions', [
         ...params,
@@ -176,10 +264,11 @@ async function fetchAll(
       const count = pageItems(body, itemsPath, shard, fetched, steps);
       charge(steps, 'parse', at);
       pages += 1;
-      if (count < pagination.pageSize) return { items: fetched, pages };
+      if (count < pagination.pageSize) return arrived(index, fetched);
     }
   };
-  return Promise.all(shards.map((shard) => limit(() => shardPages(shard))));
+  await Promise.all(shards.map((shard, index) => limit(() => shardPages(shard, index))));
+  return pages;
 }
 
 /**
@@ -188,12 +277,12 @@ async function fetchAll(
  * (and taken off `parse` by the caller's difference).
  */
 function pageItems(body: string, itemsPath: string[], shard: Shard, out: Fetched[], steps: StepCpu): number {
-  const lossy = !mayHoldInexactNumbers(body);
-  let items: unknown = lossy ? JSON.parse(body) : losslessParse(body);
+  const exact = !mayHoldInexactNumbers(body);
+  let items: unknown = exact ? JSON.parse(body) : losslessParse(body);
   for (const key of itemsPath) items = (items as Record<string, unknown>)[key];
   const list = items as Item[];
   const at = process.cpuUsage();
-  const stringify = lossy ? JSON.stringify : (value: unknown) => losslessStringify(value) as string;
+  const stringify = exact ? JSON.stringify : (value: unknown) => losslessStringify(value) as string;
   for (const item of list) {
     // A shard of the rest of a window keeps only the protocols it was not searched by.
     if (shard.otherThan?.includes(item.protocol as string)) continue;
@@ -208,73 +297,23 @@ function pageItems(body: string, itemsPath: string[], shard: Shard, out: Fetched
   return list.length;
 }
 
-/** The plan's windows in order, each with its items deduplicated by id and ordered by date, then id. */
-function dedupeAndOrder(
-  shards: readonly Shard[],
-  byShard: readonly { items: Fetched[] }[],
-): { label: string; items: Fetched[] }[] {
-  const seen = new Set<string>();
-  const windows = new Map<number, { label: string; items: Fetched[] }>();
-  for (const [index, shard] of shards.entries()) {
-    let window = windows.get(shard.window.index);
-    if (window === undefined) {
-      window = { label: shard.window.label, items: [] };
-      windows.set(shard.window.index, window);
-    }
-    for (const fetched of byShard[index]?.items ?? []) {
-      if (seen.has(fetched.id)) continue;
-      seen.add(fetched.id);
-      window.items.push(fetched);
-    }
-  }
-  const ordered = [...windows.entries()].sort((a, b) => a[0] - b[0]).map(([, window]) => window);
-  for (const window of ordered) {
-    window.items.sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  }
-  return ordered;
-}
-
-/** The snapshot: a header line, then one `transaction` line per item, gzipped at level 3. */
-async function writeSnapshot(path: string, windows: { label: string; items: Fetched[] }[]): Promise<void> {
-  const gzip = createGzip({ level: 3 });
-  const done = new Promise<void>((resolve, reject) => {
-    const file = createWriteStream(path);
-    gzip.pipe(file).on('finish', resolve).on('error', reject);
-    gzip.on('error', reject);
-  });
-  const lines: string[] = [`${JSON.stringify({ kind: 'header', format: 'minimal' })}\n`];
-  for (const window of windows) {
-    const head = `{"kind":"transaction","shard":${JSON.stringify(window.label)},"data":`;
-    for (const fetched of window.items) lines.push(`${head}${fetched.text}}\n`);
-    // One write a window: few, large chunks for the pool thread.
-    gzip.write(lines.join(''));
-    lines.length = 0;
-  }
-  gzip.end();
-  return done;
-}
-
-/** The transactions CSV (BOM, header, CRLF), rows built then written window by window. */
-async function writeCsv(
-  path: string,
-  windows: { label: string; items: Fetched[] }[],
-  steps: StepCpu,
-): Promise<number> {
-  let at = process.cpuUsage();
-  const extras = extraPathsOf(windows);
-  charge(steps, 'csvRows', at);
+/** The transactions CSV (BOM, header, CRLF): the pending rows with their extra columns. */
+async function writeCsv(path: string, rows: PendingRow[], extras: string[], steps: StepCpu): Promise<number> {
   const file = createWriteStream(path);
   const write = (text: string) =>
     new Promise<void>((resolve, reject) => file.write(text, (error) => (error ? reject(error) : resolve())));
-  at = process.cpuUsage();
+  let at = process.cpuUsage();
   await write(`\ufeff${[...HEADER, ...extras].map(quote).join(',')}\r\n`);
   charge(steps, 'write', at);
-  let rows = 0;
-  for (const window of windows) {
+  const CHUNK = 2_000;
+  for (let start = 0; start < rows.length; start += CHUNK) {
     at = process.cpuUsage();
     let chunk = '';
-    for (const { item, ms } of window.items) chunk += `${csvRow(item, ms, extras)}\r\n`;
-    rows += window.items.length;
+    for (const row of rows.slice(start, start + CHUNK)) {
+      chunk += row.fixed;
+      for (const path of extras) chunk += `,${quote(guard(row.extras?.[path] ?? ''))}`;
+      chunk += '\r\n';
+    }
     charge(steps, 'csvRows', at);
     at = process.cpuUsage();
     await write(chunk);
@@ -285,16 +324,7 @@ async function writeCsv(
     file.end((error?: Error | null) => (error ? reject(error) : resolve())),
   );
   charge(steps, 'write', at);
-  return rows;
-}
-
-/** The extra columns: every leaf path the field map does not read, sorted. */
-function extraPathsOf(windows: { items: Fetched[] }[]): string[] {
-  const paths = new Set<string>();
-  for (const window of windows) {
-    for (const { item } of window.items) for (const path of Object.keys(extrasOf(item))) paths.add(path);
-  }
-  return [...paths].sort();
+  return rows.length;
 }
 
 /** An item's extra leaves by path (`a.b`, `["odd key"]`); objects nest, arrays are JSON text. */
@@ -336,8 +366,8 @@ function textOf(value: unknown): string | null {
   return losslessStringify(value) as string;
 }
 
-/** One CSV row of an item (without its line ending). */
-function csvRow(item: Item, ms: number, extras: readonly string[]): string {
+/** The fixed columns of an item's CSV row, joined (its extra columns come later). */
+function fixedCells(item: Item, ms: number): string {
   const value = (item.value ?? {}) as Item;
   const fee = (item.fee ?? {}) as Item;
   const date = new Date(ms).toISOString().slice(0, 23);
@@ -362,10 +392,6 @@ function csvRow(item: Item, ms: number, extras: readonly string[]): string {
     text(fee.symbol),
     textOf(fee.quantity) ?? '',
   ];
-  if (extras.length > 0) {
-    const leaves = extrasOf(item);
-    for (const path of extras) cells.push(guard(leaves[path] ?? ''));
-  }
   return cells.map(quote).join(',');
 }
 
