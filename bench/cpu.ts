@@ -104,11 +104,13 @@ for (const mode of modes) {
   console.log(`  ${mode.padEnd(12)} ${cells.join('  vs  ')}${ratio}`);
   const steps = (figures[0] ?? []).map((f) => f.steps).filter((s) => s !== undefined);
   if (steps.length > 0) {
-    // Main-thread CPU seconds per 100 000 transactions of each step (medians), the rest: other threads and glue.
+    // Seconds per 100 000 transactions of each synchronous step (medians): process CPU / wall.
     const rows = figures[0]?.[0]?.rows ?? transactions;
-    const perStep = Object.keys(steps[0] ?? {}).map(
-      (step) => `${step} ${((median(steps.map((s) => s[step] ?? 0)) / 1000) * (100_000 / rows)).toFixed(2)}`,
-    );
-    console.log(`  ${''.padEnd(12)} main-thread CPU s per 100k by step: ${perStep.join(', ')}`);
+    const per100k = (key: string) =>
+      ((median(steps.map((s) => s[key] ?? 0)) / 1000) * (100_000 / rows)).toFixed(2);
+    const perStep = Object.keys(steps[0] ?? {})
+      .filter((key) => !key.endsWith('Wall'))
+      .map((step) => `${step} ${per100k(step)}/${per100k(`${step}Wall`)}`);
+    console.log(`  ${''.padEnd(12)} steps, s per 100k, process CPU/wall: ${perStep.join(', ')}`);
   }
 }

@@ -7,8 +7,8 @@
  * No validation, no retry, no rate limit, no manifest: what the export costs above this is what
  * its guarantees and its structure cost.
  *
- * Each step is timed on its own (`process.cpuUsage()` of the main thread around it); the gzip
- * runs on libuv's pool, so its CPU shows only in the whole task's (every thread).
+ * Each synchronous step is timed on its own (see {@link StepCpu}); the requests, the bodies' text
+ * and the gzip's compression (on libuv's pool) show only in the whole task's CPU.
  *
  * Imports of lib: the signing, the lossless check and the plan (planning is not measured).
  */
@@ -33,10 +33,28 @@ export interface MinimalExportTask {
   concurrency: number;
 }
 
-/** The steps timed on the main thread, in the order they run. */
-const STEPS = ['fetchText', 'parse', 'itemTexts', 'dedupeSort', 'snapshot', 'csvRows', 'write'] as const;
-/** CPU milliseconds of the main thread per step (the gzip's own thread left out). */
-export type StepCpu = Record<(typeof STEPS)[number], number>;
+/**
+ * The synchronous steps timed, in the order they run: the lossless check, `JSON.parse`, the
+ * item texts, dedupe and sort, the snapshot's lines (handed to the gzip), the CSV rows, the
+ * CSV's writes. The requests, `response.text()` and the gzip's compression (on libuv's pool) are
+ * not among them: they are what the whole task's CPU holds beyond these.
+ */
+const STEPS = ['check', 'parse', 'itemTexts', 'dedupeSort', 'snapshot', 'csvRows', 'write'] as const;
+type Step = (typeof STEPS)[number];
+/**
+ * Per step, milliseconds of the process's CPU (every thread: a pool thread compressing meanwhile
+ * is counted too) under its name, and of wall time under `<step>Wall` (preemption counted too):
+ * the step's own CPU is at most the smaller of the two.
+ */
+export type StepCpu = Record<Step | `${Step}Wall`, number>;
+
+/** Where a step started: the process's CPU and the wall clock. */
+interface Mark {
+  cpu: NodeJS.CpuUsage;
+  wall: number;
+}
+
+const mark = (): Mark => ({ cpu: process.cpuUsage(), wall: performance.now() });
 
 /** One transaction as the service sends it (the default field map). */
 type Item = Record<string, unknown>;
@@ -95,10 +113,11 @@ const HEADER = [
   'fee_quantity',
 ];
 
-/** Adds `since`'s CPU (user + system, ms) to `steps[step]`. */
-function charge(steps: StepCpu, step: keyof StepCpu, since: NodeJS.CpuUsage): void {
-  const used = process.cpuUsage(since);
+/** Adds the CPU (user + system) and wall milliseconds since `since` to `step`. */
+function charge(steps: StepCpu, step: Step, since: Mark): void {
+  const used = process.cpuUsage(since.cpu);
   steps[step] += (used.user + used.system) / 1000;
+  steps[`${step}Wall`] += performance.now() - since.wall;
 }
 
 /** A CSV row before the columns are fixed: its fixed columns' text, and its extra leaves if any. */
@@ -121,7 +140,12 @@ export async function minimalExport(
 ) {
   const request = parseExportRequest({ profile: 'demo', period: task.period });
   const plan = await planExport(request, client);
-  const steps = Object.fromEntries(STEPS.map((step) => [step, 0])) as StepCpu;
+  const steps = Object.fromEntries(
+    STEPS.flatMap((step) => [
+      [step, 0],
+      [`${step}Wall`, 0],
+    ]),
+  ) as StepCpu;
   const started = performance.now();
   const snapshot = openSnapshot(join(workDir, 'minimal.ndjson.gz'));
   const windows = windowsInOrder(plan.shards, steps, snapshot.gzip);
@@ -135,7 +159,7 @@ export async function minimalExport(
     steps,
   );
   const fetchMs = performance.now() - started;
-  let at = process.cpuUsage();
+  let at = mark();
   snapshot.gzip.end();
   charge(steps, 'snapshot', at);
   const rows = await writeCsv(
@@ -144,7 +168,7 @@ export async function minimalExport(
     [...windows.extraPaths].sort(),
     steps,
   );
-  at = process.cpuUsage();
+  at = mark();
   await snapshot.done;
   charge(steps, 'snapshot', at);
   return { rows, ms: performance.now() - started, fetchMs, pages, shards: plan.shards.length, steps };
@@ -163,7 +187,7 @@ function windowsInOrder(shards: readonly Shard[], steps: StepCpu, gzip: Gzip) {
   const extraPaths = new Set<string>();
   let next = 0;
   const handle = (label: string, parts: Fetched[][]) => {
-    let at = process.cpuUsage();
+    let at = mark();
     const items: Fetched[] = [];
     for (const part of parts) {
       for (const fetched of part) {
@@ -174,14 +198,14 @@ function windowsInOrder(shards: readonly Shard[], steps: StepCpu, gzip: Gzip) {
     }
     items.sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     charge(steps, 'dedupeSort', at);
-    at = process.cpuUsage();
+    at = mark();
     const head = `{"kind":"transaction","shard":${JSON.stringify(label)},"data":`;
     let lines = '';
     for (const fetched of items) lines += `${head}${fetched.text}}\n`;
     // One write a window: few, large chunks for the pool thread.
     gzip.write(lines);
     charge(steps, 'snapshot', at);
-    at = process.cpuUsage();
+    at = mark();
     for (const { item, ms } of items) {
       const extras = extrasOf(item);
       let any = false;
@@ -255,14 +279,9 @@ async function fetchAll(
         timestamp,
         signRequest(target.signedPath, timestamp, credentials.apiSecret),
       );
-      let at = process.cpuUsage();
       const response = await fetch(url, { headers });
       if (!response.ok) throw new Error(`minimal export: HTTP ${response.status}`);
-      const body = await response.text();
-      charge(steps, 'fetchText', at);
-      at = process.cpuUsage();
-      const count = pageItems(body, itemsPath, shard, fetched, steps);
-      charge(steps, 'parse', at);
+      const count = pageItems(await response.text(), itemsPath, shard, fetched, steps);
       pages += 1;
       if (count < pagination.pageSize) return arrived(index, fetched);
     }
@@ -273,15 +292,18 @@ async function fetchAll(
 
 /**
  * Parses one page (lossless-json where `JSON.parse` might round a number) and appends its items
- * with their texts to `out`; returns how many the page held. The texts are charged to `itemTexts`
- * (and taken off `parse` by the caller's difference).
+ * with their texts to `out`; returns how many the page held.
  */
 function pageItems(body: string, itemsPath: string[], shard: Shard, out: Fetched[], steps: StepCpu): number {
+  let at = mark();
   const exact = !mayHoldInexactNumbers(body);
+  charge(steps, 'check', at);
+  at = mark();
   let items: unknown = exact ? JSON.parse(body) : losslessParse(body);
   for (const key of itemsPath) items = (items as Record<string, unknown>)[key];
   const list = items as Item[];
-  const at = process.cpuUsage();
+  charge(steps, 'parse', at);
+  at = mark();
   const stringify = exact ? JSON.stringify : (value: unknown) => losslessStringify(value) as string;
   for (const item of list) {
     // A shard of the rest of a window keeps only the protocols it was not searched by.
@@ -290,10 +312,7 @@ function pageItems(body: string, itemsPath: string[], shard: Shard, out: Fetched
     // comes back the same, escapes aside), not a slice of the body.
     out.push({ item, text: stringify(item), ms: Date.parse(item.date as string), id: item.id as string });
   }
-  const used = process.cpuUsage(at);
-  const ms = (used.user + used.system) / 1000;
-  steps.itemTexts += ms;
-  steps.parse -= ms;
+  charge(steps, 'itemTexts', at);
   return list.length;
 }
 
@@ -302,12 +321,12 @@ async function writeCsv(path: string, rows: PendingRow[], extras: string[], step
   const file = createWriteStream(path);
   const write = (text: string) =>
     new Promise<void>((resolve, reject) => file.write(text, (error) => (error ? reject(error) : resolve())));
-  let at = process.cpuUsage();
+  let at = mark();
   await write(`\ufeff${[...HEADER, ...extras].map(quote).join(',')}\r\n`);
   charge(steps, 'write', at);
   const CHUNK = 2_000;
   for (let start = 0; start < rows.length; start += CHUNK) {
-    at = process.cpuUsage();
+    at = mark();
     let chunk = '';
     for (const row of rows.slice(start, start + CHUNK)) {
       chunk += row.fixed;
@@ -315,11 +334,11 @@ async function writeCsv(path: string, rows: PendingRow[], extras: string[], step
       chunk += '\r\n';
     }
     charge(steps, 'csvRows', at);
-    at = process.cpuUsage();
+    at = mark();
     await write(chunk);
     charge(steps, 'write', at);
   }
-  at = process.cpuUsage();
+  at = mark();
   await new Promise<void>((resolve, reject) =>
     file.end((error?: Error | null) => (error ? reject(error) : resolve())),
   );
@@ -414,14 +433,29 @@ function quote(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
+/** A plain decimal: sign, integer part, fraction without its trailing zeros. */
+const PLAIN_DECIMAL = /^(-?)(0|[1-9]\d*)(?:\.(?=\d)(\d*[1-9])?0*)?$/;
+
 /** `7.5 WBTC; 2 ETH`: the movements in (or out, without sign), trailing zeros trimmed. */
 function quantities(movements: readonly Item[], out: boolean): string {
   const parts: string[] = [];
   for (const movement of movements) {
     const amount = textOf(movement.amount) ?? '0';
-    const big = new Big(amount);
-    if (big.lt(0) !== out) continue;
-    parts.push(`${big.abs().toFixed()} ${textOf(movement.symbol) ?? ''}`);
+    // Plain decimals by their characters; any other form (exponents, `+`) through big.js.
+    const plain = PLAIN_DECIMAL.exec(amount);
+    let negative: boolean;
+    let magnitude: string;
+    if (plain === null) {
+      const big = new Big(amount);
+      negative = big.lt(0);
+      magnitude = big.abs().toFixed();
+    } else {
+      const [, sign, integer, fraction] = plain;
+      negative = sign === '-' && (integer !== '0' || fraction !== undefined);
+      magnitude = fraction === undefined ? (integer as string) : `${integer}.${fraction}`;
+    }
+    if (negative !== out) continue;
+    parts.push(`${magnitude} ${textOf(movement.symbol) ?? ''}`);
   }
   return parts.join('; ');
 }
@@ -442,6 +476,12 @@ function money(amount: string | null, currency: string | null): string {
     minorUnits.set(currency, digits);
   }
   if (digits === null) return amount;
+  // Already at the minor unit, or short of it: as sent, padded; only longer amounts are rounded.
+  const plain = /^-?\d+(?:\.(\d+))?$/.exec(amount);
+  const scale = plain === null ? undefined : (plain[1]?.length ?? 0);
+  if (scale === digits) return amount;
+  if (scale !== undefined && scale < digits)
+    return `${amount}${scale === 0 ? '.' : ''}${'0'.repeat(digits - scale)}`;
   const rounded = new Big(amount).round(digits, Big.roundHalfEven).toFixed(digits);
   return /^-[0.]+$/.test(rounded) ? rounded.slice(1) : rounded;
 }
