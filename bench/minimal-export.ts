@@ -346,22 +346,42 @@ async function writeCsv(path: string, rows: PendingRow[], extras: string[], step
   return rows.length;
 }
 
-/** An item's extra leaves by path (`a.b`, `["odd key"]`); objects nest, arrays are JSON text. */
-function extrasOf(
-  value: Item,
-  prefix = '',
-  out: Record<string, string | null> = {},
-): Record<string, string | null> {
-  for (const key of Object.keys(value)) {
-    const child = value[key];
-    if (child === undefined) continue;
-    const path =
+/** Each key's extra path under each prefix, null for a path the field map reads (keys repeat item after item). */
+const pathsUnder = new Map<string, Map<string, string | null>>();
+
+/** The path of `key` under `prefix` (`a.b`, `["odd key"]`), null when the field map reads it. */
+function pathOf(prefix: string, key: string): string | null {
+  let paths = pathsUnder.get(prefix);
+  if (paths === undefined) {
+    paths = new Map();
+    pathsUnder.set(prefix, paths);
+  }
+  let path = paths.get(key);
+  if (path === undefined) {
+    const own =
       key === '' || /[.[\]"]/.test(key)
         ? `${prefix}[${JSON.stringify(key)}]`
         : prefix === ''
           ? key
           : `${prefix}.${key}`;
-    if (CONSUMED.has(path)) continue;
+    path = CONSUMED.has(own) ? null : own;
+    // Bounded: a hostile service could send new keys with every item.
+    if (paths.size < 10_000) paths.set(key, path);
+  }
+  return path;
+}
+
+/** An item's extra leaves by path; objects nest, arrays are JSON text. */
+function extrasOf(
+  value: Item,
+  prefix = '',
+  out: Record<string, string | null> = Object.create(null),
+): Record<string, string | null> {
+  for (const key of Object.keys(value)) {
+    const child = value[key];
+    if (child === undefined) continue;
+    const path = pathOf(prefix, key);
+    if (path === null) continue;
     if (isObject(child) && Object.keys(child).length > 0) extrasOf(child, path, out);
     else out[path] = textOf(child);
   }
@@ -420,11 +440,12 @@ function text(value: unknown): string {
 }
 
 const FORMULA_START = /^'*[=+\-@\t\r]/;
+const SURROGATE = /[\ud800-\udfff]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** Text as a spreadsheet shows it, not runs it; lone surrogates replaced (UTF-8 cannot hold them). */
 function guard(value: string): string {
-  const whole = value.replace(LONE_SURROGATE, '\ufffd');
+  const whole = SURROGATE.test(value) ? value.replace(LONE_SURROGATE, '\ufffd') : value;
   return FORMULA_START.test(whole) ? `'${whole}` : whole;
 }
 
