@@ -322,7 +322,7 @@ async function writeCsv(path: string, rows: PendingRow[], extras: string[], step
   const write = (text: string) =>
     new Promise<void>((resolve, reject) => file.write(text, (error) => (error ? reject(error) : resolve())));
   let at = mark();
-  await write(`\ufeff${[...HEADER, ...extras].map(quote).join(',')}\r\n`);
+  await write(`\ufeff${[...HEADER, ...extras.map(guard)].map(quote).join(',')}\r\n`);
   charge(steps, 'write', at);
   const CHUNK = 2_000;
   for (let start = 0; start < rows.length; start += CHUNK) {
@@ -424,12 +424,12 @@ function fixedCells(item: Item, ms: number): string {
     text(item.ledgerId),
     guard(quantities(movements, false)),
     guard(quantities(movements, true)),
-    money(textOf(value.amount), textOf(value.currency)),
+    money(decimalOf(value.amount), textOf(value.currency)),
     text(value.currency),
-    money(textOf(fee.amount), textOf(fee.currency)),
+    money(decimalOf(fee.amount), textOf(fee.currency)),
     text(fee.currency),
     text(fee.symbol),
-    textOf(fee.quantity) ?? '',
+    decimalOf(fee.quantity) ?? '',
   ];
   return cells.map(quote).join(',');
 }
@@ -452,6 +452,22 @@ function guard(value: string): string {
 /** Quoted as RFC 4180 needs: a field holding a comma, a quote, CR or LF. */
 function quote(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+/**
+ * A decimal in plain form, as sent where it is one (`0.10` stays) but for leading zeros and the
+ * sign of a zero (`-0.000` → `0.000`); other forms (`1.5E+3`, `1e-7`) written out by big.js.
+ */
+function decimalOf(value: unknown): string | null {
+  const text = textOf(value);
+  if (text === null) return null;
+  const plain = /^(-?)0*(\d+(?:\.\d+)?)$/.exec(text);
+  if (plain !== null) {
+    // Leading zeros dropped (`00012.50` → `12.50`), the scale kept.
+    const [, sign, digits] = plain as unknown as [string, string, string];
+    return sign === '-' && !/^[0.]+$/.test(digits) ? `-${digits}` : digits;
+  }
+  return new Big(text).toFixed();
 }
 
 /** A plain decimal: sign, integer part, fraction without its trailing zeros. */
