@@ -109,7 +109,7 @@ describe("the minimal export beside ours, on the benchmark's data", () => {
 });
 
 describe('the minimal export beside ours, on the hostile profile', () => {
-  it('writes the same CSV', async () => {
+  it('writes the same CSV and snapshot lines, odd keys, formulas and inexact numbers included', async () => {
     const { ours, minimal } = await runBoth('hostile', [
       ...DEFAULT_PROFILES.map((p) => ({ ...p })),
       { ...HOSTILE_PROFILE },
