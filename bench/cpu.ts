@@ -5,7 +5,8 @@
  * CPU seconds per 100 000 transactions of the client alone (raw fetch) and of each export mode
  * (CSV, XLSX, gains), beside the floor of the raw fetch (`minimal-fetch`: the same requests,
  * signed, with `response.text()` and `JSON.parse` alone; `minimal-http`: the same over
- * `node:http`): the CPU of the task itself, every thread, in a fresh process each, one at a
+ * `node:http`; `minimal-export`: the CSV export's job written plainly, `bench/minimal-export.ts`,
+ * with the CPU of its steps): the CPU of the task itself, every thread, in a fresh process each, one at a
  * time. CPU time, unlike wall time, hardly depends on what else the machine runs, so a
  * regression shows as a number even on a shared machine. `--against DIR` (the root of another
  * checkout of the project, e.g. `git archive <commit> | tar -x -C DIR` with `node_modules` linked)

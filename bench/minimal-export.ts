@@ -10,7 +10,8 @@
  * Each synchronous step is timed on its own (see {@link StepCpu}); the requests, the bodies' text
  * and the gzip's compression (on libuv's pool) show only in the whole task's CPU.
  *
- * Imports of lib: the signing, the lossless check and the plan (planning is not measured).
+ * Imports of lib: the plan (planning is not measured), the request building and signing that
+ * `minimal-fetch.ts` uses too, and the lossless check; everything after the body is its own.
  */
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
