@@ -5,7 +5,8 @@
  * CPU seconds per 100 000 transactions of the client alone (raw fetch) and of each export mode
  * (CSV, XLSX, gains), beside the floor of the raw fetch (`minimal-fetch`: the same requests,
  * signed, with `response.text()` and `JSON.parse` alone; `minimal-http`: the same over
- * `node:http`): the CPU of the task itself, every thread, in a fresh process each, one at a
+ * `node:http`; `minimal-export`: the CSV export's job written plainly, `bench/minimal-export.ts`,
+ * with the CPU of its steps): the CPU of the task itself, every thread, in a fresh process each, one at a
  * time. CPU time, unlike wall time, hardly depends on what else the machine runs, so a
  * regression shows as a number even on a shared machine. `--against DIR` (the root of another
  * checkout of the project, e.g. `git archive <commit> | tar -x -C DIR` with `node_modules` linked)
@@ -27,7 +28,15 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
   },
 });
-const MODES = ['raw-fetch', 'minimal-fetch', 'minimal-http', 'export-csv', 'export-xlsx', 'gains'] as const;
+const MODES = [
+  'raw-fetch',
+  'minimal-fetch',
+  'minimal-http',
+  'minimal-export',
+  'export-csv',
+  'export-xlsx',
+  'gains',
+] as const;
 type Mode = (typeof MODES)[number];
 const modes = (values.modes?.split(',') ?? MODES) as Mode[];
 for (const mode of modes) {
@@ -94,4 +103,15 @@ for (const mode of modes) {
   const cpuMedian = (index: number) => median((figures[index] ?? []).map(per100k));
   const ratio = builds.length > 1 ? `; CPU ratio ${(cpuMedian(0) / cpuMedian(1)).toFixed(2)}` : '';
   console.log(`  ${mode.padEnd(12)} ${cells.join('  vs  ')}${ratio}`);
+  const steps = (figures[0] ?? []).map((f) => f.steps).filter((s) => s !== undefined);
+  if (steps.length > 0) {
+    // Seconds per 100 000 transactions of each synchronous step (medians): process CPU / wall.
+    const rows = figures[0]?.[0]?.rows ?? transactions;
+    const per100k = (key: string) =>
+      ((median(steps.map((s) => s[key] ?? 0)) / 1000) * (100_000 / rows)).toFixed(2);
+    const perStep = Object.keys(steps[0] ?? {})
+      .filter((key) => !key.endsWith('Wall'))
+      .map((step) => `${step} ${per100k(step)}/${per100k(`${step}Wall`)}`);
+    console.log(`  ${''.padEnd(12)} steps, s per 100k, process CPU/wall: ${perStep.join(', ')}`);
+  }
 }

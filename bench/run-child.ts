@@ -30,6 +30,7 @@ import { createServiceClient } from '../lib/service-client.ts';
 import type { SimulatedProfile } from '../lib/simulator/types.ts';
 import { createLocalSink, createS3Client } from '../lib/storage/index.ts';
 import { createWorkers } from '../lib/workflow/workers.ts';
+import { minimalExport } from './minimal-export.ts';
 import { minimalFetch } from './minimal-fetch.ts';
 
 /** What an export of the benchmark asks for: one report in one format, or the gains reports. */
@@ -44,6 +45,7 @@ export interface BenchTask {
     | 'raw-fetch'
     | 'minimal-fetch'
     | 'minimal-http'
+    | 'minimal-export'
     | 'latency'
     | 'latency-fetch'
     | 'gains'
@@ -94,6 +96,8 @@ export interface Figures {
   /** Lambda path: the fetch-shard tasks' own times, summed (what Lambda bills). */
   shardMs?: number;
   jobId?: string;
+  /** Minimal export: CPU ms of the main thread per step (`bench/minimal-export.ts`). */
+  steps?: Record<string, number>;
 }
 
 const task = JSON.parse(process.argv[2] ?? '{}') as BenchTask;
@@ -496,6 +500,7 @@ const runners = {
   'raw-fetch': () => rawFetch(),
   'minimal-fetch': () => minimalFetch(task, client, task.profile),
   'minimal-http': () => minimalFetch(task, client, task.profile, 'http'),
+  'minimal-export': () => minimalExport(task, client, task.profile, workDir),
   'rate-limited': rateLimitedRun,
   'rate-limited-fetch': rateLimitedFetch,
   'lambda-fetch': lambdaFetch,
