@@ -37,14 +37,16 @@ export const JOURNAL_COLUMNS: readonly Column[] = [
     key: 'debit',
     header: 'Debit',
     kind: 'decimal',
-    description: 'amount debited, in the reporting currency, to its minor unit (0 on a credit line)',
+    description:
+      'amount debited, in the reporting currency, to its minor unit (on a credit line: 0 in the CSV, an empty cell in the workbook)',
     blankZero: true,
   },
   {
     key: 'credit',
     header: 'Credit',
     kind: 'decimal',
-    description: 'amount credited, in the reporting currency, to its minor unit (0 on a debit line)',
+    description:
+      'amount credited, in the reporting currency, to its minor unit (on a debit line: 0 in the CSV, an empty cell in the workbook)',
     blankZero: true,
   },
   {
