@@ -214,8 +214,16 @@ function startWorker(entry: URL, props: BookProps): Worker {
   return new Worker(bootstrap, { eval: true, workerData, resourceLimits: WORKER_LIMITS });
 }
 
+/** {@link tsxEsmApi}'s answer, found once per process: every workbook written from source starts a worker. */
+let tsxApi: string | undefined;
+
 /** The URL of tsx's ESM API module (its `import` export: the `require` one cannot register ESM hooks). */
 function tsxEsmApi(): string {
+  tsxApi ??= findTsxEsmApi();
+  return tsxApi;
+}
+
+function findTsxEsmApi(): string {
   const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
   const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as {
     exports: Record<string, { import: { default: string } }>;
