@@ -41,8 +41,16 @@ const PLAIN_KINDS = [
   'rounding',
   'unclassified',
   'transfer-out',
+  'thirty-day',
 ] as const satisfies readonly AccountKind[];
 type PlainKind = (typeof PLAIN_KINDS)[number];
+
+/**
+ * Kinds only some journals post to, so a chart with `defaults: "none"` need not give them: the
+ * 30-day account exists only under HMRC identification (then the request requires it, see
+ * `journalProblems`).
+ */
+const OCCASIONAL_KINDS: ReadonlySet<PlainKind> = new Set(['thirty-day']);
 
 /** The default chart (`defaults: "paths"`): hledger/Beancount account paths. */
 export const DEFAULT_ACCOUNTS: Readonly<
@@ -58,6 +66,10 @@ export const DEFAULT_ACCOUNTS: Readonly<
   rounding: { code: 'Expenses:Rounding', name: 'Rounding differences' },
   unclassified: { code: 'Equity:Unclassified', name: 'Unclassified (to be reviewed)' },
   'transfer-out': { code: 'Equity:Transfers-Out', name: 'Transfers to wallets outside the portfolio' },
+  'thirty-day': {
+    code: 'Income:Crypto:Thirty-Day-Adjustments',
+    name: 'Realised gains: 30-day rule adjustments (bed and breakfast across a month end)',
+  },
 };
 
 /** Income categories the default chart names (others go to the unclassified account). */
@@ -101,6 +113,7 @@ export const chartSchema = z
     if (chart.defaults === 'paths') return;
     // A numbered chart has no default to fall back on: every account posted to must be named.
     for (const kind of [...PLAIN_KINDS, 'asset', 'income'] as const) {
+      if (kind !== 'asset' && kind !== 'income' && OCCASIONAL_KINDS.has(kind)) continue;
       if (chart[kind]?.code === undefined)
         ctx.addIssue({
           code: 'custom',

@@ -10,6 +10,7 @@ import { Big, text, ZERO } from '../domain/index.ts';
 import type { BasisMove, DisposalLine, GainsEvent, GainsObserver, PoolPosition } from '../gains/types.ts';
 import type { Chart } from './chart.ts';
 import { UnbalancedEntryError } from './errors.ts';
+import { heldAtPoolCost, type MatchedAhead } from './thirty-day.ts';
 import type { Account, JournalEntry, Posting } from './types.ts';
 
 /** One asset account's holding of one token, as the journal carries it. */
@@ -57,6 +58,11 @@ export interface EntriesOptions {
    * adapter puts it one past the transaction's movements).
    */
   isTokenFee: (txId: string, leg: number) => boolean;
+  /**
+   * HMRC identification: each token's pool and what the 30-day rule took ahead of local day `date`
+   * (the engine's state now, as for the month-end tie-out); absent or empty: nothing ahead.
+   */
+  matchedAhead?: (date: string) => MatchedAhead[];
 }
 
 /** The builder: an observer for the engine, and `finish` once the engine has finished. */
@@ -84,6 +90,13 @@ interface Draft {
   quantity?: Big;
   token?: string;
   txId: string;
+}
+
+/** What a month end moves to an asset account from the 30-day account (see `aheadShifts`). */
+interface Shift {
+  holding: Holding;
+  shift: Big;
+  ahead: MatchedAhead;
 }
 
 /** The entry being assembled: the moves of one transaction. */
@@ -139,19 +152,86 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       h.quantity = h.quantity.plus(p.quantity);
       h.cost = h.cost.plus(p.cost);
     }
+    for (const h of holdings.values()) h.posted = money(h.cost);
+    // Bed and breakfast across the start: the tokens held at the pool's average cost, as the
+    // previous period's journal closed them; the day's reversal brings the buy-back's cost in.
+    const shifts = aheadShifts(options.startDate);
     let total = ZERO;
     for (const h of holdings.values()) {
-      h.posted = money(h.cost);
-      if (h.quantity.eq(0) && h.posted.eq(0)) continue;
-      lines.push({ account: h.account, amount: h.posted, quantity: h.quantity, token: h.token, txId: '' });
-      total = total.plus(h.posted);
+      const amount = h.posted.plus(shifts.get(h)?.shift ?? ZERO);
+      if (h.quantity.eq(0) && amount.eq(0)) continue;
+      lines.push({ account: h.account, amount, quantity: h.quantity, token: h.token, txId: '' });
+      total = total.plus(amount);
     }
     if (lines.length === 0) return;
     lines.push({ account: chart.account('opening'), amount: total.neg(), txId: '' });
     write(options.startDate, [], 'Opening balances of the digital assets at carrying value', lines);
+    reverseShifts(options.startDate, 'the previous period', shifts);
   };
 
-  const write = (date: string, txIds: string[], description: string, given: Draft[]) => {
+  /**
+   * HMRC identification, at a month end (or the period's start, `date` the local day after it)
+   * between a disposal and the later acquisition the 30-day rule matched it with: per holding, what
+   * moves from the 30-day account to the asset so that it holds the tokens held at the pool's
+   * average cost (see thirty-day.ts). The holdings' `posted` stay the cost as matched.
+   */
+  const aheadShifts = (date: string): Map<Holding, Shift> => {
+    const out = new Map<Holding, Shift>();
+    for (const ahead of options.matchedAhead?.(date) ?? []) {
+      const held = heldAtPoolCost(ahead);
+      if (held === null) continue;
+      const holding = holdingOf(ahead.token, ahead.account ?? NO_WALLET);
+      const shift = money(held).minus(holding.posted);
+      if (!shift.eq(0)) out.set(holding, { holding, shift, ahead });
+    }
+    return out;
+  };
+
+  /** The month-end adjustment in words (its amounts are at the minor unit already). */
+  const aheadWords = (shifts: Map<Holding, Shift>) => {
+    const ccy = options.currency();
+    const at = (amount: Big) => `${options.show(money(amount))} ${ccy}`;
+    const each = [...shifts.values()].map(
+      ({ holding, shift, ahead }) =>
+        `${text(ahead.aheadQuantity)} ${holding.token} sold are matched with acquisitions to come costing ${at(ahead.aheadCost)}: the ${text(holding.quantity)} ${holding.token} held stay at the pool's average cost ${at(holding.posted.plus(shift))}, and the ${at(shift.abs())} by which the sales' cost ${shift.gt(0) ? "exceeds the pool's is credited to" : "falls short of the pool's is debited to"} ${chart.account('thirty-day').code}`,
+    );
+    return `30-day rule (bed and breakfast) at the month end: ${each.join('; ')}`;
+  };
+
+  /**
+   * Reverses a month end's adjustment the next day: the asset accounts again at the cost the
+   * disposals took as matched. When the month's journal was made before its 30 days were over (the
+   * disposal at its provisional cost), this is the correction to the final cost.
+   */
+  const reverseShifts = (date: string, which: string, shifts: Map<Holding, Shift>) => {
+    if (shifts.size === 0) return;
+    const lines: Draft[] = [];
+    for (const { holding, shift } of shifts.values()) {
+      lines.push({
+        account: holding.account,
+        amount: shift.neg(),
+        quantity: ZERO,
+        token: holding.token,
+        txId: '',
+      });
+      lines.push({
+        account: chart.account('thirty-day'),
+        amount: shift,
+        quantity: ZERO,
+        token: holding.token,
+        txId: '',
+      });
+    }
+    write(
+      date,
+      [],
+      `30-day rule (bed and breakfast): the month-end adjustment of ${which} reversed, the disposals at their cost as matched with the acquisitions to come (the correction of their provisional cost if that month's journal was made before their 30 days were over)`,
+      lines,
+      false,
+    );
+  };
+
+  const write = (date: string, txIds: string[], description: string, given: Draft[], roll = true) => {
     // Nothing to post (a move between wallets of one account, a value of zero): no line.
     const lines = signed(given).filter((line) => !line.amount.eq(0) || !(line.quantity ?? ZERO).eq(0));
     if (lines.length === 0) return;
@@ -165,8 +245,8 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       t.net = t.net.plus(line.amount);
       totals.set(line.account.code, t);
     }
-    if (options.rollup && txIds.length > 0) {
-      for (const line of lines) roll(line);
+    if (roll && options.rollup && txIds.length > 0) {
+      for (const line of lines) rollLine(line);
       for (const id of txIds) rolledTx.add(id);
       return;
     }
@@ -203,7 +283,7 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
   };
 
   /** Rolled up: one line per account, token and side for the month. */
-  const roll = (line: Draft) => {
+  const rollLine = (line: Draft) => {
     const side = line.amount.gte(0) ? 'dr' : 'cr';
     const key = `${line.account.code}\u0000${line.token ?? ''}\u0000${side}`;
     const found = rolled.get(key);
@@ -227,15 +307,45 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       rolledTx.clear();
       emit(date, ids, `Digital assets of ${month}, ${ids.length} transactions rolled up per account`, lines);
     }
+    const shifts = aheadShifts(nextDay(date));
+    if (shifts.size > 0) {
+      const lines: Draft[] = [];
+      for (const { holding, shift } of shifts.values()) {
+        lines.push({
+          account: holding.account,
+          amount: shift,
+          quantity: ZERO,
+          token: holding.token,
+          txId: '',
+        });
+        lines.push({
+          account: chart.account('thirty-day'),
+          amount: shift.neg(),
+          quantity: ZERO,
+          token: holding.token,
+          txId: '',
+        });
+      }
+      const last = monthIndex + 1 === options.months.length;
+      write(
+        date,
+        [],
+        `${aheadWords(shifts)}; reversed on ${nextDay(date)}${last ? ', in the next period' : ''}`,
+        lines,
+        false,
+      );
+    }
     options.monthEnd({
       date,
       holdings: [...holdings.values()].map((h) => ({
         account: h.account,
         token: h.token,
         quantity: text(h.quantity),
-        cost: text(h.posted),
+        cost: text(h.posted.plus(shifts.get(h)?.shift ?? ZERO)),
       })),
     });
+    // The next period's opening shows the shift again and reverses it on its first day.
+    if (monthIndex + 1 < options.months.length) reverseShifts(nextDay(date), date, shifts);
     monthIndex += 1;
   };
 
@@ -463,6 +573,11 @@ export function lineGains(lines: readonly DisposalLine[], round: (amount: Big) =
     (sum, line) => sum.plus(round(new Big(line.proceeds)).minus(round(new Big(line.cost)))),
     ZERO,
   );
+}
+
+/** The local day after `YYYY-MM-DD`. */
+export function nextDay(date: string): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 }
 
 /** The last day of a `YYYY-MM` month. */

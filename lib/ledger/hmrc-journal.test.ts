@@ -19,16 +19,17 @@ import { journalReadmeLines } from './words.ts';
 
 const UK = { gains: { taxRules: 'uk', currency: 'USD' } };
 const BTC = 'Assets:Crypto:BTC';
+const THIRTY_DAY = 'Income:Crypto:Thirty-Day-Adjustments';
 
 const trade = (id: string, date: string, amount: string, value: string): CanonicalTransaction =>
   tx({ id, date, movements: [leg('BTC', amount, value)] });
 
-/** The asset account's quantity and carrying value through `date` (its postings summed). */
-function assetAt(rows: readonly Row[], date: string): { quantity: string; cost: string } {
+/** An account's quantity and carrying value through `date` (its postings summed); the BTC asset's by default. */
+function assetAt(rows: readonly Row[], date: string, account = BTC): { quantity: string; cost: string } {
   let quantity = new Big(0);
   let cost = new Big(0);
   for (const row of rows) {
-    if (row[2] !== BTC || (row[1] as string) > date) continue;
+    if (row[2] !== account || (row[1] as string) > date) continue;
     quantity = quantity.plus((row[7] as string | null) ?? 0);
     cost = cost.plus(row[4] as string).minus(row[5] as string);
   }
@@ -118,8 +119,12 @@ describe('journal under HMRC identification', () => {
       'Assets:Cash-Clearing': '2000.00',
       'Expenses:Crypto:Realised-Losses': '400.00',
     });
-    // 31 January: the 6 BTC held; the pool's 1000 less the 2400 the buy-back will bring.
-    expect(assetAt(run.rows, '2025-01-31')).toEqual({ quantity: '6', cost: '-1400.00' });
+    // 31 January: the 6 BTC held at the pool's average cost (6 × 1000 / 10 = 600), not at the
+    // pool's 1000 less the 2400 the buy-back will bring (-1400): the 2400 − 4 × 100 = 2000 by which
+    // the sale's cost exceeds the pool's is credited to the 30-day account, reversed the next day.
+    expect(assetAt(run.rows, '2025-01-31')).toEqual({ quantity: '6', cost: '600.00' });
+    expect(assetAt(run.rows, '2025-01-31', THIRTY_DAY)).toEqual({ quantity: '0', cost: '-2000.00' });
+    expect(assetAt(run.rows, '2025-02-01', THIRTY_DAY).cost).toBe('0.00');
     // 28 February: the pool, 10 / 1000.
     expect(assetAt(run.rows, '2025-02-28')).toEqual({ quantity: '10', cost: '1000.00' });
     expect(run.manifest.totals.realisedGain).toBe('-400.00');
@@ -136,13 +141,19 @@ describe('journal under HMRC identification', () => {
       ],
       UK,
     );
-    const opening = run.rows.filter((r) => r[0] === 'J000001' && r[2] === BTC);
-    // 6 BTC held at the pool's 1000 less the 2400 of the buy-back: the journals write a token at
-    // a total cost of its quantity's sign, so the tokens and the value are two lines.
-    expect(opening.map((r) => [r[7], r[4], r[5]])).toEqual([
-      ['6', '0', '0'],
-      [null, '0', '1400.00'],
+    const opening = run.rows.filter((r) => r[0] === 'J000001');
+    // 6 BTC held at the pool's average cost (600), as the previous period's journal closed them;
+    // that day the adjustment is reversed: the sale's cost exceeds the pool's by 2400 − 400.
+    expect(opening.map((r) => [r[2], r[7], r[4], r[5]])).toEqual([
+      [BTC, '6', '600.00', '0'],
+      ['Equity:Opening-Balances', null, '0', '600.00'],
     ]);
+    expect(run.rows.filter((r) => r[0] === 'J000002').map((r) => [r[1], r[2], r[4], r[5]])).toEqual([
+      ['2025-01-01', BTC, '0', '2000.00'],
+      ['2025-01-01', THIRTY_DAY, '2000.00', '0'],
+    ]);
+    expect(assetAt(run.rows, '2025-01-01')).toEqual({ quantity: '6', cost: '-1400.00' });
+    expect(assetAt(run.rows, '2025-01-01', THIRTY_DAY).cost).toBe('2000.00');
     expect(assetAt(run.rows, '2025-01-31')).toEqual({ quantity: '10', cost: '1000.00' });
     expect(run.manifest.totals.realisedGain).toBe('0.00');
   });
@@ -176,7 +187,12 @@ describe('journal under HMRC identification', () => {
     const late = await journalOf('2026-02-10T00:00:00.000Z');
     expect(postingsOf(late.rows, 's1')[BTC]).toBe('-2400.00');
     expect(late.pending).toEqual([]);
-    expect(assetAt(late.rows, '2025-12-31')).toEqual({ quantity: '6', cost: '-1400.00' });
+    // The asset account closes the same either way: the 6 BTC held at the pool's average cost; the
+    // final cost's 2000 more is credited to the 30-day account, reversed in the next period's journal.
+    expect(assetAt(late.rows, '2025-12-31')).toEqual({ quantity: '6', cost: '600.00' });
+    expect(assetAt(early.rows, '2025-12-31')).toEqual({ quantity: '6', cost: '600.00' });
+    expect(assetAt(late.rows, '2025-12-31', THIRTY_DAY).cost).toBe('-2000.00');
+    expect(assetAt(early.rows, '2025-12-31', THIRTY_DAY).cost).toBe('0.00');
   });
 
   it('fails naming the account and the difference when the month end does not allow for a 30-day match ahead', () => {

@@ -65,7 +65,9 @@ export interface JournalIssue {
  */
 export function journalProblems(
   // Loose: the request's refinement runs even when the block itself failed to parse.
-  journal: { chart?: { asset?: { perWallet?: boolean } } } | undefined,
+  journal:
+    | { chart?: { defaults?: string; asset?: { perWallet?: boolean }; 'thirty-day'?: { code?: string } } }
+    | undefined,
   wanted: boolean,
   gains: { taxRules?: string; method?: string; pooling?: string } | undefined,
 ): JournalIssue[] {
@@ -85,6 +87,17 @@ export function journalProblems(
     issues.push({
       path: ['journal', 'chart', 'asset', 'perWallet'],
       message: `per-wallet asset accounts need gains.pooling "account" (lots belong to a wallet only then), not "${pooling}"`,
+    });
+  // HMRC identification posts bed and breakfast at a month end to the 30-day account (thirty-day.ts).
+  if (
+    method === 'hmrc' &&
+    journal?.chart?.defaults === 'none' &&
+    journal.chart['thirty-day']?.code === undefined
+  )
+    issues.push({
+      path: ['journal', 'chart', 'thirty-day', 'code'],
+      message:
+        'required: the chart sets defaults "none" and with HMRC identification the journal posts to the thirty-day account (a disposal matched with a later acquisition, at a month end in between)',
     });
   return issues;
 }

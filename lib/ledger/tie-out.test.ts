@@ -6,6 +6,22 @@ import { createJournalFeed } from '../export/report/journal-feed.ts';
 import { createGainsEngine, gainsMoney } from '../gains/index.ts';
 import { TieOutError } from './errors.ts';
 
+/** A numbered chart giving every account (the 30-day account only matters under HMRC identification). */
+const NUMBERED = {
+  defaults: 'none',
+  asset: { code: '1510' },
+  cash: { code: '1200' },
+  fee: { code: '4970' },
+  gain: { code: '4900' },
+  loss: { code: '6900' },
+  income: { code: '4800' },
+  opening: { code: '9000' },
+  rounding: { code: '6990' },
+  unclassified: { code: '1590' },
+  'transfer-out': { code: '1591' },
+  'thirty-day': { code: '4905' },
+};
+
 const request = (extra: Record<string, unknown>) =>
   parseExportRequest({ profile: 'acme', period: '2025', reports: ['journal'], ...extra });
 
@@ -35,6 +51,11 @@ describe('journal request', () => {
       'journal.chart.asset.perWallet',
       /not available with HMRC identification/,
     ],
+    [
+      { gains: { taxRules: 'uk' }, journal: { chart: { ...NUMBERED, 'thirty-day': undefined } } },
+      'journal.chart.thirty-day.code',
+      /required: .*HMRC identification/,
+    ],
   ])('refuses %j naming %s', (extra, field, reason) => {
     let error: unknown;
     try {
@@ -51,6 +72,12 @@ describe('journal request', () => {
     const parsed = request({ gains: { taxRules: 'uk' } });
     expect(parsed.gains?.method).toBe('hmrc');
     expect(parsed.reports).toContain('journal');
+  });
+
+  it('takes a numbered chart without the 30-day account when HMRC identification is not used, and with it when it is', () => {
+    const { 'thirty-day': _omitted, ...withoutIt } = NUMBERED;
+    expect(request({ journal: { chart: withoutIt } }).journal?.chart.defaults).toBe('none');
+    expect(request({ gains: { taxRules: 'uk' }, journal: { chart: NUMBERED } }).gains?.method).toBe('hmrc');
   });
 
   it('refuses a journal block without the journal report', () => {

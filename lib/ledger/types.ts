@@ -16,6 +16,7 @@ export const ACCOUNT_KINDS = [
   'unclassified',
   'rounding',
   'transfer-out',
+  'thirty-day',
 ] as const;
 
 /** One of {@link ACCOUNT_KINDS}. */

@@ -22,10 +22,11 @@ export function journalReadmeLines(journal: JournalRequest, method?: string): st
     `journal: a move between own wallets is posted only with per-wallet accounts (at carrying value); a transfer to outside the portfolio credits the asset and debits ${code('transfer-out')}; gas paid in a token is a disposal of it, its value an expense on ${code('fee')} unless it is already in the transaction's proceeds or cost`,
     `journal: opening balances at the period start against ${code('opening')}; what rounding each line to the minor unit leaves over goes to ${code('rounding')}; the Beancount and hledger journals assert every asset account's quantity of each token at each month end`,
     "journal tie-out: realised gains equal the gains summary, income per category the income report, and each month end's asset balances (quantity and carrying value) the holdings; the manifest records the totals and the checks, and a run that does not tie out fails",
-    ...(method === 'hmrc' ? [HMRC_LINE] : []),
+    ...(method === 'hmrc' ? [hmrcLine(code('thirty-day'))] : []),
   ];
 }
 
 /** How the journal posts HMRC identification (README "Into the books"). */
-const HMRC_LINE =
-  'journal, HMRC identification: each disposal on its own date at its cost as finally matched (same day, 30 days, then the section 104 pool); an acquisition at its full cost, the part the same-day and 30-day rules match leaving with its disposal, so the asset account holds the pool, except between a disposal and the later acquisition the 30-day rule matched it with: then the tokens actually held, at the pool’s cost less that acquisition’s; a disposal whose 30 days are not over in the data is at its provisional cost (see the gains warnings)';
+function hmrcLine(thirtyDay: string): string {
+  return `journal, HMRC identification: each disposal on its own date at its cost as finally matched (same day, 30 days, then the section 104 pool); an acquisition at its full cost, the part the same-day and 30-day rules match leaving with its disposal, so the asset account holds the pool; at a month end between a disposal and the later acquisition the 30-day rule matched it with (bed and breakfast), the tokens held stay at the pool's average cost and what the sale's cost exceeds that by is credited to ${thirtyDay}, reversed the next day (in the next period's journal for the period's last month end); a disposal whose 30 days are not over in the data is at its provisional cost (listed under "May still change" and in the gains warnings), and the next period's reversal is then the correction to its final cost`;
+}

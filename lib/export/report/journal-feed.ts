@@ -24,6 +24,7 @@ import { createEntriesBuilder, type EntriesBuilder, type MonthEnd } from '../../
 import { type TieOutDifference, TieOutError } from '../../ledger/errors.ts';
 import { JOURNAL_SPEC, journalRows } from '../../ledger/formats/csv.ts';
 import { ledgerFormat } from '../../ledger/formats/index.ts';
+import { heldAtPoolCost, type MatchedAhead } from '../../ledger/thirty-day.ts';
 import type {
   Account,
   BalanceAssertion,
@@ -159,16 +160,56 @@ export function createJournalFeed(
     })),
   ];
 
+  /**
+   * HMRC identification: each pool with what the 30-day rule took ahead of local day `date`, for
+   * the journal's bed-and-breakfast entries at a month end (lib/ledger/thirty-day.ts).
+   */
+  const aheadOf = (e: GainsEngine, date: string): MatchedAhead[] => {
+    const ahead = e.matchedAhead(date);
+    if (ahead.length === 0) return [];
+    const key = (token: string, account: string | null) => `${token}\u0000${account ?? ''}`;
+    const out = new Map<string, MatchedAhead>();
+    const pool = (token: string, account: string | null) => {
+      const found = out.get(key(token, account)) ?? {
+        token,
+        account,
+        poolQuantity: ZERO,
+        poolCost: ZERO,
+        aheadQuantity: ZERO,
+        aheadCost: ZERO,
+      };
+      out.set(key(token, account), found);
+      return found;
+    };
+    for (const p of e.positions()) {
+      const found = pool(p.token, p.account);
+      found.poolQuantity = found.poolQuantity.plus(p.quantity);
+      found.poolCost = found.poolCost.plus(p.cost);
+    }
+    for (const a of ahead) {
+      const found = pool(a.token, a.account);
+      found.aheadQuantity = found.aheadQuantity.plus(a.quantity);
+      found.aheadCost = found.aheadCost.plus(a.cost);
+    }
+    return [...out.values()].filter((m) => m.aheadQuantity.gt(0));
+  };
+
   /** The engine's holdings mapped to the journal's asset accounts, exact, by account and token. */
   const enginePositions = (e: GainsEngine, date: string) => {
     const out = new Map<string, { account: string; token: string; quantity: Big; cost: Big }>();
-    for (const p of heldAt(e, date)) {
-      const account = chart.asset(p.token, chart.perWallet ? (p.account ?? '(none)') : '(none)');
-      const key = `${account.code}\u0000${p.token}`;
-      const found = out.get(key) ?? { account: account.code, token: p.token, quantity: ZERO, cost: ZERO };
-      found.quantity = found.quantity.plus(p.quantity);
-      found.cost = found.cost.plus(p.cost);
+    const add = (token: string, wallet: string | null, quantity: Big.BigSource, cost: Big.BigSource) => {
+      const account = chart.asset(token, chart.perWallet ? (wallet ?? '(none)') : '(none)');
+      const key = `${account.code}\u0000${token}`;
+      const found = out.get(key) ?? { account: account.code, token, quantity: ZERO, cost: ZERO };
+      found.quantity = found.quantity.plus(quantity);
+      found.cost = found.cost.plus(cost);
       out.set(key, found);
+    };
+    for (const p of heldAt(e, date)) add(p.token, p.account, p.quantity, p.cost);
+    // Bed and breakfast: the tokens held at the pool's average cost, the rest on the 30-day account.
+    for (const m of aheadOf(e, date)) {
+      const held = heldAtPoolCost(m);
+      if (held !== null) add(m.token, m.account, ZERO, held.minus(m.poolCost.minus(m.aheadCost)));
     }
     return out;
   };
@@ -317,6 +358,7 @@ export function createJournalFeed(
         rollup: settings.rollup,
         emit: (entry) => store.add(entry),
         monthEnd,
+        matchedAhead: (date) => aheadOf(attached, date),
         isTokenFee: (txId, leg) => {
           if (tokenFeeLegs.get(txId) !== leg) return false;
           tokenFeeLegs.delete(txId);
