@@ -100,6 +100,11 @@ export async function runJournal(
   const range = periodRange(request.period, request.timeZone);
   const feed = createGainsFeed(request, { start: range.start.toJSDate(), end: range.end.toJSDate() });
   for (const t of history) feed.add('all', t);
+  return collect(feed);
+}
+
+/** The tables, the journal's rows, files (as given and streamed) and manifest of a fed run. */
+async function collect(feed: ReturnType<typeof createGainsFeed>): Promise<JournalRun> {
   const tables: Record<string, Row[]> = {};
   for (const table of feed.tables()) {
     const rows: Row[] = [];
@@ -124,4 +129,25 @@ export async function runJournal(
     manifest: journal.manifest(),
     tables,
   };
+}
+
+/**
+ * Runs the journal of `history` for `period` as a run at `now` would (only the transactions
+ * before `now` in the data; HMRC identification's 30 days after the period cut at `now`).
+ */
+export async function runJournalAt(
+  history: readonly CanonicalTransaction[],
+  period: string,
+  now: string,
+  extra: Record<string, unknown> = {},
+): Promise<JournalRun> {
+  const request = parseExportRequest({ profile: 'acme', period, reports: ['journal'], ...extra });
+  const range = periodRange(request.period, request.timeZone);
+  const feed = createGainsFeed(
+    request,
+    { start: range.start.toJSDate(), end: range.end.toJSDate() },
+    { now: () => new Date(now) },
+  );
+  for (const t of history) if (Date.parse(t.date) < Date.parse(now)) feed.add('all', t);
+  return collect(feed);
 }
