@@ -54,20 +54,23 @@ describe('a disposal with a fiat fee, matched with a lot at a gain and one at a 
     // uk, section 104 pool 2 BTC / 400: cost 1.5 × 200 = 300 plus the fee 7.333 as an allowable
     // cost, gross proceeds 300.005: loss 7.33.
     ['uk', '300.00', [LOSSES, '7.33', '0']],
-  ])('%s: posts the gains report’s gain of the disposal, the fee deducted once', async (rules, carrying, gain) => {
-    const run = await runJournal(history('300'), { gains: { taxRules: rules, currency: 'USD' } });
-    expect(linesOf(run.rows, 's1')).toEqual([
-      [BTC, '0', carrying],
-      gain,
-      // The proceeds, and the fee as a line of its own (the cash received is 292.67).
-      [CASH, '300.00', '0'],
-      [CASH, '0', '7.33'],
-    ]);
-    const posted = new Big(gain[2] as string).minus(gain[1] as string).toFixed(2);
-    expect(posted).toBe(reportedGain(run.tables, 's1'));
-    expect(run.rows.some((row) => row[2] === FEES)).toBe(false);
-    expect(run.manifest.totals.realisedGain).toBe(posted);
-  });
+  ])(
+    '%s: posts the gains report’s gain of the disposal, the fee deducted once',
+    async (rules, carrying, gain) => {
+      const run = await runJournal(history('300'), { gains: { taxRules: rules, currency: 'USD' } });
+      expect(linesOf(run.rows, 's1')).toEqual([
+        [BTC, '0', carrying],
+        gain,
+        // The proceeds, and the fee as a line of its own (the cash received is 292.67).
+        [CASH, '300.00', '0'],
+        [CASH, '0', '7.33'],
+      ]);
+      const posted = new Big(gain[2] as string).minus(gain[1] as string).toFixed(2);
+      expect(posted).toBe(reportedGain(run.tables, 's1'));
+      expect(run.rows.some((row) => row[2] === FEES)).toBe(false);
+      expect(run.manifest.totals.realisedGain).toBe(posted);
+    },
+  );
 
   it('ties each month out with its own gains report and holdings when exported month by month', async () => {
     for (const rules of ['us', 'uk', 'de']) {
