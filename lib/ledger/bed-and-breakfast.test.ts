@@ -108,4 +108,32 @@ describe('bed and breakfast across a month end, month by month', () => {
     expect(balance(books, PROFIT_AND_LOSS).cost).toBe('-200.00');
     expect(february.manifest?.totals.realisedGain).toBe(reportedNet(february.tables));
   });
+
+  it('reverses the adjustment in the next month even when every token was sold and nothing opens', async () => {
+    const soldOut = [
+      trade('b1', '2025-01-05T10:00:00.000Z', '4', '400'),
+      // All 4 sold, bought back on 5 February for 2400: loss 400; none held at January's end.
+      trade('s1', '2025-01-31T10:00:00.000Z', '-4', '-2000'),
+      trade('b2', '2025-02-05T10:00:00.000Z', '4', '2400'),
+    ];
+    const request = parseExportRequest({
+      profile: 'acme',
+      period: '2025-02',
+      reports: ['journal'],
+      gains: { taxRules: 'uk', currency: 'USD' },
+    });
+    const range = periodRange(request.period, request.timeZone);
+    const feed = createGainsFeed(request, { start: range.start.toJSDate(), end: range.end.toJSDate() });
+    for (const t of soldOut) feed.add('all', t);
+    const rows: Row[] = [];
+    for (const table of feed.tables())
+      if (table.spec.name === 'journal') for await (const row of table.rows()) rows.push(row);
+    // No opening line (nothing held, at no cost); the reversal brings the 2000 the sale took ahead.
+    expect(rows.filter((row) => row[1] === '2025-02-01').map((row) => [row[2], row[4], row[5]])).toEqual([
+      [BTC, '0', '2000.00'],
+      ['Income:Crypto:Thirty-Day-Adjustments', '2000.00', '0'],
+    ]);
+    // February's asset account on its own: −2000 + 2400 = 400, the pool of 4 BTC.
+    expect(balance(rows, [BTC])).toEqual({ quantity: '4', cost: '400.00' });
+  });
 });

@@ -163,9 +163,12 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       lines.push({ account: h.account, amount, quantity: h.quantity, token: h.token, txId: '' });
       total = total.plus(amount);
     }
-    if (lines.length === 0) return;
-    lines.push({ account: chart.account('opening'), amount: total.neg(), txId: '' });
-    write(options.startDate, [], 'Opening balances of the digital assets at carrying value', lines);
+    if (lines.length > 0) {
+      lines.push({ account: chart.account('opening'), amount: total.neg(), txId: '' });
+      write(options.startDate, [], 'Opening balances of the digital assets at carrying value', lines);
+    }
+    // Even with no opening line (every token of the pool sold and matched ahead): the account
+    // then holds nothing, and the reversal brings the cost the sales took ahead.
     reverseShifts(options.startDate, 'the previous period', shifts);
   };
 

@@ -431,7 +431,7 @@ export function createJournalFeed(
           { check: 'realised gain equals the disposals report (gains summary)', compared: 1, ok: true },
           { check: 'income per category equals the income report', compared: reported.income.size, ok: true },
           {
-            check: `asset balances (quantity and carrying value) at each of ${checks.months} month ends equal the holdings${engine?.options.method === 'hmrc' ? ' (the section 104 pool less the 30-day matches ahead)' : ''}`,
+            check: `asset balances (quantity and carrying value) at each of ${checks.months} month ends equal the holdings${engine?.options.method === 'hmrc' ? ' (the section 104 pool less the 30-day matches ahead, the tokens held at the average cost of the pool)' : ''}`,
             compared: checks.holdings,
             ok: true,
           },
