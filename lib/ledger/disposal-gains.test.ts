@@ -16,6 +16,7 @@ import { Big } from '../domain/index.ts';
 import type { Row } from '../domain/table.ts';
 
 const BTC = 'Assets:Crypto:BTC';
+const ETH = 'Assets:Crypto:ETH';
 const CASH = 'Assets:Cash-Clearing';
 const GAINS = 'Income:Crypto:Realised-Gains';
 const LOSSES = 'Expenses:Crypto:Realised-Losses';
@@ -108,4 +109,57 @@ describe('a disposal with a fiat fee, matched with a lot at a gain and one at a 
     ]);
     expect(reportedGain(run.tables, 's1')).toBe('-57.33');
   });
+});
+
+describe('a fee paid in a token without a fee field', () => {
+  it.each([
+    [
+      // gas paid on its own: a `fee` transaction whose out movement is the fee (the demo has 144)
+      'a fee transaction',
+      tx({
+        id: 'gas',
+        date: '2025-02-10T10:00:00.000Z',
+        category: 'fee',
+        movements: [leg('ETH', '-0.01', '-3')],
+      }),
+      null,
+    ],
+    [
+      // sent 1 ETH between own wallets, 0.99 arrived: 0.01 is spent at its share of the value, 3
+      'what a transfer between own wallets lost on the way',
+      tx({
+        id: 'gas',
+        date: '2025-02-10T10:00:00.000Z',
+        category: 'transfer',
+        hash: '0xabc',
+        accountId: 'A',
+        movements: [leg('ETH', '-1', '-300')],
+      }),
+      tx({
+        id: 'receive',
+        date: '2025-02-10T10:01:00.000Z',
+        category: 'transfer',
+        hash: '0xabc',
+        accountId: 'B',
+        movements: [leg('ETH', '0.99', '297')],
+      }),
+    ],
+  ])(
+    '%s: its value is a fee expense, not cash received; the gain on the tokens spent stays',
+    async (_name, spent, more) => {
+      const history = [
+        tx({ id: 'b1', date: '2025-01-05T10:00:00.000Z', movements: [leg('ETH', '2', '200')] }),
+        spent,
+        ...(more === null ? [] : [more]),
+      ];
+      const run = await runJournal(history, { gains: { taxRules: 'us', currency: 'USD' } });
+      // 0.01 ETH at 100 a unit: carrying value 1.00, worth 3.00, gain 2.00.
+      expect(linesOf(run.rows, 'gas').filter((line) => line[0] !== ETH)).toEqual([
+        [GAINS, '0', '2.00'],
+        [FEES, '3.00', '0'],
+      ]);
+      expect(reportedGain(run.tables, 'gas')).toBe('2.00');
+      expect(run.rows.filter((row) => row[9] === 'gas' && row[2] === CASH)).toEqual([]);
+    },
+  );
 });

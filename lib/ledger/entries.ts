@@ -111,6 +111,8 @@ interface Open {
   feeUsed: boolean;
   /** Token-fee disposals waiting for `feeUsed` to be known: their value's debit. */
   tokenFees: { value: Big; txId: string }[];
+  /** Legs moved between own wallets: a disposal of the same leg is what the transfer lost on the way. */
+  moved: Set<number>;
 }
 
 /** Creates a builder (see {@link EntriesBuilder}). */
@@ -405,6 +407,7 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       assets: new Map(),
       feeUsed: false,
       tokenFees: [],
+      moved: new Set(),
     };
     return open;
   };
@@ -476,10 +479,14 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
             amount: gain.neg(),
             txId: move.txId,
           });
-        if (options.isTokenFee(move.txId, move.leg)) {
+        // Sent more than arrived: the difference is a fee taken from the amount, spent, not sold.
+        const lost = o.moved.has(move.leg);
+        if (lost || options.isTokenFee(move.txId, move.leg)) {
           o.tokenFees.push({ value: money(value), txId: move.txId });
           o.words.push(
-            `fee paid in ${move.requested} ${move.token} from ${move.account}, worth ${at(value)}`,
+            lost
+              ? `${move.requested} ${move.token} from ${move.account} lost on the way (a fee taken from the amount), worth ${at(value)}`
+              : `fee paid in ${move.requested} ${move.token} from ${move.account}, worth ${at(value)}`,
           );
           break;
         }
@@ -494,6 +501,7 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
         break;
       }
       case 'move': {
+        o.moved.add(move.leg);
         const to = move.to ?? move.account;
         change(o, holdingOf(move.token, move.account), quantity.neg(), cost.neg(), move.txId);
         change(o, holdingOf(move.token, to), new Big(move.requested), cost.plus(fee), move.txId);

@@ -37,6 +37,9 @@ import type {
 import type { ExportRequest } from '../plan/request.ts';
 import { readNdjsonLines } from '../snapshot/snapshot.ts';
 
+/** The event adapter's fee categories (its default `feeCategories`, which an export keeps). */
+const FEE_CATEGORIES: ReadonlySet<string> = new Set(['fee']);
+
 /** One check of the tie-out, as the manifest records it. */
 export interface TieOutCheck {
   check: string;
@@ -133,7 +136,8 @@ export function createJournalFeed(
   if (settings === undefined) throw new Error('createJournalFeed needs request.journal');
   const chart = createChart(settings.chart);
   const store = entryStore(options.spoolDir);
-  const tokenFeeLegs = new Map<string, number>();
+  /** Per transaction, the legs whose disposal is a fee paid in a token (see `see`). */
+  const tokenFeeLegs = new Map<string, Set<number>>();
   const balances: BalanceAssertion[] = [];
   const differences: TieOutDifference[] = [];
   const reported = { gain: ZERO, income: new Map<string, Big>() };
@@ -360,18 +364,29 @@ export function createJournalFeed(
         monthEnd,
         matchedAhead: (date) => aheadOf(attached, date),
         isTokenFee: (txId, leg) => {
-          if (tokenFeeLegs.get(txId) !== leg) return false;
-          tokenFeeLegs.delete(txId);
+          const legs = tokenFeeLegs.get(txId);
+          if (legs === undefined || !legs.delete(leg)) return false;
+          if (legs.size === 0) tokenFeeLegs.delete(txId);
           return true;
         },
       });
     },
     see(tx) {
+      const isFiat = (symbol: string) =>
+        DEFAULT_FIAT_SYMBOLS.includes(symbol) || symbol === tx.valueCurrency || symbol === tx.feeCurrency;
+      const legs = new Set<number>();
+      // A transaction of a fee category (the event adapter's `feeCategories`, `fee`): its out
+      // movements are the fee itself (gas paid on its own), spent at their value: a fee expense,
+      // not proceeds received.
+      if (FEE_CATEGORIES.has(tx.category ?? ''))
+        tx.movements.forEach((movement, index) => {
+          if (!isFiat(movement.symbol) && new Big(movement.amount).lt(0)) legs.add(index);
+        });
       // A fee paid in a token is the event one past the transaction's movements (gains/events.ts).
       const symbol = tx.feeSymbol;
-      if (symbol === null || tx.feeQuantity === null || symbol === tx.feeCurrency) return;
-      if (DEFAULT_FIAT_SYMBOLS.includes(symbol)) return;
-      tokenFeeLegs.set(tx.id, tx.movements.length);
+      if (symbol !== null && tx.feeQuantity !== null && symbol !== tx.feeCurrency && !isFiat(symbol))
+        legs.add(tx.movements.length);
+      if (legs.size > 0) tokenFeeLegs.set(tx.id, legs);
     },
     report(disposals, income) {
       for (const line of disposals) reported.gain = reported.gain.plus(line.gain);
