@@ -222,8 +222,6 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       lines.push({
         account: chart.account('thirty-day'),
         amount: shift,
-        quantity: ZERO,
-        token: holding.token,
         txId: '',
       });
     }
@@ -326,8 +324,6 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
         lines.push({
           account: chart.account('thirty-day'),
           amount: shift.neg(),
-          quantity: ZERO,
-          token: holding.token,
           txId: '',
         });
       }
