@@ -68,11 +68,15 @@ describe('runExport to S3 under S3 faults', () => {
           profiles: profilesWithCounts({ demo: 66_000 }),
           pageSize: 1000,
           faults: {},
+          // No service faults here: pages of 1000 rows get a generous timeout, so a busy machine
+          // fails nothing but the store (150 ms, the harness's default, is for small pages).
+          client: { timeoutMs: 10_000 },
           sink: { sink, read },
         })
       : await exportUnderFaults({
           request: parseExportRequest({ profile: 'acme', period: '2024', formats: ['csv', 'xlsx'] }),
           faults: {},
+          client: { timeoutMs: 10_000 },
           sink: { sink, read },
         });
     return { ...result, fired: counter.fired };
