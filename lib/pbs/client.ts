@@ -22,7 +22,7 @@ import { createTokenBucket } from './rate-limiter.ts';
 import { withRetry } from './retry.ts';
 import { parseDateBounds, parseProtocols, validateIdRecords, validateTransactions } from './schemas.ts';
 import type { ServiceShape } from './shape.ts';
-import { endpointTarget, parseReceived, type ReceivedResponse, receiveSigned } from './transport.ts';
+import { endpointTarget, sendSigned } from './transport.ts';
 
 /** Counters of one client instance. */
 export interface PbsClientStats {
@@ -164,7 +164,7 @@ function createFetchJson(cfg: ResolvedPbsConfig, stats: PbsClientStats): FetchJs
     return refreshing;
   };
 
-  return (target, parse, schedule) => {
+  return (target, parse) => {
     let correctedClock = false;
     let refreshedCredentials = false;
     // What the last attempt was signed with: a refusal only says something about those.
@@ -207,45 +207,29 @@ function createFetchJson(cfg: ResolvedPbsConfig, stats: PbsClientStats): FetchJs
       return recoverClock(error) || (await recoverCredentials(error));
     };
 
-    /** One attempt on the wire, in a slot of `schedule` when given: a token, then the body read in full. */
-    const receive = async (): Promise<ReceivedResponse> => {
-      await limiter.acquire();
-      stats.requestsSent++;
-      const nowMs = cfg.now();
-      signedOffsetMs = clockOffsetMs;
-      signedWith = credentials;
-      try {
-        return await receiveSigned(target, {
-          fetch: cfg.fetch,
-          credentials: signedWith,
-          timeoutMs: cfg.timeoutMs,
-          maxResponseBytes: cfg.maxResponseBytes,
-          timestamp: Math.max(0, Math.round(nowMs + signedOffsetMs)),
-          nowMs,
-        });
-      } catch (error) {
-        if (error instanceof PbsHttpError && error.status === 429) stats.rateLimited++;
-        throw error;
-      }
-    };
-
     return withRetry(
       async () => {
-        let waiting = false;
-        const received = await (schedule === undefined
-          ? receive()
-          : schedule(async () => {
-              const read = await receive();
-              waiting = (schedule.pendingCount ?? 1) > 0;
-              return read;
-            }));
-        // The slot is free once the body is read: a request waiting for it goes out before this
-        // body is parsed. A body the parse refuses throws here and is retried as any unreadable
-        // body (same budget), in a slot of its own.
-        if (waiting) await handOff();
-        const response = parseReceived(received, parse);
-        if (isDemoDataAnswer(response.headers)) stats.demoDataAnswers++;
-        return response;
+        await limiter.acquire();
+        stats.requestsSent++;
+        const nowMs = cfg.now();
+        signedOffsetMs = clockOffsetMs;
+        signedWith = credentials;
+        try {
+          const response = await sendSigned(target, {
+            fetch: cfg.fetch,
+            credentials: signedWith,
+            timeoutMs: cfg.timeoutMs,
+            maxResponseBytes: cfg.maxResponseBytes,
+            timestamp: Math.max(0, Math.round(nowMs + signedOffsetMs)),
+            nowMs,
+            ...(parse === undefined ? {} : { parse }),
+          });
+          if (isDemoDataAnswer(response.headers)) stats.demoDataAnswers++;
+          return response;
+        } catch (error) {
+          if (error instanceof PbsHttpError && error.status === 429) stats.rateLimited++;
+          throw error;
+        }
       },
       {
         options: cfg.retry,
@@ -259,20 +243,6 @@ function createFetchJson(cfg: ResolvedPbsConfig, stats: PbsClientStats): FetchJs
       },
     );
   };
-}
-
-/**
- * Turns of the event loop a request that took the freed slot is given before the body is parsed:
- * the first lets it be signed and handed to `fetch` (a free kept-alive connection writes it at
- * once); the second lets a connection opened for it meanwhile (undici sometimes frees the one
- * just read a moment late) connect and send it, on loopback or a near network.
- */
-const HAND_OFF_TURNS = 2;
-
-async function handOff(): Promise<void> {
-  for (let turn = 0; turn < HAND_OFF_TURNS; turn++) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
 }
 
 function sameCredentials(a: PbsCredentials, b: PbsCredentials): boolean {

@@ -29,18 +29,15 @@ async function collect(
     base,
     signedPath: '/v2/accounts',
     params: [['t', 'ETH']],
-    // Each request in a slot of the scheduler, as the client sends them.
-    fetchJson: (target, _parse, schedule = (request) => request()) =>
-      schedule(() =>
-        sendSigned(target, {
-          fetch: fake.fetch,
-          credentials: CREDENTIALS,
-          timeoutMs: 1000,
-          maxResponseBytes: 1 << 20,
-          timestamp: 1,
-          nowMs: 1,
-        }),
-      ),
+    fetchJson: (target) =>
+      sendSigned(target, {
+        fetch: fake.fetch,
+        credentials: CREDENTIALS,
+        timeoutMs: 1000,
+        maxResponseBytes: 1 << 20,
+        timestamp: 1,
+        nowMs: 1,
+      }),
     validate: (items) => items,
     ...requests,
   });

@@ -9,15 +9,9 @@ import { type BodyParser, endpointTarget, type JsonResponse, type RequestTarget 
 
 /**
  * Sends one request (signed, rate-limited and retried by the caller) and returns its JSON, parsed
- * by `parse` when given (a body it refuses is retried as any unreadable body). With `schedule`,
- * each attempt goes through it from its rate-limit token until its body is read, not while the
- * body is parsed nor while a retry waits: the scheduler bounds requests in flight.
+ * by `parse` when given (a body it refuses is retried as any unreadable body).
  */
-export type FetchJson = (
-  target: RequestTarget,
-  parse?: BodyParser,
-  schedule?: RequestScheduler,
-) => Promise<JsonResponse>;
+export type FetchJson = (target: RequestTarget, parse?: BodyParser) => Promise<JsonResponse>;
 
 /** Where the client's base URL points. */
 export interface BaseLocation {
@@ -31,12 +25,9 @@ export interface BaseLocation {
 
 /**
  * Runs one request and resolves as it does: a request-level limiter that several listings may
- * share, so that their requests in flight together stay bounded (a `p-limit` limiter is one).
+ * share, so that their requests in flight together stay bounded.
  */
-export type RequestScheduler = (<R>(request: () => Promise<R>) => Promise<R>) & {
-  /** Requests waiting for a slot, when the scheduler tells (the client then lets one go first). */
-  readonly pendingCount?: number;
-};
+export type RequestScheduler = <R>(request: () => Promise<R>) => Promise<R>;
 
 /** How a listing sends its page requests. */
 export interface PageRequestOptions {
@@ -140,7 +131,9 @@ async function fetchPage<T>(options: PaginateOptions<T>, target: RequestTarget):
   const { itemsPath } = options.shape;
   const parse: BodyParser | undefined =
     options.itemTexts === true ? (text) => parseListBody(text, itemsPath) : undefined;
-  const response = await options.fetchJson(target, parse, options.schedule);
+  const response = await (options.schedule === undefined
+    ? options.fetchJson(target, parse)
+    : options.schedule(() => options.fetchJson(target, parse)));
   const raw = extractItems(response.body, itemsPath, target.path);
   const items = options.validate(raw, target.path);
   const texts = response.itemTexts;

@@ -80,35 +80,13 @@ export function signedUrl(target: RequestTarget, timestamp: number, signature: s
 }
 
 /**
- * A 2xx response read in full and not yet parsed: all that a request slot is held for (see
- * {@link receiveSigned}); {@link parseReceived} then parses it outside the slot.
- */
-export interface ReceivedResponse {
-  text: string;
-  headers: Headers;
-  /** The request URL without timestamp and signature, for resolving relative links. */
-  unsignedUrl: string;
-  /** URL path used in errors. */
-  path: string;
-}
-
-/**
  * Sends one signed GET and reads its whole body within `timeoutMs` and `maxResponseBytes`.
  * Returns the losslessly parsed JSON of a 2xx response; throws `PbsHttpError`, `PbsNetworkError`,
  * `PbsTimeoutError`, `PbsRedirectError` (redirects are never followed), `PbsResponseTooLargeError`
  * or (body not JSON) a retryable `PbsResponseError`. Nothing thrown contains the key, the secret
- * or the signature, in any encoding. {@link receiveSigned} then {@link parseReceived}.
+ * or the signature, in any encoding.
  */
 export async function sendSigned(target: RequestTarget, options: SendOptions): Promise<JsonResponse> {
-  return parseReceived(await receiveSigned(target, options), options.parse);
-}
-
-/**
- * The network half of {@link sendSigned}: sends the request and reads a 2xx body as text, without
- * parsing it (so a caller bounding requests in flight can free the slot before the parse); throws
- * every error of `sendSigned` but the unreadable body's.
- */
-export async function receiveSigned(target: RequestTarget, options: SendOptions): Promise<ReceivedResponse> {
   const { credentials } = options;
   const signature = signRequest(target.signedPath, options.timestamp, credentials.apiSecret);
   const url = signedUrl(target, options.timestamp, signature);
@@ -149,31 +127,23 @@ export async function receiveSigned(target: RequestTarget, options: SendOptions)
     clearTimeout(timer);
   }
 
+  const unsignedUrl = target.query === '' ? target.endpoint : `${target.endpoint}?${target.query}`;
   if (response.status < 200 || response.status > 299) {
     throw httpError(target.path, response, text, redact, options.nowMs);
   }
-  const unsignedUrl = target.query === '' ? target.endpoint : `${target.endpoint}?${target.query}`;
-  return { text, headers: response.headers, unsignedUrl, path: target.path };
-}
-
-/**
- * The parse half of {@link sendSigned}: the body's JSON by `parse` (default `parseJson`); a body
- * that is not JSON (empty, truncated, malformed) throws a retryable `PbsResponseError`.
- */
-export function parseReceived(received: ReceivedResponse, parse: BodyParser = parseJson): JsonResponse {
-  const { text } = received;
   try {
+    const parse: BodyParser = options.parse ?? parseJson;
     const { value, exactNumbers, itemTexts } = parse(text);
     return {
       body: value,
       exactNumbers,
       ...(itemTexts === undefined ? {} : { itemTexts }),
-      headers: received.headers,
-      unsignedUrl: received.unsignedUrl,
+      headers: response.headers,
+      unsignedUrl,
     };
   } catch (error) {
     const reason = text.trim() === '' ? 'empty body' : 'body is not valid JSON (truncated or malformed)';
-    throw new PbsResponseError(received.path, '(body)', reason, true, { cause: error });
+    throw new PbsResponseError(target.path, '(body)', reason, true, { cause: error });
   }
 }
 

@@ -98,34 +98,32 @@ function pagedSource(
         params: [['p', protocol]],
         validate: (items) => items as RawTransaction[],
         ...requests,
-        // Each request in a slot of the scheduler, as the client sends them.
-        fetchJson: (target, _parse, schedule = (request) => request()) =>
-          schedule(async () => {
-            const page = Number(new URLSearchParams(target.query).get('page'));
-            const request = { protocol, page };
-            state.requests.push(request);
-            state.inFlight += 1;
-            inFlightOf[protocol] = (inFlightOf[protocol] ?? 0) + 1;
-            state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
-            state.maxInFlightOf[protocol] = Math.max(
-              state.maxInFlightOf[protocol] ?? 0,
-              inFlightOf[protocol] ?? 0,
-            );
-            try {
-              await respond(request);
-            } finally {
-              state.inFlight -= 1;
-              inFlightOf[protocol] = (inFlightOf[protocol] ?? 0) - 1;
-            }
-            const size = sizes[protocol] ?? 0;
-            const totalItems = options.totalOf?.({ ...request, attempt }) ?? size;
-            const ids = Array.from({ length: size }, (_, n) => `${protocol}-${n}`);
-            const items = ids
-              .slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE)
-              .map((id) => ({ id, date: '2025-01-02T00:00:00.000Z' }));
-            const body = { items, totalItems, totalPages: Math.ceil(totalItems / PAGE_SIZE) };
-            return { body, headers: new Headers(), unsignedUrl: `${target.endpoint}?${target.query}` };
-          }),
+        fetchJson: async (target) => {
+          const page = Number(new URLSearchParams(target.query).get('page'));
+          const request = { protocol, page };
+          state.requests.push(request);
+          state.inFlight += 1;
+          inFlightOf[protocol] = (inFlightOf[protocol] ?? 0) + 1;
+          state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+          state.maxInFlightOf[protocol] = Math.max(
+            state.maxInFlightOf[protocol] ?? 0,
+            inFlightOf[protocol] ?? 0,
+          );
+          try {
+            await respond(request);
+          } finally {
+            state.inFlight -= 1;
+            inFlightOf[protocol] = (inFlightOf[protocol] ?? 0) - 1;
+          }
+          const size = sizes[protocol] ?? 0;
+          const totalItems = options.totalOf?.({ ...request, attempt }) ?? size;
+          const ids = Array.from({ length: size }, (_, n) => `${protocol}-${n}`);
+          const items = ids
+            .slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE)
+            .map((id) => ({ id, date: '2025-01-02T00:00:00.000Z' }));
+          const body = { items, totalItems, totalPages: Math.ceil(totalItems / PAGE_SIZE) };
+          return { body, headers: new Headers(), unsignedUrl: `${target.endpoint}?${target.query}` };
+        },
       });
     },
   };

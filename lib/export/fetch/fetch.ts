@@ -262,8 +262,8 @@ export function startFetch(
   const scheduled = client.schedulesRequests === true;
   const requests: PageRequestOptions = {};
   if (scheduled) {
-    // The limiter itself: the client reads its `pendingCount` to let a waiting request go first.
-    const schedule: RequestScheduler = pLimit(concurrency);
+    const requestLimit = pLimit(concurrency);
+    const schedule: RequestScheduler = (request) => requestLimit(request);
     requests.schedule = schedule;
     requests.readAhead = concurrency;
     // Pages requested ahead wait in memory until their shard reads them: bounded over the run.
