@@ -174,6 +174,14 @@ export function longestWholeWord(
   return most;
 }
 
+/** What the sampled rows of a text column hold, in characters (see {@link fitForm}). */
+export interface FormText {
+  /** Its longest word that must print whole (see {@link longestWholeWord}). */
+  whole: number;
+  /** Its longest line. */
+  longest: number;
+}
+
 /** Layout of a form sheet on paper: its column widths, which wrap, and how many print. */
 export interface FormFit extends PrintFit {
   /** The first `printed` columns print, one page wide; the ones after them stay on screen only. */
@@ -182,11 +190,12 @@ export interface FormFit extends PrintFit {
 
 /**
  * Layout of a form sheet ({@link formKind}) one page wide at {@link MIN_PRINT_SCALE} % or
- * more: its text columns narrowed, widest first, and wrapped at spaces, none below its header's
- * longest word or its longest whole word and a space (`wholeWords[i]`, column i's longest word
- * that must not break: a form's amounts, quantities and dates; every word of a `gains` table, so
- * its ids and codes print whole); its number columns as wide as their
- * widest number. Every column prints when that fits; else, for a `form`, the columns up to the
+ * more: its text columns but the first (the row's label) narrowed, widest first, and wrapped at
+ * spaces, none below its header's longest word or its longest whole word (`texts[i].whole`,
+ * column i's longest word that must not break: a form's quantities and dates, digits that take
+ * a character each, and one for the cell's padding; every word of a `gains` table, so its ids
+ * and codes print whole, and two, for capitals wider than digits); its number columns as wide
+ * as their widest number. Every column prints when that fits; else, for a `form`, the columns up to the
  * last number column (the form's own, e.g. Form 8949's (a) to (h)), the ids, notes and currency
  * after them kept on screen and in the CSV. `undefined` when not even those fit (the sheet then
  * prints as any other, {@link fitPrint}).
@@ -195,15 +204,18 @@ export function fitForm(
   kind: 'form' | 'gains',
   columns: readonly PrintColumn[],
   widths: readonly number[],
-  wholeWords: readonly number[],
+  texts: readonly FormText[],
 ): FormFit | undefined {
   const room = (PRINTABLE_WIDTH_PT * 100) / MIN_PRINT_SCALE;
-  const floor = (i: number) => Math.max(columns[i]?.least ?? 0, (wholeWords[i] ?? 0) + 2);
+  const pad = kind === 'form' ? 1 : 2;
+  const floor = (i: number) => Math.max(columns[i]?.least ?? 0, (texts[i]?.whole ?? 0) + pad);
+  // Where none of the column's cells wraps (only its header may).
+  const unwrapped = (i: number) => Math.max(floor(i), (texts[i]?.longest ?? 0) + pad);
   // The spreadsheet fits the page itself (fit to width): this only decides whether the type stays
   // 8.25 points or more, so a column counts its measured width (7 points a character as
   // LibreOffice prints it without Calibri), not the margin of `columnPoints` for fixed scales.
   const columnPoints = (w: number) => w * 7;
-  const narrowable = (i: number) => columns[i]?.kind === 'text';
+  const narrowable = (i: number) => i > 0 && columns[i]?.kind === 'text';
   const filed = columns.map((column) => column.kind).lastIndexOf('number');
   for (const printed of filed < 0 || kind === 'gains' ? [columns.length] : [columns.length, filed + 1]) {
     const points = (list: readonly number[]) =>
@@ -213,16 +225,20 @@ export function fitForm(
     const fitted = [...widths];
     const wrap = columns.map((column) => column.wrap);
     let excess = points(fitted) - room;
-    while (excess > 0) {
-      let widest = -1;
-      fitted.forEach((w, i) => {
-        if (i < printed && narrowable(i) && w > floor(i) && (widest < 0 || w > (fitted[widest] ?? 0)))
-          widest = i;
-      });
-      if (widest < 0) break;
-      fitted[widest] = (fitted[widest] ?? 0) - 1;
-      wrap[widest] = true;
-      excess -= 7;
+    // First down to where their cells still fit one line (a date, a box, a code: only the header
+    // wraps), then, wrapping at spaces, to their floor: the longest texts keep the most room.
+    for (const bound of [unwrapped, floor]) {
+      while (excess > 0) {
+        let widest = -1;
+        fitted.forEach((w, i) => {
+          if (i < printed && narrowable(i) && w > bound(i) && (widest < 0 || w > (fitted[widest] ?? 0)))
+            widest = i;
+        });
+        if (widest < 0) break;
+        fitted[widest] = (fitted[widest] ?? 0) - 1;
+        if ((fitted[widest] ?? 0) < unwrapped(widest)) wrap[widest] = true;
+        excess -= 7;
+      }
     }
     return { widths: fitted, wrap, printed };
   }

@@ -18,6 +18,7 @@ import {
 } from './xlsx-cells.ts';
 import type { PacingStats } from './xlsx-pacing.ts';
 import {
+  type FormText,
   fitForm,
   fitPrint,
   formKind,
@@ -274,7 +275,7 @@ async function writeTable(
     const form =
       kind === undefined
         ? undefined
-        : fitForm(kind, columns.map(printColumn), wanted, wholeWords(columns, sample, kind));
+        : fitForm(kind, columns.map(printColumn), wanted, formTexts(columns, sample, kind));
     const fit = form ?? fitPrint(columns.map(printColumn), wanted);
     printed = form?.printed;
     widths = fit.widths;
@@ -367,22 +368,22 @@ function printColumn(column: SheetColumn): PrintColumn {
 }
 
 /**
- * Each column's longest word among the sampled rows that prints whole (0 but for text columns):
- * a form's number words, every word of a `gains` table (see {@link fitForm}).
+ * What each column's sampled rows hold (0 but for text columns): the longest word that prints
+ * whole (a form's number words, every word of a `gains` table) and the longest line (see {@link fitForm}).
  */
-function wholeWords(
+function formTexts(
   columns: readonly SheetColumn[],
   sample: readonly Row[],
   kind: 'form' | 'gains',
-): number[] {
-  return columns.map((column) =>
-    column.source.kind === 'text' && !column.companion
-      ? longestWholeWord(
-          sample.map((row) => row[column.index]),
-          kind === 'form' ? 'number' : 'any',
-        )
-      : 0,
-  );
+): FormText[] {
+  return columns.map((column) => {
+    if (column.source.kind !== 'text' || column.companion) return { whole: 0, longest: 0 };
+    const cells = sample.map((row) => row[column.index]);
+    return {
+      whole: longestWholeWord(cells, kind === 'form' ? 'number' : 'any'),
+      longest: cells.reduce((most, cell) => Math.max(most, displayWidth(cell ?? null, column)), 0),
+    };
+  });
 }
 
 /** The longest word of a header: the least width it can wrap into. */
