@@ -124,3 +124,172 @@ export function fitPrint(columns: readonly PrintColumn[], widths: readonly numbe
   }
   return { widths: fitted, wrap };
 }
+
+/**
+ * Tables an accountant files from or copies onto a form (`spec.name`): Form 8949 and Schedule D,
+ * Schedule 1, the SA108 and Anlage SO summaries (`tax_summary`). They print one page wide
+ * ({@link fitForm}) when their form's columns can, in type of 8.25 points or more.
+ */
+const FORM_TABLES: ReadonlySet<string> = new Set(['form-8949', 'schedule-d', 'schedule-1', 'tax_summary']);
+
+/**
+ * The gains report's other tables: one page wide when every column can be. Not the allocation
+ * statement of 2025: its long "How allocated" texts, narrowed to fit, would print on three times
+ * the pages.
+ */
+const GAINS_TABLES: ReadonlySet<string> = new Set([
+  'disposals',
+  'gains_summary',
+  'income',
+  'holdings',
+  'gains_warnings',
+  'pool_history',
+]);
+
+/**
+ * How table `name` prints (see {@link fitForm}): `form`, one page wide with at least the form's
+ * columns; `gains`, one page wide when every column fits; `undefined`: as any sheet ({@link fitPrint}).
+ */
+export function formKind(name: string): 'form' | 'gains' | undefined {
+  return FORM_TABLES.has(name) ? 'form' : GAINS_TABLES.has(name) ? 'gains' : undefined;
+}
+
+/** A word of digits with its separators and signs: an amount, a quantity, a date or a year. */
+const NUMBER_WORD = /^[-+(]?[\d.,/:]+[)%]?$/;
+
+/**
+ * Length of the longest word of `texts` a sheet keeps whole on paper, 0 when none: a number word
+ * (see {@link NUMBER_WORD}), or any word (an id, a code) for `any`.
+ */
+export function longestWholeWord(
+  texts: Iterable<string | null | undefined>,
+  which: 'number' | 'any',
+): number {
+  let most = 0;
+  for (const text of texts) {
+    if (text === null || text === undefined) continue;
+    for (const word of text.split(/\s+/))
+      if (which === 'any' || NUMBER_WORD.test(word)) most = Math.max(most, word.length);
+  }
+  return most;
+}
+
+/** What the sampled rows of a text column hold, in characters (see {@link fitForm}). */
+export interface FormText {
+  /** Its longest word that must print whole (see {@link longestWholeWord}). */
+  whole: number;
+  /** Its longest line. */
+  longest: number;
+}
+
+/** Layout of a form sheet on paper: its column widths, which wrap, and how many print. */
+export interface FormFit extends PrintFit {
+  /** The first `printed` columns print, one page wide; the ones after them stay on screen only. */
+  printed: number;
+}
+
+/**
+ * Layout of a form sheet ({@link formKind}) one page wide at {@link MIN_PRINT_SCALE} % or
+ * more: its text columns but the first (the row's label) narrowed, widest first, and wrapped at
+ * spaces, none below its header's longest word or its longest whole word (`texts[i].whole`,
+ * column i's longest word that must not break: a form's quantities and dates, digits that take
+ * a character each, and one for the cell's padding; every word of a `gains` table, so its ids
+ * and codes print whole, and two, for capitals wider than digits); its number columns as wide
+ * as their widest number. Every column prints when that fits; else, for a `form`, the columns up to the
+ * last number column (the form's own, e.g. Form 8949's (a) to (h)), the ids, notes and currency
+ * after them kept on screen and in the CSV. `undefined` when not even those fit (the sheet then
+ * prints as any other, {@link fitPrint}).
+ */
+export function fitForm(
+  kind: 'form' | 'gains',
+  columns: readonly PrintColumn[],
+  widths: readonly number[],
+  texts: readonly FormText[],
+): FormFit | undefined {
+  const room = (PRINTABLE_WIDTH_PT * 100) / MIN_PRINT_SCALE;
+  const pad = kind === 'form' ? 1 : 2;
+  const floor = (i: number) => Math.max(columns[i]?.least ?? 0, (texts[i]?.whole ?? 0) + pad);
+  // Where none of the column's cells wraps (only its header may).
+  const unwrapped = (i: number) => Math.max(floor(i), (texts[i]?.longest ?? 0) + pad);
+  // The spreadsheet fits the page itself (fit to width): this only decides whether the type stays
+  // 8.25 points or more, so a column counts its measured width (7 points a character as
+  // LibreOffice prints it without Calibri), not the margin of `columnPoints` for fixed scales.
+  const columnPoints = (w: number) => w * 7;
+  const narrowable = (i: number) => i > 0 && columns[i]?.kind === 'text';
+  const filed = columns.map((column) => column.kind).lastIndexOf('number');
+  for (const printed of filed < 0 || kind === 'gains' ? [columns.length] : [columns.length, filed + 1]) {
+    const points = (list: readonly number[]) =>
+      list.slice(0, printed).reduce((sum, w) => sum + columnPoints(w), 0);
+    const least = widths.map((w, i) => (narrowable(i) ? Math.min(w, floor(i)) : w));
+    if (points(least) > room) continue;
+    const fitted = [...widths];
+    const wrap = columns.map((column) => column.wrap);
+    let excess = points(fitted) - room;
+    // First down to where their cells still fit one line (a date, a box, a code: only the header
+    // wraps), then, wrapping at spaces, to their floor: the longest texts keep the most room.
+    for (const bound of [unwrapped, floor]) {
+      while (excess > 0) {
+        let widest = -1;
+        fitted.forEach((w, i) => {
+          if (i < printed && narrowable(i) && w > bound(i) && (widest < 0 || w > (fitted[widest] ?? 0)))
+            widest = i;
+        });
+        if (widest < 0) break;
+        fitted[widest] = (fitted[widest] ?? 0) - 1;
+        if ((fitted[widest] ?? 0) < unwrapped(widest)) wrap[widest] = true;
+        excess -= 7;
+      }
+    }
+    return { widths: fitted, wrap, printed };
+  }
+  return undefined;
+}
+
+/**
+ * Print setup of a form sheet laid out by {@link fitForm}: landscape, its first `printed` columns
+ * (of `count`) fitted to one page wide and as many pages down as the rows take, the header row
+ * repeated on each page.
+ */
+export function formPageSetup(printed: number, count: number): Partial<PageSetup> {
+  return {
+    orientation: 'landscape',
+    printTitlesRow: '1:1',
+    margins: { left: 0.3, right: 0.3, top: 0.75, bottom: 0.75, header: 0.3, footer: 0.3 },
+    fitToPage: true,
+    fitToWidth: 1,
+    fitToHeight: 0,
+    ...(printed < count ? { printArea: `A:${columnLetters(printed)}` } : {}),
+  };
+}
+
+/** The letters of column `n` (1 = A). */
+function columnLetters(n: number): string {
+  let letters = '';
+  for (let rest = n; rest > 0; rest = Math.floor((rest - 1) / 26))
+    letters = String.fromCharCode(65 + ((rest - 1) % 26)) + letters;
+  return letters;
+}
+
+/**
+ * Lines `text` takes wrapped at spaces into lines of `perLine` characters, a word longer than a
+ * line broken across lines (as a spreadsheet prints it): a form sheet's row height.
+ */
+export function wordWrappedLines(text: string, perLine: number): number {
+  let lines = 0;
+  for (const paragraph of text.split('\n')) {
+    let used = 0;
+    lines += 1;
+    for (const word of paragraph.split(' ')) {
+      const needed = used === 0 ? word.length : used + 1 + word.length;
+      if (needed <= perLine) {
+        used = needed;
+        continue;
+      }
+      if (used > 0) lines += 1;
+      const broken = Math.max(1, Math.ceil(word.length / perLine));
+      lines += broken - 1;
+      used = word.length - (broken - 1) * perLine;
+    }
+  }
+  return lines;
+}

@@ -17,7 +17,17 @@ import {
   type XlsxCell,
 } from './xlsx-cells.ts';
 import type { PacingStats } from './xlsx-pacing.ts';
-import { fitPrint, type PrintColumn, pageSetup } from './xlsx-print.ts';
+import {
+  type FormText,
+  fitForm,
+  fitPrint,
+  formKind,
+  formPageSetup,
+  longestWholeWord,
+  type PrintColumn,
+  pageSetup,
+  wordWrappedLines,
+} from './xlsx-print.ts';
 import { type BookWriter, MAX_BATCH_CHARS, openBook } from './xlsx-thread.ts';
 
 /** Excel's 1,048,576 rows minus the header row. */
@@ -166,6 +176,8 @@ async function writeTable(
   let dataRow = 0;
   let part = 0;
   let widths: number[] = [];
+  // A form sheet fitted one page wide: how many of its columns print (else it prints as any sheet).
+  let printed: number | undefined;
   let batch: RowBatch = { width: columns.length, styles: [], cells: [] };
   let batchRows = 0;
   let batchChars = 0;
@@ -183,7 +195,7 @@ async function writeTable(
     await flush();
     part += 1;
     const name = names.allocate(spec.title, part);
-    book.startSheet(sheetStart(name, spec.title, columns, widths, settings));
+    book.startSheet(sheetStart(name, spec.title, columns, { widths, printed }, settings));
     const result = { name, table: spec.name, title: spec.title, rows: 0 };
     results.push(result);
     return result;
@@ -228,7 +240,7 @@ async function writeTable(
       if (typeof cell === 'string') throw new ReportCellError(spec.name, column.source.key, dataRow, cell);
       return cell;
     });
-    const lines = wrappedLines(row, columns, widths);
+    const lines = wrappedLines(row, columns, widths, printed !== undefined);
     // Spreadsheets do not grow a row to its wrapped text on opening a file: say how tall it is.
     batch.cells.push(lines > 1 ? LINE_HEIGHT * lines : 0);
     for (const { value } of cells) {
@@ -258,7 +270,14 @@ async function writeTable(
       if (next.done) break;
       sample.push(next.value);
     }
-    const fit = fitPrint(columns.map(printColumn), columnWidths(columns, sample, settings.maxColumnWidth));
+    const wanted = columnWidths(columns, sample, settings.maxColumnWidth);
+    const kind = formKind(spec.name);
+    const form =
+      kind === undefined
+        ? undefined
+        : fitForm(kind, columns.map(printColumn), wanted, formTexts(columns, sample, kind));
+    const fit = form ?? fitPrint(columns.map(printColumn), wanted);
+    printed = form?.printed;
     widths = fit.widths;
     // A text column the print layout narrowed wraps, as one its producer marked to wrap.
     columns = columns.map((column, i) =>
@@ -282,9 +301,10 @@ function sheetStart(
   name: string,
   title: string,
   columns: readonly SheetColumn[],
-  widths: number[],
+  layout: { widths: number[]; printed: number | undefined },
   settings: Settings,
 ): SheetStart {
+  const { widths, printed } = layout;
   // Headers wrap at spaces inside their column (sized by its values), so a long header does not
   // widen the sheet; a number column's header stands over its numbers, aligned right.
   const headerLines = Math.max(
@@ -294,7 +314,7 @@ function sheetStart(
   return {
     name,
     widths,
-    pageSetup: pageSetup(widths),
+    pageSetup: printed === undefined ? pageSetup(widths) : formPageSetup(printed, columns.length),
     headerFooter: pageHeaderFooter(title, settings.print),
     autoFilterColumns: columns.length,
     header: columns.map((column) => sheetTextValue(column.header)),
@@ -347,6 +367,25 @@ function printColumn(column: SheetColumn): PrintColumn {
   return { kind, wrap: column.source.wrap === true, least: longestWord(column.header) + 3 };
 }
 
+/**
+ * What each column's sampled rows hold (0 but for text columns): the longest word that prints
+ * whole (a form's number words, every word of a `gains` table) and the longest line (see {@link fitForm}).
+ */
+function formTexts(
+  columns: readonly SheetColumn[],
+  sample: readonly Row[],
+  kind: 'form' | 'gains',
+): FormText[] {
+  return columns.map((column) => {
+    if (column.source.kind !== 'text' || column.companion) return { whole: 0, longest: 0 };
+    const cells = sample.map((row) => row[column.index]);
+    return {
+      whole: longestWholeWord(cells, kind === 'form' ? 'number' : 'any'),
+      longest: cells.reduce((most, cell) => Math.max(most, displayWidth(cell ?? null, column)), 0),
+    };
+  });
+}
+
 /** The longest word of a header: the least width it can wrap into. */
 function longestWord(text: string): number {
   return text.split(/\s+/).reduce((most, word) => Math.max(most, word.length), 0);
@@ -387,9 +426,14 @@ const LINE_HEIGHT = 15;
 /**
  * How many lines the tallest wrapped cell of `row` takes in its column: a cell's text, line by
  * line, broken every `width` characters (a column fits `width` digits, more letters of
- * most text: an estimate that errs on the tall side).
+ * most text: an estimate that errs on the tall side); `byWord`: wrapped at spaces, as printed.
  */
-function wrappedLines(row: Row, columns: readonly SheetColumn[], widths: readonly number[]): number {
+function wrappedLines(
+  row: Row,
+  columns: readonly SheetColumn[],
+  widths: readonly number[],
+  byWord: boolean,
+): number {
   let most = 1;
   columns.forEach((column, i) => {
     const text = row[column.index];
@@ -397,9 +441,10 @@ function wrappedLines(row: Row, columns: readonly SheetColumn[], widths: readonl
     if (column.source.wrap !== true && !text.includes('\n')) return;
     // A column of width w holds w digits; LibreOffice's cell padding and wider letters take about two.
     const perLine = Math.max(1, (widths[i] ?? 10) - 2);
-    const lines = text
-      .split('\n')
-      .reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / perLine)), 0);
+    // A form sheet's rows are as tall as its text wrapped at spaces (see `wordWrappedLines`).
+    const lines = byWord
+      ? wordWrappedLines(text, perLine)
+      : text.split('\n').reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / perLine)), 0);
     most = Math.max(most, lines);
   });
   return most;
