@@ -42,15 +42,25 @@ const PLAIN_KINDS = [
   'unclassified',
   'transfer-out',
   'thirty-day',
+  'spent',
 ] as const satisfies readonly AccountKind[];
 type PlainKind = (typeof PLAIN_KINDS)[number];
 
 /**
  * Kinds only some journals post to, so a chart with `defaults: "none"` need not give them: the
  * 30-day account exists only under HMRC identification (then the request requires it, see
- * `journalProblems`).
+ * `journalProblems`), the spent account only when the period has tokens spent on goods or
+ * services (known once the history is read: the run is then refused naming the field, see
+ * {@link createChart}).
  */
-const OCCASIONAL_KINDS: ReadonlySet<PlainKind> = new Set(['thirty-day']);
+const OCCASIONAL_KINDS: ReadonlySet<PlainKind> = new Set(['thirty-day', 'spent']);
+
+/** Why a numbered chart must give an occasional account, once the journal needs it. */
+const NEEDED_FOR: Readonly<Partial<Record<PlainKind, string>>> = {
+  'thirty-day': 'with HMRC identification the journal posts bed and breakfast at a month end to it',
+  spent:
+    'the period has tokens spent on goods or services (transactions of category "expense"), whose value the journal posts to it',
+};
 
 /** The default chart (`defaults: "paths"`): hledger/Beancount account paths. */
 export const DEFAULT_ACCOUNTS: Readonly<
@@ -69,6 +79,10 @@ export const DEFAULT_ACCOUNTS: Readonly<
   'thirty-day': {
     code: 'Income:Crypto:Thirty-Day-Adjustments',
     name: 'Realised gains: 30-day rule adjustments (bed and breakfast across a month end)',
+  },
+  spent: {
+    code: 'Expenses:Crypto:Spent',
+    name: 'Goods and services paid with digital assets (to classify)',
   },
 };
 
@@ -154,8 +168,13 @@ export function createChart(settings: ChartSettings): Chart {
     const fallback = DEFAULT_ACCOUNTS[kind];
     const code = given?.code ?? (paths ? fallback.code : undefined);
     // The schema refuses a missing code under `defaults: "none"`; a chart built by hand may lack it.
-    if (code === undefined)
-      throw new ChartError(`journal.chart.${kind}.code`, 'required: the chart sets defaults "none"');
+    if (code === undefined) {
+      const why = kind === 'asset' || kind === 'income' ? undefined : NEEDED_FOR[kind];
+      throw new ChartError(
+        `journal.chart.${kind}.code`,
+        `required: the chart sets defaults "none"${why === undefined ? '' : ` and ${why}`}`,
+      );
+    }
     const name = given?.name ?? fallback.name;
     return { code, name, kind: kind === 'asset' ? 'asset' : kind === 'income' ? 'income' : kind };
   };

@@ -59,6 +59,12 @@ export interface EntriesOptions {
    */
   isTokenFee: (txId: string, leg: number) => boolean;
   /**
+   * Whether a disposal of transaction `txId` at leg `leg` is tokens spent on goods or services (a
+   * transaction of category `expense`): its value is debited to the spent account, not to cash
+   * clearing, since no money came in. Absent: none is.
+   */
+  isSpent?: (txId: string, leg: number) => boolean;
+  /**
    * HMRC identification: each token's pool and what the 30-day rule took ahead of local day `date`
    * (the engine's state now, as for the month-end tie-out); absent or empty: nothing ahead.
    */
@@ -486,13 +492,22 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
           );
           break;
         }
-        o.lines.push({ account: cash, amount: money(value), txId: move.txId });
+        // Spent on goods or services: what was bought is the expense, at the tokens' value (the
+        // disposal's gain as for a sale); a fiat fee is still paid through cash clearing.
+        const spent = options.isSpent?.(move.txId, move.leg) === true;
+        o.lines.push({
+          account: spent ? chart.account('spent') : cash,
+          amount: money(value),
+          txId: move.txId,
+        });
         if (fee.gt(0)) {
           o.feeUsed = true;
           o.lines.push({ account: cash, amount: money(fee).neg(), txId: move.txId });
         }
         o.words.push(
-          `disposed of ${move.requested} ${move.token} from ${move.account} for ${at(value)}${fee.gt(0) ? ` less fee ${at(fee)}` : ''}, carrying value ${at(cost)}, ${gain.gte(0) ? 'gain' : 'loss'} ${at(gain.abs())}`,
+          spent
+            ? `spent ${move.requested} ${move.token} from ${move.account} on goods or services worth ${at(value)}${fee.gt(0) ? `, fee ${at(fee)} (a cost of the disposal)` : ''}, carrying value ${at(cost)}, ${gain.gte(0) ? 'gain' : 'loss'} ${at(gain.abs())}`
+            : `disposed of ${move.requested} ${move.token} from ${move.account} for ${at(value)}${fee.gt(0) ? ` less fee ${at(fee)}` : ''}, carrying value ${at(cost)}, ${gain.gte(0) ? 'gain' : 'loss'} ${at(gain.abs())}`,
         );
         break;
       }

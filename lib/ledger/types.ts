@@ -17,6 +17,7 @@ export const ACCOUNT_KINDS = [
   'rounding',
   'transfer-out',
   'thirty-day',
+  'spent',
 ] as const;
 
 /** One of {@link ACCOUNT_KINDS}. */

@@ -20,10 +20,21 @@ export function journalReadmeLines(journal: JournalRequest, method?: string): st
     `journal: an acquisition debits the asset at cost (fees included) and credits cash clearing ${code('cash')}; a disposal debits ${code('cash')} with the proceeds (a fee deducted from them as a credit), credits the asset with the carrying value of the lots it took, and posts the difference to realised gains ${code('gain')} or losses ${code('loss')} (as the gains summary shows it)`,
     `journal: income debits the asset at its value and credits the income account of its category (e.g. staking ${chart.income('staking')?.code ?? code('unclassified')}); a category the chart does not name, and a deposit from outside the portfolio, go to ${code('unclassified')} for review`,
     `journal: a move between own wallets is posted only with per-wallet accounts (at carrying value); a transfer to outside the portfolio credits the asset and debits ${code('transfer-out')}; gas paid in a token (a fee field, a fee transaction's out movements, what a transfer between own wallets lost on the way) is a disposal of it, its value an expense on ${code('fee')} unless it is already in the transaction's proceeds or cost`,
+    spentLine(journal, chart),
     `journal: opening balances at the period start against ${code('opening')}; what rounding each line to the minor unit leaves over goes to ${code('rounding')}; the Beancount and hledger journals assert every asset account's quantity of each token at each month end`,
     "journal tie-out: realised gains equal the gains summary, income per category the income report, and each month end's asset balances (quantity and carrying value) the holdings; the manifest records the totals and the checks, and a run that does not tie out fails",
     ...(method === 'hmrc' ? [hmrcLine(code('thirty-day'))] : []),
   ];
+}
+
+/** How the journal posts tokens spent on goods or services (README "Into the books"). */
+function spentLine(journal: JournalRequest, chart: ReturnType<typeof createChart>): string {
+  // A numbered chart may leave the account out while the period has no such transaction.
+  const named = journal.chart.defaults !== 'none' || journal.chart.spent?.code !== undefined;
+  const where = named
+    ? `debited to ${chart.account('spent').code}`
+    : 'debited to the spent account (the chart names none: none in the period)';
+  return `journal: tokens spent on goods or services (transactions of category "expense") are a disposal at their value, its gain or loss posted as for a sale, and that value (what was bought) is ${where}, not to cash clearing, for the accountant to classify; a fiat fee of the payment is a cost of the disposal, paid through ${chart.account('cash').code}`;
 }
 
 /** How the journal posts HMRC identification (README "Into the books"). */

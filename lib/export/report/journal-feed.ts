@@ -40,6 +40,9 @@ import { readNdjsonLines } from '../snapshot/snapshot.ts';
 /** The event adapter's fee categories (its default `feeCategories`, which an export keeps). */
 const FEE_CATEGORIES: ReadonlySet<string> = new Set(['fee']);
 
+/** Categories whose out movements are tokens spent on goods or services (the spent account). */
+const SPENT_CATEGORIES: ReadonlySet<string> = new Set(['expense']);
+
 /** One check of the tie-out, as the manifest records it. */
 export interface TieOutCheck {
   check: string;
@@ -109,6 +112,14 @@ function entryStore(spoolDir: string | undefined) {
   };
 }
 
+/** Whether `leg` of `txId` is in `legs`; it is taken out (each leg is disposed of once). */
+function takeLeg(legs: Map<string, Set<number>>, txId: string, leg: number): boolean {
+  const found = legs.get(txId);
+  if (found === undefined || !found.delete(leg)) return false;
+  if (found.size === 0) legs.delete(txId);
+  return true;
+}
+
 /** The local day after `YYYY-MM-DD`. */
 function nextDay(date: string): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
@@ -138,6 +149,8 @@ export function createJournalFeed(
   const store = entryStore(options.spoolDir);
   /** Per transaction, the legs whose disposal is a fee paid in a token (see `see`). */
   const tokenFeeLegs = new Map<string, Set<number>>();
+  /** Per transaction, the legs whose disposal is tokens spent on goods or services (see `see`). */
+  const spentLegs = new Map<string, Set<number>>();
   const balances: BalanceAssertion[] = [];
   const differences: TieOutDifference[] = [];
   const reported = { gain: ZERO, income: new Map<string, Big>() };
@@ -363,12 +376,8 @@ export function createJournalFeed(
         emit: (entry) => store.add(entry),
         monthEnd,
         matchedAhead: (date) => aheadOf(attached, date),
-        isTokenFee: (txId, leg) => {
-          const legs = tokenFeeLegs.get(txId);
-          if (legs === undefined || !legs.delete(leg)) return false;
-          if (legs.size === 0) tokenFeeLegs.delete(txId);
-          return true;
-        },
+        isTokenFee: (txId, leg) => takeLeg(tokenFeeLegs, txId, leg),
+        isSpent: (txId, leg) => takeLeg(spentLegs, txId, leg),
       });
     },
     see(tx) {
@@ -387,6 +396,15 @@ export function createJournalFeed(
       if (symbol !== null && tx.feeQuantity !== null && symbol !== tx.feeCurrency && !isFiat(symbol))
         legs.add(tx.movements.length);
       if (legs.size > 0) tokenFeeLegs.set(tx.id, legs);
+      // Tokens spent on goods or services: their out movements are a disposal whose value is the
+      // expense (the spent account), not proceeds received into cash clearing.
+      if (SPENT_CATEGORIES.has(tx.category ?? '')) {
+        const spent = new Set<number>();
+        tx.movements.forEach((movement, index) => {
+          if (!isFiat(movement.symbol) && new Big(movement.amount).lt(0)) spent.add(index);
+        });
+        if (spent.size > 0) spentLegs.set(tx.id, spent);
+      }
     },
     report(disposals, income) {
       for (const line of disposals) reported.gain = reported.gain.plus(line.gain);
