@@ -9,7 +9,7 @@
 import { Big, text, ZERO } from '../domain/index.ts';
 import type { BasisMove, DisposalLine, GainsEvent, GainsObserver, PoolPosition } from '../gains/types.ts';
 import type { Chart } from './chart.ts';
-import { UnbalancedEntryError } from './errors.ts';
+import { ChartError, UnbalancedEntryError } from './errors.ts';
 import { heldAtPoolCost, type MatchedAhead } from './thirty-day.ts';
 import type { Account, JournalEntry, Posting } from './types.ts';
 
@@ -430,6 +430,16 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
     return lineGains(move.lines ?? [], money).minus(earlier);
   };
 
+  /** The spent account; a numbered chart without it is refused naming the first such transaction. */
+  const spentAccount = (txId: string): Account => {
+    try {
+      return chart.account('spent');
+    } catch (error) {
+      if (!(error instanceof ChartError)) throw error;
+      throw new ChartError(error.field, `${error.reason} (the first: transaction ${txId})`, { cause: error });
+    }
+  };
+
   const basis = (move: BasisMove) => {
     if (!move.reported) return;
     const o = entryFor(move);
@@ -496,7 +506,7 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
         // disposal's gain as for a sale); a fiat fee is still paid through cash clearing.
         const spent = options.isSpent?.(move.txId, move.leg) === true;
         o.lines.push({
-          account: spent ? chart.account('spent') : cash,
+          account: spent ? spentAccount(move.txId) : cash,
           amount: money(value),
           txId: move.txId,
         });

@@ -143,7 +143,9 @@ describe('a numbered chart and the spent account', () => {
     );
     expect(error).toBeInstanceOf(ChartError);
     expect((error as ChartError).field).toBe('journal.chart.spent.code');
-    expect((error as ChartError).reason).toMatch(/required: .*category "expense"/);
+    expect((error as ChartError).reason).toMatch(
+      /required: .*category "expense".*\(the first: transaction e1\)$/,
+    );
   });
 
   it('needs no spent account when the period has none', async () => {
