@@ -144,7 +144,7 @@ describe('workflow tasks when the worker dies part-way', () => {
 
   /** The harness's services with each client wrapped by `wrap`. */
   function wrappedServices(wrap: (client: ExportServiceClient) => ExportServiceClient): ServiceFactory {
-    const services = h.servicesWith({ timeoutMs: 500, logger: { warn: () => {}, debug: () => {} } });
+    const services = h.servicesWith({ timeoutMs: 10_000, logger: { warn: () => {}, debug: () => {} } });
     return async (profile) => {
       const service = await services(profile);
       return { ...service, client: wrap(service.client) };

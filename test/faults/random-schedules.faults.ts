@@ -89,7 +89,8 @@ describe('runExport under seeded random fault schedules', () => {
         faults: schedule.faults,
         rerunFaults: schedule.faults,
         maxReruns: 3,
-        client: { timeoutMs: 150, retry: { maxAttempts: schedule.maxAttempts } },
+        // Stalls last 2 s: a 1 s timeout still cuts them, and a busy machine cuts no healthy request.
+        client: { timeoutMs: 1_000, retry: { maxAttempts: schedule.maxAttempts } },
         deps: { concurrency: schedule.concurrency },
       });
       recordRun('random schedules: runExport', result);
@@ -124,7 +125,12 @@ describe('workflow jobs under seeded random service and S3 faults', () => {
         times: rng.int(1, 4),
         phase: rng.chance(0.3) ? 'after' : 'before',
       });
-      const workers = workersOf(h, { s3: client, jobs: createJobStore({ client, bucket: h.bucket }) });
+      // A timeout below the 2 s stalls for the faulty job (the new job keeps workersOf's generous one).
+      const workers = workersOf(h, {
+        s3: client,
+        jobs: createJobStore({ client, bucket: h.bucket }),
+        services: h.servicesWith({ timeoutMs: 1_000, logger: { warn: () => {}, debug: () => {} } }),
+      });
       const faults = serviceFaults(rng);
       const context = `seed ${seed}: ${JSON.stringify({ failRate, faults })}`;
       const problems: string[] = [];

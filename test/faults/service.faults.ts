@@ -27,7 +27,12 @@ describe('runExport under service faults', () => {
     ['5xx answers', { serverError: { rate: 0.25 } }],
   ])('publishes exactly the service data despite %s, without a rerun', async (name, faults) => {
     // Ten attempts a request: ten faults in a row on one request would be a storm (tested below).
-    const result = await exportUnderFaults({ request: YEAR, faults, client: { retry: { maxAttempts: 10 } } });
+    // A 1 s timeout: far past a healthy request even on a busy machine, far below a 5 s stall.
+    const result = await exportUnderFaults({
+      request: YEAR,
+      faults,
+      client: { retry: { maxAttempts: 10 }, ...(faults.stalledBody ? { timeoutMs: 1_000 } : {}) },
+    });
     recordRun(`service: ${name}`, result);
 
     expect(result.problems).toEqual([]);

@@ -48,7 +48,11 @@ export interface FaultyExportOptions {
   rerunFaults?: FaultOptions;
   /** Reruns allowed after a clean failure (default 1). */
   maxReruns?: number;
-  /** Client settings of the faulty runs (default: 150 ms timeout, 6 attempts, no sleeping). */
+  /**
+   * Client settings of the faulty runs (default: 10 s timeout, 6 attempts, no sleeping). The
+   * timeout is generous so that a busy machine never turns a healthy request into a fault; a test
+   * of stalls sets a shorter one, still well below its `stallMs`.
+   */
   client?: Partial<PbsClientConfig>;
   /** Wraps the client of the first run (e.g. to crash inside a shard's fetch). */
   wrapClient?: (client: ExportServiceClient) => ExportServiceClient;
@@ -109,7 +113,7 @@ export async function exportUnderFaults(options: FaultyExportOptions): Promise<F
   options.onSimulator?.(simulator);
   const sleeps: number[] = [];
   const client = clientFor(simulator.url, simulator.profiles, profile, shape, {
-    timeoutMs: 150,
+    timeoutMs: 10_000,
     retry: { maxAttempts: 6 },
     sleep: async (ms) => {
       sleeps.push(ms);

@@ -2,14 +2,53 @@
  * Headless LibreOffice for the fault tests, as in `test/interop/*.interop.ts`: converts files to
  * CSV with a private user profile and reads the result back.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
 
-const run = promisify(execFile);
+/**
+ * How long one conversion may take. A LibreOffice start on a loaded machine (and the first one,
+ * which creates the profile) can take well over a minute: the limit is there to end a hung
+ * office, not to measure one. Tests that convert set their own timeout above it.
+ */
+export const SOFFICE_TIMEOUT_MS = 300_000;
+
+/**
+ * Runs `soffice` with `args` in its own process group and resolves once it exits 0. On the
+ * deadline the whole group is killed: `soffice` is a script that starts `oosplash` and
+ * `soffice.bin`, and a `soffice.bin` left behind would hold the profile, failing the next run on it.
+ */
+export async function runSoffice(args: readonly string[], timeoutMs = SOFFICE_TIMEOUT_MS): Promise<void> {
+  const child = spawn('soffice', args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-4000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let timedOut = false;
+  const killGroup = () => {
+    try {
+      process.kill(-(child.pid as number), 'SIGKILL');
+    } catch {
+      // The group is gone already.
+    }
+  };
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    killGroup();
+  }, timeoutMs);
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (c, s) => resolve([c, s]));
+  }).finally(() => clearTimeout(deadline));
+  if (code === 0) return;
+  killGroup();
+  const why = timedOut ? `timed out after ${timeoutMs} ms` : `exited with ${code ?? signal}`;
+  throw new Error(`soffice ${why}: ${args.join(' ')}\n${output}`);
+}
 
 /**
  * CSV export filter: comma, double quote, UTF-8, raw values (not as shown), every sheet of a
@@ -39,20 +78,16 @@ export async function convertToCsv(
   options: { export?: string; import?: string } = {},
 ): Promise<Map<string, string>> {
   await mkdir(outdir, { recursive: true });
-  await run(
-    'soffice',
-    [
-      `-env:UserInstallation=${pathToFileURL(profileDir).href}`,
-      '--headless',
-      ...(options.import ? [`--infilter=${options.import}`] : []),
-      '--convert-to',
-      options.export ?? CSV_EXPORT_ALL_SHEETS,
-      '--outdir',
-      outdir,
-      ...(typeof files === 'string' ? [files] : files),
-    ],
-    { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
-  );
+  await runSoffice([
+    `-env:UserInstallation=${pathToFileURL(profileDir).href}`,
+    '--headless',
+    ...(options.import ? [`--infilter=${options.import}`] : []),
+    '--convert-to',
+    options.export ?? CSV_EXPORT_ALL_SHEETS,
+    '--outdir',
+    outdir,
+    ...(typeof files === 'string' ? [files] : files),
+  ]);
   const written = new Map<string, string>();
   for (const name of await readdir(outdir)) {
     if (name.endsWith('.csv')) written.set(name, await readFile(join(outdir, name), 'utf8'));

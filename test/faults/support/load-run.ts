@@ -11,6 +11,7 @@
  * Input: the {@link LoadScenario} as JSON in `PBS_LOAD_SCENARIO`. Output: `LOAD_RESULT <LoadResult
  * JSON>` as the last line of stdout.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -30,6 +31,15 @@ import {
 import { createStateMachineStarter } from '../../../lib/local/index.ts';
 import { createS3Client } from '../../../lib/storage/index.ts';
 import type { Workers } from '../../../lib/workflow/index.ts';
+
+/**
+ * Added to the local runner's wait between two tries for a profile's slot (`LOCAL_SLOT_WAIT_MS`,
+ * 1 s): the machine's 99 tries then cover about 300 s instead of 100 s. Locally the budget is wall
+ * time, and the exports of one key ahead of a queued one are slower on a busy machine: with 100 s,
+ * a loaded machine failed the last of 8 queued exports of one key with ProfileBusyError (on AWS
+ * the same 99 tries cover hours).
+ */
+export const EXTRA_SLOT_WAIT_MS = 2_000;
 
 /** Environment variable carrying the scenario to the child. */
 export const SCENARIO_ENV = 'PBS_LOAD_SCENARIO';
@@ -140,7 +150,10 @@ async function run(scenario: LoadScenario): Promise<LoadResult> {
           runningAt.set(input.jobId, Date.now());
           return output;
         } catch (error) {
-          if (error instanceof ProfileBusyError) busyRetries += 1;
+          if (error instanceof ProfileBusyError) {
+            busyRetries += 1;
+            await sleep(EXTRA_SLOT_WAIT_MS);
+          }
           throw error;
         }
       },

@@ -10,13 +10,17 @@ import { createWorkers, type WorkerDeps, type Workers } from '../../../lib/workf
 import { NOW, type WorkflowHarness } from '../../support/workflow.ts';
 import { checkFinishedRun, listKeys, type Reference, readS3Run } from './fault-harness.ts';
 
-/** The worker tasks over the harness (no waiting between retries), with overrides. */
+/**
+ * The worker tasks over the harness (no waiting between retries), with overrides. The client's
+ * timeout is generous, so that a busy machine fails no healthy request (a test of stalls overrides
+ * `services` with a shorter one).
+ */
 export function workersOf(h: WorkflowHarness, overrides: Partial<WorkerDeps> = {}): Workers {
   return createWorkers({
     jobs: h.jobs,
     s3: h.client,
     bucket: h.bucket,
-    services: h.servicesWith({ timeoutMs: 500, logger: { warn: () => {}, debug: () => {} } }),
+    services: h.servicesWith({ timeoutMs: 10_000, logger: { warn: () => {}, debug: () => {} } }),
     now: h.now,
     ...overrides,
   });
