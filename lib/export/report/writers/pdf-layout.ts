@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import PDFDocument from 'pdfkit';
+import type PDFDocument from 'pdfkit';
 
 /**
  * Drawing primitives of the PDF tax pack (see `pdf-pack.ts`): an A4 document whose only fonts
@@ -19,16 +19,27 @@ export function dejavuFolder(): string {
 const PAGE = { size: 'A4', margins: { top: 56, bottom: 56, left: 48, right: 48 } } as const;
 
 /**
+ * pdfkit, loaded on the first document: it costs about 29 MB of memory once loaded, which every
+ * export without a PDF (CSV and workbook alone) would otherwise carry for nothing.
+ */
+let pdfkit: Promise<typeof PDFDocument> | undefined;
+const loadPdfkit = (): Promise<typeof PDFDocument> => {
+  pdfkit ??= import('pdfkit').then((module) => module.default);
+  return pdfkit;
+};
+
+/**
  * A new document with the DejaVu faces registered and selected. `font: null` keeps pdfkit from
  * loading its built-in Helvetica (AFM files read from its own folder, which a bundle lacks).
  */
-export function newDocument(
+export async function newDocument(
   fontDir: string,
   info: { Title: string; Subject: string; CreationDate: Date },
-): PDFKit.PDFDocument {
+): Promise<PDFKit.PDFDocument> {
+  const Document = await loadPdfkit();
   // The types allow only a font name; pdfkit itself reads null as "no default font".
   const options = { ...PAGE, bufferPages: true, font: null, info } as unknown as PDFKit.PDFDocumentOptions;
-  const doc = new PDFDocument(options);
+  const doc = new Document(options);
   doc.registerFont(FONTS.regular, join(fontDir, 'DejaVuSans.ttf'));
   doc.registerFont(FONTS.bold, join(fontDir, 'DejaVuSans-Bold.ttf'));
   doc.font(FONTS.regular).fontSize(9);

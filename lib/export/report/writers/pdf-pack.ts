@@ -76,7 +76,7 @@ const txt = (header: string, weight = 2): PdfColumn => ({ header, weight });
  */
 export async function writeTaxPack(input: TaxPackInput, out: Writable): Promise<{ pages: number }> {
   const { facts, tables } = input;
-  const doc = newDocument(input.fontDir ?? dejavuFolder(), {
+  const doc = await newDocument(input.fontDir ?? dejavuFolder(), {
     Title: `Tax pack ${facts.profile} ${facts.periodLabel}`,
     Subject: `Gains report figures under ${facts.taxRules} rules`,
     // The run's time, not the clock's: the same run renders the same bytes.
