@@ -216,29 +216,24 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
    */
   const reverseShifts = (date: string, which: string, shifts: Map<Holding, Shift>) => {
     if (shifts.size === 0) return;
-    const lines: Draft[] = [];
-    for (const { holding, shift } of shifts.values()) {
-      lines.push({
-        account: holding.account,
-        amount: shift.neg(),
-        quantity: ZERO,
-        token: holding.token,
-        txId: '',
-      });
-      lines.push({
-        account: chart.account('thirty-day'),
-        amount: shift,
-        txId: '',
-      });
-    }
     write(
       date,
       [],
       `30-day rule (bed and breakfast): the month-end adjustment of ${which} reversed, the disposals at their cost as matched with the acquisitions to come (the correction of their provisional cost if that month's journal was made before their 30 days were over)`,
-      lines,
+      shiftLines(shifts, 'reverse'),
       false,
     );
   };
+
+  /** The lines of a month end's adjustment (`'post'`) or of its reversal (`'reverse'`). */
+  const shiftLines = (shifts: Map<Holding, Shift>, way: 'post' | 'reverse'): Draft[] =>
+    [...shifts.values()].flatMap(({ holding, shift }) => {
+      const toAsset = way === 'post' ? shift : shift.neg();
+      return [
+        { account: holding.account, amount: toAsset, quantity: ZERO, token: holding.token, txId: '' },
+        { account: chart.account('thirty-day'), amount: toAsset.neg(), txId: '' },
+      ];
+    });
 
   const write = (date: string, txIds: string[], description: string, given: Draft[], roll = true) => {
     // Nothing to post (a move between wallets of one account, a value of zero): no line.
@@ -318,27 +313,12 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
     }
     const shifts = aheadShifts(nextDay(date));
     if (shifts.size > 0) {
-      const lines: Draft[] = [];
-      for (const { holding, shift } of shifts.values()) {
-        lines.push({
-          account: holding.account,
-          amount: shift,
-          quantity: ZERO,
-          token: holding.token,
-          txId: '',
-        });
-        lines.push({
-          account: chart.account('thirty-day'),
-          amount: shift.neg(),
-          txId: '',
-        });
-      }
       const last = monthIndex + 1 === options.months.length;
       write(
         date,
         [],
         `${aheadWords(shifts)}; reversed on ${nextDay(date)}${last ? ', in the next period' : ''}`,
-        lines,
+        shiftLines(shifts, 'post'),
         false,
       );
     }
