@@ -15,6 +15,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExportRequest, runExport } from '../../lib/export/index.ts';
 import { type ExportHarness, startExportHarness } from '../support/export.ts';
+import { type Page, printedPages, type Word } from './support/printed-rows.ts';
 
 const run = promisify(execFile);
 
@@ -26,46 +27,6 @@ const RUNS = {
   de: { sheet: 'Anlage SO', gains: { taxRules: 'de', currency: 'USD' } },
 } as const;
 type RunName = keyof typeof RUNS;
-
-interface Word {
-  x: number;
-  xMax: number;
-  y: number;
-  text: string;
-}
-
-/** One printed page: the title its page header names on the left, its body's words (page header and footer left out). */
-interface Page {
-  title: string;
-  words: Word[];
-}
-
-async function printedPages(pdf: string): Promise<Page[]> {
-  const { stdout } = await run('pdftotext', ['-bbox', pdf, '-'], { maxBuffer: 256 * 1024 * 1024 });
-  return stdout
-    .split('<page ')
-    .slice(1)
-    .map((page) => {
-      const width = Number(/width="([\d.]+)"/.exec(page)?.[1]);
-      const words = [
-        ...page.matchAll(
-          /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<\/word>/g,
-        ),
-      ].map((m) => ({
-        x: Number(m[1]),
-        y: Math.round(Number(m[2])),
-        xMax: Number(m[3]),
-        text: (m[4] as string).replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'),
-      }));
-      const top = Math.min(...words.map((w) => w.y));
-      const bottom = Math.max(...words.map((w) => w.y));
-      const title = words
-        .filter((w) => w.y === top && w.x < width / 3)
-        .map((w) => w.text)
-        .join(' ');
-      return { title, words: words.filter((w) => w.y !== top && w.y !== bottom) };
-    });
-}
 
 /** A sheet's header and data rows as exceljs reads them. */
 interface SheetCells {
@@ -132,7 +93,7 @@ describe('tax-form sheets printed to PDF by LibreOffice', () => {
       { maxBuffer: 16 * 1024 * 1024 },
     );
     for (const name of Object.keys(RUNS) as RunName[]) {
-      pages[name] = (await printedPages(join(out, `${name}.pdf`))).filter(
+      pages[name] = (await printedPages(join(out, `${name}.pdf`), 1)).filter(
         (page) => page.title === RUNS[name].sheet,
       );
     }
@@ -161,7 +122,7 @@ describe('tax-form sheets printed to PDF by LibreOffice', () => {
       const wanted = headerWords(name, every);
       const missing = printed.flatMap((page, i) =>
         wanted
-          .filter((word) => !page.words.some((w) => w.text === word))
+          .filter((word) => !page.body.some((w) => w.text === word))
           .map((word) => `page ${i + 1}: ${word}`),
       );
       expect([printed.length > 0, missing]).toEqual([true, []]);
@@ -178,18 +139,18 @@ describe('tax-form sheets printed to PDF by LibreOffice', () => {
     const first = header[0]?.split(' ')[0] as string;
     const firstCells = new Set(rows.map((row) => String(row[0]?.value)));
     return pages[name].flatMap((page) => {
-      const top = Math.min(...page.words.filter((w) => w.text === first).map((w) => w.y));
-      const lead = page.words.find((w) => w.text === first && w.y === top);
+      const top = Math.min(...page.body.filter((w) => w.text === first).map((w) => w.y));
+      const lead = page.body.find((w) => w.text === first && w.y === top);
       if (lead === undefined) return [];
-      const starts = page.words
+      const starts = page.body
         .filter((w) => w.y > top && Math.abs(w.x - lead.x) < 2 && firstCells.has(w.text))
         .map((w) => w.y)
         .sort((a, b) => a - b);
       const headerX = (word: string) =>
-        page.words.find((w) => w.text === word && w.y < (starts[0] ?? 0))?.x ?? Number.POSITIVE_INFINITY;
+        page.body.find((w) => w.text === word && w.y < (starts[0] ?? 0))?.x ?? Number.POSITIVE_INFINITY;
       return starts.map((y, i) => ({
         // Words of one line may differ in height by a point (rounding): a row starts 2 points early.
-        words: page.words
+        words: page.body
           .filter((w) => w.y >= y - 2 && w.y < (starts[i + 1] ?? Number.POSITIVE_INFINITY) - 2)
           .sort((a, b) => a.x - b.x),
         headerX,

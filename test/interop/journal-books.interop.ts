@@ -5,28 +5,14 @@
  * (January's journal made before its 30 days are over, February's after), whose ledger ends at the
  * final figures.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Big } from '../../lib/domain/index.ts';
 import { leg, tx } from '../support/gains.ts';
 import { type JournalRun, runJournal, runJournalAt } from '../support/journal.ts';
-
-const run = promisify(execFile);
-
-/** Runs a tool; resolves with its exit code and output (a failing check is a result here). */
-async function tool(command: string, args: string[]): Promise<{ code: number; output: string }> {
-  try {
-    const { stdout, stderr } = await run(command, args, { maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, output: stdout + stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
-  }
-}
+import { tool } from './support/tool.ts';
 
 let dir: string;
 beforeAll(async () => {

@@ -4,28 +4,14 @@
  * transactions CSV of the same run (not from the journal), and cash clearing does not carry them
  * (no money came in). Both tools accept the journals.
  */
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Big } from '../../lib/domain/index.ts';
 import { parseExportRequest, runExport } from '../../lib/export/index.ts';
 import { type ExportHarness, startExportHarness } from '../support/export.ts';
-
-const run = promisify(execFile);
-
-/** Runs a tool; resolves with its exit code and output (a failing check is a result here). */
-async function tool(command: string, args: string[]): Promise<{ code: number; output: string }> {
-  try {
-    const { stdout, stderr } = await run(command, args, { maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, output: stdout + stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
-  }
-}
+import { tool } from './support/tool.ts';
 
 /** hledger's balance (at cost, USD) of the postings matching `query`, summed: debit positive. */
 async function balanceOf(file: string, query: string[]): Promise<string> {

@@ -5,30 +5,16 @@
  * demo year and on crafted histories. A copy with one month-end assertion changed must fail both,
  * so the assertions are really checked.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExportRequest, runExport } from '../../lib/export/index.ts';
 import type { LedgerFile } from '../../lib/ledger/types.ts';
 import { type ExportHarness, startExportHarness } from '../support/export.ts';
 import { leg, tx } from '../support/gains.ts';
 import { OUTSIDE_HISTORY, runJournal, WALLETS_HISTORY } from '../support/journal.ts';
-
-const run = promisify(execFile);
-
-/** Runs a tool; resolves with its exit code and output (a failing check is a result here). */
-async function tool(command: string, args: string[]): Promise<{ code: number; output: string }> {
-  try {
-    const { stdout, stderr } = await run(command, args, { maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, output: stdout + stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
-  }
-}
+import { tool } from './support/tool.ts';
 
 const hledgerCheck = (file: string) => tool('hledger', ['-f', file, 'check', '--strict']);
 const beanCheck = (file: string) => tool('bean-check', [file]);

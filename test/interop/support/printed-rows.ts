@@ -10,19 +10,25 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-interface Word {
+/** A printed word: its left and right edges, its top (rounded), its text. */
+export interface Word {
   x: number;
+  xMax: number;
   y: number;
   text: string;
 }
 
 /** One printed page: its words, the page header's and footer's left out, and its header's left text. */
-interface Page {
+export interface Page {
   title: string;
   body: Word[];
 }
 
-async function printedPages(pdf: string): Promise<Page[]> {
+/**
+ * The pages of `pdf` as poppler's `pdftotext -bbox` gives their words, each word's top rounded to
+ * `yStep` points (words of one printed line share it).
+ */
+export async function printedPages(pdf: string, yStep = 0.5): Promise<Page[]> {
   const { stdout } = await run('pdftotext', ['-bbox', pdf, '-'], { maxBuffer: 256 * 1024 * 1024 });
   return stdout
     .split('<page ')
@@ -31,12 +37,13 @@ async function printedPages(pdf: string): Promise<Page[]> {
       const width = Number(/width="([\d.]+)"/.exec(page)?.[1]);
       const words = [
         ...page.matchAll(
-          /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="[\d.]+">([^<]*)<\/word>/g,
+          /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<\/word>/g,
         ),
       ].map((m) => ({
         x: Number(m[1]),
-        y: Math.round(Number(m[2]) * 2) / 2,
-        text: xmlText(m[3] as string),
+        xMax: Number(m[3]),
+        y: Math.round(Number(m[2]) / yStep) * yStep,
+        text: xmlText(m[4] as string),
       }));
       const top = Math.min(...words.map((word) => word.y));
       const bottom = Math.max(...words.map((word) => word.y));
