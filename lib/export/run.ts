@@ -38,7 +38,6 @@ import {
   renderReports,
   workbookOptions,
 } from './report/index.ts';
-import { warmXlsxWriter } from './report/writers/xlsx-workers.ts';
 import { assembleSnapshot, changesSince, SNAPSHOT_FORMAT, type SnapshotHeader } from './snapshot/index.ts';
 
 /** Progress of a run, for a progress bar or log lines. */
@@ -124,7 +123,6 @@ export const GENERATOR = { name: 'pbs-export', version: '0.1.0' };
 export async function runExport(request: ExportRequest, deps: ExportDeps): Promise<ExportResult> {
   if (deps.signal?.aborted) throw new RunAbortedError({ cause: deps.signal.reason });
   for (const warning of requestWarnings(request)) deps.warn?.(warning);
-  warmXlsxWriter(request.formats); // Its start and exceljs's load overlap planning and the fetch.
   const startedAt = deps.now();
   const workDir = await openRunScratch(deps);
   const { signal } = deps;

@@ -1,10 +1,8 @@
-import type { BookProps, RowBatch, SheetStart } from './xlsx-book.ts';
+import type { RowBatch, SheetStart } from './xlsx-book.ts';
 import type { PacingStats } from './xlsx-pacing.ts';
 
 /** Messages from the main thread to the XLSX worker. */
 export type FromMain =
-  /** A new workbook: the worker's previous one, if any, is complete. */
-  | { type: 'open'; props: BookProps }
   | { type: 'sheet'; sheet: SheetStart }
   | { type: 'rows'; batch: RowBatch }
   | { type: 'end-sheet' }
