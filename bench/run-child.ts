@@ -29,7 +29,6 @@ import { DEFAULT_SHAPE, type PagePagination } from '../lib/pbs/index.ts';
 import { createServiceClient } from '../lib/service-client.ts';
 import type { SimulatedProfile } from '../lib/simulator/types.ts';
 import { createLocalSink, createS3Client } from '../lib/storage/index.ts';
-import { createWorkers } from '../lib/workflow/workers.ts';
 import { minimalExport } from './minimal-export.ts';
 import { minimalFetch } from './minimal-fetch.ts';
 
@@ -356,10 +355,16 @@ function defaultClient() {
   );
 }
 
-/** The export state machine's workers over local S3 (s3rver in its own process) and the simulator. */
-function lambdaWorkers() {
+/**
+ * The export state machine's workers over local S3 (s3rver in its own process) and the simulator.
+ * The workflow is imported here, for the Lambda modes only, so that the other modes' processes do
+ * not evaluate it (the AWS SDK itself loads only when used: lib/aws-sdk.ts). `await` on the client:
+ * an older checkout's `createS3Client` (`--against`) returns it at once.
+ */
+async function lambdaWorkers() {
   if (task.s3 === undefined) throw new Error('the Lambda path needs local S3');
-  const s3 = createS3Client({
+  const { createWorkers } = await import('../lib/workflow/workers.ts');
+  const s3 = await createS3Client({
     region: 'us-east-1',
     endpoint: task.s3.endpoint,
     forcePathStyle: true,
@@ -385,7 +390,7 @@ function lambdaWorkers() {
  * as Lambda bills each invocation. The finish task runs in a process of its own (its peak RSS).
  */
 async function lambdaFetch() {
-  const { jobs, workers } = lambdaWorkers();
+  const { jobs, workers } = await lambdaWorkers();
   const request = requestOf(task.kind ?? 'csv');
   const key = `bench-${process.pid}-${Date.now()}`;
   const jobId = jobIdFor(request.profile, key);
@@ -432,7 +437,7 @@ async function lambdaFetch() {
 /** The Lambda path's finish task alone, over the parts `lambdaFetch` stored. */
 async function lambdaFinish() {
   if (task.jobId === undefined) throw new Error('the finish task needs the job of a Lambda fetch');
-  const { workers } = lambdaWorkers();
+  const { workers } = await lambdaWorkers();
   const started = performance.now();
   const output = await workers.finish({ jobId: task.jobId });
   const ms = performance.now() - started;

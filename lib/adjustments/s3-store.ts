@@ -4,7 +4,8 @@
  * bytes, and no lifecycle rule expires this prefix). A version is written with `If-None-Match: *`:
  * S3 refuses to replace it, so two changes based on the same version cannot both land.
  */
-import { GetObjectCommand, PutObjectCommand, paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { loadS3Sdk } from '../aws-sdk.ts';
 import { isNotFound, isPreconditionFailed } from '../jobs/s3-objects.ts';
 import { AdjustmentsNotFoundError } from './errors.ts';
 import { type AdjustmentsStore, checkProfile, versionedStore, versionName, versionOf } from './store.ts';
@@ -33,6 +34,7 @@ export function createS3AdjustmentsStore(options: S3AdjustmentsStoreOptions): Ad
     async latestVersion(profile) {
       let max = 0;
       const prefix = folder(profile);
+      const { paginateListObjectsV2 } = await loadS3Sdk();
       for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: prefix })) {
         for (const item of page.Contents ?? [])
           max = Math.max(max, versionOf((item.Key ?? '').slice(prefix.length)) ?? 0);
@@ -40,6 +42,7 @@ export function createS3AdjustmentsStore(options: S3AdjustmentsStoreOptions): Ad
       return max;
     },
     async get(profile, version) {
+      const { GetObjectCommand } = await loadS3Sdk();
       try {
         const response = await client.send(
           new GetObjectCommand({ Bucket: bucket, Key: `${folder(profile)}${versionName(version)}` }),
@@ -52,6 +55,7 @@ export function createS3AdjustmentsStore(options: S3AdjustmentsStoreOptions): Ad
     },
     async create(profile, version, bytes) {
       // `If-None-Match: *`: S3 refuses to replace a version, so a racing writer loses.
+      const { PutObjectCommand } = await loadS3Sdk();
       await client.send(
         new PutObjectCommand({
           Bucket: bucket,

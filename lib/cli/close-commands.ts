@@ -138,7 +138,7 @@ function safeUserName(): string {
 
 /** What the closing commands use of the CLI: its S3 client and its service connection. */
 export interface CloseCommandHelpers {
-  s3(destination: Destination): S3Client | undefined;
+  s3(destination: Destination): Promise<S3Client | undefined>;
   connect(service: ServiceChoice, profile: string): Promise<{ client: PbsClient; close(): Promise<void> }>;
 }
 
@@ -148,7 +148,7 @@ export async function closeCommand(
   io: CliIo,
   helpers: CloseCommandHelpers,
 ): Promise<number> {
-  const s3 = helpers.s3(command.destination);
+  const s3 = await helpers.s3(command.destination);
   const { store, sink } = storeOf(command.destination, s3);
   if (command.command === 'close') {
     const bucket = command.destination.kind === 's3' ? command.destination : undefined;

@@ -132,7 +132,7 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
   const adjustments = command.adjustments
     ? await readAdjustmentsFlag(command.adjustments, request)
     : undefined;
-  const s3 = createS3(command.destination, io);
+  const s3 = await createS3(command.destination, io);
   await checkDestination(command.destination, s3);
   const service = await connect(command, request.profile, io);
   try {
@@ -172,7 +172,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   const rates = await renderRates(command, request);
   const adjustments = await renderAdjustments(command, request);
   const runId = newRunId(io.now());
-  const s3 = createS3(command.destination, io);
+  const s3 = await createS3(command.destination, io);
   await checkDestination(command.destination, s3);
   const destinations = createSink(command.destination, io, s3);
   const { presign } = destinations;
@@ -373,11 +373,12 @@ function createSink(destination: Destination, io: CliIo, client: S3Client | unde
 const RECOMMENDED_NODE_MAJOR = 22;
 
 /**
- * The S3 client of an S3 destination (one for the check and the run), none for a folder. On a
- * Node older than 22 it says so in one line: `bin/pbs-export.ts` turns off the SDK's own
- * nine-line notice (`AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED`), which says the same.
+ * The S3 client of an S3 destination (one for the check and the run), none for a folder: a run to
+ * a folder never loads the AWS SDK (lib/aws-sdk.ts). On a Node older than 22 it says so in one
+ * line: `bin/pbs-export.ts` turns off the SDK's own nine-line notice
+ * (`AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED`), which says the same.
  */
-export function createS3(destination: Destination, io: CliIo): S3Client | undefined {
+export async function createS3(destination: Destination, io: CliIo): Promise<S3Client | undefined> {
   if (destination.kind === 'folder') return undefined;
   const version = io.nodeVersion;
   const major = Number(/^v(\d+)\./.exec(version ?? '')?.[1] ?? RECOMMENDED_NODE_MAJOR);

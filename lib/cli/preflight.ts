@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { loadS3Sdk } from '../aws-sdk.ts';
 import { ValidationError } from '../errors.ts';
 import type { Destination } from './args.ts';
 
@@ -104,6 +105,7 @@ async function checkBucket(destination: Extract<Destination, { kind: 's3' }>, s3
   const { bucket, prefix } = destination;
   const location = `s3://${bucket}/${prefix === '' ? '' : `${prefix}/`}`;
   const key = `${prefix === '' ? '' : `${prefix}/`}${probeName()}`;
+  const { DeleteObjectCommand, PutObjectCommand } = await loadS3Sdk();
   try {
     const { VersionId } = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: '' }));
     // In a versioned bucket a plain delete only hides the probe behind a delete marker: its version

@@ -6,11 +6,8 @@
  * path can delete or overwrite a locked version (an administrator with that permission can, which
  * is what governance mode is for: a reopen that must replace a set is an administrator's act).
  */
-import {
-  GetObjectLockConfigurationCommand,
-  PutObjectRetentionCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { loadS3Sdk } from '../aws-sdk.ts';
 import type { CloseRecord } from './records.ts';
 
 /** Default retention of a closed set: ten years, the longest bookkeeping retention of the rule sets (DE § 147 AO). */
@@ -18,6 +15,7 @@ export const DEFAULT_LOCK_DAYS = 3650;
 
 /** Whether the bucket has Object Lock enabled (false when the store cannot tell, e.g. s3rver). */
 export async function objectLockEnabled(client: S3Client, bucket: string): Promise<boolean> {
+  const { GetObjectLockConfigurationCommand } = await loadS3Sdk();
   try {
     const answer = await client.send(new GetObjectLockConfigurationCommand({ Bucket: bucket }));
     return answer.ObjectLockConfiguration?.ObjectLockEnabled === 'Enabled';
@@ -36,6 +34,7 @@ export function governanceLock(options: {
   const prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
   return async (record: CloseRecord, keys: string[]): Promise<void> => {
     const until = new Date(Date.parse(record.at) + (options.days ?? DEFAULT_LOCK_DAYS) * 86_400_000);
+    const { PutObjectRetentionCommand } = await loadS3Sdk();
     for (const key of keys) {
       await options.client.send(
         new PutObjectRetentionCommand({

@@ -5,7 +5,8 @@
  */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { GetObjectCommand, PutObjectCommand, paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { loadS3Sdk } from '../aws-sdk.ts';
 import { isNotFound } from '../jobs/index.ts';
 import { CloseDataError } from './errors.ts';
 import { CLOSES_PREFIX, type CloseRecord, closeKey, closeRecordSchema } from './records.ts';
@@ -89,6 +90,7 @@ export function createS3CloseStore(options: {
   const full = (key: string) => (prefix === '' ? key : `${prefix}/${key}`);
   const location = (key: string) => `s3://${bucket}/${full(key)}`;
   const read = async (key: string): Promise<Buffer | null> => {
+    const { GetObjectCommand } = await loadS3Sdk();
     try {
       const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: full(key) }));
       return Buffer.from((await response.Body?.transformToByteArray()) ?? new Uint8Array());
@@ -103,6 +105,7 @@ export function createS3CloseStore(options: {
     read,
     async records() {
       const found: CloseRecord[] = [];
+      const { paginateListObjectsV2 } = await loadS3Sdk();
       const pages = paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: full(`${CLOSES_PREFIX}/`) });
       for await (const page of pages) {
         for (const object of page.Contents ?? []) {
@@ -116,6 +119,7 @@ export function createS3CloseStore(options: {
       return found;
     },
     async append(record) {
+      const { PutObjectCommand } = await loadS3Sdk();
       await client.send(
         new PutObjectCommand({
           Bucket: bucket,

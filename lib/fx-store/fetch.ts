@@ -3,7 +3,7 @@
  * with `lib/fx` (a file that is not in a published layout is refused, never kept), and kept in the
  * bucket under its SHA-256 (`kept.ts`), so the same content fetched again writes nothing.
  */
-import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { loadS3Sdk } from '../aws-sdk.ts';
 import { ValidationError } from '../errors.ts';
 import { parseRatesFile, type RateSource } from '../fx/index.ts';
 import { isNotFound } from '../jobs/index.ts';
@@ -117,6 +117,7 @@ async function fetchOne(deps: RatesFetchDeps, file: PublishedFile): Promise<Fetc
   }
   const key = keptKey(file.source, sha256, file.name);
   if (await exists(deps, key)) return { ...file, outcome: 'unchanged', key, sha256 };
+  const { PutObjectCommand } = await loadS3Sdk();
   await deps.s3.send(
     new PutObjectCommand({
       Bucket: deps.bucket,
@@ -130,6 +131,7 @@ async function fetchOne(deps: RatesFetchDeps, file: PublishedFile): Promise<Fetc
 }
 
 async function exists(store: KeptRatesStore, key: string): Promise<boolean> {
+  const { HeadObjectCommand } = await loadS3Sdk();
   try {
     await store.s3.send(new HeadObjectCommand({ Bucket: store.bucket, Key: key }));
     return true;

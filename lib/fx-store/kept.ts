@@ -5,7 +5,8 @@
  * owner published stays, and a run's manifest can name the exact bytes it was converted with.
  */
 import { createHash } from 'node:crypto';
-import { GetObjectCommand, paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { loadS3Sdk } from '../aws-sdk.ts';
 import { ValidationError } from '../errors.ts';
 import {
   loadRates,
@@ -43,6 +44,7 @@ export interface KeptRatesStore {
 
 /** The kept files of `source`, page by page as the bucket lists them (keys of another shape ignored). */
 async function* keptFiles(store: KeptRatesStore, source: RateSource): AsyncGenerator<KeptFile> {
+  const { paginateListObjectsV2 } = await loadS3Sdk();
   const pages = paginateListObjectsV2(
     { client: store.s3 },
     { Bucket: store.bucket, Prefix: sourcePrefix(source) },
@@ -126,6 +128,7 @@ export async function readKeptRates(
   const groups = files === undefined ? newestKept(kept) : listedKept(kept, files).map((file) => [file]);
   if (groups.length === 0) throw noKeptRates(source);
   const read = async (file: KeptFile): Promise<RatesFileInput> => {
+    const { GetObjectCommand } = await loadS3Sdk();
     const object = await store.s3.send(new GetObjectCommand({ Bucket: store.bucket, Key: file.key }));
     const bytes = (await object.Body?.transformToByteArray()) ?? new Uint8Array();
     // The key names the content (a copy seeded by hand could name another): what is recorded is what was read.

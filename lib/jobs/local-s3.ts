@@ -14,7 +14,8 @@
  * Atomic within one process only (every writer of `serve` is in its process). Deployed, S3 itself
  * enforces both headers and this is never used.
  */
-import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { loadS3Sdk } from '../aws-sdk.ts';
 import { LocalPreconditionFailedError } from './errors.ts';
 import { isNotFound } from './s3-objects.ts';
 
@@ -32,6 +33,7 @@ interface ConditionalInput {
  */
 export async function checkWriteCondition(probe: S3Client, input: ConditionalInput): Promise<void> {
   let etag: string | undefined;
+  const { HeadObjectCommand } = await loadS3Sdk();
   try {
     etag = (await probe.send(new HeadObjectCommand({ Bucket: input.Bucket, Key: input.Key }))).ETag;
   } catch (error) {

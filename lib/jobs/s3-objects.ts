@@ -1,18 +1,30 @@
 /** Small JSON-object helpers over S3 with the error kinds the job store needs. */
-import {
-  GetObjectCommand,
-  NoSuchKey,
-  NotFound,
-  PutObjectCommand,
-  type S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { loadS3Sdk } from '../aws-sdk.ts';
 import { LocalPreconditionFailedError } from './errors.ts';
 
 /** A JSON object read from S3 with the ETag to make the next write conditional on. */
 export interface VersionedJson<T> {
   value: T;
   etag: string;
+}
+
+/** The parts of an error the SDK threw for a service's answer that tell it apart. */
+interface ServiceError {
+  name: string;
+  $metadata: { httpStatusCode?: number };
+}
+
+/**
+ * An error the SDK threw for a service's answer, recognised by its shape: `$fault` (`client` or
+ * `server`) and `$metadata`, which is what the SDK's own `instanceof` checks first (smithy's
+ * `ServiceException.isInstance`). Not `instanceof S3ServiceException`: that would load the SDK
+ * into every process that tells errors apart, also those that never talk to S3 (lib/aws-sdk.ts).
+ */
+function isServiceError(error: unknown): error is ServiceError {
+  if (typeof error !== 'object' || error === null) return false;
+  const { $fault, $metadata } = error as { $fault?: unknown; $metadata?: unknown };
+  return ($fault === 'client' || $fault === 'server') && typeof $metadata === 'object' && $metadata !== null;
 }
 
 /**
@@ -22,7 +34,7 @@ export interface VersionedJson<T> {
  * `PreconditionFailed`, 409 `ConditionalRequestConflict`), so those are matched by it, never by name.
  */
 function s3Status(error: unknown): number | undefined {
-  return error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+  return isServiceError(error) ? error.$metadata.httpStatusCode : undefined;
 }
 
 /** S3 (or the local layer, see `local-s3.ts`) refused a conditional write (`If-None-Match` or `If-Match` did not hold): 412. */
@@ -42,7 +54,8 @@ export function isLostRace(error: unknown): boolean {
 
 /** The object does not exist (`NoSuchKey` from GET, `NotFound` from HEAD, or any 404). */
 export function isNotFound(error: unknown): boolean {
-  return error instanceof NoSuchKey || error instanceof NotFound || s3Status(error) === 404;
+  if (!isServiceError(error)) return false;
+  return error.name === 'NoSuchKey' || error.name === 'NotFound' || s3Status(error) === 404;
 }
 
 /** Reads and parses a JSON object; `null` when it does not exist. */
@@ -51,6 +64,7 @@ export async function getJson<T>(
   bucket: string,
   key: string,
 ): Promise<VersionedJson<T> | null> {
+  const { GetObjectCommand } = await loadS3Sdk();
   try {
     const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     const text = (await response.Body?.transformToString('utf8')) ?? '';
@@ -69,6 +83,7 @@ export async function putJson(
   value: unknown,
   condition: { ifNoneMatch?: '*'; ifMatch?: string } = {},
 ): Promise<string | undefined> {
+  const { PutObjectCommand } = await loadS3Sdk();
   const response = await client.send(
     new PutObjectCommand({
       Bucket: bucket,

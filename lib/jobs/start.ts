@@ -1,5 +1,6 @@
 /** Starting a job: create the record conditionally, then start the export execution named by it. */
-import { ExecutionAlreadyExists, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import type { SFNClient } from '@aws-sdk/client-sfn';
+import { loadSfnSdk } from '../aws-sdk.ts';
 import { IdempotencyKeyReusedError, JobConflictError, StartFailedError } from './errors.ts';
 import type { ProfileSlots } from './profile-slots.ts';
 import type { ExportInput, JobRecord } from './records.ts';
@@ -23,6 +24,7 @@ export interface SfnStarterOptions {
 export function createSfnStarter(options: SfnStarterOptions): ExecutionStarter {
   return {
     async start(input) {
+      const { ExecutionAlreadyExists, StartExecutionCommand } = await loadSfnSdk();
       try {
         await options.client.send(
           new StartExecutionCommand({

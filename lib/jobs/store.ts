@@ -3,13 +3,9 @@
  * (two racing starts cannot both win) and updated with `If-Match: <ETag>` (read, change, write,
  * again on a lost race), plus an empty index marker per job for listing a profile's jobs.
  */
-import {
-  DeleteObjectCommand,
-  PutObjectCommand,
-  paginateListObjectsV2,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
+import { loadS3Sdk } from '../aws-sdk.ts';
 import { retry } from '../retry.ts';
 import { InvalidCursorError, JobConflictError, JobNotFoundError } from './errors.ts';
 import { type JobRecord, KEYS } from './records.ts';
@@ -80,8 +76,10 @@ export function createJobStore(options: JobStoreOptions): JobStore {
   const indexKey = (job: JobRecord) => KEYS.jobIndex(job.profile, Date.parse(job.createdAt), job.jobId);
   // The marker key only depends on the record, so writing it again is harmless; it is written on
   // every create call so that a crash between record and marker heals on the retry.
-  const putMarker = (job: JobRecord) =>
-    client.send(new PutObjectCommand({ Bucket: bucket, Key: indexKey(job), Body: new Uint8Array(0) }));
+  const putMarker = async (job: JobRecord) => {
+    const { PutObjectCommand } = await loadS3Sdk();
+    return client.send(new PutObjectCommand({ Bucket: bucket, Key: indexKey(job), Body: new Uint8Array(0) }));
+  };
 
   const store: JobStore = {
     async create(job) {
@@ -128,6 +126,7 @@ export function createJobStore(options: JobStoreOptions): JobStore {
       }
     },
     async remove(job) {
+      const { DeleteObjectCommand } = await loadS3Sdk();
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: indexKey(job) }));
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: KEYS.job(job.jobId) }));
     },
@@ -138,6 +137,7 @@ export function createJobStore(options: JobStoreOptions): JobStore {
       if (after !== undefined && !JOB_CURSOR.test(after)) throw new InvalidCursorError(after);
       const prefix = KEYS.jobIndexPrefix(profile);
       const markers: { name: string; id: string }[] = [];
+      const { paginateListObjectsV2 } = await loadS3Sdk();
       // No MaxKeys: s3rver answers 500 to max-keys, and S3's default page (1000) holds any limit
       // up to 100 plus the one marker that tells whether another page follows. Markers sort
       // newest first, so the page after a cursor starts right after its marker.

@@ -4,6 +4,8 @@
  * only needs the variables of what it uses (the API needs no service URL, for instance), and a
  * missing or invalid variable is a `ConfigError` naming it (`env.ts`).
  */
+// The functions always talk to AWS, so the SDK is imported statically here; elsewhere it loads at
+// its first use (lib/aws-sdk.ts).
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
@@ -18,7 +20,7 @@ import {
   type ProfileRegistry,
 } from '../jobs/index.ts';
 import type { ConnectionSettings } from '../settings.ts';
-import { createS3Client } from '../storage/index.ts';
+import { s3ClientOf } from '../storage/index.ts';
 import {
   createSnsCloseNotifier,
   createSnsNotifier,
@@ -55,7 +57,7 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
     const client =
       endpoint === undefined
         ? new S3Client({})
-        : createS3Client({ region: readEnv(env, 'AWS_REGION'), endpoint, forcePathStyle: true });
+        : s3ClientOf(S3Client, { region: readEnv(env, 'AWS_REGION'), endpoint, forcePathStyle: true });
     return tracer.captureAWSv3Client(client);
   });
   const jobs = memo((): JobStore => createJobStore({ client: s3(), bucket: bucket() }));

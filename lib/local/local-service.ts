@@ -151,7 +151,7 @@ async function startLocalS3(port: number, undo: UndoStack, step: (step: string) 
   const { port: s3Port } = await s3rver.run();
   undo.push(() => s3rver.close());
   const s3Endpoint = `http://127.0.0.1:${s3Port}`;
-  const s3 = createS3Client({
+  const s3 = await createS3Client({
     region: 'us-east-1',
     endpoint: s3Endpoint,
     forcePathStyle: true,

@@ -10,7 +10,7 @@ export {
   type PresignDownloadOptions,
   presignDownload,
 } from './presign.ts';
-export { createS3Client, type S3ClientSettings } from './s3-client.ts';
+export { createS3Client, type S3ClientSettings, s3ClientOf } from './s3-client.ts';
 export { type RepairResult, repairDeadSets } from './s3-repair.ts';
 export {
   createS3Sink,

@@ -1,5 +1,5 @@
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { loadS3Presigner, loadS3Sdk } from '../aws-sdk.ts';
 import { ValidationError } from '../errors.ts';
 
 /** Expiry used when none is given: 15 minutes. */
@@ -45,6 +45,8 @@ export async function presignDownload(options: PresignDownloadOptions): Promise<
       `must be a whole number of seconds from 1 to ${MAX_PRESIGN_EXPIRY_SECONDS}, got ${expiresInSeconds}`,
     );
   }
+  // The SDK is loaded here, not statically: most runs never presign (lib/aws-sdk.ts).
+  const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([loadS3Sdk(), loadS3Presigner()]);
   const command = new GetObjectCommand({
     Bucket: bucket,
     Key: key,

@@ -4,8 +4,9 @@
  * and which final keys a commit may have written, and names the process that commits it, so that
  * the next run can finish the copies of a process killed in between (`s3-repair.ts`).
  */
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { z } from 'zod';
+import { loadS3Sdk } from '../aws-sdk.ts';
 import { messageOf, StorageError } from './errors.ts';
 import { assertObjectName } from './names.ts';
 import type { StagedObject } from './s3-copy.ts';
@@ -50,6 +51,7 @@ export async function writeCommitMarker(
   marker: CommitMarker,
 ): Promise<void> {
   const key = `${places.stagingPrefix}${COMMIT_MARKER}`;
+  const { PutObjectCommand } = await loadS3Sdk();
   try {
     await client.send(
       new PutObjectCommand({
@@ -85,6 +87,7 @@ export async function readCommitMarker(
   const key = `${places.stagingPrefix}${COMMIT_MARKER}`;
   const location = `s3://${bucket}/${key}`;
   let text: string;
+  const { GetObjectCommand } = await loadS3Sdk();
   try {
     const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     text = (await response.Body?.transformToString('utf8')) ?? '';

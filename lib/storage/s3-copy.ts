@@ -2,16 +2,9 @@
  * Server-side copies that put a staged S3 set in place, shared by a set's `commit()` and by the
  * repair of a set whose process was killed while copying (`s3-repair.ts`).
  */
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CopyObjectCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  type S3Client,
-  UploadPartCopyCommand,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
+import { loadS3Sdk } from '../aws-sdk.ts';
 import { messageOf, StorageError } from './errors.ts';
 
 /**
@@ -70,6 +63,7 @@ export async function deleteKey(
   bucket: string,
   key: string,
 ): Promise<StorageError | undefined> {
+  const { DeleteObjectCommand } = await loadS3Sdk();
   try {
     await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     return undefined;
@@ -114,6 +108,13 @@ export async function copyObject(settings: CopySettings, object: StagedObject): 
   const { client, bucket, copyThreshold, copyPartSize } = settings;
   const location = `s3://${bucket}/${object.finalKey}`;
   const source = copySource(bucket, object.stagingKey);
+  const {
+    AbortMultipartUploadCommand,
+    CompleteMultipartUploadCommand,
+    CopyObjectCommand,
+    CreateMultipartUploadCommand,
+    UploadPartCopyCommand,
+  } = await loadS3Sdk();
   if (object.bytes <= copyThreshold) {
     try {
       const copied = await client.send(

@@ -4,7 +4,7 @@
  * leaves some files at their final keys without a manifest. The set was complete (its commit
  * marker says so, and lists its keys), so the next run finishes the copies, manifest last.
  */
-import { paginateListObjectsV2 } from '@aws-sdk/client-s3';
+import { loadS3Sdk } from '../aws-sdk.ts';
 import { messageOf, StorageError } from './errors.ts';
 import { isDeadOwner, type ProcessOwner } from './owner.ts';
 import { COMMIT_MARKER, readCommitMarker, type SetPlaces } from './s3-commit-marker.ts';
@@ -86,6 +86,7 @@ export async function repairDeadSets(settings: RepairSettings): Promise<RepairRe
 async function listMarkers(settings: RepairSettings, stagingRoot: string): Promise<string[]> {
   const { client, bucket } = settings;
   const markers: string[] = [];
+  const { paginateListObjectsV2 } = await loadS3Sdk();
   try {
     for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: stagingRoot })) {
       for (const object of page.Contents ?? []) {

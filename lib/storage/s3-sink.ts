@@ -1,10 +1,6 @@
-import {
-  AbortMultipartUploadCommand,
-  DeleteObjectCommand,
-  paginateListObjectsV2,
-  type S3Client,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { Upload } from '@aws-sdk/lib-storage';
+import { loadS3Sdk, loadS3Upload } from '../aws-sdk.ts';
 import { ValidationError } from '../errors.ts';
 import { messageOf, StorageAbortedError, StorageError } from './errors.ts';
 import { HashingStream } from './hashing.ts';
@@ -147,6 +143,7 @@ export function createS3Sink(options: S3SinkOptions): Sink {
     async list(listPrefix: string): Promise<string[]> {
       assertListPrefix(listPrefix);
       const names: string[] = [];
+      const { paginateListObjectsV2 } = await loadS3Sdk();
       try {
         const pages = paginateListObjectsV2(
           { client },
@@ -169,6 +166,7 @@ export function createS3Sink(options: S3SinkOptions): Sink {
     async remove(name: string): Promise<void> {
       assertUnstaged(name, 'name');
       const key = `${keyPrefix}${name}`;
+      const { DeleteObjectCommand } = await loadS3Sdk();
       try {
         await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
       } catch (error) {
@@ -366,33 +364,40 @@ function openS3Object(settings: ObjectSettings): SinkObject {
   stream.on('error', () => {});
 
   // leavePartsOnError: the sink aborts by itself, so a refused AbortMultipartUpload cannot
-  // replace the original error as it would inside Upload.
-  const upload = new Upload({
-    client,
-    params: { Bucket: bucket, Key: key, Body: stream, ContentType: contentType },
-    partSize,
-    queueSize,
-    leavePartsOnError: true,
-  });
+  // replace the original error as it would inside Upload. `Upload` loads at its first use
+  // (lib/aws-sdk.ts); what the caller writes meanwhile waits in the body.
+  const upload: Promise<Upload> = loadS3Upload().then(
+    ({ Upload }) =>
+      new Upload({
+        client,
+        params: { Bucket: bucket, Key: key, Body: stream, ContentType: contentType },
+        partSize,
+        queueSize,
+        leavePartsOnError: true,
+      }),
+  );
   // Started now so parts flow while the caller writes. Destroying the body on failure unblocks
   // writers waiting for 'drain'.
-  const settled: Promise<Settled> = upload.done().then(
-    () => ({ ok: true }),
-    (error: unknown) => {
-      stream.destroy(error instanceof Error ? error : undefined);
-      return { ok: false, error };
-    },
-  );
+  const settled: Promise<Settled> = upload
+    .then((started) => started.done())
+    .then(
+      () => ({ ok: true }),
+      (error: unknown) => {
+        stream.destroy(error instanceof Error ? error : undefined);
+        return { ok: false, error };
+      },
+    );
 
   /** Removes what the upload left: its parts if it failed, the object if it completed anyway. */
   const discard = once(async (result: Settled): Promise<unknown> => {
     try {
+      const { AbortMultipartUploadCommand, DeleteObjectCommand } = await loadS3Sdk();
+      // An upload that never started (its package failed to load) left nothing to abort.
+      const uploadId = (await upload.catch(() => undefined))?.uploadId;
       if (result.ok) {
         await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
-      } else if (upload.uploadId !== undefined) {
-        await client.send(
-          new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: upload.uploadId }),
-        );
+      } else if (uploadId !== undefined) {
+        await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }));
       }
       return undefined;
     } catch (error) {

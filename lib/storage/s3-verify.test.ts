@@ -35,7 +35,7 @@ async function corruptingClient(
     pick: (incoming) => isUploadTo(incoming, suffix, part),
     corruption,
   });
-  const client = createS3Client({
+  const client = await createS3Client({
     region: 'us-east-1',
     endpoint: proxy.endpoint,
     forcePathStyle: true,

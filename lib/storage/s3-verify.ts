@@ -14,12 +14,8 @@
  * the SDK's checksum framing as content (DESIGN.md, known traps), and a multipart upload's
  * SHA-256 is a checksum of part checksums, not of the object.
  */
-import {
-  GetObjectCommand,
-  HeadObjectCommand,
-  type HeadObjectCommandOutput,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import type { HeadObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
+import { loadS3Sdk } from '../aws-sdk.ts';
 import { messageOf, StorageError } from './errors.ts';
 import { digestOf } from './hashing.ts';
 import type { CopyAnswer } from './s3-copy.ts';
@@ -64,6 +60,7 @@ export async function verifyStoredObject(
     return 'etag';
   }
   let kept: { bytes: number; sha256: string };
+  const { GetObjectCommand } = await loadS3Sdk();
   try {
     const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     kept = await digestOf((object.Body ?? []) as AsyncIterable<Uint8Array>);
@@ -110,6 +107,7 @@ async function headOf(
   key: string,
   location: string,
 ): Promise<HeadObjectCommandOutput> {
+  const { HeadObjectCommand } = await loadS3Sdk();
   try {
     return await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
   } catch (error) {

@@ -9,10 +9,10 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { createS3AdjustmentsStore, loadRequestedAdjustments } from '../adjustments/index.ts';
+import { loadS3Sdk, loadS3Upload } from '../aws-sdk.ts';
 import type { ChangedAfterCloseNotice } from '../close/index.ts';
 import { ValidationError } from '../errors.ts';
 import {
@@ -246,6 +246,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
           protocolField: service.fields.protocol,
         });
         if (fetched === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
+        const { Upload } = await loadS3Upload();
         await new Upload({
           client: s3,
           params: {
@@ -418,6 +419,7 @@ async function downloadPart(
 ): Promise<FetchedShard & { demo: boolean }> {
   const key = KEYS.part(jobId, index);
   const partFile = join(dir, `part-${index}.ndjson.gz`);
+  const { GetObjectCommand } = await loadS3Sdk();
   try {
     const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     await pipeline(response.Body as Readable, createWriteStream(partFile));

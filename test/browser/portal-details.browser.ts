@@ -40,7 +40,7 @@ let profileDir: string;
 
 /** Puts a report set of January 2024, closes it over the API, and publishes a restatement of it. */
 async function closedMonthWithRestatement(): Promise<void> {
-  const s3 = createS3Client({
+  const s3 = await createS3Client({
     region: 'us-east-1',
     endpoint: service.s3Endpoint,
     forcePathStyle: true,

@@ -19,7 +19,7 @@ let closed = false;
 beforeAll(async () => {
   service = await startLocalService({ port: 0 });
   token = await service.devToken(['demo']);
-  const s3 = createS3Client({
+  const s3 = await createS3Client({
     region: 'us-east-1',
     endpoint: service.s3Endpoint,
     forcePathStyle: true,

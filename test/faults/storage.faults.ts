@@ -260,7 +260,7 @@ describe('runExport to S3 through a store that keeps other bytes than it was sen
       pick: (incoming) => isUploadTo(incoming, fault.suffix, fault.part),
       corruption: fault.corruption,
     });
-    const client = createS3Client({
+    const client = await createS3Client({
       region: 'us-east-1',
       endpoint: proxy.endpoint,
       forcePathStyle: true,

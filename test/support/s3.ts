@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   GetObjectCommand,
-  type S3Client,
+  S3Client,
   UploadPartCommand,
   type UploadPartCopyCommandInput,
 } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
-import { createS3Client } from '../../lib/storage/s3-client.ts';
+import { s3ClientOf } from '../../lib/storage/s3-client.ts';
 import { makeObjectWritesAtomic } from '../../lib/storage/s3rver-atomic.ts';
 
 /** A running s3rver on loopback, with a client and an empty bucket. */
@@ -48,7 +48,7 @@ export async function startS3rver(): Promise<S3TestServer> {
   const endpoint = `http://127.0.0.1:${port}`;
   const clients: S3Client[] = [];
   const createClient = (): S3Client => {
-    const created = createS3Client({
+    const created = s3ClientOf(S3Client, {
       region: 'us-east-1',
       endpoint,
       forcePathStyle: true,

@@ -118,7 +118,7 @@ async function run(scenario: LoadScenario): Promise<LoadResult> {
   const deployed = runtime.workerContext();
   const { slots: _slots, ...withoutSlots } = deployed;
   const worker = scenario.withoutSlots ? withoutSlots : deployed;
-  const probe = createS3Client({
+  const probe = await createS3Client({
     region: 'us-east-1',
     endpoint: scenario.s3.endpoint,
     forcePathStyle: true,

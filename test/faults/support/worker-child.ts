@@ -42,7 +42,7 @@ const forever = () => new Promise<never>(() => {});
 async function main(): Promise<void> {
   const config = JSON.parse(process.env[CHILD_CONFIG_ENV] ?? '{}') as ChildConfig;
   const tell = (message: unknown) => process.send?.(message);
-  const s3 = createS3Client({
+  const s3 = await createS3Client({
     region: 'us-east-1',
     endpoint: config.s3Endpoint,
     forcePathStyle: true,
