@@ -46,6 +46,7 @@ import { readNdjsonLines } from '../snapshot/snapshot.ts';
 import { type AdjustmentsStep, createAdjustmentsStep } from './adjustments-step.ts';
 import { createFxStep, type FxLine } from './fx-step.ts';
 import { createJournalFeed, type JournalFeed } from './journal-feed.ts';
+import { createPackedLines } from './packed-lines.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -101,18 +102,16 @@ interface LineStore<T> {
 }
 
 /**
- * Lines kept in memory as the file store writes them: the JSON texts of each batch in one string
- * (a line's text takes about half the memory of its object, and a busy period has many lines).
+ * Lines kept in memory as the file store writes them: their JSON texts, packed (a line's text
+ * takes about half the memory of its object, and deflated a third of that or less; a busy period
+ * has many lines).
  */
 function memoryStore<T>(): LineStore<T> {
-  const kept: string[] = [];
+  const kept = createPackedLines();
   return {
-    add: (lines) => {
-      if (lines.length > 0) kept.push(lines.map((line) => JSON.stringify(line)).join('\n'));
-    },
+    add: (lines) => kept.add(lines.map((line) => JSON.stringify(line))),
     async *read() {
-      // One JSON text a line (JSON.stringify leaves no line break inside one).
-      for (const batch of kept) for (const line of batch.split('\n')) yield JSON.parse(line) as T;
+      for (const text of kept.texts()) yield JSON.parse(text) as T;
     },
   };
 }
