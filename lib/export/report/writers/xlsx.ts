@@ -28,7 +28,7 @@ import {
   pageSetup,
   wordWrappedLines,
 } from './xlsx-print.ts';
-import { type BookWriter, MAX_BATCH_CHARS, openBook } from './xlsx-thread.ts';
+import { type BookWriter, MAX_BATCH_CHARS, openBook, type StartedWorker } from './xlsx-thread.ts';
 
 /** Excel's 1,048,576 rows minus the header row. */
 export const EXCEL_MAX_DATA_ROWS = 1_048_575;
@@ -63,6 +63,11 @@ export interface XlsxOptions {
   thread?: 'worker' | 'same-thread';
   /** The worker thread's module, instead of `xlsx-worker.ts` (or its bundle): for tests. */
   workerEntry?: URL;
+  /**
+   * A worker thread started ahead for this workbook ({@link startBookWorker}), with exceljs loaded
+   * meanwhile; the workbook takes it (a new one is started if it was ended or taken already).
+   */
+  started?: StartedWorker;
 }
 
 /** One written sheet: its Excel name, the table (name and title) it came from, and its data row count. */
@@ -105,7 +110,11 @@ export async function writeXlsx(
   const book = await openBook(
     out,
     { creator: options.creator ?? 'pbs-export', created: created.getTime() },
-    { thread: options.thread ?? 'worker', ...(options.workerEntry ? { entry: options.workerEntry } : {}) },
+    {
+      thread: options.thread ?? 'worker',
+      ...(options.workerEntry ? { entry: options.workerEntry } : {}),
+      ...(options.started ? { started: options.started } : {}),
+    },
   );
   const results: XlsxSheetResult[] = [];
   try {
