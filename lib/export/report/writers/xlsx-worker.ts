@@ -9,6 +9,7 @@
 import { parentPort } from 'node:worker_threads';
 import { XlsxBook } from './xlsx-book.ts';
 import { PostedOutput } from './xlsx-output.ts';
+import { loadHelpers } from './xlsx-rows.ts';
 import type { FromMain, ToMain } from './xlsx-thread-messages.ts';
 
 const port = parentPort;
@@ -21,6 +22,8 @@ const post = (message: ToMain, transfer?: ArrayBuffer[]) => port.postMessage(mes
 // A failure to load is reported when the workbook is opened.
 const writerClass = import('exceljs/lib/stream/xlsx/workbook-writer.js').then((module) => module.default);
 writerClass.catch(() => {});
+const helpers = loadHelpers();
+helpers.catch(() => {});
 
 const output = new PostedOutput((message) =>
   message.type === 'chunk' ? post(message, [message.data.buffer as ArrayBuffer]) : post(message),
@@ -40,7 +43,7 @@ port.on('message', (message: FromMain) => {
 
 async function handle(message: Exclude<FromMain, { type: 'written' | 'end' }>): Promise<void> {
   if (message.type === 'open') {
-    book = await XlsxBook.open(output, message.props, () => writerClass);
+    book = await XlsxBook.open(output, message.props, { writer: () => writerClass, helpers: () => helpers });
     return;
   }
   if (book === undefined) throw new Error(`${message.type} before the workbook was opened`);
