@@ -35,13 +35,14 @@ export interface SheetStart {
 }
 
 /**
- * Rows of the current sheet, flat: for each row its height (0: the default), then its `width`
- * values, then their `width` style ids. New styles come first, before the rows that use them.
+ * Rows of the current sheet, flat: `width` values a row, and in `layout` each row's height (0:
+ * the default) followed by its `width` style ids. New styles come first, before the rows that use them.
  */
 export interface RowBatch {
   width: number;
   styles: WireStyle[];
-  cells: (WireValue | number)[];
+  values: WireValue[];
+  layout: Int32Array;
 }
 
 /** Document properties of the workbook. */
@@ -150,19 +151,19 @@ export class XlsxBook {
     for (const { id, style, date } of batch.styles) this.styles[id] = { style, date };
     const worksheet = this.worksheet;
     if (worksheet === undefined) throw new Error('rows before a sheet');
-    const { width, cells } = batch;
-    for (let at = 0; at < cells.length; at += 1 + 2 * width) {
+    const { width, layout } = batch;
+    for (let at = 0, row = 0; at < layout.length; at += 1 + width, row += width) {
       const values: (WireValue | Date)[] = new Array(width);
       const styles: Partial<Style>[] = new Array(width);
       for (let i = 0; i < width; i += 1) {
-        const value = cells[at + 1 + i] as WireValue;
-        const style = this.styles[cells[at + 1 + width + i] as number];
+        const value = batch.values[row + i] as WireValue;
+        const style = this.styles[layout[at + 1 + i] as number];
         values[i] = style?.date === true && typeof value === 'number' ? new Date(value) : value;
         // Empty cells too: exceljs gives each new cell a style object of its own, which it cannot
         // recognise and works out again.
         styles[i] = style?.style ?? {};
       }
-      const height = cells[at] as number;
+      const height = layout[at] as number;
       if (this.rowXml?.write(worksheet, { values, styles, height }) !== true) {
         this.addRow(worksheet, values, styles, height);
       }

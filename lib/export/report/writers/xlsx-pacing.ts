@@ -36,7 +36,7 @@ export interface PacingStats {
  * the XML of the next rows is worked out while the last batch is being compressed. Waiting as soon
  * as the entry's 16 KiB buffer was full (after every batch) made the two take turns.
  */
-const MAX_ENTRY_BYTES = 192 * 1024;
+const MAX_ENTRY_BYTES = 128 * 1024;
 
 /** Adds the backpressure exceljs's streaming writer lacks: call `afterRow` after each `row.commit()`. */
 export class XlsxPacer {

@@ -1,7 +1,7 @@
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { sink } from '../../../../test/support/writers.ts';
-import { type RowBatch, type SheetStart, type WireStyle, XlsxBook } from './xlsx-book.ts';
+import { type RowBatch, type SheetStart, type WireStyle, type WireValue, XlsxBook } from './xlsx-book.ts';
 
 const sheet = (name: string, width: number): SheetStart => ({
   name,
@@ -25,7 +25,7 @@ const styles: WireStyle[] = [
 ];
 
 /** Rows of four cells: height, values, style ids. */
-const rows: [number, (RowBatch['cells'][number] | null)[], number[]][] = [
+const rows: [number, WireValue[], number[]][] = [
   [0, [null, 12.5, Date.UTC(2025, 2, 30, 1, 30), 'plain'], [4, 1, 2, 0]],
   [0, ['<a href="x">&amp;\'</a>', -0.000001234, Date.UTC(1999, 11, 31, 23, 59, 59), ''], [0, 1, 2, 3]],
   [0, ['ctrl \u0001\u0007\u001f\u007f tab\tline\nend', 1e21, null, 'x'], [3, 4, 2, 0]],
@@ -37,10 +37,12 @@ const rows: [number, (RowBatch['cells'][number] | null)[], number[]][] = [
 ];
 
 function batch(from: number, to: number, withStyles: boolean): RowBatch {
+  const chosen = rows.slice(from, to);
   return {
     width: 4,
     styles: withStyles ? styles : [],
-    cells: rows.slice(from, to).flatMap(([height, values, ids]) => [height, ...values, ...ids]),
+    values: chosen.flatMap(([, values]) => values),
+    layout: Int32Array.from(chosen.flatMap(([height, , ids]) => [height, ...ids])),
   };
 }
 

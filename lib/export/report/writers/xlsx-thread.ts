@@ -177,7 +177,8 @@ class WorkerBook implements BookWriter {
   }
 
   async addRows(batch: RowBatch): Promise<void> {
-    this.post({ type: 'rows', batch });
+    // The layout's buffer moves to the worker (the batch's builder starts a new one).
+    this.post({ type: 'rows', batch }, [batch.layout.buffer as ArrayBuffer]);
     this.inFlight += 1;
     if (this.inFlight >= MAX_BATCHES_IN_FLIGHT) {
       await Promise.race([new Promise<void>((resolve) => this.acked.push(resolve)), this.failed]);
@@ -200,8 +201,8 @@ class WorkerBook implements BookWriter {
     await this.exited;
   }
 
-  private post(message: FromMain): void {
-    if (!this.over) this.worker.postMessage(message);
+  private post(message: FromMain, transfer?: ArrayBuffer[]): void {
+    if (!this.over) this.worker.postMessage(message, transfer);
   }
 
   private receive(message: ToMain): void {

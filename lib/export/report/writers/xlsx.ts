@@ -6,7 +6,8 @@ import { ValidationError } from '../../../errors.ts';
 import { checkRowLength, checkSpec } from './cells.ts';
 import { ReportCellError } from './errors.ts';
 import { SheetNames } from './sheet-names.ts';
-import type { RowBatch, SheetStart } from './xlsx-book.ts';
+import { BatchBuilder } from './xlsx-batch.ts';
+import type { SheetStart, WireValue } from './xlsx-book.ts';
 import {
   DATETIME_FORMAT,
   displayWidth,
@@ -187,17 +188,16 @@ async function writeTable(
   let widths: number[] = [];
   // A form sheet fitted one page wide: how many of its columns print (else it prints as any sheet).
   let printed: number | undefined;
-  let batch: RowBatch = { width: columns.length, styles: [], cells: [] };
-  let batchRows = 0;
+  const batch = new BatchBuilder(columns.length, book.batchRows);
   let batchChars = 0;
+  // One row's values and style ids, filled anew for each row.
+  const values: WireValue[] = new Array(columns.length);
+  const ids: number[] = new Array(columns.length);
 
   const flush = async (): Promise<void> => {
-    if (batchRows === 0) return;
-    const full = batch;
-    batch = { width: columns.length, styles: [], cells: [] };
-    batchRows = 0;
+    const full = batch.take();
     batchChars = 0;
-    await book.addRows(full);
+    if (full !== undefined) await book.addRows(full);
   };
 
   const startSheet = async (): Promise<XlsxSheetResult> => {
@@ -244,32 +244,26 @@ async function writeTable(
     dataRow += 1;
     checkRowLength(spec, row, dataRow);
     if (sheet === undefined || sheet.rows === settings.maxRowsPerSheet) sheet = await startSheet();
-    const cells = columns.map((column) => {
+    for (let i = 0; i < columns.length; i += 1) {
+      const column = columns[i] as SheetColumn;
       const cell = toXlsxCell(row[column.index] ?? null, column);
       if (typeof cell === 'string') throw new ReportCellError(spec.name, column.source.key, dataRow, cell);
-      return cell;
-    });
-    const lines = wrappedLines(row, columns, widths, printed !== undefined);
-    // Spreadsheets do not grow a row to its wrapped text on opening a file: say how tall it is.
-    batch.cells.push(lines > 1 ? LINE_HEIGHT * lines : 0);
-    for (const { value } of cells) {
+      const { value } = cell;
       if (typeof value === 'string') batchChars += value.length;
       else if (typeof value === 'object' && value !== null && !(value instanceof Date))
         batchChars += value.richText.reduce((sum, run) => sum + run.text.length, 0);
-      batch.cells.push(value instanceof Date ? value.getTime() : value);
-    }
-    cells.forEach((cell, i) => {
-      batch.cells.push(
-        styleOf(
-          cell.numFmt,
-          columns[i]?.source.wrap === true || hasLineBreak(cell.value),
-          typeof cell.value === 'number',
-        ),
+      values[i] = value instanceof Date ? value.getTime() : value;
+      ids[i] = styleOf(
+        cell.numFmt,
+        column.source.wrap === true || hasLineBreak(value),
+        typeof value === 'number',
       );
-    });
+    }
+    const lines = wrappedLines(row, columns, widths, printed !== undefined);
+    // Spreadsheets do not grow a row to its wrapped text on opening a file: say how tall it is.
+    batch.add(lines > 1 ? LINE_HEIGHT * lines : 0, values, ids);
     sheet.rows += 1;
-    batchRows += 1;
-    if (batchRows >= book.batchRows || batchChars >= MAX_BATCH_CHARS) await flush();
+    if (batch.size >= book.batchRows || batchChars >= MAX_BATCH_CHARS) await flush();
   };
 
   try {
