@@ -438,10 +438,13 @@ function wrappedLines(
   byWord: boolean,
 ): number {
   let most = 1;
-  columns.forEach((column, i) => {
+  // A loop, not a callback per cell: this runs for every row.
+  for (let i = 0; i < columns.length; i += 1) {
+    const column = columns[i] as SheetColumn;
+    if (column.source.kind !== 'text') continue;
     const text = row[column.index];
-    if (text === null || text === undefined || column.source.kind !== 'text') return;
-    if (column.source.wrap !== true && !text.includes('\n')) return;
+    if (text === null || text === undefined) continue;
+    if (column.source.wrap !== true && !text.includes('\n')) continue;
     // A column of width w holds w digits; LibreOffice's cell padding and wider letters take about two.
     const perLine = Math.max(1, (widths[i] ?? 10) - 2);
     // A form sheet's rows are as tall as its text wrapped at spaces (see `wordWrappedLines`).
@@ -449,7 +452,7 @@ function wrappedLines(
       ? wordWrappedLines(text, perLine)
       : text.split('\n').reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / perLine)), 0);
     most = Math.max(most, lines);
-  });
+  }
   return most;
 }
 
