@@ -211,6 +211,9 @@ class WorkerBook implements BookWriter {
         this.write(Buffer.from(message.data.buffer, message.data.byteOffset, message.data.byteLength));
         return;
       case 'end':
+        // An ending stream emits no 'drain': chunks waiting for one are acknowledged now, in order,
+        // before the end itself (the worker's output matches acknowledgements to what it posted).
+        this.acknowledgeUndrained();
         this.out.end((error?: Error | null) => {
           if (error == null) this.post({ type: 'written' });
         });
@@ -238,13 +241,14 @@ class WorkerBook implements BookWriter {
     }
     // Several chunks may be in flight (see `OUTPUT_WINDOW_BYTES`): one listener acknowledges them all.
     this.undrained += 1;
-    if (this.undrained === 1) {
-      this.out.once('drain', () => {
-        const count = this.undrained;
-        this.undrained = 0;
-        for (let i = 0; i < count; i += 1) this.post({ type: 'written' });
-      });
-    }
+    if (this.undrained === 1) this.out.once('drain', () => this.acknowledgeUndrained());
+  }
+
+  /** Acknowledges the chunks that were waiting for `out` to drain. */
+  private acknowledgeUndrained(): void {
+    const count = this.undrained;
+    this.undrained = 0;
+    for (let i = 0; i < count; i += 1) this.post({ type: 'written' });
   }
 }
 

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { Writable } from 'node:stream';
 import { BroadcastChannel, Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sink } from '../../../../test/support/writers.ts';
@@ -19,6 +20,22 @@ const notes = (total: number): TableSource => ({
     for (let i = 0; i < total; i += 1) yield [`note ${i}`];
   },
 });
+
+/** An output that takes each chunk some milliseconds after it was written, as a busy disk would. */
+class LaggingWritable extends Writable {
+  received = 0;
+
+  constructor() {
+    super({ highWaterMark: 1024 });
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
+    setTimeout(() => {
+      this.received += chunk.length;
+      callback();
+    }, 10);
+  }
+}
 
 /** Resolves when a worker started from `announces.ts` says it has started. */
 function workerStarted(): Promise<void> {
@@ -71,6 +88,17 @@ describe('the XLSX worker thread: when it starts and how it ends', () => {
     await expect(writeXlsx([notes(50_000)], out)).rejects.toThrow();
 
     expect(terminate).not.toHaveBeenCalled();
+  });
+
+  it('finishes a workbook whose last chunks and end reach a slow output together (never waits for a drain that does not come)', async () => {
+    // Small enough that every chunk and the end are posted before the first is acknowledged: an
+    // ending stream emits no 'drain', so chunks acknowledged on 'drain' were never acknowledged.
+    const out = new LaggingWritable();
+
+    const result = await writeXlsx([notes(3000)], out);
+
+    expect(result.sheets[0]?.rows).toBe(3000);
+    expect(out.received).toBeGreaterThan(8 * 1024);
   });
 
   it('starts and ends many workers, used or not, failing or not, and the process ends cleanly', async () => {
