@@ -6,6 +6,7 @@ import type { LiveListener, LiveTables } from './report-model.ts';
 import type { RowChannel } from './row-channel.ts';
 import { type CsvOptions, writeCsv } from './writers/csv.ts';
 import { writeXlsx, type XlsxOptions } from './writers/xlsx.ts';
+import { type StartedWorker, startBookWorker } from './writers/xlsx-thread.ts';
 
 /** A report file written in full to the run's scratch folder, ready to be published as it is. */
 export interface LiveFile {
@@ -49,6 +50,14 @@ export function createLiveOutputs(options: {
     result: Promise<LiveFile | null>;
     rest: (sheets: (() => AsyncIterable<TableSource>) | Error) => void;
   } | null = null;
+  // The workbook's thread starts now, so that loading exceljs overlaps the fetch rather than
+  // delaying the first rows; a run that never opens the workbook ends it (see `dropWorker`).
+  const started: StartedWorker | undefined =
+    options.formats.includes('xlsx') && options.xlsx?.thread !== 'same-thread'
+      ? startBookWorker(options.xlsx?.workerEntry)
+      : undefined;
+  /** Ends the started thread if the live workbook did not take it. */
+  const dropWorker = async () => started?.end();
 
   // A writer that fails stops reading: its channel must drop further rows, or the producer would
   // wait for it forever. The publisher renders that file again (and meets the same error, if any).
@@ -89,7 +98,8 @@ export function createLiveOutputs(options: {
           yield* more();
         }
         const file = join(options.workDir, 'live.xlsx');
-        const written = writeXlsx(sheets(), createWriteStream(file), options.xlsx).then((result) => ({
+        const xlsx = { ...options.xlsx, ...(started ? { started } : {}) };
+        const written = writeXlsx(sheets(), createWriteStream(file), xlsx).then((result) => ({
           file,
           rows: result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0),
         }));
@@ -98,14 +108,17 @@ export function createLiveOutputs(options: {
     },
     csv: (name) => csvFiles.get(name) ?? Promise.resolve(null),
     async workbook(rest) {
-      if (workbook === null) return null;
+      if (workbook === null) {
+        await dropWorker();
+        return null;
+      }
       workbook.rest(rest);
       return await workbook.result;
     },
     async abort(error) {
       for (const channel of channels) channel.fail(error);
       workbook?.rest(error);
-      await Promise.all([...csvFiles.values(), workbook?.result]);
+      await Promise.all([...csvFiles.values(), workbook?.result, dropWorker()]);
     },
   };
 }

@@ -9,3 +9,4 @@ export {
   type XlsxSheetResult,
 } from './xlsx.ts';
 export type { PacingStats } from './xlsx-pacing.ts';
+export { StartedWorker, startBookWorker } from './xlsx-thread.ts';

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import type ExcelJS from 'exceljs';
 import type { Style, Worksheet } from 'exceljs';
 import { outputClosed, type PacingStats, type StreamInternals, XlsxPacer } from './xlsx-pacing.ts';
+import { type ExcelHelpers, loadHelpers, RowXml } from './xlsx-rows.ts';
 
 /**
  * The exceljs half of the XLSX writer: takes sheets and rows whose cells are already worked out
@@ -34,13 +35,14 @@ export interface SheetStart {
 }
 
 /**
- * Rows of the current sheet, flat: for each row its height (0: the default), then its `width`
- * values, then their `width` style ids. New styles come first, before the rows that use them.
+ * Rows of the current sheet, flat: `width` values a row, and in `layout` each row's height (0:
+ * the default) followed by its `width` style ids. New styles come first, before the rows that use them.
  */
 export interface RowBatch {
   width: number;
   styles: WireStyle[];
-  cells: (WireValue | number)[];
+  values: WireValue[];
+  layout: Int32Array;
 }
 
 /** Document properties of the workbook. */
@@ -48,6 +50,13 @@ export interface BookProps {
   creator: string;
   /** Epoch milliseconds. */
   created: number;
+}
+
+/** How {@link XlsxBook.open} loads exceljs: its writer class, and the helpers of the row writer (`RowXml`). */
+export interface BookLoaders {
+  writer?: () => Promise<WorkbookWriterClass>;
+  /** null: exceljs writes every row itself. */
+  helpers?: (() => Promise<ExcelHelpers>) | null;
 }
 
 /** exceljs's streaming workbook writer (`ExcelJS.stream.xlsx.WorkbookWriter`). */
@@ -70,23 +79,28 @@ export class XlsxBook {
   private readonly styles: { style: Partial<Style>; date: boolean }[] = [];
   private worksheet: Worksheet | undefined;
 
+  private readonly rowXml: RowXml | undefined;
+
   /**
    * Opens a workbook on `out`. exceljs is loaded here, not with this module: a main thread whose
-   * workbooks the worker writes never loads it (about 30 MB of RSS).
+   * workbooks the worker writes never loads it (about 30 MB of RSS). `load.helpers` null has
+   * exceljs write every row itself (tests: the data rows' XML is the same).
    */
-  static async open(
-    out: Writable,
-    props: BookProps,
-    load: () => Promise<WorkbookWriterClass> = loadFromPackage,
-  ): Promise<XlsxBook> {
-    return new XlsxBook(await load(), out, props);
+  static async open(out: Writable, props: BookProps, load: BookLoaders = {}): Promise<XlsxBook> {
+    const [Writer, helpers] = await Promise.all([
+      (load.writer ?? loadFromPackage)(),
+      load.helpers === null ? undefined : (load.helpers ?? loadHelpers)(),
+    ]);
+    return new XlsxBook(Writer, out, props, helpers);
   }
 
   private constructor(
     Writer: WorkbookWriterClass,
     private readonly out: Writable,
     props: BookProps,
+    helpers: ExcelHelpers | undefined,
   ) {
+    this.rowXml = helpers === undefined ? undefined : new RowXml(helpers);
     this.workbook = new Writer({
       stream: out,
       useSharedStrings: false,
@@ -122,6 +136,7 @@ export class XlsxBook {
     });
     if (sheet.headerHeight > 0) header.height = sheet.headerHeight;
     header.commit();
+    this.rowXml?.reset();
     this.worksheet = worksheet;
   }
 
@@ -136,25 +151,39 @@ export class XlsxBook {
     for (const { id, style, date } of batch.styles) this.styles[id] = { style, date };
     const worksheet = this.worksheet;
     if (worksheet === undefined) throw new Error('rows before a sheet');
-    const { width, cells } = batch;
-    for (let at = 0; at < cells.length; at += 1 + 2 * width) {
-      const values: unknown[] = new Array(width);
+    const { width, layout } = batch;
+    for (let at = 0, row = 0; at < layout.length; at += 1 + width, row += width) {
+      const values: (WireValue | Date)[] = new Array(width);
+      const styles: Partial<Style>[] = new Array(width);
       for (let i = 0; i < width; i += 1) {
-        const value = cells[at + 1 + i];
-        const style = this.styles[cells[at + 1 + width + i] as number];
+        const value = batch.values[row + i] as WireValue;
+        const style = this.styles[layout[at + 1 + i] as number];
         values[i] = style?.date === true && typeof value === 'number' ? new Date(value) : value;
+        // Empty cells too: exceljs gives each new cell a style object of its own, which it cannot
+        // recognise and works out again.
+        styles[i] = style?.style ?? {};
       }
-      const added = worksheet.addRow(values);
-      // Empty cells too: exceljs gives each new cell a style object of its own, which it cannot
-      // recognise and works out again.
-      for (let i = 0; i < width; i += 1) {
-        added.getCell(i + 1).style = this.styles[cells[at + 1 + width + i] as number]?.style ?? {};
+      const height = layout[at] as number;
+      if (this.rowXml?.write(worksheet, { values, styles, height }) !== true) {
+        this.addRow(worksheet, values, styles, height);
       }
-      const height = cells[at] as number;
-      if (height > 0) added.height = height;
-      added.commit();
       await this.pacer.afterRow(worksheet);
     }
+  }
+
+  /** One row written by exceljs itself. */
+  private addRow(
+    worksheet: Worksheet,
+    values: readonly (WireValue | Date)[],
+    styles: readonly Partial<Style>[],
+    height: number,
+  ): void {
+    const added = worksheet.addRow(values as unknown[]);
+    styles.forEach((style, i) => {
+      added.getCell(i + 1).style = style;
+    });
+    if (height > 0) added.height = height;
+    added.commit();
   }
 
   /**

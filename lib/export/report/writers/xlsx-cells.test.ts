@@ -1,3 +1,4 @@
+import Big from 'big.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -24,6 +25,24 @@ describe('isExactNumber', () => {
       expect(isExactNumber(decimal, Number(decimal))).toBe(false);
     },
   );
+
+  it('returns what an exact comparison of the decimal with the number says, for any decimal literal', () => {
+    const digits = (max: number) => fc.stringMatching(new RegExp(`^[0-9]{1,${max}}$`));
+    const literal = fc
+      .tuple(fc.boolean(), digits(18), fc.option(digits(20)))
+      .map(
+        ([minus, whole, fraction]) => `${minus ? '-' : ''}${whole}${fraction === null ? '' : `.${fraction}`}`,
+      );
+    fc.assert(
+      fc.property(literal, (decimal) => {
+        const value = Number(decimal);
+        const exact = new Big(decimal);
+        const expected = exact.c.length <= 15 && new Big(String(value)).eq(exact);
+        expect(isExactNumber(decimal, value)).toBe(expected);
+      }),
+      { numRuns: 5000 },
+    );
+  });
 });
 
 describe('decimalFormat', () => {

@@ -94,8 +94,27 @@ export function toXlsxCell(cell: Cell, column: SheetColumn): XlsxCell | string {
 /** True when `value` (= Number(decimal)) shows and round-trips as exactly `decimal` in Excel. */
 export function isExactNumber(decimal: string, value: number): boolean {
   if (!Number.isFinite(value)) return false;
+  // Most amounts are written as the number's own shortest form: then only their digits count.
+  if (String(value) === decimal) return significantDigits(decimal) <= EXCEL_DIGITS;
   const exact = new Big(decimal);
   return exact.c.length <= EXCEL_DIGITS && new Big(String(value)).eq(exact);
+}
+
+/** Digits of a decimal literal from its first non-zero digit to its last (as big.js keeps them); 1 for zero. */
+function significantDigits(decimal: string): number {
+  let first = -1;
+  let last = -1;
+  let digits = 0;
+  for (let at = 0; at < decimal.length; at += 1) {
+    const code = decimal.charCodeAt(at);
+    if (code < ZERO || code > ZERO + 9) continue;
+    if (code !== ZERO) {
+      if (first < 0) first = digits;
+      last = digits;
+    }
+    digits += 1;
+  }
+  return first < 0 ? 1 : last - first + 1;
 }
 
 /**

@@ -31,9 +31,18 @@ export interface PacingStats {
   peakBufferedBytes: number;
 }
 
+/**
+ * Sheet bytes that may wait in the zip's entry for deflate: a few of exceljs's 64 KiB batches, so
+ * the XML of the next rows is worked out while the last batch is being compressed. Waiting as soon
+ * as the entry's 16 KiB buffer was full (after every batch) made the two take turns.
+ */
+const MAX_ENTRY_BYTES = 128 * 1024;
+
 /** Adds the backpressure exceljs's streaming writer lacks: call `afterRow` after each `row.commit()`. */
 export class XlsxPacer {
   readonly stats: PacingStats = { waits: 0, peakBufferedBytes: 0 };
+  /** The entry's buffered bytes when this thread last let the zip run (see `afterRow`). */
+  private handedOver = 0;
 
   constructor(
     private readonly zip: StreamInternals,
@@ -51,9 +60,10 @@ export class XlsxPacer {
       const entry = sheet.pipes?.[0];
       const sheetBytes = (sheet.buffers ?? []).reduce((sum, b) => sum + b.length, 0);
       this.record(sheetBytes, entry);
+      const entryBytes = entry?._writableState?.length ?? 0;
       if (this.out.writableNeedDrain) {
         await this.wait(this.out);
-      } else if (entry?._writableState?.needDrain) {
+      } else if (entry?._writableState?.needDrain && entryBytes > MAX_ENTRY_BYTES) {
         await this.wait(entry);
       } else if (entry === undefined && sheetBytes > this.maxUnzippedBytes) {
         // The zip is still finishing earlier entries and `out` is keeping up: nothing to listen
@@ -61,6 +71,13 @@ export class XlsxPacer {
         this.stats.waits += 1;
         await nextMacrotask();
       } else {
+        if (entryBytes > this.handedOver) {
+          // A new batch of XML reached the entry: one turn of the event loop hands it to deflate
+          // (on libuv's pool) and takes in what deflate finished, which rows written back to back
+          // (microtasks only) would hold up until the next wait.
+          await nextMacrotask();
+        }
+        this.handedOver = entryBytes;
         return;
       }
     }
@@ -73,7 +90,9 @@ export class XlsxPacer {
       (entry?._readableState?.length ?? 0) +
       (this.zip._writableState?.length ?? 0) +
       (this.zip._readableState?.length ?? 0) +
-      this.out.writableLength;
+      this.out.writableLength +
+      // A worker's output (`PostedOutput`): the chunks posted to the main thread, not yet written.
+      ((this.out as { unacknowledgedBytes?: number }).unacknowledgedBytes ?? 0);
     if (bytes > this.stats.peakBufferedBytes) this.stats.peakBufferedBytes = bytes;
   }
 

@@ -1,14 +1,21 @@
-import type { RowBatch, SheetStart } from './xlsx-book.ts';
+import type { BookProps, RowBatch, SheetStart } from './xlsx-book.ts';
 import type { PacingStats } from './xlsx-pacing.ts';
 
 /** Messages from the main thread to the XLSX worker. */
 export type FromMain =
+  /** Start the workbook (the worker may have been started, and exceljs loaded, well before). */
+  | { type: 'open'; props: BookProps }
   | { type: 'sheet'; sheet: SheetStart }
   | { type: 'rows'; batch: RowBatch }
   | { type: 'end-sheet' }
   | { type: 'finish'; front: string[] }
   /** The oldest unacknowledged chunk (or the end) is written into the output. */
-  | { type: 'written' };
+  | { type: 'written' }
+  /**
+   * Give up: drop the workbook (if any) and end the thread by letting its event loop drain.
+   * Workers are never `terminate()`d: Node can abort in zlib's cleanup when one is stopped that way.
+   */
+  | { type: 'end' };
 
 /** Messages from the XLSX worker to the main thread. */
 export type ToMain =

@@ -29,10 +29,14 @@ export interface BookWriter {
   abort(error: unknown): Promise<void>;
 }
 
-/** How {@link openBook} writes: `worker` (default) or `same-thread`; `entry` replaces the worker's module (tests). */
+/**
+ * How {@link openBook} writes: `worker` (default) or `same-thread`; `entry` replaces the worker's
+ * module (tests); `started`, a worker started ahead for it ({@link startBookWorker}).
+ */
 export interface BookThread {
   thread: 'worker' | 'same-thread';
   entry?: URL;
+  started?: StartedWorker;
 }
 
 /**
@@ -41,11 +45,49 @@ export interface BookThread {
  * bytes are written on this thread then.
  */
 export async function openBook(out: Writable, props: BookProps, how: BookThread): Promise<BookWriter> {
-  const entry = how.entry ?? workerEntry();
-  if (how.thread === 'same-thread' || entry === undefined) {
-    return new SameThreadBook(await XlsxBook.open(out, props));
+  if (how.thread !== 'same-thread') {
+    const worker = how.started?.take() ?? startBookWorker(how.entry)?.take();
+    if (worker !== undefined) return new WorkerBook(out, worker, props);
   }
-  return new WorkerBook(out, startWorker(entry, props));
+  return new SameThreadBook(await XlsxBook.open(out, props));
+}
+
+/**
+ * A worker thread started before its workbook is opened, so that loading exceljs in it overlaps
+ * the caller's other work (an export's fetch). It keeps no process alive while unused, and is
+ * ended by a message: {@link StartedWorker.end} when it is not wanted after all.
+ */
+export class StartedWorker {
+  private taken = false;
+  private ended = false;
+
+  constructor(private readonly thread: WorkerThread) {}
+
+  /** The thread, for one workbook; undefined once taken or ended. */
+  take(): WorkerThread | undefined {
+    if (this.taken || this.ended) return undefined;
+    this.taken = true;
+    this.thread.worker.ref();
+    return this.thread;
+  }
+
+  /** Ends the thread if no workbook took it; resolves once it has exited. */
+  async end(): Promise<void> {
+    if (this.taken || this.ended) return;
+    this.ended = true;
+    this.thread.worker.postMessage({ type: 'end' } satisfies FromMain);
+    await this.thread.exited;
+  }
+}
+
+/**
+ * Starts the XLSX worker thread ahead of its workbook, or returns undefined when workbooks are
+ * written on this thread (a bundle shipped without the worker's own bundle). `entry` replaces the
+ * worker's module (tests).
+ */
+export function startBookWorker(entry?: URL): StartedWorker | undefined {
+  const module = entry ?? workerEntry();
+  return module === undefined ? undefined : new StartedWorker(startWorker(module));
 }
 
 /** The exceljs writer on this thread: rows one at a time, paced after each. */
@@ -84,7 +126,7 @@ const WORKER_LIMITS = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 
  * The exceljs writer on a worker thread. Row batches are acknowledged once written (at most
  * {@link MAX_BATCHES_IN_FLIGHT} wait); zip chunks come back and are acknowledged once `out` can
  * take more; so memory stays bounded at both ends. Any failure (the worker's, `out`'s) rejects
- * every pending call with it, and the worker is terminated.
+ * every pending call with it, and the worker is told to end (it is never `terminate()`d).
  */
 class WorkerBook implements BookWriter {
   readonly batchRows = 256;
@@ -95,16 +137,24 @@ class WorkerBook implements BookWriter {
   private fail: (error: unknown) => void = () => {};
   private over = false;
 
+  private readonly worker: Worker;
+  private readonly exited: Promise<void>;
+  /** Acknowledgements of chunks waiting for `out` to drain. */
+  private undrained = 0;
+
   constructor(
     private readonly out: Writable,
-    private readonly worker: Worker,
+    thread: WorkerThread,
+    props: BookProps,
   ) {
+    this.worker = thread.worker;
+    this.exited = thread.exited;
     this.failed = new Promise<never>((_, reject) => {
       this.fail = (error) => {
         if (this.over) return;
         this.over = true;
         reject(error);
-        void this.worker.terminate();
+        this.worker.postMessage({ type: 'end' } satisfies FromMain);
       };
     });
     this.failed.catch(() => {});
@@ -112,11 +162,10 @@ class WorkerBook implements BookWriter {
     out.once('close', () => {
       if (!out.writableFinished) this.fail(out.errored ?? outputClosed());
     });
+    const { worker } = this;
     worker.on('message', (message: ToMain) => this.receive(message));
-    worker.on('error', (error) => this.fail(new XlsxWorkerError(error.message, { cause: error })));
-    worker.on('exit', (code) => {
-      this.fail(new XlsxWorkerError(`exited with code ${code} before the workbook was complete`));
-    });
+    thread.failure.then((error) => this.fail(error));
+    this.post({ type: 'open', props });
   }
 
   startSheet(sheet: SheetStart): void {
@@ -128,7 +177,8 @@ class WorkerBook implements BookWriter {
   }
 
   async addRows(batch: RowBatch): Promise<void> {
-    this.post({ type: 'rows', batch });
+    // The layout's buffer moves to the worker (the batch's builder starts a new one).
+    this.post({ type: 'rows', batch }, [batch.layout.buffer as ArrayBuffer]);
     this.inFlight += 1;
     if (this.inFlight >= MAX_BATCHES_IN_FLIGHT) {
       await Promise.race([new Promise<void>((resolve) => this.acked.push(resolve)), this.failed]);
@@ -148,11 +198,11 @@ class WorkerBook implements BookWriter {
   async abort(error: unknown): Promise<void> {
     this.fail(error);
     this.out.destroy(error instanceof Error ? error : new Error(String(error)));
-    await this.worker.terminate();
+    await this.exited;
   }
 
-  private post(message: FromMain): void {
-    if (!this.over) this.worker.postMessage(message);
+  private post(message: FromMain, transfer?: ArrayBuffer[]): void {
+    if (!this.over) this.worker.postMessage(message, transfer);
   }
 
   private receive(message: ToMain): void {
@@ -161,6 +211,9 @@ class WorkerBook implements BookWriter {
         this.write(Buffer.from(message.data.buffer, message.data.byteOffset, message.data.byteLength));
         return;
       case 'end':
+        // An ending stream emits no 'drain': chunks waiting for one are acknowledged now, in order,
+        // before the end itself (the worker's output matches acknowledgements to what it posted).
+        this.acknowledgeUndrained();
         this.out.end((error?: Error | null) => {
           if (error == null) this.post({ type: 'written' });
         });
@@ -182,8 +235,20 @@ class WorkerBook implements BookWriter {
   /** Writes a chunk into `out` and acknowledges it once `out` can take more. */
   private write(chunk: Buffer): void {
     if (this.over || this.out.destroyed) return;
-    if (this.out.write(chunk)) this.post({ type: 'written' });
-    else this.out.once('drain', () => this.post({ type: 'written' }));
+    if (this.out.write(chunk) && this.undrained === 0) {
+      this.post({ type: 'written' });
+      return;
+    }
+    // Several chunks may be in flight (see `OUTPUT_WINDOW_BYTES`): one listener acknowledges them all.
+    this.undrained += 1;
+    if (this.undrained === 1) this.out.once('drain', () => this.acknowledgeUndrained());
+  }
+
+  /** Acknowledges the chunks that were waiting for `out` to drain. */
+  private acknowledgeUndrained(): void {
+    const count = this.undrained;
+    this.undrained = 0;
+    for (let i = 0; i < count; i += 1) this.post({ type: 'written' });
   }
 }
 
@@ -197,21 +262,45 @@ function workerEntry(): URL | undefined {
   return existsSync(fileURLToPath(bundled)) ? bundled : undefined;
 }
 
+/** A started worker thread, with its end and its failure (an error, or an exit before it was told to end). */
+interface WorkerThread {
+  worker: Worker;
+  /** Resolves once the thread has exited. */
+  exited: Promise<void>;
+  /** Resolves with the error of a crash, or of an exit the main thread did not ask for. */
+  failure: Promise<XlsxWorkerError>;
+}
+
 /**
- * Starts the worker. A TypeScript entry (running from source) is loaded through tsx, registered
- * in the worker itself: Node 20 neither strips types nor passes a loader given by `--import` to a
- * worker's module graph.
+ * Starts the worker, unreferenced until a workbook takes it. A TypeScript entry (running from
+ * source) is loaded through tsx, registered in the worker itself: Node 20 neither strips types nor
+ * passes a loader given by `--import` to a worker's module graph.
  */
-function startWorker(entry: URL, props: BookProps): Worker {
-  const workerData = { props };
-  if (!entry.pathname.endsWith('.ts'))
-    return new Worker(entry, { workerData, resourceLimits: WORKER_LIMITS });
-  const tsx = tsxEsmApi();
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => {
-    (tsx.register ?? tsx.default.register)();
-    return import(${JSON.stringify(entry.href)});
-  });`;
-  return new Worker(bootstrap, { eval: true, workerData, resourceLimits: WORKER_LIMITS });
+function startWorker(entry: URL): WorkerThread {
+  const tsx = entry.pathname.endsWith('.ts') ? tsxEsmApi() : undefined;
+  const worker =
+    tsx === undefined
+      ? new Worker(entry, { resourceLimits: WORKER_LIMITS })
+      : new Worker(
+          `import(${JSON.stringify(tsx)}).then((tsx) => {
+            (tsx.register ?? tsx.default.register)();
+            return import(${JSON.stringify(entry.href)});
+          });`,
+          { eval: true, resourceLimits: WORKER_LIMITS },
+        );
+  worker.unref();
+  let failed: (error: XlsxWorkerError) => void = () => {};
+  const failure = new Promise<XlsxWorkerError>((resolve) => {
+    failed = resolve;
+  });
+  worker.on('error', (error) => failed(new XlsxWorkerError(error.message, { cause: error })));
+  const exited = new Promise<void>((resolve) => {
+    worker.once('exit', (code) => {
+      failed(new XlsxWorkerError(`exited with code ${code} before the workbook was complete`));
+      resolve();
+    });
+  });
+  return { worker, exited, failure };
 }
 
 /** {@link tsxEsmApi}'s answer, found once per process: every workbook written from source starts a worker. */

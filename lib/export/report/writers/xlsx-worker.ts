@@ -2,10 +2,14 @@
  * Entry of the worker thread that writes a workbook (see `xlsx-thread.ts`): an {@link XlsxBook}
  * whose output is a stream of zip chunks posted back to the main thread, which writes them into the
  * real output and acknowledges each once that output can take more (its backpressure, carried here).
+ * exceljs starts loading as the thread starts, before the workbook is opened (`open`). The thread
+ * ends by itself: after the workbook, or when told to (`end`), it closes its port and lets its
+ * event loop drain.
  */
-import { Writable } from 'node:stream';
-import { parentPort, workerData } from 'node:worker_threads';
-import { type BookProps, XlsxBook } from './xlsx-book.ts';
+import { parentPort } from 'node:worker_threads';
+import { XlsxBook } from './xlsx-book.ts';
+import { PostedOutput } from './xlsx-output.ts';
+import { loadHelpers } from './xlsx-rows.ts';
 import type { FromMain, ToMain } from './xlsx-thread-messages.ts';
 
 const port = parentPort;
@@ -13,44 +17,36 @@ if (port === null) throw new Error('xlsx-worker.ts runs as a worker thread only'
 
 const post = (message: ToMain, transfer?: ArrayBuffer[]) => port.postMessage(message, transfer);
 
-/** Callbacks of chunks (then of the end) waiting for the main thread's acknowledgement, in order. */
-const waiting: ((error?: Error | null) => void)[] = [];
-
-const output = new Writable({
-  highWaterMark: 64 * 1024,
-  write(chunk: Buffer, _encoding, callback) {
-    // A copy: the chunk may be a view of a buffer other chunks share, which must not be moved away.
-    const data = new Uint8Array(chunk);
-    waiting.push(callback);
-    post({ type: 'chunk', data }, [data.buffer]);
-  },
-  final(callback) {
-    waiting.push(callback);
-    post({ type: 'end' });
-  },
-});
-
 // The streaming writer's own module, the very class `ExcelJS.stream.xlsx.WorkbookWriter` is: the
 // package entry would also load exceljs's readers, CSV and browser parts (about 11 MB more RSS).
-const book = await XlsxBook.open(
-  output,
-  (workerData as { props: BookProps }).props,
-  async () => (await import('exceljs/lib/stream/xlsx/workbook-writer.js')).default,
+// A failure to load is reported when the workbook is opened.
+const writerClass = import('exceljs/lib/stream/xlsx/workbook-writer.js').then((module) => module.default);
+writerClass.catch(() => {});
+const helpers = loadHelpers();
+helpers.catch(() => {});
+
+const output = new PostedOutput((message) =>
+  message.type === 'chunk' ? post(message, [message.data.buffer as ArrayBuffer]) : post(message),
 );
 
-// Sheets, rows and the finish are handled one after another; acknowledgements at once (a batch
-// may be waiting for them).
+let book: XlsxBook | undefined;
+
+// Sheets, rows and the finish are handled one after another; acknowledgements and the end at once
+// (a batch may be waiting for them).
 let chain: Promise<void> = Promise.resolve();
 
 port.on('message', (message: FromMain) => {
-  if (message.type === 'written') {
-    waiting.shift()?.();
-    return;
-  }
-  chain = chain.then(() => handle(message)).catch(fail);
+  if (message.type === 'written') output.written();
+  else if (message.type === 'end') end();
+  else chain = chain.then(() => handle(message)).catch(fail);
 });
 
-async function handle(message: Exclude<FromMain, { type: 'written' }>): Promise<void> {
+async function handle(message: Exclude<FromMain, { type: 'written' | 'end' }>): Promise<void> {
+  if (message.type === 'open') {
+    book = await XlsxBook.open(output, message.props, { writer: () => writerClass, helpers: () => helpers });
+    return;
+  }
+  if (book === undefined) throw new Error(`${message.type} before the workbook was opened`);
   switch (message.type) {
     case 'sheet':
       book.startSheet(message.sheet);
@@ -71,8 +67,18 @@ async function handle(message: Exclude<FromMain, { type: 'written' }>): Promise<
   }
 }
 
-/** Reports the first failure; later messages are dropped (the main thread terminates the worker). */
+/** Reports the first failure; later messages are dropped (the main thread then sends `end`). */
 function fail(error: unknown): void {
   chain = new Promise(() => {});
   post({ type: 'failed', error: error instanceof Error ? error : new Error(String(error)) });
+}
+
+/**
+ * Drops the workbook, if one was opened (its output is destroyed: a row being written stops at the
+ * next one), and closes the port: the thread exits once what it has under way (a deflate) settles.
+ */
+function end(): void {
+  chain = new Promise(() => {});
+  book?.abort(new Error('the XLSX workbook was abandoned'));
+  port?.close();
 }

@@ -6,7 +6,8 @@ import { ValidationError } from '../../../errors.ts';
 import { checkRowLength, checkSpec } from './cells.ts';
 import { ReportCellError } from './errors.ts';
 import { SheetNames } from './sheet-names.ts';
-import type { RowBatch, SheetStart } from './xlsx-book.ts';
+import { BatchBuilder } from './xlsx-batch.ts';
+import type { SheetStart, WireValue } from './xlsx-book.ts';
 import {
   DATETIME_FORMAT,
   displayWidth,
@@ -28,7 +29,7 @@ import {
   pageSetup,
   wordWrappedLines,
 } from './xlsx-print.ts';
-import { type BookWriter, MAX_BATCH_CHARS, openBook } from './xlsx-thread.ts';
+import { type BookWriter, MAX_BATCH_CHARS, openBook, type StartedWorker } from './xlsx-thread.ts';
 
 /** Excel's 1,048,576 rows minus the header row. */
 export const EXCEL_MAX_DATA_ROWS = 1_048_575;
@@ -63,6 +64,11 @@ export interface XlsxOptions {
   thread?: 'worker' | 'same-thread';
   /** The worker thread's module, instead of `xlsx-worker.ts` (or its bundle): for tests. */
   workerEntry?: URL;
+  /**
+   * A worker thread started ahead for this workbook ({@link startBookWorker}), with exceljs loaded
+   * meanwhile; the workbook takes it (a new one is started if it was ended or taken already).
+   */
+  started?: StartedWorker;
 }
 
 /** One written sheet: its Excel name, the table (name and title) it came from, and its data row count. */
@@ -105,7 +111,11 @@ export async function writeXlsx(
   const book = await openBook(
     out,
     { creator: options.creator ?? 'pbs-export', created: created.getTime() },
-    { thread: options.thread ?? 'worker', ...(options.workerEntry ? { entry: options.workerEntry } : {}) },
+    {
+      thread: options.thread ?? 'worker',
+      ...(options.workerEntry ? { entry: options.workerEntry } : {}),
+      ...(options.started ? { started: options.started } : {}),
+    },
   );
   const results: XlsxSheetResult[] = [];
   try {
@@ -178,17 +188,16 @@ async function writeTable(
   let widths: number[] = [];
   // A form sheet fitted one page wide: how many of its columns print (else it prints as any sheet).
   let printed: number | undefined;
-  let batch: RowBatch = { width: columns.length, styles: [], cells: [] };
-  let batchRows = 0;
+  const batch = new BatchBuilder(columns.length, book.batchRows);
   let batchChars = 0;
+  // One row's values and style ids, filled anew for each row.
+  const values: WireValue[] = new Array(columns.length);
+  const ids: number[] = new Array(columns.length);
 
   const flush = async (): Promise<void> => {
-    if (batchRows === 0) return;
-    const full = batch;
-    batch = { width: columns.length, styles: [], cells: [] };
-    batchRows = 0;
+    const full = batch.take();
     batchChars = 0;
-    await book.addRows(full);
+    if (full !== undefined) await book.addRows(full);
   };
 
   const startSheet = async (): Promise<XlsxSheetResult> => {
@@ -235,32 +244,26 @@ async function writeTable(
     dataRow += 1;
     checkRowLength(spec, row, dataRow);
     if (sheet === undefined || sheet.rows === settings.maxRowsPerSheet) sheet = await startSheet();
-    const cells = columns.map((column) => {
+    for (let i = 0; i < columns.length; i += 1) {
+      const column = columns[i] as SheetColumn;
       const cell = toXlsxCell(row[column.index] ?? null, column);
       if (typeof cell === 'string') throw new ReportCellError(spec.name, column.source.key, dataRow, cell);
-      return cell;
-    });
-    const lines = wrappedLines(row, columns, widths, printed !== undefined);
-    // Spreadsheets do not grow a row to its wrapped text on opening a file: say how tall it is.
-    batch.cells.push(lines > 1 ? LINE_HEIGHT * lines : 0);
-    for (const { value } of cells) {
+      const { value } = cell;
       if (typeof value === 'string') batchChars += value.length;
       else if (typeof value === 'object' && value !== null && !(value instanceof Date))
         batchChars += value.richText.reduce((sum, run) => sum + run.text.length, 0);
-      batch.cells.push(value instanceof Date ? value.getTime() : value);
-    }
-    cells.forEach((cell, i) => {
-      batch.cells.push(
-        styleOf(
-          cell.numFmt,
-          columns[i]?.source.wrap === true || hasLineBreak(cell.value),
-          typeof cell.value === 'number',
-        ),
+      values[i] = value instanceof Date ? value.getTime() : value;
+      ids[i] = styleOf(
+        cell.numFmt,
+        column.source.wrap === true || hasLineBreak(value),
+        typeof value === 'number',
       );
-    });
+    }
+    const lines = wrappedLines(row, columns, widths, printed !== undefined);
+    // Spreadsheets do not grow a row to its wrapped text on opening a file: say how tall it is.
+    batch.add(lines > 1 ? LINE_HEIGHT * lines : 0, values, ids);
     sheet.rows += 1;
-    batchRows += 1;
-    if (batchRows >= book.batchRows || batchChars >= MAX_BATCH_CHARS) await flush();
+    if (batch.size >= book.batchRows || batchChars >= MAX_BATCH_CHARS) await flush();
   };
 
   try {
@@ -435,10 +438,13 @@ function wrappedLines(
   byWord: boolean,
 ): number {
   let most = 1;
-  columns.forEach((column, i) => {
+  // A loop, not a callback per cell: this runs for every row.
+  for (let i = 0; i < columns.length; i += 1) {
+    const column = columns[i] as SheetColumn;
+    if (column.source.kind !== 'text') continue;
     const text = row[column.index];
-    if (text === null || text === undefined || column.source.kind !== 'text') return;
-    if (column.source.wrap !== true && !text.includes('\n')) return;
+    if (text === null || text === undefined) continue;
+    if (column.source.wrap !== true && !text.includes('\n')) continue;
     // A column of width w holds w digits; LibreOffice's cell padding and wider letters take about two.
     const perLine = Math.max(1, (widths[i] ?? 10) - 2);
     // A form sheet's rows are as tall as its text wrapped at spaces (see `wordWrappedLines`).
@@ -446,7 +452,7 @@ function wrappedLines(
       ? wordWrappedLines(text, perLine)
       : text.split('\n').reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / perLine)), 0);
     most = Math.max(most, lines);
-  });
+  }
   return most;
 }
 
