@@ -22,8 +22,17 @@ export const BUNDLE_MAIN_FIELDS = ['module', 'main'];
  * stand-in that throws if reached (`infra/stand-ins/`). exceljs writes the workbook, which only
  * the finish does; every function imports the export pipeline, whose renderer imports it.
  */
-export const EXCLUSIVE_DEPENDENCIES: Record<string, { entries: readonly string[]; standIn: string }> = {
-  exceljs: { entries: ['functions/export-finish.ts'], standIn: 'infra/stand-ins/exceljs.ts' },
+export const EXCLUSIVE_DEPENDENCIES: Record<
+  string,
+  { entries: readonly string[]; standIn: string; modules?: readonly string[] }
+> = {
+  exceljs: {
+    entries: ['functions/export-finish.ts'],
+    standIn: 'infra/stand-ins/exceljs.ts',
+    // The XLSX row writer loads two of exceljs's own modules (`writers/xlsx-rows.ts`): esbuild
+    // would map them under the stand-in's path, so each gets the stand-in itself.
+    modules: ['exceljs/lib/utils/utils.js', 'exceljs/lib/utils/col-cache.js'],
+  },
   // The tax pack is not written in Lambda (no fonts shipped): see `infra/stand-ins/pdfkit.ts`.
   pdfkit: { entries: [], standIn: 'infra/stand-ins/pdfkit.ts' },
 };
@@ -31,8 +40,9 @@ export const EXCLUSIVE_DEPENDENCIES: Record<string, { entries: readonly string[]
 /** The aliases of one function's bundle: each exclusive dependency it does not run → its stand-in. */
 export function bundleAliases(entry: string, projectRoot: string): Record<string, string> {
   const aliases: Record<string, string> = {};
-  for (const [name, { entries, standIn }] of Object.entries(EXCLUSIVE_DEPENDENCIES)) {
-    if (!entries.includes(entry)) aliases[name] = join(projectRoot, standIn);
+  for (const [name, { entries, standIn, modules = [] }] of Object.entries(EXCLUSIVE_DEPENDENCIES)) {
+    if (entries.includes(entry)) continue;
+    for (const path of [name, ...modules]) aliases[path] = join(projectRoot, standIn);
   }
   return aliases;
 }
