@@ -12,10 +12,16 @@ import type { BenchTask, Figures } from './run-child.ts';
  */
 export const LATENCY_PAGE_SIZE = 100;
 
-/** One round: the CSV export and the fetch stage alone, each in its own process. */
+/**
+ * One round: the CSV export and the fetch stage alone, each in its own process, and beside them
+ * the plain programs of the same jobs (`bench/minimal-fetch.ts`, `bench/minimal-export.ts`): what
+ * a minimal implementation of each step reaches against the same latency, as a yardstick.
+ */
 export interface LatencyRound {
   export: Figures;
   stage: Figures;
+  minimalFetch: Figures;
+  minimalExport: Figures;
 }
 
 export interface LatencySetup {
@@ -49,9 +55,16 @@ export function measureLatency(
     };
     const list: LatencyRound[] = [];
     for (let round = 0; round < setup.rounds; round += 1) {
+      const exported = await measure({ ...base, mode: 'latency' });
+      const stage = await measure({ ...base, mode: 'latency-fetch' });
+      // The minimal fetch reports its whole span (after the plan) as `ms`: that is its fetch.
+      const minimalFetch = await measure({ ...base, mode: 'minimal-fetch' });
+      const minimalExport = await measure({ ...base, mode: 'minimal-export' });
       list.push({
-        export: await measure({ ...base, mode: 'latency' }),
-        stage: await measure({ ...base, mode: 'latency-fetch' }),
+        export: exported,
+        stage,
+        minimalFetch: { ...minimalFetch, fetchMs: minimalFetch.fetchMs ?? minimalFetch.ms },
+        minimalExport,
       });
     }
     return list;
@@ -158,8 +171,17 @@ export function printLatency(list: readonly LatencyRound[], setup: LatencySetup)
     'the fetch stage alone (same limiter and read-ahead, part files written, nothing assembled)',
     list.map((round) => round.stage),
   );
+  const ratio = (of: Figures, to: Figures) => fmt((of.fetchMs ?? 0) / (to.fetchMs ?? Number.NaN), 2);
   console.log(
-    `  export ÷ stage alone: ${each(list, (r) => fmt((r.export.fetchMs ?? 0) / (r.stage.fetchMs ?? Number.NaN), 2))} (target ≤ 1.1); ` +
+    `  export ÷ stage alone: ${each(list, (r) => ratio(r.export, r.stage))} (target ≤ 1.1); ` +
       "the plan's own request (date bounds, one latency) comes before either span",
+  );
+  // The yardstick: the plain programs of the same two jobs, same pages, latency and concurrency
+  // (each shard's pages one after another, as a client without read-ahead pages them).
+  const minimalIdeal = (r: LatencyRound) => ((r.minimalFetch.pages ?? 0) * latencyMs) / concurrency;
+  console.log(
+    `  minimal programs (bench/minimal-fetch.ts, bench/minimal-export.ts): fetch ${each(list, (r) => fmt(r.minimalFetch.fetchMs ?? 0))} ms, ` +
+      `÷ ideal ${each(list, (r) => fmt((r.minimalFetch.fetchMs ?? 0) / minimalIdeal(r), 2))}; ` +
+      `the minimal export's fetch ÷ the minimal fetch ${each(list, (r) => ratio(r.minimalExport, r.minimalFetch))}`,
   );
 }

@@ -28,7 +28,8 @@ export type Transport = 'fetch' | 'http';
 
 /**
  * Pages every shard of the export's plan (planned through `client`, as the raw fetch plans) with
- * the bare minimum per page; stops a shard on a short page, as the client does. `http`: the same
+ * the bare minimum per page: a shard's first page, then at once the pages its total names, within
+ * one limiter of `concurrency` requests; a shard ends on a short page, as the client's do. `http`: the same
  * over `node:http` (keep-alive, one socket per concurrent shard), `fetch`'s own cost left out.
  */
 export async function minimalFetch(
@@ -50,9 +51,11 @@ export async function minimalFetch(
   const started = performance.now();
   let rows = 0;
   let pages = 0;
+  // One limiter over every request, as the client's: a shard's first page says how many follow,
+  // and those are asked for at once (read ahead), within the same `concurrency` requests in flight.
   const limit = pLimit(task.concurrency);
-  const shardPages = async (params: readonly (readonly [string, string])[]) => {
-    for (let page = pagination.firstPage; ; page++) {
+  const readPage = (params: readonly (readonly [string, string])[], page: number) =>
+    limit(async () => {
       const target = endpointTarget(task.url, '/v2/transactions', [
         ...params,
         [pagination.pageParam, String(page)],
@@ -61,17 +64,35 @@ export async function minimalFetch(
       const timestamp = Date.now();
       const signature = signRequest(target.signedPath, timestamp, credentials.apiSecret);
       const url = signedUrl(target, timestamp, signature);
-      let items: unknown = JSON.parse(await get(url));
+      const body = JSON.parse(await get(url)) as Record<string, unknown>;
+      let items: unknown = body;
       for (const key of itemsPath) items = (items as Record<string, unknown>)[key];
       const count = (items as unknown[]).length;
       rows += count;
       pages += 1;
-      if (count < pagination.pageSize) return;
+      const totalPages = pagination.totalPagesPath === null ? undefined : body[pagination.totalPagesPath];
+      return { count, totalPages: typeof totalPages === 'number' ? totalPages : undefined };
+    });
+  const shardPages = async (params: readonly (readonly [string, string])[]) => {
+    const first = await readPage(params, pagination.firstPage);
+    let last = first;
+    let page = pagination.firstPage;
+    if (first.totalPages !== undefined && first.totalPages > 1) {
+      const rest = Array.from({ length: first.totalPages - 1 }, (_, n) => pagination.firstPage + 1 + n);
+      const read = await Promise.all(rest.map((number) => readPage(params, number)));
+      last = read[read.length - 1] ?? first;
+      page = pagination.firstPage + first.totalPages - 1;
+    }
+    // A full last page is confirmed by the next (empty) one, as the client does; without a
+    // total, pages follow one another until a short one.
+    while (last.count === pagination.pageSize) {
+      page += 1;
+      last = await readPage(params, page);
     }
   };
   await Promise.all(
     plan.shards.map((shard) =>
-      limit(() => shardPages(transactionParams(shardQuery(shard, request.filters), shape, silent))),
+      shardPages(transactionParams(shardQuery(shard, request.filters), shape, silent)),
     ),
   );
   agent.destroy();
