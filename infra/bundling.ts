@@ -18,6 +18,13 @@ export const BUNDLE_BANNER =
 export const BUNDLE_MAIN_FIELDS = ['module', 'main'];
 
 /**
+ * package.json conditions of every function's bundle. `pbs-lambda` picks the AWS SDK loaders that
+ * import statically (`#aws-sdk-loaders`, `lib/aws-sdk.ts`), so each bundle carries only the
+ * commands the project sends. `module` is esbuild's own default, which naming any condition drops.
+ */
+export const BUNDLE_CONDITIONS = ['pbs-lambda', 'module'];
+
+/**
  * Dependencies that only some functions run (by entry, repository-relative): the others bundle a
  * stand-in that throws if reached (`infra/stand-ins/`). exceljs writes the workbook, which only
  * the finish does; every function imports the export pipeline, whose renderer imports it.
@@ -67,6 +74,7 @@ export function functionBuildOptions(entry: string, projectRoot: string, outfile
     sourcemap: true,
     sourcesContent: false,
     mainFields: BUNDLE_MAIN_FIELDS,
+    conditions: BUNDLE_CONDITIONS,
     banner: { js: BUNDLE_BANNER },
     alias: bundleAliases(entry, projectRoot),
     logLevel: 'error',

@@ -8,6 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import {
   BUNDLE_BANNER,
+  BUNDLE_CONDITIONS,
   BUNDLE_MAIN_FIELDS,
   BUNDLE_TARGET,
   bundleAliases,
@@ -129,13 +130,17 @@ export class PbsFunction extends Construct {
           // The whole SDK is bundled: the versions the project pins, and @aws-sdk/lib-storage and
           // the presigner, which the runtime does not promise to include.
           externalModules: [],
-          // Dependencies of other functions only (exceljs: the finish's) replaced by stand-ins.
-          esbuildArgs: Object.fromEntries(
-            Object.entries(bundleAliases(props.entry, PROJECT_ROOT)).map(([name, path]) => [
-              `--alias:${name}`,
-              path,
-            ]),
-          ),
+          // Dependencies of other functions only (exceljs: the finish's) replaced by stand-ins;
+          // the conditions pick the AWS SDK loaders that import statically (BUNDLE_CONDITIONS).
+          esbuildArgs: {
+            ...Object.fromEntries(
+              Object.entries(bundleAliases(props.entry, PROJECT_ROOT)).map(([name, path]) => [
+                `--alias:${name}`,
+                path,
+              ]),
+            ),
+            '--conditions': BUNDLE_CONDITIONS.join(','),
+          },
           banner: BUNDLE_BANNER,
           commandHooks: bundlingHooks(props.bundleFiles ?? [], props.entry),
         },

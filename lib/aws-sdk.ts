@@ -6,26 +6,14 @@
  * command, an upload or a client therefore loads the package here, when it is about to send, never
  * with a static `import` (types come in with `import type`, which is erased). A static import would
  * load it even from a module imported lazily once bundled: esbuild hoists the static imports of an
- * external package to the top of the bundle (`bench/children.ts`). The Lambda handlers, which always
- * use AWS, may import the SDK statically (`lib/lambda/runtime.ts`); the module is one and the same.
+ * external package to the top of the bundle (`bench/children.ts`).
+ *
+ * The Lambda bundles, which carry the SDK and load it at start anyway (`lib/lambda/runtime.ts`),
+ * get loaders that import statically instead (`./aws-sdk/bundled.ts`): esbuild keeps every export
+ * of a module loaded with `import()`, so there each function would carry and evaluate all of a
+ * package's commands. Which module `#aws-sdk-loaders` names is package.json's `imports` field: the
+ * `pbs-lambda` condition (`infra/bundling.ts`) → `bundled.ts`, anything else (Node, tsx, vitest,
+ * the benchmark's bundles) → `./aws-sdk/lazy.ts`. Both give what `./aws-sdk/types.ts` lists.
  */
-
-/** `@aws-sdk/client-s3`: the S3 client, its commands and paginators. */
-export function loadS3Sdk(): Promise<typeof import('@aws-sdk/client-s3')> {
-  return import('@aws-sdk/client-s3');
-}
-
-/** `@aws-sdk/lib-storage`: the multipart `Upload`. */
-export function loadS3Upload(): Promise<typeof import('@aws-sdk/lib-storage')> {
-  return import('@aws-sdk/lib-storage');
-}
-
-/** `@aws-sdk/s3-request-presigner`: presigned download links. */
-export function loadS3Presigner(): Promise<typeof import('@aws-sdk/s3-request-presigner')> {
-  return import('@aws-sdk/s3-request-presigner');
-}
-
-/** `@aws-sdk/client-sfn`: Step Functions executions. */
-export function loadSfnSdk(): Promise<typeof import('@aws-sdk/client-sfn')> {
-  return import('@aws-sdk/client-sfn');
-}
+export { loadS3Presigner, loadS3Sdk, loadS3Upload, loadSfnSdk } from '#aws-sdk-loaders';
+export type { S3PresignerSdk, S3Sdk, S3UploadSdk, SfnSdk } from './aws-sdk/types.ts';

@@ -151,6 +151,18 @@ describe('cdk synth of the app', () => {
     expect(bundled).toBe(await sheetXml({ thread: 'same-thread' }));
   });
 
+  it('bundles only the AWS SDK commands the project sends, as the bench builds the functions', () => {
+    // The second is sent nowhere in the project: bundled only with a whole package.
+    const commands = ['"PutObjectCommand"', 'PutBucketLifecycleConfigurationCommand'];
+    const found = assetDirs().map((dir) => {
+      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      return commands.filter((name) => code.includes(name));
+    });
+
+    expect(found).toEqual(assetDirs().map(() => ['"PutObjectCommand"']));
+    expect(found).toHaveLength(7);
+  });
+
   it('keeps the error class names in every bundle of a job, as the state machine retriers match them', () => {
     expect(jobAssetDirs()).toHaveLength(6);
     for (const dir of jobAssetDirs()) {

@@ -1,0 +1,36 @@
+/**
+ * What the project uses of each AWS SDK package, by name: the loaders of `lib/aws-sdk.ts` give
+ * these and nothing more, so a call site taking an export not listed here fails tsc, and the
+ * Lambda bundles (`./bundled.ts`) carry exactly these.
+ */
+import type * as S3 from '@aws-sdk/client-s3';
+import type * as Sfn from '@aws-sdk/client-sfn';
+import type * as Storage from '@aws-sdk/lib-storage';
+import type * as Presigner from '@aws-sdk/s3-request-presigner';
+
+/** `@aws-sdk/client-s3`: the client, the commands the project sends, one paginator. */
+export type S3Sdk = Pick<
+  typeof S3,
+  | 'AbortMultipartUploadCommand'
+  | 'CompleteMultipartUploadCommand'
+  | 'CopyObjectCommand'
+  | 'CreateMultipartUploadCommand'
+  | 'DeleteObjectCommand'
+  | 'GetObjectCommand'
+  | 'GetObjectLockConfigurationCommand'
+  | 'HeadObjectCommand'
+  | 'PutObjectCommand'
+  | 'PutObjectRetentionCommand'
+  | 'paginateListObjectsV2'
+  | 'S3Client'
+  | 'UploadPartCopyCommand'
+>;
+
+/** `@aws-sdk/lib-storage`: the multipart `Upload`. */
+export type S3UploadSdk = Pick<typeof Storage, 'Upload'>;
+
+/** `@aws-sdk/s3-request-presigner`: presigned download links. */
+export type S3PresignerSdk = Pick<typeof Presigner, 'getSignedUrl'>;
+
+/** `@aws-sdk/client-sfn`: starting an execution. */
+export type SfnSdk = Pick<typeof Sfn, 'ExecutionAlreadyExists' | 'StartExecutionCommand'>;
