@@ -30,13 +30,21 @@ export interface BookWriter {
 }
 
 /**
+ * How long a worker told to end (an abandoned workbook, an unused worker) may take to exit before
+ * it is `terminate()`d: ending by itself takes at most the batch or deflate it has under way.
+ */
+export const WORKER_END_TIMEOUT_MS = 10_000;
+
+/**
  * How {@link openBook} writes: `worker` (default) or `same-thread`; `entry` replaces the worker's
- * module (tests); `started`, a worker started ahead for it ({@link startBookWorker}).
+ * module (tests); `started`, a worker started ahead for it ({@link startBookWorker});
+ * `endTimeoutMs`, {@link WORKER_END_TIMEOUT_MS} unless given (tests).
  */
 export interface BookThread {
   thread: 'worker' | 'same-thread';
   entry?: URL;
   started?: StartedWorker;
+  endTimeoutMs?: number;
 }
 
 /**
@@ -47,7 +55,9 @@ export interface BookThread {
 export async function openBook(out: Writable, props: BookProps, how: BookThread): Promise<BookWriter> {
   if (how.thread !== 'same-thread') {
     const worker = how.started?.take() ?? startBookWorker(how.entry)?.take();
-    if (worker !== undefined) return new WorkerBook(out, worker, props);
+    if (worker !== undefined) {
+      return new WorkerBook(out, worker, props, how.endTimeoutMs ?? WORKER_END_TIMEOUT_MS);
+    }
   }
   return new SameThreadBook(await XlsxBook.open(out, props));
 }
@@ -61,7 +71,10 @@ export class StartedWorker {
   private taken = false;
   private ended = false;
 
-  constructor(private readonly thread: WorkerThread) {}
+  constructor(
+    private readonly thread: WorkerThread,
+    private readonly endTimeoutMs = WORKER_END_TIMEOUT_MS,
+  ) {}
 
   /** The thread, for one workbook; undefined once taken or ended. */
   take(): WorkerThread | undefined {
@@ -71,23 +84,26 @@ export class StartedWorker {
     return this.thread;
   }
 
-  /** Ends the thread if no workbook took it; resolves once it has exited. */
+  /**
+   * Ends the thread if no workbook took it; resolves once it has exited (`terminate()`d if it did
+   * not within its time: it had no workbook, so nothing is lost).
+   */
   async end(): Promise<void> {
     if (this.taken || this.ended) return;
     this.ended = true;
     this.thread.worker.postMessage({ type: 'end' } satisfies FromMain);
-    await this.thread.exited;
+    await endOrTerminate(this.thread, this.endTimeoutMs);
   }
 }
 
 /**
  * Starts the XLSX worker thread ahead of its workbook, or returns undefined when workbooks are
  * written on this thread (a bundle shipped without the worker's own bundle). `entry` replaces the
- * worker's module (tests).
+ * worker's module and `endTimeoutMs` {@link WORKER_END_TIMEOUT_MS} (tests).
  */
-export function startBookWorker(entry?: URL): StartedWorker | undefined {
+export function startBookWorker(entry?: URL, endTimeoutMs?: number): StartedWorker | undefined {
   const module = entry ?? workerEntry();
-  return module === undefined ? undefined : new StartedWorker(startWorker(module));
+  return module === undefined ? undefined : new StartedWorker(startWorker(module), endTimeoutMs);
 }
 
 /** The exceljs writer on this thread: rows one at a time, paced after each. */
@@ -141,17 +157,16 @@ class WorkerBook implements BookWriter {
   private over = false;
 
   private readonly worker: Worker;
-  private readonly exited: Promise<void>;
   /** Acknowledgements of chunks waiting for `out` to drain. */
   private undrained = 0;
 
   constructor(
     private readonly out: Writable,
-    thread: WorkerThread,
+    private readonly thread: WorkerThread,
     props: BookProps,
+    private readonly endTimeoutMs: number,
   ) {
     this.worker = thread.worker;
-    this.exited = thread.exited;
     this.failed = new Promise<never>((_, reject) => {
       this.fail = (error) => {
         if (this.over) return;
@@ -198,10 +213,19 @@ class WorkerBook implements BookWriter {
     return stats;
   }
 
+  /**
+   * Destroys `out` with `error`, tells the worker to end and resolves once it has exited; rejects
+   * with an {@link XlsxWorkerError} (its cause: `error`) if the worker had to be `terminate()`d
+   * because it did not exit within its time (it stopped answering).
+   */
   async abort(error: unknown): Promise<void> {
     this.fail(error);
     this.out.destroy(error instanceof Error ? error : new Error(String(error)));
-    await this.exited;
+    if (await endOrTerminate(this.thread, this.endTimeoutMs)) return;
+    throw new XlsxWorkerError(
+      `did not end within ${this.endTimeoutMs} ms of being told to (the workbook failed: ${messageOf(error)}), and was terminated`,
+      { cause: error },
+    );
   }
 
   private post(message: FromMain, transfer?: ArrayBuffer[]): void {
@@ -253,6 +277,28 @@ class WorkerBook implements BookWriter {
     this.undrained = 0;
     for (let i = 0; i < count; i += 1) this.post({ type: 'written' });
   }
+}
+
+/**
+ * Waits up to `timeoutMs` for a thread told to end to exit, and `terminate()`s it past that: the
+ * last resort for a thread that stopped answering (stopping an idle one that way once aborted Node
+ * in zlib's cleanup). Resolves true if it exited by itself, false if it was terminated.
+ */
+async function endOrTerminate(thread: WorkerThread, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const byItself = await Promise.race([thread.exited.then(() => true as const), late]);
+  clearTimeout(timer);
+  if (byItself) return true;
+  await thread.worker.terminate();
+  await thread.exited;
+  return false;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -6,7 +6,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sink } from '../../../../test/support/writers.ts';
 import type { TableSource } from '../../../domain/table.ts';
 import { createLiveOutputs } from '../live-outputs.ts';
+import { XlsxWorkerError } from './errors.ts';
 import { writeXlsx } from './xlsx.ts';
+import { startBookWorker } from './xlsx-thread.ts';
 
 const fixture = (name: string) => new URL(`../../../../test/fixtures/xlsx-workers/${name}`, import.meta.url);
 
@@ -88,6 +90,42 @@ describe('the XLSX worker thread: when it starts and how it ends', () => {
     await expect(writeXlsx([notes(50_000)], out)).rejects.toThrow();
 
     expect(terminate).not.toHaveBeenCalled();
+  });
+
+  it('gives up on a worker that stops answering: the failed workbook rejects, saying the worker was terminated', async () => {
+    const terminate = vi.spyOn(Worker.prototype, 'terminate');
+    const { out } = sink();
+    const fetchFailed = new Error('the fetch failed');
+    const failing: TableSource = {
+      spec: notes(0).spec,
+      async *rows() {
+        // Two batches, posted without waiting (a stuck worker acknowledges none), then the failure.
+        for (let i = 0; i < 600; i += 1) yield [`note ${i}`];
+        throw fetchFailed;
+      },
+    };
+
+    const error = await writeXlsx([failing], out, {
+      workerEntry: fixture('stuck.ts'),
+      workerEndTimeoutMs: 200,
+    }).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(XlsxWorkerError);
+    expect((error as Error).message).toMatch(
+      /did not end within 200 ms .*the fetch failed.*and was terminated/,
+    );
+    expect((error as Error).cause).toBe(fetchFailed);
+    expect(out.destroyed).toBe(true);
+    expect(terminate).toHaveBeenCalledTimes(1);
+  });
+
+  it('ends an unused worker that stops answering by terminate(), as a last resort', async () => {
+    const terminate = vi.spyOn(Worker.prototype, 'terminate');
+    const started = startBookWorker(fixture('stuck.ts'), 200);
+
+    await started?.end();
+
+    expect(terminate).toHaveBeenCalledTimes(1);
   });
 
   it('finishes a workbook whose last chunks and end reach a slow output together (never waits for a drain that does not come)', async () => {

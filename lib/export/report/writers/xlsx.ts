@@ -65,6 +65,11 @@ export interface XlsxOptions {
   /** The worker thread's module, instead of `xlsx-worker.ts` (or its bundle): for tests. */
   workerEntry?: URL;
   /**
+   * How long a worker told to end after a failure may take to exit before it is terminated
+   * (`WORKER_END_TIMEOUT_MS` by default): for tests.
+   */
+  workerEndTimeoutMs?: number;
+  /**
    * A worker thread started ahead for this workbook ({@link startBookWorker}), with exceljs loaded
    * meanwhile; the workbook takes it (a new one is started if it was ended or taken already).
    */
@@ -115,6 +120,7 @@ export async function writeXlsx(
       thread: options.thread ?? 'worker',
       ...(options.workerEntry ? { entry: options.workerEntry } : {}),
       ...(options.started ? { started: options.started } : {}),
+      ...(options.workerEndTimeoutMs === undefined ? {} : { endTimeoutMs: options.workerEndTimeoutMs }),
     },
   );
   const results: XlsxSheetResult[] = [];
