@@ -98,11 +98,16 @@ export function createPbsClient(config: PbsClientConfig): PbsClient {
     requests: PageRequestOptions = {},
   ): AsyncIterable<Page<RawTransaction>> => {
     const params = transactionParams(query, shape, cfg.logger);
+    // Items cut down to some fields keep those the validation reads, so it judges them as it would whole.
+    const itemFields =
+      requests.itemFields === undefined
+        ? undefined
+        : [...new Set([...requests.itemFields, shape.fields.id, shape.fields.date])];
     return pages(
       '/v2/transactions',
       params,
       (items, path) => validateTransactions(items, shape.fields, shape.itemsPath, path),
-      requests,
+      itemFields === undefined ? requests : { ...requests, itemFields },
     );
   };
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isExactNumber, parseJson, stringifyJson } from './exact-json.ts';
-import { itemTexts, parseListBody } from './item-texts.ts';
+import { itemTexts, parseListBody, parseListBodyFields } from './item-texts.ts';
 
 describe('itemTexts', () => {
   it('returns the text of each item of the array at the path, as sent (spaces, escapes, number tokens kept)', () => {
@@ -75,6 +75,90 @@ describe('parseListBody', () => {
     expect(() => parseListBody('{"items":[1,', 'items')).toThrow(SyntaxError);
   });
 });
+
+describe('parseListBodyFields', () => {
+  const item = fc.record(
+    {
+      id: fc.oneof(fc.string(), fc.integer()),
+      date: fc.constantFrom('2025-01-05T10:00:00.000Z', 1_735_689_600_000, null),
+      meta: fc.oneof(fc.record({ ref: fc.string(), other: fc.jsonValue() }), fc.string(), fc.constant(null)),
+      rest: fc.jsonValue(),
+    },
+    { requiredKeys: [] },
+  );
+  const token = fc.constantFrom('1.50', '1e3', '-0', '12345678901234567890', '0.1');
+  const itemText = fc.oneof(
+    item.map((value) => JSON.stringify(value)),
+    fc.jsonValue().map((value) => JSON.stringify(value)),
+    token.map((number) => `{"id":"x","amount":${number},"meta":{"ref":${number}}}`),
+  );
+
+  it('gives what parseListBody gives, each object item holding only the fields asked for', () => {
+    fc.assert(
+      fc.property(fc.array(itemText), token, (texts, total) => {
+        const body = ` {"items" : [ ${texts.join(' ,')} ] , "total":${total}} `;
+        const whole = parseListBody(body, 'items');
+        const cut = parseListBodyFields(body, 'items', ['id', 'meta.ref']);
+        const expected = (whole.value as { items: unknown[] }).items.map((value) =>
+          value !== null && typeof value === 'object' && !Array.isArray(value) && !isExactNumber(value)
+            ? onlyFields(value as Record<string, unknown>)
+            : value,
+        );
+        expect(stringifyJson(cut.value)).toBe(stringifyJson({ ...(whole.value as object), items: expected }));
+        expect(cut.exactNumbers).toBe(whole.exactNumbers);
+        expect(cut.itemTexts).toEqual(texts);
+      }),
+    );
+  });
+
+  it('refuses exactly the bodies JSON.parse refuses', () => {
+    const edit = fc.record({
+      at: fc.nat(),
+      remove: fc.nat({ max: 2 }),
+      insert: fc.constantFrom('', ',', ']', '[', '}', '{', '"', ':', '\\', 'x', ' ', '1'),
+    });
+    fc.assert(
+      fc.property(fc.array(itemText, { minLength: 1 }), edit, (texts, { at, remove, insert }) => {
+        const valid = `{"page":1,"items":[${texts.join(',')}],"total":2}`;
+        const cutAt = at % valid.length;
+        const body = valid.slice(0, cutAt) + insert + valid.slice(cutAt + remove);
+        expect(throws(() => parseListBodyFields(body, 'items', ['id']))).toBe(throws(() => JSON.parse(body)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('cuts the items of a bare array body, and parses whole, without texts, a body whose items it cannot find', () => {
+    expect(parseListBodyFields('[{"id":"a","x":1},2]', null, ['id'])).toEqual({
+      value: [{ id: 'a' }, 2],
+      exactNumbers: false,
+      itemTexts: ['{"id":"a","x":1}', '2'],
+    });
+    expect(parseListBodyFields('{"items":{"id":"a","x":1}}', 'items', ['id'])).toEqual({
+      value: { items: { id: 'a', x: 1 } },
+      exactNumbers: false,
+    });
+  });
+});
+
+/** The fields `parseListBodyFields` keeps in the test above: `id` and `meta.ref`, where present. */
+function onlyFields(value: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  if (value.id !== undefined) kept.id = value.id;
+  const meta = value.meta;
+  const ref = meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>).ref : undefined;
+  if (ref !== undefined) kept.meta = { ref };
+  return kept;
+}
+
+function throws(run: () => unknown): boolean {
+  try {
+    run();
+    return false;
+  } catch {
+    return true;
+  }
+}
 
 /** Whether a body holds a number token a double would change: parsed losslessly, any token kept as text. */
 function isExactlyNeeded(body: string): boolean {

@@ -8,8 +8,9 @@
  * every number token, so {@link parseListBody} knows without a second scan whether the body needs
  * the lossless parser.
  */
-import { type ParsedJson, parseJson, parseJsonExactly } from './exact-json.ts';
+import { isExactNumber, type ParsedJson, parseJson, parseJsonExactly } from './exact-json.ts';
 import { isInexactNumberToken } from './number-token.ts';
+import { setPath } from './path.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -42,6 +43,76 @@ export function parseListBody(
 }
 
 /**
+ * {@link parseListBody} for a caller that reads only a few fields of each item and takes the rest
+ * from the item's text (the export's fetch): the same value, except that each item that is an
+ * object holds only the fields at `fields` (dotted paths) that it has. Every byte of the body is
+ * still parsed (a body `JSON.parse` refuses throws here too), but item by item: each item's full
+ * parse is garbage at once, instead of a page of parsed items (several MB for a page of 1 000)
+ * living until the page has been handled and being copied out of the young generation meanwhile.
+ *
+ * Items are cut down only when their texts are given: a body whose items could not be cut out is
+ * parsed whole, as {@link parseListBody} does, without texts.
+ */
+export function parseListBodyFields(
+  text: string,
+  itemsPath: string | null,
+  fields: readonly string[],
+): ParsedJson & { itemTexts?: readonly string[] } {
+  sawInexactNumber = false;
+  const found = locateItems(text, itemsPath);
+  if (found === null || fields.includes('')) return parseListBody(text, itemsPath);
+  const exact = sawInexactNumber;
+  // The body around the items, with an empty array in their place: what is left to parse.
+  const rest = `${text.slice(0, found.start)}[]${text.slice(found.end)}`;
+  const value: unknown = JSON.parse(rest);
+  const envelope = exact ? parseJsonExactly(rest) : value;
+  const paths = fields.map((field) => field.split('.'));
+  const items = found.texts.map((itemText) => {
+    const item: unknown = JSON.parse(itemText);
+    return fieldsOf(exact ? parseJsonExactly(itemText) : item, paths);
+  });
+  if (itemsPath === null || itemsPath === '')
+    return { value: items, exactNumbers: exact, itemTexts: found.texts };
+  setPath(envelope as Record<string, unknown>, itemsPath, items);
+  return { value: envelope, exactNumbers: exact, itemTexts: found.texts };
+}
+
+/**
+ * `item` with only the fields at `paths` (each split into its keys, as `getPath` reads them) it
+ * has; an item that is not an object, as it is.
+ */
+function fieldsOf(item: unknown, paths: readonly (readonly string[])[]): unknown {
+  if (!isPlainObject(item)) return item;
+  const kept: Record<string, unknown> = {};
+  for (const keys of paths) {
+    let value: unknown = item;
+    for (const key of keys) value = isObject(value) ? value[key] : undefined;
+    if (value === undefined) continue;
+    // Down the path, creating the objects on the way (`setPath`), then the value.
+    let into = kept;
+    for (let depth = 0; depth < keys.length - 1; depth++) {
+      const key = keys[depth] as string;
+      let next = into[key];
+      if (!isObject(next)) {
+        next = {};
+        into[key] = next;
+      }
+      into = next as Record<string, unknown>;
+    }
+    into[keys[keys.length - 1] as string] = value;
+  }
+  return kept;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object';
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return isObject(value) && !Array.isArray(value) && !isExactNumber(value);
+}
+
+/**
  * Set by a scan that met a number token whose double, written back, is not the same text (`1.50`,
  * `1e3`, `-0`, more than 15 significant digits): see `exact-json.ts`. Scans are synchronous, so
  * one flag serves them all.
@@ -59,16 +130,30 @@ function checkNumber(text: string, start: number, end: number): void {
  * array through objects. As `JSON.parse` does, the last of repeated keys counts.
  */
 export function itemTexts(text: string, itemsPath: string | null): string[] | null {
+  return locateItems(text, itemsPath)?.texts ?? null;
+}
+
+/** The array of items of a list body: its elements' texts, and where it starts and ends in the body. */
+interface ItemsFound {
+  texts: string[];
+  /** Index of the array's `[`. */
+  start: number;
+  /** Index just past its `]`. */
+  end: number;
+}
+
+/** {@link itemTexts}, with where the array is (see {@link ItemsFound}). */
+function locateItems(text: string, itemsPath: string | null): ItemsFound | null {
   const segments = itemsPath === null || itemsPath === '' ? [] : itemsPath.split('.');
   return itemsAt(text, skipSpace(text, 0), segments, 0);
 }
 
 /** The items under `segments[depth…]` of the value at `at`. */
-function itemsAt(text: string, at: number, segments: readonly string[], depth: number): string[] | null {
-  if (depth === segments.length) return elements(text, at)?.texts ?? null;
+function itemsAt(text: string, at: number, segments: readonly string[], depth: number): ItemsFound | null {
+  if (depth === segments.length) return elements(text, at);
   if (text.charCodeAt(at) !== OPEN_BRACE) return null;
   const key = segments[depth];
-  let found: string[] | null = null;
+  let found: ItemsFound | null = null;
   let position = skipSpace(text, at + 1);
   if (text.charCodeAt(position) === CLOSE_BRACE) return null;
   for (;;) {
@@ -82,7 +167,7 @@ function itemsAt(text: string, at: number, segments: readonly string[], depth: n
     if (name === key && depth + 1 === segments.length) {
       // The array itself: cut into items once, not scanned again to find its end.
       const array = elements(text, position);
-      found = array?.texts ?? null;
+      found = array;
       end = array?.end ?? valueEnd(text, position);
     } else {
       // A later copy of the key replaces an earlier one, as in the parsed body.
@@ -104,19 +189,19 @@ function keyName(text: string, start: number, end: number): string {
   return raw.includes('\\') ? (JSON.parse(text.slice(start, end)) as string) : raw;
 }
 
-/** The elements of the array at `at`, and where it ends; null when no array starts there. */
-function elements(text: string, at: number): { texts: string[]; end: number } | null {
+/** The elements of the array at `at`, and where it starts and ends; null when no array starts there. */
+function elements(text: string, at: number): ItemsFound | null {
   if (text.charCodeAt(at) !== OPEN_BRACKET) return null;
   const texts: string[] = [];
   let position = skipSpace(text, at + 1);
-  if (text.charCodeAt(position) === CLOSE_BRACKET) return { texts, end: position + 1 };
+  if (text.charCodeAt(position) === CLOSE_BRACKET) return { texts, start: at, end: position + 1 };
   for (;;) {
     const end = valueEnd(text, position);
     if (end < 0) return null;
     texts.push(text.slice(position, end));
     position = skipSpace(text, end);
     const next = text.charCodeAt(position);
-    if (next === CLOSE_BRACKET) return { texts, end: position + 1 };
+    if (next === CLOSE_BRACKET) return { texts, start: at, end: position + 1 };
     if (next !== COMMA) return null;
     position = skipSpace(text, position + 1);
   }

@@ -432,6 +432,69 @@ describe('parseNextLink', () => {
   });
 });
 
+describe('paginate, items cut down to the fields read (itemFields)', () => {
+  const shape = resolveShape({});
+  const item = (n: number) => ({ id: `t${n}`, date: '2025-01-05T10:00:00.000Z', memo: 'x'.repeat(n), n });
+  const listing = (handler: (request: RecordedRequest) => Response) => {
+    const fake = fakeFetch(handler);
+    return paginate({
+      shape,
+      base,
+      signedPath: '/v2/transactions',
+      params: [],
+      fetchJson: (target, parse) =>
+        sendSigned(target, {
+          fetch: fake.fetch,
+          credentials: CREDENTIALS,
+          timeoutMs: 1000,
+          maxResponseBytes: 1 << 20,
+          timestamp: 1,
+          nowMs: 1,
+          ...(parse ? { parse } : {}),
+        }),
+      validate: (items) => items,
+      itemTexts: true,
+      itemFields: ['id', 'date'],
+    });
+  };
+
+  it('yields items holding only those fields, with the texts of the whole items', async () => {
+    const pages: Page<unknown>[] = [];
+    for await (const page of listing(() => json({ items: [item(1), item(2)], totalItems: 2 })))
+      pages.push(page);
+
+    expect(pages.map((page) => page.items)).toEqual([
+      [
+        { id: 't1', date: '2025-01-05T10:00:00.000Z' },
+        { id: 't2', date: '2025-01-05T10:00:00.000Z' },
+      ],
+    ]);
+    expect(pages[0]?.itemTexts).toEqual([JSON.stringify(item(1)), JSON.stringify(item(2))]);
+  });
+
+  it('still refuses a page served twice, told by its texts: pages whose cut-down items are alike are not', async () => {
+    const size = shape.pagination.style === 'page' ? shape.pagination.pageSize : 0;
+    const full = (memo: string) =>
+      Array.from({ length: size }, (_, i) => ({ ...item(1), id: `t${i}`, memo }));
+    const repeated = async () => {
+      for await (const _page of listing(() => json({ items: full('same'), totalItems: 3 * size })));
+    };
+    await expect(repeated()).rejects.toThrow(PbsListingError);
+
+    // The same ids and dates on two pages, other content: not the same page served twice (the
+    // ids twice are the fetch's to judge).
+    let served = 0;
+    const pages: Page<unknown>[] = [];
+    for await (const page of listing(() => {
+      served += 1;
+      const items = served === 1 ? full('first') : served === 2 ? full('second') : [];
+      return json({ items, totalItems: 2 * size });
+    }))
+      pages.push(page);
+    expect(pages.map((page) => page.items.length)).toEqual([size, size, 0]);
+  });
+});
+
 describe('linkTarget', () => {
   it('returns the signed path without the base prefix and the query without timestamp and signature', () => {
     const target = linkTarget(

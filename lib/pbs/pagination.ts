@@ -1,5 +1,5 @@
 import { PbsListingError, PbsResponseError } from './errors.ts';
-import { parseListBody } from './item-texts.ts';
+import { parseListBody, parseListBodyFields } from './item-texts.ts';
 import type { Page } from './model.ts';
 import { getPath } from './path.ts';
 import type { QueryParams } from './query.ts';
@@ -44,6 +44,12 @@ export interface PageRequestOptions {
   readAheadBudget?: ReadAheadBudget;
   /** Give each page's items' JSON texts as sent (`Page.itemTexts`), for a caller that stores them. */
   itemTexts?: boolean;
+  /**
+   * With `itemTexts`: the fields (dotted paths) the caller reads of each item. Items that come with
+   * their texts then hold only those (`item-texts.ts`, {@link parseListBodyFields}): the caller
+   * takes everything else from the text. Items whose texts could not be given stay whole.
+   */
+  itemFields?: readonly string[];
   /**
    * Items a page instead of the shape's page size or limit (a positive integer), for a listing
    * whose page boundaries must fall elsewhere (a confirming listing). A cursor shape without a
@@ -129,8 +135,13 @@ type Fetched<T> = { response: JsonResponse; items: T[]; itemTexts?: readonly str
 
 async function fetchPage<T>(options: PaginateOptions<T>, target: RequestTarget): Promise<Fetched<T>> {
   const { itemsPath } = options.shape;
+  const { itemFields } = options;
   const parse: BodyParser | undefined =
-    options.itemTexts === true ? (text) => parseListBody(text, itemsPath) : undefined;
+    options.itemTexts !== true
+      ? undefined
+      : itemFields === undefined
+        ? (text) => parseListBody(text, itemsPath)
+        : (text) => parseListBodyFields(text, itemsPath, itemFields);
   const response = await (options.schedule === undefined
     ? options.fetchJson(target, parse)
     : options.schedule(() => options.fetchJson(target, parse)));
@@ -318,7 +329,9 @@ function pageTaker<T>(
   const requests = pageRequests(options, pageSize);
   const take = async (target: RequestTarget) => {
     const fetched = await requests.take(target);
-    repeat.check(fetched.items, target.path);
+    // Items cut down to a few fields could match where whole ones differ: their texts are whole.
+    const cutDown = options.itemFields !== undefined && fetched.itemTexts !== undefined;
+    repeat.check(cutDown ? (fetched.itemTexts as readonly string[]) : fetched.items, target.path);
     return { ...fetched, totalItems: readCount(fetched.response.body, totalItemsPath, target.path) };
   };
   return { take, requests };
@@ -362,7 +375,7 @@ async function* cursors<T>(options: PaginateOptions<T>, style: CursorStyle): Asy
 }
 
 /** Detects a page-number/offset service that keeps returning the same page. */
-function repeatGuard(): { check(items: unknown[], path: string): void } {
+function repeatGuard(): { check(items: readonly unknown[], path: string): void } {
   let previous: string | null = null;
   return {
     check(items, path) {

@@ -269,8 +269,12 @@ export function startFetch(
     // Pages requested ahead wait in memory until their shard reads them: bounded over the run.
     requests.readAheadBudget = createReadAheadBudget(concurrency * READ_AHEAD_ITEMS_PER_REQUEST);
   }
-  // Each item's text as sent goes into its part line, instead of the parsed item written out again.
-  if (options.fields !== undefined) requests.itemTexts = true;
+  // Each item's text as sent goes into its part line, instead of the parsed item written out again;
+  // of the parsed item only the fields read here are kept (the page's parsed items die at once).
+  if (options.fields !== undefined) {
+    requests.itemTexts = true;
+    requests.itemFields = partLineItemFields(options);
+  }
   // rejectOnClear: cleared tasks must settle, or waiting for them below would never end.
   const limit = pLimit({ concurrency, rejectOnClear: true });
   const settlers = shards.map(() => settleable<FetchedShard>());
@@ -613,6 +617,18 @@ async function fetchShardOnce(task: ShardTask, pageSize: number | null): Promise
   return listing;
 }
 
+/**
+ * The fields of each item the fetch reads besides its text (`PageRequestOptions.itemFields`): the
+ * id (the part line's and the duplicate check's), the date and the protocol (a rest shard's filter).
+ * An item that comes with its text is written from the text alone (see `partLineJson`).
+ */
+function partLineItemFields(options: FetchOptions): string[] {
+  const fields = options.fields as PartLineFields;
+  const read = [fields.id, fields.date, options.protocolField ?? 'protocol'];
+  if (options.idField !== undefined) read.push(options.idField);
+  return [...new Set(read)];
+}
+
 function widen(span: Listing['span'], at: number): NonNullable<Listing['span']> {
   if (span === undefined) return { first: at, last: at };
   if (at < span.first) span.first = at;
@@ -621,9 +637,11 @@ function widen(span: Listing['span'], at: number): NonNullable<Listing['span']> 
 }
 
 function setDigest(ids: ReadonlySet<string>): string {
-  const hash = createHash('sha256');
-  for (const id of [...ids].sort()) hash.update(`${id}\n`);
-  return hash.digest('hex');
+  // One update of the joined text, not one per id (same digest): a call per id cost as much as the rest.
+  const sorted = [...ids].sort();
+  return createHash('sha256')
+    .update(sorted.length === 0 ? '' : `${sorted.join('\n')}\n`)
+    .digest('hex');
 }
 
 /** For a shard with `otherThan`: keeps the items whose protocol is none of those; else null. */

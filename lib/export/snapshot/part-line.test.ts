@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../pbs/exact-json.ts';
 import { DEFAULT_SHAPE } from '../../pbs/shape.ts';
-import { decodePartLine, decodePartLineBytes, encodePartLine } from './part-line.ts';
+import { decodePartLine, decodePartLineBytes, encodePartLine, partLineJson } from './part-line.ts';
 
 const fields = DEFAULT_SHAPE.fields;
 
@@ -82,5 +82,18 @@ describe('part lines', () => {
       plain: false,
       data: { id: 'b', date: 1_735_689_600_000 },
     });
+  });
+
+  it('write an item sent over several lines from its text, whole, even when the item given is cut down', () => {
+    const sent =
+      '{\n  "id": "x",\n  "date": "2025-01-05T10:00:00.000Z",\n  "memo": "a b",\n  "amount": 1.50\n}';
+    const cutDown = { id: 'x', date: '2025-01-05T10:00:00.000Z' };
+    expect(partLineJson(cutDown, false, sent.replace('1.50', '1.5'))).toBe(
+      '{"id":"x","date":"2025-01-05T10:00:00.000Z","memo":"a b","amount":1.5}',
+    );
+    expect(partLineJson(cutDown, true, sent)).toBe(
+      '{"id":"x","date":"2025-01-05T10:00:00.000Z","memo":"a b","amount":1.50}',
+    );
+    expect(partLineJson(cutDown, false, '{"id":"x"}')).toBe('{"id":"x"}');
   });
 });

@@ -64,11 +64,16 @@ export function partLinePrefix(key: PartLineKey, exactNumbers: boolean): string 
   return `${key.at}\t${JSON.stringify(key.id)}\t${exactNumbers ? '' : PLAIN_MARK}`;
 }
 
-/** The JSON text of {@link encodePartLine}'s line: `sent` when it is one line, else `item` written. */
+/**
+ * The JSON text of {@link encodePartLine}'s line: `sent` when it is one line, else the item
+ * written on one line: parsed again from `sent` when given (the item may be cut down to a few
+ * fields, `PageRequestOptions.itemFields`), else `item` itself.
+ */
 export function partLineJson(item: RawTransaction, exactNumbers: boolean, sent?: string): string {
   if (sent !== undefined && isOneLine(sent)) return sent;
   // Items with number tokens kept as text (see `pbs/exact-json.ts`) are written with them as sent.
-  return exactNumbers ? stringifyJson(item) : JSON.stringify(item);
+  if (exactNumbers) return stringifyJson(sent === undefined ? item : parseJsonValue(sent));
+  return JSON.stringify(sent === undefined ? item : JSON.parse(sent));
 }
 
 /** True when JSON text holds no line break (outside strings it may hold spaces, never inside). */

@@ -37,6 +37,30 @@ describe('createNdjsonWriter', () => {
   });
 
   it.each([
+    ['gzip, 8 chunks buffered', true, 8],
+    ['plain text, 1 chunk buffered', false, 1],
+  ])(
+    'writes every byte of many chunks, its chunks reused, waiting only when asked to (%s)',
+    async (_, compress, bufferedChunks) => {
+      const file = join(dir, 'many.ndjson');
+      // About 6 MB: two dozen chunks of 256 KiB, each line distinct.
+      const lines = Array.from(
+        { length: 60_000 },
+        (_, i) => `{"i":${i},"t":"${String(i).repeat(20).slice(0, 90)}"}`,
+      );
+      const writer = createNdjsonWriter(file, { compress, level: 1, bufferedChunks });
+      for (const line of lines) {
+        const wait = writer.writeJson(line);
+        if (wait) await wait;
+      }
+      await writer.close();
+
+      const bytes = await readFile(file);
+      expect((compress ? gunzipSync(bytes) : bytes).toString('utf8')).toBe(`${lines.join('\n')}\n`);
+    },
+  );
+
+  it.each([
     ['gzip', true],
     ['plain text', false],
   ])('writes %s lines given in pieces, as text or bytes, longer than a chunk too', async (_, compress) => {
