@@ -74,13 +74,17 @@ export interface ProfileTarget {
   name: string;
 }
 
-/** Forks `script` of `bundleDir` with `argument`; resolves with its first message. */
+/**
+ * Forks `script` of `bundleDir` with `argument`; resolves with its first message. `nodeFlags`
+ * replace {@link CHILD_NODE_FLAGS} (`bench:cpu --heap-mb`).
+ */
 export function child<T>(
   bundleDir: string,
   script: string,
   argument: unknown,
   keepAlive = false,
   profile?: ProfileTarget,
+  nodeFlags: readonly string[] = CHILD_NODE_FLAGS,
 ): Promise<{ message: T; process: ChildProcess }> {
   const profileFlags =
     profile === undefined
@@ -88,7 +92,7 @@ export function child<T>(
       : ['--cpu-prof', `--cpu-prof-dir=${profile.dir}`, `--cpu-prof-name=${profile.name}.cpuprofile`];
   return new Promise((resolve, reject) => {
     const proc = fork(join(bundleDir, script.replace(/\.ts$/, '.mjs')), [JSON.stringify(argument)], {
-      execArgv: [...CHILD_NODE_FLAGS, ...profileFlags],
+      execArgv: [...nodeFlags, ...profileFlags],
       env: { ...process.env, ...QUIET_ENV },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

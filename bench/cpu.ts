@@ -1,6 +1,6 @@
 /**
  * `npm run bench:cpu -- [--transactions 100000] [--rounds 3] [--modes raw-fetch,minimal-fetch,export-csv,…]
- *   [--against DIR] [--cpu-prof DIR]`
+ *   [--against DIR] [--cpu-prof DIR] [--heap-mb 128]`
  *
  * CPU seconds per 100 000 transactions of the client alone (raw fetch) and of each export mode
  * (CSV, XLSX, gains), beside the floor of the raw fetch (`minimal-fetch`: the same requests,
@@ -16,7 +16,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildChildren, child, withSimulator } from './children.ts';
+import { buildChildren, CHILD_NODE_FLAGS, child, withSimulator } from './children.ts';
 import type { BenchTask, Figures } from './run-child.ts';
 
 const { values } = parseArgs({
@@ -26,6 +26,7 @@ const { values } = parseArgs({
     modes: { type: 'string' },
     against: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'heap-mb': { type: 'string' },
   },
 });
 const MODES = [
@@ -43,6 +44,12 @@ for (const mode of modes) {
   if (!MODES.includes(mode)) throw new Error(`--modes takes: ${MODES.join(', ')}`);
 }
 const transactions = Number(values.transactions ?? 100_000);
+/**
+ * `--heap-mb N`: the children's V8 old-space cap instead of the benchmark's 128 MB, for a program
+ * that does not bound its memory (`minimal-export` holds every CSV row, and at 1M needs more).
+ */
+const nodeFlags =
+  values['heap-mb'] === undefined ? CHILD_NODE_FLAGS : [`--max-old-space-size=${Number(values['heap-mb'])}`];
 const rounds = Math.max(1, Number(values.rounds ?? 3));
 /** The simulator's data spans these years (as in `bench/index.ts`). */
 const ALL_YEARS = { from: '2023-01-01', to: '2025-12-31' };
@@ -78,15 +85,29 @@ await withSimulator(builds[0]?.dir as string, transactions, 0, async (url, profi
         const profileTarget =
           profileDir === undefined ? undefined : { dir: profileDir, name: `${mode}-${index}-${round}` };
         const task: BenchTask = { ...base, mode };
-        const { message } = await child<Figures>(build.dir, 'run-child.ts', task, false, profileTarget);
-        results.get(mode)?.[index]?.push(message);
+        // A child that fails (out of memory, say) loses its own figure, not the run's others.
+        try {
+          const { message } = await child<Figures>(
+            build.dir,
+            'run-child.ts',
+            task,
+            false,
+            profileTarget,
+            nodeFlags,
+          );
+          results.get(mode)?.[index]?.push(message);
+        } catch (error) {
+          process.stderr.write(
+            `  round ${round}: ${mode} (${build.name}) failed: ${(error as Error).message}\n`,
+          );
+        }
       }
     }
   }
 });
 
 console.log(
-  `CPU seconds per 100 000 transactions (${transactions} transactions, ${rounds} rounds, every thread of the task's process, its start left out); ` +
+  `CPU seconds per 100 000 transactions (${transactions} transactions, ${rounds} rounds, ${nodeFlags.join(' ')}, every thread of the task's process, its start left out); ` +
     'then wall seconds and peak RSS MB of the task, medians',
 );
 /** One figure of every round of one build, as `median (round / round …)`. */
@@ -98,6 +119,7 @@ for (const mode of modes) {
   const figures = results.get(mode) ?? [];
   const cells = builds.map((build, index) => {
     const list = figures[index] ?? [];
+    if (list.length === 0) return `${build.name}: failed in every round`;
     return `${build.name}: ${cell(list, per100k, 2)}, wall ${cell(list, (f) => f.ms / 1000, 1)} s, RSS ${cell(list, (f) => f.peakRssMb, 0)} MB`;
   });
   const cpuMedian = (index: number) => median((figures[index] ?? []).map(per100k));
