@@ -7,7 +7,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobStore, KEYS } from '../../lib/jobs/index.ts';
 import { createFetchShardHandler, createFinishHandler, createPlanHandler } from '../../lib/lambda/index.ts';
@@ -113,5 +113,27 @@ describe('export-finish handler', () => {
     expect(output.state).toBe('succeeded');
     expect(plan.shards.length).toBeGreaterThan(8);
     expect(snapshotBeforeLastPart).toBe(true);
+  });
+});
+
+describe('export-finish handler, a part missing', () => {
+  it('fails naming the part, publishes nothing and leaves no download running', async () => {
+    const job = await h.queueJob({ profile: 'acme', period: '2025', formats: ['csv'] });
+    const plan = await createPlanHandler(h.workerContext())({ jobId: job.jobId });
+    const fetchShard = createFetchShardHandler(h.workerContext());
+    for (const shard of plan.shards) await fetchShard({ jobId: job.jobId, shard });
+    await h.s3.client.send(new DeleteObjectCommand({ Bucket: h.bucket, Key: KEYS.part(job.jobId, 2) }));
+    const finishDir = await mkdtemp(join(workDir, 'missing-'));
+    const reportsBefore = await h.keysUnder('reports/acme/');
+
+    await expect(
+      createFinishHandler(h.workerContext({ workDir: finishDir }))({ jobId: job.jobId }),
+    ).rejects.toMatchObject({ name: 'WorkFileError', message: expect.stringContaining('parts/2.ndjson.gz') });
+
+    expect(await h.keysUnder('reports/acme/')).toEqual(reportsBefore);
+    expect(await h.keysUnder('_staging/')).toEqual([]);
+    // The scratch folder is gone: no download was left writing into it.
+    expect(await readdir(finishDir)).toEqual([]);
+    expect((await h.jobs.require(job.jobId)).state).toBe('running');
   });
 });
