@@ -128,7 +128,7 @@ for (const [index, build] of builds.entries()) {
   const list = results[index] ?? [];
   console.log(`  ${build.name}:`);
   console.log(
-    `    plan+shards wall ${cell(list, (m) => m.fetch.ms, 0)} ms, CPU ${cell(list, (m) => per100k(m.fetch.taskCpuMs, m.fetch.rows), 2)}, s3rver ${cell(list, (m) => m.s3FetchMs / 1000, 2)}`,
+    `    plan+shards wall ${cell(list, (m) => m.fetch.ms, 0)} ms (plan ${cell(list, (m) => m.fetch.planMs ?? 0, 0)}), CPU ${cell(list, (m) => per100k(m.fetch.taskCpuMs, m.fetch.rows), 2)}, s3rver ${cell(list, (m) => m.s3FetchMs / 1000, 2)}`,
   );
   console.log(
     `    finish      wall ${cell(list, (m) => m.finish.ms, 0)} ms, CPU ${cell(list, (m) => per100k(m.finish.taskCpuMs, m.fetch.rows), 2)}, s3rver ${cell(list, (m) => m.s3FinishMs / 1000, 2)}, RSS ${cell(list, (m) => m.finish.peakRssMb, 0)} MB`,

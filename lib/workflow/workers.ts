@@ -264,16 +264,19 @@ export function createWorkers(deps: WorkerDeps): Workers {
     },
 
     async finish({ jobId }) {
+      // The plan and the publication are read while the job is: three round trips at once. Both
+      // are used only once the job is found unfinished (a finished job's work area may be gone).
+      const reads = Promise.all([loadPlan(jobId), getJson<JobResult>(s3, bucket, KEYS.published(jobId))]);
+      reads.catch(() => {});
       const job = await loadJob(jobId);
       if (job.state === 'succeeded' && job.result) {
         return { jobId, state: 'succeeded', files: job.result.files.length };
       }
-      const { startedAt, plan, demo } = await loadPlan(jobId);
       const request = parseExportRequest(job.request);
       // A finish that published everything but could not record it (the job update failed, the
       // invocation ended) is retried: its publication, written once the set was in place, is
       // recorded as it is instead of rewritten under a manifest that would describe it meanwhile.
-      const published = await getJson<JobResult>(s3, bucket, KEYS.published(jobId));
+      const [{ startedAt, plan, demo }, published] = await reads;
       const outcome = published?.value ?? (await publishRun(job, request, plan, startedAt, demo));
       const finishedAt = deps.now();
       const finished = await jobs.update(jobId, (current) => ({

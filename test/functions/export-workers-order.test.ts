@@ -88,6 +88,38 @@ describe('export-fetch-shard handler', () => {
 });
 
 describe('export-finish handler', () => {
+  it('sends the plan and publication reads before the job read is answered', async () => {
+    const job = await h.queueJob({ profile: 'acme', period: '2025-06', formats: ['csv'] });
+    const plan = await createPlanHandler(h.workerContext())({ jobId: job.jobId });
+    await createFetchShardHandler(h.workerContext())({ jobId: job.jobId, shard: plan.shards[0] ?? 0 });
+    const events: string[] = [];
+    const sent = new Set<string>();
+    const client = observedClient(
+      (seen) => {
+        if (seen.command !== 'GetObjectCommand') return;
+        sent.add(seen.key);
+        events.push(`sent ${seen.key}`);
+      },
+      async (seen) => {
+        if (seen.command !== 'GetObjectCommand' || seen.key !== KEYS.job(job.jobId)) return;
+        await until(() => sent.has(KEYS.plan(job.jobId)) && sent.has(KEYS.published(job.jobId)), 3_000);
+        events.push(`answered ${seen.key}`);
+      },
+    );
+
+    const output = await createFinishHandler(
+      h.workerContext({ s3: client, jobs: createJobStore({ client, bucket: h.bucket }) }),
+    )({ jobId: job.jobId });
+
+    expect(output.state).toBe('succeeded');
+    const answered = events.indexOf(`answered ${KEYS.job(job.jobId)}`);
+    expect(answered).toBeGreaterThanOrEqual(0);
+    for (const key of [KEYS.plan(job.jobId), KEYS.published(job.jobId)]) {
+      expect(events.indexOf(`sent ${key}`)).toBeGreaterThanOrEqual(0);
+      expect(events.indexOf(`sent ${key}`)).toBeLessThan(answered);
+    }
+  });
+
   it('starts the snapshot before the last part is downloaded', async () => {
     const job = await h.queueJob({ profile: 'acme', period: '2025', formats: ['csv'] });
     const plan = await createPlanHandler(h.workerContext())({ jobId: job.jobId });
