@@ -7,7 +7,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobStore, KEYS } from '../../lib/jobs/index.ts';
 import { createFetchShardHandler, createFinishHandler, createPlanHandler } from '../../lib/lambda/index.ts';
@@ -168,4 +168,39 @@ describe('export-finish handler, a part missing', () => {
     expect(await readdir(finishDir)).toEqual([]);
     expect((await h.jobs.require(job.jobId)).state).toBe('running');
   });
+});
+
+describe('export-finish handler, demo data known from the parts only', () => {
+  it.each([[['csv']], [['csv', 'xlsx']]])(
+    'marks the run demo data when only the parts say so (formats %j)',
+    async (formats) => {
+      const job = await h.queueJob({ profile: 'acme', period: '2025-06', formats });
+      const plan = await createPlanHandler(h.workerContext())({ jobId: job.jobId });
+      const fetchShard = createFetchShardHandler(h.workerContext());
+      for (const shard of plan.shards) await fetchShard({ jobId: job.jobId, shard });
+      // As if planning had had no answer from the simulator: only the parts' metadata says it.
+      const stored = JSON.parse(
+        (await (
+          await h.s3.client.send(new GetObjectCommand({ Bucket: h.bucket, Key: KEYS.plan(job.jobId) }))
+        ).Body?.transformToString()) ?? '{}',
+      ) as { demo?: true };
+      delete stored.demo;
+      await h.s3.client.send(
+        new PutObjectCommand({ Bucket: h.bucket, Key: KEYS.plan(job.jobId), Body: JSON.stringify(stored) }),
+      );
+
+      // A service factory of its own: its client has had no answer yet.
+      await createFinishHandler(h.workerContext({ services: h.servicesWith({}) }))({ jobId: job.jobId });
+
+      const manifestKey = (await h.jobs.require(job.jobId)).result?.files.find(
+        (file) => file.name === 'manifest.json',
+      )?.key;
+      const manifest = JSON.parse(
+        (await (
+          await h.s3.client.send(new GetObjectCommand({ Bucket: h.bucket, Key: manifestKey }))
+        ).Body?.transformToString()) ?? '{}',
+      ) as { demo?: boolean };
+      expect(manifest.demo).toBe(true);
+    },
+  );
 });
