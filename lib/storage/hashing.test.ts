@@ -50,6 +50,34 @@ describe('HashingStream', () => {
   });
 });
 
+describe('HashingStream multipart ETag', () => {
+  /** S3's multipart ETag of `parts`, computed on its own. */
+  const etagOf = (parts: string[]) =>
+    `${createHash('md5')
+      .update(Buffer.concat(parts.map((part) => createHash('md5').update(part).digest())))
+      .digest('hex')}-${parts.length}`;
+  const hashed = async (chunks: string[], partSize: number) => {
+    const hasher = new HashingStream({ partSize });
+    await pipeline(
+      Readable.from(chunks.map((chunk) => Buffer.from(chunk))),
+      hasher,
+      new Writable({ write: (_c, _e, cb) => cb() }),
+    );
+    return hasher.multipartEtag;
+  };
+
+  it('is the MD5 of the MD5s of parts of partSize bytes, however the bytes were chunked', async () => {
+    expect(await hashed(['abcdefghij'], 4)).toBe(etagOf(['abcd', 'efgh', 'ij']));
+    expect(await hashed(['ab', 'cdefg', 'h', 'ij'], 4)).toBe(etagOf(['abcd', 'efgh', 'ij']));
+    expect(await hashed(['abcdefgh'], 4)).toBe(etagOf(['abcd', 'efgh']));
+  });
+
+  it('is undefined for content that fits one part (sent in one PutObject)', async () => {
+    expect(await hashed(['abcd'], 4)).toBeUndefined();
+    expect(await hashed([], 4)).toBeUndefined();
+  });
+});
+
 describe('hashedFile', () => {
   it('resolves with the size and SHA-256 of the bytes that reached the file', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hashed-file-'));

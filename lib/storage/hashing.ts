@@ -7,6 +7,11 @@ import { pipeline } from 'node:stream/promises';
 export interface HashingOptions extends Omit<TransformOptions, 'transform' | 'flush' | 'objectMode'> {
   /** Also compute the MD5 (what S3 reports as the ETag of a single-part object). */
   md5?: boolean;
+  /**
+   * Also compute the ETag S3 gives a multipart upload of parts of this many bytes (the last one
+   * shorter): see {@link HashingStream.multipartEtag}.
+   */
+  partSize?: number;
 }
 
 /**
@@ -16,14 +21,36 @@ export interface HashingOptions extends Omit<TransformOptions, 'transform' | 'fl
 export class HashingStream extends Transform {
   readonly #hash: Hash = createHash('sha256');
   readonly #md5Hash: Hash | undefined;
+  readonly #partSize: number | undefined;
+  /** MD5 of the part being passed through, and the digests of the parts before it. */
+  #partHash: Hash | undefined;
+  #partBytes = 0;
+  readonly #partDigests: Buffer[] = [];
   #bytes = 0;
   #sha256: string | undefined;
   #md5: string | undefined;
 
   constructor(options: HashingOptions = {}) {
-    const { md5, ...rest } = options;
+    const { md5, partSize, ...rest } = options;
     super({ ...rest, decodeStrings: true });
     this.#md5Hash = md5 === true ? createHash('md5') : undefined;
+    this.#partSize = partSize;
+  }
+
+  /**
+   * The ETag S3 gives (unencrypted or SSE-S3) a multipart upload of what passed through, in parts
+   * of `partSize` bytes: the MD5 of the parts' MD5s, then `-` and the number of parts, as an
+   * upload of lib-storage's `Upload` makes them (every part `partSize` bytes but the last).
+   * Undefined when the content fits one part (`Upload` then sends one PutObject), or without
+   * `partSize`.
+   *
+   * @throws Error if the stream has not finished yet.
+   */
+  get multipartEtag(): string | undefined {
+    if (this.#sha256 === undefined) throw new Error('the ETag is known only after the stream has finished');
+    if (this.#partDigests.length < 2) return undefined;
+    const digest = createHash('md5').update(Buffer.concat(this.#partDigests)).digest('hex');
+    return `${digest}-${this.#partDigests.length}`;
   }
 
   /** Bytes passed through so far. */
@@ -56,10 +83,29 @@ export class HashingStream extends Transform {
     this.#hash.update(chunk);
     this.#md5Hash?.update(chunk);
     this.#bytes += chunk.byteLength;
+    if (this.#partSize !== undefined) this.#hashParts(chunk, this.#partSize);
     callback(null, chunk);
   }
 
+  /** Feeds `chunk` to the parts' MD5s, closing a part at each `partSize` bytes. */
+  #hashParts(chunk: Buffer, partSize: number): void {
+    let offset = 0;
+    while (offset < chunk.byteLength) {
+      this.#partHash ??= createHash('md5');
+      const take = Math.min(partSize - this.#partBytes, chunk.byteLength - offset);
+      this.#partHash.update(chunk.subarray(offset, offset + take));
+      this.#partBytes += take;
+      offset += take;
+      if (this.#partBytes === partSize) {
+        this.#partDigests.push(this.#partHash.digest());
+        this.#partHash = undefined;
+        this.#partBytes = 0;
+      }
+    }
+  }
+
   override _flush(callback: TransformCallback): void {
+    if (this.#partHash !== undefined) this.#partDigests.push(this.#partHash.digest());
     this.#sha256 = this.#hash.digest('hex');
     this.#md5 = this.#md5Hash?.digest('hex');
     callback();

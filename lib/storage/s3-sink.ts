@@ -358,7 +358,8 @@ interface ObjectSettings {
 function openS3Object(settings: ObjectSettings): SinkObject {
   const { client, bucket, key, described, contentType, partSize, queueSize, onCleanupError } = settings;
   const location = `s3://${bucket}/${key}`;
-  const stream = new HashingStream({ md5: true });
+  // The parts' MD5s too: S3's ETag of the multipart upload then proves what it kept (s3-verify.ts).
+  const stream = new HashingStream({ md5: true, partSize });
   // Failures are reported by done(); without a listener, destroying the stream would crash a
   // writer that does not listen for 'error' itself.
   stream.on('error', () => {});
@@ -423,7 +424,13 @@ function openS3Object(settings: ObjectSettings): SinkObject {
         cleanupError,
       });
     }
-    const sent = { bytes: stream.bytes, sha256: stream.sha256, md5: stream.md5 };
+    const multipartEtag = stream.multipartEtag;
+    const sent = {
+      bytes: stream.bytes,
+      sha256: stream.sha256,
+      md5: stream.md5,
+      ...(multipartEtag !== undefined ? { multipartEtag } : {}),
+    };
     try {
       await verifyStoredObject(client, bucket, key, sent);
     } catch (error) {

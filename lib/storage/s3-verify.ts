@@ -7,8 +7,12 @@
  * - the ETag, when it is a plain MD5 of the content: a single-part object stored unencrypted or
  *   with SSE-S3 (S3's documented rule, and what s3rver does), compared with the MD5 of the bytes
  *   sent;
- * - otherwise (a multipart ETag `<hex>-<parts>`, SSE-KMS or SSE-C, an ETag of another form) the
- *   object is read back and its SHA-256 compared with the one of the bytes sent.
+ * - the ETag of a multipart upload, `<hex>-<parts>`, when it is the one S3 computes (the MD5 of
+ *   the parts' MD5s) for the parts that were sent (`SentObject.multipartEtag`): no part can
+ *   differ from what was sent without changing it;
+ * - otherwise (another multipart ETag, SSE-KMS or SSE-C, an ETag of another form) the object is
+ *   read back and its SHA-256 compared with the one of the bytes sent: a store that computes its
+ *   multipart ETags otherwise costs a read, never a failure.
  *
  * Checksums the store could compute itself (`x-amz-checksum-*`) are not used: s3rver 3.7.1 stores
  * the SDK's checksum framing as content (DESIGN.md, known traps), and a multipart upload's
@@ -25,6 +29,8 @@ export interface SentObject {
   bytes: number;
   sha256: string;
   md5: string;
+  /** The ETag S3 computes for the multipart upload that sent it, when it was one (`HashingStream`). */
+  multipartEtag?: string;
 }
 
 /** How an object was found equal to what was sent. */
@@ -59,6 +65,7 @@ export async function verifyStoredObject(
       );
     return 'etag';
   }
+  if (sent.multipartEtag !== undefined && multipartEtagOf(head) === sent.multipartEtag) return 'etag';
   let kept: { bytes: number; sha256: string };
   const { GetObjectCommand } = await loadS3Sdk();
   try {
@@ -115,6 +122,15 @@ async function headOf(
       cause: error,
     });
   }
+}
+
+/** The object's ETag as a lowercase `<hex>-<parts>` when it has that form, unencrypted or SSE-S3; else undefined. */
+function multipartEtagOf(head: CopyAnswer): string | undefined {
+  const etag = (head.ETag ?? '').replace(/^(W\/)?"|"$/g, '').toLowerCase();
+  if (!/^[0-9a-f]{32}-[1-9][0-9]*$/.test(etag)) return undefined;
+  if (head.ServerSideEncryption?.startsWith('aws:kms') || head.SSECustomerAlgorithm !== undefined)
+    return undefined;
+  return etag;
 }
 
 /**

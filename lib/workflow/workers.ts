@@ -4,15 +4,9 @@
  * reads, so the payloads stay ids and the tasks can run in separate Lambda invocations.
  */
 
-import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
-import pLimit from 'p-limit';
 import { createS3AdjustmentsStore, loadRequestedAdjustments } from '../adjustments/index.ts';
-import { loadS3Sdk, loadS3Upload } from '../aws-sdk.ts';
 import type { ChangedAfterCloseNotice } from '../close/index.ts';
 import { ValidationError } from '../errors.ts';
 import {
@@ -20,7 +14,6 @@ import {
   EXPORT_DEFAULTS,
   type ExportPlan,
   type ExportRequest,
-  type FetchedShard,
   fetchShards,
   GENERATOR,
   type ManifestFile,
@@ -38,7 +31,6 @@ import {
 } from '../export/index.ts';
 import {
   getJson,
-  isNotFound,
   type JobFile,
   type JobObserver,
   type JobRecord,
@@ -51,6 +43,7 @@ import {
 import { closeGuardedSink, monthlyCloseCheck } from './close-step.ts';
 import { JobStateError, WorkFileError } from './errors.ts';
 import type { Notifier } from './notify.ts';
+import { downloadParts, uploadPart } from './parts.ts';
 import { requireKeptRates, withKeptRates } from './rates.ts';
 import { failureReason } from './redact.ts';
 import type { ServiceFactory } from './services.ts';
@@ -154,21 +147,37 @@ export function createWorkers(deps: WorkerDeps): Workers {
     const service = await deps.services(job.profile);
     const workDir = await scratch();
     try {
-      const limit = pLimit(EXPORT_DEFAULTS.concurrency);
-      const fetched = await Promise.all(
-        plan.shards.map((shard, index) =>
-          limit(() => downloadPart(s3, bucket, job.jobId, index, shard, workDir)),
-        ),
+      const parts = downloadParts({
+        s3,
+        bucket,
+        jobId: job.jobId,
+        shards: plan.shards,
+        dir: workDir,
+        concurrency: EXPORT_DEFAULTS.concurrency,
+      });
+      // Demo data when any task had an answer from the simulator (see `pbs/demo-data.ts`). Known
+      // before the parts when planning or this task had one; otherwise the parts' metadata says it,
+      // read by the snapshot's header once every part is in. A workbook's print header needs it
+      // at the start: then the parts are all downloaded first (the rare case that would differ).
+      let demo = plannedOnDemoData || servedDemoData(service.client);
+      // Registered before the assembly's own wait for every part, so it runs first; a failed
+      // download reaches the assembly through its part instead.
+      const demoOfParts = parts.done.then(
+        (fetched) => {
+          demo ||= fetched.some((part) => part.demo);
+        },
+        () => {},
       );
-      // Demo data when any task had an answer from the simulator (see `pbs/demo-data.ts`).
-      const demo = plannedOnDemoData || fetched.some((part) => part.demo) || servedDemoData(service.client);
-      const assembled = await assembleExport(request, plan, fetched, {
+      if (!demo && request.formats.includes('xlsx')) await demoOfParts;
+      const assembled = await assembleExport(request, plan, parts, {
         client: service.client,
         fields: service.fields,
         apiBase: service.apiBase,
         startedAt,
         workDir,
-        demo,
+        get demo() {
+          return demo;
+        },
         ...(rates ? { rates } : {}),
         ...(adjustments ? { adjustments } : {}),
       });
@@ -230,8 +239,8 @@ export function createWorkers(deps: WorkerDeps): Workers {
     },
 
     async fetchShard({ jobId, shard }) {
-      const job = await loadJob(jobId);
-      const { plan } = await loadPlan(jobId);
+      // Both reads at once: each is a round trip the Map's slot would otherwise wait for in turn.
+      const [job, { plan }] = await Promise.all([loadJob(jobId), loadPlan(jobId)]);
       const target = plan.shards[shard];
       if (target === undefined) throw new WorkFileError(KEYS.plan(jobId), `has no shard ${shard}`);
       const request = parseExportRequest(job.request);
@@ -246,18 +255,7 @@ export function createWorkers(deps: WorkerDeps): Workers {
           protocolField: service.fields.protocol,
         });
         if (fetched === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
-        const { Upload } = await loadS3Upload();
-        await new Upload({
-          client: s3,
-          params: {
-            Bucket: bucket,
-            Key: KEYS.part(jobId, shard),
-            Body: createReadStream(fetched.partFile),
-            ContentType: 'application/gzip',
-            // What finish needs besides the bytes travels with them, not through the Map output.
-            Metadata: partMetadata(fetched, servedDemoData(service.client)),
-          },
-        }).done();
+        await uploadPart(s3, bucket, KEYS.part(jobId, shard), fetched, servedDemoData(service.client));
         deps.metrics?.addMetric('ExportRows', 'Count', fetched.rows);
         return { jobId, shard, rows: fetched.rows, totalReported: fetched.totalReported };
       } finally {
@@ -266,16 +264,19 @@ export function createWorkers(deps: WorkerDeps): Workers {
     },
 
     async finish({ jobId }) {
+      // The plan and the publication are read while the job is: three round trips at once. Both
+      // are used only once the job is found unfinished (a finished job's work area may be gone).
+      const reads = Promise.all([loadPlan(jobId), getJson<JobResult>(s3, bucket, KEYS.published(jobId))]);
+      reads.catch(() => {});
       const job = await loadJob(jobId);
       if (job.state === 'succeeded' && job.result) {
         return { jobId, state: 'succeeded', files: job.result.files.length };
       }
-      const { startedAt, plan, demo } = await loadPlan(jobId);
       const request = parseExportRequest(job.request);
       // A finish that published everything but could not record it (the job update failed, the
       // invocation ended) is retried: its publication, written once the set was in place, is
       // recorded as it is instead of rewritten under a manifest that would describe it meanwhile.
-      const published = await getJson<JobResult>(s3, bucket, KEYS.published(jobId));
+      const [{ startedAt, plan, demo }, published] = await reads;
       const outcome = published?.value ?? (await publishRun(job, request, plan, startedAt, demo));
       const finishedAt = deps.now();
       const finished = await jobs.update(jobId, (current) => ({
@@ -352,81 +353,4 @@ function jobFile(file: ManifestFile): JobFile {
 
 function sum(values: readonly number[]): number {
   return values.reduce((total, value) => total + value, 0);
-}
-
-/** The S3 metadata of a fetched part: what finish needs besides its bytes ({@link fetchedFromPart}). */
-function partMetadata(fetched: FetchedShard, demo: boolean): Record<string, string> {
-  return {
-    ...(demo ? { 'demo-data': 'true' } : {}),
-    rows: String(fetched.rows),
-    'total-reported': fetched.totalReported === null ? '' : String(fetched.totalReported),
-    attempts: String(fetched.attempts),
-    completeness: fetched.completeness,
-    ...(fetched.pageSizes !== undefined ? { 'page-sizes': fetched.pageSizes.join(',') } : {}),
-    ...(fetched.listed !== undefined ? { listed: String(fetched.listed) } : {}),
-    // The finish streams a window fetched in order instead of holding it (see `FetchedShard.inOrder`).
-    ...(fetched.inOrder === true ? { 'in-order': 'true' } : {}),
-    // The finish reads a part for its neighbour window's rows only when its span reaches there.
-    ...(fetched.span !== undefined ? { span: `${fetched.span.first}/${fetched.span.last}` } : {}),
-  };
-}
-
-/** The fetched shard a part's S3 metadata ({@link partMetadata}) describes, its bytes in `partFile`. */
-function fetchedFromPart(
-  metadata: Record<string, string>,
-  shard: FetchedShard['shard'],
-  partFile: string,
-): FetchedShard & { demo: boolean } {
-  const reported = metadata['total-reported'];
-  return {
-    shard,
-    partFile,
-    rows: Number(metadata.rows ?? 0),
-    totalReported: reported === undefined || reported === '' ? null : Number(reported),
-    attempts: Number(metadata.attempts ?? 1),
-    completeness: metadata.completeness === 'second-listing' ? 'second-listing' : 'total',
-    ...pageSizesOf(metadata['page-sizes']),
-    ...(metadata.listed !== undefined ? { listed: Number(metadata.listed) } : {}),
-    ...(metadata['in-order'] === 'true' ? { inOrder: true } : {}),
-    demo: metadata['demo-data'] === 'true',
-    ...spanOf(metadata.span),
-  };
-}
-
-/** The `page-sizes` metadata (`500,499`) as {@link FetchedShard.pageSizes}; nothing when unreadable. */
-function pageSizesOf(text: string | undefined): Pick<FetchedShard, 'pageSizes'> {
-  const sizes = (text ?? '').split(',').map(Number);
-  return text !== undefined && text !== '' && sizes.every((size) => Number.isInteger(size) && size > 0)
-    ? { pageSizes: sizes }
-    : {};
-}
-
-/** The `span` metadata (`first/last` epoch ms) as {@link FetchedShard.span}; nothing when unreadable. */
-function spanOf(text: string | undefined): Pick<FetchedShard, 'span'> {
-  const [first, last] = (text ?? '').split('/').map(Number);
-  return Number.isFinite(first) && Number.isFinite(last) && text !== undefined && text !== ''
-    ? { span: { first: first as number, last: last as number } }
-    : {};
-}
-
-async function downloadPart(
-  s3: S3Client,
-  bucket: string,
-  jobId: string,
-  index: number,
-  shard: FetchedShard['shard'],
-  dir: string,
-): Promise<FetchedShard & { demo: boolean }> {
-  const key = KEYS.part(jobId, index);
-  const partFile = join(dir, `part-${index}.ndjson.gz`);
-  const { GetObjectCommand } = await loadS3Sdk();
-  try {
-    const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    await pipeline(response.Body as Readable, createWriteStream(partFile));
-    return fetchedFromPart(response.Metadata ?? {}, shard, partFile);
-  } catch (error) {
-    if (isNotFound(error))
-      throw new WorkFileError(key, 'part missing: the shard was not fetched', { cause: error });
-    throw error;
-  }
 }

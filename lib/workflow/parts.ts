@@ -1,0 +1,208 @@
+/**
+ * The fetched parts as they travel between the export's tasks: a fetch-shard task stores its part
+ * file under `work/{jobId}/parts/{index}.ndjson.gz` with what the finish needs besides the bytes in
+ * the object's metadata; the finish downloads them, in plan order, while it assembles.
+ */
+
+import { createReadStream, createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { loadS3Sdk } from '../aws-sdk.ts';
+import type { FetchedShard, FetchRun } from '../export/index.ts';
+import { isNotFound, KEYS } from '../jobs/index.ts';
+import { WorkFileError } from './errors.ts';
+
+/** A part as the finish has it: the fetched shard, and whether its answers were demo data. */
+export type DownloadedPart = FetchedShard & { demo: boolean };
+
+/**
+ * Stores a fetched shard's part file as one PutObject with its length, streamed from the file:
+ * a part is one shard's gzipped NDJSON (a few MB at most, far under PutObject's 5 GB), so a
+ * multipart upload (`Upload` of lib-storage) would only add its loading and its buffering.
+ */
+export async function uploadPart(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  fetched: FetchedShard,
+  demo: boolean,
+): Promise<void> {
+  const { PutObjectCommand } = await loadS3Sdk();
+  const { size } = await stat(fetched.partFile);
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      Body: createReadStream(fetched.partFile),
+      ContentLength: size,
+      ContentType: 'application/gzip',
+      // What finish needs besides the bytes travels with them, not through the Map output.
+      Metadata: partMetadata(fetched, demo),
+    }),
+  );
+}
+
+/** The finish's downloads, as the assembly takes a fetch under way. */
+export interface PartsRun extends FetchRun {
+  done: Promise<DownloadedPart[]>;
+}
+
+/** Settings of {@link downloadParts}. */
+export interface PartDownloads {
+  s3: S3Client;
+  bucket: string;
+  jobId: string;
+  /** The plan's shards, in plan order. */
+  shards: readonly FetchedShard['shard'][];
+  /** Where the parts are written (the finish's scratch folder). */
+  dir: string;
+  /** Downloads at once. */
+  concurrency: number;
+}
+
+/**
+ * Starts downloading every part, in plan order, `concurrency` at a time, and returns at once: the
+ * assembly (`assembleExport` takes a {@link FetchRun}) starts on the first window's parts while
+ * the later ones download, instead of after the last one. `stop()` starts no further download;
+ * `done` then rejects once the running ones settled.
+ */
+export function downloadParts(settings: PartDownloads): PartsRun {
+  const { shards, concurrency } = settings;
+  const settlers = shards.map(() => deferred<DownloadedPart>());
+  let next = 0;
+  let failure: unknown;
+  let stopped = false;
+  const worker = async (): Promise<void> => {
+    while (!stopped && next < shards.length) {
+      const index = next;
+      next += 1;
+      const settler = settlers[index] as Deferred<DownloadedPart>;
+      try {
+        settler.resolve(await downloadPart(settings, index, shards[index] as FetchedShard['shard']));
+      } catch (error) {
+        // The first failure stops the rest: the assembly cannot go past a missing part.
+        failure ??= error;
+        stopped = true;
+        settler.reject(error);
+      }
+    }
+  };
+  const workers = Array.from({ length: Math.min(concurrency, shards.length) }, worker);
+  const done = Promise.all(workers).then(async () => {
+    // Parts never started (stopped, or after a failure) reject with the run's error.
+    const reason =
+      failure ?? new WorkFileError(KEYS.part(settings.jobId, next), 'the downloads were stopped');
+    for (const settler of settlers.slice(next)) settler.reject(reason);
+    if (failure !== undefined || next < shards.length) throw reason;
+    return Promise.all(settlers.map((settler) => settler.promise));
+  });
+  // Never an unhandled rejection when unused (as a FetchRun's promises).
+  done.catch(() => {});
+  for (const settler of settlers) settler.promise.catch(() => {});
+  return {
+    shard(index) {
+      const settler = settlers[index];
+      if (settler === undefined) {
+        return Promise.reject(new WorkFileError(KEYS.plan(settings.jobId), `has no shard ${index}`));
+      }
+      return settler.promise;
+    },
+    done,
+    stop() {
+      stopped = true;
+    },
+  };
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve: (value: T) => void = () => {};
+  let reject: (error: unknown) => void = () => {};
+  const promise = new Promise<T>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  return { promise, resolve, reject };
+}
+
+async function downloadPart(
+  { s3, bucket, jobId, dir }: PartDownloads,
+  index: number,
+  shard: FetchedShard['shard'],
+): Promise<DownloadedPart> {
+  const key = KEYS.part(jobId, index);
+  const partFile = join(dir, `part-${index}.ndjson.gz`);
+  const { GetObjectCommand } = await loadS3Sdk();
+  try {
+    const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    await pipeline(response.Body as Readable, createWriteStream(partFile));
+    return fetchedFromPart(response.Metadata ?? {}, shard, partFile);
+  } catch (error) {
+    if (isNotFound(error))
+      throw new WorkFileError(key, 'part missing: the shard was not fetched', { cause: error });
+    throw error;
+  }
+}
+
+/** The S3 metadata of a fetched part: what finish needs besides its bytes ({@link fetchedFromPart}). */
+function partMetadata(fetched: FetchedShard, demo: boolean): Record<string, string> {
+  return {
+    ...(demo ? { 'demo-data': 'true' } : {}),
+    rows: String(fetched.rows),
+    'total-reported': fetched.totalReported === null ? '' : String(fetched.totalReported),
+    attempts: String(fetched.attempts),
+    completeness: fetched.completeness,
+    ...(fetched.pageSizes !== undefined ? { 'page-sizes': fetched.pageSizes.join(',') } : {}),
+    ...(fetched.listed !== undefined ? { listed: String(fetched.listed) } : {}),
+    // The finish streams a window fetched in order instead of holding it (see `FetchedShard.inOrder`).
+    ...(fetched.inOrder === true ? { 'in-order': 'true' } : {}),
+    // The finish reads a part for its neighbour window's rows only when its span reaches there.
+    ...(fetched.span !== undefined ? { span: `${fetched.span.first}/${fetched.span.last}` } : {}),
+  };
+}
+
+/** The fetched shard a part's S3 metadata ({@link partMetadata}) describes, its bytes in `partFile`. */
+function fetchedFromPart(
+  metadata: Record<string, string>,
+  shard: FetchedShard['shard'],
+  partFile: string,
+): DownloadedPart {
+  const reported = metadata['total-reported'];
+  return {
+    shard,
+    partFile,
+    rows: Number(metadata.rows ?? 0),
+    totalReported: reported === undefined || reported === '' ? null : Number(reported),
+    attempts: Number(metadata.attempts ?? 1),
+    completeness: metadata.completeness === 'second-listing' ? 'second-listing' : 'total',
+    ...pageSizesOf(metadata['page-sizes']),
+    ...(metadata.listed !== undefined ? { listed: Number(metadata.listed) } : {}),
+    ...(metadata['in-order'] === 'true' ? { inOrder: true } : {}),
+    demo: metadata['demo-data'] === 'true',
+    ...spanOf(metadata.span),
+  };
+}
+
+/** The `page-sizes` metadata (`500,499`) as {@link FetchedShard.pageSizes}; nothing when unreadable. */
+function pageSizesOf(text: string | undefined): Pick<FetchedShard, 'pageSizes'> {
+  const sizes = (text ?? '').split(',').map(Number);
+  return text !== undefined && text !== '' && sizes.every((size) => Number.isInteger(size) && size > 0)
+    ? { pageSizes: sizes }
+    : {};
+}
+
+/** The `span` metadata (`first/last` epoch ms) as {@link FetchedShard.span}; nothing when unreadable. */
+function spanOf(text: string | undefined): Pick<FetchedShard, 'span'> {
+  const [first, last] = (text ?? '').split('/').map(Number);
+  return Number.isFinite(first) && Number.isFinite(last) && text !== undefined && text !== ''
+    ? { span: { first: first as number, last: last as number } }
+    : {};
+}
