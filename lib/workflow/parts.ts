@@ -4,8 +4,8 @@
  * the object's metadata; the finish downloads them, in plan order, while it assembles.
  */
 
-import { createReadStream, createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,9 +19,12 @@ import { WorkFileError } from './errors.ts';
 export type DownloadedPart = FetchedShard & { demo: boolean };
 
 /**
- * Stores a fetched shard's part file as one PutObject with its length, streamed from the file:
- * a part is one shard's gzipped NDJSON (a few MB at most, far under PutObject's 5 GB), so a
- * multipart upload (`Upload` of lib-storage) would only add its loading and its buffering.
+ * Stores a fetched shard's part file as one PutObject of its bytes: a part is one shard's gzipped
+ * NDJSON (a few MB, far under PutObject's 5 GB), so a multipart upload (`Upload` of lib-storage)
+ * would only add its loading. The bytes are read into memory rather than streamed from the file:
+ * the SDK does not retry a request whose body is a stream ("non-retryable streaming request"),
+ * so a streamed part would turn one transient 5xx or SlowDown into a failed task and a shard
+ * fetched again.
  */
 export async function uploadPart(
   s3: S3Client,
@@ -31,13 +34,12 @@ export async function uploadPart(
   demo: boolean,
 ): Promise<void> {
   const { PutObjectCommand } = await loadS3Sdk();
-  const { size } = await stat(fetched.partFile);
+  const bytes = await readFile(fetched.partFile);
   await s3.send(
     new PutObjectCommand({
       Bucket: bucket,
       Key: key,
-      Body: createReadStream(fetched.partFile),
-      ContentLength: size,
+      Body: bytes,
       ContentType: 'application/gzip',
       // What finish needs besides the bytes travels with them, not through the Map output.
       Metadata: partMetadata(fetched, demo),
