@@ -56,6 +56,37 @@ export async function buildChildren(outDir: string, libFrom?: string): Promise<v
   }
 }
 
+/** A build of the children a paired run measures: this checkout's, or another's. */
+export interface ChildBuild {
+  name: string;
+  dir: string;
+}
+
+/**
+ * Bundles this checkout's children into `.bench` and, with `against` (the root of another
+ * checkout), that checkout's into its own `.bench-against`, whose `node_modules` the bundles'
+ * packages resolve from: the builds of `bench:cpu` and `bench:lambda`, this one first.
+ */
+export async function buildPairedChildren(against?: string): Promise<ChildBuild[]> {
+  const builds: ChildBuild[] = [{ name: 'this checkout', dir: here('../.bench') }];
+  await buildChildren(here('../.bench'));
+  if (against !== undefined) {
+    const dir = join(against, '.bench-against');
+    await buildChildren(dir, against);
+    builds.push({ name: against, dir });
+  }
+  return builds;
+}
+
+/** The median of `list` (the mean of the middle two for an even count). */
+export function median(list: readonly number[]): number {
+  const sorted = [...list].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
 /** Resolves the children's `../lib/…` imports into `root`'s `lib/`. */
 function libOf(root: string): Plugin {
   return {

@@ -13,10 +13,8 @@
  * measures that checkout's `lib/` with the same measuring code, each task in pairs (this code, then
  * that one, round after round), and prints the ratio of the medians.
  */
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildChildren, CHILD_NODE_FLAGS, child, withSimulator } from './children.ts';
+import { buildPairedChildren, CHILD_NODE_FLAGS, child, median, withSimulator } from './children.ts';
 import type { BenchTask, Figures } from './run-child.ts';
 
 const { values } = parseArgs({
@@ -54,24 +52,9 @@ const rounds = Math.max(1, Number(values.rounds ?? 3));
 /** The simulator's data spans these years (as in `bench/index.ts`). */
 const ALL_YEARS = { from: '2023-01-01', to: '2025-12-31' };
 
-const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const builds: { name: string; dir: string }[] = [{ name: 'this checkout', dir: here('../.bench') }];
-await buildChildren(builds[0]?.dir as string);
-if (values.against !== undefined) {
-  // Inside that checkout, whose `node_modules` the bundles' packages resolve from.
-  const dir = join(values.against, '.bench-against');
-  await buildChildren(dir, values.against);
-  builds.push({ name: values.against, dir });
-}
+const builds = await buildPairedChildren(values.against);
 
 const per100k = (f: Figures) => (f.taskCpuMs / 1000) * (100_000 / f.rows);
-const median = (list: number[]) => {
-  const sorted = [...list].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
 
 /** Figures per mode and build: `[mode][build][round]`. */
 const results = new Map<Mode, Figures[][]>(modes.map((mode) => [mode, builds.map(() => [])]));

@@ -10,10 +10,8 @@
  * `bench:cpu`) measures that checkout's `lib/` with the same measuring code, alternating.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildChildren, child, withSimulator } from './children.ts';
+import { buildPairedChildren, child, median, withSimulator } from './children.ts';
 import type { BenchTask, ExportKind, Figures } from './run-child.ts';
 
 const { values } = parseArgs({
@@ -30,14 +28,7 @@ const rounds = Math.max(1, Number(values.rounds ?? 3));
 const kind = (values.kind ?? 'csv') as ExportKind;
 const ALL_YEARS = { from: '2023-01-01', to: '2025-12-31' };
 
-const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const builds: { name: string; dir: string }[] = [{ name: 'this checkout', dir: here('../.bench') }];
-await buildChildren(builds[0]?.dir as string);
-if (values.against !== undefined) {
-  const dir = join(values.against, '.bench-against');
-  await buildChildren(dir, values.against);
-  builds.push({ name: values.against, dir });
-}
+const builds = await buildPairedChildren(values.against);
 
 /** CPU ms (user + system) of a process so far, from Linux's `/proc`; NaN elsewhere. */
 function cpuMsOf(pid: number | undefined): number {
@@ -108,13 +99,6 @@ try {
   s3.process.disconnect();
 }
 
-const median = (list: number[]) => {
-  const sorted = [...list].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
 const per100k = (ms: number, rows: number) => (ms / 1000) * (100_000 / rows);
 /** One figure of every round, as `median (round / round …)`. */
 function cell(list: readonly Measured[], figure: (m: Measured) => number, digits: number): string {

@@ -3,28 +3,13 @@
  * these and nothing more, so a call site taking an export not listed here fails tsc, and the
  * Lambda bundles (`./bundled.ts`) carry exactly these.
  */
-import type * as S3 from '@aws-sdk/client-s3';
 import type * as Sfn from '@aws-sdk/client-sfn';
 import type * as Storage from '@aws-sdk/lib-storage';
 import type * as Presigner from '@aws-sdk/s3-request-presigner';
+import type * as S3Used from './s3-used.ts';
 
-/** `@aws-sdk/client-s3`: the client, the commands the project sends, one paginator. */
-export type S3Sdk = Pick<
-  typeof S3,
-  | 'AbortMultipartUploadCommand'
-  | 'CompleteMultipartUploadCommand'
-  | 'CopyObjectCommand'
-  | 'CreateMultipartUploadCommand'
-  | 'DeleteObjectCommand'
-  | 'GetObjectCommand'
-  | 'GetObjectLockConfigurationCommand'
-  | 'HeadObjectCommand'
-  | 'PutObjectCommand'
-  | 'PutObjectRetentionCommand'
-  | 'paginateListObjectsV2'
-  | 'S3Client'
-  | 'UploadPartCopyCommand'
->;
+/** `@aws-sdk/client-s3`: the client, the commands the project sends, one paginator (`./s3-used.ts`). */
+export type S3Sdk = typeof S3Used;
 
 /** `@aws-sdk/lib-storage`: the multipart `Upload`. */
 export type S3UploadSdk = Pick<typeof Storage, 'Upload'>;

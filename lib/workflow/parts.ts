@@ -13,6 +13,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { loadS3Sdk } from '../aws-sdk.ts';
 import type { FetchedShard, FetchRun } from '../export/index.ts';
 import { isNotFound, KEYS } from '../jobs/index.ts';
+import { type Settleable, settleable } from '../settleable.ts';
 import { WorkFileError } from './errors.ts';
 
 /** A part as the finish has it: the fetched shard, and whether its answers were demo data. */
@@ -73,7 +74,7 @@ export interface PartDownloads {
  */
 export function downloadParts(settings: PartDownloads): PartsRun {
   const { shards, concurrency } = settings;
-  const settlers = shards.map(() => deferred<DownloadedPart>());
+  const settlers = shards.map(() => settleable<DownloadedPart>());
   let next = 0;
   let failure: unknown;
   let stopped = false;
@@ -81,7 +82,7 @@ export function downloadParts(settings: PartDownloads): PartsRun {
     while (!stopped && next < shards.length) {
       const index = next;
       next += 1;
-      const settler = settlers[index] as Deferred<DownloadedPart>;
+      const settler = settlers[index] as Settleable<DownloadedPart>;
       try {
         settler.resolve(await downloadPart(settings, index, shards[index] as FetchedShard['shard']));
       } catch (error) {
@@ -101,9 +102,8 @@ export function downloadParts(settings: PartDownloads): PartsRun {
     if (failure !== undefined || next < shards.length) throw reason;
     return Promise.all(settlers.map((settler) => settler.promise));
   });
-  // Never an unhandled rejection when unused (as a FetchRun's promises).
+  // Never an unhandled rejection when unused (as a FetchRun's promises; each part's too: `settleable`).
   done.catch(() => {});
-  for (const settler of settlers) settler.promise.catch(() => {});
   return {
     shard(index) {
       const settler = settlers[index];
@@ -117,22 +117,6 @@ export function downloadParts(settings: PartDownloads): PartsRun {
       stopped = true;
     },
   };
-}
-
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-  reject(error: unknown): void;
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve: (value: T) => void = () => {};
-  let reject: (error: unknown) => void = () => {};
-  const promise = new Promise<T>((yes, no) => {
-    resolve = yes;
-    reject = no;
-  });
-  return { promise, resolve, reject };
 }
 
 async function downloadPart(

@@ -12,6 +12,7 @@ import {
 import { getPath } from '../../pbs/path.ts';
 import type { Pagination } from '../../pbs/shape.ts';
 import { retry } from '../../retry.ts';
+import { settleable } from '../../settleable.ts';
 import { type PartLineFields, partLineJson, partLineKey, partLinePrefix } from '../snapshot/part-line.ts';
 import { createNdjsonWriter } from '../snapshot/snapshot.ts';
 
@@ -334,18 +335,6 @@ export function fetchShards(
   options: FetchOptions,
 ): Promise<FetchedShard[]> {
   return startFetch(client, shards, filters, options).done;
-}
-
-/** A promise settled from outside, whose rejection is never unhandled; the first settle wins. */
-function settleable<T>(): { promise: Promise<T>; resolve(value: T): void; reject(error: unknown): void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
 }
 
 /**
