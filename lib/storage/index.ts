@@ -1,3 +1,9 @@
+export {
+  ATOMIC_TEMP_PREFIX,
+  createFileExclusive,
+  isAtomicTempName,
+  replaceFileAtomically,
+} from './atomic-file.ts';
 export { StorageAbortedError, StorageError } from './errors.ts';
 export { type Digest, HashingStream, hashedFile } from './hashing.ts';
 export { createLocalSink, type LocalSinkOptions } from './local-sink.ts';
