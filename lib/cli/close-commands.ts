@@ -14,6 +14,7 @@ import {
   type CloseStore,
   checkCloses,
   closeInWords,
+  closeKey,
   closePeriod,
   createLocalCloseStore,
   createS3CloseStore,
@@ -171,7 +172,7 @@ export async function closeCommand(
     );
     io.stdout.write(`Closed ${closeInWords(record)}.\n`);
     io.stdout.write(
-      `  manifest SHA-256 ${record.manifestSha256}\n  record ${store.location(`closes/${record.profile}/${record.period}/${record.id}.json`)}\n`,
+      `  manifest SHA-256 ${record.manifestSha256}\n  record ${store.location(closeKey(record))}\n`,
     );
     io.stdout.write(lockable ? '  S3 Object Lock: governance retention set on every file of the set\n' : '');
     return 0;

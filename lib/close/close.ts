@@ -1,14 +1,19 @@
 /** Closing and reopening a profile's period: the records, checked against the set and each other. */
 import { createHash } from 'node:crypto';
 import { ValidationError } from '../errors.ts';
-import { PeriodAlreadyClosedError, PeriodNotClosedError, RunNotFoundError } from './errors.ts';
+import {
+  CloseRecordTakenError,
+  PeriodAlreadyClosedError,
+  PeriodNotClosedError,
+  RunNotFoundError,
+} from './errors.ts';
 import {
   CLOSE_FORMAT,
   type CloseRecord,
   checkCloseTarget,
   closePeriodLabel,
-  closesInForce,
   newCloseId,
+  periodHistory,
   setPrefix,
 } from './records.ts';
 import type { CloseStore } from './store.ts';
@@ -48,25 +53,25 @@ export async function closePeriod(input: CloseInput, deps: CloseDeps): Promise<C
   const prefix = setPrefix(input.profile, period, input.runId);
   const manifest = await deps.store.read(`${prefix}/manifest.json`);
   if (manifest === null) throw new RunNotFoundError(deps.store.location(prefix));
-  const current = closesInForce(await deps.store.records()).find(
-    (close) => close.profile === input.profile && close.period === period,
-  );
-  if (current !== undefined) throw new PeriodAlreadyClosedError(current);
-  const at = deps.now();
-  const record: CloseRecord = {
-    format: CLOSE_FORMAT,
-    id: newCloseId(at, 'close'),
-    action: 'close',
-    profile: input.profile,
-    period,
-    runId: input.runId,
-    prefix,
-    manifestSha256: createHash('sha256').update(manifest).digest('hex'),
-    by,
-    at: at.toISOString(),
-    reason: input.reason ?? '',
-  };
-  await deps.store.append(record);
+  const sha256 = createHash('sha256').update(manifest).digest('hex');
+  const record = await appendNext(deps, input.profile, period, (history) => {
+    const last = history[history.length - 1];
+    if (last?.action === 'close') throw new PeriodAlreadyClosedError(last);
+    const at = deps.now();
+    return {
+      format: CLOSE_FORMAT,
+      id: newCloseId(at, 'close'),
+      action: 'close',
+      profile: input.profile,
+      period,
+      runId: input.runId,
+      prefix,
+      manifestSha256: sha256,
+      by,
+      at: at.toISOString(),
+      reason: input.reason ?? '',
+    };
+  });
   if (deps.lock) await deps.lock(record, [...manifestKeys(manifest, prefix), `${prefix}/manifest.json`]);
   return record;
 }
@@ -82,22 +87,48 @@ export async function reopenPeriod(
   const period = closePeriodLabel(input.period);
   if (input.reason.trim() === '')
     throw new ValidationError('reason', 'is required to reopen a closed period');
-  const current = closesInForce(await deps.store.records()).find(
-    (close) => close.profile === input.profile && close.period === period,
-  );
-  if (current === undefined) throw new PeriodNotClosedError(input.profile, period);
-  const at = deps.now();
-  const record: CloseRecord = {
-    ...current,
-    id: newCloseId(at, 'reopen'),
-    action: 'reopen',
-    by: checkedBy(input.by),
-    at: at.toISOString(),
-    reason: input.reason,
-    reopens: current.id,
-  };
-  await deps.store.append(record);
-  return record;
+  const by = checkedBy(input.by);
+  return appendNext(deps, input.profile, period, (history) => {
+    const current = history[history.length - 1];
+    if (current?.action !== 'close') throw new PeriodNotClosedError(input.profile, period);
+    const at = deps.now();
+    return {
+      ...current,
+      id: newCloseId(at, 'reopen'),
+      action: 'reopen',
+      by,
+      at: at.toISOString(),
+      reason: input.reason,
+      reopens: current.id,
+    };
+  });
+}
+
+/** Rounds of read-decide-create before two writers racing for a period's next record give up. */
+const APPEND_ROUNDS = 5;
+
+/**
+ * Reads the period's history, lets `next` decide the record (or refuse, by throwing) and creates
+ * it as the history's next (its sequence number names its key). When another writer created that
+ * key meanwhile, reads the history again and decides again: a second close then finds the period
+ * closed and a second reopen finds it open, as if they had come one after the other.
+ */
+async function appendNext(
+  deps: Pick<CloseDeps, 'store'>,
+  profile: string,
+  period: string,
+  next: (history: CloseRecord[]) => Omit<CloseRecord, 'sequence'>,
+): Promise<CloseRecord> {
+  for (let round = 1; ; round += 1) {
+    const history = periodHistory(await deps.store.records(), profile, period);
+    const record: CloseRecord = { ...next(history), sequence: history.length + 1 };
+    try {
+      await deps.store.append(record);
+      return record;
+    } catch (error) {
+      if (!(error instanceof CloseRecordTakenError) || round >= APPEND_ROUNDS) throw error;
+    }
+  }
 }
 
 function checkedBy(by: string): string {

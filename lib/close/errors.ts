@@ -58,3 +58,21 @@ export class CloseDataError extends PbsExportError {
     super('invalid_close_data', `${location}: ${problem}`, options);
   }
 }
+
+/**
+ * The key of a new close record was taken by another writer between reading the period's history
+ * and creating the record (two closes or reopens at once): the records are read again and the
+ * action decided again; after a few such rounds the action is refused with this error.
+ */
+export class CloseRecordTakenError extends PbsExportError {
+  readonly location: string;
+
+  constructor(location: string, options?: { cause?: unknown }) {
+    super(
+      'close_conflict',
+      `${location}: another close or reopen of this period was recorded at the same time; look at the period's records and try again`,
+      options,
+    );
+    this.location = location;
+  }
+}

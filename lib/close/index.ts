@@ -24,6 +24,7 @@ export {
 } from './detect.ts';
 export {
   CloseDataError,
+  CloseRecordTakenError,
   closeInWords,
   PeriodAlreadyClosedError,
   PeriodNotClosedError,
@@ -45,6 +46,7 @@ export {
   CLOSES_PREFIX,
   type CloseRecord,
   closeCovering,
+  closeKey,
   closePeriodLabel,
   closeRecordSchema,
   closesInForce,

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors.ts';
-import { CLOSE_FORMAT, type CloseRecord, closeCovering, closePeriodLabel, closesInForce } from './records.ts';
+import {
+  CLOSE_FORMAT,
+  type CloseRecord,
+  closeCovering,
+  closeKey,
+  closePeriodLabel,
+  closesInForce,
+  periodStates,
+} from './records.ts';
 
 const record = (id: string, action: CloseRecord['action'], period = '2025-10'): CloseRecord => ({
   format: CLOSE_FORMAT,
@@ -47,5 +55,27 @@ describe('closeCovering', () => {
     expect(closeCovering(closes, 'reports/acme/2025-10/20251103T091500Z-3f9a1c/manifest.json')).toBeDefined();
     expect(closeCovering(closes, 'reports/acme/2025-10/20251103T091500Z-3f9a1c2')).toBeUndefined();
     expect(closeCovering(closes, 'reports/acme/2025-11/x')).toBeUndefined();
+  });
+});
+
+describe('periodStates', () => {
+  it('orders a period by sequence number, records written before sequences first by id', () => {
+    const older = record('20251103T091500000Z-close-aaaaaa', 'close');
+    const reopen = { ...record('20251201T080000000Z-reopen-bbbbbb', 'reopen'), sequence: 2 };
+    // A later close whose writer's clock ran behind: its sequence, not its id, places it.
+    const again = { ...record('20251130T080000000Z-close-cccccc', 'close'), sequence: 3 };
+
+    const [state] = periodStates([again, reopen, older]);
+
+    expect(state?.history).toEqual([older, reopen, again]);
+    expect(state?.closed).toEqual(again);
+  });
+});
+
+describe('closeKey', () => {
+  it('names a record by its period and sequence number, an older one by its id', () => {
+    const older = record('20251103T091500000Z-close-aaaaaa', 'close');
+    expect(closeKey({ ...older, sequence: 12 })).toBe('closes/acme/2025-10/000012.json');
+    expect(closeKey(older)).toBe('closes/acme/2025-10/20251103T091500000Z-close-aaaaaa.json');
   });
 });

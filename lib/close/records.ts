@@ -10,7 +10,10 @@ import { PROFILE_NAME } from '../export/plan/index.ts';
 
 export const CLOSE_FORMAT = 'pbs-export/close@1';
 
-/** Where close records live beside the sets (folder or bucket): `closes/{profile}/{period}/{id}.json`. */
+/**
+ * Where close records live beside the sets (folder or bucket): `closes/{profile}/{period}/{sequence}.json`
+ * (`000001.json` for a period's first record; records of versions before sequences: `{id}.json`).
+ */
 export const CLOSES_PREFIX = 'closes';
 
 /**
@@ -36,6 +39,12 @@ export const closeRecordSchema = z.object({
   reason: z.string().max(2000),
   /** A reopen: the id of the close it ends. */
   reopens: z.string().optional(),
+  /**
+   * The record's place in its period's history (1: the period's first record). It names the
+   * record's key, so two writers that read the same history race for the same key and only one
+   * can create it. Absent in records of versions before it (their key is their id).
+   */
+  sequence: z.number().int().min(1).max(999_999).optional(),
 });
 
 export type CloseRecord = z.infer<typeof closeRecordSchema>;
@@ -78,9 +87,33 @@ export function newCloseId(at: Date, action: CloseRecord['action']): string {
   return `${stamp}-${action}-${randomBytes(3).toString('hex')}`;
 }
 
-/** Key of a record, relative to the folder or bucket root. */
-export function closeKey(record: Pick<CloseRecord, 'profile' | 'period' | 'id'>): string {
-  return `${CLOSES_PREFIX}/${record.profile}/${record.period}/${record.id}.json`;
+/**
+ * Key of a record, relative to the folder or bucket root: determined by the period and the
+ * record's sequence number (`closes/acme/2025-10/000002.json`), or its id for an older record.
+ */
+export function closeKey(record: Pick<CloseRecord, 'profile' | 'period' | 'id' | 'sequence'>): string {
+  const name = record.sequence === undefined ? record.id : String(record.sequence).padStart(6, '0');
+  return `${CLOSES_PREFIX}/${record.profile}/${record.period}/${name}.json`;
+}
+
+/**
+ * Records in their period's order: by sequence number; a record without one (older versions)
+ * takes its rank by id (time) among those, so a history begun before sequences keeps its order
+ * and the records added after it (numbered from its length) follow it.
+ */
+function inOrder(records: readonly CloseRecord[]): CloseRecord[] {
+  const unnumbered = records.filter((r) => r.sequence === undefined).sort((a, b) => a.id.localeCompare(b.id));
+  const place = (r: CloseRecord) => r.sequence ?? unnumbered.indexOf(r) + 1;
+  return [...records].sort((a, b) => place(a) - place(b) || a.id.localeCompare(b.id));
+}
+
+/** The records of one profile's period, oldest first (see {@link inOrder}). */
+export function periodHistory(
+  records: readonly CloseRecord[],
+  profile: string,
+  period: string,
+): CloseRecord[] {
+  return inOrder(records.filter((r) => r.profile === profile && r.period === period));
 }
 
 /** The state of one profile's period: its latest record, and the close in force if that is a close. */
@@ -96,11 +129,11 @@ export interface PeriodState {
 /** Groups records by (profile, period), oldest first, and tells which close is in force in each. */
 export function periodStates(records: readonly CloseRecord[]): PeriodState[] {
   const byPeriod = new Map<string, CloseRecord[]>();
-  for (const record of [...records].sort((a, b) => a.id.localeCompare(b.id))) {
+  for (const record of records) {
     const key = `${record.profile}/${record.period}`;
     byPeriod.set(key, [...(byPeriod.get(key) ?? []), record]);
   }
-  return [...byPeriod.values()].map((history) => {
+  return [...byPeriod.values()].map(inOrder).map((history) => {
     const last = history[history.length - 1] as CloseRecord;
     return {
       profile: last.profile,

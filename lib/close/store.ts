@@ -1,14 +1,19 @@
 /**
  * Where close records are kept and closed sets are read: the folder or bucket the sets are in.
- * Records are created, never overwritten (`wx` in a folder, `If-None-Match: *` in S3) and never
- * deleted by the project.
+ * Records are created whole or not at all, never overwritten and never deleted by the project: in
+ * a folder written under a temporary name, fsynced and linked to their final name only if it is
+ * free (`createFileExclusive`), so a killed close leaves at most a temporary file the readers skip;
+ * in S3 put with `If-None-Match: *` (an S3 object appears whole). The key is determined by the
+ * period and the record's sequence number: of two writers that read the same history, one creates
+ * the record and the other is told ({@link CloseRecordTakenError}).
  */
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { loadS3Sdk } from '../aws-sdk.ts';
-import { isNotFound } from '../jobs/index.ts';
-import { CloseDataError } from './errors.ts';
+import { isLostRace, isNotFound } from '../jobs/index.ts';
+import { createFileExclusive, isAtomicTempName } from '../storage/index.ts';
+import { CloseDataError, CloseRecordTakenError } from './errors.ts';
 import { CLOSES_PREFIX, type CloseRecord, closeKey, closeRecordSchema } from './records.ts';
 
 /** The close records and the sets of one folder or bucket. */
@@ -17,7 +22,10 @@ export interface CloseStore {
   readonly root: string;
   /** Every close record, in no particular order. */
   records(): Promise<CloseRecord[]>;
-  /** Stores a new record; refuses to replace one (a record is never rewritten). */
+  /**
+   * Stores a new record at {@link closeKey}; refuses to replace one (a record is never rewritten)
+   * with {@link CloseRecordTakenError}.
+   */
   append(record: CloseRecord): Promise<void>;
   /** A stored file's bytes (`reports/…/manifest.json`), or null when it does not exist. */
   read(key: string): Promise<Buffer | null>;
@@ -25,11 +33,19 @@ export interface CloseStore {
   location(key: string): string;
 }
 
+/** What to do about a record file that cannot be read: it stops every close, reopen and check. */
+const UNREADABLE_ADVICE =
+  'if a close or reopen was stopped while writing it (versions before records were written whole could leave such a file), that close or reopen did not complete: move the file out of the closes folder and run it again; otherwise restore the file from a backup';
+
 function parseRecord(text: string, location: string): CloseRecord {
+  if (text.trim() === '')
+    throw new CloseDataError(location, `is empty, not a close record: ${UNREADABLE_ADVICE}`);
   try {
     return closeRecordSchema.parse(JSON.parse(text));
   } catch (error) {
-    throw new CloseDataError(location, 'is not a close record this version can read', { cause: error });
+    throw new CloseDataError(location, `is not a close record this version can read: ${UNREADABLE_ADVICE}`, {
+      cause: error,
+    });
   }
 }
 
@@ -42,14 +58,21 @@ export function createLocalCloseStore(root: string): CloseStore {
     async records() {
       const found: CloseRecord[] = [];
       for (const file of await listFiles(path(CLOSES_PREFIX))) {
-        if (file.endsWith('.json')) found.push(parseRecord(await readFile(file, 'utf8'), file));
+        // A temporary name is a record being written (or one a killed writer left): not a record.
+        if (file.endsWith('.json') && !isAtomicTempName(basename(file)))
+          found.push(parseRecord(await readFile(file, 'utf8'), file));
       }
       return found;
     },
     async append(record) {
       const file = path(closeKey(record));
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, `${JSON.stringify(record, null, 2)}\n`, { flag: 'wx' });
+      try {
+        await createFileExclusive(file, `${JSON.stringify(record, null, 2)}\n`);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+          throw new CloseRecordTakenError(file, { cause: error });
+        throw error;
+      }
     },
     async read(key) {
       try {
@@ -120,15 +143,21 @@ export function createS3CloseStore(options: {
     },
     async append(record) {
       const { PutObjectCommand } = await loadS3Sdk();
-      await client.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: full(closeKey(record)),
-          Body: `${JSON.stringify(record, null, 2)}\n`,
-          ContentType: 'application/json',
-          IfNoneMatch: '*',
-        }),
-      );
+      try {
+        await client.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: full(closeKey(record)),
+            Body: `${JSON.stringify(record, null, 2)}\n`,
+            ContentType: 'application/json',
+            IfNoneMatch: '*',
+          }),
+        );
+      } catch (error) {
+        // 412: the key exists; 409: another conditional write of it was in flight.
+        if (isLostRace(error)) throw new CloseRecordTakenError(location(closeKey(record)), { cause: error });
+        throw error;
+      }
     },
   };
 }

@@ -9,6 +9,7 @@ import { paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import {
+  CloseRecordTakenError,
   closePeriod,
   createS3CloseStore,
   governanceLock,
@@ -150,7 +151,7 @@ export function addCloseRoutes(app: OpenAPIHono, deps: CloseRouteDeps, ctx: Clos
     } catch (error) {
       if (error instanceof RunNotFoundError)
         return c.json(ctx.apiError('run_not_found', error.message, 'runId'), 404, ctx.headers);
-      if (error instanceof PeriodAlreadyClosedError)
+      if (error instanceof PeriodAlreadyClosedError || error instanceof CloseRecordTakenError)
         return c.json(ctx.apiError(error.code, error.message, 'period'), 409, ctx.headers);
       if (error instanceof ValidationError)
         return c.json(ctx.apiError('invalid_request', error.message, error.field), 400, ctx.headers);
@@ -164,7 +165,7 @@ export function addCloseRoutes(app: OpenAPIHono, deps: CloseRouteDeps, ctx: Clos
     try {
       return c.json(await reopenPeriod({ ...body, by: by(c) }, { store, now: deps.now }), 201, ctx.headers);
     } catch (error) {
-      if (error instanceof PeriodNotClosedError)
+      if (error instanceof PeriodNotClosedError || error instanceof CloseRecordTakenError)
         return c.json(ctx.apiError(error.code, error.message, 'period'), 409, ctx.headers);
       if (error instanceof ValidationError)
         return c.json(ctx.apiError('invalid_request', error.message, error.field), 400, ctx.headers);

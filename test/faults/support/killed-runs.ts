@@ -26,17 +26,26 @@ export interface CliRun {
   output(): string;
 }
 
-/** Starts `pbs-export run` with `args`, its temp folder set to `tmpDir`. */
+/**
+ * Starts `pbs-export run` (or `options.command`) with `args`, its temp folder set to `tmpDir`;
+ * `options.preload` is a module imported before the CLI (after tsx).
+ */
 export function startCliRun(
   args: readonly string[],
   tmpDir: string,
   env: Record<string, string> = {},
+  options: { command?: string; preload?: string } = {},
 ): CliRun {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'run', ...args], {
-    env: { ...process.env, ...env, TMPDIR: tmpDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const preload = options.preload === undefined ? [] : ['--import', options.preload];
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', ...preload, BIN, options.command ?? 'run', ...args],
+    {
+      env: { ...process.env, ...env, TMPDIR: tmpDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const chunks: { ms: number; text: string }[] = [];
   const waiting: { pattern: RegExp; resolve: (ms: number) => void }[] = [];
   /** The instant of the chunk with which the output first matched `pattern`, or null. */
