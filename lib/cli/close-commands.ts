@@ -46,6 +46,8 @@ export interface CloseCommand {
   service: ServiceChoice;
   closed?: string;
   corrected?: string;
+  /** `restate`: the corrected snapshot of the restatement the rebuilt one supersedes. */
+  superseded?: string;
 }
 
 export const CLOSE_USAGE = `Closing periods (against --out DIR or --s3 URL, as run):
@@ -55,9 +57,10 @@ export const CLOSE_USAGE = `Closing periods (against --out DIR or --s3 URL, as r
                                  Reopen it (recorded; the close stays on file)
   pbs-export check-closes [--profile P] [--simulator | --config FILE]
                                  Ask the timeline what changed in closed periods; a restatement
-                                 per period that changed
-  pbs-export restate --closed FILE --corrected FILE [--out DIR]
-                                 Rebuild a restatement offline from its two snapshots
+                                 per period that changed since its last one (superseding it)
+  pbs-export restate --closed FILE --corrected FILE [--superseded FILE] [--out DIR]
+                                 Rebuild a restatement offline from its snapshots (--superseded:
+                                 the corrected snapshot of the restatement it supersedes)
 `;
 
 const options = {
@@ -74,6 +77,7 @@ const options = {
   config: { type: 'string' },
   closed: { type: 'string' },
   corrected: { type: 'string' },
+  superseded: { type: 'string' },
 } as const;
 
 /** Whether the command line names a closing command. */
@@ -119,7 +123,14 @@ export function parseCloseCommandLine(
     return { ...parsed, profile: need('profile'), period: need('period'), run: need('run') };
   if (command === 'reopen')
     return { ...parsed, profile: need('profile'), period: need('period'), reason: need('reason') };
-  if (command === 'restate') return { ...parsed, closed: need('closed'), corrected: need('corrected') };
+  if (command === 'restate') {
+    return {
+      ...parsed,
+      closed: need('closed'),
+      corrected: need('corrected'),
+      ...(values.superseded !== undefined ? { superseded: values.superseded } : {}),
+    };
+  }
   if (!simulated && values.profile === undefined) {
     throw new ValidationError(
       '--profile',
@@ -248,6 +259,7 @@ async function restateOffline(command: CloseCommand, io: CliIo, sink: Sink): Pro
       command.closed as string,
       command.corrected as string,
       workDir,
+      command.superseded,
     );
     const rendered = await renderRestatement(restatement, {
       workDir,

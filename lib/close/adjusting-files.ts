@@ -7,7 +7,7 @@ import { DateTime } from 'luxon';
 import { isZeroDecimal, subtractDecimal } from '../domain/decimal/plain.ts';
 import type { TableSource } from '../domain/table.ts';
 import { JOURNAL_SPEC, journalRows, type LedgerFile, ledgerFormat } from '../ledger/index.ts';
-import type { Restatement, RestatementJournal } from './restatement.ts';
+import { type Restatement, type RestatementJournal, usedBy } from './restatement.ts';
 import { periodWords, signedAmount } from './words.ts';
 
 /** What a restatement's manifest records of its adjusting entries. */
@@ -16,6 +16,11 @@ export interface AdjustingManifest {
   entries: number;
   postings: number;
   formats: string[];
+  /**
+   * The accounts and tokens declared once these entries' files are read with the closed journal
+   * and the earlier restatements' (a superseding restatement's files declare only the others).
+   */
+  declared?: { accounts: string[]; tokens: string[] };
 }
 
 /** The adjusting entries as a table (`adjusting_journal`): the journal CSV's columns. */
@@ -53,8 +58,9 @@ export function adjustingFiles(restatement: Restatement, journal: RestatementJou
         createdAt: new Date(restatement.info.checkedAt),
         balances: [],
         accounts: [...accounts.values()],
-        // Read with the closed journal (Beancount includes it): what that one declares is not declared again.
-        declared: journal.closed,
+        // Read with the closed journal and the earlier restatements' (Beancount includes them): what
+        // those declare is not declared again.
+        declared: journal.declared,
       });
     });
 }
@@ -66,12 +72,17 @@ function dateWords(date: string): string {
 
 /**
  * The Read me's line on the adjusting entries: "Adjusting entries dated 1 November 2025 bring the
- * ledger to the corrected October 2025: 1100 Assets:Crypto:ETH +1 234.56 USD (+0.5 ETH), …".
+ * ledger to the corrected October 2025: 1100 Assets:Crypto:ETH +1 234.56 USD (+0.5 ETH), …"
+ * (superseding: "bring the ledger, as the restatement checked at … left it, to …").
  */
 export function adjustingWords(restatement: Restatement, journal: RestatementJournal): string {
   const period = periodWords(restatement.period);
-  if (journal.entries.length === 0)
-    return `none: the corrected ${period} leaves every balance of the journal as closed`;
+  const superseded = restatement.info.supersedes;
+  if (journal.entries.length === 0) {
+    return superseded === undefined
+      ? `none: the corrected ${period} leaves every balance of the journal as closed`
+      : `none: the corrected ${period} leaves every balance as the restatement checked at ${superseded.checkedAt} left it`;
+  }
   const lines = journal.entries.flatMap((entry) =>
     entry.postings.map((p) => {
       const net = subtractDecimal(p.debit, p.credit);
@@ -81,15 +92,22 @@ export function adjustingWords(restatement: Restatement, journal: RestatementJou
       return `${p.account.code} ${signedAmount(net)} ${p.currency}${tokens === '' ? '' : ` (${tokens})`}`;
     }),
   );
-  return `Adjusting entries dated ${dateWords(journal.date)} bring the ledger to the corrected ${period}: ${lines.join(', ')} (debit +, credit −)`;
+  const from =
+    superseded === undefined ? '' : `, as the restatement checked at ${superseded.checkedAt} left it,`;
+  return `Adjusting entries dated ${dateWords(journal.date)} bring the ledger${from} to the corrected ${period}: ${lines.join(', ')} (debit +, credit −)`;
 }
 
 /** The manifest's `adjusting` block. */
 export function adjustingManifest(journal: RestatementJournal): AdjustingManifest {
+  const used = usedBy(journal.entries);
   return {
     date: journal.date,
     entries: journal.entries.length,
     postings: journal.entries.reduce((n, entry) => n + entry.postings.length, 0),
     formats: [...journal.formats],
+    declared: {
+      accounts: [...new Set([...journal.declared.accounts, ...used.accounts])],
+      tokens: [...new Set([...journal.declared.tokens, ...used.tokens])],
+    },
   };
 }

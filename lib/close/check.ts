@@ -1,7 +1,9 @@
 /**
  * The check a monthly run (and the operator, `pbs-export check-closes`) makes: detect the changes
- * in every closed period, and for each period that changed publish its restatement and tell the
- * profile's subscribers. Nothing changed: nothing is written; the caller records the one line.
+ * in every closed period, and for each period whose data now differs from what its latest
+ * restatement (or, without one, its closed set) stated, publish a restatement superseding that
+ * one and tell the profile's subscribers. Nothing new: nothing is written (a second check finds
+ * what the first restated and publishes nothing again); the caller records the one line.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,11 +11,12 @@ import { join } from 'node:path';
 import { newRunId } from '../export/index.ts';
 import type { Sink } from '../storage/index.ts';
 import { adjustingDate } from './adjusting.ts';
-import { writeCorrectedSnapshot } from './corrected.ts';
+import { correctedTransactions, writeCorrectedSnapshot } from './corrected.ts';
 import { type DetectDeps, detectChanges, type PeriodCheck } from './detect.ts';
 import { publishRestatement, type RestatementManifest, renderRestatement } from './files.ts';
 import type { CloseRecord } from './records.ts';
 import { buildRestatement } from './restatement.ts';
+import { latestRestatement, type PriorRestatement, sameTransactions } from './superseded.ts';
 
 /** A "changed after close" notice: what the notification topic carries. */
 export interface ChangedAfterCloseNotice {
@@ -49,20 +52,25 @@ export interface CloseCheckResult {
   line: string;
 }
 
-/** Checks every close in force (of `deps.profile`, or all) and publishes a restatement per changed period. */
+/**
+ * Checks every close in force (of `deps.profile`, or all) and publishes a restatement per period
+ * whose data changed since its latest restatement (or its close).
+ */
 export async function checkCloses(deps: CheckDeps): Promise<CloseCheckResult> {
   const checkedAt = deps.now();
   const workDir = await mkdtemp(join(deps.workDir ?? tmpdir(), 'pbs-export-close-check-'));
   try {
     const checks = await detectChanges({ ...deps, workDir });
     const restated: CloseCheckResult['restated'] = [];
-    for (const check of checks.filter((c) => c.changes.length > 0)) {
+    for (const check of checks) {
+      const prior = await latestRestatement(check.close, deps, workDir);
+      if (!changedSince(check, prior)) continue;
       const date = adjustingDate(
         check.close.profile,
         check.close.period,
         checks.map((c) => c.close),
       );
-      restated.push(await restate(check, checkedAt, date, workDir, deps));
+      restated.push(await restate(check, prior, checkedAt, date, workDir, deps));
     }
     return {
       checkedAt: checkedAt.toISOString(),
@@ -75,12 +83,41 @@ export async function checkCloses(deps: CheckDeps): Promise<CloseCheckResult> {
   }
 }
 
-async function restate(check: PeriodCheck, checkedAt: Date, date: string, workDir: string, deps: CheckDeps) {
+/**
+ * Whether the period as the service has it now differs from what was last stated: the closed set
+ * (no restatement yet: any change), or the latest restatement's corrected snapshot.
+ */
+function changedSince(check: PeriodCheck, prior: PriorRestatement | null): boolean {
+  if (prior === null) return check.changes.length > 0;
+  return !sameTransactions(
+    prior.transactions,
+    correctedTransactions(check.set, check.changes),
+    check.set.fields,
+  );
+}
+
+async function restate(
+  check: PeriodCheck,
+  prior: PriorRestatement | null,
+  checkedAt: Date,
+  date: string,
+  workDir: string,
+  deps: CheckDeps,
+) {
   const { close } = check;
   const dir = await mkdtemp(join(workDir, 'restatement-'));
   const correctedFile = join(dir, 'corrected.ndjson.gz');
-  await writeCorrectedSnapshot(check.set, check.changes, correctedFile, checkedAt, date);
-  const restatement = await buildRestatement(check.set.snapshotFile, correctedFile, dir);
+  await writeCorrectedSnapshot(check.set, check.changes, correctedFile, checkedAt, {
+    adjustingDate: date,
+    since: check.since,
+    ...(prior === null ? {} : { supersedes: prior.superseded }),
+  });
+  const restatement = await buildRestatement(
+    check.set.snapshotFile,
+    correctedFile,
+    dir,
+    prior?.correctedFile,
+  );
   const rendered = await renderRestatement(restatement, {
     workDir: dir,
     correctedFile,

@@ -12,6 +12,21 @@ import type { ClosedSet, SnapshotTransaction } from './closed-set.ts';
 import type { TransactionChange } from './detect.ts';
 import type { CloseRecord } from './records.ts';
 
+/** The restatement a new one supersedes, as the new one's corrected snapshot records it. */
+export interface SupersededRestatement {
+  /** Its set's folder (`restatements/acme/2025-10/…`) and the instant it was checked. */
+  prefix: string;
+  checkedAt: string;
+  /** Its corrected snapshot: name and SHA-256 as its manifest lists them. */
+  correctedSnapshot: { name: string; sha256: string };
+  /**
+   * What the closed journal and the adjusting files of the restatements up to that one declare
+   * (Beancount's `open` and `commodity`), so the new file does not declare them again. Absent
+   * (a restatement that did not record it): the closed and that one's corrected journal's.
+   */
+  declared?: { accounts: string[]; tokens: string[] };
+}
+
 /** What the corrected snapshot's header adds to the closed one's (key `restatement`). */
 export interface CorrectedHeaderInfo {
   close: CloseRecord;
@@ -19,6 +34,17 @@ export interface CorrectedHeaderInfo {
   closedSnapshot: { name: string; sha256: string };
   /** When the service was asked. */
   checkedAt: string;
+  /**
+   * The instant the timeline was asked from: the closed set's fetch instant. Absent (older
+   * snapshots, which asked from the close): the close's instant.
+   */
+  since?: string;
+  /**
+   * The latest restatement of the same close when this one was made: this one states every
+   * change since the close again, and its adjusting entries are the difference to that one's
+   * corrected journal (what the restatements up to it have booked). Absent: the first.
+   */
+  supersedes?: SupersededRestatement;
   /** The timeline's `lastModifiedDate` of each changed id. */
   lastModified: Record<string, string>;
   /**
@@ -28,14 +54,44 @@ export interface CorrectedHeaderInfo {
   adjustingDate?: string;
 }
 
+/** What the header records besides the closed set and the changes (see {@link CorrectedHeaderInfo}). */
+export interface CorrectedOptions {
+  adjustingDate?: string;
+  since?: string;
+  supersedes?: SupersededRestatement;
+}
+
 /** Writes the corrected snapshot of `set` under `changes` to `file` (gzipped NDJSON). */
 export async function writeCorrectedSnapshot(
   set: ClosedSet,
   changes: readonly TransactionChange[],
   file: string,
   checkedAt: Date,
-  adjustingDate?: string,
+  options: CorrectedOptions = {},
 ): Promise<void> {
+  const kept = correctedTransactions(set, changes);
+  const info: CorrectedHeaderInfo = {
+    close: set.close,
+    closedSnapshot: { name: set.snapshotName, sha256: set.snapshotSha256 },
+    checkedAt: checkedAt.toISOString(),
+    lastModified: Object.fromEntries(changes.map((change) => [change.id, change.lastModified])),
+    ...(options.adjustingDate === undefined ? {} : { adjustingDate: options.adjustingDate }),
+    ...(options.since === undefined ? {} : { since: options.since }),
+    ...(options.supersedes === undefined ? {} : { supersedes: options.supersedes }),
+  };
+  const header = { ...set.header, createdAt: checkedAt.toISOString(), restatement: info };
+  const lines = [header, ...kept.map((tx) => ({ kind: 'transaction', shard: tx.shard, data: tx.data }))];
+  await writeFile(file, gzipSync(`${lines.map((line) => stringifyJson(line)).join('\n')}\n`));
+}
+
+/**
+ * The transactions of `set` under `changes`: deleted ones removed, modified ones replaced, added
+ * ones inserted, in the snapshot's order (date, then id).
+ */
+export function correctedTransactions(
+  set: ClosedSet,
+  changes: readonly TransactionChange[],
+): SnapshotTransaction[] {
   const { fields } = set;
   const byId = new Map(changes.map((change) => [change.id, change]));
   const kept: SnapshotTransaction[] = [];
@@ -56,16 +112,7 @@ export async function writeCorrectedSnapshot(
     (a, b) =>
       instant(a) - instant(b) || compare(transactionId(a.data, fields), transactionId(b.data, fields)),
   );
-  const info: CorrectedHeaderInfo = {
-    close: set.close,
-    closedSnapshot: { name: set.snapshotName, sha256: set.snapshotSha256 },
-    checkedAt: checkedAt.toISOString(),
-    lastModified: Object.fromEntries(changes.map((change) => [change.id, change.lastModified])),
-    ...(adjustingDate === undefined ? {} : { adjustingDate }),
-  };
-  const header = { ...set.header, createdAt: checkedAt.toISOString(), restatement: info };
-  const lines = [header, ...kept.map((tx) => ({ kind: 'transaction', shard: tx.shard, data: tx.data }))];
-  await writeFile(file, gzipSync(`${lines.map((line) => stringifyJson(line)).join('\n')}\n`));
+  return kept;
 }
 
 function compare(a: string, b: string): number {

@@ -1,7 +1,9 @@
 /**
- * What the service changed in closed periods since they were closed: the timeline since each
- * close's time (`lastModifiedDate`, deleted items included, as the spec says), each item compared
- * with the closed snapshot's record of the same id.
+ * What the service changed in closed periods since their sets were fetched: the timeline since
+ * each closed set's fetch instant (`lastModifiedDate`, deleted items included, as the spec says),
+ * each item compared with the closed snapshot's record of the same id. Not since the close: a
+ * change made while the set was being fetched, or between the fetch and the close, is in no
+ * snapshot either.
  */
 import { periodRange } from '../export/plan/index.ts';
 import { changesSince, deletedFlag, transactionId, transactionInstant } from '../export/snapshot/index.ts';
@@ -37,7 +39,11 @@ export interface TransactionChange {
 export interface PeriodCheck {
   close: CloseRecord;
   set: ClosedSet;
-  /** The instant the timeline was asked from: the close's time. */
+  /**
+   * The instant the timeline was asked from: the closed set's fetch instant (its snapshot's
+   * `createdAt`, taken before the first page was asked for), the earliest instant whose changes
+   * the snapshot may lack.
+   */
   since: string;
   changes: TransactionChange[];
 }
@@ -54,8 +60,10 @@ export interface DetectDeps {
 }
 
 /**
- * For each close in force (of `profile`, or all), asks the timeline for the changes since the
- * close's time and returns the added, modified and deleted transactions of the closed period.
+ * For each close in force (of `profile`, or all), asks the timeline for the changes since its
+ * set was fetched and returns the added, modified and deleted transactions of the closed period
+ * (each compared with the closed snapshot: an item the snapshot already has as it is now is not
+ * a change).
  */
 export async function detectChanges(deps: DetectDeps): Promise<PeriodCheck[]> {
   const closes = closesInForce(await deps.store.records()).filter(
@@ -65,26 +73,33 @@ export async function detectChanges(deps: DetectDeps): Promise<PeriodCheck[]> {
   for (const close of closes) {
     const set = await readClosedSet(close, deps.store, deps.workDir);
     const client = await deps.timeline(close.profile);
-    const latest = await latestItems(
-      client.timeline({ lastModifiedDate: new Date(close.at) }),
-      close,
-      set.fields,
-    );
-    checks.push({ close, set, since: close.at, changes: compare(set, latest) });
+    const since = fetchInstant(set);
+    const latest = await latestItems(client.timeline({ lastModifiedDate: since }), since, set.fields);
+    checks.push({ close, set, since: since.toISOString(), changes: compare(set, latest) });
   }
   return checks;
 }
 
-/** The latest timeline item of each id since the close (a service may list an id more than once). */
+/**
+ * The earliest instant whose changes the closed snapshot may lack: when its export started (the
+ * snapshot's `createdAt`, before any page was asked for), never later than the close.
+ */
+function fetchInstant(set: ClosedSet): Date {
+  const fetched = Date.parse(set.header.createdAt);
+  const closed = Date.parse(set.close.at);
+  return new Date(Number.isFinite(fetched) ? Math.min(fetched, closed) : closed);
+}
+
+/** The latest timeline item of each id since `since` (a service may list an id more than once). */
 async function latestItems(
   items: AsyncIterable<RawTimelineItem>,
-  close: CloseRecord,
+  since: Date,
   fields: TransactionFieldMap,
 ): Promise<Map<string, { item: RawTimelineItem; modified: number }>> {
   const latest = new Map<string, { item: RawTimelineItem; modified: number }>();
-  // Items a service sent although modified before the close are not changes since it.
-  const since = changesSince(items, { since: new Date(close.at), fields, onDropped: () => {} });
-  for await (const item of since) {
+  // Items a service sent although modified before the fetch are not changes since it.
+  const changed = changesSince(items, { since, fields, onDropped: () => {} });
+  for await (const item of changed) {
     const id = transactionId(item, fields);
     const modified = transactionInstant(
       item,

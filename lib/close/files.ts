@@ -33,6 +33,14 @@ export interface RestatementManifest {
   close: Restatement['info']['close'];
   closedSnapshot: Restatement['info']['closedSnapshot'];
   checkedAt: string;
+  /** The instant the timeline was asked from: the closed set's fetch instant. */
+  since?: string;
+  /**
+   * The restatement this one supersedes (the latest of the same close when it was made): this
+   * one states every change since the close again; its adjusting entries are the difference to
+   * that one's. Absent: the close's first restatement.
+   */
+  supersedes?: { prefix: string; checkedAt: string };
   counts: { added: number; modified: number; deleted: number; effects: number };
   /** With the journal report: the adjusting entries (their files are in `files`). */
   adjusting?: AdjustingManifest;
@@ -121,7 +129,11 @@ export function restatementReadme(restatement: Restatement): [string, string][] 
       'Closed set',
       `${close.prefix} (manifest SHA-256 ${close.manifestSha256}), closed by ${close.by} at ${close.at}${close.reason ? `: ${close.reason}` : ''}`,
     ],
-    ['Checked', `the service's timeline since ${close.at}, asked at ${checkedAt}`],
+    [
+      'Checked',
+      `the service's timeline since ${restatement.info.since ?? close.at}${restatement.info.since === undefined ? '' : ' (when the closed set was fetched)'}, asked at ${checkedAt}`,
+    ],
+    ...supersedesLine(restatement),
     [
       'Changes',
       'one row per changed field of a modified transaction, one row per added or deleted transaction (its whole record)',
@@ -144,9 +156,21 @@ export function restatementReadme(restatement: Restatement): [string, string][] 
           ['Adjusting entries', adjustingWords(restatement, restatement.journal)],
           [
             'Adjusting files',
-            "the closed journal's account balances plus these entries are the corrected journal's, per account and token; dated the first day of the first open period (the day after the profile's latest closed period when the change was found), in the closed set's journal formats",
+            `${restatement.info.supersedes === undefined ? "the closed journal's account balances plus these entries" : "the closed journal's account balances plus the adjusting entries of every restatement of this close, in order, up to these"} are the corrected journal's, per account and token; dated the first day of the first open period (the day after the profile's latest closed period when the change was found), in the closed set's journal formats`,
           ],
         ] as [string, string][])),
+  ];
+}
+
+/** The Read me's line naming the restatement this one supersedes, if any. */
+function supersedesLine(restatement: Restatement): [string, string][] {
+  const superseded = restatement.info.supersedes;
+  if (superseded === undefined) return [];
+  return [
+    [
+      'Supersedes',
+      `the restatement ${superseded.prefix} (checked at ${superseded.checkedAt}): this one states every change since the close again, that one's included; its adjusting entries are only the difference to what that one's (and those before it) booked: book them after those, not instead`,
+    ],
   ];
 }
 
@@ -266,6 +290,15 @@ export async function publishRestatement(
       close: restatement.info.close,
       closedSnapshot: restatement.info.closedSnapshot,
       checkedAt: restatement.info.checkedAt,
+      ...(restatement.info.since === undefined ? {} : { since: restatement.info.since }),
+      ...(restatement.info.supersedes === undefined
+        ? {}
+        : {
+            supersedes: {
+              prefix: restatement.info.supersedes.prefix,
+              checkedAt: restatement.info.supersedes.checkedAt,
+            },
+          }),
       counts: {
         added: count('added'),
         modified: count('modified'),

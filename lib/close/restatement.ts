@@ -5,7 +5,8 @@
  * summary, holdings, income, disposals…); each table's rows are matched by their text cells and
  * every number cell subtracted.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compareDecimal, isZeroDecimal, subtractDecimal } from '../domain/decimal/plain.ts';
 import type { Column, Row } from '../domain/table.ts';
@@ -45,8 +46,12 @@ export interface RestatementJournal {
   formats: string[];
   settings: Record<string, unknown>;
   currency: string;
-  /** The accounts (codes) and tokens the closed journal's entries use, in first-use order. */
-  closed: { accounts: string[]; tokens: string[] };
+  /**
+   * The accounts (codes) and tokens declared before these entries: those the closed journal's
+   * entries use (in first-use order), and those the adjusting files of the restatements this one
+   * supersedes declared. The entries' own files declare only the others.
+   */
+  declared: { accounts: string[]; tokens: string[] };
 }
 
 /** A restatement: the changes and their effects, with the close they restate. */
@@ -72,22 +77,34 @@ const LISTINGS = new Set(['transactions', 'movements', 'changes', 'journal']);
 /**
  * Builds the restatement of the closed snapshot `closedFile` by the corrected snapshot
  * `correctedFile` (see `corrected.ts`); `spoolDir` is a scratch folder for the gains reports.
+ * When the corrected snapshot supersedes an earlier restatement, `supersededFile` is that one's
+ * corrected snapshot (its SHA-256 is checked): the changes and effects are still stated from the
+ * closed snapshot, the adjusting entries are the difference to the superseded one.
  */
 export async function buildRestatement(
   closedFile: string,
   correctedFile: string,
   spoolDir: string,
+  supersededFile?: string,
 ): Promise<Restatement> {
   const corrected = await readSnapshotHeader(correctedFile);
   const info = (corrected as unknown as { restatement?: CorrectedHeaderInfo }).restatement;
   if (info === undefined)
     throw new CloseDataError(correctedFile, 'is not a corrected snapshot (no restatement in its header)');
+  await checkSuperseded(info, correctedFile, supersededFile);
   const request = parseExportRequest(corrected.request as Record<string, unknown>);
   // A scratch folder each: the journal spools its entries to a file of a fixed name.
   const before = await totalsOf(closedFile, await mkdtemp(join(spoolDir, 'closed-')));
   const after = await totalsOf(correctedFile, await mkdtemp(join(spoolDir, 'corrected-')));
   const changes = await changesBetween(closedFile, correctedFile, corrected.fields, info);
-  const journal = journalOf(request, info, changes, before.journal, after.journal);
+  const superseded =
+    supersededFile === undefined
+      ? null
+      : {
+          journal: (await totalsOf(supersededFile, await mkdtemp(join(spoolDir, 'superseded-')))).journal,
+          changes: await changesBetween(supersededFile, correctedFile, corrected.fields, info),
+        };
+  const journal = journalOf(request, info, changes, before.journal, after.journal, superseded);
   return {
     info,
     profile: request.profile,
@@ -100,33 +117,87 @@ export async function buildRestatement(
   };
 }
 
-/** The adjusting entries from the journals of both snapshots (none without the journal report). */
+/**
+ * The adjusting entries from the journals of the snapshots (none without the journal report): to
+ * the corrected journal from the superseded restatement's corrected journal (what the
+ * restatements up to it booked), or from the closed journal for the first restatement.
+ */
 function journalOf(
   request: ReturnType<typeof parseExportRequest>,
   info: CorrectedHeaderInfo,
   changes: readonly TransactionChange[],
   closed: BuiltJournal | null,
   corrected: BuiltJournal | null,
+  superseded: { journal: BuiltJournal | null; changes: TransactionChange[] } | null,
 ): RestatementJournal | undefined {
   if (request.journal === undefined || closed === null || corrected === null) return undefined;
+  const booked = superseded?.journal ?? closed;
   const date = info.adjustingDate ?? dayAfterPeriod(info.close.period);
-  const entries = adjustingEntries(closed.entries, corrected.entries, {
+  const since =
+    info.supersedes === undefined ? '' : `, beyond the restatement checked at ${info.supersedes.checkedAt}`;
+  const entries = adjustingEntries(booked.entries, corrected.entries, {
     date,
     id: `restatement:${info.close.period}:${info.checkedAt}`,
-    description: `Adjusting entry: ${info.close.period} as corrected after its close of ${info.close.at}`,
-    txIds: changes.map((change) => change.id),
+    description: `Adjusting entry: ${info.close.period} as corrected after its close of ${info.close.at}${since}`,
+    txIds: (superseded?.changes ?? changes).map((change) => change.id),
   });
+  const declared = [usedBy(closed.entries)];
+  if (info.supersedes?.declared !== undefined) declared.push(info.supersedes.declared);
+  else if (superseded?.journal) declared.push(usedBy(superseded.journal.entries));
   return {
     date,
     entries,
     formats: [...request.journal.formats],
     settings: { ...request.journal.settings },
     currency: corrected.currency,
-    closed: {
-      accounts: [...new Set(closed.entries.flatMap((e) => e.postings.map((p) => p.account.code)))],
-      tokens: [...new Set(closed.entries.flatMap((e) => e.postings.flatMap((p) => p.token ?? [])))],
+    declared: {
+      accounts: [...new Set(declared.flatMap((d) => d.accounts))],
+      tokens: [...new Set(declared.flatMap((d) => d.tokens))],
     },
   };
+}
+
+/** The accounts (codes) and tokens `entries` use, in first-use order. */
+export function usedBy(entries: readonly JournalEntry[]): { accounts: string[]; tokens: string[] } {
+  return {
+    accounts: [...new Set(entries.flatMap((e) => e.postings.map((p) => p.account.code)))],
+    tokens: [...new Set(entries.flatMap((e) => e.postings.flatMap((p) => p.token ?? [])))],
+  };
+}
+
+/**
+ * Checks that `supersededFile` is given exactly when the corrected snapshot supersedes a
+ * restatement, and is that restatement's corrected snapshot (its SHA-256).
+ */
+async function checkSuperseded(
+  info: CorrectedHeaderInfo,
+  correctedFile: string,
+  supersededFile: string | undefined,
+): Promise<void> {
+  const superseded = info.supersedes;
+  if (superseded === undefined) {
+    if (supersededFile !== undefined)
+      throw new CloseDataError(
+        supersededFile,
+        `was given as the superseded restatement's corrected snapshot, but ${correctedFile} supersedes none (leave it out)`,
+      );
+    return;
+  }
+  if (supersededFile === undefined) {
+    throw new CloseDataError(
+      correctedFile,
+      `supersedes the restatement ${superseded.prefix}: its corrected snapshot ${superseded.correctedSnapshot.name} is needed too (restate --superseded FILE)`,
+    );
+  }
+  const sha256 = createHash('sha256')
+    .update(await readFile(supersededFile))
+    .digest('hex');
+  if (sha256 !== superseded.correctedSnapshot.sha256) {
+    throw new CloseDataError(
+      supersededFile,
+      `is not the corrected snapshot of ${superseded.prefix} (SHA-256 ${superseded.correctedSnapshot.sha256}), which ${correctedFile} supersedes`,
+    );
+  }
 }
 
 /** The changes between two snapshots: ids only in one, and records that differ. */

@@ -35,15 +35,15 @@ export interface CloseStore {
 
 /** What to do about a record file that cannot be read: it stops every close, reopen and check. */
 const UNREADABLE_ADVICE =
-  'if a close or reopen was stopped while writing it (versions before records were written whole could leave such a file), that close or reopen did not complete: move the file out of the closes folder and run it again; otherwise restore the file from a backup';
+  'a close or reopen stopped while writing it (versions before records were written whole could leave such a file) did not complete: move the file out of closes/ and run that close or reopen again; a record that was whole: restore it from a backup';
 
 function parseRecord(text: string, location: string): CloseRecord {
   if (text.trim() === '')
-    throw new CloseDataError(location, `is empty, not a close record: ${UNREADABLE_ADVICE}`);
+    throw new CloseDataError(location, `is empty, not a close record; ${UNREADABLE_ADVICE}`);
   try {
     return closeRecordSchema.parse(JSON.parse(text));
   } catch (error) {
-    throw new CloseDataError(location, `is not a close record this version can read: ${UNREADABLE_ADVICE}`, {
+    throw new CloseDataError(location, `is not a close record this version can read; ${UNREADABLE_ADVICE}`, {
       cause: error,
     });
   }

@@ -71,6 +71,10 @@ export function restatementSentence(restatement: Restatement): string {
     .filter(([n]) => n > 0)
     .map(([n, kind], k) => (k === 0 ? `${n} transaction${n === 1 ? '' : 's'} ${kind}` : `${n} ${kind}`));
   const effects = effectWords(restatement.effects);
+  const superseded = restatement.info.supersedes;
+  if (parts.length === 0 && superseded !== undefined) {
+    return `${periodWords(restatement.period)} is back as it was closed on ${closedAt.toFormat('d LLLL yyyy')} by ${close.by}: the changes the restatement checked at ${superseded.checkedAt} stated were undone`;
+  }
   return (
     `${periodWords(restatement.period)} changed after it was closed on ${closedAt.toFormat('d LLLL yyyy')} by ${close.by}: ` +
     `${parts.join(', ') || 'no transaction changed'}` +

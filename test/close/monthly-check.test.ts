@@ -1,7 +1,8 @@
 /**
  * Every scheduled monthly run checks the profile's closed periods: nothing changed, its manifest
  * has one line and nothing else is written; a closed month the service changed gets a
- * restatement and a "changed after close" notice. A run started on demand checks nothing.
+ * restatement and a "changed after close" notice, once: the next run, with nothing new, sends none.
+ * A run started on demand checks nothing.
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,5 +90,15 @@ describe('the monthly run and closed periods', () => {
     const notice = closeNoticeOf(notices[0] as ChangedAfterCloseNotice, 'https://reports.example.com/portal');
     expect(notice.attributes).toEqual({ profile: 'acme', state: 'changed-after-close' });
     expect(notice.message).toContain('https://reports.example.com/portal/clients/acme#closed-periods');
+  });
+
+  it('publishes no second restatement and sends no second notice when the next monthly run finds nothing new', async () => {
+    const restated = await h.keysUnder('restatements/acme/2025-06/');
+
+    const { manifest } = await run('2025-10', 'schedule');
+
+    expect(manifest.closeCheck).toBe('1 closed period checked: no change');
+    expect(await h.keysUnder('restatements/acme/2025-06/')).toEqual(restated);
+    expect(notices).toHaveLength(1);
   });
 });

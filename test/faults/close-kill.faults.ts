@@ -100,7 +100,7 @@ describe('a close killed while writing its record (folder)', () => {
 
     expect(stopped.code).toBe(1);
     expect(stopped.output).toContain(empty);
-    expect(stopped.output).toMatch(/move the file out of the closes folder and run it again/);
+    expect(stopped.output).toMatch(/move the file out of closes\/ and run that close or reopen again/);
     await rename(empty, join(dir, 'moved-aside.json'));
     const checked = await cli('check-closes', '--simulator', '--profile', 'acme', '--out', books);
     expect([checked.code, checked.output]).toEqual([
