@@ -32,8 +32,21 @@ export function startCliRun(
   tmpDir: string,
   env: Record<string, string> = {},
 ): CliRun {
+  return startCli(['run', ...args], tmpDir, env);
+}
+
+/**
+ * Starts `pbs-export` with `argv` (the command and its flags), its temp folder set to `tmpDir`;
+ * `nodeArgs` go to node before the script (e.g. one more `--import`).
+ */
+export function startCli(
+  argv: readonly string[],
+  tmpDir: string,
+  env: Record<string, string> = {},
+  nodeArgs: readonly string[] = [],
+): CliRun {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'run', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, BIN, ...argv], {
     env: { ...process.env, ...env, TMPDIR: tmpDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
