@@ -1,8 +1,9 @@
 /**
  * Errors of the adjustments: a document that does not validate, two adjustments that contradict
- * each other, an adjustment the data does not fit, a stale or missing version, a file whose
- * digest is not the one recorded, a bad opening-lots CSV. None is a `ValidationError` of the
- * command line: a run that meets one fails (exit 1) naming the adjustment and the reason.
+ * each other, an adjustment the data does not fit, a stale or missing version, a stored version
+ * that cannot be read, a file whose digest is not the one recorded, a bad opening-lots CSV. None
+ * is a `ValidationError` of the command line: a run that meets one fails (exit 1) naming the
+ * adjustment (or the file) and the reason.
  */
 import { PbsExportError } from '../errors.ts';
 
@@ -84,6 +85,19 @@ export class StaleAdjustmentsError extends AdjustmentsError {
 export class AdjustmentsNotFoundError extends AdjustmentsError {
   constructor(profile: string, version: number, options?: { cause?: unknown }) {
     super('adjustments_not_found', `adjustments of ${profile}: there is no version ${version}`, options);
+  }
+}
+
+/**
+ * A stored version that cannot be read: `file` names the file (or the object's key), the message
+ * says why and what to do, the cause is the error met (a read error, `InvalidAdjustmentsError`, …).
+ */
+export class AdjustmentsFileError extends AdjustmentsError {
+  readonly file: string;
+
+  constructor(file: string, reason: string, options?: { cause?: unknown }) {
+    super('adjustments_file', `adjustments file ${file} ${reason}`, options);
+    this.file = file;
   }
 }
 

@@ -16,6 +16,7 @@ export {
   AdjustmentMismatchError,
   AdjustmentsDigestError,
   AdjustmentsError,
+  AdjustmentsFileError,
   AdjustmentsNotFoundError,
   ContradictoryAdjustmentsError,
   InvalidAdjustmentsError,
@@ -29,7 +30,9 @@ export * from './schema.ts';
 export {
   type AdjustmentsStore,
   createFileAdjustmentsStore,
+  type FileAdjustmentsStore,
   loadRequestedAdjustments,
+  parseStoredVersion,
   versionName,
 } from './store.ts';
 export {

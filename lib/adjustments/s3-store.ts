@@ -8,8 +8,14 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { loadS3Sdk } from '../aws-sdk.ts';
 import { isNotFound, isPreconditionFailed } from '../jobs/s3-objects.ts';
 import { AdjustmentsNotFoundError } from './errors.ts';
-import { type AdjustmentsStore, checkProfile, versionedStore, versionName, versionOf } from './store.ts';
-import { parseAdjustments } from './validate.ts';
+import {
+  type AdjustmentsStore,
+  checkProfile,
+  parseStoredVersion,
+  versionedStore,
+  versionName,
+  versionOf,
+} from './store.ts';
 
 /** Key prefix of the adjustments in the bucket. */
 export const ADJUSTMENTS_PREFIX = 'adjustments/';
@@ -31,7 +37,8 @@ export function createS3AdjustmentsStore(options: S3AdjustmentsStoreOptions): Ad
     return `${root}${profile}/`;
   };
   return versionedStore({
-    async latestVersion(profile) {
+    // An object is written whole (S3 has no partial objects), so no number is taken without a version.
+    async versions(profile) {
       let max = 0;
       const prefix = folder(profile);
       const { paginateListObjectsV2 } = await loadS3Sdk();
@@ -39,19 +46,24 @@ export function createS3AdjustmentsStore(options: S3AdjustmentsStoreOptions): Ad
         for (const item of page.Contents ?? [])
           max = Math.max(max, versionOf((item.Key ?? '').slice(prefix.length)) ?? 0);
       }
-      return max;
+      return { latest: max, last: max };
     },
     async get(profile, version) {
       const { GetObjectCommand } = await loadS3Sdk();
+      const key = `${folder(profile)}${versionName(version)}`;
+      let bytes: Uint8Array;
       try {
-        const response = await client.send(
-          new GetObjectCommand({ Bucket: bucket, Key: `${folder(profile)}${versionName(version)}` }),
-        );
-        return parseAdjustments((await response.Body?.transformToByteArray()) ?? new Uint8Array());
+        const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        bytes = (await response.Body?.transformToByteArray()) ?? new Uint8Array();
       } catch (error) {
         if (isNotFound(error)) throw new AdjustmentsNotFoundError(profile, version, { cause: error });
         throw error;
       }
+      return parseStoredVersion(
+        `s3://${bucket}/${key}`,
+        bytes,
+        'restore the version of the object before it (the bucket keeps every version of an object)',
+      );
     },
     async create(profile, version, bytes) {
       // `If-None-Match: *`: S3 refuses to replace a version, so a racing writer loses.

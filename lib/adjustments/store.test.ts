@@ -1,12 +1,17 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { S3TestServer } from '../../test/support/s3.ts';
 import { startS3rver } from '../../test/support/s3.ts';
 import { emulateConditionalWrites } from '../../test/support/workflow.ts';
-import { AdjustmentsNotFoundError, ContradictoryAdjustmentsError, StaleAdjustmentsError } from './errors.ts';
+import {
+  AdjustmentsFileError,
+  AdjustmentsNotFoundError,
+  ContradictoryAdjustmentsError,
+  StaleAdjustmentsError,
+} from './errors.ts';
 import { createS3AdjustmentsStore } from './s3-store.ts';
 import type { AdjustmentsDocument } from './schema.ts';
 import { type AdjustmentsStore, createFileAdjustmentsStore } from './store.ts';
@@ -83,6 +88,54 @@ describe('file adjustments store', () => {
   it('refuses a profile name that could leave the folder', async () => {
     await expect(createFileAdjustmentsStore(dir).latest('../etc')).rejects.toThrow(/profile/);
   });
+
+  it('skips the empty file a kill left under a version name (writes in place), numbering the next version after it', async () => {
+    const store = createFileAdjustmentsStore(dir);
+    await store.put('kept', doc(['SCAM']), 0);
+    // What `writeFile(…, { flag: 'wx' })` killed between its open and its write left.
+    const empty = join(dir, 'kept', 'adjustments-v2.json');
+    await writeFile(empty, '');
+
+    expect((await store.latest('kept'))?.document.version).toBe(1);
+    await expect(store.put('kept', doc(['SCAM', 'FAKE']), 2)).rejects.toThrow(
+      new StaleAdjustmentsError('kept', 2, 1),
+    );
+    const next = await store.put('kept', doc(['SCAM', 'FAKE']), 1);
+    expect(next.document.version).toBe(3);
+    expect((await store.latest('kept'))?.sha256).toBe(next.sha256);
+    expect(await readFile(empty)).toHaveLength(0);
+    expect(await store.emptyVersionFiles('kept')).toEqual([empty]);
+    await expect(store.get('kept', 2)).rejects.toThrow(
+      new AdjustmentsFileError(
+        empty,
+        "is empty: a write cut off (a kill or a crash) left it, and it holds no version: the profile's versions skip it; delete it",
+      ),
+    );
+  });
+
+  it('reads past the temporary file a write killed before its version was linked into place', async () => {
+    const store = createFileAdjustmentsStore(dir);
+    await store.put('linked', doc(['SCAM']), 0);
+    await writeFile(join(dir, 'linked', '.adjustments-v2.json.partial-0123456789ab'), '{"schema": "pbs-');
+    expect((await store.latest('linked'))?.document.version).toBe(1);
+    expect((await store.put('linked', doc(['SCAM', 'FAKE']), 1)).document.version).toBe(2);
+    expect(await store.emptyVersionFiles('linked')).toEqual([]);
+  });
+
+  it('names a version file that cannot be read and says what to do', async () => {
+    const store = createFileAdjustmentsStore(dir);
+    await store.put('cut', doc(['SCAM']), 0);
+    const cut = join(dir, 'cut', 'adjustments-v2.json');
+    await writeFile(cut, '{\n  "schema": "pbs-export/adjustments@1",\n  "prof');
+    const refused = store.latest('cut');
+    await expect(refused).rejects.toThrow(AdjustmentsFileError);
+    await expect(refused).rejects.toThrow(
+      `adjustments file ${cut} cannot be read as a version: not JSON text (`,
+    );
+    await expect(refused).rejects.toThrow(
+      `move it out of ${join(dir, 'cut')} (the version before it is then the latest); else restore it from a backup (a run that used it recorded its SHA-256 in its manifest); then run the command again`,
+    );
+  });
 });
 
 describe('S3 adjustments store (s3rver with conditional writes)', () => {
@@ -107,5 +160,23 @@ describe('S3 adjustments store (s3rver with conditional writes)', () => {
       'adjustments/acme/adjustments-v1.json',
       'adjustments/acme/adjustments-v2.json',
     ]);
+  });
+
+  it('names the object of a version that cannot be read and says what to do', async () => {
+    await server.client.send(
+      new PutObjectCommand({
+        Bucket: server.bucket,
+        Key: 'adjustments/other/adjustments-v1.json',
+        Body: 'not json',
+      }),
+    );
+    const refused = store.latest('other');
+    await expect(refused).rejects.toThrow(AdjustmentsFileError);
+    await expect(refused).rejects.toThrow(
+      `adjustments file s3://${server.bucket}/adjustments/other/adjustments-v1.json cannot be read as a version: not JSON text (`,
+    );
+    await expect(refused).rejects.toThrow(
+      'restore the version of the object before it (the bucket keeps every version of an object)',
+    );
   });
 });

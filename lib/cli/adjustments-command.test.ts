@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,5 +77,70 @@ describe('pbs-export adjustments', () => {
     ).toBe(1);
     expect(io.stderr()).toContain('adjustments s1 and s2 contradict: SCAM is marked as spam twice');
     expect(await readdir(join(dir, 'store', 'acme'))).toHaveLength(2);
+  });
+
+  it('goes on after the empty file a killed write left under a version name, warning about it by name', async () => {
+    const store = join(dir, 'killed');
+    const spam = join(dir, 'scam.json');
+    await writeFile(
+      spam,
+      JSON.stringify({
+        id: 's1',
+        kind: 'spam',
+        token: 'SCAM',
+        by: 'ann',
+        at: '2026-11-21T09:00:00Z',
+        why: 'x',
+      }),
+    );
+    expect(
+      await main(['adjustments', '--profile', 'acme', '--dir', store, '--add', spam], captureIo().io),
+    ).toBe(0);
+    const empty = join(store, 'acme', 'adjustments-v2.json');
+    await writeFile(empty, '');
+    const warning = `warning: ${empty} is empty: a write cut off by a kill or a crash left it, and it holds no version: the versions skip it (the next is numbered after it); delete it\n`;
+
+    const listed = captureIo();
+    expect(await main(['adjustments', '--profile', 'acme', '--dir', store], listed.io)).toBe(0);
+    expect(listed.stdout()).toContain(
+      `${join(store, 'acme', 'adjustments-v1.json')}: version 1, 1 adjustment(s)`,
+    );
+    expect(listed.stderr()).toBe(warning);
+
+    const fake = join(dir, 'fake.json');
+    await writeFile(fake, (await readFile(spam, 'utf8')).replace('"s1"', '"s2"').replace('SCAM', 'FAKE'));
+    const added = captureIo();
+    expect(await main(['adjustments', '--profile', 'acme', '--dir', store, '--add', fake], added.io)).toBe(0);
+    expect(added.stdout()).toContain(
+      `${join(store, 'acme', 'adjustments-v3.json')}: version 3, 2 adjustment(s)`,
+    );
+    expect(added.stderr()).toBe(warning);
+  });
+
+  it('exits 1 naming a version file that cannot be read and what to do', async () => {
+    const store = join(dir, 'cut');
+    await mkdir(join(store, 'acme'), { recursive: true });
+    const cut = join(store, 'acme', 'adjustments-v1.json');
+    await writeFile(cut, '{\n  "schema": "pbs-export/adjustments@1",\n  "profile": "ac');
+    const io = captureIo();
+    expect(await main(['adjustments', '--profile', 'acme', '--dir', store], io.io)).toBe(1);
+    expect(io.stderr()).toContain(
+      `error: adjustments file ${cut} cannot be read as a version: not JSON text (`,
+    );
+    expect(io.stderr()).toContain(
+      `move it out of ${join(store, 'acme')} (the version before it is then the latest)`,
+    );
+  });
+
+  it('run --adjustments names the file that is not an adjustments document', async () => {
+    const bad = join(dir, 'bad-adjustments.json');
+    await writeFile(bad, '');
+    const io = captureIo();
+    const run = ['run', '--simulator', '--profile', 'demo', '--period', '2025', '--report', 'gains'];
+    expect(await main([...run, '--adjustments', bad, '--out', join(dir, 'out')], io.io)).toBe(1);
+    expect(io.stderr()).toContain(
+      `error: adjustments file ${bad} cannot be read as a version: not JSON text (`,
+    );
+    expect(io.stderr()).toContain('correct the file');
   });
 });

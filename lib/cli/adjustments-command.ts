@@ -81,7 +81,7 @@ async function newAdjustments(
  */
 export async function adjustmentsCommand(
   argv: readonly string[],
-  io: { stdout: { write(text: string): void }; now: () => Date },
+  io: { stdout: { write(text: string): void }; stderr: { write(text: string): void }; now: () => Date },
 ): Promise<void> {
   let values: Partial<Record<keyof typeof OPTIONS, string>>;
   try {
@@ -93,6 +93,11 @@ export async function adjustmentsCommand(
   if (profile === undefined) throw new ValidationError('--profile', 'is required by adjustments');
   const dir = values.dir ?? 'adjustments';
   const store = createFileAdjustmentsStore(dir);
+  for (const file of await store.emptyVersionFiles(profile)) {
+    io.stderr.write(
+      `warning: ${file} is empty: a write cut off by a kill or a crash left it, and it holds no version: the versions skip it (the next is numbered after it); delete it\n`,
+    );
+  }
   const latest = await store.latest(profile);
   const added = await newAdjustments(values, io.now());
   if (added.length === 0) {

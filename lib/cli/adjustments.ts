@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { AdjustmentsDigestError, type LoadedAdjustments, parseAdjustments } from '../adjustments/index.ts';
+import { AdjustmentsDigestError, type LoadedAdjustments, parseStoredVersion } from '../adjustments/index.ts';
 import { ValidationError } from '../errors.ts';
 import type { ExportRequest } from '../export/index.ts';
 
@@ -26,13 +26,18 @@ async function readFlagFile(flag: string, file: string): Promise<Uint8Array> {
 }
 
 /**
- * The adjustments file of `--adjustments`, validated (an invalid or contradictory one throws the
- * adjustments' typed errors: exit 1). Refused for a request without the gains reports.
+ * The adjustments file of `--adjustments`, validated (an invalid or contradictory one throws
+ * `AdjustmentsFileError` naming the file and why: exit 1). Refused for a request without the
+ * gains reports.
  */
 export async function readAdjustmentsFlag(file: string, request: ExportRequest): Promise<LoadedAdjustments> {
   if (request.gains === undefined)
     throw new ValidationError('--adjustments', 'adjusts the gains figures: add --report gains');
-  return parseAdjustments(await readFlagFile('--adjustments', file));
+  return parseStoredVersion(
+    file,
+    await readFlagFile('--adjustments', file),
+    'correct the file (its schema: README, "Resolving warnings")',
+  );
 }
 
 /** What a manifest records of the adjustments (see `ReportSetDescription.adjustments`). */

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -53,6 +53,15 @@ describe('--rates', () => {
     await expect(unreadable).rejects.toThrow(`--rates: cannot read ${join(dir, 'absent.xml')}`);
     await expect(readRates([{ path: join(dir, 'may.xml'), source: 'ecb' }])).rejects.toThrow(
       '--rates: rates file may.xml: was given as ECB rates but holds HMRC rates',
+    );
+  });
+
+  it('refuses a file larger than any rates file, naming it and the limit, without reading it whole', async () => {
+    const huge = await open(join(dir, 'huge.csv'), 'w');
+    await huge.truncate(1024 ** 3);
+    await huge.close();
+    await expect(readRates([{ path: join(dir, 'huge.csv') }])).rejects.toThrow(
+      '--rates: rates file huge.csv: holds more than 32 MiB, the most a rates file may hold',
     );
   });
 });

@@ -2,10 +2,16 @@
  * The CLI's `--rates [ecb:|hmrc:]FILE` (repeatable): the published rates files read from disk into
  * one table, and the request's `gains.rates` filled in with their source, names and SHA-256s.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { ValidationError } from '../errors.ts';
-import { loadRates, type RateSource, RatesFileError, type RateTable } from '../fx/index.ts';
+import {
+  loadRates,
+  MAX_RATES_FILE_BYTES,
+  type RateSource,
+  RatesFileError,
+  type RateTable,
+} from '../fx/index.ts';
 
 /** One `--rates` value: a file, with its source when the value said it (`hmrc:rates.xml`). */
 export interface RatesFlag {
@@ -42,9 +48,7 @@ export async function readRates(flags: readonly RatesFlag[]): Promise<RateTable>
           `two files are named ${name}: give each file once, under distinct names`,
         );
       names.add(name);
-      const bytes = await readFile(flag.path).catch((error: unknown) => {
-        throw new ValidationError('--rates', `cannot read ${flag.path}`, { cause: error });
-      });
+      const bytes = await readAtMost(flag.path, MAX_RATES_FILE_BYTES);
       return { name, bytes, ...(flag.source ? { source: flag.source } : {}) };
     }),
   );
@@ -54,6 +58,36 @@ export async function readRates(flags: readonly RatesFlag[]): Promise<RateTable>
     if (error instanceof RatesFileError) throw new ValidationError('--rates', error.reason, { cause: error });
     throw error;
   }
+}
+
+/**
+ * The bytes of `path`, or a {@link ValidationError} of `--rates` when it cannot be read or holds
+ * more than `maxBytes`: read no further than that, so a huge file (or `/dev/zero`) is refused
+ * without being read into memory.
+ */
+async function readAtMost(path: string, maxBytes: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    const handle = await open(path, 'r');
+    try {
+      for (;;) {
+        const { buffer, bytesRead } = await handle.read({ buffer: Buffer.alloc(1024 * 1024) });
+        if (bytesRead === 0) return Buffer.concat(chunks, total);
+        total += bytesRead;
+        if (total > maxBytes) break;
+        chunks.push(buffer.subarray(0, bytesRead));
+      }
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw new ValidationError('--rates', `cannot read ${path}`, { cause: error });
+  }
+  throw new ValidationError(
+    '--rates',
+    `rates file ${basename(path)}: holds more than ${maxBytes / (1024 * 1024)} MiB, the most a rates file may hold: no published rates file is that large`,
+  );
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { loadS3Sdk } from '../aws-sdk.ts';
 import { ValidationError } from '../errors.ts';
-import { parseRatesFile, type RateSource } from '../fx/index.ts';
+import { MAX_RATES_FILE_BYTES, parseRatesFile, type RateSource } from '../fx/index.ts';
 import { isNotFound } from '../jobs/index.ts';
 import { RatesFetchError } from './errors.ts';
 import { type KeptRatesStore, keptKey } from './kept.ts';
@@ -103,7 +103,12 @@ async function fetchOne(deps: RatesFetchDeps, file: PublishedFile): Promise<Fetc
     });
     if (response.status === 404) return { ...file, outcome: 'not-published' };
     if (!response.ok) return failed(`${file.url} answered HTTP ${response.status}`);
-    bytes = new Uint8Array(await response.arrayBuffer());
+    const body = await bodyAtMost(response, MAX_RATES_FILE_BYTES);
+    if (body === null)
+      return failed(
+        `${file.url} sent more than ${MAX_RATES_FILE_BYTES / (1024 * 1024)} MiB, the most a rates file may hold`,
+      );
+    bytes = body;
   } catch (error) {
     return failed(`${file.url} could not be fetched (${(error as Error).message})`);
   }
@@ -128,6 +133,22 @@ async function fetchOne(deps: RatesFetchDeps, file: PublishedFile): Promise<Fetc
     }),
   );
   return { ...file, outcome: 'kept', key, sha256 };
+}
+
+/** The body of `response`, or `null` once it passes `maxBytes` (read no further, the rest cancelled). */
+async function bodyAtMost(response: Response, maxBytes: number): Promise<Uint8Array | null> {
+  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) {
+    await response.body?.cancel();
+    return null;
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of response.body ?? []) {
+    total += chunk.length;
+    if (total > maxBytes) return null;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, total);
 }
 
 async function exists(store: KeptRatesStore, key: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { zipOne } from '../../test/support/rates.ts';
+import { ecbHistCsv, zerosZipBomb, zipOne } from '../../test/support/rates.ts';
 import {
   conversionOn,
   convertAmount,
@@ -205,6 +205,40 @@ describe('parseRatesFile', () => {
 
   it('refuses a file in none of the published layouts', () => {
     expect(() => parseRatesFile(file('rates.json', '{"USD": 1.2}'))).toThrow(/none of the published layouts/);
+  });
+});
+
+describe('parseRatesFile with a size limit', () => {
+  it('refuses a ZIP whose entry says it inflates past the limit (a 1 GiB bomb), naming the file and the limit, before inflating it', () => {
+    const bomb = zerosZipBomb('eurofxref-hist.csv', 1024);
+    expect(bomb.length).toBeLessThan(1.1 * 1024 * 1024);
+    expect(() => parseRatesFile({ name: 'eurofxref-hist.zip', bytes: bomb })).toThrow(
+      new RatesFileError(
+        'eurofxref-hist.zip',
+        'the entry eurofxref-hist.csv says it inflates to 1 GiB, more than 32 MiB, the most a rates file may hold: no published rates file is that large',
+      ),
+    );
+  });
+
+  it('stops inflating a ZIP whose entry hides its size once the output passes the limit', () => {
+    const bomb = zerosZipBomb('eurofxref-hist.csv', 64, 2 * 1024 * 1024);
+    expect(() => parseRatesFile({ name: 'eurofxref-hist.zip', bytes: bomb })).toThrow(
+      'rates file eurofxref-hist.zip: the entry eurofxref-hist.csv inflates to more than 32 MiB, the most a rates file may hold',
+    );
+  });
+
+  it('takes another limit, for an archive and a plain file alike', () => {
+    const csv = Buffer.from(ecbHistCsv());
+    const zip = zipOne('eurofxref-hist.csv', csv);
+    expect(parseRatesFile({ name: 'hist.zip', bytes: zip }, { maxBytes: csv.length }).info.format).toBe(
+      'ecb-hist-csv',
+    );
+    expect(() => parseRatesFile({ name: 'hist.zip', bytes: zip }, { maxBytes: csv.length - 1 })).toThrow(
+      `rates file hist.zip: the entry eurofxref-hist.csv says it inflates to ${(csv.length / 1024).toFixed(1)} KiB, more than`,
+    );
+    expect(() => parseRatesFile(file('hist.csv', ECB_HIST_CSV), { maxBytes: 100 })).toThrow(
+      `rates file hist.csv: is ${ECB_HIST_CSV.length} bytes, more than 100 bytes, the most a rates file may hold`,
+    );
   });
 });
 

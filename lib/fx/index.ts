@@ -14,7 +14,7 @@ import {
   type RatesFileInfo,
   type RateTable,
 } from './table.ts';
-import { isZip, unzipSingle } from './zip.ts';
+import { byteSize, isZip, MAX_RATES_FILE_BYTES, TOO_LARGE, unzipSingle } from './zip.ts';
 
 export { CONVERSION_SCALE, type Conversion, conversionOn, convertAmount, crossRate } from './convert.ts';
 export { MissingRateError, RatesFileError } from './errors.ts';
@@ -32,6 +32,7 @@ export {
   type RateTable,
   SOURCE_NAMES,
 } from './table.ts';
+export { MAX_RATES_FILE_BYTES } from './zip.ts';
 
 /** One rates file as given to a run: a name for messages and records, its bytes, and its source when said. */
 export interface RatesFileInput {
@@ -41,16 +42,31 @@ export interface RatesFileInput {
   source?: RateSource;
 }
 
+/** Options of {@link parseRatesFile} and {@link loadRates}. */
+export interface RatesOptions {
+  /** The most a file may hold, in bytes (a ZIP's entry inflated); default {@link MAX_RATES_FILE_BYTES}. */
+  maxBytes?: number;
+}
+
 /**
  * Parses one published rates file, its layout detected from its content (a ZIP archive is opened
- * first). Throws {@link RatesFileError} naming the file and what is wrong, including a source
- * that contradicts the one given.
+ * first, inflated no further than `maxBytes`). Throws {@link RatesFileError} naming the file and
+ * what is wrong, including a source that contradicts the one given, or a file over the limit.
  */
-export function parseRatesFile(file: RatesFileInput): { info: RatesFileInfo; parsed: ParsedRates } {
+export function parseRatesFile(
+  file: RatesFileInput,
+  options: RatesOptions = {},
+): { info: RatesFileInfo; parsed: ParsedRates } {
+  const maxBytes = options.maxBytes ?? MAX_RATES_FILE_BYTES;
+  if (file.bytes.length > maxBytes)
+    throw new RatesFileError(
+      file.name,
+      `is ${byteSize(file.bytes.length)}, more than ${byteSize(maxBytes)}, ${TOO_LARGE}`,
+    );
   const sha256 = createHash('sha256').update(file.bytes).digest('hex');
   let parsed: ParsedRates;
   try {
-    const content = isZip(file.bytes) ? unzipSingle(file.bytes).content : Buffer.from(file.bytes);
+    const content = isZip(file.bytes) ? unzipSingle(file.bytes, maxBytes).content : Buffer.from(file.bytes);
     parsed = parseText(content.toString('utf8'));
   } catch (error) {
     if (error instanceof RatesFileError) throw error;
@@ -76,6 +92,6 @@ function parseText(text: string): ParsedRates {
 }
 
 /** Parses and merges the rates files of a run into one table (see `mergeRates`). */
-export function loadRates(files: readonly RatesFileInput[]): RateTable {
-  return mergeRates(files.map(parseRatesFile));
+export function loadRates(files: readonly RatesFileInput[], options: RatesOptions = {}): RateTable {
+  return mergeRates(files.map((file) => parseRatesFile(file, options)));
 }

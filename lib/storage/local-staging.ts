@@ -8,8 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { createFileExclusive } from './atomic-file.ts';
 import { isSystemError, messageOf, StorageError } from './errors.ts';
 import { type Digest, digestFile } from './hashing.ts';
 import { isPartialSegment } from './names.ts';
@@ -60,7 +61,8 @@ export async function createStagingFolder(dir: string, owner: ProcessOwner): Pro
     await mkdir(dir);
     const { host, pid } = ownerTagOf(owner);
     const content: OwnerRecord = { token, host, pid };
-    await writeFile(record, `${JSON.stringify(content)}\n`, { flag: 'wx' });
+    // Whole or absent: a run killed while writing it leaves no empty record behind.
+    await createFileExclusive(record, `${JSON.stringify(content)}\n`);
   } catch (error) {
     throw new StorageError(dir, `could not create a staging folder: ${messageOf(error)}`, { cause: error });
   }

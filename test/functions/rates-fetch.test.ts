@@ -6,7 +6,13 @@ import { createHash } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createObservability, createRatesFetchHandler, createRuntime } from '../../lib/lambda/index.ts';
-import { ecbHistZip, hmrcMonthXml, type RatesServer, startRatesServer } from '../support/rates.ts';
+import {
+  ecbHistZip,
+  hmrcMonthXml,
+  type RatesServer,
+  startRatesServer,
+  zerosZipBomb,
+} from '../support/rates.ts';
 import { recordCommands, type S3TestServer, startS3rver } from '../support/s3.ts';
 import { captureOutput } from '../support/workflow.ts';
 
@@ -125,6 +131,23 @@ describe('rates fetch function', () => {
       message: expect.stringMatching(/eurofxref-hist\.zip: is none of the published layouts/),
     });
 
+    expect(await keys('rates/ecb/')).toEqual(before);
+  });
+
+  it('refuses an ECB archive that would exhaust memory (a ZIP bomb, a body past 32 MiB), keeping none of it', async () => {
+    const before = await keys('rates/ecb/');
+    site.files.set('/stats/eurofxref/eurofxref-hist.zip', zerosZipBomb('eurofxref-hist.csv', 1024, 4096));
+    await expect(handler()({})).rejects.toMatchObject({
+      message: expect.stringContaining(
+        'eurofxref-hist.zip: the entry eurofxref-hist.csv inflates to more than 32 MiB, the most a rates file may hold',
+      ),
+    });
+    site.files.set('/stats/eurofxref/eurofxref-hist.zip', Buffer.alloc(33 * 1024 * 1024));
+    await expect(handler()({})).rejects.toMatchObject({
+      message: expect.stringContaining(
+        `eurofxref-hist.zip: ${site.url}/stats/eurofxref/eurofxref-hist.zip sent more than 32 MiB, the most a rates file may hold`,
+      ),
+    });
     expect(await keys('rates/ecb/')).toEqual(before);
   });
 });

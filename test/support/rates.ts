@@ -4,29 +4,36 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { crc32, deflateRawSync } from 'node:zlib';
+import { constants, crc32, deflateRawSync } from 'node:zlib';
 import { DateTime } from 'luxon';
 
 /** A ZIP archive of one deflated file, laid out as APPNOTE.TXT says (local header, data, directory, end). */
 export function zipOne(name: string, content: Buffer): Buffer {
-  const data = deflateRawSync(content);
+  return zipDeflated(name, deflateRawSync(content), { crc: crc32(content), size: content.length });
+}
+
+/**
+ * A ZIP archive of one entry whose deflated `data` is given, with the CRC-32 and size its headers
+ * state (a bomb's may lie about its size).
+ */
+export function zipDeflated(name: string, data: Buffer, stated: { crc: number; size: number }): Buffer {
   const nameBytes = Buffer.from(name);
   const local = Buffer.alloc(30);
   local.writeUInt32LE(0x04034b50, 0);
   local.writeUInt16LE(20, 4);
   local.writeUInt16LE(8, 8);
-  local.writeUInt32LE(crc32(content), 14);
+  local.writeUInt32LE(stated.crc, 14);
   local.writeUInt32LE(data.length, 18);
-  local.writeUInt32LE(content.length, 22);
+  local.writeUInt32LE(stated.size, 22);
   local.writeUInt16LE(nameBytes.length, 26);
   const entry = Buffer.alloc(46);
   entry.writeUInt32LE(0x02014b50, 0);
   entry.writeUInt16LE(20, 4);
   entry.writeUInt16LE(20, 6);
   entry.writeUInt16LE(8, 10);
-  entry.writeUInt32LE(crc32(content), 16);
+  entry.writeUInt32LE(stated.crc, 16);
   entry.writeUInt32LE(data.length, 20);
-  entry.writeUInt32LE(content.length, 24);
+  entry.writeUInt32LE(stated.size, 24);
   entry.writeUInt16LE(nameBytes.length, 28);
   const directoryAt = local.length + nameBytes.length + data.length;
   const directory = Buffer.concat([entry, nameBytes]);
@@ -37,6 +44,21 @@ export function zipOne(name: string, content: Buffer): Buffer {
   end.writeUInt32LE(directory.length, 12);
   end.writeUInt32LE(directoryAt, 16);
   return Buffer.concat([local, nameBytes, data, directory, end]);
+}
+
+/**
+ * A ZIP bomb: `name` holding `mebibytes` MiB of zeros, deflated to about a thousandth of that.
+ * Built in a moment: one MiB of zeros deflated with a full flush is a block that needs nothing
+ * before it, so the stream is that block `mebibytes` times and a final empty block. Its headers
+ * state the true size and CRC-32, or with `statedSize` a smaller size (as a bomb that hides).
+ */
+export function zerosZipBomb(name: string, mebibytes: number, statedSize?: number): Buffer {
+  const mebibyte = Buffer.alloc(1024 * 1024);
+  const block = deflateRawSync(mebibyte, { finishFlush: constants.Z_FULL_FLUSH });
+  const data = Buffer.concat([...Array<Buffer>(mebibytes).fill(block), deflateRawSync(Buffer.alloc(0))]);
+  let crc = 0;
+  for (let i = 0; i < mebibytes; i++) crc = crc32(mebibyte, crc);
+  return zipDeflated(name, data, { crc, size: statedSize ?? mebibytes * mebibyte.length });
 }
 
 /** A made-up ECB rate (USD per 1 EUR) for a publication day, 4 decimals as the ECB writes it. */

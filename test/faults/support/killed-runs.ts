@@ -36,16 +36,25 @@ export function startCliRun(
   env: Record<string, string> = {},
   options: { command?: string; preload?: string } = {},
 ): CliRun {
-  const started = performance.now();
   const preload = options.preload === undefined ? [] : ['--import', options.preload];
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', ...preload, BIN, options.command ?? 'run', ...args],
-    {
-      env: { ...process.env, ...env, TMPDIR: tmpDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  return startCli([options.command ?? 'run', ...args], tmpDir, env, preload);
+}
+
+/**
+ * Starts `pbs-export` with `argv` (the command and its flags), its temp folder set to `tmpDir`;
+ * `nodeArgs` go to node before the script (e.g. one more `--import`).
+ */
+export function startCli(
+  argv: readonly string[],
+  tmpDir: string,
+  env: Record<string, string> = {},
+  nodeArgs: readonly string[] = [],
+): CliRun {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, BIN, ...argv], {
+    env: { ...process.env, ...env, TMPDIR: tmpDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const chunks: { ms: number; text: string }[] = [];
   const waiting: { pattern: RegExp; resolve: (ms: number) => void }[] = [];
   /** The instant of the chunk with which the output first matched `pattern`, or null. */
