@@ -11,8 +11,8 @@ export class LedgerError extends PbsExportError {}
 /** The chart of accounts is refused: `field` names the setting (e.g. `journal.chart.fee`). */
 export class ChartError extends ValidationError {}
 
-/** What a name in the data is, as a {@link JournalNameError} names it. */
-export type NameField = 'token symbol' | 'wallet id';
+/** What a name is, as a {@link JournalNameError} names it (an account name: a chart's, with its code). */
+export type NameField = 'token symbol' | 'wallet id' | 'account name';
 
 /**
  * A name in the data (a token symbol, a wallet id) the journal cannot give an account or commodity
