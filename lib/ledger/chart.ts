@@ -292,7 +292,11 @@ function claimAccount(owners: Map<string, Made>, code: string, made: Made, perWa
   if (perWallet && other.wallet !== made.wallet)
     throw new JournalNameError('wallet id', made.wallet, reason('wallet id', other.wallet));
   if ((made.own || other.own) && other.token !== made.token)
-    throw new JournalNameError('token symbol', made.token, reason('token symbol', other.token));
+    throw new JournalNameError(
+      'token symbol',
+      made.token,
+      `${reason('token symbol', other.token)} (journal.chart.asset.tokens names one of them: name both there to share one)`,
+    );
 }
 
 /** Parses a chart (e.g. a `--journal-chart` file's JSON); throws zod's error. */
