@@ -6,6 +6,7 @@
  * journal, and DATEV, whose accounts are numbers, either books them or fails naming the field.
  */
 import Big from 'big.js';
+import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { leg, tx } from '../../../test/support/gains.ts';
 import { runJournal } from '../../../test/support/journal.ts';
@@ -14,6 +15,7 @@ import { readQuickbooksJournals } from '../../../test/support/ledger-parsers/qui
 import { readXeroManualJournals } from '../../../test/support/ledger-parsers/xero.ts';
 import { ValidationError } from '../../errors.ts';
 import { HOSTILE_TEXTS } from '../../simulator/data.ts';
+import { csvFormat } from './csv.ts';
 
 /** A numbered chart with names (QuickBooks matches accounts by name, Xero and DATEV by number). */
 const chart = (asset: Record<string, unknown>) => ({
@@ -70,7 +72,28 @@ const perWallet = (format: string, settings: Record<string, unknown> = {}) =>
     },
   });
 
+/** Token symbols that would break a journal: quotes, `;`, line breaks, case apart, hostile texts. */
+const TOKENS = [
+  ...new Set(['A\nB', 'X;Y', 'X"Y', "X'Y", 'stETH', 'STETH', 'usd', ...HOSTILE_TEXTS.filter(keyable)]),
+];
+
 describe('journals of hostile wallet ids and token symbols in accounting products', () => {
+  it('generic CSV: keeps every token symbol as it is, read back by csv-parse, each on an account of its own', async () => {
+    const run = await runJournal(buys(TOKENS, 'token'));
+    const [file] = csvFormat.files(run.entries, {
+      currency: 'USD',
+      period: { start: '2025-01-01', end: '2025-12-31' },
+      settings: {},
+    });
+    const rows: Record<string, string>[] = parse(file?.body as string, { columns: true });
+    expect(rows).toHaveLength(run.entries.reduce((n, e) => n + e.postings.length, 0));
+    const assets = rows.filter((row) => row.token !== '');
+    // Lone surrogates are not text: read as UTF-8 (as csv-parse reads), each is U+FFFD.
+    const asUtf8 = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
+    expect(new Set(assets.map((row) => row.token))).toEqual(new Set(TOKENS.map(asUtf8)));
+    expect(new Set(assets.map((row) => row.account)).size).toBe(TOKENS.length);
+  });
+
   it('QuickBooks: gives every wallet an account name of its own, one line without double quotes, each part at most 100 characters', async () => {
     const run = await perWallet('quickbooks');
     const file = run.files.find((f) => f.name === 'journal-quickbooks.csv');
@@ -101,7 +124,7 @@ describe('journals of hostile wallet ids and token symbols in accounting product
   });
 
   it('DATEV: books the hostile token symbols of a one-account chart, one Beleg per entry, the amounts to the cent', async () => {
-    const tokens = [...new Set(['A\nB', 'X;Y', 'X"Y', "X'Y", 'usd', ...HOSTILE_TEXTS.filter(keyable)])];
+    const tokens = TOKENS;
     const run = await runJournal(buys(tokens, 'token'), {
       journal: {
         formats: ['csv', 'datev'],
