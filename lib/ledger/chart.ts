@@ -5,7 +5,8 @@
  * for a numbered ledger (DATEV, QuickBooks) sets `defaults: "none"` and gives every account.
  */
 import { z } from 'zod';
-import { ChartError } from './errors.ts';
+import { ChartError, JournalNameError, shownName } from './errors.ts';
+import { type JournalName, type NameRegistry, type NameRule, nameRegistry } from './names.ts';
 import { ACCOUNT_KINDS, type Account, type AccountKind } from './types.ts';
 
 /** One account as a chart names it. */
@@ -151,14 +152,44 @@ export interface Chart {
   income(category: string): Account | null;
   /** Whether the asset accounts are per wallet (moves between wallets are then posted). */
   readonly perWallet: boolean;
+  /**
+   * Once the run has met every token and wallet: the asset codes given while it ran that change
+   * now (a name that first had a segment alone and later shared it with another), old to new.
+   * Throws {@link JournalNameError} when two wallets, or two tokens with their own accounts, would
+   * share an account.
+   */
+  renames(): Map<string, string>;
+  /** The wallet ids and token symbols whose account name segment carries a hash (after {@link renames}). */
+  names(): JournalName[];
 }
 
-/** A path component from a token or wallet name: letters, digits and dashes, starting with a capital or digit. */
+/** The longest account name segment made from a name in the data (a wallet's xpub fits). */
+const SEGMENT_MAX = 128;
+
+/**
+ * A path component from a token or wallet name: letters, digits and dashes, starting with a capital
+ * or digit, at most 128 characters (Beancount's account name components; hledger takes them too).
+ * Two names may share one: the chart makes them distinct ({@link ACCOUNT_SEGMENT}).
+ */
 export function pathComponent(name: string): string {
   const cleaned = name.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'X';
   const first = cleaned.charAt(0).toUpperCase();
-  return /[A-Z0-9]/.test(first) ? `${first}${cleaned.slice(1)}` : `X${cleaned}`;
+  const component = /[A-Z0-9]/.test(first) ? `${first}${cleaned.slice(1)}` : `X${cleaned}`;
+  return component.length <= SEGMENT_MAX ? component : component.slice(0, SEGMENT_MAX).replace(/-+$/, '');
 }
+
+/**
+ * Account name segments of wallets and tokens: {@link pathComponent}, and where two names of a run
+ * share one (`w.1`, `w-1` and `W_1` are all `W-1`), each followed by `-` and a hash of its name.
+ */
+export const ACCOUNT_SEGMENT: NameRule = {
+  target: 'account name segment',
+  natural: pathComponent,
+  distinct: (original, suffix) =>
+    `${pathComponent(original)
+      .slice(0, SEGMENT_MAX - suffix.length - 1)
+      .replace(/-+$/, '')}-${suffix}`,
+};
 
 /** Resolves a parsed chart to its accounts. */
 export function createChart(settings: ChartSettings): Chart {
@@ -181,27 +212,53 @@ export function createChart(settings: ChartSettings): Chart {
   const base = plain('asset');
   const incomeBase = plain('income');
   const { perToken, perWallet, tokens } = settings.asset;
-  const assets = new Map<string, Account>();
+  const walletNames = nameRegistry(ACCOUNT_SEGMENT, 'wallet id');
+  const tokenNames = nameRegistry(ACCOUNT_SEGMENT, 'token symbol');
+  const assets = new Map<string, Made>();
+  /** The asset code of a token in a wallet, its segments named by `segment`. */
+  const codeOf = (token: string, wallet: string, segment: (names: NameRegistry, name: string) => string) => {
+    const named = tokens[token];
+    const own = named === undefined && perToken;
+    const tokenCode = named?.code ?? (own ? `${base.code}:${segment(tokenNames, token)}` : base.code);
+    if (!perWallet) return { code: tokenCode, own };
+    const walletSegment = segment(walletNames, wallet);
+    // The wallet goes between the base and the token (`Assets:Crypto:Ledger:BTC`).
+    const code = own
+      ? `${base.code}:${walletSegment}:${segment(tokenNames, token)}`
+      : `${tokenCode}:${walletSegment}`;
+    return { code, own };
+  };
+  const owners = new Map<string, Made>();
   return {
     perWallet,
     account: (kind) => plain(kind),
     asset(token, wallet) {
       const key = `${wallet}\u0000${token}`;
       const found = assets.get(key);
-      if (found !== undefined) return found;
+      if (found !== undefined) return found.account;
+      const { code, own } = codeOf(token, wallet, (names, name) => names.name(name));
       const named = tokens[token];
-      const tokenCode = named?.code ?? (perToken ? `${base.code}:${pathComponent(token)}` : base.code);
-      const code = perWallet
-        ? walletCode(tokenCode, named !== undefined || !perToken ? null : base.code, wallet, token)
-        : tokenCode;
       const account: Account = {
         code,
         name: `${named?.name ?? (perToken ? `${base.name}: ${token}` : base.name)}${perWallet ? ` (${wallet})` : ''}`,
         kind: 'asset',
       };
-      assets.set(key, account);
+      const made = { account, token, wallet, own };
+      claimAccount(owners, code, made, perWallet);
+      assets.set(key, made);
       return account;
     },
+    renames() {
+      const out = new Map<string, string>();
+      const finalOwners = new Map<string, Made>();
+      for (const made of assets.values()) {
+        const { code } = codeOf(made.token, made.wallet, (names, name) => names.final(name));
+        claimAccount(finalOwners, code, made, perWallet);
+        if (code !== made.account.code) out.set(made.account.code, code);
+      }
+      return out;
+    },
+    names: () => [...walletNames.distinct(), ...tokenNames.distinct()],
     income(category) {
       const named = settings.income.categories[category];
       if (named !== undefined) return { code: named.code, name: named.name ?? named.code, kind: 'income' };
@@ -212,10 +269,34 @@ export function createChart(settings: ChartSettings): Chart {
   };
 }
 
-/** A per-wallet asset code: the wallet goes between the base and the token (`Assets:Crypto:Ledger:BTC`). */
-function walletCode(tokenCode: string, base: string | null, wallet: string, token: string): string {
-  if (base === null) return `${tokenCode}:${pathComponent(wallet)}`;
-  return `${base}:${pathComponent(wallet)}:${pathComponent(token)}`;
+/** An asset account the chart made: for whom, and whether its token has an account of its own. */
+interface Made {
+  account: Account;
+  token: string;
+  wallet: string;
+  own: boolean;
+}
+
+/**
+ * Notes `code` as `made`'s; refuses it when another wallet has it (per-wallet accounts), or another
+ * token where either token has an account of its own (a chart may put several tokens in one).
+ */
+function claimAccount(owners: Map<string, Made>, code: string, made: Made, perWallet: boolean): void {
+  const other = owners.get(code);
+  if (other === undefined) {
+    owners.set(code, made);
+    return;
+  }
+  const reason = (field: string, name: string) =>
+    `cannot be given an account of its own: ${code} is also the account of ${field} ${shownName(name)}`;
+  if (perWallet && other.wallet !== made.wallet)
+    throw new JournalNameError('wallet id', made.wallet, reason('wallet id', other.wallet));
+  if ((made.own || other.own) && other.token !== made.token)
+    throw new JournalNameError(
+      'token symbol',
+      made.token,
+      `${reason('token symbol', other.token)} (journal.chart.asset.tokens names one of them: name both there to share one)`,
+    );
 }
 
 /** Parses a chart (e.g. a `--journal-chart` file's JSON); throws zod's error. */

@@ -4,6 +4,7 @@
  * `LedgerFormat` in `formats/` and registered in `formats/index.ts`.
  */
 export {
+  ACCOUNT_SEGMENT,
   type Chart,
   type ChartInput,
   type ChartSettings,
@@ -25,16 +26,19 @@ export {
 } from './entries.ts';
 export {
   ChartError,
+  JournalNameError,
   LedgerError,
   LedgerFormatError,
+  type NameField,
   type TieOutDifference,
   TieOutError,
   UnbalancedEntryError,
 } from './errors.ts';
 export { beancountFormat, beancountText } from './formats/beancount.ts';
 export { csvFormat, JOURNAL_COLUMNS, JOURNAL_SPEC, journalRows } from './formats/csv.ts';
-export { hledgerFormat, hledgerSymbol, hledgerText } from './formats/hledger.ts';
+export { hledgerFormat, hledgerSymbol, hledgerSymbols, hledgerText } from './formats/hledger.ts';
 export { LEDGER_FORMATS, ledgerFormat } from './formats/index.ts';
+export { type JournalName, mapNames, type NameRule, nameRegistry } from './names.ts';
 export {
   DEFAULT_JOURNAL_FORMATS,
   type JournalIssue,

@@ -3,6 +3,7 @@
  * Amounts are exact plain decimal strings; money is rounded to the reporting currency's minor unit.
  */
 import type { ZodType } from 'zod';
+import type { JournalName } from './names.ts';
 
 /** What an account of the chart is for; a mapping names each kind it needs. */
 export const ACCOUNT_KINDS = [
@@ -93,6 +94,11 @@ export interface LedgerFormatContext {
    * the others, and names the tokens as that journal does.
    */
   declared?: { accounts: readonly string[]; tokens: readonly string[] };
+  /**
+   * The wallet ids and token symbols whose account name segment the chart made distinct with a
+   * hash (names that would have shared one): the plain-text journals list them in their header.
+   */
+  names?: readonly JournalName[];
 }
 
 /** One asset account's balance of one token at a month end. */

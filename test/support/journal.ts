@@ -8,7 +8,7 @@ import { periodRange } from '../../lib/export/plan/period.ts';
 import { parseExportRequest } from '../../lib/export/plan/request.ts';
 import { createGainsFeed } from '../../lib/export/report/gains-feed.ts';
 import type { JournalManifest } from '../../lib/export/report/journal-feed.ts';
-import type { LedgerFile } from '../../lib/ledger/types.ts';
+import type { JournalEntry, LedgerFile } from '../../lib/ledger/types.ts';
 import { leg, tx } from './gains.ts';
 
 /**
@@ -84,6 +84,8 @@ export const OUTSIDE_HISTORY: readonly CanonicalTransaction[] = [
 /** What {@link runJournal} returns. */
 export interface JournalRun {
   rows: Row[];
+  /** The entries as the formats get them. */
+  entries: JournalEntry[];
   files: LedgerFile[];
   /** The same files as an export writes them, streamed from the entries, by name. */
   streamed: Record<string, string>;
@@ -122,8 +124,11 @@ async function collect(feed: ReturnType<typeof createGainsFeed>): Promise<Journa
       streamed[output.name] = text;
     }
   }
+  const entries: JournalEntry[] = [];
+  for await (const entry of journal.entries()) entries.push(entry);
   return {
     rows: tables.journal ?? [],
+    entries,
     files: await journal.files(),
     streamed,
     manifest: journal.manifest(),

@@ -147,6 +147,19 @@ export function createJournalFeed(
   if (settings === undefined) throw new Error('createJournalFeed needs request.journal');
   const chart = createChart(settings.chart);
   const store = entryStore(options.spoolDir);
+  /** The asset codes the chart changed once every wallet and token was met (see `Chart.renames`). */
+  let renames = new Map<string, string>();
+  const renamed = (account: Account): Account => {
+    const code = renames.get(account.code);
+    return code === undefined ? account : { ...account, code };
+  };
+  /** The entries as written: with the chart's final asset codes. */
+  async function* entries(): AsyncGenerator<JournalEntry> {
+    for await (const entry of store.read())
+      yield renames.size === 0
+        ? entry
+        : { ...entry, postings: entry.postings.map((p) => ({ ...p, account: renamed(p.account) })) };
+  }
   /** Per transaction, the legs whose disposal is a fee paid in a token (see `see`). */
   const tokenFeeLegs = new Map<string, Set<number>>();
   /** Per transaction, the legs whose disposal is tokens spent on goods or services (see `see`). */
@@ -323,9 +336,9 @@ export function createJournalFeed(
   };
 
   const readAll = async () => {
-    const entries: JournalEntry[] = [];
-    for await (const entry of store.read()) entries.push(entry);
-    return entries;
+    const all: JournalEntry[] = [];
+    for await (const entry of entries()) all.push(entry);
+    return all;
   };
   // The generic CSV is the journal table itself (its CSV file and the Journal sheet).
   const formatsBeyondCsv = () =>
@@ -342,6 +355,7 @@ export function createJournalFeed(
     const accounts = new Map<string, Account>();
     for (const t of builder?.totals().values() ?? []) accounts.set(t.account.code, t.account);
     for (const b of balances) if (!accounts.has(b.account.code)) accounts.set(b.account.code, b.account);
+    const names = chart.names();
     return {
       currency: currency(),
       period: {
@@ -350,9 +364,10 @@ export function createJournalFeed(
       },
       settings: (settings.settings[format.id] ?? {}) as Record<string, unknown>,
       ...(options.now === undefined ? {} : { createdAt: options.now() }),
-      balances,
-      accounts: [...accounts.values()],
+      balances: renames.size === 0 ? balances : balances.map((b) => ({ ...b, account: renamed(b.account) })),
+      accounts: [...accounts.values()].map(renamed),
       tokens: [...new Set(balances.map((b) => b.token))],
+      ...(names.length === 0 ? {} : { names }),
     };
   };
 
@@ -415,29 +430,34 @@ export function createJournalFeed(
       if (closed) return;
       closed = true;
       builder?.finish();
+      // Every wallet and token is met: the names made distinct, so that no order decides them.
+      renames = chart.renames();
       tieOut();
-      const [first, ...rest] = differences;
+      const [first, ...rest] = differences.map((d) => ({
+        ...d,
+        account: renames.get(d.account) ?? d.account,
+      }));
       if (first !== undefined) throw new TieOutError([first, ...rest]);
     },
     table: () => ({
       spec: JOURNAL_SPEC,
       async *rows() {
-        for await (const entry of store.read()) yield* journalRows(entry);
+        for await (const entry of entries()) yield* journalRows(entry);
       },
     }),
-    entries: () => store.read(),
+    entries,
     async files() {
-      const entries = await readAll();
-      return formatsBeyondCsv().flatMap((format) => format.files(entries, context(format)));
+      const all = await readAll();
+      return formatsBeyondCsv().flatMap((format) => format.files(all, context(format)));
     },
     async outputs() {
       const out: (LedgerFile | LedgerStream)[] = [];
-      let entries: JournalEntry[] | null = null;
+      let all: JournalEntry[] | null = null;
       for (const format of formatsBeyondCsv()) {
-        if (format.stream !== undefined) out.push(...format.stream(store.read(), context(format)));
+        if (format.stream !== undefined) out.push(...format.stream(entries(), context(format)));
         else {
-          if (entries === null) entries = await readAll();
-          out.push(...format.files(entries, context(format)));
+          if (all === null) all = await readAll();
+          out.push(...format.files(all, context(format)));
         }
       }
       return out;
@@ -457,7 +477,9 @@ export function createJournalFeed(
           income: Object.fromEntries(
             [...(builder?.income() ?? new Map<string, Big>())].map(([k, v]) => [k, shown(v)]),
           ),
-          accounts: Object.fromEntries([...accounts].map(([code, t]) => [code, shown(t.net)])),
+          accounts: Object.fromEntries(
+            [...accounts].map(([code, t]) => [renames.get(code) ?? code, shown(t.net)]),
+          ),
         },
         checks: [
           { check: 'every entry balances to the minor unit', compared: counts.entries, ok: true },

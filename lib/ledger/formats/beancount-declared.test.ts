@@ -57,14 +57,17 @@ describe('a Beancount journal with what another journal declares', () => {
   });
 
   it('leaves out what the other declares, and names the tokens as the other does', () => {
-    // The other journal held stETH before STETH: its STETH is `STETH-2`.
+    // The other journal held stETH and STETH: it named its STETH apart from stETH.
     const declared = {
       accounts: ['Assets:Crypto:STETH', 'Income:Crypto:Realised-Gains'],
       tokens: ['stETH', 'STETH'],
     };
+    const other = beancountText([], { ...context, accounts: [], tokens: declared.tokens });
+    const named = /commodity (\S+)\n {2}token: "STETH"/.exec(other)?.[1];
+    expect(named).toMatch(/^STETH-[0-9A-F]{8}$/);
     const text = beancountText([entry], { ...context, declared });
     expect(text.match(/ open .*/g)).toEqual([' open Assets:Crypto:SOL']);
     expect(text.match(/ commodity .*/g)).toEqual([' commodity SOL']);
-    expect(text).toContain('Assets:Crypto:STETH  1 STETH-2 {{10.00 USD}}');
+    expect(text).toContain(`Assets:Crypto:STETH  1 ${named} {{10.00 USD}}`);
   });
 });

@@ -9,10 +9,12 @@
  * `open` and `commodity` directives that journal has (`LedgerFormatContext.declared`).
  */
 import { LedgerFormatError } from '../errors.ts';
+import type { JournalName } from '../names.ts';
 import type { BalanceAssertion, JournalEntry, LedgerFormat, LedgerFormatContext, Posting } from '../types.ts';
 import {
   balanceQueue,
   commodityNames,
+  nameLines,
   nextDay,
   plainText,
   streamedFile,
@@ -59,8 +61,13 @@ function beancountWriter(known: readonly JournalEntry[], context: LedgerFormatCo
     tokens: new Set(context.declared?.tokens ?? []),
   };
   // Named over the declared tokens first: a name the other journal gave stays the same here.
-  const names = commodityNames([...new Set([...declared.tokens, ...usedTokens(known, context)])]);
+  const mapped = commodityNames(usedTokens(known, context), currency, [...declared.tokens]);
+  const names = new Map([...mapped].map(([token, n]) => [token, n.name]));
   const fresh = usedTokens(known, context).filter((token) => !declared.tokens.has(token));
+  // Recorded: a token its metadata cannot show as it is, or whose name carries a hash.
+  const recorded = fresh
+    .map((token) => mapped.get(token) as JournalName)
+    .filter((n) => n.distinct || plainText(n.original) !== n.original);
   const queue = balanceQueue(context.balances);
   // A month's assertions follow its last entry (they are dated the day after the month end).
   const assertions = (date: string | null) =>
@@ -73,6 +80,7 @@ function beancountWriter(known: readonly JournalEntry[], context: LedgerFormatCo
     head: () =>
       [
         `; Journal entries ${period.start} to ${period.end}, in ${currency}. Check: bean-check FILE`,
+        ...nameLines([...(context.names ?? []), ...recorded]),
         `option "title" "Digital assets ${period.start} to ${period.end}"`,
         `option "operating_currency" "${currency}"`,
         'option "booking_method" "NONE"',

@@ -4,9 +4,12 @@
  * (so `hledger check --strict` passes), and a balance assertion (`= 0.5 BTC`) per asset account
  * and token at each month end.
  */
-import type { JournalEntry, LedgerFormat, LedgerFormatContext, Posting } from '../types.ts';
+import { LedgerFormatError, shownName } from '../errors.ts';
+import { cutPoints, type JournalName, mapNames, type NameRule, wellFormed } from '../names.ts';
+import type { Account, JournalEntry, LedgerFormat, LedgerFormatContext, Posting } from '../types.ts';
 import {
   balanceQueue,
+  nameLines,
   plainText,
   streamedFile,
   type TextWriter,
@@ -32,6 +35,52 @@ export function hledgerSymbol(token: string): string {
   return /^[A-Za-z]+$/.test(token) ? token : `"${token.replace(/"/g, "'")}"`;
 }
 
+/** The longest commodity symbol made from a token. */
+const SYMBOL_MAX = 128;
+
+/**
+ * A token's symbol as natural as it can be: hledger reads a quoted symbol up to a `"`, `;` or line
+ * end (https://hledger.org/1.25/hledger.html#commodity), so `"` becomes `'`, `;` `,`, control
+ * characters and line separators a space, lone surrogates U+FFFD; at most 128 characters.
+ */
+function hledgerNatural(token: string): string {
+  const clean = wellFormed(token)
+    .replace(/[\p{Cc}\u2028\u2029]/gu, ' ')
+    .replace(/"/g, "'")
+    .replace(/;/g, ',');
+  return cutPoints(clean, SYMBOL_MAX) || '?';
+}
+
+/**
+ * The tokens' commodity symbols (before quoting): the token itself where hledger can read it, its
+ * {@link hledgerNatural} form otherwise; tokens that would share one (`X"Y` and `X'Y`), or be the
+ * reporting currency, each get `-` and a hash of the token instead.
+ */
+export function hledgerSymbols(tokens: readonly string[], currency: string): Map<string, JournalName> {
+  const rule: NameRule = {
+    target: 'commodity',
+    natural: hledgerNatural,
+    distinct: (token, suffix) =>
+      `${cutPoints(hledgerNatural(token), SYMBOL_MAX - suffix.length - 1)}-${suffix}`,
+    reserved: (name) => name === currency,
+  };
+  return mapNames(tokens, rule, 'token symbol');
+}
+
+/**
+ * Refuses an account code hledger would read otherwise: a line break or control character, two
+ * spaces (which end the account name), a space at either end, or brackets round it (a virtual
+ * posting).
+ */
+function checkAccount(account: Account): void {
+  const { code, kind } = account;
+  if (/[\p{Cc}\u2028\u2029]| {2}|^ | $|^[([].*[)\]]$/u.test(code))
+    throw new LedgerFormatError(
+      'hledger',
+      `account ${JSON.stringify(code)} (${kind}) is not an hledger account name: it must be one line without two spaces in a row, spaces at its ends or brackets round it (set journal.chart, or leave hledger out of journal.formats)`,
+    );
+}
+
 /** The journal's text. */
 export function hledgerText(entries: readonly JournalEntry[], context: LedgerFormatContext): string {
   return writtenFile(NAME, TYPE, entries, hledgerWriter(entries, context)).body as string;
@@ -39,6 +88,20 @@ export function hledgerText(entries: readonly JournalEntry[], context: LedgerFor
 
 function hledgerWriter(known: readonly JournalEntry[], context: LedgerFormatContext): TextWriter {
   const { currency, period } = context;
+  const accounts = usedAccounts(known, context);
+  for (const account of accounts) checkAccount(account);
+  const tokens = usedTokens(known, context);
+  const mapped = hledgerSymbols(tokens, currency);
+  const symbol = (token: string) => {
+    const found = mapped.get(token);
+    if (found === undefined)
+      throw new LedgerFormatError('hledger', `token ${shownName(token)} is not among the journal's tokens`);
+    return hledgerSymbol(found.name);
+  };
+  // Recorded: the tokens not written as they are.
+  const recorded = [...mapped.values()]
+    .filter((n) => n.name !== n.original)
+    .map((n) => ({ ...n, name: hledgerSymbol(n.name) }));
   const queue = balanceQueue(context.balances);
   // One transaction of assertions per month end, after the month's entries.
   const assertions = (date: string | null) =>
@@ -47,10 +110,7 @@ function hledgerWriter(known: readonly JournalEntry[], context: LedgerFormatCont
       .map(
         (group) =>
           `${group[0]?.date} * Balances at the month end (assertions)\n${group
-            .map(
-              (b) =>
-                `    ${b.account.code}  0 ${hledgerSymbol(b.token)} = ${b.quantity} ${hledgerSymbol(b.token)}\n`,
-            )
+            .map((b) => `    ${b.account.code}  0 ${symbol(b.token)} = ${b.quantity} ${symbol(b.token)}\n`)
             .join('')}\n`,
       )
       .join('');
@@ -58,12 +118,11 @@ function hledgerWriter(known: readonly JournalEntry[], context: LedgerFormatCont
     head: () =>
       [
         `; Journal entries ${period.start} to ${period.end}, in ${currency}. Check: hledger -f FILE check --strict`,
+        ...nameLines([...(context.names ?? []), ...recorded]),
         '',
-        ...usedAccounts(known, context).map(
-          (account) => `account ${account.code}  ; ${plainText(account.name)}`,
-        ),
+        ...accounts.map((account) => `account ${account.code}  ; ${plainText(account.name)}`),
         `commodity ${hledgerSymbol(currency)} 1000.00`,
-        ...usedTokens(known, context).map((token) => `commodity ${hledgerSymbol(token)}`),
+        ...tokens.map((token) => `commodity ${symbol(token)}`),
         '',
         '',
       ].join('\n'),
@@ -71,7 +130,7 @@ function hledgerWriter(known: readonly JournalEntry[], context: LedgerFormatCont
       [
         assertions(entry.date),
         `${entry.date} * ${plainText(entry.description)}  ; entry:${entry.id}${entry.txIds.length > 0 ? `, txids:${plainText(entry.txIds.join(' '))}` : ''}\n`,
-        ...entry.postings.map((p) => `    ${p.account.code}  ${amount(p, currency)}\n`),
+        ...entry.postings.map((p) => `    ${p.account.code}  ${amount(p, currency, symbol)}\n`),
         '\n',
       ].join(''),
     tail: () => assertions(null),
@@ -79,11 +138,11 @@ function hledgerWriter(known: readonly JournalEntry[], context: LedgerFormatCont
 }
 
 /** A posting's amount: the token with its total cost, or money. */
-function amount(p: Posting, currency: string): string {
+function amount(p: Posting, currency: string, symbolOf: (token: string) => string): string {
   const money = p.debit !== '0' ? p.debit : `-${p.credit}`;
   const symbol = hledgerSymbol(currency);
   if (p.token === undefined || p.quantity === undefined || /^-?0(\.0*)?$/.test(p.quantity))
     return `${money === '-0' ? '0' : money} ${symbol}`;
   const total = p.debit !== '0' ? p.debit : p.credit;
-  return `${p.quantity} ${hledgerSymbol(p.token)} @@ ${total} ${symbol}`;
+  return `${p.quantity} ${symbolOf(p.token)} @@ ${total} ${symbol}`;
 }

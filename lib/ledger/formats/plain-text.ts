@@ -3,6 +3,8 @@
  * their tools accept, text without the characters their syntax reserves, and a writer that runs
  * over the entries once (from an array, or streamed from the spool).
  */
+import { shownName } from '../errors.ts';
+import { type JournalName, mapNames, type NameRule } from '../names.ts';
 import type {
   Account,
   BalanceAssertion,
@@ -31,34 +33,73 @@ export function usedTokens(entries: readonly JournalEntry[], context: LedgerForm
   return [...seen];
 }
 
+/** Beancount's reserved words a commodity cannot be (its lexer reads them as values). */
+const BEANCOUNT_KEYWORDS: ReadonlySet<string> = new Set(['TRUE', 'FALSE', 'NULL']);
+
+/** A Beancount commodity name from a token, as natural as it can be (two tokens may share it). */
+function beancountNatural(token: string): string {
+  let base = token.toUpperCase().replace(/[^A-Z0-9'._-]/g, '-');
+  if (!/^[A-Z]/.test(base)) base = `X${base}`;
+  // Cut to 20, and what the cut leaves at the end that may not end a name taken off again.
+  base = base
+    .replace(/[^A-Z0-9]+$/, '')
+    .slice(0, 20)
+    .replace(/[^A-Z0-9]+$/, '');
+  return base.length < 2 ? `${base}X` : base;
+}
+
 /**
- * Beancount commodity names (`[A-Z][A-Z0-9'._-]{0,22}[A-Z0-9]`) for the tokens: upper-cased,
- * other characters as `-`, padded to two characters; two tokens that would share a name (`stETH`
- * and `STETH`) get distinct ones with a numbered suffix.
+ * Beancount commodity names (https://beancount.github.io/docs/beancount_language_syntax.html#commodities-currencies:
+ * `[A-Z][A-Z0-9'._-]{0,22}[A-Z0-9]`, at most 24 characters) for the tokens: upper-cased, other
+ * characters as `-`, a leading `X` where the token starts otherwise, at least two characters, cut to
+ * 20. Tokens that would share a name (`stETH` and `STETH`), or would be the operating currency
+ * (`usd` in a USD journal) or a keyword (`TRUE`, `FALSE`, `NULL`), each get `-` and a hash of the
+ * token instead (`STETH-1A2B3C4D`). Names already `declared` by a journal read with this one
+ * (named over its own tokens) stay, and the others keep clear of them.
  */
-export function commodityNames(tokens: readonly string[]): Map<string, string> {
-  const names = new Map<string, string>();
-  const taken = new Set<string>();
-  for (const token of tokens) {
-    let base = token.toUpperCase().replace(/[^A-Z0-9'._-]/g, '-');
-    if (!/^[A-Z]/.test(base)) base = `X${base}`;
-    base = base.replace(/[^A-Z0-9]+$/, '');
-    if (base.length < 2) base = `${base}X`;
-    base = base.slice(0, 20);
-    let name = base;
-    for (let n = 2; taken.has(name); n += 1) name = `${base}-${n}`;
-    taken.add(name);
-    names.set(token, name);
-  }
-  return names;
+export function commodityNames(
+  tokens: readonly string[],
+  currency: string,
+  declared: readonly string[] = [],
+): Map<string, JournalName> {
+  const rule: NameRule = {
+    target: 'commodity',
+    natural: beancountNatural,
+    distinct: (token, suffix) =>
+      `${beancountNatural(token)
+        .slice(0, 24 - suffix.length - 1)
+        .replace(/[^A-Z0-9]+$/, '')}-${suffix}`,
+    reserved: (name) => name === currency || BEANCOUNT_KEYWORDS.has(name),
+  };
+  const before = mapNames(declared, rule, 'token symbol');
+  const taken = new Set([...before.values()].map((n) => n.name));
+  const fresh = mapNames(
+    tokens.filter((token) => !before.has(token)),
+    rule,
+    'token symbol',
+    taken,
+  );
+  return new Map([...before, ...fresh]);
 }
 
 /** Text for a quoted string or a description: one line, without quotes, backslashes or semicolons. */
 export function plainText(text: string): string {
   return text
-    .replace(/[\r\n\t]+/g, ' ')
+    .replace(/[\p{Cc}\u2028\u2029]+/gu, ' ')
     .replace(/["\\]/g, "'")
     .replace(/;/g, ',');
+}
+
+/**
+ * The header's record of the names in the data a journal does not write as they are, and what it
+ * writes for each (none: no lines).
+ */
+export function nameLines(names: readonly JournalName[]): string[] {
+  if (names.length === 0) return [];
+  return [
+    '; Names in the data written otherwise here (a hash of the name keeps apart names that would be the same):',
+    ...names.map((n) => `;   ${n.field} ${shownName(n.original)}: ${n.target} ${n.name}`),
+  ];
 }
 
 /** The day after a `YYYY-MM-DD` date (Beancount asserts a balance at the start of its day). */

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../../errors.ts';
+import { cutPoints, mapNames, wellFormed } from '../names.ts';
 import type { JournalEntry, LedgerFile, LedgerFormat, LedgerFormatContext } from '../types.ts';
 import {
   csvRecord,
@@ -19,6 +20,9 @@ import {
 
 /** QuickBooks Online keeps at most 21 characters of a journal number (its `DocNumber`). */
 export const QUICKBOOKS_JOURNAL_NO_MAX = 21;
+
+/** QuickBooks Online keeps at most 100 characters of an account's name (each part of `Parent:Sub`). */
+export const QUICKBOOKS_ACCOUNT_NAME_MAX = 100;
 
 /** The columns written, in order (the names of Intuit's sample file, which the import maps). */
 export const QUICKBOOKS_COLUMNS = [
@@ -73,6 +77,7 @@ export function quickbooksFiles(
   );
   const prefix = settings.journalNoPrefix ?? `PBS${context.period.start.replaceAll('-', '')}-`;
   const digits = Math.max(4, String(entries.length).length);
+  const names = accountNames(entries);
   let rows = '';
   entries.forEach((entry, at) => {
     const journalNo = `${prefix}${String(at + 1).padStart(digits, '0')}`;
@@ -82,7 +87,7 @@ export function quickbooksFiles(
         `journal number ${journalNo} is longer than QuickBooks' ${QUICKBOOKS_JOURNAL_NO_MAX} characters: choose a shorter prefix`,
       );
     }
-    rows += entryRows(entry, at, journalNo, settings, context.currency);
+    rows += entryRows(entry, at, journalNo, settings, context.currency, names);
   });
   // Nothing to post, nothing to import: no file rather than a header alone.
   if (rows === '') return [];
@@ -96,19 +101,20 @@ function entryRows(
   journalNo: string,
   settings: QuickbooksSettings,
   currency: string,
+  names: ReadonlyMap<string, string>,
 ): string {
   const date = quickbooksDate(entry.date, settings.dateFormat, `entries[${at}].date`);
   // The entry's id rides on every line: QuickBooks shows a line's description, not the entry's.
   const description = safeText(`${entry.description} [${entry.id}]`);
   return sidedPostings(entry, at)
     .map(({ posting, index, side, amount }) => {
-      const name = posting.account.name.trim();
-      if (name === '') {
+      if (posting.account.name.trim() === '') {
         throw new ValidationError(
           `entries[${at}].postings[${index}].account.name`,
           'QuickBooks needs an account name',
         );
       }
+      const name = names.get(posting.account.code) as string;
       const money = moneyText(amount, posting.currency || currency);
       return csvRecord([
         journalNo,
@@ -122,6 +128,48 @@ function entryRows(
       ]);
     })
     .join('');
+}
+
+/**
+ * A chart's account name as QuickBooks takes it: one line (control characters and line separators
+ * a space), a double quote (which an account name may not hold) as `'`, each part of `Parent:Sub`
+ * at most 100 characters, without spaces at the ends.
+ */
+function quickbooksName(name: string): string {
+  return wellFormed(name)
+    .replace(/[\p{Cc}\u2028\u2029]/gu, ' ')
+    .replace(/"/g, "'")
+    .split(':')
+    .map((part) => cutPoints(part, QUICKBOOKS_ACCOUNT_NAME_MAX))
+    .join(':')
+    .trim();
+}
+
+/**
+ * The QuickBooks name of each account the entries post to, by code: {@link quickbooksName} of its
+ * name, and where two accounts would share one (QuickBooks tells names apart without case, e.g. the
+ * wallets `w.1` and `W.1`), each with a hash of its code after the last part. So no two accounts
+ * of the journal are one in QuickBooks.
+ */
+function accountNames(entries: readonly JournalEntry[]): Map<string, string> {
+  const named = new Map<string, string>();
+  for (const entry of entries) for (const p of entry.postings) named.set(p.account.code, p.account.name);
+  const natural = (code: string) => quickbooksName(named.get(code) ?? '');
+  const mapped = mapNames(
+    named.keys(),
+    {
+      target: 'QuickBooks account name',
+      natural,
+      distinct: (code, suffix) => {
+        const parts = natural(code).split(':');
+        const last = cutPoints(parts.pop() ?? '', QUICKBOOKS_ACCOUNT_NAME_MAX - suffix.length - 1);
+        return [...parts, `${last} ${suffix}`].join(':');
+      },
+      key: (name) => name.toLowerCase(),
+    },
+    'account name',
+  );
+  return new Map([...mapped].map(([code, n]) => [code, n.name]));
 }
 
 function quickbooksDate(value: string, format: QuickbooksSettings['dateFormat'], field: string): string {
