@@ -111,7 +111,7 @@ function adapt(machine: Raw, where: string, found: Omit<Adapted, 'definition'>):
   }
 }
 
-/** The definition as the local runner takes it; throws LocalDefinitionError for one it would run otherwise. */
+/** The definition as the local runner takes it; LocalDefinitionError for one it would run otherwise. */
 function localDefinition(definition: unknown): Adapted {
   if (!isRaw(definition)) throw new LocalDefinitionError('definition', 'not an object');
   const copy = structuredClone(definition);

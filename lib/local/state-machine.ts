@@ -1,7 +1,7 @@
 /**
  * FOR LOCAL USE ONLY: the export state machine the stack deploys (its synthesized ASL, see
- * `infra/definitions.ts`) run in-process by aws-local-stepfunctions (`local-runner.ts`), its four Lambda tasks
- * answered by the same handlers as `functions/`. What differs from AWS, on purpose: retry
+ * `infra/definitions.ts`) run in-process by aws-local-stepfunctions (`local-runner.ts`), its four
+ * Lambda tasks answered by the same handlers as `functions/`. What differs from AWS, on purpose: retry
  * intervals are short (a fixed {@link LOCAL_RETRY_INTERVAL_MS}, not minutes), executions are not
  * durable (they end with the process), and an execution name (the job id) is refused twice only
  * within one process.
