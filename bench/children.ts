@@ -33,7 +33,7 @@ export async function buildChildren(outDir: string, libFrom?: string): Promise<v
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node22',
     packages: 'external',
     outExtension: { '.js': '.mjs' },
     logLevel: 'warning',
@@ -49,7 +49,7 @@ export async function buildChildren(outDir: string, libFrom?: string): Promise<v
       bundle: true,
       platform: 'node',
       format: 'esm',
-      target: 'node20',
+      target: 'node22',
       packages: 'external',
       logLevel: 'warning',
     });

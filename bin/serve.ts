@@ -2,8 +2,8 @@
 /**
  * `npm run serve`: the HTTP API (the same Hono app as the Lambda function, over
  * `@hono/node-server`), served locally over the embedded simulator and an in-process s3rver, with
- * exports run by the export state machine `infra/` synthesizes, executed in-process by the
- * project's States Language interpreter (`lib/local/asl/`) with the same task handlers as
+ * exports run by the export state machine `infra/` synthesizes, executed in-process by
+ * aws-local-stepfunctions (`lib/local/local-runner.ts`) with the same task handlers as
  * `functions/` (`lib/local/`). Secrets
  * come from the simulator's demo profiles. Nothing here is used on AWS.
  */
@@ -18,8 +18,8 @@ const USAGE = `Usage: npm run serve -- [--port N] [--s3-port N] [--time-zone ZON
 Serves the pbs-export HTTP API and the accountant portal (/portal, with a development sign-in)
 on http://127.0.0.1:PORT (default 3000) over the embedded
 simulator (demo data) and a local S3-compatible store (s3rver, temporary folder, removed on exit).
-Exports run in-process: the export state machine as the stack synthesizes it, executed by a
-local States Language interpreter (retries after 0.2 s instead of the deployed backoff).
+Exports run in-process: the export state machine as the stack synthesizes it, executed by
+aws-local-stepfunctions (retries after 0.2 s instead of the deployed backoff).
 
   --port N          port of the API (default 3000; 0 = any free port)
   --s3-port N       port of the local S3 store (default: any free port)

@@ -1,6 +1,6 @@
 /**
  * The state machines' definitions as the stack synthesizes them, resolved to plain ASL JSON, for
- * running them off AWS (`npm run serve` and the workflow tests, through `lib/local/asl`).
+ * running them off AWS (`npm run serve` and the workflow tests, through aws-local-stepfunctions).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * FOR LOCAL USE ONLY: the whole stack of `npm run serve` (simulator, s3rver, the HTTP API, the
- * export state machine as synthesized, run by the local interpreter `asl/`, with the workers). Kept out
+ * export state machine as synthesized, run by aws-local-stepfunctions, with the workers). Kept out
  * of `lib/lambda` so that no Lambda bundle pulls in s3rver, the simulator or the CDK.
  */
 export {
@@ -10,6 +10,14 @@ export {
   type DevAuth,
   withDevAuthorizer,
 } from './dev-sign-in.ts';
+export { LocalDefinitionError, LocalExecutionError, MachineSynthesisError } from './errors.ts';
+export {
+  type LocalEvent,
+  type LocalExecuteOptions,
+  type LocalMachine,
+  loadLocalMachine,
+  type TaskHandler,
+} from './local-runner.ts';
 export {
   LOCAL_BUCKET,
   LOCAL_MACHINE_CONFIG,

@@ -3,7 +3,7 @@
  * stays a thin command line and the tests start exactly what a user starts: the embedded
  * simulator (demo data), an in-process s3rver on a temporary folder, the HTTP API served over
  * `@hono/node-server`, and exports run by the export state machine the stack deploys, executed
- * in-process by the local States Language interpreter (`state-machine.ts`, `asl/`).
+ * in-process by aws-local-stepfunctions (`state-machine.ts`, `local-runner.ts`).
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -95,8 +95,9 @@ export interface LocalService {
   /** The local state machine's executions (`idle()` waits for every export started so far). */
   starter: LocalStarter;
   /**
-   * Resolves once the export state machine is synthesized (exports asked for before wait for it);
-   * rejects with `MachineSynthesisError` if it cannot be.
+   * Resolves once the export state machine is synthesized and loaded (exports asked for before
+   * wait for it); rejects with `MachineSynthesisError` if it cannot be synthesized, or with why the
+   * local runner refuses it.
    */
   machineReady: Promise<void>;
   /**
@@ -293,9 +294,6 @@ async function startStack(options: LocalServiceOptions, undo: UndoStack): Promis
   );
   undo.push(() => api.close());
 
-  const machineReady = Promise.resolve(machine).then(() => {});
-  // Awaited by whoever wants to know (`npm run serve` reports it); unobserved, it must not crash.
-  machineReady.catch(() => {});
   return {
     url: api.url,
     portalUrl: `${api.url}/portal`,
@@ -306,7 +304,7 @@ async function startStack(options: LocalServiceOptions, undo: UndoStack): Promis
     bucket: LOCAL_BUCKET,
     jobs,
     starter,
-    machineReady,
+    machineReady: starter.ready,
     close: () => undo.run(),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * FOR LOCAL USE ONLY: the export state machine the stack deploys (its synthesized ASL, see
- * `infra/definitions.ts`) run in-process by the local interpreter (`asl/`), its four Lambda tasks
- * answered by the same handlers as `functions/`. What differs from AWS, on purpose: retry
+ * `infra/definitions.ts`) run in-process by aws-local-stepfunctions (`local-runner.ts`), its four
+ * Lambda tasks answered by the same handlers as `functions/`. What differs from AWS, on purpose: retry
  * intervals are short (a fixed {@link LOCAL_RETRY_INTERVAL_MS}, not minutes), executions are not
  * durable (they end with the process), and an execution name (the job id) is refused twice only
  * within one process.
@@ -10,7 +10,7 @@ import type { ExportMachine } from '../../infra/definitions.ts';
 import { EXPORT_STATES } from '../../infra/state-machines.ts';
 import type { ExecutionStarter, ExportInput } from '../jobs/index.ts';
 import type { Workers } from '../workflow/index.ts';
-import { loadStateMachine, type SleepRequest, type TaskHandler } from './asl/index.ts';
+import { loadLocalMachine, type TaskHandler } from './local-runner.ts';
 
 /** How long a retried task waits locally, whatever the definition's backoff says. */
 export const LOCAL_RETRY_INTERVAL_MS = 200;
@@ -22,16 +22,18 @@ export const LOCAL_RETRY_INTERVAL_MS = 200;
 export const LOCAL_SLOT_WAIT_MS = 1000;
 
 /** Retries wait the local intervals, whatever the definition's backoff says; Wait states as declared. */
-function localSleep({ kind, state, ms }: SleepRequest): Promise<void> {
-  const local =
-    kind === 'wait' ? ms : state === EXPORT_STATES.plan ? LOCAL_SLOT_WAIT_MS : LOCAL_RETRY_INTERVAL_MS;
-  return new Promise((resolve) => setTimeout(resolve, local));
-}
+const localRetryMs = (state: string) =>
+  state === EXPORT_STATES.plan ? LOCAL_SLOT_WAIT_MS : LOCAL_RETRY_INTERVAL_MS;
 
 /** A running state machine's view of the local runs, and a way to wait for them. */
 export interface LocalStarter extends ExecutionStarter {
   /** Resolves when every execution started so far has ended. */
   idle(): Promise<void>;
+  /**
+   * Resolves once the machine is synthesized and loaded; rejects with why it cannot run
+   * (MachineSynthesisError, LocalDefinitionError).
+   */
+  ready: Promise<void>;
 }
 
 /** What the local runs report. */
@@ -42,7 +44,7 @@ export interface LocalRunEvents {
 
 /** The machine ready to run, its Task states answered by the workers. */
 function prepare(machine: ExportMachine, tasks: Workers) {
-  return loadStateMachine(machine.definition, {
+  return loadLocalMachine(machine.definition, {
     [machine.taskArns.plan]: (input) => tasks.plan(input as Parameters<Workers['plan']>[0]),
     [machine.taskArns.fetchShard]: (input) => tasks.fetchShard(input as Parameters<Workers['fetchShard']>[0]),
     [machine.taskArns.finish]: (input) => tasks.finish(input as Parameters<Workers['finish']>[0]),
@@ -62,7 +64,9 @@ export function createStateMachineStarter(
   events: LocalRunEvents = {},
 ): LocalStarter {
   const ready = Promise.resolve(machine).then((synthesized) => prepare(synthesized, tasks));
-  ready.catch(() => {});
+  const loaded = ready.then(() => {});
+  // Awaited by whoever wants to know (`npm run serve` reports it); unobserved, it must not crash.
+  loaded.catch(() => {});
   const started = new Set<string>();
   const running = new Set<Promise<void>>();
 
@@ -72,7 +76,7 @@ export function createStateMachineStarter(
       events.onDone?.(input.jobId, 'failed');
       return;
     }
-    const succeeded = await stateMachine.execute(input, { name: input.jobId, sleep: localSleep }).then(
+    const succeeded = await stateMachine.execute(input, { name: input.jobId, retryMs: localRetryMs }).then(
       () => true,
       () => false,
     );
@@ -92,5 +96,6 @@ export function createStateMachineStarter(
     async idle() {
       while (running.size > 0) await Promise.all([...running]);
     },
+    ready: loaded,
   };
 }

@@ -1,9 +1,10 @@
 /**
- * The state machines as synthesized, executed locally by the interpreter of `lib/local/asl` with
- * the real handlers of `functions/` behind their Lambda ARNs, against the simulator and s3rver
- * (Secrets Manager and Step Functions' StartExecution mocked). The interpreter runs the export's
- * inline Map as declared, and the monthly Distributed Map as an inline map over its ItemsPath
- * (no batching or result writing: those are asserted on the template in stack.test.ts).
+ * The state machines as synthesized, executed locally by aws-local-stepfunctions (through
+ * `lib/local`'s runner) with the real handlers of `functions/` behind their Lambda ARNs, against
+ * the simulator and s3rver (Secrets Manager and Step Functions' StartExecution mocked). The
+ * library runs the export's inline Map as declared, and the monthly Distributed Map as an inline
+ * map over its ItemsPath (no batching or result writing: those are asserted on the template in
+ * stack.test.ts).
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ import {
   createPlanHandler,
   type WorkerContext,
 } from '../../lib/lambda/index.ts';
-import { type ExecutionFailedError, loadStateMachine } from '../../lib/local/asl/index.ts';
+import { type LocalExecutionError, loadLocalMachine } from '../../lib/local/index.ts';
 import { captureOutput, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 import { functionLogicalId, logicalIdOf, stateMachineDefinition, synthesize, TEST_ENV } from './support.ts';
 
@@ -77,7 +78,7 @@ function exportHandlers(context: WorkerContext): Record<string, LocalHandler> {
 interface Execution {
   succeeded: boolean;
   output?: Json;
-  error?: ExecutionFailedError;
+  error?: LocalExecutionError;
   /** Names of the states entered, in order. */
   entered: string[];
   /** Names of the states retried, once per retry. */
@@ -94,17 +95,21 @@ async function execute(
   const entered: string[] = [];
   const retried: string[] = [];
   try {
-    const result = await loadStateMachine(
+    const result = await loadLocalMachine(
       machine,
       byArn as Record<string, (input: unknown) => Promise<unknown>>,
     )
       .execute(input, {
-        sleep: async () => {},
-        onEvent: (event) => (event.type === 'StateEntered' ? entered : retried).push(event.state),
+        retryMs: () => 0,
+        waitMs: () => 0,
+        onEvent: (event) => {
+          if (event.type === 'StateEntered') entered.push(event.state ?? '');
+          if (event.type === 'StateRetried') retried.push(event.state ?? '');
+        },
       })
       .then(
         (value) => ({ succeeded: true, output: value as Json }),
-        (error: unknown) => ({ succeeded: false, error: error as ExecutionFailedError }),
+        (error: unknown) => ({ succeeded: false, error: error as LocalExecutionError }),
       );
     return { ...result, entered, retried };
   } finally {
