@@ -45,8 +45,11 @@ export type WalletAllocation = (typeof WALLET_ALLOCATIONS)[number];
  */
 export type Term = 'short' | 'long' | 'none';
 
-/** The jurisdiction rule set of a run: `generic` leaves every choice open. */
-export type TaxRules = 'generic' | 'us' | 'uk' | 'de';
+/**
+ * The id of a run's jurisdiction rule set (lib/gains/rules/): built in `generic` (every choice
+ * open), `us`, `uk` and `de`; a registered rule set's id.
+ */
+export type TaxRules = string;
 
 /** Which identification rule matched a part of a disposal (HMRC identification). */
 export type MatchRule = 'same-day' | 'thirty-day' | 'section-104' | 'no-basis';
