@@ -486,7 +486,7 @@ export interface BasisMove {
  * Watches the engine (the journal does): `event` before each event the engine processes (after the
  * period-end check), `basis` for every movement of lots it made. Without an observer the engine
  * behaves exactly as without one. With HMRC identification, whose costs are known only once the
- * 30 days are matched, each day's events are told once the day is final (lib/gains/hmrc-replay.ts),
+ * 30 days are matched, each day's events are told once the day is final (lib/gains/rules/uk/hmrc-replay.ts),
  * and `settled` before the positions change again.
  */
 export interface GainsObserver {
