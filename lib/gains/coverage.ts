@@ -6,7 +6,7 @@
 import { DateTime } from 'luxon';
 import type { Column } from '../domain/index.ts';
 import { localDate, taxYearBounds, taxYearLabel, taxYearOf } from './tax-year.ts';
-import type { ResolvedGainsOptions, TaxYearStart } from './types.ts';
+import type { TaxYearStart } from './types.ts';
 
 /** What {@link createCoverage} needs: the reported instants and the calendar of the tax years. */
 export interface CoverageOptions {
@@ -50,17 +50,6 @@ export interface Coverage {
   of(label: string): TaxYearCoverage;
   /** Every tax year the period touches, in order (none when the period is open at either end). */
   years(): TaxYearCoverage[];
-}
-
-/** The coverage options of a resolved engine: its period, zone and tax year, whole days under HMRC identification. */
-export function coverageOptions(options: ResolvedGainsOptions): CoverageOptions {
-  return {
-    periodStart: options.periodStart,
-    periodEnd: options.periodEnd,
-    timeZone: options.timeZone,
-    taxYearStart: options.taxYearStart,
-    wholeStartDay: options.method === 'hmrc',
-  };
 }
 
 /** A period's coverage of its tax years. */

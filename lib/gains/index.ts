@@ -3,18 +3,13 @@
  * roll-forward from canonical transactions. No I/O. Conventions: README.md in this folder.
  */
 import type { CanonicalTransaction } from '../domain/index.ts';
-import { createGainsEngine, eventOptions } from './engine.ts';
+import { createGainsEngine } from './engine.ts';
 import { type AdapterOptions, toEvents } from './events.ts';
+import { eventOptions } from './options.ts';
 import type { GainsCounts, GainsOptions, GainsResult, GainsState } from './types.ts';
 
-export {
-  type Coverage,
-  type CoverageOptions,
-  coverageOptions,
-  createCoverage,
-  type TaxYearCoverage,
-} from './coverage.ts';
-export { createGainsEngine, eventOptions, type GainsEngine, resolveGainsOptions } from './engine.ts';
+export { type Coverage, type CoverageOptions, createCoverage, type TaxYearCoverage } from './coverage.ts';
+export { createGainsEngine, type GainsEngine } from './engine.ts';
 export { GainsOrderError } from './errors.ts';
 export {
   type AdapterOptions,
@@ -32,6 +27,8 @@ export {
   type TransferInCost,
   toEvents,
 } from './events.ts';
+export { createFiling, type Filing, type FilingOptions } from './filing.ts';
+export { coverageOptions, eventOptions, resolveGainsOptions } from './options.ts';
 export {
   COVERS_COLUMN,
   createGainsSummary,
@@ -64,16 +61,29 @@ export {
 } from './reports.ts';
 export { EXACT_MONEY, type GainsMoney, gainsMoney, roundDisposal, roundIncome } from './rounding.ts';
 export {
+  findLotMethod,
+  findRuleSet,
+  lotMethod,
+  poolingRules,
+  poolingRulesList,
   type RuleChoices,
   type RuleConflict,
-  type RuleSet,
+  readingHorizon,
+  registerTaxRuleSet,
   resolveChoices,
   ruleConflicts,
+  ruleOptionProblem,
   ruleSet,
   TAX_RULES,
-} from './rules.ts';
+  type TaxRuleSet,
+  takesOption,
+  taxRuleIds,
+} from './rules/index.ts';
+export { heldAtPoolCost, type MatchedAhead } from './rules/uk/index.ts';
+export { BROKER_REPORTING, type BrokerReporting, type BrokerReportingByAccount } from './rules/us/index.ts';
 export { localDate, taxYearLabel, taxYearOf, termOf } from './tax-year.ts';
 export type * from './types.ts';
+export { LOT_METHODS, POOLINGS, WALLET_ALLOCATIONS } from './types.ts';
 
 /** Options of {@link runGains}: the engine's, the adapter's, and a state to resume from. */
 export interface RunGainsOptions extends GainsOptions, Omit<AdapterOptions, 'fiatScale' | 'exchangeValue'> {

@@ -48,7 +48,7 @@ const byAcquisition: Order = (a, b) => a.acquiredAt - b.acquiredAt || a.seq - b.
 export const ORDERS: Readonly<Record<LotMethod, Order>> = {
   fifo: byAcquisition,
   average: byAcquisition,
-  // HMRC identification keeps no lots; its pools are average cost (hmrc.ts).
+  // HMRC identification keeps no lots; its pools are average cost (rules/uk/hmrc.ts).
   hmrc: byAcquisition,
   lifo: (a, b) => b.acquiredAt - a.acquiredAt || b.seq - a.seq,
   // Cost per unit compared exactly by cross-multiplication; the key is fixed at opening.

@@ -13,20 +13,16 @@ import {
   text,
   ZERO,
 } from '../domain/index.ts';
-import { COVERS_COLUMN, coverageOptions, createCoverage, type TaxYearCoverage } from './coverage.ts';
-
-export { COVERS_COLUMN };
-
+import { COVERS_COLUMN, createCoverage, type TaxYearCoverage } from './coverage.ts';
 import { withCurrency } from './currency-column.ts';
+import { coverageOptions } from './options.ts';
 import { EXACT_MONEY, type GainsMoney, gainsMoney, roundDisposal, roundIncome } from './rounding.ts';
-import { createAnlageSoSummary } from './rules/de/anlage-so.ts';
-import { createSa108Summary } from './rules/uk/sa108.ts';
-import { usReports } from './rules/us/reports.ts';
-import { ruleSet } from './rules.ts';
-import type { TaxSummary } from './tax-summary.ts';
+import { lotMethod, ruleSet } from './rules/index.ts';
+import { type TaxSummary, TOTAL } from './tax-summary.ts';
 
-export { DE_SERVICES_LIMIT, deSaleLimit } from './rules/de/anlage-so.ts';
-export { type TaxSummary, taxSummaryColumns } from './tax-summary.ts';
+export { DE_SERVICES_LIMIT, deSaleLimit } from './rules/de/index.ts';
+export { type TaxSummary, TOTAL, taxSummaryColumns } from './tax-summary.ts';
+export { COVERS_COLUMN };
 
 import type {
   DisposalLine,
@@ -37,9 +33,6 @@ import type {
   ResolvedGainsOptions,
   Term,
 } from './types.ts';
-
-/** Token cell of the total rows of the gains summary. */
-export const TOTAL = 'TOTAL';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -105,7 +98,7 @@ export function disposalRow(line: DisposalLine): Row {
 
 /** One row per lot matched (and per zero-basis rest), in processing order, its money as `money` shows it. */
 export function disposalsTable(result: GainsResult, money = EXACT_MONEY): TableSource {
-  const spec = disposalsSpec(result.options.timeZone, result.options.method === 'hmrc', money);
+  const spec = disposalsSpec(result.options.timeZone, lotMethod(result.options.method).namesRule, money);
   return source(spec, () => result.disposals.map((line) => disposalRow(roundDisposal(line, money))));
 }
 
@@ -503,15 +496,12 @@ export function poolHistoryTable(result: GainsResult, money = EXACT_MONEY): Tabl
 }
 
 /**
- * The summary table of a rule set that has one: `uk` (SA108's cryptoasset boxes) or `de` (the
- * Anlage SO lines); `null` for the others.
+ * The summary table of a rule set that has one (uk: SA108's cryptoasset boxes; de: the Anlage SO
+ * lines); `null` for the others.
  */
 export function createTaxSummary(options: ResolvedGainsOptions): TaxSummary | null {
-  const kind = ruleSet(options.taxRules).summary;
-  const coverage = createCoverage(coverageOptions(options));
-  if (kind === 'uk') return createSa108Summary(coverage);
-  if (kind === 'de') return createAnlageSoSummary(coverage);
-  return null;
+  const { summary } = ruleSet(options.taxRules);
+  return summary === undefined ? null : summary(createCoverage(coverageOptions(options)));
 }
 
 /** The tax summary of a finished run, when its rule set has one (amounts of the rounded lines). */
@@ -544,15 +534,16 @@ export function gainsReports(result: GainsResult, options: GainsReportsOptions =
   const tax = taxSummaryTable(result, money);
   // Every money header names its currency: the one given, else the rule set's (whose currency the
   // values must be in); the figures are only rounded when a currency is given.
-  const named = options.currency ?? ruleSet(result.options.taxRules).currency;
+  const rules = ruleSet(result.options.taxRules);
+  const named = options.currency ?? rules.currency;
   return [
     disposalsTable(result, money),
     gainsSummaryTable(result, money),
     incomeTable(result, money),
     holdingsTable(result, money),
     warningsTable(result),
-    ...(result.options.method === 'hmrc' ? [poolHistoryTable(result, money)] : []),
+    ...(lotMethod(result.options.method).poolHistory ? [poolHistoryTable(result, money)] : []),
     ...(tax === null ? [] : [tax]),
-    ...usReports(result, money),
+    ...(rules.reports?.(result, money, createCoverage(coverageOptions(result.options))) ?? []),
   ].map((table) => withCurrency(table, named));
 }

@@ -29,6 +29,9 @@ export interface SummaryLine {
   note: string;
 }
 
+/** Token (or item) cell of the total rows of the summaries. */
+export const TOTAL = 'TOTAL';
+
 const text = (key: string, header: string): Column => ({ key, header, kind: 'text' });
 
 /** Columns of a tax summary whose amounts are in `currency` (null: unknown). */

@@ -45,8 +45,11 @@ export type WalletAllocation = (typeof WALLET_ALLOCATIONS)[number];
  */
 export type Term = 'short' | 'long' | 'none';
 
-/** The jurisdiction rule set of a run: `generic` leaves every choice open. */
-export type TaxRules = 'generic' | 'us' | 'uk' | 'de';
+/**
+ * The id of a run's jurisdiction rule set (lib/gains/rules/): built in `generic` (every choice
+ * open), `us`, `uk` and `de`; a registered rule set's id.
+ */
+export type TaxRules = string;
 
 /** Which identification rule matched a part of a disposal (HMRC identification). */
 export type MatchRule = 'same-day' | 'thirty-day' | 'section-104' | 'no-basis';
@@ -483,7 +486,7 @@ export interface BasisMove {
  * Watches the engine (the journal does): `event` before each event the engine processes (after the
  * period-end check), `basis` for every movement of lots it made. Without an observer the engine
  * behaves exactly as without one. With HMRC identification, whose costs are known only once the
- * 30 days are matched, each day's events are told once the day is final (lib/gains/hmrc-replay.ts),
+ * 30 days are matched, each day's events are told once the day is final (lib/gains/rules/uk/hmrc-replay.ts),
  * and `settled` before the positions change again.
  */
 export interface GainsObserver {

@@ -7,10 +7,10 @@
  * rounding leaves over goes to the rounding account, never lost.
  */
 import { Big, text, ZERO } from '../domain/index.ts';
+import { heldAtPoolCost, type MatchedAhead } from '../gains/index.ts';
 import type { BasisMove, DisposalLine, GainsEvent, GainsObserver, PoolPosition } from '../gains/types.ts';
 import type { Chart } from './chart.ts';
 import { ChartError, UnbalancedEntryError } from './errors.ts';
-import { heldAtPoolCost, type MatchedAhead } from './thirty-day.ts';
 import type { Account, JournalEntry, Posting } from './types.ts';
 
 /** One asset account's holding of one token, as the journal carries it. */
@@ -184,7 +184,7 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
    * HMRC identification, at a month end (or the period's start, `date` the local day after it)
    * between a disposal and the later acquisition the 30-day rule matched it with: per holding, what
    * moves from the 30-day account to the asset so that it holds the tokens held at the pool's
-   * average cost (see thirty-day.ts). The holdings' `posted` stay the cost as matched.
+   * average cost (see lib/gains/rules/uk/bed-and-breakfast.ts). The holdings' `posted` stay the cost as matched.
    */
   const aheadShifts = (date: string): Map<Holding, Shift> => {
     const out = new Map<Holding, Shift>();

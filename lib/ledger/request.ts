@@ -3,6 +3,7 @@
  * accounts, whether entries are rolled up per month, the formats to write, and format settings.
  */
 import { z } from 'zod';
+import { findLotMethod, findRuleSet } from '../gains/index.ts';
 import { chartSchema } from './chart.ts';
 import { LEDGER_FORMATS } from './formats/index.ts';
 
@@ -61,7 +62,9 @@ export interface JournalIssue {
 /**
  * What a request's journal block cannot have, given its reports and gains options: a journal
  * block without the journal report, per-wallet asset accounts without account pooling (only then
- * do the lots, and their cost, belong to a wallet) or with HMRC identification (one pool per token).
+ * do the lots, and their cost, belong to a wallet) or with a lot method that refuses them (HMRC
+ * identification: one pool per token), and a chart without defaults that does not name an account
+ * the method posts to.
  */
 export function journalProblems(
   // Loose: the request's refinement runs even when the block itself failed to parse.
@@ -75,29 +78,25 @@ export function journalProblems(
     return [{ path: ['journal'], message: 'only allowed when reports include "journal"' }];
   if (!wanted) return [];
   const issues: JournalIssue[] = [];
-  const method = gains?.method ?? (gains?.taxRules === 'uk' ? 'hmrc' : undefined);
-  const pooling = gains?.pooling ?? (gains?.taxRules === 'us' ? 'wallet-from-2025' : 'universal');
-  if (journal?.chart?.asset?.perWallet === true && method === 'hmrc')
-    issues.push({
-      path: ['journal', 'chart', 'asset', 'perWallet'],
-      message:
-        'per-wallet asset accounts are not available with HMRC identification (one section 104 pool per token, whatever the wallet)',
-    });
+  // Loose: the gains block may be the raw input too; its rule set's defaults fill the gaps.
+  const defaults = findRuleSet(gains?.taxRules ?? 'generic')?.defaults;
+  const method = gains?.method ?? defaults?.method;
+  const pooling = gains?.pooling ?? defaults?.pooling ?? 'universal';
+  const extras = method === undefined ? undefined : findLotMethod(method)?.journal;
+  if (journal?.chart?.asset?.perWallet === true && extras?.perWalletRefused !== undefined)
+    issues.push({ path: ['journal', 'chart', 'asset', 'perWallet'], message: extras.perWalletRefused });
   else if (journal?.chart?.asset?.perWallet === true && pooling !== 'account')
     issues.push({
       path: ['journal', 'chart', 'asset', 'perWallet'],
       message: `per-wallet asset accounts need gains.pooling "account" (lots belong to a wallet only then), not "${pooling}"`,
     });
-  // HMRC identification posts bed and breakfast at a month end to the 30-day account (thirty-day.ts).
-  if (
-    method === 'hmrc' &&
-    journal?.chart?.defaults === 'none' &&
-    journal.chart['thirty-day']?.code === undefined
-  )
-    issues.push({
-      path: ['journal', 'chart', 'thirty-day', 'code'],
-      message:
-        'required: the chart sets defaults "none" and with HMRC identification the journal posts to the thirty-day account (a disposal matched with a later acquisition, at a month end in between)',
-    });
+  // A method's own accounts (HMRC identification: bed and breakfast at a month end, on the 30-day account).
+  for (const { kind, why } of extras?.accounts ?? []) {
+    if (journal?.chart?.defaults === 'none' && journal.chart[kind]?.code === undefined)
+      issues.push({
+        path: ['journal', 'chart', kind, 'code'],
+        message: `required: the chart sets defaults "none" and ${why}`,
+      });
+  }
   return issues;
 }

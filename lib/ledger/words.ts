@@ -2,18 +2,20 @@
  * The chart of accounts of a journal in words, for the Read me (file and sheet): which account
  * each kind of posting goes to, and how an entry is made of them.
  */
+import { findLotMethod } from '../gains/index.ts';
 import { type ChartSettings, createChart } from './chart.ts';
 import type { JournalRequest } from './request.ts';
 
 /**
  * One line per topic: the mapping of a request's journal, and the conventions of its entries;
- * with `method` `hmrc`, how HMRC identification is posted.
+ * with a lot `method` that has journal extras (`hmrc`), how it is posted.
  */
 export function journalReadmeLines(journal: JournalRequest, method?: string): string[] {
   const chart = createChart(journal.chart as ChartSettings);
   const code = (kind: Parameters<typeof chart.account>[0]) => chart.account(kind).code;
   const { perToken, perWallet } = journal.chart.asset;
   const assetExample = chart.asset('BTC', 'wallet-1').code;
+  const extras = method === undefined ? undefined : findLotMethod(method)?.journal;
   return [
     `journal: ${journal.rollup ? 'one entry per month, summed per account and side' : 'one entry per transaction'}, in the reporting currency to its minor unit, formats ${journal.formats.join(', ')}`,
     `journal accounts: digital assets ${perToken ? 'one account per token' : 'one account for every token'}${perWallet ? ' and wallet' : ''} (e.g. ${assetExample}), at carrying value (cost from the lots, by the gains method and pools)`,
@@ -23,7 +25,7 @@ export function journalReadmeLines(journal: JournalRequest, method?: string): st
     spentLine(journal, chart),
     `journal: opening balances at the period start against ${code('opening')}; what rounding each line to the minor unit leaves over goes to ${code('rounding')}; the Beancount and hledger journals assert every asset account's quantity of each token at each month end`,
     "journal tie-out: realised gains equal the gains summary, income per category the income report, and each month end's asset balances (quantity and carrying value) the holdings; the manifest records the totals and the checks, and a run that does not tie out fails",
-    ...(method === 'hmrc' ? [hmrcLine(code('thirty-day'))] : []),
+    ...(extras === undefined ? [] : [extras.readme(code)]),
   ];
 }
 
@@ -35,9 +37,4 @@ function spentLine(journal: JournalRequest, chart: ReturnType<typeof createChart
     ? `debited to ${chart.account('spent').code}`
     : 'debited to the spent account (the chart names none: none in the period)';
   return `journal: tokens spent on goods or services (transactions of category "expense") are a disposal at their value, its gain or loss posted as for a sale, and that value (what was bought) is ${where}, not to cash clearing, for the accountant to classify; a fiat fee of the payment is a cost of the disposal, paid through ${chart.account('cash').code}`;
-}
-
-/** How the journal posts HMRC identification (README "Into the books"). */
-function hmrcLine(thirtyDay: string): string {
-  return `journal, HMRC identification: each disposal on its own date at its cost as finally matched (same day, 30 days, then the section 104 pool); an acquisition at its full cost, the part the same-day and 30-day rules match leaving with its disposal, so the asset account holds the pool; at a month end between a disposal and the later acquisition the 30-day rule matched it with (bed and breakfast), the tokens held stay at the pool's average cost and what the sale's cost exceeds that by is credited to ${thirtyDay}, reversed the next day (in the next period's journal for the period's last month end); a disposal whose 30 days are not over in the data is at its provisional cost (listed under "May still change" and in the gains warnings), and the next period's reversal is then the correction to its final cost`;
 }

@@ -5,8 +5,7 @@
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.ts';
-import { matchingHorizon } from '../../gains/rules/uk/thirty-days.ts';
-import { ruleSet } from '../../gains/rules.ts';
+import { readingHorizon, ruleSet } from '../../gains/index.ts';
 import type { DateBounds } from '../../pbs/model.ts';
 import { type Period, periodLabel, periodRange } from './period.ts';
 import type { ExportRequest, ProtocolSelection, WindowSize } from './request.ts';
@@ -276,22 +275,22 @@ export function keptRange(request: ExportRequest, windows: readonly Window[]): {
 /**
  * Lots need history: for the gains reports the fetch starts on the local day of the portfolio's
  * earliest transaction and runs to the end of the period; only the output keeps to the period.
- * With HMRC identification it runs on through the 30 days after the period's last day (in the
- * zone of the matching days), which the 30-day rule may match with the period's disposals.
+ * With a method that reads past the period (HMRC identification: the 30 days after its last day,
+ * which the 30-day rule may match with the period's disposals) it runs on through those days, in
+ * the zone of the matching days.
  */
 function historyPeriod(request: ExportRequest, bounds: DateBounds): Period {
   const range = periodRange(request.period, request.timeZone);
   const early = bounds.earliest !== null && bounds.earliest.getTime() < range.start.toMillis();
-  const later = request.gains?.method === 'hmrc';
-  if (!early && !later) return request.period;
+  const horizon =
+    request.gains === undefined
+      ? null
+      : readingHorizon(request.gains.method, range.end.toJSDate(), matchingZone(request));
+  if (!early && horizon === null) return request.period;
   const from = early
     ? DateTime.fromJSDate(bounds.earliest as Date, { zone: request.timeZone }).toFormat('yyyy-MM-dd')
     : range.start.toFormat('yyyy-MM-dd');
-  const end = later
-    ? DateTime.fromJSDate(matchingHorizon(range.end.toJSDate(), matchingZone(request)), {
-        zone: request.timeZone,
-      })
-    : range.end;
+  const end = horizon === null ? range.end : DateTime.fromJSDate(horizon, { zone: request.timeZone });
   return { from, to: end.minus({ milliseconds: 1 }).toFormat('yyyy-MM-dd') };
 }
 

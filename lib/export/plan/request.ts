@@ -6,9 +6,19 @@ import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { ValidationError } from '../../errors.ts';
 import { RATE_SOURCES } from '../../fx/index.ts';
-import { BROKER_REPORTING } from '../../gains/form8949.ts';
-import { resolveChoices, ruleConflicts, ruleSet, TAX_RULES } from '../../gains/rules.ts';
-import { LOT_METHODS, POOLINGS, type TaxRules, WALLET_ALLOCATIONS } from '../../gains/types.ts';
+import {
+  BROKER_REPORTING,
+  LOT_METHODS,
+  POOLINGS,
+  resolveChoices,
+  ruleConflicts,
+  ruleOptionProblem,
+  ruleSet,
+  TAX_RULES,
+  type TaxRules,
+  takesOption,
+  WALLET_ALLOCATIONS,
+} from '../../gains/index.ts';
 import { journalProblems, journalSchema } from '../../ledger/request.ts';
 import { isDayOrInstant, type Period, periodProblem } from './period.ts';
 
@@ -180,19 +190,19 @@ const gainsSchema = gainsInputSchema
         path: ['walletAllocation'],
       });
     }
-    if (gains.brokerReporting !== undefined && gains.taxRules !== 'us') {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'only allowed with taxRules "us": it picks the box of the Form 8949 package',
-        path: ['brokerReporting'],
-      });
+    const refused = ruleOptionProblem(gains.taxRules, 'brokerReporting');
+    if (gains.brokerReporting !== undefined && refused !== null) {
+      ctx.addIssue({ code: 'custom', message: refused, path: ['brokerReporting'] });
     }
   })
   .transform(({ brokerReporting, ...gains }) => ({
     ...gains,
     ...resolveChoices(gains.taxRules, gains),
     currency: gains.currency === undefined ? ruleSet(gains.taxRules).currency : gains.currency,
-    ...(gains.taxRules === 'us' ? { brokerReporting: brokerReporting ?? ('none' as const) } : {}),
+    // The rule sets that take it (us: it picks the Form 8949 box) default it to none.
+    ...(takesOption(gains.taxRules, 'brokerReporting')
+      ? { brokerReporting: brokerReporting ?? ('none' as const) }
+      : {}),
   }));
 
 /**

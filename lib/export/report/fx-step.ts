@@ -18,8 +18,7 @@ import {
   type RateTable,
   SOURCE_NAMES,
 } from '../../fx/index.ts';
-import { ruleSet } from '../../gains/rules.ts';
-import type { TaxRules } from '../../gains/types.ts';
+import { ruleSet } from '../../gains/index.ts';
 import type { ExportRequest } from '../plan/request.ts';
 
 /** One conversion as the conversions file shows it. */
@@ -138,7 +137,7 @@ export function conversionWords(
   currency: string,
   taxRules: string,
 ): string {
-  const zone = ruleSet(taxRules as TaxRules).timeZone ?? 'the report time zone';
+  const zone = ruleSet(taxRules).timeZone ?? 'the report time zone';
   const which =
     rates.source === 'ecb'
       ? `of each transaction's day in ${zone} (on a day without a publication, a weekend or holiday, the latest earlier one, at most ${ECB_FALLBACK_DAYS} days before)`

@@ -8,15 +8,12 @@ import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
 import { ValidationError } from '../../errors.ts';
 import type { RateTable } from '../../fx/index.ts';
 import { withCurrency } from '../../gains/currency-column.ts';
-import { createForm8949 } from '../../gains/form8949.ts';
 import {
-  coverageOptions,
-  createCoverage,
   createEventStream,
+  createFiling,
   createGainsEngine,
   createGainsSummary,
   createIncomeSummary,
-  createTaxSummary,
   type DisposalLine,
   disposalRow,
   disposalsSpec,
@@ -32,15 +29,15 @@ import {
   gainsSummarySpec,
   holdingsTable,
   incomeSpec,
+  lotMethod,
   poolHistoryTable,
+  readingHorizon,
   roundDisposal,
   roundIncome,
   ruleSet,
   warningRow,
   warningsSpec,
 } from '../../gains/index.ts';
-import { matchingHorizon } from '../../gains/rules/uk/thirty-days.ts';
-import { allocationTable, createSchedule1, schedule1Spec } from '../../gains/rules/us/reports.ts';
 import { type ExportRequest, parseGainsOptions } from '../plan/request.ts';
 import { readNdjsonLines } from '../snapshot/snapshot.ts';
 import { type AdjustmentsStep, createAdjustmentsStep } from './adjustments-step.ts';
@@ -139,10 +136,10 @@ function spooledTable<T>(spec: TableSpec, store: LineStore<T>, toRow: (line: T) 
 }
 
 /**
- * The gains engine's options of a request (its `gains`, else the defaults) over `period`. With
- * HMRC identification the history runs on after the period, through the 30 days after its last
- * day (see `historyPeriod` in plan.ts), but not past `now`: the engine uses those days only to
- * match the period's disposals.
+ * The gains engine's options of a request (its `gains`, else the defaults) over `period`. With a
+ * method that reads past the period (HMRC identification: the 30 days after its last day) the
+ * history runs on (see `historyPeriod` in plan.ts), but not past `now`: the engine uses those days
+ * only to match the period's disposals.
  */
 export function gainsEngineOptions(
   request: ExportRequest,
@@ -151,7 +148,7 @@ export function gainsEngineOptions(
 ): GainsOptions {
   const gains = request.gains ?? parseGainsOptions({});
   const [month, day] = gains.taxYearStart.split('-').map(Number) as [number, number];
-  const horizon = gains.method === 'hmrc' ? matchingHorizon(period.end, taxYearZone(request)) : null;
+  const horizon = readingHorizon(gains.method, period.end, taxYearZone(request));
   const historyEnd =
     horizon === null
       ? null
@@ -204,18 +201,9 @@ export function createGainsFeed(
   const exactSummary = createGainsSummary(engine.options);
   const income = createIncomeSummary(engine.options);
   const exactIncome = createIncomeSummary(engine.options);
-  const tax = createTaxSummary(engine.options);
-  const form8949 =
-    gains.taxRules === 'us'
-      ? createForm8949({
-          timeZone: request.timeZone,
-          reporting: gains.brokerReporting ?? 'none',
-          coverage: createCoverage(coverageOptions(engine.options)),
-        })
-      : null;
+  // The rule set's tax summary and forms, filled with the rounded lines.
+  const filing = createFiling(engine.options, { timeZone: request.timeZone, gains });
   const fx = createFxStep(request, taxYearZone(request), options.rates, store<FxLine>('gains-fx.jsonl'));
-  // us: Schedule 1 line 8v, from the income receipts as they are rounded.
-  const schedule1 = gains.taxRules === 'us' ? createSchedule1(engine.options) : null;
   const currencies = createCurrencies(gains.currency ?? null, gains.taxRules);
   journal?.attach(engine, () => currencies.money());
   let warningCount = 0;
@@ -257,10 +245,7 @@ export function createGainsFeed(
     for (const line of drained.disposals) exactSummary.add(line);
     for (const line of roundedIncome) income.add(line);
     for (const line of drained.income) exactIncome.add(line);
-    for (const line of rounded) tax?.add(line);
-    for (const line of roundedIncome) tax?.addIncome(line);
-    for (const line of rounded) form8949?.add(line);
-    for (const line of roundedIncome) schedule1?.add(line);
+    filing.add(rounded, roundedIncome);
     journal?.report(rounded, roundedIncome);
     adjust?.observe(drained);
     disposals.add(rounded);
@@ -329,7 +314,7 @@ export function createGainsFeed(
     },
     tables: () => {
       const finalResult = result();
-      const hmrc = engine.options.method === 'hmrc';
+      const method = lotMethod(engine.options.method);
       const money = currencies.money();
       const rounding = (exact?: string) => ({
         currency: money.currency,
@@ -337,7 +322,7 @@ export function createGainsFeed(
         ...(exact === undefined ? {} : { exact }),
       });
       const shownIn = options.displayTimeZone ?? request.timeZone;
-      const disposalsShown = disposalsSpec(shownIn, hmrc, money);
+      const disposalsShown = disposalsSpec(shownIn, method.namesRule, money);
       const summaryShown = gainsSummarySpec(money);
       const incomeShown = incomeSpec(money);
       return [
@@ -361,23 +346,16 @@ export function createGainsFeed(
           adjust,
         ),
         ...(adjust === null ? [] : [adjust.table()]),
-        ...(hmrc
+        ...(method.poolHistory
           ? [
               shownWithExact(poolHistoryTable(finalResult, money), rounding),
               asExact(poolHistoryTable(finalResult)),
             ]
           : []),
-        ...(tax === null ? [] : [fixed({ ...tax.spec(money), rounding: rounding() }, () => tax.rows(money))]),
-        ...(form8949 === null
-          ? []
-          : form8949
-              .tables(() => disposals.read(), money)
-              .map((table) => ({ ...table, spec: { ...table.spec, rounding: rounding() } }))),
-        ...(gains.taxRules === 'us' ? usTables(finalResult, money, rounding()) : []),
-        ...(schedule1 === null
-          ? []
-          : [fixed({ ...schedule1Spec(money), rounding: rounding() }, () => schedule1.rows(money))]),
-        spooledTable(exactSpec(disposalsSpec(shownIn, hmrc)), exactDisposals, disposalRow),
+        ...filing
+          .tables({ result: finalResult, money, disposals: () => disposals.read() })
+          .map((table) => ({ ...table, spec: { ...table.spec, rounding: rounding() } })),
+        spooledTable(exactSpec(disposalsSpec(shownIn, method.namesRule)), exactDisposals, disposalRow),
         fixed(exactSpec(gainsSummarySpec()), () => exactSummary.rows()),
         fixed(exactSpec(incomeSpec()), () => exactIncome.rows()),
         asExact(holdingsTable(finalResult)),
@@ -410,12 +388,6 @@ export function createGainsFeed(
 /** The warnings table, with the adjustments' resolution column when there are adjustments. */
 function adjustedWarnings(table: TableSource, adjust: AdjustmentsStep | null): TableSource {
   return adjust === null ? table : adjust.warnings(table);
-}
-
-/** The allocation statement of 1 January 2025 (`us`), its basis rounded as `money` shows it. */
-function usTables(result: GainsResult, money: GainsMoney, rounding: TableSpec['rounding']): TableSource[] {
-  const table = allocationTable(result, money);
-  return [{ ...table, spec: { ...table.spec, ...(rounding === undefined ? {} : { rounding }) } }];
 }
 
 /**

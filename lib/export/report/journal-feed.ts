@@ -16,15 +16,15 @@ import type {
   GainsMoney,
   GainsObserver,
   IncomeLine,
+  MatchedAhead,
   PoolPosition,
 } from '../../gains/index.ts';
-import { DEFAULT_FIAT_SYMBOLS, localDate } from '../../gains/index.ts';
+import { DEFAULT_FIAT_SYMBOLS, heldAtPoolCost, localDate, lotMethod } from '../../gains/index.ts';
 import { createChart } from '../../ledger/chart.ts';
 import { createEntriesBuilder, type EntriesBuilder, type MonthEnd } from '../../ledger/entries.ts';
 import { type TieOutDifference, TieOutError } from '../../ledger/errors.ts';
 import { JOURNAL_SPEC, journalRows } from '../../ledger/formats/csv.ts';
 import { ledgerFormat } from '../../ledger/formats/index.ts';
-import { heldAtPoolCost, type MatchedAhead } from '../../ledger/thirty-day.ts';
 import type {
   Account,
   BalanceAssertion,
@@ -192,7 +192,7 @@ export function createJournalFeed(
 
   /**
    * HMRC identification: each pool with what the 30-day rule took ahead of local day `date`, for
-   * the journal's bed-and-breakfast entries at a month end (lib/ledger/thirty-day.ts).
+   * the journal's bed-and-breakfast entries at a month end (lib/gains/rules/uk/bed-and-breakfast.ts).
    */
   const aheadOf = (e: GainsEngine, date: string): MatchedAhead[] => {
     const ahead = e.matchedAhead(date);
@@ -486,7 +486,7 @@ export function createJournalFeed(
           { check: 'realised gain equals the disposals report (gains summary)', compared: 1, ok: true },
           { check: 'income per category equals the income report', compared: reported.income.size, ok: true },
           {
-            check: `asset balances (quantity and carrying value) at each of ${checks.months} month ends equal the holdings${engine?.options.method === 'hmrc' ? ' (the section 104 pool less the 30-day matches ahead, the tokens held at the average cost of the pool)' : ''}`,
+            check: `asset balances (quantity and carrying value) at each of ${checks.months} month ends equal the holdings${engine === null ? '' : (lotMethod(engine.options.method).journal?.holdingsCheck ?? '')}`,
             compared: checks.holdings,
             ok: true,
           },

@@ -6,9 +6,15 @@
  */
 
 import type { Column, Row, TableSource, TableSpec } from '../../domain/table.ts';
-import { coverageOptions, createCoverage, resolveGainsOptions } from '../../gains/index.ts';
-import { ruleSet } from '../../gains/rules.ts';
-import type { TaxRules } from '../../gains/types.ts';
+import {
+  coverageOptions,
+  createCoverage,
+  findLotMethod,
+  findRuleSet,
+  poolingRulesList,
+  resolveGainsOptions,
+  ruleSet,
+} from '../../gains/index.ts';
 import { journalReadmeLines } from '../../ledger/words.ts';
 import { openPeriodCutOff, periodLabel, periodRange } from '../plan/period.ts';
 import type { ExportRequest, GainsRequestOptions } from '../plan/request.ts';
@@ -52,21 +58,10 @@ export const DEMO_BANNER = 'DEMO DATA, not a real portfolio';
 /** Name of the Read me beside the CSV files. */
 export const README_FILE = 'README.txt';
 
-const METHODS: Readonly<Record<string, string>> = {
-  fifo: 'first in, first out (FIFO): a disposal uses the oldest lots first',
-  lifo: 'last in, first out (LIFO): a disposal uses the newest lots first',
-  hifo: 'highest in, first out (HIFO): a disposal uses the lots that cost most first',
-  average: 'average cost: every lot of a token carries the pool’s average cost',
-  hmrc: "HMRC's identification: same day, then the next 30 days, then the section 104 pool at average cost",
-};
-
-/** The pools of each pooling, in words (the Read me and the About sheet). */
-export const POOLS: Readonly<Record<string, string>> = {
-  universal: 'one for the whole portfolio (universal)',
-  account: 'one per account (wallet by wallet)',
-  'wallet-from-2025':
-    'one for the whole portfolio before 1 January 2025, one per account (wallet by wallet) from then on',
-};
+/** The pools of each pooling, in words (the Read me and the About sheet): the rule sets' words. */
+export const POOLS: Readonly<Record<string, string>> = Object.fromEntries(
+  poolingRulesList().map((pooling) => [pooling.name, pooling.words]),
+);
 
 /** The lines of the Read me, in order. */
 export function readmeLines(input: ReadmeInput): ReadmeLine[] {
@@ -383,7 +378,7 @@ function optionLines(request: ExportRequest, datesShownIn?: string): ReadmeLine[
   const gains = request.gains;
   if (gains !== undefined) {
     lines.push(
-      ['', `gains method: ${METHODS[gains.method] ?? gains.method}`],
+      ['', `gains method: ${findLotMethod(gains.method)?.words ?? gains.method}`],
       ['', `gains pools: ${POOLS[gains.pooling] ?? gains.pooling}`],
       ['', `tax year starts on ${gains.taxYearStart} (month-day), in ${taxYearZone(request)}`],
       ['', `long term: held more than ${gains.longTermYears} year(s)`],
@@ -408,13 +403,6 @@ const BROKER_WORDS: Record<string, string> = {
   'basis-not-reported': 'a broker reported them without their basis: box H and K from 2025, B and E before',
 };
 
-const TAX_RULE_WORDS: Record<string, string> = {
-  generic: 'generic (every method and pooling choice open)',
-  us: 'United States (long term after more than a year; wallet by wallet from 2025)',
-  uk: "United Kingdom (HMRC's same-day, 30-day and section 104 pool identification)",
-  de: 'Germany (§ 23 EStG private sales, FIFO, exempt after a year)',
-};
-
 /** The rule set and the policies of the gains reports, in words (Read me). */
 export function gainsPolicyLines(gains: NonNullable<ReadmeInput['request']['gains']>): string[] {
   return gainsPolicyPairs(gains).map(([topic, words]) => `${topic}: ${words}`);
@@ -423,7 +411,7 @@ export function gainsPolicyLines(gains: NonNullable<ReadmeInput['request']['gain
 /** The rule set and the policies of the gains reports as (topic, words) pairs (Read me and About sheet). */
 export function gainsPolicyPairs(gains: NonNullable<ReadmeInput['request']['gains']>): [string, string][] {
   return [
-    ['tax rules', TAX_RULE_WORDS[gains.taxRules] ?? gains.taxRules],
+    ['tax rules', findRuleSet(gains.taxRules)?.words ?? gains.taxRules],
     [
       'transfers between own accounts',
       `the two sides pair when at most ${gains.transferToleranceHours} hour(s) apart`,
@@ -490,7 +478,7 @@ function brokerLines(reporting: GainsRequestOptions['brokerReporting']): [string
 
 /** The currency of the figures, and a warning when it is not the rule set's. */
 function currencyWords(taxRules: string, currency: string | null, converted: boolean): string {
-  const own = ruleSet(taxRules as TaxRules).currency;
+  const own = ruleSet(taxRules).currency;
   if (converted && currency !== null)
     return `${currency} (values in other currencies converted into it at published rates: see "currency conversion")`;
   if (currency === null)

@@ -12,11 +12,11 @@ import {
   type TableSpec,
   ZERO,
 } from '../../../domain/index.ts';
-import { coverageOptions, createCoverage } from '../../coverage.ts';
-import { COVERS_COLUMN, TOTAL } from '../../reports.ts';
+import { COVERS_COLUMN, type Coverage } from '../../coverage.ts';
 import { EXACT_MONEY, type GainsMoney, roundIncome } from '../../rounding.ts';
+import { TOTAL } from '../../tax-summary.ts';
 import { localDate } from '../../tax-year.ts';
-import type { AllocationLine, GainsResult, IncomeLine, ResolvedGainsOptions } from '../../types.ts';
+import type { AllocationLine, GainsResult, IncomeLine } from '../../types.ts';
 
 const textColumn = (key: string, header: string, description: string): Column => ({
   key,
@@ -124,8 +124,7 @@ export interface Schedule1 {
  * other income categories) at its value on receipt, each rounded once as the Income report shows it,
  * with one row per category and token that adds up to it.
  */
-export function createSchedule1(options: ResolvedGainsOptions): Schedule1 {
-  const coverage = createCoverage(coverageOptions(options));
+export function createSchedule1(coverage: Coverage): Schedule1 {
   const years = new Map<string, Map<string, { receipts: number; value: Big }>>();
   return {
     add(line) {
@@ -190,19 +189,18 @@ export function schedule1Spec(money: GainsMoney = EXACT_MONEY): TableSpec {
 }
 
 /** The Schedule 1 table of a finished run (every receipt rounded as `money` shows it). */
-export function schedule1Table(result: GainsResult, money: GainsMoney = EXACT_MONEY): TableSource {
+export function schedule1Table(result: GainsResult, money: GainsMoney, coverage: Coverage): TableSource {
   return {
     spec: schedule1Spec(money),
     async *rows() {
-      const schedule = createSchedule1(result.options);
+      const schedule = createSchedule1(coverage);
       for (const line of result.income) schedule.add(roundIncome(line, money));
       yield* schedule.rows(money);
     },
   };
 }
 
-/** The US reports of a `us` run beside Form 8949 (which needs the spooled lines: see the export). */
-export function usReports(result: GainsResult, money: GainsMoney = EXACT_MONEY): TableSource[] {
-  if (result.options.taxRules !== 'us') return [];
-  return [allocationTable(result, money), schedule1Table(result, money)];
+/** The US reports of a finished run beside Form 8949 (which needs the spooled lines: see index.ts). */
+export function usReports(result: GainsResult, money: GainsMoney, coverage: Coverage): TableSource[] {
+  return [allocationTable(result, money), schedule1Table(result, money, coverage)];
 }

@@ -5,7 +5,7 @@
  * the pool's average cost, and the rest of what the disposal took ahead (the buy-back's cost less
  * the pool's cost of the same tokens) on an account of its own, reversed the next day.
  */
-import type { Big } from '../domain/index.ts';
+import type { Big } from '../../../domain/index.ts';
 
 /** One token's section 104 pool and what the 30-day rule has taken ahead of a date. */
 export interface MatchedAhead {

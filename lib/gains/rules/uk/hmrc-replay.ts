@@ -13,10 +13,10 @@
  * disposal took, under the 30-day rule, from an acquisition that has not happened yet at that
  * moment ({@link HmrcReplay.matchedAhead}).
  */
-import { Big, mulDiv, type Rounding, text, ZERO } from '../domain/index.ts';
+import { Big, mulDiv, type Rounding, text, ZERO } from '../../../domain/index.ts';
+import { localDate } from '../../tax-year.ts';
+import type { BasisMove, DisposalLine, GainsEvent, GainsObserver, PoolPosition } from '../../types.ts';
 import type { HmrcDisposal } from './hmrc.ts';
-import { localDate } from './tax-year.ts';
-import type { BasisMove, DisposalLine, GainsEvent, GainsObserver, PoolPosition } from './types.ts';
 
 /** A held event and what is known of it when it is processed. */
 interface Held {

@@ -4,9 +4,8 @@
  * disposal with its lots gathered (VARIOUS dates), a TOTAL per box, and the Schedule D lines.
  */
 import { describe, expect, it } from 'vitest';
-import { leg, tx } from '../../test/support/gains.ts';
-import { Big, type CanonicalTransaction, type Row } from '../domain/index.ts';
-import { createForm8949, form8949Box } from './form8949.ts';
+import { leg, tx } from '../../../../test/support/gains.ts';
+import { Big, type CanonicalTransaction, type Row } from '../../../domain/index.ts';
 import {
   type Coverage,
   coverageOptions,
@@ -14,8 +13,9 @@ import {
   gainsMoney,
   roundDisposal,
   runGains,
-} from './index.ts';
-import type { DisposalLine } from './types.ts';
+} from '../../index.ts';
+import type { DisposalLine } from '../../types.ts';
+import { createForm8949, form8949Box } from './form8949.ts';
 
 function trade(id: string, date: string, quantity: string, value: string): CanonicalTransaction {
   const out = quantity.startsWith('-');

@@ -14,12 +14,12 @@ import {
   type TableSpec,
   text,
   ZERO,
-} from '../domain/index.ts';
-import { type Coverage, createCoverage } from './coverage.ts';
-import { COVERS_COLUMN } from './reports.ts';
-import type { GainsMoney } from './rounding.ts';
-import { localDate } from './tax-year.ts';
-import type { DisposalLine } from './types.ts';
+} from '../../../domain/index.ts';
+import { COVERS_COLUMN, type Coverage, createCoverage } from '../../coverage.ts';
+
+import type { GainsMoney } from '../../rounding.ts';
+import { localDate } from '../../tax-year.ts';
+import type { DisposalLine } from '../../types.ts';
 
 /**
  * What a broker reported about the disposals: `none` (no Form 1099-DA or 1099-B: the boxes "not

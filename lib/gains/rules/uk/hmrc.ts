@@ -8,8 +8,8 @@
  * A day's disposal is therefore final only once the 30 days after it are known: days wait, per
  * token, until an event more than 30 days later arrives (or the history ends).
  */
-import { Big, compareText, mulDiv, type Rounding, text, ZERO } from '../domain/index.ts';
-import type { AcquireEvent, CarriedHmrc, CarriedHmrcDay, MatchRule } from './types.ts';
+import { Big, compareText, mulDiv, type Rounding, text, ZERO } from '../../../domain/index.ts';
+import type { AcquireEvent, CarriedHmrc, CarriedHmrcDay, MatchRule } from '../../types.ts';
 
 /** What the ledger keeps of an acquisition, disposal or withdrawal: its token, transaction, instant and account. */
 type LedgerEvent = Pick<AcquireEvent, 'token' | 'txId' | 'time' | 'account'>;
