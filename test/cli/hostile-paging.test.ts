@@ -38,6 +38,15 @@ describe('pbs-export run against a service without totals that sends 500 rows a 
     expect(orders.slice(0, 3)).toEqual(['asc', 'asc', 'desc']);
   });
 
+  it('exports all 1 200 transactions when it loses none: the listing asked 499 pages alike, newest first does not', async () => {
+    const run = await exportFrom({ style: 'page', fixedPageSize: 500 }, PAGES_NO_TOTAL);
+
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.ids).toEqual(idsOf(1200));
+    expect(listingOrders(run.server, (query) => query.get('page') === '1')).toEqual(['asc', 'asc', 'desc']);
+  });
+
   it('fails cleanly, no manifest, when its first page lists a row the offsets do not count', async () => {
     const run = await exportFrom(
       { style: 'offset', fixedPageSize: 500, pinnedNewest: true },

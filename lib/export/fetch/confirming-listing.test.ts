@@ -168,6 +168,20 @@ describe('the listing that confirms a shard without a total', () => {
     expect(client.orders).toEqual(['asc', 'asc']);
   });
 
+  it('does not take a newest-first page as covering a boundary between rows of one instant', async () => {
+    // As the 22-row case above, but rows 3 to 5 share an instant: newest first, the page holding
+    // rows 5 to 2 may list a fourth row of that instant in any place, so it shows nothing of row 3|4.
+    const rows = rowsOf(22).map((row, n) => (n >= 3 && n <= 5 ? { ...row, date: ROWS[3]?.date ?? '' } : row));
+    const client = source(pageStyle(4, false), { rows, ignoresSize: true });
+
+    const failure = fetchOne(client, 3, true);
+
+    await expect(failure).rejects.toBeInstanceOf(UnprovableShardError);
+    await expect(failure).rejects.toThrow('the page boundary after row 4 of 22');
+    // Newest first covered every other boundary; 3 a page was asked, and ignored, for that one.
+    expect(client.orders).toEqual(['asc', 'desc', 'asc']);
+  });
+
   it('fails with UnconfirmedShardError when the service loses the first row of page 2 on every listing', async () => {
     const client = source(pageStyle(4, false), { skipFirstOfPage2: true });
 

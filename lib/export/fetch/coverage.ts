@@ -255,7 +255,10 @@ function bestPlan(
   for (const order of ordersFrom(target.plan.order, paging.datesKnown)) {
     for (const pageSize of sizes) {
       const plan = { order, pageSize };
-      if (tried.some((other) => other.order === order && other.pageSize === pageSize)) continue;
+      // A service that ignores the size asked paged every listing of an order alike.
+      const alike = (other: ListingPlan) =>
+        other.order === order && (other.pageSize === pageSize || (pageSize === null && paging.ignoresSize));
+      if (tried.some(alike)) continue;
       const same = order === target.plan.order;
       const size = pageSize ?? paging.longest;
       const covers = open.filter((boundary) => predictedCovered(boundary, target.rows, size, same)).length;
