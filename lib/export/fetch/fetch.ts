@@ -348,10 +348,10 @@ export function fetchShards(
  */
 export const DUPLICATES_CONFIRMED_BY = 3;
 
-/** Listings in a row that must agree on the ids when the service reports no total. */
-export const UNTOTALLED_CONFIRMED_BY = 2;
-
-/** Two listings of a shard without a reported total disagreed: the data moved while it was paged. */
+/**
+ * Two listings of a shard without a reported total disagreed: the data moved while it was paged,
+ * or the service loses rows between its pages, not the same ones in each listing.
+ */
 export class UnconfirmedShardError extends PbsExportError {
   readonly shardId: string;
 
@@ -359,7 +359,8 @@ export class UnconfirmedShardError extends PbsExportError {
     super(
       'unconfirmed_fetch',
       `shard ${shardId}: the service reports no total, and two listings disagree ` +
-        `(${previousRows} then ${rows} transactions, or other ids): the data changed while it was paged`,
+        `(${previousRows} then ${rows} transactions, or other ids): the data changed while it was paged, ` +
+        'or the service loses rows between its pages',
     );
     this.shardId = shardId;
   }
@@ -392,23 +393,22 @@ interface Listing {
   covered: ReadonlySet<Boundary>;
 }
 
-/** Listings in a row that agree, by what each kind of listing must agree on. */
+/** Listings in a row that gave the very same ids in the same order. */
 interface Agreement {
   sameOrder: number;
-  sameSet: number;
 }
 
 function agreementAfter(previous: Listing | null, listing: Listing, agreement: Agreement): Agreement {
-  return {
-    sameOrder: listing.idsInOrder === previous?.idsInOrder ? agreement.sameOrder + 1 : 1,
-    sameSet: listing.idSet === previous?.idSet ? agreement.sameSet + 1 : 1,
-  };
+  return { sameOrder: listing.idsInOrder === previous?.idsInOrder ? agreement.sameOrder + 1 : 1 };
 }
 
-/** True when the listings so far show this one complete (see {@link fetchShardWithRetry}). */
+/**
+ * True when a listing with a total or with ids repeated is shown complete (see
+ * {@link fetchShardWithRetry}); one without either is shown complete by the listings after it.
+ */
 function confirmed(listing: Listing, agreement: Agreement): boolean {
   if (listing.duplicates > 0) return agreement.sameOrder >= DUPLICATES_CONFIRMED_BY;
-  return listing.totalReported !== null || agreement.sameSet >= UNTOTALLED_CONFIRMED_BY;
+  return listing.totalReported !== null;
 }
 
 function isInconsistentListing(error: unknown): boolean {
@@ -444,7 +444,7 @@ async function fetchShardWithRetry(task: ShardTask): Promise<FetchedShard> {
   const { shard, partFile, options } = task;
   const paging = servicePagingOf(task.client.shape?.pagination, options.fields !== undefined);
   let previous: Listing | null = null;
-  let agreement: Agreement = { sameOrder: 0, sameSet: 0 };
+  let agreement: Agreement = { sameOrder: 0 };
   let proof: Proof<Listing> | null = null;
   let listings = 0;
   /** Lists the shard once more as `plan`, checked against the listing being shown complete. */
