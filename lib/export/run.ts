@@ -373,6 +373,7 @@ function snapshotHeader(
       totalReported: f.totalReported,
       completeness: f.completeness,
       ...(f.pageSizes !== undefined ? { pageSizes: [...f.pageSizes] } : {}),
+      ...(f.orders !== undefined ? { orders: [...f.orders] } : {}),
       listings: f.attempts,
       ...(f.listed !== undefined ? { listed: f.listed } : {}),
     })),

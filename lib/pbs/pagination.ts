@@ -105,6 +105,8 @@ export interface PaginateOptions<T> extends PageRequestOptions {
  * would otherwise be paged forever). When a reported total ends a page-number or offset listing
  * on a full page, the next page is asked for too, to confirm it is empty: a total that is too low
  * (on a first page, say) would otherwise end the listing early without any count disagreeing.
+ * A page-number or offset listing learns the page size the service actually uses (see
+ * {@link nextStep}): a short page ends it only when shorter than that size.
  */
 export async function* paginate<T>(options: PaginateOptions<T>): AsyncGenerator<Page<T>> {
   const pagination = withPageSize(options.shape.pagination, options.pageSize);
@@ -206,12 +208,33 @@ function pageRequests<T>(options: PaginateOptions<T>, pageSize: number) {
 }
 
 /**
+ * Items a first page must hold, when shorter than asked, for a listing without a total to ask for
+ * the next page (see {@link nextStep}): a shorter one is the end. No service is taken to cap its
+ * pages below this; it also keeps a listing of one or two transactions to a single request.
+ */
+export const SMALLEST_PAGE_CAP = 3;
+
+/** The page size of a numbered or offset listing: asked for, and as the service turns out to use it. */
+interface PageSizes {
+  /** Items a page the listing asks for. */
+  readonly asked: number;
+  /**
+   * The service's own page size as its pages show it, null before the first page: a page longer
+   * than asked sets it (the service ignores the size asked), a first page as long as asked sets it
+   * to that, and a first page shorter than asked sets it to its length until the next page tells
+   * whether that was the service's cap or the end of the data.
+   */
+  served: number | null;
+}
+
+/**
  * How a numbered or offset listing moves from page to page: where each page is, and what a page's
  * reported totals tell.
  */
 interface Stepping {
-  /** Items of a full page. */
-  size: number;
+  sizes: PageSizes;
+  /** True when a page's position follows from the page size (page numbers): it cannot change midway. */
+  sizedPositions: boolean;
   totalItemsPath: PageStyle['totalItemsPath'];
   /** Where page `index` is once `fetched` items came before it: its page number's index, or its offset. */
   at(index: number, fetched: number): number;
@@ -227,19 +250,28 @@ interface Stepping {
   ): { ahead: number[]; reached: boolean };
 }
 
-/** Pages numbered from `firstPage`, `pageSize` items each. */
+/** The page size pages are counted in: the service's once known, else the one asked. */
+const sizeOf = (sizes: PageSizes) => sizes.served ?? sizes.asked;
+
+/**
+ * Pages numbered from `firstPage`. Each page asks for the size the service uses once known (a
+ * service that sent 500 items when asked 499 is asked 500 next), so that page `n` of that size
+ * starts where the items already fetched end.
+ */
 function pageNumbers(style: PageStyle): Stepping {
+  const sizes: PageSizes = { asked: style.pageSize, served: null };
   return {
-    size: style.pageSize,
+    sizes,
+    sizedPositions: true,
     totalItemsPath: style.totalItemsPath,
     at: (index) => index,
     params: (index) => [
       [style.pageParam, String(style.firstPage + index)],
-      [style.pageSizeParam, String(style.pageSize)],
+      [style.pageSizeParam, String(sizeOf(sizes))],
     ],
     read({ index, fetched, totalItems, body, path }, readAhead) {
       const totalPages = readCount(body, style.totalPagesPath, path);
-      const pages = totalPages ?? (totalItems === null ? null : Math.ceil(totalItems / style.pageSize));
+      const pages = totalPages ?? (totalItems === null ? null : Math.ceil(totalItems / sizeOf(sizes)));
       return {
         ahead: pages === null ? [] : promised(index + 1, pages, 1, readAhead),
         reached: totalPages !== null ? index + 1 >= totalPages : fetched >= (totalItems ?? 0),
@@ -248,10 +280,12 @@ function pageNumbers(style: PageStyle): Stepping {
   };
 }
 
-/** Pages at item offsets, `limit` items each. */
+/** Pages at item offsets, `limit` items asked each: the next offset is the count fetched so far. */
 function offsets(style: OffsetStyle): Stepping {
+  const sizes: PageSizes = { asked: style.limit, served: null };
   return {
-    size: style.limit,
+    sizes,
+    sizedPositions: false,
     totalItemsPath: style.totalItemsPath,
     at: (_index, fetched) => fetched,
     params: (offset) => [
@@ -260,7 +294,7 @@ function offsets(style: OffsetStyle): Stepping {
     ],
     // The offsets the reported total still promises if pages stay full.
     read: ({ fetched, totalItems }, readAhead) => ({
-      ahead: totalItems === null ? [] : promised(fetched, totalItems, style.limit, readAhead),
+      ahead: totalItems === null ? [] : promised(fetched, totalItems, sizeOf(sizes), readAhead),
       reached: fetched >= (totalItems ?? 0),
     }),
   };
@@ -274,11 +308,12 @@ function promised(from: number, end: number, step: number, limit: number): numbe
 }
 
 /**
- * A numbered or offset listing: each page taken (checked against a repeat), the pages its totals
- * still promise requested ahead, until {@link isLastPage}.
+ * A numbered or offset listing: each page taken (checked against a repeat), what it shows of the
+ * service's page size learned, the pages its totals still promise requested ahead, until
+ * {@link nextStep} says it ends.
  */
 async function* steppedPages<T>(options: PaginateOptions<T>, stepping: Stepping): AsyncGenerator<Page<T>> {
-  const { take, requests } = pageTaker(options, stepping.size, stepping.totalItemsPath);
+  const { take, requests } = pageTaker(options, stepping.sizes.asked, stepping.totalItemsPath);
   const targetAt = pagedTarget(options, stepping.params);
   let fetched = 0;
   try {
@@ -288,10 +323,12 @@ async function* steppedPages<T>(options: PaginateOptions<T>, stepping: Stepping)
       const { response, items, totalItems } = taken;
       fetched += items.length;
       const page = { index, fetched, totalItems, body: response.body, path: target.path };
-      const { ahead, reached } = stepping.read(page, requests.readAhead);
-      if (items.length > 0) requests.prefetch(ahead.map(targetAt));
+      const { reached } = stepping.read(page, 0);
+      const step = nextStep(stepping, items.length, totalItems === null ? null : { reached }, target.path);
+      // Predicted with the page size just learned.
+      if (step === 'next') requests.prefetch(stepping.read(page, requests.readAhead).ahead.map(targetAt));
       yield pageOf(taken, totalItems, index);
-      if (isLastPage(items.length, stepping.size, reached)) return;
+      if (step === 'end') return;
     }
   } finally {
     requests.drop();
@@ -299,12 +336,36 @@ async function* steppedPages<T>(options: PaginateOptions<T>, stepping: Stepping)
 }
 
 /**
- * Whether a numbered or offset listing ends after a page of `count` items: an empty page does, and
- * a short one once the reported total is `reached` (without a total, a short page is the end). A
- * full page never ends it: the service may list more than it reported (the caller checks the count).
+ * Whether a numbered or offset listing ends after a page of `count` items, learning from it the
+ * page size the service uses (`stepping.sizes.served`). An empty page ends it. A page longer than
+ * asked sets the service's size (it ignores the size asked), as does a first page as long as asked.
+ * A page shorter than the service's size ends it (with a total, once the total is `reached`); a
+ * page shorter than asked but as long as the service's size does not: a first page shorter than
+ * asked (of at least {@link SMALLEST_PAGE_CAP} items, or with the total not reached) is taken as
+ * the service's cap until the next page tells (empty or shorter: the end; as long: the cap). A
+ * full page never ends it: the service may list more than it reported (the caller checks the
+ * count). Throws `PbsListingError` when a page-number listing's pages grow after the first: the
+ * items already fetched no longer line up with the page numbers.
  */
-function isLastPage(count: number, pageSize: number, reached: boolean): boolean {
-  return count === 0 || (reached && count < pageSize);
+function nextStep(stepping: Stepping, count: number, total: { reached: boolean } | null, path: string) {
+  const { sizes } = stepping;
+  if (count === 0) return 'end';
+  if (sizes.served === null) {
+    const short = count < sizes.asked;
+    if (short && (total === null ? count < SMALLEST_PAGE_CAP : total.reached)) return 'end';
+    sizes.served = count;
+    return 'next';
+  }
+  if (count > sizes.served) {
+    if (stepping.sizedPositions) {
+      const reason = `a page of ${count} items after pages of ${sizes.served}: the service changed its page size while it was paged`;
+      throw new PbsListingError(path, '(page)', reason);
+    }
+    sizes.served = count;
+    return 'next';
+  }
+  if (count === sizes.served) return 'next';
+  return total === null || total.reached ? 'end' : 'next';
 }
 
 /** The request of one page: the listing's own parameters, then those of the page `at` names. */

@@ -147,6 +147,7 @@ function partMetadata(fetched: FetchedShard, demo: boolean): Record<string, stri
     attempts: String(fetched.attempts),
     completeness: fetched.completeness,
     ...(fetched.pageSizes !== undefined ? { 'page-sizes': fetched.pageSizes.join(',') } : {}),
+    ...(fetched.orders !== undefined ? { orders: fetched.orders.join(',') } : {}),
     ...(fetched.listed !== undefined ? { listed: String(fetched.listed) } : {}),
     // The finish streams a window fetched in order instead of holding it (see `FetchedShard.inOrder`).
     ...(fetched.inOrder === true ? { 'in-order': 'true' } : {}),
@@ -170,6 +171,7 @@ function fetchedFromPart(
     attempts: Number(metadata.attempts ?? 1),
     completeness: metadata.completeness === 'second-listing' ? 'second-listing' : 'total',
     ...pageSizesOf(metadata['page-sizes']),
+    ...ordersOf(metadata.orders),
     ...(metadata.listed !== undefined ? { listed: Number(metadata.listed) } : {}),
     ...(metadata['in-order'] === 'true' ? { inOrder: true } : {}),
     demo: metadata['demo-data'] === 'true',
@@ -182,6 +184,14 @@ function pageSizesOf(text: string | undefined): Pick<FetchedShard, 'pageSizes'> 
   const sizes = (text ?? '').split(',').map(Number);
   return text !== undefined && text !== '' && sizes.every((size) => Number.isInteger(size) && size > 0)
     ? { pageSizes: sizes }
+    : {};
+}
+
+/** The `orders` metadata (`asc,desc`) as {@link FetchedShard.orders}; nothing when unreadable. */
+function ordersOf(text: string | undefined): Pick<FetchedShard, 'orders'> {
+  const orders = (text ?? '').split(',');
+  return text !== undefined && text !== '' && orders.every((order) => order === 'asc' || order === 'desc')
+    ? { orders: orders as ('asc' | 'desc')[] }
     : {};
 }
 

@@ -1,7 +1,8 @@
 /**
  * A service without totals, paged by page numbers over real HTTP (the simulator): each shard is
  * listed twice, the second time with one item fewer a page, and the snapshot header records both
- * page sizes. The exported ids are those the simulator generates, counted on their own.
+ * page sizes. The exported ids are those the simulator generates, counted on their own. A service
+ * with totals is listed once, one request a page.
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -72,5 +73,40 @@ describe('a shard without a total, confirmed by a listing with another page size
         listings: 2,
       });
     }
+  });
+});
+
+describe('a shard whose service reports a total', () => {
+  let harness: ExportHarness;
+  afterEach(async () => {
+    await harness?.close();
+  });
+
+  it('is listed once: ⌊rows / page size⌋ + 1 requests a shard, no second listing', async () => {
+    const totals: ServiceShapeOverrides = {
+      pagination: {
+        style: 'page',
+        pageParam: 'page',
+        pageSizeParam: 'pageSize',
+        pageSize: PAGE,
+        firstPage: 1,
+        totalItemsPath: 'totalItems',
+        totalPagesPath: 'totalPages',
+      },
+    };
+    harness = await startExportHarness('acme', { seed: SEED, shape: totals }, { shape: totals });
+    const result = await runExport(parseExportRequest({ profile: 'acme', period: '2024' }), harness.deps());
+    const snapshot = join(harness.outDir, result.prefix, 'acme_2024_snapshot.ndjson.gz');
+    let header: { shards: HeaderShard[] } | undefined;
+    for await (const record of readNdjson(snapshot)) {
+      header = record as { shards: HeaderShard[] };
+      break;
+    }
+    const shards = header?.shards ?? [];
+    const requests = harness.simulator.requestLog.filter((entry) => entry.path === '/v2/transactions');
+
+    expect(shards.some((shard) => shard.rows > PAGE)).toBe(true);
+    expect(shards.every((shard) => shard.completeness === 'total' && shard.listings === 1)).toBe(true);
+    expect(requests).toHaveLength(shards.reduce((sum, shard) => sum + Math.floor(shard.rows / PAGE) + 1, 0));
   });
 });

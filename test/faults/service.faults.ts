@@ -17,6 +17,11 @@ import { runExportMachine } from './support/machine.ts';
 import { checkSucceededJob, workersOf } from './support/workflow-runs.ts';
 
 const YEAR = parseExportRequest({ profile: 'acme', period: '2024', formats: ['csv'] });
+/**
+ * Items a page of the shapes without a total. Not 4: with 4 a page, no smaller page size covers
+ * the boundary at row 12 (4 × 3), and a shard of 15 rows cannot be shown complete at all.
+ */
+const NO_TOTAL_PAGE = 5;
 
 describe('runExport under service faults', () => {
   it.each<[string, FaultOptions]>([
@@ -115,7 +120,7 @@ describe('runExport under service faults', () => {
           style: 'page',
           pageParam: 'page',
           pageSizeParam: 'pageSize',
-          pageSize: 4,
+          pageSize: NO_TOTAL_PAGE,
           firstPage: 1,
           totalItemsPath: null,
           totalPagesPath: null,
@@ -129,7 +134,7 @@ describe('runExport under service faults', () => {
           style: 'offset',
           offsetParam: 'offset',
           limitParam: 'limit',
-          limit: 4,
+          limit: NO_TOTAL_PAGE,
           totalItemsPath: null,
         },
       },
@@ -141,7 +146,7 @@ describe('runExport under service faults', () => {
           style: 'cursor',
           cursorParam: 'cursor',
           limitParam: 'limit',
-          limit: 4,
+          limit: NO_TOTAL_PAGE,
           next: { from: 'field', path: 'nextCursor' },
           totalItemsPath: null,
         },

@@ -119,3 +119,74 @@ export function transactionText(options: {
     `"lastModifiedDate":${JSON.stringify(options.date)}}`
   );
 }
+
+/**
+ * How a hostile service pages `/v2/transactions` (see {@link hostilePaging}). It reports no total;
+ * `order=desc` lists the transactions newest first, and each fault applies in either order.
+ */
+export interface HostilePaging {
+  /** Page numbers (`page`, 1-based, and `pageSize`) or offsets (`offset` and `limit`). */
+  style: 'page' | 'offset';
+  /** Rows a page whatever size is asked. */
+  fixedPageSize?: number;
+  /** At most this many rows a page; page numbers count pages of the capped size. */
+  cap?: number;
+  /** Page numbers: every page after the first starts this many rows late. */
+  shiftAfterFirst?: number;
+  /** Offsets: the first page also lists the newest transaction, which the offsets do not count. */
+  pinnedNewest?: boolean;
+  /** Offsets: the page asked at `offset` starts `by` rows late. */
+  lateAt?: { offset: number; by: number };
+}
+
+/**
+ * A handler answering `/v2/transactions` from `transactions` (JSON texts, oldest first, of distinct
+ * instants), paged as `paging` says, without totals; other paths fall through.
+ */
+export function hostilePaging(transactions: readonly string[], paging: HostilePaging): HostileHandler {
+  return (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname !== '/v2/transactions') return false;
+    const listing = url.searchParams.get('order') === 'desc' ? [...transactions].reverse() : transactions;
+    const asked = Number(url.searchParams.get(paging.style === 'page' ? 'pageSize' : 'limit') ?? '500');
+    const size = paging.fixedPageSize ?? Math.min(asked, paging.cap ?? asked);
+    const items =
+      paging.style === 'page'
+        ? numberedPage(listing, url, size, paging)
+        : offsetPage(listing, url, size, paging);
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(`{"items":[${items.join(',')}]}`);
+    return true;
+  };
+}
+
+function numberedPage(
+  listing: readonly string[],
+  url: URL,
+  size: number,
+  paging: HostilePaging,
+): readonly string[] {
+  const page = Number(url.searchParams.get('page') ?? '1');
+  const start = (page - 1) * size + (page > 1 ? (paging.shiftAfterFirst ?? 0) : 0);
+  return listing.slice(start, start + size);
+}
+
+function offsetPage(
+  listing: readonly string[],
+  url: URL,
+  size: number,
+  paging: HostilePaging,
+): readonly string[] {
+  const offset = Number(url.searchParams.get('offset') ?? '0');
+  const start = offset + (paging.lateAt?.offset === offset ? paging.lateAt.by : 0);
+  if (paging.pinnedNewest !== true) return listing.slice(start, start + size);
+  const newest = newestOf(listing, url);
+  const counted = listing.filter((_, at) => at !== newest);
+  const pinned = listing[newest] as string;
+  return start === 0 ? [pinned, ...counted.slice(0, size - 1)] : counted.slice(start, start + size);
+}
+
+/** Where the newest transaction is in `listing`: last oldest first, first newest first. */
+function newestOf(listing: readonly string[], url: URL): number {
+  return url.searchParams.get('order') === 'desc' ? 0 : listing.length - 1;
+}

@@ -374,11 +374,12 @@ describe('fetchShards', () => {
   });
 
   it('lists a shard without a total again when two listings disagree, keeping the one confirmed', async () => {
-    // The first listing lost `b` (a row moved between two page requests).
+    // The first listing lost `b` (a row moved between two page requests); the third, in one page,
+    // holds the second's page boundary (between `b` and `c`) inside a page.
     const source = scriptedSource([
       [page(['a'], null, 0), page(['c'], null, 1)],
       [page(['a', 'b'], null, 0), page(['c'], null, 1)],
-      [page(['a', 'b'], null, 0), page(['c'], null, 1)],
+      [page(['a', 'b', 'c'], null, 0)],
     ]);
     const [fetched] = await fetchShards(
       source,

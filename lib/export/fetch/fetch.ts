@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { PbsExportError } from '../../errors.ts';
 import { PbsListingError } from '../../pbs/errors.ts';
-import type { Page, RawTransaction, TransactionQuery } from '../../pbs/model.ts';
+import type { Page, RawTransaction, SortOrder, TransactionQuery } from '../../pbs/model.ts';
 import {
   createReadAheadBudget,
   type PageRequestOptions,
@@ -15,6 +15,8 @@ import { retry } from '../../retry.ts';
 import { settleable } from '../../settleable.ts';
 import { type PartLineFields, partLineJson, partLineKey, partLinePrefix } from '../snapshot/part-line.ts';
 import { createNdjsonWriter } from '../snapshot/snapshot.ts';
+import { type Boundary, type Edge, type ListingPlan, type ListingTrail, recordTrail } from './coverage.ts';
+import { confirmedBy, type Proof, planAfter, servicePagingOf } from './proof.ts';
 
 /** What the fetch stage needs of the service client. */
 export interface TransactionPageSource {
@@ -35,7 +37,7 @@ export interface TransactionPageSource {
   readonly schedulesRequests?: boolean;
   /**
    * The wire shape's pagination, when the source honours `requests.pageSize` (the service client
-   * does): the listing that confirms one without a total then pages with another size.
+   * does): a listing that confirms one without a total may then page with another size.
    */
   readonly shape?: { readonly pagination: Pagination };
 }
@@ -54,9 +56,9 @@ export interface FetchShard {
 
 /**
  * How a shard's listing was shown to be complete: the service's reported total matched the items
- * (`total`), or, for a wire shape that reports no total, a second listing, paged with another page
- * size where the shape takes one (see {@link confirmingPageSize}), gave the very same ids
- * (`second-listing`, about twice the requests).
+ * (`total`), or, for a wire shape that reports no total, other listings gave the very same ids
+ * with every page boundary of the listing inside one of their pages (`second-listing`, about twice
+ * the requests; see `coverage.ts`): another page size the service honours, or newest first.
  */
 export type Completeness = 'total' | 'second-listing';
 
@@ -79,11 +81,13 @@ export interface FetchedShard {
   attempts: number;
   completeness: Completeness;
   /**
-   * For `second-listing`: the page size of each listing that agreed, the accepted one last (e.g.
-   * `[500, 499]`). Absent when the source's page size is unknown or cannot be chosen (a cursor
-   * shape without a limit parameter): those listings paged alike.
+   * For `second-listing`: the page size asked by each listing that showed it complete, the
+   * accepted one last (e.g. `[500, 499]`). Absent when the source's page size is unknown or cannot
+   * be chosen (a cursor shape without a limit parameter).
    */
   pageSizes?: readonly number[];
+  /** With `pageSizes`, when one of those listings was newest first: each one's order. */
+  orders?: readonly SortOrder[];
   /**
    * Transactions the search listed, when some were not kept (a shard with `otherThan`: the
    * unfiltered search lists every transaction of the window, `rows` those of no searched protocol).
@@ -127,8 +131,8 @@ export interface FetchOptions {
    * one shard's listing makes the shard be fetched again (the data shifted between two pages),
    * unless {@link DUPLICATES_CONFIRMED_BY} attempts in a row return the very same ids in the same
    * order (the service's own duplicates, which the snapshot drops and counts). A listing without a
-   * reported total is complete only when the listing before it, paged with another page size
-   * where the source's shape allows (see {@link confirmingPageSize}), gave the very same ids.
+   * reported total is complete only when later listings gave the very same ids with each of its
+   * page boundaries inside one of their pages (see `coverage.ts`).
    */
   idField?: string;
   /** Dotted path of the protocol, for shards with `otherThan`. Default `protocol`. */
@@ -344,35 +348,10 @@ export function fetchShards(
  */
 export const DUPLICATES_CONFIRMED_BY = 3;
 
-/** Listings in a row that must agree on the ids when the service reports no total. */
-export const UNTOTALLED_CONFIRMED_BY = 2;
-
 /**
- * Items a page of the listing that confirms one of `pageSize` items a page: one fewer (two for
- * pages of one item). Two listings with the same page size share every page boundary, so a
- * service that loses rows at a boundary the same way each time (a row deleted between two page
- * requests, or a bug that always skips the first row of page 2) loses the very same rows in both,
- * and they agree. `pageSize - 1` moves every boundary: it is coprime with `pageSize`, so the two
- * listings next share a boundary only after `pageSize × (pageSize - 1)` rows (249 500 at the
- * default 500), and a divisor or multiple of `pageSize` (half, double) would keep all of its
- * boundaries. Smaller, not larger, so that it stays within the service's maximum (1 000 for the
- * default shape) whenever the configured size does.
+ * Two listings of a shard without a reported total disagreed: the data moved while it was paged,
+ * or the service loses rows between its pages, not the same ones in each listing.
  */
-export function confirmingPageSize(pageSize: number): number {
-  return pageSize > 1 ? pageSize - 1 : 2;
-}
-
-/** The configured page size a source's listings use and the one of a confirming listing, when it can be chosen. */
-function pageSizesOf(source: TransactionPageSource): { first: number; confirming: number } | null {
-  const pagination = source.shape?.pagination;
-  if (pagination === undefined) return null;
-  // A cursor service that takes no limit pages as it likes: no other size can be asked for.
-  if (pagination.style === 'cursor' && pagination.limitParam === null) return null;
-  const first = pagination.style === 'page' ? pagination.pageSize : pagination.limit;
-  return { first, confirming: confirmingPageSize(first) };
-}
-
-/** Two listings of a shard without a reported total disagreed: the data moved while it was paged. */
 export class UnconfirmedShardError extends PbsExportError {
   readonly shardId: string;
 
@@ -380,7 +359,8 @@ export class UnconfirmedShardError extends PbsExportError {
     super(
       'unconfirmed_fetch',
       `shard ${shardId}: the service reports no total, and two listings disagree ` +
-        `(${previousRows} then ${rows} transactions, or other ids): the data changed while it was paged`,
+        `(${previousRows} then ${rows} transactions, or other ids): the data changed while it was paged, ` +
+        'or the service loses rows between its pages',
     );
     this.shardId = shardId;
   }
@@ -405,27 +385,30 @@ interface Listing {
   idSet: string;
   /** Earliest and latest instant of the kept transactions (only known with part-line `fields`). */
   span?: { first: number; last: number };
-  /** Items a page it asked for, when chosen by the fetch (see {@link pageSizesOf}). */
-  pageSize: number | null;
+  /** How it was asked for. */
+  plan: ListingPlan;
+  /** Where its page boundaries fell. */
+  trail: ListingTrail;
+  /** The boundaries of the listing it was checked against that it covers (see `coverage.ts`). */
+  covered: ReadonlySet<Boundary>;
 }
 
-/** Listings in a row that agree, by what each kind of listing must agree on. */
+/** Listings in a row that gave the very same ids in the same order. */
 interface Agreement {
   sameOrder: number;
-  sameSet: number;
 }
 
 function agreementAfter(previous: Listing | null, listing: Listing, agreement: Agreement): Agreement {
-  return {
-    sameOrder: listing.idsInOrder === previous?.idsInOrder ? agreement.sameOrder + 1 : 1,
-    sameSet: listing.idSet === previous?.idSet ? agreement.sameSet + 1 : 1,
-  };
+  return { sameOrder: listing.idsInOrder === previous?.idsInOrder ? agreement.sameOrder + 1 : 1 };
 }
 
-/** True when the listings so far show this one complete (see {@link fetchShardWithRetry}). */
+/**
+ * True when a listing with a total or with ids repeated is shown complete (see
+ * {@link fetchShardWithRetry}); one without either is shown complete by the listings after it.
+ */
 function confirmed(listing: Listing, agreement: Agreement): boolean {
   if (listing.duplicates > 0) return agreement.sameOrder >= DUPLICATES_CONFIRMED_BY;
-  return listing.totalReported !== null || agreement.sameSet >= UNTOTALLED_CONFIRMED_BY;
+  return listing.totalReported !== null;
 }
 
 function isInconsistentListing(error: unknown): boolean {
@@ -448,100 +431,93 @@ interface ShardTask {
 }
 
 /**
- * The page size of the next listing: after a listing without a total, the other size of the two
- * (see {@link confirmingPageSize}), so that two listings in a row never share their page
- * boundaries; otherwise the configured one. Null: the source's own.
- */
-function nextPageSize(
-  sizes: { first: number; confirming: number } | null,
-  previous: Listing | null,
-): number | null {
-  if (sizes === null) return null;
-  if (previous === null || previous.totalReported !== null) return sizes.first;
-  return previous.pageSize === sizes.first ? sizes.confirming : sizes.first;
-}
-
-/**
- * Lists a shard until it is shown complete: a reported total that matches, or (no total, or ids
- * repeated) the same ids listed again, after a listing without a total with another page size. A
- * listing that disagrees counts against `shardAttempts` (the project's {@link retry}, no pause:
- * the data moved, the service is not failing); the confirming listing of a shard without a total
- * does not, when it agrees.
+ * Lists a shard until it is shown complete: a reported total that matches, or (ids repeated) the
+ * same ids in the same order {@link DUPLICATES_CONFIRMED_BY} times, or (no total) listings of the
+ * very same ids that hold each page boundary of the first inside one of their pages: another page
+ * size the service honours, or newest first (see `coverage.ts`). A listing that disagrees with the
+ * one before counts against `shardAttempts` (the project's {@link retry}, no pause: the data
+ * moved, the service is not failing) and becomes the one to show complete; confirming listings
+ * that agree do not count. {@link UnprovableShardError} (no listing could cover a boundary) is not
+ * retried.
  */
 async function fetchShardWithRetry(task: ShardTask): Promise<FetchedShard> {
   const { shard, partFile, options } = task;
-  const sizes = pageSizesOf(task.client);
+  const paging = servicePagingOf(task.client.shape?.pagination, options.fields !== undefined);
   let previous: Listing | null = null;
-  let agreement: Agreement = { sameOrder: 0, sameSet: 0 };
+  let agreement: Agreement = { sameOrder: 0 };
+  let proof: Proof<Listing> | null = null;
   let listings = 0;
-  /** Page sizes of the listings so far, in order (null: the source's own). */
-  const pageSizes: (number | null)[] = [];
-  /** Lists the shard once more; returns that listing and the one before it. */
-  const list = async (): Promise<{ listing: Listing; before: Listing | null }> => {
+  /** Lists the shard once more as `plan`, checked against the listing being shown complete. */
+  const list = async (plan: ListingPlan): Promise<Listing> => {
     listings += 1;
-    const listing = await fetchShardOnce(task, nextPageSize(sizes, previous));
-    pageSizes.push(listing.pageSize);
+    const listing = await fetchShardOnce(task, plan, proof?.target.trail ?? null);
     agreement = agreementAfter(previous, listing, agreement);
-    const before = previous;
     previous = listing;
-    return { listing, before };
+    paging.longest = Math.max(paging.longest, listing.trail.longest);
+    paging.ignoresSize ||= listing.trail.ignoredSize;
+    return listing;
   };
   const fetched = await retry(
-    async () => {
-      let { listing, before } = await list();
-      // The first listing of a shard without a total waits for its second: not a failure.
-      if (!confirmed(listing, agreement) && before === null && listing.duplicates === 0) {
-        ({ listing, before } = await list());
+    async (): Promise<{ listing: Listing; shownBy: readonly Listing[] }> => {
+      for (;;) {
+        const listing = await list(planAfter(proof, paging, shard.id));
+        if (listing.totalReported !== null || listing.duplicates > 0) {
+          if (confirmed(listing, agreement)) return { listing, shownBy: [] };
+          throw new InconsistentShardError(shard.id, listing.duplicates);
+        }
+        if (proof === null || proof.target.idSet !== listing.idSet) {
+          const before: Listing | null = proof?.target ?? null;
+          const open = [...listing.trail.boundaries];
+          proof = { target: listing, open, tried: [listing.plan], agreeing: [] };
+          // The first listing waits for the ones that confirm it: not a failure.
+          if (before !== null) throw new UnconfirmedShardError(shard.id, before.listed, listing.listed);
+          continue;
+        }
+        proof.tried.push(listing.plan);
+        proof.agreeing.push(listing);
+        proof.open = proof.open.filter((boundary) => !listing.covered.has(boundary));
+        if (proof.open.length === 0) return { listing, shownBy: [proof.target, ...proof.agreeing] };
       }
-      if (!confirmed(listing, agreement)) {
-        if (listing.duplicates > 0) throw new InconsistentShardError(shard.id, listing.duplicates);
-        throw new UnconfirmedShardError(shard.id, before?.listed ?? 0, listing.listed);
-      }
-      return listing;
     },
     { attempts: options.shardAttempts, retryable: isInconsistentListing },
   );
+  const { listing: accepted, shownBy } = fetched;
   const done: FetchedShard = {
     shard,
     partFile,
-    rows: fetched.rows,
-    totalReported: fetched.totalReported,
+    rows: accepted.rows,
+    totalReported: accepted.totalReported,
     attempts: listings,
-    completeness: fetched.totalReported === null ? 'second-listing' : 'total',
-    ...confirmedBy(fetched, agreement, pageSizes),
-    ...(shard.otherThan !== undefined ? { listed: fetched.listed } : {}),
-    ...(fetched.instantsInOrder && fetched.duplicates === 0 ? { inOrder: true } : {}),
-    ...(fetched.span !== undefined ? { span: { ...fetched.span } } : {}),
+    completeness: accepted.totalReported === null ? 'second-listing' : 'total',
+    ...confirmedBy(shownBy),
+    ...(shard.otherThan !== undefined ? { listed: accepted.listed } : {}),
+    ...(accepted.instantsInOrder && accepted.duplicates === 0 ? { inOrder: true } : {}),
+    ...(accepted.span !== undefined ? { span: { ...accepted.span } } : {}),
   };
   options.onShardDone?.(done);
   return done;
 }
 
 /**
- * For a listing confirmed without a total: the page sizes of the listings in a row that agreed on
- * it (the accepted one last), when the fetch chose them all.
+ * Lists the shard once as `plan` into its part file, recording where the pages began (for a
+ * listing without a total) and which boundaries of `earlier` it covers.
  */
-function confirmedBy(
-  listing: Listing,
-  agreement: Agreement,
-  pageSizes: readonly (number | null)[],
-): Pick<FetchedShard, 'pageSizes'> {
-  if (listing.totalReported !== null) return {};
-  const agreeing = listing.duplicates > 0 ? agreement.sameOrder : agreement.sameSet;
-  const sizes = pageSizes.slice(-agreeing);
-  return sizes.every((size) => size !== null) ? { pageSizes: sizes as number[] } : {};
-}
-
-async function fetchShardOnce(task: ShardTask, pageSize: number | null): Promise<Listing> {
+async function fetchShardOnce(
+  task: ShardTask,
+  plan: ListingPlan,
+  earlier: ListingTrail | null,
+): Promise<Listing> {
   const { client, shard, filters, partFile, options } = task;
+  const { pageSize } = plan;
   const requests = pageSize === null ? task.requests : { ...task.requests, pageSize };
+  const trail = recordTrail(plan, pageSize, earlier);
   // Part files are scratch: fast compression or none, the snapshot is compressed properly.
   const writer = createNdjsonWriter(partFile, {
     level: 1,
     bufferedChunks: 1,
     compress: options.compressParts !== false,
   });
-  const listing: Listing = {
+  const listing: Omit<Listing, 'trail' | 'covered'> = {
     rows: 0,
     listed: 0,
     totalReported: null,
@@ -549,7 +525,7 @@ async function fetchShardOnce(task: ShardTask, pageSize: number | null): Promise
     idsInOrder: '',
     idSet: '',
     instantsInOrder: options.fields !== undefined,
-    pageSize,
+    plan,
   };
   let lastInstant = Number.NEGATIVE_INFINITY;
   const seen = new Set<string>();
@@ -557,7 +533,8 @@ async function fetchShardOnce(task: ShardTask, pageSize: number | null): Promise
   const idField = options.idField ?? options.fields?.id;
   const keep = keepFilter(shard, options.protocolField ?? 'protocol');
   try {
-    for await (const page of client.transactionPages(shardQuery(shard, filters), requests)) {
+    const query = { ...shardQuery(shard, filters), order: plan.order };
+    for await (const page of client.transactionPages(query, requests)) {
       if (page.totalItems !== null) {
         if (listing.totalReported !== null && listing.totalReported !== page.totalItems) {
           throw new IncompleteShardError(shard.id, listing.listed, page.totalItems);
@@ -566,6 +543,8 @@ async function fetchShardOnce(task: ShardTask, pageSize: number | null): Promise
       }
       // The page's ids go into the digest at once: one call per page, not per id (same digest).
       let pageIds = '';
+      // Where the page's rows are, for a listing without a total (see `coverage.ts`).
+      const edges: Edge[] | null = page.totalItems === null ? [] : null;
       for (const [position, item] of page.items.entries()) {
         const id = idField === undefined ? null : idOf(item, idField);
         if (id !== null) {
@@ -573,13 +552,18 @@ async function fetchShardOnce(task: ShardTask, pageSize: number | null): Promise
           else seen.add(id);
           pageIds += `${id}\n`;
         }
-        if (keep !== null && !keep(item)) continue;
+        if (keep !== null && !keep(item)) {
+          edges?.push({ id: id ?? '', at: instantOf(item, options.fields) });
+          continue;
+        }
         listing.rows += 1;
         if (options.fields === undefined) {
+          edges?.push({ id: id ?? '', at: Number.NaN });
           await writer.write(item);
           continue;
         }
         const key = partLineKey(item, options.fields);
+        edges?.push({ id: id ?? '', at: key.at });
         if (key.at < lastInstant) listing.instantsInOrder = false;
         listing.span = widen(listing.span, key.at);
         lastInstant = key.at;
@@ -590,6 +574,7 @@ async function fetchShardOnce(task: ShardTask, pageSize: number | null): Promise
         if (written) await written;
       }
       digest.update(pageIds);
+      if (edges !== null) trail.page(edges);
       listing.listed += page.items.length;
       options.onPage?.({ shard: shard.id, page: page.index, rows: page.items.length });
     }
@@ -603,7 +588,17 @@ async function fetchShardOnce(task: ShardTask, pageSize: number | null): Promise
   }
   listing.idsInOrder = digest.digest('hex');
   listing.idSet = setDigest(seen);
-  return listing;
+  return { ...listing, ...trail.finish() };
+}
+
+/** The instant of a transaction the listing does not keep, NaN when unknown or unreadable. */
+function instantOf(item: RawTransaction, fields: PartLineFields | undefined): number {
+  if (fields === undefined) return Number.NaN;
+  try {
+    return partLineKey(item, fields).at;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /**

@@ -34,10 +34,13 @@ export interface SnapshotHeader {
     /** How the listing was shown complete (`total` or `second-listing`); absent in older snapshots. */
     completeness?: 'total' | 'second-listing';
     /**
-     * For `second-listing`: the page size of each listing that agreed, the accepted one last (two
-     * sizes, so their page boundaries fell elsewhere); absent when the listings paged alike.
+     * For `second-listing`: the page size of each listing that showed it complete, the accepted one
+     * last (each page boundary of the first fell inside a page of a later one); absent when the
+     * source's page size could not be chosen.
      */
     pageSizes?: number[];
+    /** With `pageSizes`, when one of those listings was newest first: each one's order. */
+    orders?: ('asc' | 'desc')[];
     /** Listings made, the confirming one included. */
     listings?: number;
     /** For the rest of a window searched by protocol: transactions the unfiltered search listed. */
