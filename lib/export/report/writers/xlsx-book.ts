@@ -148,6 +148,8 @@ export class XlsxBook {
     const xml = new SheetXml(sheet, this.styleSheet);
     this.sheets.push(xml.packageSheet(id));
     const entry = new PassThrough({ highWaterMark: ENTRY_BYTES });
+    // Destroyed with the workbook's failure, which `failed` reports: a wait for its drain ends then.
+    entry.on('error', () => {});
     this.append(entry, `xl/worksheets/sheet${id}.xml`);
     this.current = { xml, entry, pending: xml.open() };
   }
@@ -243,7 +245,8 @@ function failure(out: Writable, zip: Archiver): Promise<never> {
     out.once('close', () => {
       if (!out.writableFinished) reject(outputClosed());
     });
-    zip.once('error', reject);
+    // Not `once`: archiver may report a second error (a destroyed entry), which must not be uncaught.
+    zip.on('error', reject);
   });
   failed.catch(() => {});
   return failed;
