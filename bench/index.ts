@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --transactions N | --large] [--latency-ms 50] [--rounds 2] [--only bundles|latency]`
+ * `npm run bench [-- --transactions N | --large] [--latency-ms 50] [--rounds 2] [--only bundles|latency|xlsx]`
  *
  * Prints end-to-end export throughput and peak RSS for CSV and XLSX beside raw csv-stringify,
  * raw exceljs and raw fetch throughput on the same data, measured in the same run, as ratios; a
@@ -37,13 +37,14 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     /**
      * `--only bundles`: the Lambda bundles' sizes and start times alone (seconds, not minutes);
-     * `--only latency`: the latency-bound fetch alone.
+     * `--only latency`: the latency-bound fetch alone; `--only xlsx`: the XLSX export beside raw
+     * exceljs alone (its ratio, as in the full table).
      */
     only: { type: 'string' },
   },
 });
-if (values.only !== undefined && values.only !== 'bundles' && values.only !== 'latency') {
-  throw new Error('--only takes: bundles, latency');
+if (values.only !== undefined && !['bundles', 'latency', 'xlsx'].includes(values.only)) {
+  throw new Error('--only takes: bundles, latency, xlsx');
 }
 
 /** Each Lambda function's bundle: code and map sizes, cold-start initialisation (bench/bundles.ts). */
@@ -113,6 +114,29 @@ console.log(
 );
 if (values.only === 'latency') {
   printLatency(await measureLatency(latencySetup, withSimulator, measure), latencySetup);
+  process.exit(0);
+}
+
+if (values.only === 'xlsx') {
+  const rows = await withSimulator(transactions, 0, async (url, profile) => {
+    const fullPeriod = { url, profile, rows: transactions, period: ALL_YEARS, concurrency, pageSize: 1000 };
+    const list: { raw: Figures; xlsx: Figures }[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      const raw = await measure({ ...fullPeriod, mode: 'raw-xlsx' });
+      list.push({ raw, xlsx: await measure({ ...fullPeriod, mode: 'export-xlsx' }) });
+    }
+    return list;
+  });
+  const show = (name: string, pick: (round: { raw: Figures; xlsx: Figures }) => Figures) =>
+    console.log(
+      `${name}: ${each(rows, (r) => fmt(perSecond(pick(r))))} rows/s, peak RSS ${each(rows, (r) => fmt(pick(r).peakRssMb))} MB, ` +
+        `CPU s per 100k ${each(rows, (r) => fmt((pick(r).taskCpuMs / 1000) * (100_000 / pick(r).rows), 2))}`,
+    );
+  show('raw exceljs streaming', (r) => r.raw);
+  show('export XLSX end to end', (r) => r.xlsx);
+  console.log(
+    `export XLSX ÷ raw exceljs: ${each(rows, (r) => fmt(perSecond(r.xlsx) / perSecond(r.raw), 2))} (target ≥ 0.80)`,
+  );
   process.exit(0);
 }
 

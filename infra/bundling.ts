@@ -10,7 +10,7 @@ import type { BuildOptions } from 'esbuild';
 /** The Node version the functions run on, as esbuild's target. */
 export const BUNDLE_TARGET = 'node22';
 
-/** CommonJS dependencies (exceljs and others) call require() for Node built-ins. */
+/** CommonJS dependencies (archiver and others) call require() for Node built-ins. */
 export const BUNDLE_BANNER =
   "import{createRequire as __pbsCreateRequire}from'node:module';const require=__pbsCreateRequire(import.meta.url);";
 
@@ -26,19 +26,17 @@ export const BUNDLE_CONDITIONS = ['pbs-lambda', 'module'];
 
 /**
  * Dependencies that only some functions run (by entry, repository-relative): the others bundle a
- * stand-in that throws if reached (`infra/stand-ins/`). exceljs writes the workbook, which only
- * the finish does; every function imports the export pipeline, whose renderer imports it.
+ * stand-in that throws if reached (`infra/stand-ins/`). archiver writes zips: the finish's workbooks
+ * and the HTTP API's archives of a set; every function imports the export pipeline, whose XLSX
+ * writer loads it.
  */
 export const EXCLUSIVE_DEPENDENCIES: Record<
   string,
   { entries: readonly string[]; standIn: string; modules?: readonly string[] }
 > = {
-  exceljs: {
-    entries: ['functions/export-finish.ts'],
-    standIn: 'infra/stand-ins/exceljs.ts',
-    // The XLSX row writer loads two of exceljs's own modules (`writers/xlsx-rows.ts`): esbuild
-    // would map them under the stand-in's path, so each gets the stand-in itself.
-    modules: ['exceljs/lib/utils/utils.js', 'exceljs/lib/utils/col-cache.js'],
+  archiver: {
+    entries: ['functions/export-finish.ts', 'functions/http-api.ts'],
+    standIn: 'infra/stand-ins/archiver.ts',
   },
   // The tax pack is not written in Lambda (no fonts shipped): see `infra/stand-ins/pdfkit.ts`.
   pdfkit: { entries: [], standIn: 'infra/stand-ins/pdfkit.ts' },

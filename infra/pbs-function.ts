@@ -130,7 +130,7 @@ export class PbsFunction extends Construct {
           // The whole SDK is bundled: the versions the project pins, and @aws-sdk/lib-storage and
           // the presigner, which the runtime does not promise to include.
           externalModules: [],
-          // Dependencies of other functions only (exceljs: the finish's) replaced by stand-ins;
+          // Dependencies of other functions only (archiver: the finish's and the API's) replaced by stand-ins;
           // the conditions pick the AWS SDK loaders that import statically (BUNDLE_CONDITIONS).
           esbuildArgs: {
             ...Object.fromEntries(

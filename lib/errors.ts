@@ -34,3 +34,23 @@ export class ConfigFileUnreadableError extends PbsExportError {
     this.file = file;
   }
 }
+
+/**
+ * A CSV text that is not well-formed (a quote not closed, a quote inside an unquoted field, text
+ * after a closing quote). `line` is the file's line (1-based) and `field` the field's position in
+ * its record (0-based); `record` is how many records were read before it (the header counted).
+ */
+export class CsvSyntaxError extends PbsExportError {
+  readonly line: number;
+  readonly field: number;
+  readonly record: number;
+  readonly reason: string;
+
+  constructor(line: number, field: number, record: number, reason: string, options?: { cause?: unknown }) {
+    super('csv_syntax', `line ${line}, field ${field + 1}: ${reason}`, options);
+    this.line = line;
+    this.field = field;
+    this.record = record;
+    this.reason = reason;
+  }
+}

@@ -24,7 +24,7 @@ export {
   StaleAdjustmentsError,
   UnknownReferenceError,
 } from './errors.ts';
-export { HEADER_ALIASES, importLotsCsv, parseCsvRecords } from './lots-csv.ts';
+export { HEADER_ALIASES, importLotsCsv } from './lots-csv.ts';
 export { ADJUSTMENTS_PREFIX, createS3AdjustmentsStore, type S3AdjustmentsStoreOptions } from './s3-store.ts';
 export * from './schema.ts';
 export {

@@ -37,4 +37,24 @@ describe('importLotsCsv', () => {
       /lots CSV row 0, column cost: no such column in the header/,
     );
   });
+
+  it('refuses a quote left open in the last column, naming row, column and line, rather than swallow the rows after it', () => {
+    const csv =
+      'token,quantity,cost,acquired_at,account\nBTC,1,7000,2019-05-01,"cold\nETH,2,300,2020-01-01,hot\n';
+    expect(() => importLotsCsv(csv)).toThrow(
+      new LotsCsvError(
+        1,
+        'account',
+        'line 2: a quote opened on this line is not closed before the end of the file',
+      ),
+    );
+  });
+
+  it('refuses a quote inside an unquoted cell, naming row, column and line, rather than read on to the next quote', () => {
+    const csv =
+      'token,quantity,cost,acquired_at,account\r\nBTC,1,7000,2019-05-01,cold\r\n\r\nETH,2,300,2020-01-01,Bob"s\r\nSOL,3,30,2021-01-01,hot\r\n';
+    expect(() => importLotsCsv(csv)).toThrow(
+      new LotsCsvError(2, 'account', 'line 4: a quote inside a field that does not start with one'),
+    );
+  });
 });

@@ -4,6 +4,8 @@
  * {@link HEADER_ALIASES}). Amounts are plain decimals; dates ISO instants with an offset, or days
  * (`YYYY-MM-DD`, taken as midnight UTC). Each error names the row and the column.
  */
+import { type CsvRecord, readCsvRecords } from '../csv-records.ts';
+import { CsvSyntaxError } from '../errors.ts';
 import { LotsCsvError } from './errors.ts';
 import { type Lot, lotSchema } from './schema.ts';
 
@@ -40,36 +42,22 @@ function headerKey(header: string): string {
     .replace(/[\s_-]+/g, '');
 }
 
-/** The records of an RFC 4180 CSV text (quoted fields, doubled quotes, CRLF or LF), blank lines dropped. */
-export function parseCsvRecords(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = '';
-  let quoted = false;
-  const body = text.replace(/^\uFEFF/, '');
-  for (let i = 0; i < body.length; i += 1) {
-    const char = body[i] as string;
-    if (quoted) {
-      if (char !== '"') field += char;
-      else if (body[i + 1] === '"') {
-        field += '"';
-        i += 1;
-      } else quoted = false;
-    } else if (char === '"') quoted = true;
-    else if (char === ',') {
-      record.push(field);
-      field = '';
-    } else if (char === '\n' || char === '\r') {
-      if (char === '\r' && body[i + 1] === '\n') i += 1;
-      record.push(field);
-      if (record.some((cell) => cell !== '')) records.push(record);
-      record = [];
-      field = '';
-    } else field += char;
+/**
+ * The records of the lots CSV (csv-parse: RFC 4180, BOM, CRLF or LF, blank lines dropped, cells
+ * trimmed). A text that is not well-formed CSV throws `LotsCsvError` naming the row, the
+ * column (as the header names it) and the line.
+ */
+function lotsRecords(text: string): string[][] {
+  let records: CsvRecord[];
+  try {
+    records = readCsvRecords(text);
+  } catch (error) {
+    if (!(error instanceof CsvSyntaxError)) throw error;
+    const header = error.record > 0 ? readCsvRecords(text, { to: 1 })[0]?.cells : undefined;
+    const column = header?.[error.field] ?? (error.record === 0 ? '(header)' : `(field ${error.field + 1})`);
+    throw new LotsCsvError(error.record, column, `line ${error.line}: ${error.reason}`, { cause: error });
   }
-  record.push(field);
-  if (record.some((cell) => cell !== '')) records.push(record);
-  return records;
+  return records.map((record) => record.cells);
 }
 
 /** An ISO instant with offset, or a day taken as its midnight UTC; `null` when neither. */
@@ -85,7 +73,7 @@ function instantOf(text: string): string | null {
  * cell, an amount that is no plain decimal or a date that is no ISO instant or day.
  */
 export function importLotsCsv(text: string): Lot[] {
-  const [header, ...rows] = parseCsvRecords(text);
+  const [header, ...rows] = lotsRecords(text);
   if (header === undefined) throw new LotsCsvError(0, '(header)', 'the file is empty');
   const at = new Map<string, number>();
   header.forEach((name, index) => {

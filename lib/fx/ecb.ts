@@ -13,8 +13,9 @@
  *
  * Every rate is units of the currency per 1 EUR, kept exactly as published.
  */
+import { readCsvRecords } from '../csv-records.ts';
 import type { ParsedRates, RatePeriod } from './table.ts';
-import { csvRecords, dayText, rateText, xmlElements } from './text.ts';
+import { dayText, rateText, xmlElements } from './text.ts';
 
 /** Whether `text` looks like one of the ECB's CSV files (its first cell is `Date`). */
 export function isEcbCsv(text: string): boolean {
@@ -28,13 +29,12 @@ export function isEcbXml(text: string): boolean {
 
 /** Parses an ECB CSV file (history or daily). Throws an `Error` naming the line at fault. */
 export function parseEcbCsv(text: string): ParsedRates {
-  const [header, ...rows] = csvRecords(text.replace(/^\uFEFF/, ''));
-  if (header === undefined || header[0]?.trim() !== 'Date')
+  const [header, ...rows] = readCsvRecords(text);
+  if (header === undefined || header.cells[0]?.trim() !== 'Date')
     throw new Error('the first line is not the "Date,USD,…" header');
-  const currencies = header.slice(1).map((cell) => cell.trim());
+  const currencies = header.cells.slice(1).map((cell) => cell.trim());
   const periods: RatePeriod[] = [];
-  rows.forEach((row, index) => {
-    const line = index + 2;
+  for (const { cells: row, line } of rows) {
     const day = dayText(row[0] ?? '');
     if (day === null) throw new Error(`line ${line}: ${JSON.stringify(row[0] ?? '')} is not a date`);
     if (
@@ -56,11 +56,11 @@ export function parseEcbCsv(text: string): ParsedRates {
       rates.set(currency, rate);
     });
     periods.push({ first: day, last: day, rates });
-  });
+  }
   if (periods.length === 0) throw new Error('no line of rates under the header');
   return {
     source: 'ecb',
-    format: /^\d{4}-/.test(rows[0]?.[0] ?? '') ? 'ecb-hist-csv' : 'ecb-daily-csv',
+    format: /^\d{4}-/.test(rows[0]?.cells[0] ?? '') ? 'ecb-hist-csv' : 'ecb-daily-csv',
     periods,
   };
 }

@@ -193,6 +193,25 @@ describe('parseRatesFile', () => {
     );
   });
 
+  it("names the file's own line of a bad rate, a blank line and a territory list broken over two lines counted", () => {
+    const broken = `Country/Territories,Currency,Currency Code,Currency Units per £1,Start date,End date
+"EC,SV,
+US",Dollar,USD,1.2766,2024-07-01,2024-07-31
+
+"AT,BE,DE",Euro,EUR,-1.1834,2024-07-01,2024-07-31
+`;
+    expect(() => parseRatesFile(file('july.csv', broken))).toThrow(
+      /rates file july\.csv: line 5: EUR has no currency code and positive rate/,
+    );
+  });
+
+  it('refuses a quote that is not closed, naming the file and the line it opens on, rather than read the rest as one cell', () => {
+    const open = HMRC_TARIFF_CSV.replace('"AT,BE,DE"', '"AT,BE,DE');
+    expect(() => parseRatesFile(file('july.csv', open))).toThrow(
+      'rates file july.csv: line 3, field 1: a quote opened on this line is not closed before the end of the file',
+    );
+  });
+
   it('refuses one currency published twice with different rates in one HMRC month', () => {
     const twice = HMRC_XML.replace(
       '<rateNew>1.2522</rateNew>\n  </exchangeRate>\n</',

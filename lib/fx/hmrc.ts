@@ -14,8 +14,9 @@
  * Every rate is currency units per £1, kept exactly as published. A currency used by several
  * countries appears once per country; its rates must agree.
  */
+import { readCsvRecords } from '../csv-records.ts';
 import type { ParsedRates, RatePeriod } from './table.ts';
-import { csvRecords, dayText, rateText, xmlElements } from './text.ts';
+import { dayText, rateText, xmlElements } from './text.ts';
 
 /** Whether `text` looks like HMRC's monthly XML. */
 export function isHmrcXml(text: string): boolean {
@@ -65,8 +66,8 @@ export function parseHmrcXml(text: string): ParsedRates {
 
 /** Parses either of HMRC's monthly CSV layouts; a file may hold several months. */
 export function parseHmrcCsv(text: string): ParsedRates {
-  const [header, ...rows] = csvRecords(text.replace(/^\uFEFF/, ''));
-  const names = (header ?? []).map((cell) => cell.trim());
+  const [header, ...rows] = readCsvRecords(text);
+  const names = (header?.cells ?? []).map((cell) => cell.trim());
   const column = (name: string) => names.indexOf(name);
   const tariff = column('Currency Units per £1') !== -1;
   const [codeAt, rateAt] = tariff
@@ -74,8 +75,8 @@ export function parseHmrcCsv(text: string): ParsedRates {
     : [column('currencyCode'), column('rateNew')];
   if (codeAt === -1 || rateAt === -1) throw new Error('the header names no currency code and rate columns');
   const months = new Map<string, RatePeriod & { rates: Map<string, string> }>();
-  rows.forEach((row, index) => {
-    const where = `line ${index + 2}`;
+  for (const { cells: row, line } of rows) {
+    const where = `line ${line}`;
     const span = tariff
       ? checkedSpan(row[column('Start date')] ?? '', row[column('End date')] ?? '', where)
       : periodOf(row[column('Period')] ?? '');
@@ -83,7 +84,7 @@ export function parseHmrcCsv(text: string): ParsedRates {
     const month = months.get(key) ?? { ...span, rates: new Map<string, string>() };
     months.set(key, month);
     addRate(month.rates, (row[codeAt] ?? '').trim(), rateText(row[rateAt] ?? ''), where);
-  });
+  }
   if (months.size === 0) throw new Error('no line of rates under the header');
   return { source: 'hmrc', format: tariff ? 'hmrc-tariff-csv' : 'hmrc-csv', periods: [...months.values()] };
 }

@@ -1,40 +1,9 @@
 /**
- * The little reading the published rate files need: CSV records (RFC 4180 quoting, as HMRC's
- * files quote a list of territories) and the elements of a flat XML document (the ECB's and
- * HMRC's files: no mixed content, no CDATA). Reading stays in this folder so it stays pure.
+ * The little reading the published rate files need beyond their CSV records (read by csv-parse,
+ * `lib/csv-records.ts`): the elements of a flat XML document (the ECB's and HMRC's files: no
+ * mixed content, no CDATA), rates and days as written. Reading stays pure: no disk, no network.
  */
 import { parseDecimal, signDecimal } from '../domain/index.ts';
-
-/** The records of a CSV text (`,` separated; `"` quotes, `""` inside quotes); blank lines dropped. */
-export function csvRecords(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i += 1;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      record.push(field);
-      field = '';
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i += 1;
-      record.push(field);
-      if (record.some((cell) => cell.trim() !== '')) records.push(record);
-      record = [];
-      field = '';
-    } else field += c;
-  }
-  record.push(field);
-  if (record.some((cell) => cell.trim() !== '')) records.push(record);
-  return records;
-}
 
 /** One element of a flat XML document: its name (prefix kept), attributes and text. */
 export interface XmlElement {

@@ -1,5 +1,5 @@
 /**
- * The part of archiver 5.3.2 that `archive.ts` uses. `@types/archiver` is not installed (the
+ * The part of archiver 5.3.2 that `archive.ts` and the XLSX writer (`writers/xlsx-book.ts`) use. `@types/archiver` is not installed (the
  * shared install is not changed for it), so this declares only what the project calls.
  */
 declare module 'archiver' {
@@ -7,9 +7,11 @@ declare module 'archiver' {
 
   interface EntryData {
     name: string;
+    /** The entry's modification time (default: now). */
+    date?: Date;
   }
 
-  interface Archiver extends Transform {
+  export interface Archiver extends Transform {
     append(source: Readable | Buffer | string, data: EntryData): this;
     finalize(): Promise<void>;
     abort(): this;
@@ -19,6 +21,6 @@ declare module 'archiver' {
     on(event: string, listener: (...args: unknown[]) => void): this;
   }
 
-  function archiver(format: 'zip', options?: { zlib?: { level?: number } }): Archiver;
+  function archiver(format: 'zip', options?: { zlib?: { level?: number }; highWaterMark?: number }): Archiver;
   export default archiver;
 }

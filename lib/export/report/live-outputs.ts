@@ -50,7 +50,7 @@ export function createLiveOutputs(options: {
     result: Promise<LiveFile | null>;
     rest: (sheets: (() => AsyncIterable<TableSource>) | Error) => void;
   } | null = null;
-  // The workbook's thread starts now, so that loading exceljs overlaps the fetch rather than
+  // The workbook's thread starts now, so that starting it overlaps the fetch rather than
   // delaying the first rows; a run that never opens the workbook ends it (see `dropWorker`).
   const started: StartedWorker | undefined =
     options.formats.includes('xlsx') && options.xlsx?.thread !== 'same-thread'

@@ -1,14 +1,40 @@
-import type { Writable } from 'node:stream';
-import type ExcelJS from 'exceljs';
-import type { Style, Worksheet } from 'exceljs';
-import { outputClosed, type PacingStats, type StreamInternals, XlsxPacer } from './xlsx-pacing.ts';
-import { type ExcelHelpers, loadHelpers, RowXml } from './xlsx-rows.ts';
+import { PassThrough, type Writable } from 'node:stream';
+import type { Archiver } from 'archiver';
+import { EntryPacer, outputClosed, type PacingStats } from './xlsx-pacing.ts';
+import { kindOf, type SheetLayout, type SheetValue, SheetXml } from './xlsx-sheet.ts';
+import { type CellStyle, StyleSheet } from './xlsx-styles.ts';
+import { THEME_XML } from './xlsx-theme.ts';
+import {
+  appXml,
+  contentTypesXml,
+  coreXml,
+  type PackageSheet,
+  rootRelsXml,
+  workbookRelsXml,
+  workbookXml,
+} from './xlsx-xml.ts';
 
 /**
- * The exceljs half of the XLSX writer: takes sheets and rows whose cells are already worked out
+ * The XML-and-zip half of the XLSX writer: takes sheets and rows whose cells are already worked out
  * (values, style ids, row heights: `writeXlsx` does that) and streams them into a workbook. It runs
  * on a worker thread (`xlsx-worker.ts`) or on the caller's thread; what it is told, in the wire
  * format below (primitives only, so it crosses a thread by structured clone), is the same either way.
+ *
+ * The workbook's parts are written here, not by exceljs, for three reasons, each of which needed
+ * exceljs's private internals (an upgrade could break them silently, issue #38):
+ * - **Memory.** exceljs's streaming writer applies no backpressure and shows no public sign of how
+ *   much XML waits for its zip (591 MB of RSS at 600k rows unpaced): pacing it meant reading its
+ *   sheets' streams and its zip's buffers. Here each sheet is a zip entry of this writer's own, a
+ *   stream whose `write` says when to wait (`EntryPacer`).
+ * - **Speed.** exceljs builds a Row and a Cell object per cell and works out each cell's style;
+ *   writing a data row's XML directly took the writer from 4.4–5.4 to 2.9–3.0 CPU-s per 100k
+ *   rows, and needed its row counter, pending rows and style registry to do it.
+ * - **Tab order.** A sheet written last may be listed first (the Read me): exceljs lists sheets in
+ *   the order of a private array.
+ * The parts are exceljs 4.4's, byte for byte (`xlsx-book.test.ts` compares every part with what
+ * exceljs's own streaming writer writes through its public API), but for `lastModifiedBy`, which
+ * names the creator rather than ExcelJS, and apostrophes in a sheet name, which the print titles'
+ * reference doubles (`'Bob''s'!$1:$1`; exceljs writes an invalid reference). The zip is archiver's.
  */
 
 /** A cell value as it crosses threads: dates are epoch milliseconds (their style says `date`). */
@@ -17,22 +43,12 @@ export type WireValue = string | number | null | { richText: { text: string }[] 
 /** A cell style, by id: `date` marks the style of date cells, whose values are milliseconds. */
 export interface WireStyle {
   id: number;
-  style: Partial<Style>;
+  style: CellStyle;
   date: boolean;
 }
 
-/** What a new sheet needs: its name and the exceljs options, header and column widths. */
-export interface SheetStart {
-  name: string;
-  widths: number[];
-  pageSetup: Partial<ExcelJS.PageSetup>;
-  headerFooter: Partial<ExcelJS.HeaderFooter>;
-  autoFilterColumns: number;
-  header: WireValue[];
-  headerAlignments: Partial<ExcelJS.Alignment>[];
-  /** Height of the header row in points, or 0 for the default. */
-  headerHeight: number;
-}
+/** What a new sheet needs: its name, page setup, header and column widths. */
+export type SheetStart = SheetLayout;
 
 /**
  * Rows of the current sheet, flat: `width` values a row, and in `layout` each row's height (0:
@@ -52,66 +68,72 @@ export interface BookProps {
   created: number;
 }
 
-/** How {@link XlsxBook.open} loads exceljs: its writer class, and the helpers of the row writer (`RowXml`). */
-export interface BookLoaders {
-  writer?: () => Promise<WorkbookWriterClass>;
-  /** null: exceljs writes every row itself. */
-  helpers?: (() => Promise<ExcelHelpers>) | null;
+/** Characters of sheet XML gathered before they are written into the sheet's zip entry at once. */
+const CHUNK_CHARS = 64 * 1024;
+
+/**
+ * Bytes each side of a sheet's zip entry (a PassThrough) buffers before the writer waits: a chunk
+ * each, so the XML of the next rows is worked out while the last chunk is being compressed. The
+ * zip reads an entry only once it has finished the earlier ones: a new sheet's first rows wait for
+ * that too.
+ */
+const ENTRY_BYTES = 64 * 1024;
+
+/**
+ * Bytes the zip's output buffers for `out`: archiver's default (1 MiB) would let that much wait
+ * whenever `out` is slow, beside what waits in the entry.
+ */
+const ZIP_BUFFER_BYTES = 32 * 1024;
+
+/** A sheet being written: its XML writer, its zip entry, and the XML not yet written into it. */
+interface OpenSheet {
+  xml: SheetXml;
+  entry: PassThrough;
+  pending: string;
 }
 
-/** exceljs's streaming workbook writer (`ExcelJS.stream.xlsx.WorkbookWriter`). */
-export type WorkbookWriterClass = typeof ExcelJS.stream.xlsx.WorkbookWriter;
-
-/** The streaming writer through exceljs's package entry (which loads all of exceljs). */
-async function loadFromPackage(): Promise<WorkbookWriterClass> {
-  return (await import('exceljs')).default.stream.xlsx.WorkbookWriter;
+/** A style the book was told of, and its index in the workbook once a cell used it. */
+interface KnownStyle {
+  style: CellStyle;
+  date: boolean;
+  index: number | undefined;
 }
 
-/** Sheet bytes allowed to wait in memory for the zip to reach a new sheet's entry. */
-const MAX_UNZIPPED_SHEET_BYTES = 1 << 20;
-
-/** One workbook being streamed into `out` by exceljs, paced on `out`'s and the zip's drain. */
+/** One workbook being streamed into `out`, paced on the zip's and `out`'s drain. */
 export class XlsxBook {
-  private readonly workbook: ExcelJS.stream.xlsx.WorkbookWriter;
-  private readonly zip: StreamInternals;
-  private readonly pacer: XlsxPacer;
-  private readonly outFailed: Promise<never>;
-  private readonly styles: { style: Partial<Style>; date: boolean }[] = [];
-  private worksheet: Worksheet | undefined;
-
-  private readonly rowXml: RowXml | undefined;
+  private readonly pacer: EntryPacer;
+  private readonly failed: Promise<never>;
+  private readonly styleSheet = new StyleSheet();
+  private readonly styles: KnownStyle[] = [];
+  private readonly sheets: PackageSheet[] = [];
+  private readonly created: Date;
+  private current: OpenSheet | undefined;
+  /** One row's values and style indexes, filled anew for each row. */
+  private values: SheetValue[] = [];
+  private indexes: number[] = [];
 
   /**
-   * Opens a workbook on `out`. exceljs is loaded here, not with this module: a main thread whose
-   * workbooks the worker writes never loads it (about 30 MB of RSS). `load.helpers` null has
-   * exceljs write every row itself (tests: the data rows' XML is the same).
+   * Opens a workbook on `out`. archiver is loaded here, not with this module: a main thread whose
+   * workbooks the worker writes never loads it.
    */
-  static async open(out: Writable, props: BookProps, load: BookLoaders = {}): Promise<XlsxBook> {
-    const [Writer, helpers] = await Promise.all([
-      (load.writer ?? loadFromPackage)(),
-      load.helpers === null ? undefined : (load.helpers ?? loadHelpers)(),
-    ]);
-    return new XlsxBook(Writer, out, props, helpers);
+  static async open(out: Writable, props: BookProps): Promise<XlsxBook> {
+    const { default: archiver } = await import('archiver');
+    return new XlsxBook(archiver('zip', { highWaterMark: ZIP_BUFFER_BYTES }), out, props);
   }
 
   private constructor(
-    Writer: WorkbookWriterClass,
+    private readonly zip: Archiver,
     private readonly out: Writable,
-    props: BookProps,
-    helpers: ExcelHelpers | undefined,
+    private readonly props: BookProps,
   ) {
-    this.rowXml = helpers === undefined ? undefined : new RowXml(helpers);
-    this.workbook = new Writer({
-      stream: out,
-      useSharedStrings: false,
-      useStyles: true,
-    });
-    this.workbook.creator = props.creator;
-    this.workbook.created = new Date(props.created);
-    this.workbook.modified = this.workbook.created;
-    this.zip = (this.workbook as unknown as { zip: StreamInternals }).zip;
-    this.pacer = new XlsxPacer(this.zip, out, MAX_UNZIPPED_SHEET_BYTES);
-    this.outFailed = failure(out);
+    this.created = new Date(props.created);
+    this.failed = failure(out, zip);
+    // A failure also ends the wait of a sheet's full entry (its drain would never come).
+    this.failed.catch((error: unknown) => this.current?.entry.destroy(error as Error));
+    this.pacer = new EntryPacer(zip, out);
+    zip.pipe(out);
+    this.append(THEME_XML, 'xl/theme/theme1.xml');
+    this.append(rootRelsXml(), '_rels/.rels');
   }
 
   /** Pacing statistics so far. */
@@ -119,112 +141,112 @@ export class XlsxBook {
     return this.pacer.stats;
   }
 
-  /** Commits the current sheet (if any) and starts `sheet` with its header row. */
+  /** Ends the current sheet (if any) and starts `sheet` with its header row. */
   startSheet(sheet: SheetStart): void {
     this.endSheet();
-    const worksheet = this.workbook.addWorksheet(sheet.name, {
-      views: [{ state: 'frozen', ySplit: 1 }],
-      pageSetup: sheet.pageSetup,
-      headerFooter: sheet.headerFooter,
-    });
-    worksheet.columns = sheet.widths.map((width) => ({ width }));
-    worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: sheet.autoFilterColumns } };
-    const header = worksheet.addRow(sheet.header);
-    header.font = { bold: true };
-    sheet.headerAlignments.forEach((alignment, i) => {
-      header.getCell(i + 1).alignment = alignment;
-    });
-    if (sheet.headerHeight > 0) header.height = sheet.headerHeight;
-    header.commit();
-    this.rowXml?.reset();
-    this.worksheet = worksheet;
+    const id = this.sheets.length + 1;
+    const xml = new SheetXml(sheet, this.styleSheet);
+    this.sheets.push(xml.packageSheet(id));
+    const entry = new PassThrough({ highWaterMark: ENTRY_BYTES });
+    // Destroyed with the workbook's failure, which `failed` reports: a wait for its drain ends then.
+    entry.on('error', () => {});
+    this.append(entry, `xl/worksheets/sheet${id}.xml`);
+    this.current = { xml, entry, pending: xml.open() };
   }
 
-  /** Commits the current sheet, if any: its XML is complete. */
+  /** Ends the current sheet, if any: its XML is complete. */
   endSheet(): void {
-    this.worksheet?.commit();
-    this.worksheet = undefined;
+    const sheet = this.current;
+    if (sheet === undefined) return;
+    this.current = undefined;
+    sheet.entry.end(sheet.pending + sheet.xml.close());
   }
 
   /** Writes a batch of rows into the current sheet; resolves once the pipeline can take more. */
   async addRows(batch: RowBatch): Promise<void> {
-    for (const { id, style, date } of batch.styles) this.styles[id] = { style, date };
-    const worksheet = this.worksheet;
-    if (worksheet === undefined) throw new Error('rows before a sheet');
+    for (const { id, style, date } of batch.styles) this.styles[id] = { style, date, index: undefined };
+    const sheet = this.current;
+    if (sheet === undefined) throw new Error('rows before a sheet');
     const { width, layout } = batch;
+    const { values, indexes } = this;
+    values.length = width;
+    indexes.length = width;
     for (let at = 0, row = 0; at < layout.length; at += 1 + width, row += width) {
-      const values: (WireValue | Date)[] = new Array(width);
-      const styles: Partial<Style>[] = new Array(width);
+      const height = layout[at] as number;
+      let hasValues = false;
       for (let i = 0; i < width; i += 1) {
         const value = batch.values[row + i] as WireValue;
-        const style = this.styles[layout[at + 1 + i] as number];
-        values[i] = style?.date === true && typeof value === 'number' ? new Date(value) : value;
-        // Empty cells too: exceljs gives each new cell a style object of its own, which it cannot
-        // recognise and works out again.
-        styles[i] = style?.style ?? {};
+        const known = this.styles[layout[at + 1 + i] as number];
+        values[i] = known?.date === true && typeof value === 'number' ? new Date(value) : value;
+        if (value !== null) hasValues = true;
       }
-      const height = layout[at] as number;
-      if (this.rowXml?.write(worksheet, { values, styles, height }) !== true) {
-        this.addRow(worksheet, values, styles, height);
+      // A row without values or height is left out, and the styles of its cells are not registered.
+      if (hasValues || height !== 0) {
+        for (let i = 0; i < width; i += 1)
+          indexes[i] = this.indexOf(layout[at + 1 + i] as number, values[i] as SheetValue);
       }
-      await this.pacer.afterRow(worksheet);
+      sheet.pending += sheet.xml.row(values, indexes, height);
+      if (sheet.pending.length >= CHUNK_CHARS) {
+        const chunk = sheet.pending;
+        sheet.pending = '';
+        await this.pacer.write(sheet.entry, chunk);
+      }
     }
   }
 
-  /** One row written by exceljs itself. */
-  private addRow(
-    worksheet: Worksheet,
-    values: readonly (WireValue | Date)[],
-    styles: readonly Partial<Style>[],
-    height: number,
-  ): void {
-    const added = worksheet.addRow(values as unknown[]);
-    styles.forEach((style, i) => {
-      added.getCell(i + 1).style = style;
-    });
-    if (height > 0) added.height = height;
-    added.commit();
-  }
-
   /**
-   * Commits the last sheet, lists the sheets named in `front` first (tab order only) and finishes
-   * the workbook; resolves once `out` has finished.
+   * Ends the last sheet, lists the sheets named in `front` first (tab order only: each keeps its
+   * part and `sheetId`) and finishes the workbook; resolves once `out` has finished.
    */
   async finish(front: readonly string[]): Promise<PacingStats> {
     this.endSheet();
-    if (front.length > 0) listFirst(this.workbook, new Set(front));
-    await Promise.race([this.workbook.commit(), this.outFailed]);
+    const first = new Set(front);
+    const sheets = [
+      ...this.sheets.filter((sheet) => first.has(sheet.name)),
+      ...this.sheets.filter((sheet) => !first.has(sheet.name)),
+    ];
+    this.append(contentTypesXml(sheets), '[Content_Types].xml');
+    this.append(appXml(sheets), 'docProps/app.xml');
+    this.append(coreXml(this.props.creator, this.created), 'docProps/core.xml');
+    this.append(this.styleSheet.xml(), 'xl/styles.xml');
+    this.append(workbookRelsXml(sheets), 'xl/_rels/workbook.xml.rels');
+    this.append(workbookXml(sheets), 'xl/workbook.xml');
+    const finished = new Promise<void>((resolve) => this.out.once('finish', resolve));
+    await Promise.race([this.zip.finalize().then(() => finished), this.failed]);
     return this.pacer.stats;
   }
 
-  /** Gives up: archiver may still emit into the dead pipe; the caller reports `error`. */
+  /** Gives up: the zip may still emit into the dead pipe; the caller reports `error`. */
   abort(error: unknown): void {
+    const reason = error instanceof Error ? error : new Error(String(error));
     this.zip.on('error', () => {});
-    this.out.destroy(error instanceof Error ? error : new Error(String(error)));
+    this.current?.entry.destroy(reason);
+    this.out.destroy(reason);
+  }
+
+  /** The workbook's index of the style with wire id `id`, registered when a cell first uses it. */
+  private indexOf(id: number, value: SheetValue): number {
+    const known = this.styles[id];
+    if (known === undefined) return 0;
+    known.index ??= this.styleSheet.id(known.style, kindOf(value));
+    return known.index;
+  }
+
+  /** Adds a part to the zip, dated as the workbook was created (the same bytes each time). */
+  private append(content: string | PassThrough, name: string): void {
+    this.zip.append(content, { name, date: this.created });
   }
 }
 
-/**
- * Moves the sheets named in `front` to the front of the workbook's sheet list (its tab order):
- * exceljs lists sheets in the order of its internal array, and names each sheet's file and
- * relationship by the sheet's id, so reordering the array before `commit()` moves the tab only.
- */
-function listFirst(workbook: ExcelJS.stream.xlsx.WorkbookWriter, front: ReadonlySet<string>): void {
-  const internals = workbook as unknown as { _worksheets: ({ name: string } | undefined)[] };
-  const sheets = internals._worksheets.filter((sheet) => sheet !== undefined);
-  internals._worksheets = [
-    ...sheets.filter((sheet) => front.has(sheet.name)),
-    ...sheets.filter((sheet) => !front.has(sheet.name)),
-  ];
-}
-
-/** A promise that rejects once `out` errors or closes early (exceljs would otherwise hang). */
-function failure(out: Writable): Promise<never> {
+/** A promise that rejects once `out` errors or closes early, or the zip fails. */
+function failure(out: Writable, zip: Archiver): Promise<never> {
   const failed = new Promise<never>((_, reject) => {
     out.once('error', reject);
     out.once('close', () => {
       if (!out.writableFinished) reject(outputClosed());
     });
+    // Not `once`: archiver may report a second error (a destroyed entry), which must not be uncaught.
+    zip.on('error', reject);
   });
   failed.catch(() => {});
   return failed;

@@ -174,7 +174,7 @@ export function toSheetText(text: string): string {
 /**
  * OOXML's escape of characters XML 1.0 cannot carry (ST_Xstring): `_xHHHH_`, decoded back by
  * Excel, LibreOffice and exceljs. Used for C0 controls except tab and LF, for CR (which XML
- * parsers turn into LF), DEL (which exceljs drops), and for every `_` that starts text looking
+ * parsers turn into LF), DEL (which the sheet's XML escape drops), and for every `_` that starts text looking
  * like an escape (`_x0041_` is written `_x005F_x0041_`, so it is not read back as `A`).
  */
 export function encodeSheetText(text: string): string {
@@ -190,8 +190,8 @@ const PLAIN_TEXT = /^[!-%'-^`-~](?:[ -%'-^`-~]*[!-%'-^`-~])?$/;
 const SHEET_ESCAPES = /[\u0000-\u0008\u000b-\u001f\u007f]|_(?=x[0-9A-Fa-f]{4}_)/g;
 
 /**
- * The exceljs value of a text cell. Text that needs no escape is a plain string. Text with escapes,
- * edge whitespace or an entity-like `&name;` is a one-run rich text, which exceljs writes as an
+ * The sheet value of a text cell. Text that needs no escape is a plain string. Text with escapes,
+ * edge whitespace or an entity-like `&name;` is a one-run rich text, which the sheet writes as an
  * inline string (`<is><t>`, with xml:space="preserve"): there `_xHHHH_` escapes are decoded, edge
  * whitespace is kept (LibreOffice trims plain `t="str"` values) and the text is not entity-decoded
  * a second time (exceljs's reader turns a plain value's `&amp;` into `&`).

@@ -1,104 +1,64 @@
 import type { Writable } from 'node:stream';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import type { Worksheet } from 'exceljs';
 import { PbsExportError } from '../../../errors.ts';
-
-/**
- * exceljs 4.4 internals the pacer reads (lib/stream/xlsx/, archiver 5): each worksheet writes its
- * XML into a `StreamBuf` (`worksheet.stream`, 64 KiB batches) whose `write` ignores backpressure;
- * `zip.append` wraps it at once in a readable-stream `PassThrough` (`stream.pipes[0]`), which the
- * zip reads with real backpressure when it reaches that entry and pipes through deflate and
- * archiver into the caller's `out`. So rows pile up in that PassThrough's write buffer whenever
- * `out` is slow or an earlier sheet is still being zipped: its `needDrain` is the signal to wait.
- * readable-stream 2/3 lack `writableNeedDrain`, hence the `_writableState` reads.
- */
-interface SheetStreamInternals {
-  pipes?: StreamInternals[];
-  buffers?: { length: number }[];
-}
-
-/** A Node or readable-stream stream's buffer state. */
-export interface StreamInternals extends NodeJS.EventEmitter {
-  _writableState?: { length: number; needDrain: boolean };
-  _readableState?: { length: number };
-}
 
 /** Pacing statistics, returned for logs/metrics and asserted by tests. */
 export interface PacingStats {
   /** How many times the writer waited for a stream to drain before writing more rows. */
   waits: number;
-  /** Largest number of bytes seen buffered between the worksheet and `out` (inclusive). */
+  /** Largest number of bytes seen buffered between the sheet's XML and `out` (inclusive). */
   peakBufferedBytes: number;
 }
 
-/**
- * Sheet bytes that may wait in the zip's entry for deflate: a few of exceljs's 64 KiB batches, so
- * the XML of the next rows is worked out while the last batch is being compressed. Waiting as soon
- * as the entry's 16 KiB buffer was full (after every batch) made the two take turns.
- */
-const MAX_ENTRY_BYTES = 128 * 1024;
+/** What the pacer reads of a stream: the public buffer lengths of Node's (and readable-stream's) streams. */
+interface Buffered {
+  readonly writableLength?: number;
+  readonly readableLength?: number;
+}
 
-/** Adds the backpressure exceljs's streaming writer lacks: call `afterRow` after each `row.commit()`. */
-export class XlsxPacer {
+/**
+ * Writes a sheet's XML into its zip entry with backpressure. The entry is a stream of this
+ * writer's own that the zip (archiver) pipes through deflate into `out` once it reaches that
+ * entry, so a full entry (`write` returns false) is the signal to wait: for deflate, for `out`
+ * (which the zip's pipe waits for), or for the zip to finish an earlier entry. Only public
+ * stream state is read.
+ */
+export class EntryPacer {
   readonly stats: PacingStats = { waits: 0, peakBufferedBytes: 0 };
-  /** The entry's buffered bytes when this thread last let the zip run (see `afterRow`). */
-  private handedOver = 0;
 
   constructor(
-    private readonly zip: StreamInternals,
+    private readonly zip: Buffered,
     private readonly out: Writable,
-    /** Sheet bytes allowed to wait for the zip to reach the entry. */
-    private readonly maxUnzippedBytes: number,
   ) {}
 
-  /** Resolves once the pipeline can take more; rejects if `out` or the entry fails or closes. */
-  async afterRow(worksheet: Worksheet): Promise<void> {
-    const sheet = (worksheet as unknown as { stream: SheetStreamInternals }).stream;
-    for (;;) {
-      // exceljs keeps writing into a dead pipe without complaint: stop at the next row instead.
-      if (this.out.destroyed) throw this.out.errored ?? outputClosed();
-      const entry = sheet.pipes?.[0];
-      const sheetBytes = (sheet.buffers ?? []).reduce((sum, b) => sum + b.length, 0);
-      this.record(sheetBytes, entry);
-      const entryBytes = entry?._writableState?.length ?? 0;
-      if (this.out.writableNeedDrain) {
-        await this.wait(this.out);
-      } else if (entry?._writableState?.needDrain && entryBytes > MAX_ENTRY_BYTES) {
-        await this.wait(entry);
-      } else if (entry === undefined && sheetBytes > this.maxUnzippedBytes) {
-        // The zip is still finishing earlier entries and `out` is keeping up: nothing to listen
-        // to but archiver's own scheduling, which runs on macrotasks.
-        this.stats.waits += 1;
-        await nextMacrotask();
-      } else {
-        if (entryBytes > this.handedOver) {
-          // A new batch of XML reached the entry: one turn of the event loop hands it to deflate
-          // (on libuv's pool) and takes in what deflate finished, which rows written back to back
-          // (microtasks only) would hold up until the next wait.
-          await nextMacrotask();
-        }
-        this.handedOver = entryBytes;
-        return;
-      }
+  /**
+   * Writes `xml` into `entry`; resolves once it can take more; rejects if `out` is gone, or if
+   * the entry errors or closes meanwhile (the workbook destroys it when `out` or the zip fails).
+   */
+  async write(entry: Writable, xml: string): Promise<void> {
+    // Rows are worked out faster than a dead pipe complains: stop at the next chunk instead.
+    if (this.out.destroyed) throw this.out.errored ?? outputClosed();
+    const more = entry.write(xml);
+    this.record(entry);
+    if (!more) {
+      this.stats.waits += 1;
+      await drained(entry);
+    } else {
+      // One turn of the event loop hands the chunk to deflate (on libuv's pool) and takes in what
+      // deflate finished, which rows written back to back would hold up until the next wait.
+      await nextMacrotask();
     }
   }
 
-  private record(sheetBytes: number, entry: StreamInternals | undefined): void {
+  private record(entry: Buffered): void {
+    const length = (stream: Buffered) => (stream.writableLength ?? 0) + (stream.readableLength ?? 0);
     const bytes =
-      sheetBytes +
-      (entry?._writableState?.length ?? 0) +
-      (entry?._readableState?.length ?? 0) +
-      (this.zip._writableState?.length ?? 0) +
-      (this.zip._readableState?.length ?? 0) +
+      length(entry) +
+      length(this.zip) +
       this.out.writableLength +
       // A worker's output (`PostedOutput`): the chunks posted to the main thread, not yet written.
       ((this.out as { unacknowledgedBytes?: number }).unacknowledgedBytes ?? 0);
     if (bytes > this.stats.peakBufferedBytes) this.stats.peakBufferedBytes = bytes;
-  }
-
-  private async wait(stream: NodeJS.EventEmitter): Promise<void> {
-    this.stats.waits += 1;
-    await drained(stream);
   }
 }
 

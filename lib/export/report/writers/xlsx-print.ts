@@ -1,4 +1,4 @@
-import type { PageSetup } from 'exceljs';
+import type { PageSetup } from './xlsx-sheet.ts';
 
 /**
  * Least print scale, in percent: the sheets' 11-point type prints at 8.25 points, above the least

@@ -3,7 +3,7 @@ import type { PacingStats } from './xlsx-pacing.ts';
 
 /** Messages from the main thread to the XLSX worker. */
 export type FromMain =
-  /** Start the workbook (the worker may have been started, and exceljs loaded, well before). */
+  /** Start the workbook (the worker may have been started, and its modules loaded, well before). */
   | { type: 'open'; props: BookProps }
   | { type: 'sheet'; sheet: SheetStart }
   | { type: 'rows'; batch: RowBatch }

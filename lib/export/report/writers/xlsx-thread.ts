@@ -12,7 +12,7 @@ import type { FromMain, ToMain } from './xlsx-thread-messages.ts';
 export const MAX_BATCH_CHARS = 256 * 1024;
 
 /**
- * Where a workbook's XML is written (the one seam between the two): by exceljs on a worker thread
+ * Where a workbook's XML and zip are written (the one seam between the two): on a worker thread
  * while this thread works out the cells ({@link WorkerBook}), or on this thread ({@link SameThreadBook}).
  */
 export interface BookWriter {
@@ -63,8 +63,8 @@ export async function openBook(out: Writable, props: BookProps, how: BookThread)
 }
 
 /**
- * A worker thread started before its workbook is opened, so that loading exceljs in it overlaps
- * the caller's other work (an export's fetch). It keeps no process alive while unused, and is
+ * A worker thread started before its workbook is opened, so that starting it (its isolate, its
+ * modules) overlaps the caller's other work (an export's fetch). It keeps no process alive while unused, and is
  * ended by a message: {@link StartedWorker.end} when it is not wanted after all.
  */
 export class StartedWorker {
@@ -106,7 +106,7 @@ export function startBookWorker(entry?: URL, endTimeoutMs?: number): StartedWork
   return module === undefined ? undefined : new StartedWorker(startWorker(module), endTimeoutMs);
 }
 
-/** The exceljs writer on this thread: rows one at a time, paced after each. */
+/** The workbook written on this thread: rows one at a time. */
 class SameThreadBook implements BookWriter {
   readonly batchRows = 1;
   constructor(private readonly book: XlsxBook) {}
@@ -131,18 +131,17 @@ class SameThreadBook implements BookWriter {
 const MAX_BATCHES_IN_FLIGHT = 4;
 
 /**
- * The worker's heap. Its live data is small (exceljs's streaming state, the paced XML and zip
- * buffers, at most {@link MAX_BATCHES_IN_FLIGHT} batches of at most {@link MAX_BATCH_CHARS}
+ * The worker's heap. Its live data is small (the styles, the paced XML and zip buffers, at most {@link MAX_BATCHES_IN_FLIGHT} batches of at most {@link MAX_BATCH_CHARS}
  * characters); left at V8's default, its garbage would pile up to ~50 MB more of the process's RSS
  * before being collected (100k transactions: 240 MB peak; 217 MB with these, 225 MB with twice).
- * Now that the worker writes data rows itself (no exceljs Row and Cell objects per row), its young
+ * With data rows written as XML directly (no Row and Cell objects per row), its young
  * generation is 2 MB, not 8: at 1M transactions, paired with 8 MB, peak RSS 233 against 240 MB for
  * 2 % more CPU (`npm run bench:cpu -- --transactions 1000000 --rounds 1 --modes export-xlsx`).
  */
 const WORKER_LIMITS = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 2 };
 
 /**
- * The exceljs writer on a worker thread. Row batches are acknowledged once written (at most
+ * The workbook written on a worker thread. Row batches are acknowledged once written (at most
  * {@link MAX_BATCHES_IN_FLIGHT} wait); zip chunks come back and are acknowledged once `out` can
  * take more; so memory stays bounded at both ends. Any failure (the worker's, `out`'s) rejects
  * every pending call with it, and the worker is told to end (it is never `terminate()`d).

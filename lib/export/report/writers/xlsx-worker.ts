@@ -2,14 +2,13 @@
  * Entry of the worker thread that writes a workbook (see `xlsx-thread.ts`): an {@link XlsxBook}
  * whose output is a stream of zip chunks posted back to the main thread, which writes them into the
  * real output and acknowledges each once that output can take more (its backpressure, carried here).
- * exceljs starts loading as the thread starts, before the workbook is opened (`open`). The thread
- * ends by itself: after the workbook, or when told to (`end`), it closes its port and lets its
- * event loop drain.
+ * The zip library starts loading as the thread starts, before the workbook is opened (`open`). The
+ * thread ends by itself: after the workbook, or when told to (`end`), it closes its port and lets
+ * its event loop drain.
  */
 import { parentPort } from 'node:worker_threads';
 import { XlsxBook } from './xlsx-book.ts';
 import { PostedOutput } from './xlsx-output.ts';
-import { loadHelpers } from './xlsx-rows.ts';
 import type { FromMain, ToMain } from './xlsx-thread-messages.ts';
 
 const port = parentPort;
@@ -17,13 +16,8 @@ if (port === null) throw new Error('xlsx-worker.ts runs as a worker thread only'
 
 const post = (message: ToMain, transfer?: ArrayBuffer[]) => port.postMessage(message, transfer);
 
-// The streaming writer's own module, the very class `ExcelJS.stream.xlsx.WorkbookWriter` is: the
-// package entry would also load exceljs's readers, CSV and browser parts (about 11 MB more RSS).
-// A failure to load is reported when the workbook is opened.
-const writerClass = import('exceljs/lib/stream/xlsx/workbook-writer.js').then((module) => module.default);
-writerClass.catch(() => {});
-const helpers = loadHelpers();
-helpers.catch(() => {});
+// A failure to load is reported when the workbook is opened (`XlsxBook.open` loads it again).
+import('archiver').catch(() => {});
 
 const output = new PostedOutput((message) =>
   message.type === 'chunk' ? post(message, [message.data.buffer as ArrayBuffer]) : post(message),
@@ -43,7 +37,7 @@ port.on('message', (message: FromMain) => {
 
 async function handle(message: Exclude<FromMain, { type: 'written' | 'end' }>): Promise<void> {
   if (message.type === 'open') {
-    book = await XlsxBook.open(output, message.props, { writer: () => writerClass, helpers: () => helpers });
+    book = await XlsxBook.open(output, message.props);
     return;
   }
   if (book === undefined) throw new Error(`${message.type} before the workbook was opened`);

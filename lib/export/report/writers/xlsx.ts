@@ -1,6 +1,4 @@
 import type { Writable } from 'node:stream';
-import type ExcelJS from 'exceljs';
-import type { Style } from 'exceljs';
 import type { Row, TableSource } from '../../../domain/table.ts';
 import { ValidationError } from '../../../errors.ts';
 import { checkRowLength, checkSpec } from './cells.ts';
@@ -29,6 +27,8 @@ import {
   pageSetup,
   wordWrappedLines,
 } from './xlsx-print.ts';
+import type { HeaderFooter } from './xlsx-sheet.ts';
+import type { CellStyle } from './xlsx-styles.ts';
 import { type BookWriter, MAX_BATCH_CHARS, openBook, type StartedWorker } from './xlsx-thread.ts';
 
 /** Excel's 1,048,576 rows minus the header row. */
@@ -58,7 +58,7 @@ export interface XlsxOptions {
    */
   firstSheet?: string;
   /**
-   * Where exceljs writes the XML and the zip: on a worker thread (default; this thread works out
+   * Where the XML and the zip are written: on a worker thread (default; this thread works out
    * the cells meanwhile) or on this one. The bytes are the same.
    */
   thread?: 'worker' | 'same-thread';
@@ -70,7 +70,7 @@ export interface XlsxOptions {
    */
   workerEndTimeoutMs?: number;
   /**
-   * A worker thread started ahead for this workbook ({@link startBookWorker}), with exceljs loaded
+   * A worker thread started ahead for this workbook ({@link startBookWorker}), with its zip library loaded
    * meanwhile; the workbook takes it (a new one is started if it was ended or taken already).
    */
   started?: StartedWorker;
@@ -98,7 +98,7 @@ export interface XlsxResult {
  * `<header> (exact)` text companion filled where the number is not exact; tables longer than
  * `maxRowsPerSheet` continue on `<title> (2)`, …. The caller must be consuming `out` already.
  * Wall times cannot tell apart the two instants of a DST fall-back hour; the CSV keeps offsets.
- * This thread works out every cell; exceljs writes the XML and the zip on a worker thread
+ * This thread works out every cell; the XML and the zip are written on a worker thread
  * (`xlsx-thread.ts`), fed in batches of rows. Memory stays flat: rows are paced on the zip's and
  * `out`'s drain (see `XlsxPacer`). `sheets` may be an async iterable, so a workbook can start
  * before its later tables exist.
@@ -216,10 +216,9 @@ async function writeTable(
     return result;
   };
 
-  // One style object per number format, shared by every cell that has it: exceljs remembers the
-  // style id of a style object it has seen, and works it out again (XML and all) for a new one.
-  // By wrap and number (an index of 0 to 3), then by number format ('' for none): no key built per
-  // cell. Each gets an id, and is sent to the book with the first batch that uses it.
+  // One style per number format, shared by every cell that has it: the book works out a style's
+  // XML once per id. By wrap and number (an index of 0 to 3), then by number format ('' for none):
+  // no key built per cell. Each gets an id, and is sent to the book with the first batch that uses it.
   const styles = [0, 1, 2, 3].map(() => new Map<string, number>());
   // In a sheet with wrapped text, every cell sits at the top of its (taller) row; a text of
   // several lines (a memo) wraps at its line breaks, which an unwrapped cell prints run together.
@@ -233,7 +232,7 @@ async function writeTable(
       const left = numFmt === DATETIME_FORMAT ? { horizontal: 'left' as const } : {};
       const across = number ? NUMBER_ALIGNMENT : left;
       const wrapping = topAligned || wrap ? { wrapText: wrap, vertical: 'top' as const } : {};
-      const style: Partial<Style> = {
+      const style: CellStyle = {
         ...(numFmt === undefined ? {} : { numFmt }),
         ...(topAligned || wrap || numFmt === DATETIME_FORMAT || number
           ? { alignment: { ...across, ...wrapping } }
@@ -360,9 +359,9 @@ function columnWidths(columns: SheetColumn[], sample: readonly Row[], max: numbe
         : 8;
     // A number must fit whatever the cap: past it, it would show as `###`.
     const width = Math.min(Math.max(longest + 2, floor), isNumber ? MAX_EXCEL_WIDTH : max);
-    // exceljs leaves a column of its default width (9) out of the file, which then prints at the
+    // A column of the default width (9) has no `<col>` in the file, and then prints at the
     // reader's own default (LibreOffice's is narrower): such a column is made one wider.
-    return width === EXCELJS_DEFAULT_WIDTH ? width + 1 : width;
+    return width === DEFAULT_COLUMN_WIDTH ? width + 1 : width;
   });
 }
 
@@ -467,8 +466,8 @@ function wrappedLines(
  * producer could not measure beforehand (the live workbook sizes columns from the first window).
  */
 const NUMBER_MIN_WIDTH = 18;
-/** The width exceljs writes no `<col>` for. */
-const EXCELJS_DEFAULT_WIDTH = 9;
+/** The width the sheet writes no `<col>` for. */
+const DEFAULT_COLUMN_WIDTH = 9;
 /** Excel's widest column, in characters. */
 const MAX_EXCEL_WIDTH = 255;
 
@@ -482,7 +481,7 @@ function headerText(text: string): string {
  * the right) and footer (`Page n of m`) of a sheet. OOXML codes: `&L`, `&C`, `&R` start the left,
  * centre and right parts, `&B` toggles bold, `&P` and `&N` are the page number and count.
  */
-function pageHeaderFooter(title: string, print: Settings['print']): Partial<ExcelJS.HeaderFooter> {
+function pageHeaderFooter(title: string, print: Settings['print']): HeaderFooter {
   const right = print.right === '' ? '' : `&R&B${headerText(print.right)}&B`;
   return {
     oddHeader: `&L&B${headerText(title)}&B&C${headerText(print.center)}${right}`,
