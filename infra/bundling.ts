@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { BuildOptions } from 'esbuild';
+import { BUNDLED_FONTS } from '../lib/export/index.ts';
 
 /**
  * How each Lambda function's code is bundled: shared by `infra/pbs-function.ts` (CDK's local
@@ -10,7 +11,7 @@ import type { BuildOptions } from 'esbuild';
 /** The Node version the functions run on, as esbuild's target. */
 export const BUNDLE_TARGET = 'node22';
 
-/** CommonJS dependencies (archiver and others) call require() for Node built-ins. */
+/** CommonJS dependencies (exceljs and others) call require() for Node built-ins. */
 export const BUNDLE_BANNER =
   "import{createRequire as __pbsCreateRequire}from'node:module';const require=__pbsCreateRequire(import.meta.url);";
 
@@ -24,40 +25,16 @@ export const BUNDLE_MAIN_FIELDS = ['module', 'main'];
  */
 export const BUNDLE_CONDITIONS = ['pbs-lambda', 'module'];
 
-/**
- * Dependencies that only some functions run (by entry, repository-relative): the others bundle a
- * stand-in that throws if reached (`infra/stand-ins/`). archiver writes zips: the finish's workbooks
- * and the HTTP API's archives of a set; every function imports the export pipeline, whose XLSX
- * writer loads it.
- */
-export const EXCLUSIVE_DEPENDENCIES: Record<
-  string,
-  { entries: readonly string[]; standIn: string; modules?: readonly string[] }
-> = {
-  archiver: {
-    entries: ['functions/export-finish.ts', 'functions/http-api.ts'],
-    standIn: 'infra/stand-ins/archiver.ts',
-  },
-  // The tax pack is not written in Lambda (no fonts shipped): see `infra/stand-ins/pdfkit.ts`.
-  pdfkit: { entries: [], standIn: 'infra/stand-ins/pdfkit.ts' },
-};
-
-/** The aliases of one function's bundle: each exclusive dependency it does not run → its stand-in. */
-export function bundleAliases(entry: string, projectRoot: string): Record<string, string> {
-  const aliases: Record<string, string> = {};
-  for (const [name, { entries, standIn, modules = [] }] of Object.entries(EXCLUSIVE_DEPENDENCIES)) {
-    if (entries.includes(entry)) continue;
-    for (const path of [name, ...modules]) aliases[path] = join(projectRoot, standIn);
-  }
-  return aliases;
-}
-
 /** Where `cdk synth` keeps the functions' source maps: beside the assets, outside each code package. */
 export const SOURCE_MAP_FOLDER = 'source-maps';
 
 /**
  * esbuild's options for one function as CDK builds it (`PbsFunction`): ESM, minified with the
- * class names kept (the state machine's retriers match error names), the whole SDK bundled.
+ * class names kept (the state machine's retriers match error names), the whole SDK bundled. A
+ * bundle holds what its function runs and nothing else: the project's modules are side-effect
+ * free (`"sideEffects": false` in `package.json`), so esbuild leaves out every module no used
+ * code reaches, and each export task's handler builds only its own task (`lib/workflow/*-task.ts`):
+ * only the finish reaches the renderer (exceljs, pdfkit).
  */
 export function functionBuildOptions(entry: string, projectRoot: string, outfile: string): BuildOptions {
   return {
@@ -74,7 +51,6 @@ export function functionBuildOptions(entry: string, projectRoot: string, outfile
     mainFields: BUNDLE_MAIN_FIELDS,
     conditions: BUNDLE_CONDITIONS,
     banner: { js: BUNDLE_BANNER },
-    alias: bundleAliases(entry, projectRoot),
     logLevel: 'error',
   };
 }
@@ -113,4 +89,29 @@ export function workerBundleCommands(entry: string, projectRoot: string, outputD
       .map(quote)
       .join(' '),
   );
+}
+
+/**
+ * Files a function reads beside its bundle (by entry; `from` repository-relative, `to` relative to
+ * the bundle's folder), copied by the bundling hook. The finish writes the PDF tax pack: the PDF
+ * writer looks for its two DejaVu faces in `fonts/` beside the bundle
+ * (`lib/export/report/writers/pdf-layout.ts`); the fonts' licence goes with them.
+ */
+export const BUNDLE_FILES: Record<string, readonly { from: string; to: string }[]> = {
+  'functions/export-finish.ts': [
+    ...BUNDLED_FONTS.files.map((file) => ({
+      from: `node_modules/dejavu-fonts-ttf/ttf/${file}`,
+      to: `${BUNDLED_FONTS.folder}/${file}`,
+    })),
+    { from: 'node_modules/dejavu-fonts-ttf/LICENSE', to: `${BUNDLED_FONTS.folder}/LICENSE` },
+  ],
+};
+
+/** The shell commands copying the {@link BUNDLE_FILES} of function `entry` into `outputDir`. */
+export function bundleFileCommands(entry: string, projectRoot: string, outputDir: string): string[] {
+  const quote = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
+  return (BUNDLE_FILES[entry] ?? []).map(({ from, to }) => {
+    const target = join(outputDir, to);
+    return `mkdir -p ${quote(join(target, '..'))} && cp ${quote(join(projectRoot, from))} ${quote(target)}`;
+  });
 }

@@ -11,7 +11,7 @@ import {
   BUNDLE_CONDITIONS,
   BUNDLE_MAIN_FIELDS,
   BUNDLE_TARGET,
-  bundleAliases,
+  bundleFileCommands,
   SOURCE_MAP_FOLDER,
   workerBundleCommands,
 } from './bundling.ts';
@@ -53,7 +53,7 @@ export interface PbsFunctionProps {
 
 /**
  * A Lambda function with the project's defaults: Node.js 22 on arm64, ESM bundle built by local
- * esbuild (minified, carrying only the dependencies the function runs: `infra/bundling.ts`; its
+ * esbuild (minified, carrying only the code the function runs: `infra/bundling.ts`; its
  * source map kept outside the code package, in `cdk.out/source-maps/`), X-Ray tracing, JSON logs into its own log group with a
  * retention, Powertools environment, and a role that may only write to that log group and X-Ray
  * (every other permission is granted by the stack, per function).
@@ -130,17 +130,8 @@ export class PbsFunction extends Construct {
           // The whole SDK is bundled: the versions the project pins, and @aws-sdk/lib-storage and
           // the presigner, which the runtime does not promise to include.
           externalModules: [],
-          // Dependencies of other functions only (archiver: the finish's and the API's) replaced by stand-ins;
-          // the conditions pick the AWS SDK loaders that import statically (BUNDLE_CONDITIONS).
-          esbuildArgs: {
-            ...Object.fromEntries(
-              Object.entries(bundleAliases(props.entry, PROJECT_ROOT)).map(([name, path]) => [
-                `--alias:${name}`,
-                path,
-              ]),
-            ),
-            '--conditions': BUNDLE_CONDITIONS.join(','),
-          },
+          // The conditions pick the AWS SDK loaders that import statically (BUNDLE_CONDITIONS).
+          esbuildArgs: { '--conditions': BUNDLE_CONDITIONS.join(',') },
           banner: BUNDLE_BANNER,
           commandHooks: bundlingHooks(props.bundleFiles ?? [], props.entry),
         },
@@ -161,9 +152,10 @@ export class PbsFunction extends Construct {
 }
 
 /**
- * Bundling hooks: after esbuild, `files` (repository-relative) are copied into the bundle's
- * folder, the function's worker threads are bundled beside it (`WORKER_ENTRIES`), and the source
- * map is moved out of it, into `<cdk.out>/source-maps/<name>.mjs.map`.
+ * Bundling hooks: after esbuild, `files` (repository-relative folders) and the function's own files
+ * (`BUNDLE_FILES`: the finish's fonts) are copied into the bundle's folder, the function's worker
+ * threads are bundled beside it (`WORKER_ENTRIES`), and the source map is moved out of it, into
+ * `<cdk.out>/source-maps/<name>.mjs.map`.
  */
 function bundlingHooks(files: readonly { from: string; to: string }[], entry: string) {
   const name = basename(entry).replace(/\.ts$/, '');
@@ -178,6 +170,7 @@ function bundlingHooks(files: readonly { from: string; to: string }[], entry: st
           ({ from, to }) =>
             `mkdir -p ${quote(join(outputDir, to))} && cp -R ${quote(join(inputDir, from))}/. ${quote(join(outputDir, to))}`,
         ),
+        ...bundleFileCommands(entry, inputDir, outputDir),
         ...workerBundleCommands(entry, inputDir, outputDir),
         `mkdir -p ${quote(maps)} && mv ${quote(join(outputDir, 'index.mjs.map'))} ${quote(join(maps, `${name}.mjs.map`))}`,
       ];

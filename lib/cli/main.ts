@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { guardSink } from '../close/index.ts';
@@ -6,16 +5,12 @@ import { ConfigFileUnreadableError, ValidationError } from '../errors.ts';
 import {
   type ExportRequest,
   GENERATOR,
-  newRunId,
-  openRunScratch,
+  givenInputs,
   parseExportRequest,
   publicApiBase,
-  publishListeners,
-  publishReports,
   readSnapshotHeader,
-  renderReports,
   runExport,
-  runPrefix,
+  runPipeline,
 } from '../export/index.ts';
 import type { RateTable } from '../fx/index.ts';
 import type { PbsClient } from '../pbs/index.ts';
@@ -171,40 +166,29 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   const header = { ...snapshot, request };
   const rates = await renderRates(command, request);
   const adjustments = await renderAdjustments(command, request);
-  const runId = newRunId(io.now());
   const s3 = await createS3(command.destination, io);
   await checkDestination(command.destination, s3);
   const destinations = createSink(command.destination, io, s3);
   const { presign } = destinations;
   const sink = guardedSink(destinations.sink, command.destination, s3, io);
   const warn = (message: string) => io.stderr.write(`warning: ${visible(message)}\n`);
-  const workDir = await openRunScratch({ warn });
-  try {
-    const rendered = await renderReports({
-      snapshotFile: command.snapshot,
-      header,
-      runId,
-      now: io.now,
-      generator: GENERATOR,
-      counts: { renderedFromSnapshot: 1 },
-      workDir,
-      ...(rates ? { rates } : {}),
-      ...(adjustments ? { adjustments } : {}),
-      ...(shownIn === undefined ? {} : { displayTimeZone: shownIn }),
-      ...(io.signal ? { signal: io.signal } : {}),
-    });
-    const { manifest } = await publishReports(rendered, {
+  const { manifest } = await runPipeline(
+    request,
+    {
+      inputs: givenInputs({ rates, adjustments }),
+      source: {
+        kind: 'snapshot',
+        file: command.snapshot,
+        header,
+        ...(shownIn === undefined ? {} : { displayTimeZone: shownIn }),
+      },
       sink,
-      prefix: runPrefix(request, runId),
-      now: io.now,
-      ...publishListeners({ warn, ...(io.signal ? { signal: io.signal } : {}) }),
-    });
-    printSummary(io.stdout, manifest, sink.root);
-    if (presign) printLinks(io.stdout, await presign(manifest.files), LINK_EXPIRY_SECONDS);
-    return EXIT.ok;
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
+    },
+    { now: io.now, warn, ...(io.signal ? { signal: io.signal } : {}) },
+  );
+  printSummary(io.stdout, manifest, sink.root);
+  if (presign) printLinks(io.stdout, await presign(manifest.files), LINK_EXPIRY_SECONDS);
+  return EXIT.ok;
 }
 
 /**

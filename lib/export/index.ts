@@ -3,29 +3,51 @@
  * `plan/` (the request, its period, windows and shards) → `fetch/` (shards paged into parts) →
  * `snapshot/` (parts merged in order, deduplicated, into the NDJSON snapshot) → `report/`
  * (normalisation, the report model, writers, `renderReports`) → `publish/` (`publishReports`:
- * one set of a sink, the manifest last). `runExport` runs them all; a caller that runs the
- * stages in separate processes (the Lambda workers) calls `planExport`, `fetchShards`,
- * `assembleExport`, `renderReports` and `publishReports` the same way.
+ * one set of a sink, the manifest last). `runPipeline` (`pipeline.ts`, docs/pipeline.md) runs
+ * them all for every caller, from the stage sources it is given; `runExport` is the CLI's. The
+ * Lambda plan and fetch-shard tasks run the plan and fetch stages (`planNow`, `fetchOptions`)
+ * and store what they made for the finish, which runs the pipeline from there.
  */
-export { abortableClient, abortableIterable, type ExportServiceClient, servedDemoData } from './client.ts';
-export { RunAbortedError } from './errors.ts';
-export * from './fetch/index.ts';
-export * from './plan/index.ts';
-export * from './publish/index.ts';
-export * from './report/index.ts';
+
 export {
   type AssembleDeps,
   type AssembledExport,
+  type AssembleProgress,
   assembleExport,
+} from './assemble.ts';
+export { abortableClient, abortableIterable, type ExportServiceClient, servedDemoData } from './client.ts';
+export { RunAbortedError } from './errors.ts';
+export * from './fetch/index.ts';
+export {
   EXPORT_DEFAULTS,
-  type ExportDeps,
   type ExportProgress,
   type ExportResult,
+  type FetchContext,
+  type FetchedShards,
+  type FetchSettings,
+  type FetchStage,
+  fetchNow,
+  fetchOptions,
   GENERATOR,
+  givenInputs,
+  type InputsStage,
   newRunId,
   openRunScratch,
+  type PipelineOptions,
+  type PipelineStages,
+  type PlannedRun,
+  type PlanStage,
+  planNow,
+  plannedBefore,
   publishListeners,
-  runExport,
+  type ResolvedInputs,
+  runPipeline,
   runPrefix,
-} from './run.ts';
+  type ServiceSource,
+  type SnapshotSource,
+} from './pipeline.ts';
+export * from './plan/index.ts';
+export * from './publish/index.ts';
+export * from './report/index.ts';
+export { type ExportDeps, runExport } from './run.ts';
 export * from './snapshot/index.ts';

@@ -23,7 +23,17 @@ import {
   type ProfileSlots,
   startMonthlyExport,
 } from '../jobs/index.ts';
-import { createWorkers, type WorkerDeps, type Workers, withProfileSlots } from '../workflow/index.ts';
+import {
+  createFailTask,
+  createFetchShardTask,
+  createFinishTask,
+  createPlanTask,
+  failReleasingSlot,
+  fetchShardHoldingSlot,
+  finishHoldingSlot,
+  planHoldingSlot,
+  type WorkerDeps,
+} from '../workflow/index.ts';
 import {
   appendJobKeys,
   type InvocationKeys,
@@ -93,30 +103,22 @@ const jobKeys = (job: Parameters<JobObserver>[0]): InvocationKeys => ({
   profile: job.profile,
 });
 
-/** The workers over a (lazy) context, wrapped in the profile slots when configured; built on first use. */
-function boundWorkers(context: Lazy<WorkerContext>): () => { obs: Observability; workers: Workers } {
-  return memo(() => {
-    const ctx = memo(context)();
-    // The worker's jobId is on the log lines from the event already.
-    const created = createWorkers(hooked(ctx, (job) => ({ profile: job.profile })));
-    const workers = ctx.slots ? withProfileSlots(created, ctx.slots, ctx.jobs) : created;
-    return { obs: ctx.obs, workers };
-  });
-}
-
 /**
  * The handler of one worker task on Middy (`withObservability`): `jobId` and, once the job is
- * read, `profile` on every log line, the workers' metrics flushed at the end. The context is
- * built on the first invocation (a configuration error throws there, naming the variable).
+ * read, `profile` on every log line, the task's metrics flushed at the end. `build` makes the task
+ * over the context (with its observability hooks), and nothing else: a function's bundle holds
+ * only the task it runs. The context and the task are built on the first invocation (a
+ * configuration error throws there, naming the variable).
  */
-export function workerHandler<K extends keyof Workers>(
+export function workerHandler<E, R>(
   context: Lazy<WorkerContext>,
-  task: K,
-): LambdaHandler<TaskEvent<K>, TaskResult<K>> {
+  build: (deps: HookedWorkerContext) => (input: E) => Promise<R>,
+): LambdaHandler<E, R> {
   const built = memo(() => {
-    const { obs, workers } = boundWorkers(context)();
-    const run = workers[task] as (input: TaskEvent<K>) => Promise<TaskResult<K>>;
-    return withObservability<TaskEvent<K>, TaskResult<K>>(obs, jobIdOf, (event) => {
+    const ctx = memo(context)();
+    // The worker's jobId is on the log lines from the event already.
+    const run = build(hooked(ctx, (job) => ({ profile: job.profile })));
+    return withObservability<E, R>(ctx.obs, jobIdOf, (event) => {
       requireJobId(event);
       return run(event);
     });
@@ -125,10 +127,8 @@ export function workerHandler<K extends keyof Workers>(
   return async (event, lambdaContext) => built()(event, lambdaContext);
 }
 
-/** The payload a worker task takes. */
-type TaskEvent<K extends keyof Workers> = Parameters<Workers[K]>[0];
-/** What a worker task returns. */
-type TaskResult<K extends keyof Workers> = Workers[K] extends (input: never) => Promise<infer R> ? R : never;
+/** A worker context with the observability hooks the tasks report to. */
+type HookedWorkerContext = WorkerContext & { metrics: Observability['metrics']; onJob: JobObserver };
 
 /** The API app over a (lazy) context, with the observability hooks, built on first use. */
 function apiApp(context: Lazy<ApiContext>): () => { obs: Observability; app: OpenAPIHono } {
@@ -251,13 +251,29 @@ export function createMonthlyStartHandler(
 }
 
 /** The plan task's handler (`ExportInput` → `PlanOutput`: job → running, plan.json written). */
-export const createPlanHandler = (context: Lazy<WorkerContext>) => workerHandler(context, 'plan');
+export const createPlanHandler = (context: Lazy<WorkerContext>) =>
+  workerHandler(context, (deps) => {
+    const task = createPlanTask(deps);
+    return deps.slots ? planHoldingSlot(task, { slots: deps.slots, jobs: deps.jobs }) : task;
+  });
 
 /** The fetch-shard task's handler (one Map item: the shard fetched, uploaded as a part). */
-export const createFetchShardHandler = (context: Lazy<WorkerContext>) => workerHandler(context, 'fetchShard');
+export const createFetchShardHandler = (context: Lazy<WorkerContext>) =>
+  workerHandler(context, (deps) => {
+    const task = createFetchShardTask(deps);
+    return deps.slots ? fetchShardHoldingSlot(task, { slots: deps.slots, jobs: deps.jobs }) : task;
+  });
 
 /** The finish task's handler (parts assembled, reports and manifest published, job → succeeded). */
-export const createFinishHandler = (context: Lazy<WorkerContext>) => workerHandler(context, 'finish');
+export const createFinishHandler = (context: Lazy<WorkerContext>) =>
+  workerHandler(context, (deps) => {
+    const task = createFinishTask(deps);
+    return deps.slots ? finishHoldingSlot(task, { slots: deps.slots, jobs: deps.jobs }) : task;
+  });
 
 /** The catch task's handler (`{ jobId, error }` or `{ jobId, executionStatus }` → job failed). */
-export const createFailHandler = (context: Lazy<WorkerContext>) => workerHandler(context, 'fail');
+export const createFailHandler = (context: Lazy<WorkerContext>) =>
+  workerHandler(context, (deps) => {
+    const task = createFailTask(deps);
+    return deps.slots ? failReleasingSlot(task, { slots: deps.slots, jobs: deps.jobs }) : task;
+  });

@@ -69,6 +69,8 @@ export interface LocalServiceOptions extends LocalRunEvents {
    * local finish worker reads the version a re-run names.
    */
   adjustments?: AdjustmentsStore;
+  /** The clock of the API and the workers (tests). Default: the system clock. */
+  now?: () => Date;
 }
 
 /**
@@ -219,7 +221,7 @@ async function startStack(options: LocalServiceOptions, undo: UndoStack): Promis
   };
   const obs = createObservability(SERVICE_NAME);
   const jobs = createJobStore({ client: s3, bucket: LOCAL_BUCKET });
-  const now = () => new Date();
+  const now = options.now ?? (() => new Date());
   // One export per API key at a time, queued jobs first in, first out: as deployed.
   const slots = createProfileSlots({ client: s3, bucket: LOCAL_BUCKET, registry, now });
   const workerContext: WorkerContext = {
@@ -229,8 +231,6 @@ async function startStack(options: LocalServiceOptions, undo: UndoStack): Promis
     bucket: LOCAL_BUCKET,
     now,
     slots,
-    // On this machine the font files are on disk: the finish writes the PDF tax pack, unlike Lambda.
-    taxPack: true,
     // Notices as the deployed topic would carry them, linking to this server's portal.
     notify: async (job) => options.onNotice?.(noticeOf(job, `${options.publicUrl ?? api.url}/portal`)),
     notifyClose: async (notice) =>

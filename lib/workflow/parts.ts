@@ -50,6 +50,7 @@ export async function uploadPart(
 
 /** The finish's downloads, as the assembly takes a fetch under way. */
 export interface PartsRun extends FetchRun {
+  shard(index: number): Promise<DownloadedPart>;
   done: Promise<DownloadedPart[]>;
 }
 

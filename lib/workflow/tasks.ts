@@ -51,3 +51,12 @@ export interface FailOutput {
   jobId: string;
   state: 'failed';
 }
+
+/** The plan task (`plan-task.ts`). */
+export type PlanTask = (input: ExportInput) => Promise<PlanOutput>;
+/** The fetch-shard task (`fetch-shard-task.ts`). */
+export type FetchShardTask = (input: FetchShardInput) => Promise<FetchShardOutput>;
+/** The finish task (`finish-task.ts`). */
+export type FinishTask = (input: ExportInput) => Promise<FinishOutput>;
+/** The fail task (`fail-task.ts`). */
+export type FailTask = (input: FailInput) => Promise<FailOutput>;

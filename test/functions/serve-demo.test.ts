@@ -40,7 +40,7 @@ describe('npm run serve: exports of the simulator', () => {
     expect([manifest.demo, manifest.notice]).toEqual([true, 'DEMO DATA, not a real portfolio']);
   });
 
-  it('publishes the PDF tax pack of a gains export in a workbook, listed in the manifest (the functions on AWS write none)', async () => {
+  it('publishes the PDF tax pack of a gains export in a workbook, listed in the manifest', async () => {
     const posted = await fetch(`${service.url}/reports`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -1,56 +1,53 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join, relative } from 'node:path';
+import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleAliases, functionBuildOptions } from '../../infra/bundling.ts';
+import { bundleFileCommands, functionBuildOptions } from '../../infra/bundling.ts';
 import { PROJECT_ROOT } from '../../infra/pbs-function.ts';
 import { FUNCTIONS } from '../../infra/stack.ts';
-import ArchiverStandIn from '../../infra/stand-ins/archiver.ts';
-import PdfStandIn from '../../infra/stand-ins/pdfkit.ts';
 import * as bundled from '../../lib/aws-sdk/bundled.ts';
 import * as lazy from '../../lib/aws-sdk/lazy.ts';
 
-describe('bundleAliases', () => {
-  it('gives archiver to the finish function and the HTTP API alone, a stand-in to every other; pdfkit to none', () => {
-    const standIns = Object.fromEntries(
-      Object.values(FUNCTIONS).map((spec) => [spec.entry, bundleAliases(spec.entry, PROJECT_ROOT)]),
-    );
-    const archiver = join(PROJECT_ROOT, 'infra/stand-ins/archiver.ts');
-    const pdfkit = join(PROJECT_ROOT, 'infra/stand-ins/pdfkit.ts');
+/** Strings found only in each renderer library's own code (kept by `keepNames` and as literals). */
+const MARKERS = {
+  // archiver, which zips the workbook (its error class, kept by keepNames).
+  archiver: 'ArchiverError',
+  // pdfkit: the class the tax pack draws on, and the header it writes.
+  pdfkit: '"PDFDocument"',
+} as const;
 
-    expect(standIns).toEqual({
-      'functions/http-api.ts': { pdfkit },
-      'functions/export-plan.ts': { archiver, pdfkit },
-      'functions/export-fetch-shard.ts': { archiver, pdfkit },
-      'functions/export-finish.ts': { pdfkit },
-      'functions/export-fail.ts': { archiver, pdfkit },
-      'functions/monthly-start.ts': { archiver, pdfkit },
-      'functions/rates-fetch.ts': { archiver, pdfkit },
-    });
-  });
+/** The libraries of `MARKERS` whose code `code` carries. */
+const renderersIn = (code: string) =>
+  Object.entries(MARKERS)
+    .filter(([, marker]) => code.includes(marker))
+    .map(([name]) => name);
 
-  it("has a stand-in that fails naming the reason if a function's code reaches it", () => {
-    const reach = () => (ArchiverStandIn as unknown as (format: string) => unknown)('zip');
-
-    expect(reach).toThrow(/archiver is bundled only into the finish function and the HTTP API/);
-    expect(() => new (PdfStandIn as unknown as new () => unknown)()).toThrow(
-      /tax pack is written by the CLI and serve only/,
-    );
-  });
-});
-
-describe("a function's bundle (functionBuildOptions, as the bench builds it)", () => {
+describe("each export task's bundle (functionBuildOptions, as CDK and the bench build it)", () => {
   let dir: string;
-  let code: string;
+  const code: Record<string, string> = {};
+  const tasks = ['export-plan', 'export-fetch-shard', 'export-finish', 'export-fail'] as const;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'pbs-bundling-test-'));
-    const outfile = join(dir, 'export-plan.mjs');
-    await build(functionBuildOptions('functions/export-plan.ts', PROJECT_ROOT, outfile));
-    code = await readFile(outfile, 'utf8');
+    for (const task of tasks) {
+      const outfile = join(dir, `${task}.mjs`);
+      await build(functionBuildOptions(`functions/${task}.ts`, PROJECT_ROOT, outfile));
+      code[task] = await readFile(outfile, 'utf8');
+    }
   });
   afterAll(async () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("carries the renderer's libraries (archiver, pdfkit) in the finish alone, the one task that renders", () => {
+    expect(Object.fromEntries(tasks.map((task) => [task, renderersIn(code[task] ?? '')]))).toEqual({
+      'export-plan': [],
+      'export-fetch-shard': [],
+      'export-finish': ['archiver', 'pdfkit'],
+      'export-fail': [],
+    });
   });
 
   it('carries the AWS SDK commands the project sends and none it never sends', () => {
@@ -63,7 +60,44 @@ describe("a function's bundle (functionBuildOptions, as the bench builds it)", (
       'ListStateMachinesCommand',
     ];
 
-    expect(commands.filter((name) => code.includes(name))).toEqual(['PutObjectCommand', 'GetObjectCommand']);
+    expect(commands.filter((name) => code['export-plan']?.includes(name))).toEqual([
+      'PutObjectCommand',
+      'GetObjectCommand',
+    ]);
+  });
+});
+
+describe('bundleFileCommands (the bundling hook)', () => {
+  let dir: string;
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("copies the tax pack's two DejaVu faces and their licence beside the finish's bundle, and nothing beside the others'", async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pbs-bundle-files-'));
+    const copied: Record<string, string[]> = {};
+    for (const { entry } of Object.values(FUNCTIONS)) {
+      const outputDir = join(dir, basename(entry, '.ts'));
+      await mkdir(outputDir, { recursive: true });
+      for (const command of bundleFileCommands(entry, PROJECT_ROOT, outputDir)) await sh(command);
+      copied[basename(entry, '.ts')] = await filesUnder(outputDir);
+    }
+
+    expect(copied).toEqual({
+      'http-api': [],
+      'export-plan': [],
+      'export-fetch-shard': [],
+      'export-finish': ['fonts/DejaVuSans-Bold.ttf', 'fonts/DejaVuSans.ttf', 'fonts/LICENSE'],
+      'export-fail': [],
+      'monthly-start': [],
+      'rates-fetch': [],
+    });
+    const fonts = join(PROJECT_ROOT, 'node_modules', 'dejavu-fonts-ttf', 'ttf');
+    for (const face of ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf']) {
+      expect(
+        (await readFile(join(dir, 'export-finish', 'fonts', face))).equals(await readFile(join(fonts, face))),
+      ).toBe(true);
+    }
   });
 });
 
@@ -93,3 +127,17 @@ describe('the AWS SDK loaders (lib/aws-sdk.ts)', () => {
     }
   });
 });
+
+/** Runs a hook's shell command as CDK does (`bash -c`). */
+async function sh(command: string): Promise<void> {
+  await promisify(execFile)('bash', ['-c', command]);
+}
+
+/** Every file under `dir`, relative to it, sorted. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .sort();
+}

@@ -128,6 +128,17 @@ describe('cdk synth of the app', () => {
     expect(withExcel).toEqual([]);
   });
 
+  it("copies the tax pack's fonts beside the finish function only, the one that writes the pack", () => {
+    const finish = functions().find((fn) => fn.Properties.Description === FUNCTIONS.finish.description);
+    const finishDir = join(outDir, String(finish?.Metadata?.['aws:asset:path']));
+    expect(assetDirs().filter((dir) => existsSync(join(dir, 'fonts')))).toEqual([finishDir]);
+    expect(readdirSync(join(finishDir, 'fonts')).sort()).toEqual([
+      'DejaVuSans-Bold.ttf',
+      'DejaVuSans.ttf',
+      'LICENSE',
+    ]);
+  });
+
   it("bundles the XLSX writer's worker thread beside the finish function only, writing what the main thread would", async () => {
     const finish = functions().find((fn) => fn.Properties.Description === FUNCTIONS.finish.description);
     const finishDir = join(outDir, String(finish?.Metadata?.['aws:asset:path']));

@@ -52,6 +52,14 @@ describe('parseExportRequest', () => {
     expect(parseExportRequest(JSON.parse(JSON.stringify(parsed)))).toEqual(parsed);
   });
 
+  it('returns a request with gains whose JSON a second parse keeps key for key (the snapshot records it)', () => {
+    const once = parseExportRequest({ ...base, reports: ['gains', 'journal'], gains: { taxRules: 'us' } });
+
+    const twice = parseExportRequest(JSON.parse(JSON.stringify(once)));
+
+    expect(JSON.stringify(twice)).toBe(JSON.stringify(once));
+  });
+
   it('throws a ValidationError', () => {
     expect(() => parseExportRequest({ ...base, profile: '' })).toThrow(ValidationError);
   });

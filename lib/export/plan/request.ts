@@ -195,10 +195,12 @@ const gainsSchema = gainsInputSchema
       ctx.addIssue({ code: 'custom', message: refused, path: ['brokerReporting'] });
     }
   })
-  .transform(({ brokerReporting, ...gains }) => ({
+  // What a rule set resolves goes last, given or not: a parsed request parses again to the same
+  // JSON, key for key (the snapshot records it, and the AWS tasks parse the job's stored request).
+  .transform(({ brokerReporting, method, pooling, taxYearStart, longTermYears, currency, ...gains }) => ({
     ...gains,
-    ...resolveChoices(gains.taxRules, gains),
-    currency: gains.currency === undefined ? ruleSet(gains.taxRules).currency : gains.currency,
+    ...resolveChoices(gains.taxRules, { method, pooling, taxYearStart, longTermYears }),
+    currency: currency === undefined ? ruleSet(gains.taxRules).currency : currency,
     // The rule sets that take it (us: it picks the Form 8949 box) default it to none.
     ...(takesOption(gains.taxRules, 'brokerReporting')
       ? { brokerReporting: brokerReporting ?? ('none' as const) }

@@ -47,6 +47,7 @@ export {
 } from './report-model.ts';
 export { createSummary, type Summary, TOTAL } from './summary.ts';
 export {
+  BUNDLED_FONTS,
   type CsvOptions,
   EXCEL_MAX_DATA_ROWS,
   type PacingStats,

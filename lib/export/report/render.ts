@@ -74,7 +74,7 @@ export interface RenderInput {
   adjustments?: LoadedAdjustments;
   /**
    * Whether to write the PDF tax pack (`<base>_tax_pack.pdf`) when the gains reports go into a
-   * workbook (default true). The Lambda functions pass false: their bundles ship no fonts.
+   * workbook (default true, for every caller: the finish function ships its fonts).
    */
   taxPack?: boolean;
 }

@@ -27,3 +27,17 @@ export class XlsxWorkerError extends PbsExportError {
     super('xlsx_worker_failed', `the XLSX writer thread failed: ${reason}`, options);
   }
 }
+
+/**
+ * The PDF tax pack's font files are nowhere to be found: not in `fonts/` beside a bundle (a
+ * function packaged without them) nor in the `dejavu-fonts-ttf` package; `cause` says why not.
+ */
+export class TaxPackFontsError extends PbsExportError {
+  constructor(options?: { cause?: unknown }) {
+    super(
+      'tax_pack_fonts_missing',
+      'the tax pack needs DejaVuSans.ttf and DejaVuSans-Bold.ttf: no fonts/ folder beside the bundle and no dejavu-fonts-ttf package',
+      options,
+    );
+  }
+}

@@ -1,6 +1,7 @@
-/** Report writers: one table to CSV, many tables to one XLSX workbook. */
+/** Report writers: one table to CSV, many tables to one XLSX workbook, the PDF tax pack's fonts. */
 export { type CsvOptions, writeCsv } from './csv.ts';
 export { ReportCellError } from './errors.ts';
+export { BUNDLED_FONTS } from './pdf-layout.ts';
 export {
   EXCEL_MAX_DATA_ROWS,
   writeXlsx,

@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type PDFDocument from 'pdfkit';
+import { TaxPackFontsError } from './errors.ts';
 
 /**
  * Drawing primitives of the PDF tax pack (see `pdf-pack.ts`): an A4 document whose only fonts
@@ -10,9 +13,26 @@ import type PDFDocument from 'pdfkit';
 /** The two embedded faces, by the names `doc.font()` takes. */
 export const FONTS = { regular: 'DejaVuSans', bold: 'DejaVuSans-Bold' } as const;
 
-/** Folder of the DejaVu TrueType files, from the `dejavu-fonts-ttf` package. */
+/**
+ * The folder beside a function's bundle that holds the font files (`infra/bundling.ts` copies
+ * its `files` there), and the files the pack embeds.
+ */
+export const BUNDLED_FONTS = { folder: 'fonts', files: ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'] } as const;
+
+/**
+ * Folder of the DejaVu TrueType files: from a bundle (a Lambda function), the `fonts/` folder
+ * shipped beside it; from source, or a bundle shipped without them, the `dejavu-fonts-ttf` package.
+ */
 export function dejavuFolder(): string {
-  return join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+  if (!import.meta.url.endsWith('.ts')) {
+    const beside = fileURLToPath(new URL(`./${BUNDLED_FONTS.folder}/`, import.meta.url));
+    if (BUNDLED_FONTS.files.every((file) => existsSync(join(beside, file)))) return beside;
+  }
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+  } catch (error) {
+    throw new TaxPackFontsError({ cause: error });
+  }
 }
 
 /** A4 page with margins that leave room for the header band and the footer. */
@@ -40,8 +60,9 @@ export async function newDocument(
   // The types allow only a font name; pdfkit itself reads null as "no default font".
   const options = { ...PAGE, bufferPages: true, font: null, info } as unknown as PDFKit.PDFDocumentOptions;
   const doc = new Document(options);
-  doc.registerFont(FONTS.regular, join(fontDir, 'DejaVuSans.ttf'));
-  doc.registerFont(FONTS.bold, join(fontDir, 'DejaVuSans-Bold.ttf'));
+  const [regular, bold] = BUNDLED_FONTS.files;
+  doc.registerFont(FONTS.regular, join(fontDir, regular));
+  doc.registerFont(FONTS.bold, join(fontDir, bold));
   doc.font(FONTS.regular).fontSize(9);
   return doc;
 }

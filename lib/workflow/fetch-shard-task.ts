@@ -1,0 +1,55 @@
+/**
+ * The fetch-shard task (`functions/export-fetch-shard.ts`, one per Map item): the pipeline's fetch
+ * stage for one shard of the stored plan, its part file stored in S3 for the finish.
+ */
+import { rm } from 'node:fs/promises';
+import {
+  fetchOptions,
+  fetchShards,
+  openRunScratch,
+  parseExportRequest,
+  servedDemoData,
+} from '../export/index.ts';
+import { KEYS } from '../jobs/index.ts';
+import { WorkFileError } from './errors.ts';
+import { uploadPart } from './parts.ts';
+import type { ServiceFactory } from './services.ts';
+import { loadJob, loadPlan, type TaskDeps } from './task-deps.ts';
+import type { FetchShardTask } from './tasks.ts';
+
+/** What the fetch-shard task uses. */
+export interface FetchShardTaskDeps extends TaskDeps {
+  services: ServiceFactory;
+  /** Parent of the task's scratch folder. Default: the OS temp folder (`/tmp` on Lambda). */
+  workDir?: string;
+  /** Whole-shard attempts on an incomplete fetch. Default 3. */
+  shardAttempts?: number;
+}
+
+/** The fetch-shard task: shard `shard` of the job's plan fetched in full and uploaded as its part. */
+export function createFetchShardTask(deps: FetchShardTaskDeps): FetchShardTask {
+  const { s3, bucket } = deps;
+  return async ({ jobId, shard }) => {
+    // Both reads at once: each is a round trip the Map's slot would otherwise wait for in turn.
+    const [job, { plan }] = await Promise.all([loadJob(deps, jobId), loadPlan(deps, jobId)]);
+    const target = plan.shards[shard];
+    if (target === undefined) throw new WorkFileError(KEYS.plan(jobId), `has no shard ${shard}`);
+    const request = parseExportRequest(job.request);
+    const service = await deps.services(job.profile);
+    const dir = await openRunScratch(deps);
+    try {
+      const [fetched] = await fetchShards(
+        service.client,
+        [target],
+        request.filters,
+        fetchOptions(service.fields, dir, { concurrency: 1, shardAttempts: deps.shardAttempts }),
+      );
+      if (fetched === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
+      await uploadPart(s3, bucket, KEYS.part(jobId, shard), fetched, servedDemoData(service.client));
+      deps.metrics?.addMetric('ExportRows', 'Count', fetched.rows);
+      return { jobId, shard, rows: fetched.rows, totalReported: fetched.totalReported };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+}
