@@ -7,6 +7,8 @@ declare module 'archiver' {
 
   interface EntryData {
     name: string;
+    /** Stored as it is (no deflate): for files compressed already. */
+    store?: boolean;
   }
 
   interface Archiver extends Transform {
