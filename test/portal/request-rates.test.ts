@@ -4,6 +4,10 @@
  * lists them (`GET /rates`), the form offers them marked DEMO, and a UK request from the form
  * converts with them, its reports saying the rates are DEMO ones.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, startLocalService } from '../../lib/local/index.ts';
 
@@ -54,12 +58,12 @@ describe('rates on npm run serve', () => {
     expect(html).toMatch(/<input id="f-gains-currency" name="gains.currency" type="text"/);
   });
 
-  it('runs a UK request from the form at the DEMO HMRC rates, its Read me saying DEMO rates first', async () => {
+  it('runs a UK request from the form at the DEMO HMRC rates, its Read me and tax pack saying DEMO rates', async () => {
     const answer = await postForm({
       period: ['2024-05'],
       timeZone: ['Europe/London'],
       reports: ['gains'],
-      formats: ['csv'],
+      formats: ['csv', 'xlsx'],
       'gains.taxRules': ['uk'],
       'gains.currency': ['GBP'],
       'gains.rates.source': ['hmrc'],
@@ -88,6 +92,17 @@ describe('rates on npm run serve', () => {
     expect(manifest.request.gains.currency).toBe('GBP');
     expect(manifest.request.gains.rates.source).toBe('hmrc');
     expect(Object.keys(manifest.request.gains.rates.files)).toContain('DEMO-made-up_monthly_xml_2024-05.xml');
+    const pack = job.files.find((file) => file.name.endsWith('_tax_pack.pdf'));
+    const dir = mkdtempSync(join(tmpdir(), 'pbs-rates-pack-'));
+    try {
+      writeFileSync(join(dir, 'pack.pdf'), Buffer.from(await (await fetch(pack?.url ?? '')).arrayBuffer()));
+      const pdfText = execFileSync('pdftotext', [join(dir, 'pack.pdf'), '-'], { encoding: 'utf8' });
+      expect(pdfText.replace(/\s+/g, ' ')).toMatch(
+        /Note: the exchange rates are DEMO rates, made up .* not for filing/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('shows a rates source the request cannot use beside the rates field', async () => {
