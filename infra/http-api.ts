@@ -25,7 +25,7 @@ export interface ReportsApiProps {
 
 /**
  * The HTTP API of on-demand exports: `POST /reports`, `GET /reports/{jobId}`, `GET /reports`,
- * `POST /reports/{jobId}/archive`,
+ * `POST /reports/{jobId}/archive`, `GET /rates`, the close routes,
  * all proxied to one function (payload format 2.0), IAM or JWT authorization, access logs.
  */
 export class ReportsApi extends Construct {
@@ -94,6 +94,8 @@ export class ReportsApi extends Construct {
       integration,
     });
     this.api.addRoutes({ path: '/closes/reopen', methods: [apigw.HttpMethod.POST], integration });
+    // The rates sources a request's gains.rates may name, by what the bucket keeps (lib/http-api/rates-route.ts).
+    this.api.addRoutes({ path: '/rates', methods: [apigw.HttpMethod.GET], integration });
     if (props.portal) {
       for (const path of ['/portal', '/portal/{proxy+}']) {
         const [route] = this.api.addRoutes({

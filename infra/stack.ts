@@ -25,6 +25,7 @@ import { ReportsApi } from './http-api.ts';
 import { acknowledge } from './nag.ts';
 import { type FunctionCodeMode, PbsFunction, type PbsFunctionProps } from './pbs-function.ts';
 import { COGNITO_GROUPS_CLAIM, PortalSignIn, ReadyNotices } from './portal.ts';
+import { ratesLifecycleRule } from './rates-lifecycle.ts';
 import { ExportStateMachine, MonthlyStateMachine } from './state-machines.ts';
 
 /**
@@ -514,6 +515,8 @@ export class PbsExportStack extends Stack {
           expiration: Duration.days(1),
           noncurrentVersionExpiration: Duration.days(1),
         },
+        // Kept rates files never expire; old ones move to a cheaper class (rates-lifecycle.ts).
+        ratesLifecycleRule(),
         {
           id: 'expire-noncurrent-versions',
           noncurrentVersionExpiration: Duration.days(config.noncurrentVersionRetentionDays),

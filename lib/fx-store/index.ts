@@ -3,6 +3,7 @@
  * scheduled fetch that keeps them (`fetch.ts`) and the reading the export jobs convert with
  * (`kept.ts`). `lib/fx` parses them; this folder moves them.
  */
+export { keepDemoRates } from './demo.ts';
 export { RatesFetchError } from './errors.ts';
 export {
   ECB_HIST_URL,
@@ -19,7 +20,9 @@ export {
   type KeptFile,
   type KeptRates,
   type KeptRatesStore,
+  type KeptSourceSummary,
   keptKey,
+  keptSummary,
   listKept,
   newestKept,
   noKeptRates,

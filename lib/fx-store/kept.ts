@@ -9,6 +9,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { loadS3Sdk } from '../aws-sdk.ts';
 import { ValidationError } from '../errors.ts';
 import {
+  isDemoRatesFile,
   loadRates,
   parseRatesFile,
   type RateSource,
@@ -68,6 +69,40 @@ export async function listKept(store: KeptRatesStore, source: RateSource): Promi
   const files: KeptFile[] = [];
   for await (const file of keptFiles(store, source)) files.push(file);
   return files;
+}
+
+/** What the bucket keeps of one source, as the API lists it (the portal offers the sources kept). */
+export interface KeptSourceSummary {
+  source: RateSource;
+  /** Published names kept (a name's versions count once: a run converts with the newest). */
+  files: number;
+  /** Whether every name kept is a DEMO rates file (made up, not published). */
+  demo: boolean;
+  /** When the newest file was kept; absent when none is. */
+  newest?: Date;
+}
+
+/** What the bucket keeps of each of `sources`, in their order (`files: 0` for one it keeps nothing of). */
+export async function keptSummary(
+  store: KeptRatesStore,
+  sources: readonly RateSource[],
+): Promise<KeptSourceSummary[]> {
+  return Promise.all(
+    sources.map(async (source): Promise<KeptSourceSummary> => {
+      const kept = await listKept(store, source);
+      const names = new Set(kept.map((file) => file.name));
+      const newest = kept.reduce<Date | undefined>(
+        (last, file) => (last === undefined || file.lastModified > last ? file.lastModified : last),
+        undefined,
+      );
+      return {
+        source,
+        files: names.size,
+        demo: names.size > 0 && [...names].every(isDemoRatesFile),
+        ...(newest !== undefined ? { newest } : {}),
+      };
+    }),
+  );
 }
 
 /** Whether the bucket keeps at least one file of `source` (the API checks before a job starts). */

@@ -17,6 +17,15 @@ import {
 import { byteSize, isZip, MAX_RATES_FILE_BYTES, TOO_LARGE, unzipSingle } from './zip.ts';
 
 export { CONVERSION_SCALE, type Conversion, conversionOn, convertAmount, crossRate } from './convert.ts';
+export {
+  DEMO_RATES_PREFIX,
+  type DemoRatesFile,
+  demoEcbHistCsv,
+  demoHmrcMonthXml,
+  demoRatesFiles,
+  demoRatesNote,
+  isDemoRatesFile,
+} from './demo-rates.ts';
 export { MissingRateError, RatesFileError } from './errors.ts';
 export {
   BASE_CURRENCY,

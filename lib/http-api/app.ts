@@ -13,6 +13,7 @@
  *   `nextCursor` while older ones follow (every job is reachable page by page).
  * - `POST /reports/{jobId}/archive`: "download all", one zip of a succeeded job's files with
  *   the manifest inside, each checked against it; answers a presigned link (`archive-route.ts`).
+ * - `GET /rates`: the rates sources `gains.rates` may name, by what the bucket keeps (`rates-route.ts`).
  * - `GET|POST /profiles/{profile}/adjustments`, `GET /reports/{jobId}/warnings`,
  *   `POST /reports/{jobId}/rerun`: resolving a set's warnings (`adjustments-route.ts`).
  * - `GET /openapi.json`: the OpenAPI 3.1 document, generated from the zod schemas of `schemas.ts`.
@@ -75,6 +76,7 @@ import {
   InvalidRequestError,
   RouteNotFoundError,
 } from './errors.ts';
+import { addRatesRoute } from './rates-route.ts';
 import {
   Accepted,
   ErrorBody,
@@ -385,6 +387,8 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     headers: headers(),
     apiError,
   });
+
+  addRatesRoute(app, deps, headers());
 
   addCloseRoutes(app, deps, {
     mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),

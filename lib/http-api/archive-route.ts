@@ -3,6 +3,11 @@
  * manifest inside, each file checked against it while streaming, see `archive.ts`) and answers a
  * presigned link to it that downloads as `<profile>_<period>_<runId>.zip`. Authorized like
  * `GET /reports/{jobId}`: another profile's job answers `404` exactly as a missing one.
+ *
+ * The zip is built once per set and reused while the set's objects are unchanged (`setArchive`):
+ * the next click answers in one HEAD per file instead of zipping the set again, which on Lambda
+ * must fit API Gateway's 29 seconds. Clicks arriving while a build runs in this process wait for
+ * that build rather than starting another.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
@@ -10,7 +15,7 @@ import type { Context } from 'hono';
 import { periodLabel } from '../export/plan/index.ts';
 import type { JobRecord, JobStore } from '../jobs/index.ts';
 import { presignDownload } from '../storage/index.ts';
-import { archiveKey, buildArchive } from './archive.ts';
+import { archiveKey, type StoredArchive, setArchive } from './archive.ts';
 import { ArchiveError } from './errors.ts';
 import { ErrorBody, JobIdParams } from './schemas.ts';
 
@@ -67,6 +72,15 @@ export function archiveName(job: JobRecord, runId: string): string {
 
 /** Adds {@link archiveRoute} to `app`. */
 export function addArchiveRoute(app: OpenAPIHono, deps: ArchiveRouteDeps, ctx: ArchiveRouteContext): void {
+  /** The zips being made now, by key: a second click waits for the first one's. */
+  const making = new Map<string, Promise<StoredArchive>>();
+  const archiveOnce = (result: NonNullable<JobRecord['result']>, key: string): Promise<StoredArchive> => {
+    const running = making.get(key);
+    if (running !== undefined) return running;
+    const made = setArchive(deps, result, key).finally(() => making.delete(key));
+    making.set(key, made);
+    return made;
+  };
   app.openapi(archiveRoute, async (c) => {
     const { jobId } = c.req.valid('param');
     const job = await deps.jobs.get(jobId);
@@ -79,7 +93,7 @@ export function addArchiveRoute(app: OpenAPIHono, deps: ArchiveRouteDeps, ctx: A
     }
     const key = archiveKey(jobId, job.result.runId);
     try {
-      const stored = await buildArchive(deps, job.result, key);
+      const stored = await archiveOnce(job.result, key);
       const now = deps.now();
       const name = archiveName(job, job.result.runId);
       const url = await presignDownload({

@@ -9,15 +9,23 @@
  *
  * Each file is checked against the manifest (size and SHA-256) as it streams; on a mismatch the
  * zip and its upload are aborted, so no zip that differs from the manifest is ever offered.
+ *
+ * Built once, then reused ({@link setArchive}): the zip records a digest of the set's objects as
+ * stored when it was built (each file's name, size and ETag, which a rewrite changes); a later
+ * "download all" whose digest is the same answers the stored zip after one HEAD per file, without
+ * reading or zipping anything. A set whose objects changed since is built again, and refused if
+ * it no longer matches its manifest. The zip is not part of the set: it lives under `work/`, not
+ * beside the set's files, and changes neither the manifest nor any SHA-256 in it.
  */
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { PassThrough, type Readable, Transform, type TransformCallback } from 'node:stream';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import archiver from 'archiver';
+import pLimit from 'p-limit';
 import { MANIFEST_NAME } from '../export/publish/manifest.ts';
-import type { JobFile, JobResult } from '../jobs/index.ts';
+import { isNotFound, type JobFile, type JobResult } from '../jobs/index.ts';
 import { ArchiveError } from './errors.ts';
 
 /** Where a set's zip is stored: under `work/`, which expires (a zip can always be built again). */
@@ -35,6 +43,68 @@ export interface StoredArchive {
   bytes: number;
 }
 
+/** The zip's metadata key of the set digest it was built from ({@link setDigest}). */
+const DIGEST_METADATA = 'set-digest';
+
+/** Files already compressed: stored in the zip as they are (deflating them again only costs time). */
+const COMPRESSED = /\.(xlsx|gz|zip|pdf)$/i;
+
+/**
+ * The set's objects as stored now: a SHA-256 over each file's name, size and ETag (one HEAD per
+ * file). Any rewrite of a file with other bytes changes its ETag, so the digest.
+ *
+ * @throws ArchiveError naming a file that cannot be read.
+ */
+export async function setDigest(store: ArchiveStore, result: JobResult): Promise<string> {
+  const limit = pLimit(8);
+  const lines = await Promise.all(
+    result.files.map((file) =>
+      limit(async () => {
+        try {
+          const head = await store.s3.send(new HeadObjectCommand({ Bucket: store.bucket, Key: file.key }));
+          return `${file.name}\t${head.ContentLength ?? ''}\t${head.ETag ?? ''}`;
+        } catch (error) {
+          throw new ArchiveError(file.name, 'could not be read', { cause: error });
+        }
+      }),
+    ),
+  );
+  return createHash('sha256').update(lines.join('\n')).digest('hex');
+}
+
+/** The zip at `key` when it was built from the set whose digest is `digest`; else `null`. */
+async function storedArchive(
+  store: ArchiveStore,
+  key: string,
+  digest: string,
+): Promise<StoredArchive | null> {
+  try {
+    const head = await store.s3.send(new HeadObjectCommand({ Bucket: store.bucket, Key: key }));
+    if (head.Metadata?.[DIGEST_METADATA] !== digest) return null;
+    return { key, bytes: head.ContentLength ?? 0 };
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw new ArchiveError(key, 'the stored zip could not be read', { cause: error });
+  }
+}
+
+/**
+ * The zip of `result` at `key`: the stored one when it was built from the set as it is stored
+ * now, else built ({@link buildArchive}) and stored for the next time.
+ *
+ * @throws ArchiveError as {@link buildArchive} does.
+ */
+export async function setArchive(
+  store: ArchiveStore,
+  result: JobResult,
+  key: string,
+): Promise<StoredArchive & { built: boolean }> {
+  const digest = await setDigest(store, result);
+  const stored = await storedArchive(store, key, digest);
+  if (stored !== null) return { ...stored, built: false };
+  return { ...(await buildArchive(store, result, key, digest)), built: true };
+}
+
 /** What a file must be, by the manifest. */
 interface Expected {
   bytes: number;
@@ -42,15 +112,18 @@ interface Expected {
 }
 
 /**
- * Builds the zip of `result` at `key`: every file of the set in its order, the manifest last.
+ * Builds the zip of `result` at `key`: every file of the set in its order, the manifest last;
+ * `digest` ({@link setDigest}) is recorded on it, so {@link setArchive} can reuse it.
  *
  * @throws ArchiveError naming the file that is missing from or differs from the manifest, or
- *   whose reading failed; the upload is aborted and nothing is left at `key`.
+ *   whose reading failed; the upload is aborted and nothing is left at `key` (a zip stored there
+ *   before stays, recording the digest it was built from).
  */
 export async function buildArchive(
   store: ArchiveStore,
   result: JobResult,
   key: string,
+  digest?: string,
 ): Promise<StoredArchive> {
   const { manifest, expected } = await readManifest(store, result);
   // A zip holds all the manifest lists: a file the job does not name would be missing silently.
@@ -63,7 +136,13 @@ export async function buildArchive(
   const body = archive.pipe(new PassThrough());
   const upload = new Upload({
     client: store.s3,
-    params: { Bucket: store.bucket, Key: key, Body: body, ContentType: 'application/zip' },
+    params: {
+      Bucket: store.bucket,
+      Key: key,
+      Body: body,
+      ContentType: 'application/zip',
+      ...(digest !== undefined ? { Metadata: { [DIGEST_METADATA]: digest } } : {}),
+    },
   });
   const uploaded = upload.done();
   const failed = failureOf(archive, uploaded);
@@ -143,7 +222,7 @@ async function appendChecked(
   const broken = once(checked, 'error').then(([error]) => fail(error), fail);
   broken.catch(() => undefined);
   const entered = once(archive, 'entry');
-  archive.append(body.pipe(checked), { name: file.name });
+  archive.append(body.pipe(checked), { name: file.name, store: COMPRESSED.test(file.name) });
   try {
     await Promise.race([entered, broken, failed]);
   } finally {

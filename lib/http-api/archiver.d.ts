@@ -9,6 +9,8 @@ declare module 'archiver' {
     name: string;
     /** The entry's modification time (default: now). */
     date?: Date;
+    /** Stored as it is (no deflate): for files compressed already. */
+    store?: boolean;
   }
 
   export interface Archiver extends Transform {

@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { ExportRequestSchema, PROFILE_NAME } from '../export/plan/index.ts';
+import { RATE_SOURCES } from '../fx/index.ts';
 import { JOB_CURSOR, JOB_ID } from '../jobs/index.ts';
 
 /** Default and largest `limit` of the job list. */
@@ -133,3 +134,24 @@ export const JobList = z
       .describe('present when older jobs follow: pass it as `cursor` to get the next page'),
   })
   .openapi('JobList');
+
+/** `GET /rates`: the rates files the bucket keeps, by source (a request's `gains.rates.source`). */
+export const KeptRatesList = z
+  .object({
+    sources: z.array(
+      z.object({
+        source: z.enum(RATE_SOURCES),
+        description: z.string().openapi({ example: 'HMRC monthly exchange rates (currency units per £1)' }),
+        files: z
+          .number()
+          .int()
+          .nonnegative()
+          .describe('published names kept (0: a request for this source is refused)'),
+        demo: z
+          .boolean()
+          .describe('every file kept is a DEMO rates file (made up, named DEMO-…): not for filing'),
+        newest: z.string().optional().describe('when the newest file was kept'),
+      }),
+    ),
+  })
+  .openapi('KeptRates');

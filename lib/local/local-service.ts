@@ -12,6 +12,7 @@ import S3rver from 's3rver';
 import type { ExportMachine } from '../../infra/definitions.ts';
 import { type AdjustmentsStore, createS3AdjustmentsStore } from '../adjustments/index.ts';
 import { CLOSES_PREFIX } from '../close/index.ts';
+import { keepDemoRates } from '../fx-store/index.ts';
 import { type LocalApiServer, startLocalApiServer } from '../http-api/index.ts';
 import {
   addConditionalWrites,
@@ -209,6 +210,9 @@ async function startStack(options: LocalServiceOptions, undo: UndoStack): Promis
   const simulator = await startSimulator({});
   undo.push(() => simulator.close());
   const { dir, s3, s3Endpoint } = await startLocalS3(options.s3Port ?? 0, undo, step);
+  // The portal offers the kept rates sources: here the made-up ones, named DEMO (lib/fx/demo-rates.ts).
+  step('keeping the DEMO made-up ECB and HMRC rates files under rates/');
+  await keepDemoRates({ s3, bucket: LOCAL_BUCKET });
 
   const arnOf = (name: string) => `arn:aws:secretsmanager:local:000000000000:secret:pbs/${name}`;
   const registry: ProfileRegistry = Object.fromEntries(

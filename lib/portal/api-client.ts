@@ -7,7 +7,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 // Types only: the answers' shapes are the API's own schemas (no runtime import of the API).
-import type { ErrorBody, JobList, JobView } from '../http-api/schemas.ts';
+import type { ErrorBody, JobList, JobView, KeptRatesList } from '../http-api/schemas.ts';
 import type { ClosesAnswer } from './closes-view.tsx';
 import { PortalApiError } from './errors.ts';
 
@@ -22,6 +22,9 @@ export type JobDetail = z.infer<typeof JobView>;
 
 /** A file of a succeeded job as `GET /reports/{jobId}` shows it. */
 export type JobFileView = NonNullable<JobDetail['files']>[number];
+
+/** The rates sources the bucket keeps, as `GET /rates` lists them. */
+export type KeptRatesSource = z.infer<typeof KeptRatesList>['sources'][number];
 
 /** The API's error body. */
 export type ApiErrorBody = z.infer<typeof ErrorBody>;
@@ -42,6 +45,8 @@ export interface PortalApi {
   ): Promise<ApiAnswer<{ jobs: JobSummary[]; nextCursor?: string } | ApiErrorBody>>;
   getJob(jobId: string): Promise<ApiAnswer<JobDetail | ApiErrorBody>>;
   startExport(request: unknown): Promise<ApiAnswer<{ jobId: string } | ApiErrorBody>>;
+  /** The rates sources the bucket keeps (`GET /rates`): the request form offers them. */
+  listRates(): Promise<ApiAnswer<{ sources: KeptRatesSource[] } | ApiErrorBody>>;
   /** The profile's closed periods and restatements (`GET /closes`). */
   listCloses(profile: string): Promise<ApiAnswer<ClosesAnswer | ApiErrorBody>>;
   /** Closes a period at a run's set (`POST /closes`), attributed to the signed-in person. */
@@ -70,6 +75,7 @@ export function portalApi(c: Context, fetch: ApiFetch): PortalApi {
         `/reports?${new URLSearchParams({ profile, limit: String(limit), ...(cursor !== undefined ? { cursor } : {}) }).toString()}`,
       ),
     getJob: (jobId) => call(`/reports/${encodeURIComponent(jobId)}`),
+    listRates: () => call('/rates'),
     listCloses: (profile) => call(`/closes?${new URLSearchParams({ profile }).toString()}`),
     closePeriod: (body) =>
       call('/closes', {

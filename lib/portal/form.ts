@@ -22,6 +22,8 @@ export const FIELDS = {
   method: 'gains.method',
   taxYearStart: 'gains.taxYearStart',
   protocolMoves: 'gains.protocolMoves',
+  currency: 'gains.currency',
+  ratesSource: 'gains.rates.source',
   csv: 'csv',
 } as const;
 
@@ -78,9 +80,17 @@ export function requestFromForm(profile: string, fields: FormFields): Record<str
       method: text(fields, FIELDS.method),
       taxYearStart: text(fields, FIELDS.taxYearStart),
       protocolMoves: text(fields, FIELDS.protocolMoves),
+      currency: text(fields, FIELDS.currency),
+      // The source only: the run converts with the newest kept file of each name, and records them.
+      rates: ratesOf(text(fields, FIELDS.ratesSource)),
     };
   }
   return JSON.parse(JSON.stringify(request)) as Record<string, unknown>;
+}
+
+/** `gains.rates` for a posted rates source (blank: no conversion); the API validates the source. */
+function ratesOf(source: string | undefined): { source: string } | undefined {
+  return source === undefined ? undefined : { source };
 }
 
 /** Issues by the form field they belong to; those of no field under `''` (shown above the form). */
@@ -89,7 +99,11 @@ export function issuesByField(issues: readonly { field: string; reason: string }
   const placed = new Map<string, string[]>();
   for (const { field, reason } of issues) {
     // `reports[2]` belongs beside `reports`; `period` issues of a range beside from/to.
-    const name = field.replace(/\[\d+\]$/, '').replace(/^csv\..*$/, FIELDS.csv);
+    // `gains.rates` (none kept, no currency to convert into) beside the rates source.
+    const name = field
+      .replace(/\[\d+\]$/, '')
+      .replace(/^csv\..*$/, FIELDS.csv)
+      .replace(/^gains\.rates(\..*)?$/, FIELDS.ratesSource);
     const key = known.has(name) ? name : '';
     placed.set(key, [...(placed.get(key) ?? []), key === '' ? `${field}: ${reason}` : reason]);
   }

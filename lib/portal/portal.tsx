@@ -31,16 +31,15 @@ import { DevSignInError, SignInRequiredError } from './errors.ts';
 import { FAVICON_HEADERS, FAVICON_SVG } from './favicon.ts';
 import { type FormFields, issuesByField, requestFromForm } from './form.ts';
 import type { ProgressReader } from './progress.ts';
+import { DEFAULT_FORM, RequestView } from './request-view.tsx';
 import {
   CallbackPage,
   type ClientRow,
   ClientsView,
   ClientView,
-  DEFAULT_FORM,
   ErrorPage,
   ErrorView,
   type PageContext,
-  RequestView,
   type RunningJob,
   Shell,
   SignInPage,
@@ -262,7 +261,7 @@ export function createPortal(deps: PortalDeps): Hono {
     );
   }
 
-  function requestView(
+  async function requestView(
     c: Context,
     profile: string,
     values: FormFields,
@@ -270,8 +269,18 @@ export function createPortal(deps: PortalDeps): Hono {
     status: 200 | 400 = 200,
   ) {
     const timeZone = deps.timeZoneOf(profile) ?? 'UTC';
+    // The rates sources offered are the ones kept; without an answer, none (the form still works).
+    const kept = await portalApi(c, deps.api).listRates();
+    const rates = isApiError(kept.body) ? [] : kept.body.sources;
     return c.html(
-      <RequestView ctx={ctx} profile={profile} values={values} errors={errors} timeZone={timeZone} />,
+      <RequestView
+        ctx={ctx}
+        profile={profile}
+        values={values}
+        errors={errors}
+        timeZone={timeZone}
+        rates={rates}
+      />,
       status,
     );
   }

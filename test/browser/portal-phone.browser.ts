@@ -2,7 +2,7 @@
  * The portal at phone width in a real browser (Debian's chromium via playwright-core, over
  * `npm run serve`'s stack): a client page with a report set of long file names fits the screen,
  * names wrap at their `_`, `-` and `.` instead of letter by letter, and axe-core finds no serious
- * accessibility violation. No export runs here: the set is written into the job store.
+ * accessibility violation; the request form fits too. No export runs here: the set is written into the job store.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -143,5 +143,21 @@ describe('the portal at phone width', () => {
         (violation) => violation.impact === 'serious' || violation.impact === 'critical',
       ),
     ).toEqual([]);
+  });
+
+  it('fits the request form on the screen, the long labels of the DEMO rates sources included', async () => {
+    // Signed in by the test before (the token is in this tab's sessionStorage).
+    await page.goto(`${service.url}/portal/clients/demo/request`);
+    const rates = page.getByLabel('Convert values at the rates of');
+    await rates.waitFor();
+
+    const overflow = await page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+          .documentElement.scrollWidth,
+    );
+
+    expect(await rates.locator('option[value="hmrc"]').textContent()).toMatch(/DEMO made-up rates/);
+    expect(overflow).toBeLessThanOrEqual(PHONE.width);
   });
 });

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExportRequest } from '../../lib/export/index.ts';
@@ -74,17 +74,44 @@ async function storedSet(jobId: string, files: Record<string, Buffer>, unnamed?:
   return job;
 }
 
-/** `POST /reports/{jobId}/archive` as API Gateway hands it to the function. */
-async function archive(jobId: string) {
+type ApiHandler = ReturnType<typeof createApiHandler>;
+
+/** `POST /reports/{jobId}/archive` as API Gateway hands it to the function (`handler`: one container's). */
+async function archive(jobId: string, handler: ApiHandler = createApiHandler(h.apiContext())) {
   const event = await loadEvent<APIGatewayProxyEventV2>('get-report.json');
   event.routeKey = 'POST /reports/{jobId}/archive';
   event.rawPath = `/reports/${jobId}/archive`;
   event.pathParameters = { jobId };
   event.requestContext.http.method = 'POST';
   event.requestContext.http.path = event.rawPath;
-  const result = (await createApiHandler(h.apiContext())(event)) as APIGatewayProxyStructuredResultV2;
+  const result = (await handler(event)) as APIGatewayProxyStructuredResultV2;
   return { status: result.statusCode, body: JSON.parse(result.body ?? 'null') as Record<string, unknown> };
 }
+
+/** The function's S3 client, recording each command it sends with its key. */
+function recordingClient(): { client: S3Client; sent: { command: string; key: string }[] } {
+  const client = h.s3.createClient();
+  const sent: { command: string; key: string }[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      sent.push({
+        command: context.commandName ?? '',
+        key: String((args.input as { Key?: unknown }).Key ?? ''),
+      });
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordCommands' },
+  );
+  return { client, sent };
+}
+
+/** The commands that write the zip (a PUT, or the start of a multipart upload). */
+const zipWrites = (sent: readonly { command: string; key: string }[], jobId: string) =>
+  sent.filter(
+    (call) =>
+      call.key.startsWith(`work/${jobId}/archive/`) &&
+      (call.command === 'PutObjectCommand' || call.command === 'CreateMultipartUploadCommand'),
+  );
 
 describe('download all on Lambda', () => {
   it('zips a set larger than one upload part; unzip finds every file byte for byte', async () => {
@@ -142,5 +169,72 @@ describe('download all on Lambda', () => {
     expect(answer.status).toBe(500);
     expect((answer.body.error as { message: string }).message).toContain('demo_2024-02.pdf');
     expect(await h.keysUnder(`work/${job.jobId}/archive/`)).toEqual([]);
+  });
+});
+
+describe('download all, built once per set', () => {
+  const files = () => ({
+    'demo_2024-02.xlsx': randomBytes(64 * 1024),
+    'demo_2024-02.csv': Buffer.from('a,b\n1,2\n'),
+    'demo_2024-02_snapshot.ndjson.gz': randomBytes(32 * 1024),
+  });
+
+  it('answers a second click with the zip the first one stored, reading none of the set again', async () => {
+    const job = await storedSet('a'.repeat(32), files());
+    const { client, sent } = recordingClient();
+    const handler = createApiHandler(h.apiContext({ s3: client }));
+
+    const first = await archive(job.jobId, handler);
+    const afterFirst = sent.length;
+    const second = await archive(job.jobId, handler);
+    const secondCalls = sent.slice(afterFirst);
+
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(zipWrites(sent, job.jobId)).toHaveLength(1);
+    // The second click only looks: no file of the set read, nothing written.
+    expect(
+      secondCalls.filter(
+        (call) => call.command !== 'HeadObjectCommand' && call.command !== 'GetObjectCommand',
+      ),
+    ).toEqual([]);
+    expect(
+      secondCalls.filter((call) => call.command === 'GetObjectCommand' && call.key.startsWith('reports/')),
+    ).toEqual([]);
+    expect(second.body.bytes).toBe(first.body.bytes);
+    const zip = join(dir, 'again.zip');
+    writeFileSync(zip, Buffer.from(await (await fetch(String(second.body.url))).arrayBuffer()));
+    const listed = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n').sort();
+    expect(listed).toEqual([...Object.keys(files()), 'manifest.json'].sort());
+    for (const file of job.result?.files ?? []) {
+      expect(sha256(execFileSync('unzip', ['-p', zip, file.name])), file.name).toBe(file.sha256);
+    }
+  });
+
+  it('builds one zip for two clicks at once', async () => {
+    const job = await storedSet('b'.repeat(32), files());
+    const { client, sent } = recordingClient();
+    const handler = createApiHandler(h.apiContext({ s3: client }));
+
+    const answers = await Promise.all([archive(job.jobId, handler), archive(job.jobId, handler)]);
+
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(zipWrites(sent, job.jobId)).toHaveLength(1);
+  });
+
+  it('offers no stored zip once a file of its set was altered after it was built: 500 naming the file', async () => {
+    const job = await storedSet('c'.repeat(32), files());
+    const handler = createApiHandler(h.apiContext());
+    expect((await archive(job.jobId, handler)).status).toBe(200);
+    const target = job.result?.files.find((file) => file.name === 'demo_2024-02.csv');
+    await h.client.send(
+      new PutObjectCommand({ Bucket: h.bucket, Key: target?.key, Body: Buffer.from('a,b\n1,3\n') }),
+    );
+
+    const answer = await archive(job.jobId, handler);
+
+    expect(answer.status).toBe(500);
+    expect(answer.body).not.toHaveProperty('url');
+    expect((answer.body.error as { message: string }).message).toContain('demo_2024-02.csv');
   });
 });

@@ -182,6 +182,28 @@ describe('an export job with gains.rates {source: ecb} and no files', () => {
   }, 60_000);
 });
 
+describe('GET /rates on AWS', () => {
+  it('lists what the rates fetch kept, not marked DEMO, and nothing of a source it kept none of', async () => {
+    await fetchEcb(ecbHistZip('2025-12-31'));
+    const event = await loadEvent('get-report.json');
+    event.routeKey = 'GET /rates';
+    event.rawPath = '/rates';
+    event.pathParameters = {};
+    event.requestContext.http.path = '/rates';
+
+    const answer = await createApiHandler(h.apiContext())(event);
+    const body = JSON.parse(String(answer.body)) as {
+      sources: { source: string; files: number; demo: boolean }[];
+    };
+
+    expect(answer.statusCode).toBe(200);
+    expect(body.sources.map((kept) => kept.source)).toEqual(['ecb', 'hmrc']);
+    expect(body.sources[0]).toMatchObject({ source: 'ecb', demo: false });
+    expect(body.sources[0]?.files).toBeGreaterThan(0);
+    expect(body.sources[1]).toMatchObject({ source: 'hmrc', files: 0, demo: false });
+  });
+});
+
 /** Runs plan → every shard → finish as the state machine would. */
 async function runJob(jobId: string) {
   const context = h.workerContext();

@@ -48,6 +48,7 @@ describe('GET /openapi.json', () => {
       '/closes',
       '/closes/reopen',
       '/profiles/{profile}/adjustments',
+      '/rates',
       '/reports',
       '/reports/{jobId}',
       '/reports/{jobId}/archive',
@@ -57,6 +58,7 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(paths['/profiles/{profile}/adjustments'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(paths['/reports/{jobId}/warnings'] ?? {})).toEqual(['get']);
     expect(Object.keys(paths['/reports/{jobId}/rerun'] ?? {})).toEqual(['post']);
+    expect(Object.keys(paths['/rates'] ?? {})).toEqual(['get']);
     expect(Object.keys(paths['/reports'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(paths['/reports/{jobId}'] ?? {})).toEqual(['get']);
     expect(Object.keys(paths['/reports/{jobId}/archive'] ?? {})).toEqual(['post']);

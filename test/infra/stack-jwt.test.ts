@@ -45,6 +45,7 @@ describe('PbsExportStack with a JWT authorizer', () => {
     const routes = resourcesOfType('AWS::ApiGatewayV2::Route').map((route) => route.Properties);
     expect(routes.map((route) => route.RouteKey).sort()).toEqual([
       'GET /closes',
+      'GET /rates',
       'GET /reports',
       'GET /reports/{jobId}',
       'POST /closes',

@@ -50,6 +50,7 @@ describe('portal routes and authorizer', () => {
       'GET /closes': 'JWT',
       'POST /closes': 'JWT',
       'POST /closes/reopen': 'JWT',
+      'GET /rates': 'JWT',
       'GET /portal': 'NONE',
       'GET /portal/{proxy+}': 'NONE',
       'GET /portal/view/{proxy+}': 'JWT',

@@ -2,6 +2,7 @@
  * The daily rates fetch in the stack: its function, the schedule that invokes it, what it may
  * touch in the bucket (rates/ only), and who reads what it keeps.
  */
+import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PbsExportStack } from '../../infra/stack.ts';
 import { ENV } from '../../lib/lambda/index.ts';
@@ -17,9 +18,11 @@ type Resources = Record<string, { Type: string; Properties: Record<string, unkno
 
 let stack: PbsExportStack;
 let resources: Resources;
+let template: ReturnType<typeof synthesize>['template'];
 beforeAll(() => {
   const synthesized = synthesize();
   stack = synthesized.stack;
+  template = synthesized.template;
   resources = synthesized.template.toJSON().Resources as Resources;
 });
 
@@ -146,5 +149,40 @@ describe('PbsExportStack rates fetch', () => {
         JSON.stringify(resource.Properties.Dimensions).includes(functionLogicalId(stack, 'ratesFetch')),
     );
     expect(alarms).toHaveLength(1);
+  });
+});
+
+describe('PbsExportStack kept rates in the bucket', () => {
+  /** The reports bucket's lifecycle rules. */
+  function rules(): { Id?: string; Prefix?: string; ExpirationInDays?: number; Status: string }[] {
+    const bucket = resources[logicalIdOf(stack, stack.bucket)]?.Properties as {
+      LifecycleConfiguration: {
+        Rules: { Id?: string; Prefix?: string; ExpirationInDays?: number; Status: string }[];
+      };
+    };
+    return bucket.LifecycleConfiguration.Rules;
+  }
+
+  it('moves kept rates files over 128 KiB to Glacier Instant Retrieval after 90 days', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          {
+            Id: 'archive-old-rates',
+            Prefix: 'rates/',
+            ObjectSizeGreaterThan: 131072,
+            Transitions: [{ StorageClass: 'GLACIER_IR', TransitionInDays: 90 }],
+            Status: 'Enabled',
+          },
+        ]),
+      },
+    });
+  });
+
+  it('expires no kept rates file: no rule over rates/ has an expiry of current objects', () => {
+    const over = rules().filter((rule) => rule.Prefix === undefined || 'rates/'.startsWith(rule.Prefix));
+
+    expect(over.map((rule) => rule.Id)).toContain('archive-old-rates');
+    expect(over.filter((rule) => rule.ExpirationInDays !== undefined)).toEqual([]);
   });
 });

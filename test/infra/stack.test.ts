@@ -700,10 +700,11 @@ describe('PbsExportStack HTTP API', () => {
         resource.Type === 'AWS::ApiGatewayV2::Route' || resource.Type === 'AWS::ApiGatewayV2::Authorizer',
     );
 
-  it('returns the four report routes and the three close routes without the portal', () => {
+  it('returns the four report routes, the three close routes and the rates route without the portal', () => {
     const routes = withoutPortal().filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Route');
     expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual([
       'GET /closes',
+      'GET /rates',
       'GET /reports',
       'GET /reports/{jobId}',
       'POST /closes',
@@ -718,7 +719,7 @@ describe('PbsExportStack HTTP API', () => {
     const types = resources.flatMap((resource) =>
       resource.Type === 'AWS::ApiGatewayV2::Route' ? [resource.Properties.AuthorizationType] : [],
     );
-    expect(types).toEqual(Array(7).fill('AWS_IAM'));
+    expect(types).toEqual(Array(8).fill('AWS_IAM'));
     expect(resources.filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Authorizer')).toEqual([]);
   });
 

@@ -6,6 +6,7 @@
  */
 
 import type { Column, Row, TableSource, TableSpec } from '../../domain/table.ts';
+import { demoRatesNote } from '../../fx/index.ts';
 import {
   coverageOptions,
   createCoverage,
@@ -90,6 +91,8 @@ function attentionLines(input: ReadmeInput): ReadmeLine[] {
   const notes: string[] = [];
   if (input.demo) notes.push('the figures are DEMO DATA made by the simulator, not a real portfolio');
   const { request } = input;
+  const demoRates = demoRatesNote(request.gains?.rates?.files);
+  if (demoRates !== null) notes.push(demoRates);
   if (request.gains !== undefined) {
     const range = periodRange(request.period, request.timeZone);
     const options = resolveGainsOptions(

@@ -9,7 +9,7 @@ import {
   type LoadedAdjustments,
 } from '../../adjustments/index.ts';
 import type { TableSource } from '../../domain/table.ts';
-import type { RateTable } from '../../fx/index.ts';
+import { demoRatesNote, type RateTable } from '../../fx/index.ts';
 import { type Digest, HashingStream, hashedFile } from '../../storage/hashing.ts';
 import { openPeriodCutOff, periodLabel, periodRange } from '../plan/period.ts';
 import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
@@ -393,6 +393,7 @@ function taxPackFacts(description: ReportSetDescription, snapshotSha256: string)
       ? `${description.apiBase} (the simulator built into pbs-export)`
       : description.apiBase,
     demoBanner: description.demo ? DEMO_BANNER : null,
+    demoRates: demoRatesNote(gains?.rates?.files),
     runId: description.runId,
     snapshotSha256,
     generator: `${description.generator.name} ${description.generator.version}`,

@@ -37,6 +37,8 @@ export interface TaxPackFacts {
   dataSource: string;
   /** The words of the demo banner when the data is the simulator's, else null. */
   demoBanner: string | null;
+  /** The warning of DEMO rates files (`demoRatesNote`) when the run converted with them. */
+  demoRates?: string | null;
   runId: string;
   snapshotSha256: string;
   generator: string;
@@ -111,6 +113,7 @@ function explainer(doc: PDFKit.PDFDocument, facts: TaxPackFacts): void {
   if (facts.demoBanner !== null) {
     paragraph(doc, `${facts.demoBanner}: made by the simulator built into pbs-export. Not for filing.`);
   }
+  if (facts.demoRates) paragraph(doc, `Note: ${facts.demoRates}.`);
   paragraph(
     doc,
     'The figures of the gains report as the tax forms take them, with the income, the holdings at the ' +
