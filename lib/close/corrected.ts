@@ -81,6 +81,9 @@ export async function writeCorrectedSnapshot(
   };
   const header = { ...set.header, createdAt: checkedAt.toISOString(), restatement: info };
   const lines = [header, ...kept.map((tx) => ({ kind: 'transaction', shard: tx.shard, data: tx.data }))];
+  // Scratch only, so a plain write: `file` is in the check's own temporary folder (removed when it
+  // ends); the restatement set publishes a copy through its sink (staged, verified, committed
+  // whole), and nothing reads this file once the check is over.
   await writeFile(file, gzipSync(`${lines.map((line) => stringifyJson(line)).join('\n')}\n`));
 }
 
