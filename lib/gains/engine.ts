@@ -216,10 +216,10 @@ interface EngineState {
   readonly pools: Map<string, Pool>;
   /** Whether pools are per account (else one per token). */
   accountPools: boolean;
-  /** Until the switch: each account's holding per token (`account \0 token`), to allocate the pool by. */
+  /** Until the switch: each account's holding per token (by `pairKey`), to allocate the pool by. */
   readonly balances: Map<string, Big>;
   /**
-   * Until the switch: each wallet's own records (`account \0 token`), the lots it holds as
+   * Until the switch: each wallet's own records (by `pairKey`), the lots it holds as
    * account pooling would have them, which the allocation of 1 January 2025 follows.
    */
   readonly records: Map<string, Pool>;
@@ -259,8 +259,12 @@ interface EngineState {
 
 /** The key of a pool and its activity: per account and token, or per token while one pool serves every account. */
 function keyOf(s: EngineState, account: string, token: string): string {
-  return s.accountPools ? `${account}\u0000${token}` : `\u0000${token}`;
+  return pairKey(s.accountPools ? account : null, token);
 }
+
+/** An account (null: every account's one pool) and a token as one key, JSON so no two pairs share one. */
+const pairKey = (account: string | null, token: string): string => JSON.stringify([account, token]);
+const pairOf = (key: string) => JSON.parse(key) as [string | null, string];
 
 function pool(s: EngineState, account: string, token: string): Pool {
   const key = keyOf(s, account, token);
@@ -464,16 +468,13 @@ function restore(s: EngineState, state: GainsState): void {
     );
     for (const lot of carried.lots) target.add(revive(lot));
     target.cost = new Big(carried.cost);
-    s.pools.set(
-      carried.account === null ? `\u0000${carried.token}` : `${carried.account}\u0000${carried.token}`,
-      target,
-    );
+    s.pools.set(pairKey(carried.account, carried.token), target);
   }
   if (state.hmrc !== undefined) s.ledger?.restore(state.hmrc);
   if (state.walletSwitch !== undefined) {
     s.accountPools = state.walletSwitch.done;
     for (const b of state.walletSwitch.balances)
-      s.balances.set(`${b.account}\u0000${b.token}`, new Big(b.quantity));
+      s.balances.set(pairKey(b.account, b.token), new Big(b.quantity));
     if (state.walletSwitch.records === undefined && !state.walletSwitch.done)
       s.allocationRule = 'account-order';
     for (const r of state.walletSwitch.records ?? []) {
@@ -832,11 +833,11 @@ function told(
 function positions(s: EngineState): PoolPosition[] {
   const out: PoolPosition[] = [];
   for (const [key, p] of snapshot(s)) {
-    const [account, token] = key.split('\u0000') as [string, string];
+    const [account, token] = pairOf(key);
     if (p.quantity.eq(0) && p.cost.eq(0)) continue;
     out.push({
       token,
-      account: account === '' ? null : account,
+      account,
       quantity: text(p.quantity),
       cost: text(p.cost),
     });
@@ -871,7 +872,7 @@ function carry(s: EngineState): GainsState {
       balances: [...s.balances]
         .filter(([, quantity]) => !quantity.eq(0))
         .map(([key, quantity]) => {
-          const [account, token] = key.split('\u0000') as [string, string];
+          const [account, token] = pairOf(key) as [string, string];
           return { account, token, quantity: text(quantity) };
         })
         .sort((a, b) => compareText(a.token, b.token) || compareText(a.account, b.account)),
@@ -886,7 +887,7 @@ function carry(s: EngineState): GainsState {
 
 /** Until the switch to wallet-by-wallet pools, each account's holding per token. */
 function track(s: EngineState, account: string, token: string, quantity: string, sign: 1 | -1): void {
-  const key = `${account}\u0000${token}`;
+  const key = pairKey(account, token);
   const next = (s.balances.get(key) ?? ZERO).plus(sign === 1 ? quantity : new Big(quantity).neg());
   s.balances.set(key, next);
 }
@@ -929,7 +930,7 @@ function recording(s: EngineState): boolean {
 
 /** A wallet's own records of a token until the switch (see {@link EngineState.records}). */
 function recordsOf(s: EngineState, account: string, token: string): Pool {
-  const key = `${account}\u0000${token}`;
+  const key = pairKey(account, token);
   let found = s.records.get(key);
   if (found === undefined) {
     found = new Pool(token, account, s.options.method, s.options.fiatScale, s.options.rounding);
@@ -951,8 +952,8 @@ function switchToWallets(s: EngineState): void {
   const perToken = <T>(map: Map<string, T>, token: string) =>
     new Map(
       [...map]
-        .filter(([key]) => key.endsWith(`\u0000${token}`))
-        .map(([key, value]) => [key.slice(0, -token.length - 1), value] as const),
+        .filter(([key]) => pairOf(key)[1] === token)
+        .map(([key, value]) => [pairOf(key)[0] as string, value] as const),
     );
   for (const source of universal) {
     const token = source.token;
@@ -977,7 +978,7 @@ function switchToWallets(s: EngineState): void {
       });
       if (!reported) continue;
       addFlow(activityOf(s, g.account, token).transferredIn, g.quantity, g.cost);
-      const before = s.activity.get(`\u0000${token}`) ?? activityOfKey(s, `\u0000${token}`);
+      const before = activityOfKey(s, pairKey(null, token));
       addFlow(before.transferredOut, g.quantity, g.cost);
     }
     for (const u of uncovered) {
@@ -1008,7 +1009,7 @@ function rollForward(s: EngineState): RollForwardLine[] {
   const keys = new Set([...open.keys(), ...s.activity.keys(), ...now.keys()]);
   const lines: RollForwardLine[] = [];
   for (const key of keys) {
-    const [account, token] = key.split('\u0000') as [string, string];
+    const [account, token] = pairOf(key);
     const start = open.get(key) ?? flow();
     const act = s.activity.get(key);
     const end = now.get(key);
@@ -1022,7 +1023,7 @@ function rollForward(s: EngineState): RollForwardLine[] {
     if (idle) continue;
     lines.push({
       token,
-      account: account === '' ? null : account,
+      account,
       opening: position(start),
       acquired: position(act?.acquired ?? flow()),
       transferredIn: position(act?.transferredIn ?? flow()),

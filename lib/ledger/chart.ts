@@ -233,7 +233,7 @@ export function createChart(settings: ChartSettings): Chart {
     perWallet,
     account: (kind) => plain(kind),
     asset(token, wallet) {
-      const key = `${wallet}\u0000${token}`;
+      const key = JSON.stringify([wallet, token]);
       const found = assets.get(key);
       if (found !== undefined) return found.account;
       const { code, own } = codeOf(token, wallet, (names, name) => names.name(name));
