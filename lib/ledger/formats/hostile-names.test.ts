@@ -11,7 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { leg, tx } from '../../../test/support/gains.ts';
 import { runJournal } from '../../../test/support/journal.ts';
 import { readDatevBuchungsstapel } from '../../../test/support/ledger-parsers/datev.ts';
-import { readQuickbooksJournals } from '../../../test/support/ledger-parsers/quickbooks.ts';
+import {
+  quickbooksAccountPath,
+  readQuickbooksJournals,
+} from '../../../test/support/ledger-parsers/quickbooks.ts';
 import { readXeroManualJournals } from '../../../test/support/ledger-parsers/xero.ts';
 import { ValidationError } from '../../errors.ts';
 import { HOSTILE_TEXTS } from '../../simulator/data.ts';
@@ -32,8 +35,20 @@ const chart = (asset: Record<string, unknown>) => ({
   'transfer-out': { code: '1591', name: 'Transfers out' },
 });
 
-/** Wallets whose ids differ only in punctuation or case, quotes, a line break, and hostile texts. */
-const WALLETS = ['w.1', 'w-1', 'W_1', 'W.1', 'x"y', "x'y", 'line\nbreak', 'line break', ...HOSTILE_TEXTS];
+/** Wallets whose ids differ only in punctuation or case, quotes, a line break, a ':', and hostile texts. */
+const WALLETS = [
+  'w.1',
+  'w-1',
+  'W_1',
+  'W.1',
+  'x"y',
+  "x'y",
+  'line\nbreak',
+  'line break',
+  'x:y',
+  'x-y',
+  ...HOSTILE_TEXTS,
+];
 
 /** Each wallet buys `i + 1` ETH (or token `i` `i + 1` units) a minute after the one before. */
 const buys = (names: readonly string[], as: 'wallet' | 'token') =>
@@ -70,7 +85,7 @@ describe('journals of hostile wallet ids and token symbols in accounting product
     const rows: Record<string, string>[] = parse(file?.body as string, { columns: true });
     expect(rows).toHaveLength(run.entries.reduce((n, e) => n + e.postings.length, 0));
     // The asset lines, by the default chart's asset path (an empty token symbol is one too).
-    const assets = rows.filter((row) => row.account.startsWith('Assets:Crypto:'));
+    const assets = rows.filter((row) => (row.account ?? '').startsWith('Assets:Crypto:'));
     // Lone surrogates are not text: read as UTF-8 (as csv-parse reads), each is U+FFFD.
     const asUtf8 = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
     expect(new Set(assets.map((row) => row.token))).toEqual(new Set(TOKENS.map(asUtf8)));
@@ -97,7 +112,7 @@ describe('journals of hostile wallet ids and token symbols in accounting product
     const rows: Record<string, string>[] = parse(file?.body as string, { columns: true });
 
     const held = new Map<string, Big>();
-    for (const row of rows.filter((r) => r.account.startsWith('Assets:Crypto:'))) {
+    for (const row of rows.filter((r) => (r.account ?? '').startsWith('Assets:Crypto:'))) {
       const key = JSON.stringify([row.account, row.token]);
       held.set(key, (held.get(key) ?? new Big(0)).plus(row.quantity || '0'));
     }
@@ -110,7 +125,7 @@ describe('journals of hostile wallet ids and token symbols in accounting product
     expect(new Set([...held.keys()].map((key) => JSON.parse(key)[0])).size).toBe(2);
   });
 
-  it('QuickBooks: gives every wallet an account name of its own, one line without double quotes, each part at most 100 characters', async () => {
+  it("QuickBooks: gives every wallet an account name of its own right under the chart's account (a ':' of its id read as no sub-account), one line without double quotes, each part at most 100 characters", async () => {
     const run = await perWallet('quickbooks');
     const file = run.files.find((f) => f.name === 'journal-quickbooks.csv');
     const journals = readQuickbooksJournals(file?.body as string, 'MM/DD/YYYY');
@@ -124,7 +139,10 @@ describe('journals of hostile wallet ids and token symbols in accounting product
     expect(new Set([...assets].map((name) => name.toLowerCase())).size).toBe(WALLETS.length);
     for (const name of assets) {
       expect(name).not.toMatch(/["\p{Cc}\u2028\u2029]/u);
-      for (const part of name.split(':')) expect(Array.from(part).length).toBeLessThanOrEqual(100);
+      // Read as QuickBooks splits Parent:Sub: the wallet's account right under Digital assets.
+      const path = quickbooksAccountPath(name);
+      expect(path).toHaveLength(2);
+      for (const part of path) expect(Array.from(part).length).toBeLessThanOrEqual(100);
     }
   });
 
