@@ -27,6 +27,11 @@ export interface CloseStore {
    * with {@link CloseRecordTakenError}.
    */
   append(record: CloseRecord): Promise<void>;
+  /**
+   * Creates the record `key` with `text` only if no such key exists, whole or not at all (as
+   * {@link append}): true when this call created it, false when it existed (another writer's).
+   */
+  createOnce(key: string, text: string): Promise<boolean>;
   /** A stored file's bytes (`reports/…/manifest.json`), or null when it does not exist. */
   read(key: string): Promise<Buffer | null>;
   /** The file's full location, for messages. */
@@ -52,9 +57,19 @@ function parseRecord(text: string, location: string): CloseRecord {
 /** The close store of a local folder (`--out DIR`). */
 export function createLocalCloseStore(root: string): CloseStore {
   const path = (key: string) => join(root, ...key.split('/'));
+  const createOnce = async (key: string, text: string): Promise<boolean> => {
+    try {
+      await createFileExclusive(path(key), text);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    }
+  };
   return {
     root,
     location: path,
+    createOnce,
     async records() {
       const found: CloseRecord[] = [];
       for (const file of await listFiles(path(CLOSES_PREFIX))) {
@@ -65,14 +80,9 @@ export function createLocalCloseStore(root: string): CloseStore {
       return found;
     },
     async append(record) {
-      const file = path(closeKey(record));
-      try {
-        await createFileExclusive(file, `${JSON.stringify(record, null, 2)}\n`);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-          throw new CloseRecordTakenError(file, { cause: error });
-        throw error;
-      }
+      const key = closeKey(record);
+      if (!(await createOnce(key, `${JSON.stringify(record, null, 2)}\n`)))
+        throw new CloseRecordTakenError(path(key));
     },
     async read(key) {
       try {
@@ -112,6 +122,25 @@ export function createS3CloseStore(options: {
   const prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
   const full = (key: string) => (prefix === '' ? key : `${prefix}/${key}`);
   const location = (key: string) => `s3://${bucket}/${full(key)}`;
+  const createOnce = async (key: string, text: string): Promise<boolean> => {
+    const { PutObjectCommand } = await loadS3Sdk();
+    try {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: full(key),
+          Body: text,
+          ContentType: 'application/json',
+          IfNoneMatch: '*',
+        }),
+      );
+      return true;
+    } catch (error) {
+      // 412: the key exists; 409: another conditional write of it was in flight.
+      if (isLostRace(error)) return false;
+      throw error;
+    }
+  };
   const read = async (key: string): Promise<Buffer | null> => {
     const { GetObjectCommand } = await loadS3Sdk();
     try {
@@ -142,22 +171,10 @@ export function createS3CloseStore(options: {
       return found;
     },
     async append(record) {
-      const { PutObjectCommand } = await loadS3Sdk();
-      try {
-        await client.send(
-          new PutObjectCommand({
-            Bucket: bucket,
-            Key: full(closeKey(record)),
-            Body: `${JSON.stringify(record, null, 2)}\n`,
-            ContentType: 'application/json',
-            IfNoneMatch: '*',
-          }),
-        );
-      } catch (error) {
-        // 412: the key exists; 409: another conditional write of it was in flight.
-        if (isLostRace(error)) throw new CloseRecordTakenError(location(closeKey(record)), { cause: error });
-        throw error;
-      }
+      const key = closeKey(record);
+      if (!(await createOnce(key, `${JSON.stringify(record, null, 2)}\n`)))
+        throw new CloseRecordTakenError(location(key));
     },
+    createOnce,
   };
 }
