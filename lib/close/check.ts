@@ -74,7 +74,7 @@ export interface CloseCheckResult {
    * place first): that restatement's folder, and whether it states the transactions this check
    * found (`same`; when not, run the check again once that restatement is published).
    */
-  meanwhile: { close: CloseRecord; prefix: string; same: boolean }[];
+  meanwhile: { close: CloseRecord; prefix: string; same: boolean; recordedAt: string }[];
   /** The line a run's manifest records (`closeCheck`), e.g. `2 closed periods checked: no change`. */
   line: string;
 }
@@ -117,7 +117,7 @@ const PLACE_ROUNDS = 3;
 
 type PeriodOutcome =
   | { kind: 'restated'; restated: CloseCheckResult['restated'][number] }
-  | { kind: 'meanwhile'; by: { prefix: string; same: boolean } }
+  | { kind: 'meanwhile'; by: { prefix: string; same: boolean; recordedAt: string } }
   | null;
 
 /**
@@ -138,7 +138,7 @@ async function checkPeriod(
     const chain = await restatementChain(check.close, deps, workDir);
     if (!changedSince(check, chain.latest)) {
       // Published meanwhile by the check that took the place: what this one found.
-      return taker === null ? null : { kind: 'meanwhile', by: { prefix: taker.prefix, same: true } };
+      return taker === null ? null : meanwhileBy(taker, null);
     }
     const waiting = chain.pending.filter((record) => holdsPlace(record, deps.now())).at(-1);
     if (waiting !== undefined) return meanwhileBy(waiting, digest);
@@ -151,8 +151,10 @@ async function checkPeriod(
   return meanwhileBy(taker as RestatementRecord, digest);
 }
 
-function meanwhileBy(record: RestatementRecord, digest: string): PeriodOutcome {
-  return { kind: 'meanwhile', by: { prefix: record.prefix, same: record.transactions === digest } };
+/** The restatement `record` names, and whether it states what this check found (`digest`; null: it does). */
+function meanwhileBy(record: RestatementRecord, digest: string | null): PeriodOutcome {
+  const same = digest === null || record.transactions === digest;
+  return { kind: 'meanwhile', by: { prefix: record.prefix, same, recordedAt: record.claimedAt } };
 }
 
 /**
@@ -219,6 +221,7 @@ async function restate(
     transactions: digest,
   };
   const key = recordKey(close, record.sequence, record.attempt);
+  let claimed = false;
   let manifest: RestatementManifest;
   try {
     manifest = await publishRestatement(restatement, rendered, {
@@ -226,14 +229,15 @@ async function restate(
       prefix,
       // Staged whole, nothing in place yet: the record decides whether it is put in place.
       beforeCommit: async () => {
-        const claimed = { ...record, claimedAt: deps.now().toISOString() };
-        if (!(await claimPlace(deps.store, claimed)))
-          throw new RestatementPlaceTakenError(deps.store.location(key));
+        claimed = await claimPlace(deps.store, { ...record, claimedAt: deps.now().toISOString() });
+        if (!claimed) throw new RestatementPlaceTakenError(deps.store.location(key));
       },
     });
   } catch (error) {
-    if (!(error instanceof RestatementPlaceTakenError)) throw error;
-    return { taken: await readTaker(deps, key, error) };
+    if (error instanceof RestatementPlaceTakenError) return { taken: await readTaker(deps, key, error) };
+    // The set was discarded: its record would hold the place for nothing until its lease ends.
+    if (claimed) await deps.store.removeRecord(key).catch(() => {});
+    throw error;
   }
   await deps
     .notify?.({
@@ -279,7 +283,7 @@ function checkLine(
   const changed = restated.map((r) => `${r.close.profile} ${r.close.period} changed (${r.prefix})`);
   const others = meanwhile.map(
     (m) =>
-      `${m.close.profile} ${m.close.period} ${m.same ? 'restated meanwhile by another check' : 'being restated by another check from other data (check again once it is published)'} (${m.prefix})`,
+      `${m.close.profile} ${m.close.period} ${m.same ? 'restated meanwhile' : 'being restated from other data'} by another check, recorded at ${m.recordedAt} (${m.prefix})${m.same ? '' : ': check again once it is published'}`,
   );
   if (changed.length + others.length === 0) return `${closes}: no change`;
   return `${closes}: ${[...changed, ...others].join('; ')}`;

@@ -7,7 +7,7 @@
  * period and the record's sequence number: of two writers that read the same history, one creates
  * the record and the other is told ({@link CloseRecordTakenError}).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { loadS3Sdk } from '../aws-sdk.ts';
@@ -32,6 +32,11 @@ export interface CloseStore {
    * {@link append}): true when this call created it, false when it existed (another writer's).
    */
   createOnce(key: string, text: string): Promise<boolean>;
+  /**
+   * Deletes a restatement record its own check created for a set it then could not publish; no
+   * error when it does not exist. Close records are never deleted.
+   */
+  removeRecord(key: string): Promise<void>;
   /** A stored file's bytes (`reports/…/manifest.json`), or null when it does not exist. */
   read(key: string): Promise<Buffer | null>;
   /** The file's full location, for messages. */
@@ -70,6 +75,10 @@ export function createLocalCloseStore(root: string): CloseStore {
     root,
     location: path,
     createOnce,
+    async removeRecord(key) {
+      assertRestatementRecord(key);
+      await rm(path(key), { force: true });
+    },
     async records() {
       const found: CloseRecord[] = [];
       for (const file of await listFiles(path(CLOSES_PREFIX))) {
@@ -93,6 +102,12 @@ export function createLocalCloseStore(root: string): CloseStore {
       }
     },
   };
+}
+
+/** Only a restatement record may be removed: close records never are. */
+function assertRestatementRecord(key: string): void {
+  if (!/^restatements\/[^/]+\/[^/]+\/records\/[^/]+\/[^/]+\.json$/.test(key))
+    throw new Error(`${key} is not a restatement record: close records are never removed`);
 }
 
 async function listFiles(dir: string): Promise<string[]> {
@@ -176,5 +191,10 @@ export function createS3CloseStore(options: {
         throw new CloseRecordTakenError(location(key));
     },
     createOnce,
+    async removeRecord(key) {
+      assertRestatementRecord(key);
+      const { DeleteObjectCommand } = await loadS3Sdk();
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: full(key) }));
+    },
   };
 }
