@@ -5,7 +5,8 @@
  * free (`createFileExclusive`), so a killed close leaves at most a temporary file the readers skip;
  * in S3 put with `If-None-Match: *` (an S3 object appears whole). The key is determined by the
  * period and the record's sequence number: of two writers that read the same history, one creates
- * the record and the other is told ({@link CloseRecordTakenError}).
+ * the record and the other is told ({@link CloseRecordTakenError}). Restatement records
+ * (restatement-records.ts) are created the same way ({@link CloseStore.createOnce}).
  */
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
