@@ -293,6 +293,33 @@ describe('a restatement record whose set never appeared (a check stopped between
   });
 });
 
+describe('a check whose restatement set cannot be put in place', () => {
+  let folder: string;
+  beforeAll(async () => {
+    folder = join(dir, 'failed');
+    await copyFolder(books, folder);
+  });
+
+  it('removes its own record, so the next check takes the place at once', async () => {
+    const sink = createLocalSink(folder);
+    const failing: Sink = {
+      ...sink,
+      async openSet(prefix) {
+        const set = await sink.openSet(prefix);
+        return { ...set, prefix: set.prefix, commit: async () => Promise.reject(new Error('disk full')) };
+      },
+    };
+
+    await expect(check(createLocalCloseStore(folder), failing)).rejects.toThrow('disk full');
+    expect(await sink.list(`${PERIOD}/`)).toEqual([]);
+
+    const next = await check(createLocalCloseStore(folder), sink);
+    expect(next.restated).toHaveLength(1);
+    const [close] = await createLocalCloseStore(folder).records();
+    expect(await sink.list(`${PERIOD}/records/`)).toEqual([recordKey(close as CloseRecord, 1, 1)]);
+  });
+});
+
 async function filesUnder(root: string): Promise<string[]> {
   const out: string[] = [];
   for (const entry of await readdir(root, { withFileTypes: true })) {
