@@ -60,6 +60,8 @@ export async function readClosedSet(
     throw new CloseDataError(store.location(snapshotKey), 'is missing or differs from its manifest');
   }
   const snapshotFile = join(workDir, `closed-${close.id}${SNAPSHOT_SUFFIX}`);
+  // Scratch only, so a plain write: a copy of bytes already checked against the manifest, in the
+  // caller's temporary folder (removed when the check ends); the record is the stored snapshot.
   await writeFile(snapshotFile, bytes);
   const header = await readSnapshotHeader(snapshotFile);
   const transactions: SnapshotTransaction[] = [];

@@ -48,6 +48,11 @@ export interface CorrectedHeaderInfo {
   /** The timeline's `lastModifiedDate` of each changed id. */
   lastModified: Record<string, string>;
   /**
+   * Its place in the close's chain of restatements (1: the first; see restatement-records.ts).
+   * Absent: made before restatement records.
+   */
+  sequence?: number;
+  /**
    * The first day of the profile's first open period when the check ran (`YYYY-MM-DD`): the date
    * of the adjusting entries. Absent (older snapshots): the day after the closed period.
    */
@@ -57,6 +62,7 @@ export interface CorrectedHeaderInfo {
 /** What the header records besides the closed set and the changes (see {@link CorrectedHeaderInfo}). */
 export interface CorrectedOptions {
   adjustingDate?: string;
+  sequence?: number;
   since?: string;
   supersedes?: SupersededRestatement;
 }
@@ -78,9 +84,13 @@ export async function writeCorrectedSnapshot(
     ...(options.adjustingDate === undefined ? {} : { adjustingDate: options.adjustingDate }),
     ...(options.since === undefined ? {} : { since: options.since }),
     ...(options.supersedes === undefined ? {} : { supersedes: options.supersedes }),
+    ...(options.sequence === undefined ? {} : { sequence: options.sequence }),
   };
   const header = { ...set.header, createdAt: checkedAt.toISOString(), restatement: info };
   const lines = [header, ...kept.map((tx) => ({ kind: 'transaction', shard: tx.shard, data: tx.data }))];
+  // Scratch only, so a plain write: `file` is in the check's own temporary folder (removed when it
+  // ends); the restatement set publishes a copy through its sink (staged, verified, committed
+  // whole), and nothing reads this file once the check is over.
   await writeFile(file, gzipSync(`${lines.map((line) => stringifyJson(line)).join('\n')}\n`));
 }
 

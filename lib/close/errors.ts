@@ -60,6 +60,23 @@ export class CloseDataError extends PbsExportError {
 }
 
 /**
+ * The place of a restatement in its close's chain (its record's key) was taken by another check
+ * between reading the chain and recording the restatement: the restatement set is discarded.
+ */
+export class RestatementPlaceTakenError extends PbsExportError {
+  readonly location: string;
+
+  constructor(location: string, options?: { cause?: unknown }) {
+    super(
+      'restatement_conflict',
+      `${location}: another check recorded a restatement of this period at the same time`,
+      options,
+    );
+    this.location = location;
+  }
+}
+
+/**
  * The key of a new close record was taken by another writer between reading the period's history
  * and creating the record (two closes or reopens at once): the records are read again and the
  * action decided again; after a few such rounds the action is refused with this error.

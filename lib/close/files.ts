@@ -33,6 +33,11 @@ export interface RestatementManifest {
   close: Restatement['info']['close'];
   closedSnapshot: Restatement['info']['closedSnapshot'];
   checkedAt: string;
+  /**
+   * Its place in the close's chain of restatements, which its restatement record holds (see
+   * restatement-records.ts). Absent: published before restatement records.
+   */
+  sequence?: number;
   /** The instant the timeline was asked from: the closed set's fetch instant. */
   since?: string;
   /**
@@ -265,12 +270,13 @@ export async function renderRestatement(
 
 /**
  * Publishes the rendered files as one set at `prefix` of `sink`, the manifest last; returns the
- * manifest.
+ * manifest. `beforeCommit` runs once every file is staged and verified, before any is put in
+ * place: when it throws, the set is discarded (nothing appears) and the error rethrown.
  */
 export async function publishRestatement(
   restatement: Restatement,
   rendered: readonly Rendered[],
-  target: { sink: Sink; prefix: string },
+  target: { sink: Sink; prefix: string; beforeCommit?: (manifest: RestatementManifest) => Promise<void> },
 ): Promise<RestatementManifest> {
   const set = await target.sink.openSet(target.prefix);
   try {
@@ -290,6 +296,7 @@ export async function publishRestatement(
       close: restatement.info.close,
       closedSnapshot: restatement.info.closedSnapshot,
       checkedAt: restatement.info.checkedAt,
+      ...(restatement.info.sequence === undefined ? {} : { sequence: restatement.info.sequence }),
       ...(restatement.info.since === undefined ? {} : { since: restatement.info.since }),
       ...(restatement.info.supersedes === undefined
         ? {}
@@ -311,6 +318,7 @@ export async function publishRestatement(
     const object = set.create('manifest.json', 'application/json');
     object.stream.end(`${JSON.stringify(manifest, null, 2)}\n`);
     await object.done();
+    await target.beforeCommit?.(manifest);
     await set.commit();
     return manifest;
   } catch (error) {

@@ -28,6 +28,7 @@ export {
   closeInWords,
   PeriodAlreadyClosedError,
   PeriodNotClosedError,
+  RestatementPlaceTakenError,
   RunNotFoundError,
   SetClosedError,
 } from './errors.ts';
@@ -55,6 +56,13 @@ export {
   setPrefix,
 } from './records.ts';
 export { buildRestatement, type Effect, type Restatement } from './restatement.ts';
+export {
+  CLAIM_LEASE_MS,
+  RESTATEMENT_RECORD_FORMAT,
+  type RestatementRecord,
+  recordKey,
+  recordsFolder,
+} from './restatement-records.ts';
 export { DEFAULT_LOCK_DAYS, governanceLock, objectLockEnabled } from './s3-lock.ts';
 export { type CloseStore, createLocalCloseStore, createS3CloseStore } from './store.ts';
 export { periodWords, restatementSentence, signedAmount } from './words.ts';

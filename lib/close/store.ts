@@ -5,9 +5,10 @@
  * free (`createFileExclusive`), so a killed close leaves at most a temporary file the readers skip;
  * in S3 put with `If-None-Match: *` (an S3 object appears whole). The key is determined by the
  * period and the record's sequence number: of two writers that read the same history, one creates
- * the record and the other is told ({@link CloseRecordTakenError}).
+ * the record and the other is told ({@link CloseRecordTakenError}). Restatement records
+ * (restatement-records.ts) are created the same way ({@link CloseStore.createOnce}).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { loadS3Sdk } from '../aws-sdk.ts';
@@ -27,6 +28,16 @@ export interface CloseStore {
    * with {@link CloseRecordTakenError}.
    */
   append(record: CloseRecord): Promise<void>;
+  /**
+   * Creates the record `key` with `text` only if no such key exists, whole or not at all (as
+   * {@link append}): true when this call created it, false when it existed (another writer's).
+   */
+  createOnce(key: string, text: string): Promise<boolean>;
+  /**
+   * Deletes a restatement record its own check created for a set it then could not publish; no
+   * error when it does not exist. Close records are never deleted.
+   */
+  removeRecord(key: string): Promise<void>;
   /** A stored file's bytes (`reports/…/manifest.json`), or null when it does not exist. */
   read(key: string): Promise<Buffer | null>;
   /** The file's full location, for messages. */
@@ -52,9 +63,23 @@ function parseRecord(text: string, location: string): CloseRecord {
 /** The close store of a local folder (`--out DIR`). */
 export function createLocalCloseStore(root: string): CloseStore {
   const path = (key: string) => join(root, ...key.split('/'));
+  const createOnce = async (key: string, text: string): Promise<boolean> => {
+    try {
+      await createFileExclusive(path(key), text);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    }
+  };
   return {
     root,
     location: path,
+    createOnce,
+    async removeRecord(key) {
+      assertRestatementRecord(key);
+      await rm(path(key), { force: true });
+    },
     async records() {
       const found: CloseRecord[] = [];
       for (const file of await listFiles(path(CLOSES_PREFIX))) {
@@ -65,14 +90,9 @@ export function createLocalCloseStore(root: string): CloseStore {
       return found;
     },
     async append(record) {
-      const file = path(closeKey(record));
-      try {
-        await createFileExclusive(file, `${JSON.stringify(record, null, 2)}\n`);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-          throw new CloseRecordTakenError(file, { cause: error });
-        throw error;
-      }
+      const key = closeKey(record);
+      if (!(await createOnce(key, `${JSON.stringify(record, null, 2)}\n`)))
+        throw new CloseRecordTakenError(path(key));
     },
     async read(key) {
       try {
@@ -83,6 +103,12 @@ export function createLocalCloseStore(root: string): CloseStore {
       }
     },
   };
+}
+
+/** Only a restatement record may be removed: close records never are. */
+function assertRestatementRecord(key: string): void {
+  if (!/^restatements\/[^/]+\/[^/]+\/records\/[^/]+\/[^/]+\.json$/.test(key))
+    throw new Error(`${key} is not a restatement record: close records are never removed`);
 }
 
 async function listFiles(dir: string): Promise<string[]> {
@@ -112,6 +138,25 @@ export function createS3CloseStore(options: {
   const prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
   const full = (key: string) => (prefix === '' ? key : `${prefix}/${key}`);
   const location = (key: string) => `s3://${bucket}/${full(key)}`;
+  const createOnce = async (key: string, text: string): Promise<boolean> => {
+    const { PutObjectCommand } = await loadS3Sdk();
+    try {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: full(key),
+          Body: text,
+          ContentType: 'application/json',
+          IfNoneMatch: '*',
+        }),
+      );
+      return true;
+    } catch (error) {
+      // 412: the key exists; 409: another conditional write of it was in flight.
+      if (isLostRace(error)) return false;
+      throw error;
+    }
+  };
   const read = async (key: string): Promise<Buffer | null> => {
     const { GetObjectCommand } = await loadS3Sdk();
     try {
@@ -142,22 +187,15 @@ export function createS3CloseStore(options: {
       return found;
     },
     async append(record) {
-      const { PutObjectCommand } = await loadS3Sdk();
-      try {
-        await client.send(
-          new PutObjectCommand({
-            Bucket: bucket,
-            Key: full(closeKey(record)),
-            Body: `${JSON.stringify(record, null, 2)}\n`,
-            ContentType: 'application/json',
-            IfNoneMatch: '*',
-          }),
-        );
-      } catch (error) {
-        // 412: the key exists; 409: another conditional write of it was in flight.
-        if (isLostRace(error)) throw new CloseRecordTakenError(location(closeKey(record)), { cause: error });
-        throw error;
-      }
+      const key = closeKey(record);
+      if (!(await createOnce(key, `${JSON.stringify(record, null, 2)}\n`)))
+        throw new CloseRecordTakenError(location(key));
+    },
+    createOnce,
+    async removeRecord(key) {
+      assertRestatementRecord(key);
+      const { DeleteObjectCommand } = await loadS3Sdk();
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: full(key) }));
     },
   };
 }

@@ -11,6 +11,7 @@ import { ValidationError } from '../errors.ts';
 import {
   isDemoRatesFile,
   loadRates,
+  MAX_RATES_FILE_BYTES,
   parseRatesFile,
   type RateSource,
   type RatesFileInput,
@@ -35,6 +36,8 @@ export interface KeptFile {
   name: string;
   sha256: string;
   lastModified: Date;
+  /** Its size as listed, in bytes (absent when the listing does not say). */
+  bytes?: number;
 }
 
 /** Where the kept files are. */
@@ -59,6 +62,7 @@ async function* keptFiles(store: KeptRatesStore, source: RateSource): AsyncGener
         sha256: match[2] as string,
         name: match[3] as string,
         lastModified: object.LastModified ?? new Date(0),
+        ...(object.Size === undefined ? {} : { bytes: object.Size }),
       };
     }
   }
@@ -163,9 +167,12 @@ export async function readKeptRates(
   const groups = files === undefined ? newestKept(kept) : listedKept(kept, files).map((file) => [file]);
   if (groups.length === 0) throw noKeptRates(source);
   const read = async (file: KeptFile): Promise<RatesFileInput> => {
+    // Refused before it is downloaded: no published rates file is that large (lib/fx's limit).
+    if (file.bytes !== undefined && file.bytes > MAX_RATES_FILE_BYTES)
+      throw tooLarge(file.key, `is ${file.bytes} bytes`);
     const { GetObjectCommand } = await loadS3Sdk();
     const object = await store.s3.send(new GetObjectCommand({ Bucket: store.bucket, Key: file.key }));
-    const bytes = (await object.Body?.transformToByteArray()) ?? new Uint8Array();
+    const bytes = await readAtMost(object, file.key, MAX_RATES_FILE_BYTES);
     // The key names the content (a copy seeded by hand could name another): what is recorded is what was read.
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     if (sha256 !== file.sha256) {
@@ -179,6 +186,39 @@ export async function readKeptRates(
   const inputs = await Promise.all(groups.map(async (group) => latestOf(await Promise.all(group.map(read)))));
   const table = loadRates(inputs);
   return { table, files: Object.fromEntries(table.files.map((file) => [file.name, file.sha256])) };
+}
+
+/** A GetObject's body, refused by its length or once more than `max` bytes have come (the rest not read). */
+async function readAtMost(
+  object: { Body?: unknown; ContentLength?: number },
+  key: string,
+  max: number,
+): Promise<Uint8Array> {
+  const body = object.Body as (AsyncIterable<Uint8Array> & { destroy?: () => void }) | undefined;
+  if (body === undefined) return new Uint8Array();
+  if (object.ContentLength !== undefined && object.ContentLength > max) {
+    body.destroy?.();
+    throw tooLarge(key, `is ${object.ContentLength} bytes`);
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.byteLength;
+    if (total > max) {
+      body.destroy?.();
+      throw tooLarge(key, `holds more than ${max} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** The refusal of a kept file over the limit, naming its key; `size` says how large it is. */
+function tooLarge(key: string, size: string): ValidationError {
+  return new ValidationError(
+    'gains.rates',
+    `rates file ${key} ${size}, more than the ${MAX_RATES_FILE_BYTES / (1024 * 1024)} MiB a rates file may hold (no published rates file is that large): remove it from ${RATES_PREFIX}`,
+  );
 }
 
 /** Of versions of one name, the one whose rates reach the latest day (the first of equals). */

@@ -142,8 +142,14 @@ export interface EngineState {
 
 /** The key of a pool and its activity: per account and token, or per token while one pool serves every account. */
 export function keyOf(s: EngineState, account: string, token: string): string {
-  return s.accountPools ? `${account}\u0000${token}` : `\u0000${token}`;
+  return pairKey(s.accountPools ? account : null, token);
 }
+
+/** An account (null: every account's one pool) and a token as one key, JSON so no two pairs share one. */
+export const pairKey = (account: string | null, token: string): string => JSON.stringify([account, token]);
+
+/** The account and token of a {@link pairKey}. */
+export const pairOf = (key: string) => JSON.parse(key) as [string | null, string];
 
 export function pool(s: EngineState, account: string, token: string): Pool {
   const key = keyOf(s, account, token);

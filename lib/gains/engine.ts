@@ -12,6 +12,8 @@ import {
   type EngineState,
   type Flow,
   flow,
+  pairKey,
+  pairOf,
   pool,
   revive,
   snapshot,
@@ -112,10 +114,7 @@ function restore(s: EngineState, state: GainsState): void {
     );
     for (const lot of carried.lots) target.add(revive(lot));
     target.cost = new Big(carried.cost);
-    s.pools.set(
-      carried.account === null ? `\u0000${carried.token}` : `${carried.account}\u0000${carried.token}`,
-      target,
-    );
+    s.pools.set(pairKey(carried.account, carried.token), target);
   }
   if (state.hmrc !== undefined) s.identification?.restore(state.hmrc);
   if (state.walletSwitch !== undefined) s.switch?.restore(state.walletSwitch);
@@ -368,11 +367,11 @@ function withdraw(s: EngineState, event: WithdrawEvent, reported: boolean, date:
 function positions(s: EngineState): PoolPosition[] {
   const out: PoolPosition[] = [];
   for (const [key, p] of snapshot(s)) {
-    const [account, token] = key.split('\u0000') as [string, string];
+    const [account, token] = pairOf(key);
     if (p.quantity.eq(0) && p.cost.eq(0)) continue;
     out.push({
       token,
-      account: account === '' ? null : account,
+      account,
       quantity: text(p.quantity),
       cost: text(p.cost),
     });
@@ -412,7 +411,7 @@ function rollForward(s: EngineState): RollForwardLine[] {
   const keys = new Set([...open.keys(), ...s.activity.keys(), ...now.keys()]);
   const lines: RollForwardLine[] = [];
   for (const key of keys) {
-    const [account, token] = key.split('\u0000') as [string, string];
+    const [account, token] = pairOf(key);
     const start = open.get(key) ?? flow();
     const act = s.activity.get(key);
     const end = now.get(key);

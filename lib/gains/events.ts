@@ -237,7 +237,7 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
   /** In transaction id → the out transaction id of its hand-made pair. */
   const pairedIns = new Map([...pairedOuts].map(([out, inside]) => [inside, out]));
   const inCosts = options.transferInCosts ?? new Map<string, ReadonlyMap<string, TransferInCost>>();
-  /** Quantity in each protocol position (`position account \0 token`), to tell what comes back from the excess. */
+  /** Quantity in each protocol position (JSON of position account and token), to tell what comes back from the excess. */
   const positions = new Map<string, Big>();
   /** Transactions whose fiat fee has joined a move already (a paired in side, before its own turn). */
   const feesApplied = new Set<Entry>();
@@ -265,11 +265,11 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
     const entry: Entry = { tx, seq: seq++, time, account: tx.accountId ?? NO_ACCOUNT, transfer, legs: [] };
     const costs = inCosts.get(tx.id);
     let key: string | null = null;
-    if (pairedBy !== undefined) key = `\u0001${pairedBy}`;
+    if (pairedBy !== undefined) key = JSON.stringify(['pair', pairedBy]);
     else if (transfer) {
       const given = pairKey(tx);
       // A transaction without a key pairs only with itself.
-      key = given === null || given === '' ? `\u0000${tx.id}` : given;
+      key = JSON.stringify(given === null || given === '' ? ['tx', tx.id] : ['key', given]);
     }
     tx.movements.forEach((movement, index) => {
       if (isFiat(tx, movement.symbol)) return;
@@ -277,7 +277,7 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
       if (quantity.eq(0)) return;
       // An in side with a cost given by hand came from outside: it pairs with nothing.
       const external = quantity.gt(0) && costs?.has(movement.symbol) === true;
-      const group = key === null || external ? null : `${key}\u0000${movement.symbol}`;
+      const group = key === null || external ? null : JSON.stringify([key, movement.symbol]);
       const leg: Leg = { entry, leg: index, movement, quantity, group };
       if (pairedBy !== undefined && group !== null) leg.explicit = true;
       entry.legs.push(leg);
@@ -404,7 +404,7 @@ export function createEventStream(options: AdapterOptions = {}): EventStream {
     const position = positionAccount(account, tx.category ?? '', tx.protocol);
     for (const leg of entry.legs) {
       const { symbol, value } = leg.movement;
-      const key = `${position}\u0000${symbol}`;
+      const key = JSON.stringify([position, symbol]);
       const held = positions.get(key) ?? ZERO;
       if (side === 'enter' && leg.quantity.lt(0)) {
         const quantity = leg.quantity.abs();

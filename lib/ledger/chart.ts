@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ChartError, JournalNameError, shownName } from './errors.ts';
 import { type JournalName, type NameRegistry, type NameRule, nameRegistry } from './names.ts';
-import { ACCOUNT_KINDS, type Account, type AccountKind } from './types.ts';
+import { ACCOUNT_KINDS, type Account, type AccountKind, type AccountNamePart } from './types.ts';
 
 /** One account as a chart names it. */
 const accountSchema = z.strictObject({
@@ -233,15 +233,25 @@ export function createChart(settings: ChartSettings): Chart {
     perWallet,
     account: (kind) => plain(kind),
     asset(token, wallet) {
-      const key = `${wallet}\u0000${token}`;
+      const key = JSON.stringify([wallet, token]);
       const found = assets.get(key);
       if (found !== undefined) return found.account;
       const { code, own } = codeOf(token, wallet, (names, name) => names.name(name));
       const named = tokens[token];
+      // The token and the wallet are the data's; the rest of the name (`: `, ` (`) the chart's.
+      const nameParts: AccountNamePart[] = [
+        ...(named?.name !== undefined
+          ? [named.name]
+          : perToken
+            ? [`${base.name}: `, { data: token }]
+            : [base.name]),
+        ...(perWallet ? [' (', { data: wallet }, ')'] : []),
+      ];
       const account: Account = {
         code,
-        name: `${named?.name ?? (perToken ? `${base.name}: ${token}` : base.name)}${perWallet ? ` (${wallet})` : ''}`,
+        name: nameParts.map((part) => (typeof part === 'string' ? part : part.data)).join(''),
         kind: 'asset',
+        ...(nameParts.some((part) => typeof part !== 'string') ? { nameParts } : {}),
       };
       const made = { account, token, wallet, own };
       claimAccount(owners, code, made, perWallet);

@@ -24,6 +24,9 @@ export const ACCOUNT_KINDS = [
 /** One of {@link ACCOUNT_KINDS}. */
 export type AccountKind = (typeof ACCOUNT_KINDS)[number];
 
+/** A piece of an account's name: the chart's own text, or a name from the data (`{ data }`). */
+export type AccountNamePart = string | { data: string };
+
 /** An account of the client's chart. */
 export interface Account {
   /** The ledger's number (DATEV, QuickBooks) or path (`Assets:Crypto:BTC` for hledger/Beancount). */
@@ -31,6 +34,12 @@ export interface Account {
   /** Its name as the accountant reads it. */
   name: string;
   kind: AccountKind;
+  /**
+   * `name` in pieces when it holds names from the data (a token symbol, a wallet id); joined,
+   * they are `name`. A format whose account names have a syntax (QuickBooks' `Parent:Sub`) maps
+   * the data's characters, never the chart's own. Absent: `name` is the chart's own text.
+   */
+  nameParts?: AccountNamePart[];
 }
 
 /** One line of an entry: one of `debit` and `credit` is `'0'`. */

@@ -115,7 +115,7 @@ describe('closed months and restatements (CLI over the simulator on loopback)', 
 
   const restatementDir = async () => {
     const root = join(dir, 'restatements/acme/2025-10');
-    const [id] = await readdir(root);
+    const [id] = (await readdir(root)).filter((name) => name !== 'records');
     return join(root, id as string);
   };
   const csv = async (name: string) =>
@@ -178,7 +178,7 @@ describe('closed months and restatements (CLI over the simulator on loopback)', 
       ),
     ).toBe(0);
     const root = join(rebuilt, 'restatements/acme/2025-10');
-    const [id] = await readdir(root);
+    const [id] = (await readdir(root)).filter((name) => name !== 'records');
     const name = 'acme_2025-10_restatement_effects.csv';
     expect(await readFile(join(root, id as string, name))).toEqual(
       await readFile(join(await restatementDir(), name)),

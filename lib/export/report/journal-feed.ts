@@ -197,7 +197,7 @@ export function createJournalFeed(
   const aheadOf = (e: GainsEngine, date: string): MatchedAhead[] => {
     const ahead = e.matchedAhead(date);
     if (ahead.length === 0) return [];
-    const key = (token: string, account: string | null) => `${token}\u0000${account ?? ''}`;
+    const key = (token: string, account: string | null) => JSON.stringify([token, account]);
     const out = new Map<string, MatchedAhead>();
     const pool = (token: string, account: string | null) => {
       const found = out.get(key(token, account)) ?? {

@@ -11,7 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { leg, tx } from '../../../test/support/gains.ts';
 import { runJournal } from '../../../test/support/journal.ts';
 import { readDatevBuchungsstapel } from '../../../test/support/ledger-parsers/datev.ts';
-import { readQuickbooksJournals } from '../../../test/support/ledger-parsers/quickbooks.ts';
+import {
+  quickbooksAccountPath,
+  readQuickbooksJournals,
+} from '../../../test/support/ledger-parsers/quickbooks.ts';
 import { readXeroManualJournals } from '../../../test/support/ledger-parsers/xero.ts';
 import { ValidationError } from '../../errors.ts';
 import { HOSTILE_TEXTS } from '../../simulator/data.ts';
@@ -32,13 +35,7 @@ const chart = (asset: Record<string, unknown>) => ({
   'transfer-out': { code: '1591', name: 'Transfers out' },
 });
 
-/**
- * Names the gains engine can key (it joins wallet and token with U+0000 and splits there, and keys
- * an empty wallet id so too): the journal names the rest.
- */
-const keyable = (name: string) => name !== '' && !name.includes('\u0000');
-
-/** Wallets whose ids differ only in punctuation or case, quotes, a line break, and hostile texts. */
+/** Wallets whose ids differ only in punctuation or case, quotes, a line break, a ':', and hostile texts. */
 const WALLETS = [
   'w.1',
   'w-1',
@@ -48,7 +45,9 @@ const WALLETS = [
   "x'y",
   'line\nbreak',
   'line break',
-  ...HOSTILE_TEXTS.filter(keyable),
+  'x:y',
+  'x-y',
+  ...HOSTILE_TEXTS,
 ];
 
 /** Each wallet buys `i + 1` ETH (or token `i` `i + 1` units) a minute after the one before. */
@@ -73,9 +72,7 @@ const perWallet = (format: string, settings: Record<string, unknown> = {}) =>
   });
 
 /** Token symbols that would break a journal: quotes, `;`, line breaks, case apart, hostile texts. */
-const TOKENS = [
-  ...new Set(['A\nB', 'X;Y', 'X"Y', "X'Y", 'stETH', 'STETH', 'usd', ...HOSTILE_TEXTS.filter(keyable)]),
-];
+const TOKENS = [...new Set(['A\nB', 'X;Y', 'X"Y', "X'Y", 'stETH', 'STETH', 'usd', ...HOSTILE_TEXTS])];
 
 describe('journals of hostile wallet ids and token symbols in accounting products', () => {
   it('generic CSV: keeps every token symbol as it is, read back by csv-parse, each on an account of its own', async () => {
@@ -87,14 +84,48 @@ describe('journals of hostile wallet ids and token symbols in accounting product
     });
     const rows: Record<string, string>[] = parse(file?.body as string, { columns: true });
     expect(rows).toHaveLength(run.entries.reduce((n, e) => n + e.postings.length, 0));
-    const assets = rows.filter((row) => row.token !== '');
+    // The asset lines, by the default chart's asset path (an empty token symbol is one too).
+    const assets = rows.filter((row) => (row.account ?? '').startsWith('Assets:Crypto:'));
     // Lone surrogates are not text: read as UTF-8 (as csv-parse reads), each is U+FFFD.
     const asUtf8 = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
     expect(new Set(assets.map((row) => row.token))).toEqual(new Set(TOKENS.map(asUtf8)));
     expect(new Set(assets.map((row) => row.account)).size).toBe(TOKENS.length);
   });
 
-  it('QuickBooks: gives every wallet an account name of its own, one line without double quotes, each part at most 100 characters', async () => {
+  it('generic CSV: keeps the wallet "a\\u0000b" holding c apart from the wallet "a" holding "b\\u0000c", each on an account of its own', async () => {
+    const holdings = [
+      ['a\u0000b', 'c', '4'],
+      ['a', 'b\u0000c', '5'],
+    ] as const;
+    const history = holdings.map(([wallet, token, quantity], i) =>
+      tx({ id: `buy-${i}`, accountId: wallet, movements: [leg(token, quantity, `${quantity}0`)] }),
+    );
+    const run = await runJournal(history, {
+      gains: { pooling: 'account' },
+      journal: { chart: { asset: { perWallet: true } } },
+    });
+    const [file] = csvFormat.files(run.entries, {
+      currency: 'USD',
+      period: { start: '2025-01-01', end: '2025-12-31' },
+      settings: {},
+    });
+    const rows: Record<string, string>[] = parse(file?.body as string, { columns: true });
+
+    const held = new Map<string, Big>();
+    for (const row of rows.filter((r) => (r.account ?? '').startsWith('Assets:Crypto:'))) {
+      const key = JSON.stringify([row.account, row.token]);
+      held.set(key, (held.get(key) ?? new Big(0)).plus(row.quantity || '0'));
+    }
+    expect([...held].map(([key, quantity]) => [...JSON.parse(key).slice(1), quantity.toFixed()])).toEqual(
+      expect.arrayContaining([
+        ['c', '4'],
+        ['b\u0000c', '5'],
+      ]),
+    );
+    expect(new Set([...held.keys()].map((key) => JSON.parse(key)[0])).size).toBe(2);
+  });
+
+  it("QuickBooks: gives every wallet an account name of its own right under the chart's account (a ':' of its id read as no sub-account), one line without double quotes, each part at most 100 characters", async () => {
     const run = await perWallet('quickbooks');
     const file = run.files.find((f) => f.name === 'journal-quickbooks.csv');
     const journals = readQuickbooksJournals(file?.body as string, 'MM/DD/YYYY');
@@ -108,7 +139,10 @@ describe('journals of hostile wallet ids and token symbols in accounting product
     expect(new Set([...assets].map((name) => name.toLowerCase())).size).toBe(WALLETS.length);
     for (const name of assets) {
       expect(name).not.toMatch(/["\p{Cc}\u2028\u2029]/u);
-      for (const part of name.split(':')) expect(Array.from(part).length).toBeLessThanOrEqual(100);
+      // Read as QuickBooks splits Parent:Sub: the wallet's account right under Digital assets.
+      const path = quickbooksAccountPath(name);
+      expect(path).toHaveLength(2);
+      for (const part of path) expect(Array.from(part).length).toBeLessThanOrEqual(100);
     }
   });
 

@@ -1,8 +1,13 @@
 import Big from 'big.js';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
+import { leg, tx } from '../../../test/support/gains.ts';
+import { runJournal } from '../../../test/support/journal.ts';
 import { CHART, cr, dr, JANUARY, totalDebits } from '../../../test/support/ledger-fixtures.ts';
-import { readQuickbooksJournals } from '../../../test/support/ledger-parsers/quickbooks.ts';
+import {
+  quickbooksAccountPath,
+  readQuickbooksJournals,
+} from '../../../test/support/ledger-parsers/quickbooks.ts';
 import { ValidationError } from '../../errors.ts';
 import type { JournalEntry, LedgerFormatContext } from '../types.ts';
 import { quickbooksFormat } from './quickbooks.ts';
@@ -127,5 +132,51 @@ describe('QuickBooks Online journal entry import', () => {
     expect(refusal(() => only([JANUARY[1] as JournalEntry, unbalanced]))).toBe('entries[1]');
     const both: JournalEntry = { ...unbalanced, postings: [{ ...dr(CHART.btc, '1.00'), credit: '1.00' }] };
     expect(refusal(() => only([both]))).toBe('entries[0].postings[0]');
+  });
+
+  it("keeps a ':' of a wallet id or token symbol inside its account's own name, read as QuickBooks splits Parent:Sub, the chart's own ':' marking the sub-accounts", async () => {
+    const wallets = ['x:y', 'x-y', 'a:b:c', ':', 'plain'];
+    const tokens = ['LP:ETH', 'LP-ETH'];
+    const history = wallets.flatMap((wallet, w) =>
+      tokens.map((token, t) =>
+        tx({
+          id: `buy-${w}-${t}`,
+          date: new Date(Date.parse('2025-01-02T00:00:00.000Z') + (w * 2 + t) * 60_000).toISOString(),
+          accountId: wallet,
+          movements: [leg(token, String(w + 1), String(10 * (t + 1)))],
+        }),
+      ),
+    );
+    const named = (code: string, name: string) => ({ code, name });
+    const run = await runJournal(history, {
+      gains: { pooling: 'account' },
+      journal: {
+        formats: ['csv', 'quickbooks'],
+        chart: {
+          defaults: 'none',
+          // A chart's own sub-account: Digital assets under Crypto.
+          asset: { ...named('1500', 'Crypto:Digital assets'), perWallet: true },
+          cash: named('1200', 'Bank'),
+          fee: named('4970', 'Fees'),
+          gain: named('4900', 'Gains'),
+          loss: named('6900', 'Losses'),
+          income: named('4800', 'Income'),
+          opening: named('9000', 'Opening'),
+          rounding: named('6990', 'Rounding'),
+          unclassified: named('1590', 'Unclassified'),
+          'transfer-out': named('1591', 'Transfers out'),
+        },
+      },
+    });
+    const file = run.files.find((f) => f.name === 'journal-quickbooks.csv');
+
+    const paths = readQuickbooksJournals(file?.body as string, 'MM/DD/YYYY')
+      .flatMap((j) => j.lines.map((l) => quickbooksAccountPath(l.account)))
+      .filter((path) => path[0] === 'Crypto');
+    const accounts = new Set(paths.map((path) => JSON.stringify(path).toLowerCase()));
+    // Each wallet's each token: an account of its own, two levels under the chart's Crypto:Digital assets.
+    expect(accounts.size).toBe(wallets.length * tokens.length);
+    for (const path of paths) expect(path.slice(0, 2)).toEqual(['Crypto', 'Digital assets']);
+    for (const path of paths) expect(path).toHaveLength(3);
   });
 });

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../../errors.ts';
 import { cutPoints, mapNames, wellFormed } from '../names.ts';
-import type { JournalEntry, LedgerFile, LedgerFormat, LedgerFormatContext } from '../types.ts';
+import type { Account, JournalEntry, LedgerFile, LedgerFormat, LedgerFormatContext } from '../types.ts';
 import {
   csvRecord,
   localDate,
@@ -23,6 +23,16 @@ export const QUICKBOOKS_JOURNAL_NO_MAX = 21;
 
 /** QuickBooks Online keeps at most 100 characters of an account's name (each part of `Parent:Sub`). */
 export const QUICKBOOKS_ACCOUNT_NAME_MAX = 100;
+
+/**
+ * What a `:` inside a name from the data (a wallet id, a token symbol) becomes in an account name:
+ * QuickBooks reads every `:` as the line between an account and its sub-account ("the fully
+ * qualified name … separated by colons", `Parent:Account1:SubAccount1`, and an account's own name
+ * may not hold one: Intuit's Account entity, see README "QuickBooks Online"), so the chart's own
+ * `:` stay and the data's are mapped. Two names that become one this way (`a:b`, `a-b`) each get a
+ * hash ({@link accountNames}), so the mapping stays injective.
+ */
+export const QUICKBOOKS_DATA_COLON = '-';
 
 /** The columns written, in order (the names of Intuit's sample file, which the import maps). */
 export const QUICKBOOKS_COLUMNS = [
@@ -132,10 +142,17 @@ function entryRows(
 
 /**
  * A chart's account name as QuickBooks takes it: one line (control characters and line separators
- * a space), a double quote (which an account name may not hold) as `'`, each part of `Parent:Sub`
- * at most 100 characters, without spaces at the ends.
+ * a space), a double quote (which an account name may not hold) as `'`, a `:` of a name from the
+ * data as {@link QUICKBOOKS_DATA_COLON} (the chart's own `:` mark its sub-accounts), each part of
+ * `Parent:Sub` at most 100 characters, without spaces at the ends.
  */
-function quickbooksName(name: string): string {
+function quickbooksName(account: Pick<Account, 'name' | 'nameParts'>): string {
+  const name =
+    account.nameParts === undefined
+      ? account.name
+      : account.nameParts
+          .map((part) => (typeof part === 'string' ? part : part.data.replaceAll(':', QUICKBOOKS_DATA_COLON)))
+          .join('');
   return wellFormed(name)
     .replace(/[\p{Cc}\u2028\u2029]/gu, ' ')
     .replace(/"/g, "'")
@@ -152,9 +169,9 @@ function quickbooksName(name: string): string {
  * of the journal are one in QuickBooks.
  */
 function accountNames(entries: readonly JournalEntry[]): Map<string, string> {
-  const named = new Map<string, string>();
-  for (const entry of entries) for (const p of entry.postings) named.set(p.account.code, p.account.name);
-  const natural = (code: string) => quickbooksName(named.get(code) ?? '');
+  const named = new Map<string, Account>();
+  for (const entry of entries) for (const p of entry.postings) named.set(p.account.code, p.account);
+  const natural = (code: string) => quickbooksName(named.get(code) ?? { name: '' });
   const mapped = mapNames(
     named.keys(),
     {

@@ -125,7 +125,11 @@ export async function runChainScenario(formats = 'csv,hledger'): Promise<ChainSc
   await exportOctober(join(dir, 'fresh'));
 
   const root = join(books, 'restatements/acme/2025-10');
-  const restatements = (await readdir(root)).sort().map((name) => join(root, name));
+  // The restatement sets, not their records (`records/`).
+  const restatements = (await readdir(root))
+    .filter((name) => name !== 'records')
+    .sort()
+    .map((name) => join(root, name));
   const [first, second] = restatements as [string, string];
   const snapshots = [
     ...['--closed', join(closedRun, 'acme_2025-10_snapshot.ndjson.gz')],

@@ -100,3 +100,15 @@ function readDate(value: string, format: 'MM/DD/YYYY' | 'DD/MM/YYYY', where: str
   }
   return iso;
 }
+
+/**
+ * An account name as QuickBooks reads it: the path from the top account down to the account,
+ * split at every `:`. Intuit's Account entity: the fully qualified name is "the topmost parent,
+ * followed by each subaccount separated by colons" (`Parent:Account1:SubAccount1:SubAccount2`),
+ * and an account's own name may not hold a colon
+ * (https://developer.intuit.com/app/developer/qbo/docs/api/accounting/all-entities/account).
+ * A part is read without the spaces at its ends.
+ */
+export function quickbooksAccountPath(name: string): string[] {
+  return name.split(':').map((part) => part.trim());
+}

@@ -13,6 +13,8 @@ import {
   carriedLot,
   type EngineState,
   type PoolingSwitch,
+  pairKey,
+  pairOf,
   pool,
   revive,
 } from '../../engine-state.ts';
@@ -64,7 +66,7 @@ export function createWalletSwitch(s: EngineState): PoolingSwitch {
       balances: [...w.balances]
         .filter(([, quantity]) => !quantity.eq(0))
         .map(([key, quantity]) => {
-          const [account, token] = key.split('\u0000') as [string, string];
+          const [account, token] = pairOf(key) as [string, string];
           return { account, token, quantity: text(quantity) };
         })
         .sort((a, b) => compareText(a.token, b.token) || compareText(a.account, b.account)),
@@ -75,7 +77,7 @@ export function createWalletSwitch(s: EngineState): PoolingSwitch {
     }),
     restore(state) {
       s.accountPools = state.done;
-      for (const b of state.balances) w.balances.set(`${b.account}\u0000${b.token}`, new Big(b.quantity));
+      for (const b of state.balances) w.balances.set(pairKey(b.account, b.token), new Big(b.quantity));
       if (state.records === undefined && !state.done) w.allocationRule = 'account-order';
       for (const r of state.records ?? []) {
         const target = recordsOf(s, w, r.account, r.token);
@@ -87,7 +89,7 @@ export function createWalletSwitch(s: EngineState): PoolingSwitch {
 
 /** Until the switch to wallet-by-wallet pools, each account's holding per token. */
 function track(w: Wallets, account: string, token: string, quantity: string, sign: 1 | -1): void {
-  const key = `${account}\u0000${token}`;
+  const key = pairKey(account, token);
   const next = (w.balances.get(key) ?? ZERO).plus(sign === 1 ? quantity : new Big(quantity).neg());
   w.balances.set(key, next);
 }
@@ -125,7 +127,7 @@ function trackEvent(s: EngineState, w: Wallets, event: GainsEvent): void {
 
 /** A wallet's own records of a token until the switch (see {@link Wallets.records}). */
 function recordsOf(s: EngineState, w: Wallets, account: string, token: string): Pool {
-  const key = `${account}\u0000${token}`;
+  const key = pairKey(account, token);
   let found = w.records.get(key);
   if (found === undefined) {
     found = new Pool(token, account, s.options.method, s.options.fiatScale, s.options.rounding);
@@ -147,8 +149,8 @@ function switchToWallets(s: EngineState, w: Wallets): void {
   const perToken = <T>(map: Map<string, T>, token: string) =>
     new Map(
       [...map]
-        .filter(([key]) => key.endsWith(`\u0000${token}`))
-        .map(([key, value]) => [key.slice(0, -token.length - 1), value] as const),
+        .filter(([key]) => pairOf(key)[1] === token)
+        .map(([key, value]) => [pairOf(key)[0] as string, value] as const),
     );
   for (const source of universal) {
     const token = source.token;
@@ -173,7 +175,7 @@ function switchToWallets(s: EngineState, w: Wallets): void {
       });
       if (!reported) continue;
       addFlow(activityOf(s, g.account, token).transferredIn, g.quantity, g.cost);
-      const before = s.activity.get(`\u0000${token}`) ?? activityOfKey(s, `\u0000${token}`);
+      const before = activityOfKey(s, pairKey(null, token));
       addFlow(before.transferredOut, g.quantity, g.cost);
     }
     for (const u of uncovered) {
