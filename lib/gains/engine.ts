@@ -425,7 +425,7 @@ function rollForward(s: EngineState): RollForwardLine[] {
     if (idle) continue;
     lines.push({
       token,
-      account: account === '' ? null : account,
+      account,
       opening: position(start),
       acquired: position(act?.acquired ?? flow()),
       transferredIn: position(act?.transferredIn ?? flow()),

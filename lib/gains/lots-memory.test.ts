@@ -41,7 +41,7 @@ describe('a pool of open lots', () => {
   // never sold): at about 1 300 bytes a lot (two big.js numbers, one array slot per digit) they
   // took 20 MB of a 128 MB heap at 1M transactions.
   it.each(['fifo', 'average'] as const)(
-    '%s: keeps a lot behind its front in under 400 bytes',
+    '%s: keeps a lot behind its front in under 450 bytes',
     (method) => {
       const heldBy = (count: number) => {
         const before = heapUsed();
@@ -51,7 +51,9 @@ describe('a pool of open lots', () => {
         return held;
       };
       const perLot = (heldBy(30_000) - heldBy(10_000)) / 20_000;
-      expect(perLot).toBeLessThan(400);
+      // Node 20 measured 380–395 bytes, Node 22 (the project's since issue #38) 402–413: the same
+      // objects under another V8. The bound guards against the old 1 300 bytes, not V8's layout.
+      expect(perLot).toBeLessThan(450);
     },
     60_000,
   );
