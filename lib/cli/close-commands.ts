@@ -34,6 +34,9 @@ import type { CliIo } from './main.ts';
 
 const COMMANDS = ['close', 'reopen', 'check-closes', 'restate'] as const;
 
+/** The closing commands' names. */
+export const CLOSE_COMMANDS: readonly string[] = COMMANDS;
+
 /** A parsed closing command. */
 export interface CloseCommand {
   command: (typeof COMMANDS)[number];

@@ -5,10 +5,14 @@
  */
 export { RatesFetchError } from './errors.ts';
 export {
+  type Downloaded,
+  downloadPublished,
   ECB_HIST_URL,
+  ecbHistoryFile,
   type FetchOutcome,
   fetchPublishedRates,
   HMRC_MONTHLY_URL,
+  hmrcMonthlyFiles,
   type PublishedFile,
   publishedFiles,
   type RatesFetchDeps,

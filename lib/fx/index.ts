@@ -17,6 +17,7 @@ import {
 import { byteSize, isZip, MAX_RATES_FILE_BYTES, TOO_LARGE, unzipSingle } from './zip.ts';
 
 export { CONVERSION_SCALE, type Conversion, conversionOn, convertAmount, crossRate } from './convert.ts';
+export { demoEcbHistCsv, demoHmrcMonthXml, demoUsdPerPound } from './demo.ts';
 export { MissingRateError, RatesFileError } from './errors.ts';
 export {
   BASE_CURRENCY,
