@@ -1,9 +1,8 @@
 #!/usr/bin/env -S npx tsx
 /** Standalone launcher of the Portfolio Balance Service simulator: `npm run simulator -- --help`. */
-import { readFile } from 'node:fs/promises';
-import { banner, parseCliArgs, USAGE } from '../lib/simulator/cli.ts';
+import { banner, editsError, parseCliArgs, readEditsFile, USAGE } from '../lib/simulator/cli.ts';
 import { CliUsageError } from '../lib/simulator/errors.ts';
-import { type PastEdit, startSimulator } from '../lib/simulator/index.ts';
+import { startSimulator } from '../lib/simulator/index.ts';
 
 async function main(): Promise<void> {
   let parsed: ReturnType<typeof parseCliArgs>;
@@ -20,8 +19,17 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const pastEdits = parsed.editsFile === undefined ? [] : await readEdits(parsed.editsFile);
-  const sim = await startSimulator({ ...parsed.options, pastEdits, requestLogLimit: 10_000 });
+  let sim: Awaited<ReturnType<typeof startSimulator>>;
+  try {
+    const pastEdits = parsed.editsFile === undefined ? [] : await readEditsFile(parsed.editsFile);
+    sim = await startSimulator({ ...parsed.options, pastEdits, requestLogLimit: 10_000 });
+  } catch (error) {
+    // A bad edits file names the flag, the file and the edit's field, and starts nothing.
+    const refused = error instanceof CliUsageError ? error : editsError(error, parsed.editsFile);
+    if (refused === undefined) throw error;
+    process.stderr.write(`error: ${refused.message}\n`);
+    process.exit(2);
+  }
   process.stdout.write(`${banner(sim)}\n`);
   const stop = (): void => {
     sim.close().then(
@@ -31,14 +39,6 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-}
-
-/** The `--edits` file: a JSON array of past edits (checked by the simulator as it starts). */
-async function readEdits(file: string): Promise<PastEdit[]> {
-  const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
-  if (!Array.isArray(parsed))
-    throw new CliUsageError('--edits', `--edits ${file}: expected a JSON array of edits`);
-  return parsed as PastEdit[];
 }
 
 main().catch((error: unknown) => {

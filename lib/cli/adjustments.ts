@@ -28,16 +28,23 @@ async function readFlagFile(flag: string, file: string): Promise<Uint8Array> {
 /**
  * The adjustments file of `--adjustments`, validated (an invalid or contradictory one throws
  * `AdjustmentsFileError` naming the file and why: exit 1). Refused for a request without the
- * gains reports.
+ * gains reports, and as a bad flag when it holds another profile's adjustments (before anything
+ * is fetched, which the run would otherwise do before the gains engine refused them).
  */
 export async function readAdjustmentsFlag(file: string, request: ExportRequest): Promise<LoadedAdjustments> {
   if (request.gains === undefined)
     throw new ValidationError('--adjustments', 'adjusts the gains figures: add --report gains');
-  return parseStoredVersion(
+  const loaded = parseStoredVersion(
     file,
     await readFlagFile('--adjustments', file),
     'correct the file (its schema: README, "Resolving warnings")',
   );
+  if (loaded.document.profile !== request.profile)
+    throw new ValidationError(
+      '--adjustments',
+      `${file} holds profile ${loaded.document.profile}'s adjustments, and the run is of profile ${request.profile}`,
+    );
+  return loaded;
 }
 
 /** What a manifest records of the adjustments (see `ReportSetDescription.adjustments`). */

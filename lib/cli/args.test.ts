@@ -207,8 +207,18 @@ describe('parseCommandLine', () => {
     );
   });
 
-  it('returns help for no arguments', () => {
-    expect(parseCommandLine([], {})).toEqual({ command: 'help' });
+  it('returns help marked as a missing command for no arguments, and for flags without a command', () => {
+    expect([parseCommandLine([], {}), parseCommandLine(['--period', '2025'], {})]).toEqual([
+      { command: 'help', missingCommand: true },
+      { command: 'help', missingCommand: true },
+    ]);
+  });
+
+  it('returns plain help for help and --help', () => {
+    expect([parseCommandLine(['help'], {}), parseCommandLine(['--help'], {})]).toEqual([
+      { command: 'help' },
+      { command: 'help' },
+    ]);
   });
 
   it('returns version for --version', () => {

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ValidationError } from '../errors.ts';
+import { DEFAULT_JOURNAL_FORMATS, LEDGER_FORMATS } from '../ledger/index.ts';
 import { ADJUSTMENTS_USAGE } from './adjustments-command.ts';
 import { parseRatesFlags, type RatesFlag } from './rates.ts';
+import { RATES_USAGE } from './rates-command.ts';
 import { closestFlag } from './suggest.ts';
 
 /** Where the files go. */
@@ -49,6 +51,8 @@ export interface RenderCommand {
 
 export interface HelpCommand {
   command: 'help';
+  /** No command was given (`pbs-export --period 2025`): the usage is shown as an error (exit 2). */
+  missingCommand?: true;
 }
 
 export interface VersionCommand {
@@ -57,16 +61,45 @@ export interface VersionCommand {
 
 export type CliCommand = RunCommand | RenderCommand | HelpCommand | VersionCommand;
 
-export const USAGE = `Usage:
-  pbs-export run [options]       Export a portfolio's reports
-  pbs-export render --snapshot FILE [--out DIR | --s3 URL] [presentation options]
+/** The usage line of `run`. */
+export const RUN_USAGE = `  pbs-export run [options]       Export a portfolio's reports
+`;
+
+/** The usage lines of `render`. */
+export const RENDER_USAGE = `  pbs-export render --snapshot FILE [--out DIR | --s3 URL] [presentation options]
                                  Rebuild the reports from a raw snapshot, without the service:
                                  --format, --delimiter, --decimal-separator, --report (those the
                                  snapshot holds the data of) and the gains options apply; flags
                                  that would need a new fetch are refused
-${ADJUSTMENTS_USAGE}  pbs-export --version           Print the version
+`;
 
-Request:
+/** The column where the usage's descriptions start, and the width they wrap at. */
+const DESCRIPTION_COLUMN = 33;
+const USAGE_WIDTH = 100;
+
+/** A flag's usage entry: `name` and its description wrapped at {@link USAGE_WIDTH}, indented. */
+function flagEntry(name: string, description: string): string {
+  const lines: string[] = [];
+  let line = `  ${name}`.padEnd(DESCRIPTION_COLUMN);
+  for (const word of description.split(' ')) {
+    if (line.trim() !== name && line.length + 1 + word.length > USAGE_WIDTH) {
+      lines.push(line);
+      line = ' '.repeat(DESCRIPTION_COLUMN);
+    }
+    line += line.endsWith(' ') ? word : ` ${word}`;
+  }
+  return `${[...lines, line].join('\n')}\n`;
+}
+
+/** `--journal-format`'s entry: every registered ledger format, so a new one is listed at once. */
+const JOURNAL_FORMAT_USAGE = flagEntry(
+  '--journal-format F',
+  `journal: ${LEDGER_FORMATS.map((format) => format.id).join(', ')} (repeat or comma-separate;` +
+    ` default: ${DEFAULT_JOURNAL_FORMATS.join(', ')})`,
+);
+
+/** The flags of `run` and `render`, by group. */
+export const FLAGS_USAGE = `Request:
   --profile NAME                 Portfolio (profile) name; required against the real service
                                  (default with the simulator: demo)
   --period P                     Required: 2025-10 (month), 2025 (year), or 2025-01-05..2025-02-10
@@ -121,9 +154,7 @@ Request:
   --decimal-separator S          CSV decimal separator: . or ,                  (default: .)
   --conflicting-copies C         An id sent twice with different content: fail, first or last
                                  (which copy the reports keep)                  (default: fail)
-  --journal-format F             journal: csv, beancount, hledger (repeat or comma-separate;
-                                 default: all three)
-  --journal-chart FILE           journal: chart of accounts (JSON, the request's journal.chart)
+${JOURNAL_FORMAT_USAGE}  --journal-chart FILE           journal: chart of accounts (JSON, the request's journal.chart)
   --journal-settings FILE        journal: the formats' settings (JSON, the request's journal.settings,
                                  e.g. {"datev": {"consultantNumber": 1001, "clientNumber": 1}})
   --journal-rollup               journal: one entry per month and account, not per transaction
@@ -142,6 +173,13 @@ Output:
   --s3-endpoint URL              Endpoint of an S3-compatible store
   --s3-region REGION             Region                                         (default: us-east-1)
 `;
+
+/** The usage of every command but the closing ones (`CLOSE_USAGE`), and the flags of `run` and `render`. */
+export const USAGE = `Usage:
+${RUN_USAGE}${RENDER_USAGE}${ADJUSTMENTS_USAGE}${RATES_USAGE}  pbs-export --version           Print the version
+  pbs-export help [COMMAND]      This help, or one command's (also: pbs-export COMMAND --help)
+
+${FLAGS_USAGE}`;
 
 /** Largest `--transactions`: what the simulator accepts (it indexes transactions with typed arrays). */
 export const MAX_SIMULATED_TRANSACTIONS = 50_000_000;
@@ -218,8 +256,10 @@ export function parseCommandLine(
   }
   const { values, positionals } = parsed;
   if (values.version) return { command: 'version' };
-  const command = positionals[0] ?? 'help';
+  const command = positionals[0];
   if (values.help || command === 'help') return { command: 'help' };
+  // Flags without a command (or nothing at all) is a mistake, most often a forgotten `run`.
+  if (command === undefined) return { command: 'help', missingCommand: true };
   if (positionals.length > 1)
     throw new ValidationError('arguments', `unexpected argument ${preview(positionals[1] as string)}`);
   const destination = parseDestination(values.out, values.s3, values['s3-endpoint'], values['s3-region']);
@@ -238,7 +278,10 @@ export function parseCommandLine(
     };
   }
   if (command !== 'run')
-    throw new ValidationError('command', `unknown command ${preview(command)} (run, render, help)`);
+    throw new ValidationError(
+      'command',
+      `unknown command ${preview(command)}: pbs-export help lists the commands`,
+    );
   if (values.snapshot !== undefined) throw new ValidationError('--snapshot', 'only applies to render');
   if (values.manifest !== undefined) throw new ValidationError('--manifest', 'only applies to render');
 

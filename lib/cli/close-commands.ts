@@ -26,13 +26,17 @@ import {
   restatementSentence,
 } from '../close/index.ts';
 import { ValidationError } from '../errors.ts';
-import { newRunId } from '../export/index.ts';
+import { newRunId, readSnapshotHeader } from '../export/index.ts';
 import type { PbsClient } from '../pbs/index.ts';
 import { createLocalSink, createS3Sink, type Sink } from '../storage/index.ts';
 import { type Destination, parseDestination, type ServiceChoice } from './args.ts';
 import type { CliIo } from './main.ts';
+import { readSnapshotFlag } from './render-options.ts';
 
 const COMMANDS = ['close', 'reopen', 'check-closes', 'restate'] as const;
+
+/** The closing commands' names. */
+export const CLOSE_COMMANDS: readonly string[] = COMMANDS;
 
 /** A parsed closing command. */
 export interface CloseCommand {
@@ -260,6 +264,14 @@ async function checkAll(
 }
 
 async function restateOffline(command: CloseCommand, io: CliIo, sink: Sink): Promise<number> {
+  // Each snapshot named first, so a file that is not there is a bad flag, not a raw ENOENT.
+  for (const [flag, file] of [
+    ['--closed', command.closed],
+    ['--corrected', command.corrected],
+    ['--superseded', command.superseded],
+  ] as const) {
+    if (file !== undefined) await readSnapshotFlag(flag, file, readSnapshotHeader);
+  }
   const workDir = await mkdtemp(join(tmpdir(), 'pbs-export-restate-'));
   try {
     const restatement = await buildRestatement(

@@ -31,9 +31,8 @@ import {
 } from '../storage/index.ts';
 import { readAdjustmentsFlag, renderAdjustments } from './adjustments.ts';
 import { adjustmentsMain } from './adjustments-command.ts';
-import { type CliCommand, type Destination, parseCommandLine, type RunCommand, USAGE } from './args.ts';
+import { type CliCommand, type Destination, parseCommandLine, type RunCommand } from './args.ts';
 import {
-  CLOSE_USAGE,
   type CloseCommand,
   closeCommand,
   closeStoreFor,
@@ -41,10 +40,12 @@ import {
   isCloseCommandLine,
   parseCloseCommandLine,
 } from './close-commands.ts';
+import { FULL_HELP, helpFor } from './help.ts';
 import { describeError, inCliWords } from './messages.ts';
 import { checkDestination } from './preflight.ts';
 import { createProgressReporter } from './progress.ts';
 import { readRates, withRates } from './rates.ts';
+import { ratesMain } from './rates-command.ts';
 import { applyPresentation, displayZone, readSnapshotForRender } from './render-options.ts';
 import { stopExitCode } from './signals.ts';
 import { printLinks, printSummary } from './summary.ts';
@@ -73,7 +74,13 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130, terminated: 
  */
 export async function main(argv: readonly string[], cliIo: CliIo): Promise<number> {
   const io = redactingIo(cliIo);
+  const help = helpFor(argv);
+  if (help !== undefined) {
+    io.stdout.write(help);
+    return EXIT.ok;
+  }
   if (argv[0] === 'adjustments') return adjustmentsMain(argv.slice(1), io);
+  if (argv[0] === 'rates') return ratesMain(argv.slice(1), io);
   let command: CliCommand | CloseCommand;
   try {
     command = isCloseCommandLine(argv) ? parseCloseCommandLine(argv, io.env) : parseCommandLine(argv, io.env);
@@ -84,8 +91,15 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
   }
   try {
     if (command.command === 'help') {
-      io.stdout.write(`${USAGE}\n${CLOSE_USAGE}`);
-      return EXIT.ok;
+      if (command.missingCommand !== true) {
+        io.stdout.write(FULL_HELP);
+        return EXIT.ok;
+      }
+      // Flags without a command, most often a forgotten `run`: the usage, and the line last.
+      io.stderr.write(
+        `${FULL_HELP}\nerror: no command given: put one first, e.g. pbs-export run --period 2025-10\n`,
+      );
+      return EXIT.usage;
     }
     if (command.command === 'version') {
       io.stdout.write(`${GENERATOR.name} ${GENERATOR.version}\n`);

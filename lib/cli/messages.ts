@@ -42,9 +42,24 @@ const REASON_WORDS: [RegExp, string][] = [
   [/\bgains\.currency\b/g, '--gains-currency'],
 ];
 
+/**
+ * The flags of the journal block's parts, by field path prefix: a file's content is checked
+ * field by field (`journal.settings.datev.consultantNumber`), and the user gave the file's flag.
+ */
+const JOURNAL_FLAGS: [string, string][] = [
+  ['journal.settings', '--journal-settings'],
+  ['journal.chart', '--journal-chart'],
+  ['journal.formats', '--journal-format'],
+  ['journal.rollup', '--journal-rollup'],
+];
+
 /** The flag a request field path (e.g. `filters.tokens[1]`) comes from, if the CLI sets it. */
 export function flagOfField(field: string): string | undefined {
-  return FIELD_FLAGS[field.replace(/\[\d+\]/g, '')];
+  const path = field.replace(/\[\d+\]/g, '');
+  return (
+    FIELD_FLAGS[path] ??
+    JOURNAL_FLAGS.find(([prefix]) => path === prefix || path.startsWith(`${prefix}.`))?.[1]
+  );
 }
 
 /** `reason` with the request field names it quotes replaced by their flags. */
@@ -71,9 +86,48 @@ function gainsFlagsGiven(input: Record<string, unknown>): string {
   return flags.length > 0 ? flags.join(', ') : 'the gains flags';
 }
 
-/** What a run without `--period` is told. */
-const PERIOD_REQUIRED =
-  'is required: a month (2025-10), a year (2025) or a range of days (2025-01-05..2025-02-10)';
+/** The forms `--period` takes, as the user types them. */
+const PERIOD_FORMS = 'a month (2025-10), a year (2025) or a range of days (2025-01-05..2025-02-10)';
+
+/**
+ * An issue of the request's period in the words of `--period`: its forms are the CLI's (`A..B`),
+ * not the request's `{from, to}`, and a range's day at fault is said to be its first or last.
+ */
+function periodLine(issue: { field: string; reason: string }, input: Record<string, unknown>): string {
+  const period = input.period;
+  if (period === undefined) return `--period: is required: ${PERIOD_FORMS}`;
+  const range = period as { from?: unknown; to?: unknown };
+  const typed = typeof period === 'string' ? period : `${String(range.from)}..${String(range.to)}`;
+  const flag = `--period ${quote(typed)}`;
+  if (issue.reason.includes('{from, to}')) return `${flag}: expected ${PERIOD_FORMS}`;
+  if (issue.field === 'period.to' && issue.reason === 'must not be before from')
+    return `${flag}: the range's last day is before its first (FIRST..LAST)`;
+  const side = { 'period.from': "the range's first day: ", 'period.to': "the range's last day: " }[
+    issue.field
+  ];
+  return `${flag}: ${side ?? ''}${issue.reason}`;
+}
+
+/**
+ * An issue of a journal file's content (`--journal-settings`, `--journal-chart`) in the words of
+ * its flag: the path inside the file; without the file, how to give it.
+ */
+function journalFileLine(
+  flag: string,
+  issue: { field: string; reason: string },
+  input: Record<string, unknown>,
+): string {
+  const inside = issue.field.split('.').slice(2);
+  if (inside.length === 0) return `${flag}: ${issue.reason}`;
+  const missing = valueAt(input, issue.field) === undefined;
+  // zod's "Invalid input" for a value that is not there says nothing more.
+  const why = missing && /^Invalid input\b/.test(issue.reason) ? 'is required' : issue.reason;
+  const line = `${flag}: ${inside.join('.')}: ${why}`;
+  if (valueAt(input, issue.field.split('.').slice(0, 2).join('.')) !== undefined) return line;
+  // No file given: the JSON it needs, e.g. {"datev": {"consultantNumber": …}}.
+  const shape = inside.reduceRight((inner, key) => `{${JSON.stringify(key)}: ${inner}}`, '…');
+  return `${line} (give ${flag} FILE, a JSON file such as ${shape})`;
+}
 
 /**
  * An invalid request in the CLI's words: each issue names its flag (and, for a repeated flag, the
@@ -82,11 +136,13 @@ const PERIOD_REQUIRED =
 export function inCliWords(error: unknown, input: Record<string, unknown>): unknown {
   if (!(error instanceof RequestValidationError)) return error;
   const lines = error.issues.map((issue) => {
-    if (issue.field === 'period' && input.period === undefined) return `--period: ${PERIOD_REQUIRED}`;
+    if (issue.field === 'period' || issue.field.startsWith('period.')) return periodLine(issue, input);
     const reason = inFlagWords(issue.reason);
     if (issue.field === 'gains') return `${gainsFlagsGiven(input)}: ${reason}`;
     const flag = flagOfField(issue.field);
     if (flag === undefined) return `${issue.field}: ${reason}`;
+    if (flag === '--journal-settings' || flag === '--journal-chart')
+      return journalFileLine(flag, { field: issue.field, reason }, input);
     const value = /\[\d+\]$/.test(issue.field) ? valueAt(input, issue.field) : undefined;
     return `${flag}${typeof value === 'string' ? ` ${quote(value)}` : ''}: ${reason}`;
   });

@@ -78,7 +78,19 @@ export function displayZone(
  * The header of the snapshot `render` was given; a file that cannot be read or is no snapshot is
  * a bad `--snapshot` (exit 2), said in one line without Node's `Error:` prefix.
  */
-export async function readSnapshotForRender(
+export function readSnapshotForRender(
+  file: string,
+  read: (file: string) => Promise<SnapshotHeader>,
+): Promise<SnapshotHeader> {
+  return readSnapshotFlag('--snapshot', file, read);
+}
+
+/**
+ * The header of the snapshot a flag names (`render --snapshot`, `restate --closed`, …); a file
+ * that cannot be read or is no snapshot is a bad `flag` (exit 2), said in one line.
+ */
+export async function readSnapshotFlag(
+  flag: string,
   file: string,
   read: (file: string) => Promise<SnapshotHeader>,
 ): Promise<SnapshotHeader> {
@@ -93,15 +105,12 @@ export async function readSnapshotForRender(
       ENOTDIR: 'a part of the path is a file',
     };
     if (code !== undefined && reasons[code] !== undefined) {
-      throw new ValidationError('--snapshot', `cannot read ${file}: ${reasons[code]}`, { cause: error });
+      throw new ValidationError(flag, `cannot read ${file}: ${reasons[code]}`, { cause: error });
     }
-    if (error instanceof PbsExportError)
-      throw new ValidationError('--snapshot', error.message, { cause: error });
+    if (error instanceof PbsExportError) throw new ValidationError(flag, error.message, { cause: error });
     // gzip or JSON that does not parse: not a file this tool wrote.
-    throw new ValidationError(
-      '--snapshot',
-      `${file} is not a pbs-export snapshot (${(error as Error).message})`,
-      { cause: error },
-    );
+    throw new ValidationError(flag, `${file} is not a pbs-export snapshot (${(error as Error).message})`, {
+      cause: error,
+    });
   }
 }

@@ -70,25 +70,42 @@ export async function assembleExport(
   fetched: readonly FetchedShard[] | FetchRun,
   deps: AssembleDeps,
 ): Promise<AssembledExport> {
-  checkRequestedAdjustments(request, deps.adjustments);
   const allFetched = isFetchRun(fetched) ? fetched.done : Promise.resolve(fetched);
+  /**
+   * On any failure, the setup's included (the fetch is running already): the live writers are
+   * stopped, the fetch starts no more shards, and the running ones settle before the caller
+   * removes their folder (else the removal fails with ENOTEMPTY and hides the error).
+   */
+  const fail = async (error: unknown, live: LiveOutputs | undefined): Promise<never> => {
+    await live?.abort(error instanceof Error ? error : new Error(String(error)));
+    if (isFetchRun(fetched)) fetched.stop();
+    await allFetched.catch(() => {});
+    throw error;
+  };
   const snapshotFile = join(deps.workDir, 'snapshot.ndjson.gz');
   const changes = request.reports.includes('changes') ? changesOf(request, deps) : undefined;
-  const live = createLiveOutputs({
-    formats: request.formats,
-    csv: request.csv,
-    xlsx: workbookOptions(request, deps.demo === true),
-    workDir: deps.workDir,
-  });
-  const model = createReportModel(deps.fields, request, {
-    spoolDir: deps.workDir,
-    // The data is as it was when the export started: later days are not over.
-    now: () => deps.startedAt,
-    live,
-    ...(deps.warn ? { warn: deps.warn } : {}),
-    ...(deps.rates ? { rates: deps.rates } : {}),
-    ...(deps.adjustments ? { adjustments: deps.adjustments } : {}),
-  });
+  let live: LiveOutputs | undefined;
+  let model: ReportModel;
+  try {
+    checkRequestedAdjustments(request, deps.adjustments);
+    live = createLiveOutputs({
+      formats: request.formats,
+      csv: request.csv,
+      xlsx: workbookOptions(request, deps.demo === true),
+      workDir: deps.workDir,
+    });
+    model = createReportModel(deps.fields, request, {
+      spoolDir: deps.workDir,
+      // The data is as it was when the export started: later days are not over.
+      now: () => deps.startedAt,
+      live,
+      ...(deps.warn ? { warn: deps.warn } : {}),
+      ...(deps.rates ? { rates: deps.rates } : {}),
+      ...(deps.adjustments ? { adjustments: deps.adjustments } : {}),
+    });
+  } catch (error) {
+    return fail(error, live);
+  }
   try {
     let header: SnapshotHeader | undefined;
     const assembled = await assembleSnapshot({
@@ -130,12 +147,8 @@ export async function assembleExport(
       ...(deps.adjustments ? { adjustments: deps.adjustments } : {}),
     };
   } catch (error) {
-    await live.abort(error instanceof Error ? error : new Error(String(error)));
-    // The fetch may still be running (a window failed before the last shard came): start no
-    // more shards, and let the running ones settle before the caller removes their folder.
-    if (isFetchRun(fetched)) fetched.stop();
-    await allFetched.catch(() => {});
-    throw error;
+    // The fetch may still be running (a window failed before the last shard came).
+    return fail(error, live);
   }
 }
 

@@ -41,15 +41,26 @@ export function publishedFiles(urls: RatesUrls, now: Date): PublishedFile[] {
     const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1));
     return first.toISOString().slice(0, 7);
   };
-  const file = (source: RateSource, url: string): PublishedFile => ({
+  return [ecbHistoryFile(urls.ecb), ...hmrcMonthlyFiles(urls.hmrc, [month(0), month(1)])];
+}
+
+/** A published file at `url`, named by the last segment of its URL. */
+function publishedFile(source: RateSource, url: string): PublishedFile {
+  return {
     source,
     url,
     name: decodeURIComponent(new URL(url).pathname.split('/').pop() || `${source}-rates`),
-  });
-  return [
-    file('ecb', urls.ecb),
-    ...[0, 1].map((offset) => file('hmrc', urls.hmrc.replaceAll('{month}', month(offset)))),
-  ];
+  };
+}
+
+/** The ECB's history file at `url` (default {@link ECB_HIST_URL}). */
+export function ecbHistoryFile(url: string = ECB_HIST_URL): PublishedFile {
+  return publishedFile('ecb', url);
+}
+
+/** HMRC's file of each month (`YYYY-MM`), from `template` with `{month}` (default {@link HMRC_MONTHLY_URL}). */
+export function hmrcMonthlyFiles(template: string, months: readonly string[]): PublishedFile[] {
+  return months.map((month) => publishedFile('hmrc', template.replaceAll('{month}', month)));
 }
 
 /** What became of one file. */
@@ -94,14 +105,38 @@ export async function fetchPublishedRates(deps: RatesFetchDeps): Promise<FetchOu
   return outcomes;
 }
 
-async function fetchOne(deps: RatesFetchDeps, file: PublishedFile): Promise<FetchOutcome> {
-  const failed = (reason: string): FetchOutcome => ({ ...file, outcome: 'failed', reason });
+/** A published file downloaded and parsed: its bytes, or why there are none. */
+export type Downloaded =
+  | {
+      outcome: 'downloaded';
+      bytes: Uint8Array;
+      sha256: string;
+      /** The first and the last day the file has rates for (`YYYY-MM-DD`). */
+      first: string;
+      last: string;
+    }
+  | { outcome: 'not-published' }
+  | { outcome: 'failed'; reason: string };
+
+/**
+ * Downloads one published file and parses it with `lib/fx`: a 404 is `not-published`; a network
+ * error, another HTTP status, a body over the size limit or a file in no published layout is
+ * `failed`, with the reason.
+ */
+export async function downloadPublished(
+  file: PublishedFile,
+  options: Pick<RatesFetchDeps, 'fetch' | 'timeoutMs'> = {},
+): Promise<Downloaded> {
+  const failed = (reason: string): Downloaded => ({ outcome: 'failed', reason });
   let bytes: Uint8Array;
   try {
-    const response = await (deps.fetch ?? fetch)(file.url, {
-      signal: AbortSignal.timeout(deps.timeoutMs ?? 60_000),
+    const response = await (options.fetch ?? fetch)(file.url, {
+      signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
     });
-    if (response.status === 404) return { ...file, outcome: 'not-published' };
+    if (response.status === 404) {
+      await response.body?.cancel();
+      return { outcome: 'not-published' };
+    }
     if (!response.ok) return failed(`${file.url} answered HTTP ${response.status}`);
     const body = await bodyAtMost(response, MAX_RATES_FILE_BYTES);
     if (body === null)
@@ -112,14 +147,28 @@ async function fetchOne(deps: RatesFetchDeps, file: PublishedFile): Promise<Fetc
   } catch (error) {
     return failed(`${file.url} could not be fetched (${(error as Error).message})`);
   }
-  let sha256: string;
   try {
-    sha256 = parseRatesFile({ name: file.name, bytes, source: file.source }).info.sha256;
+    const { info, parsed } = parseRatesFile({ name: file.name, bytes, source: file.source });
+    const firsts = parsed.periods.map((period) => period.first).sort();
+    const lasts = parsed.periods.map((period) => period.last).sort();
+    return {
+      outcome: 'downloaded',
+      bytes,
+      sha256: info.sha256,
+      first: firsts[0] as string,
+      last: lasts.at(-1) as string,
+    };
   } catch (error) {
-    // Not kept: the export jobs read the kept files, so one that does not parse would fail them.
     const reason = error instanceof ValidationError ? error.reason : (error as Error).message;
     return failed(reason.replace(`rates file ${file.name}: `, ''));
   }
+}
+
+async function fetchOne(deps: RatesFetchDeps, file: PublishedFile): Promise<FetchOutcome> {
+  const downloaded = await downloadPublished(file, deps);
+  // One that does not parse is not kept: the export jobs read the kept files, it would fail them.
+  if (downloaded.outcome !== 'downloaded') return { ...file, ...downloaded };
+  const { bytes, sha256 } = downloaded;
   const key = keptKey(file.source, sha256, file.name);
   if (await exists(deps, key)) return { ...file, outcome: 'unchanged', key, sha256 };
   const { PutObjectCommand } = await loadS3Sdk();

@@ -6,10 +6,14 @@
 export { keepDemoRates } from './demo.ts';
 export { RatesFetchError } from './errors.ts';
 export {
+  type Downloaded,
+  downloadPublished,
   ECB_HIST_URL,
+  ecbHistoryFile,
   type FetchOutcome,
   fetchPublishedRates,
   HMRC_MONTHLY_URL,
+  hmrcMonthlyFiles,
   type PublishedFile,
   publishedFiles,
   type RatesFetchDeps,

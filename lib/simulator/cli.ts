@@ -1,5 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { ValidationError } from '../errors.ts';
 import { CliUsageError } from './errors.ts';
+import type { PastEdit } from './past-edits.ts';
 import { profilesWithCounts } from './profiles.ts';
 import type { RunningSimulator, SimulatorOptions } from './types.ts';
 
@@ -86,4 +89,44 @@ export function banner(sim: RunningSimulator): string {
   }
   lines.push('Stop with Ctrl+C.');
   return lines.join('\n');
+}
+
+/**
+ * The `--edits` file: a JSON array of past edits (each checked by the simulator as it starts, see
+ * {@link editsError}). Throws `CliUsageError` naming the flag and the file when it cannot be read,
+ * is not JSON or not an array.
+ */
+export async function readEditsFile(file: string): Promise<PastEdit[]> {
+  const refused = (reason: string, cause?: unknown) => {
+    const error = new CliUsageError('--edits', `--edits ${file}: ${reason}`);
+    if (cause !== undefined) error.cause = cause;
+    return error;
+  };
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw refused(code === 'ENOENT' ? 'no such file' : `cannot read it (${(error as Error).message})`, error);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw refused(`is not JSON (${(error as Error).message})`, error);
+  }
+  if (!Array.isArray(parsed)) throw refused('expected a JSON array of edits');
+  return parsed as PastEdit[];
+}
+
+/**
+ * An edit the simulator refused as it started (`edits[2].id: …`) as a mistake of `--edits FILE`,
+ * or undefined for any other error.
+ */
+export function editsError(error: unknown, file: string | undefined): CliUsageError | undefined {
+  if (file === undefined || !(error instanceof ValidationError) || !error.field.startsWith('edits'))
+    return undefined;
+  const refused = new CliUsageError('--edits', `--edits ${file}: ${error.message}`);
+  refused.cause = error;
+  return refused;
 }

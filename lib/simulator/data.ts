@@ -498,6 +498,18 @@ export class Portfolio {
     return `tx_${crockford(this.dateMs(i), 10)}${crockford(i, 6)}${crockford(tail, 7)}${crockford(tail >>> 3, 3)}`;
   }
 
+  /**
+   * The index of the live transaction `id` (as {@link idOf} writes it), or undefined: read from the
+   * id's index digits and checked, not searched for.
+   */
+  liveIndexOf(id: string): number | undefined {
+    const digits = /^tx_[0-9A-Z]{10}([0-9A-Z]{6})[0-9A-Z]{10}$/.exec(id)?.[1];
+    if (digits === undefined) return undefined;
+    let i = 0;
+    for (const digit of digits) i = i * 32 + CROCKFORD.indexOf(digit);
+    return i >= 0 && i < this.count && this.idOf(i) === id && !this.isDeleted(i) ? i : undefined;
+  }
+
   /** The filter and sort facts of transaction `i`. */
   core(i: number): TxCore {
     const random = this.randomCore(i);

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchAllItems } from '../../test/support/simulator.ts';
+import { ValidationError } from '../errors.ts';
+import type { PastEdit } from './past-edits.ts';
 import { DEFAULT_PROFILES } from './profiles.ts';
 import { startSimulator } from './server.ts';
 import type { RunningSimulator, SimulatedProfile } from './types.ts';
@@ -98,5 +100,65 @@ describe('simulator past edits', () => {
     const items = (await fetchAllItems(sim.url, acme, '/v2/transactions/timeline')) as Item[];
     expect(items.some((item) => item.id === before[1]?.id)).toBe(false);
     expect(items.some((item) => item.id === 'tx_added_by_test')).toBe(true);
+  });
+});
+
+describe('simulator past edits checked as they are added', () => {
+  /** The error `startSimulator` is refused with for `pastEdits`, or the running simulator closed. */
+  async function refusal(pastEdits: unknown[]): Promise<unknown> {
+    const started = await startSimulator({ pastEdits: pastEdits as PastEdit[] }).then(
+      (sim) => sim,
+      (error: unknown) => error,
+    );
+    if (started instanceof Error) return started;
+    await (started as RunningSimulator).close();
+    return 'started';
+  }
+  const at = '2025-11-10T08:00:00.000Z';
+
+  it.each([
+    [
+      { kind: 'rename', profile: 'acme', at, id: 'tx_x' },
+      'edits[0].kind',
+      /expected "modify", "add" or "delete", got "rename"/,
+    ],
+    [
+      { kind: 'delete', profile: 'nobody', at, id: 'tx_x' },
+      'edits[0].profile',
+      /no simulated profile "nobody" \(it has: demo, acme/,
+    ],
+    [
+      { kind: 'delete', profile: 'acme', at, id: 'tx_NOT_GENERATED' },
+      'edits[0].id',
+      /no live transaction "tx_NOT_GENERATED" in profile "acme"/,
+    ],
+    [{ kind: 'modify', profile: 'acme', at, id: 'tx_x' }, 'edits[0].set', /expected an object/],
+    [
+      { kind: 'add', profile: 'acme', at: 'soon', transaction: { id: 'tx_new' } },
+      'edits[0].at',
+      /ISO instant/,
+    ],
+  ])('refuses at start an edit %j, naming %s', async (edit, field, reason) => {
+    const error = await refusal([edit]);
+
+    expect(error).toBeInstanceOf(ValidationError);
+    expect({ field: (error as ValidationError).field, reason: (error as ValidationError).reason }).toEqual({
+      field,
+      reason: expect.stringMatching(reason),
+    });
+  });
+
+  it('takes a modify of a transaction an earlier edit adds, and refuses one before it is added', async () => {
+    const add = { kind: 'add', profile: 'acme', at, transaction: { id: 'tx_new', date: at } };
+    const modify = (when: string) => ({
+      kind: 'modify',
+      profile: 'acme',
+      at: when,
+      id: 'tx_new',
+      set: { memo: 'x' },
+    });
+
+    expect(await refusal([add, modify('2025-11-11T00:00:00.000Z')])).toBe('started');
+    expect(await refusal([add, modify('2025-11-09T00:00:00.000Z')])).toMatchObject({ field: 'edits[1].id' });
   });
 });

@@ -37,23 +37,53 @@ interface Touched {
   atMs: number;
 }
 
+/** What edits are checked against: the simulator's profiles and their generated transactions. */
+export interface EditsContext {
+  /** The simulated profiles' names. */
+  profiles: readonly string[];
+  /** Whether `profile` has the live generated transaction `id`. */
+  hasLive(profile: string, id: string): boolean;
+}
+
+const KINDS: readonly string[] = ['modify', 'add', 'delete'];
+
+/** A plain JSON object (not an array or null). */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** The past edits of every profile, and the portfolios as they are once the effective ones apply. */
 export class PastEdits {
   private readonly edits: Stamped[] = [];
 
-  /** Adds edits; throws `ValidationError` naming the edit and field when one cannot apply. */
-  add(edits: readonly PastEdit[]): void {
-    edits.forEach((edit, k) => {
-      const atMs = typeof edit.at === 'number' ? edit.at : Date.parse(edit.at);
-      if (!Number.isFinite(atMs))
-        throw new ValidationError(`edits[${k}].at`, 'must be an ISO instant or epoch ms');
-      if (edit.kind === 'modify' && 'id' in edit.set)
-        throw new ValidationError(`edits[${k}].set.id`, 'an id never changes');
-      if (edit.kind === 'add' && typeof edit.transaction.id !== 'string') {
-        throw new ValidationError(`edits[${k}].transaction.id`, 'is required');
-      }
-      this.edits.push({ edit, atMs });
+  /**
+   * Adds edits, each checked first against `context` (they come from a file, as JSON): a kind,
+   * profile and instant, the fields of its kind, and for a modify or delete an id the profile has
+   * (generated, or added by an edit effective by then). Throws `ValidationError` naming the edit
+   * and the field (`edits[2].id`), and adds none of them then: an edit that cannot apply would
+   * fail every request of its profile once its instant passed.
+   */
+  add(edits: readonly PastEdit[], context: EditsContext): void {
+    const checked = edits.map((edit, k) => ({ edit, atMs: checkEdit(edit, k, context) }));
+    const added = [...this.edits, ...checked].filter((stamped) => stamped.edit.kind === 'add');
+    checked.forEach(({ edit, atMs }, k) => {
+      if (edit.kind === 'add') return;
+      const known =
+        context.hasLive(edit.profile, edit.id) ||
+        added.some(
+          (stamped) =>
+            stamped.atMs <= atMs &&
+            stamped.edit.profile === edit.profile &&
+            stamped.edit.kind === 'add' &&
+            stamped.edit.transaction.id === edit.id,
+        );
+      if (!known)
+        throw new ValidationError(
+          `edits[${k}].id`,
+          `no live transaction ${JSON.stringify(edit.id)} in profile "${edit.profile}" (nor one an edit adds by then)`,
+        );
     });
+    this.edits.push(...checked);
     this.edits.sort((a, b) => a.atMs - b.atMs);
   }
 
@@ -83,11 +113,45 @@ export class PastEdits {
   }
 }
 
+/**
+ * Checks one edit as read from JSON (see {@link PastEdits.add}) but for its id's existence;
+ * returns its instant in epoch ms.
+ */
+function checkEdit(edit: PastEdit, k: number, context: EditsContext): number {
+  const at = `edits[${k}]`;
+  if (!isObject(edit)) throw new ValidationError(at, 'expected an object');
+  if (!KINDS.includes(edit.kind))
+    throw new ValidationError(
+      `${at}.kind`,
+      `expected "modify", "add" or "delete", got ${JSON.stringify(edit.kind)}`,
+    );
+  if (typeof edit.profile !== 'string' || !context.profiles.includes(edit.profile))
+    throw new ValidationError(
+      `${at}.profile`,
+      `no simulated profile ${JSON.stringify(edit.profile)} (it has: ${context.profiles.join(', ')})`,
+    );
+  const atMs =
+    typeof edit.at === 'number' ? edit.at : typeof edit.at === 'string' ? Date.parse(edit.at) : Number.NaN;
+  if (!Number.isFinite(atMs)) throw new ValidationError(`${at}.at`, 'must be an ISO instant or epoch ms');
+  if (edit.kind === 'add') {
+    if (!isObject(edit.transaction)) throw new ValidationError(`${at}.transaction`, 'expected an object');
+    if (typeof edit.transaction.id !== 'string' || edit.transaction.id === '')
+      throw new ValidationError(`${at}.transaction.id`, 'is required');
+    return atMs;
+  }
+  if (typeof edit.id !== 'string' || edit.id === '') throw new ValidationError(`${at}.id`, 'is required');
+  if (edit.kind === 'modify') {
+    if (!isObject(edit.set))
+      throw new ValidationError(`${at}.set`, 'expected an object of the fields replaced');
+    if ('id' in edit.set) throw new ValidationError(`${at}.set.id`, 'an id never changes');
+  }
+  return atMs;
+}
+
 /** The generated transaction with `id` (a live one); throws when there is none. */
 function generated(portfolio: Portfolio, id: string): CanonicalTransaction {
-  for (let i = 0; i < portfolio.count; i += 1) {
-    if (portfolio.idOf(i) === id && !portfolio.isDeleted(i)) return portfolio.transaction(i);
-  }
+  const index = portfolio.liveIndexOf(id);
+  if (index !== undefined) return portfolio.transaction(index);
   throw new ValidationError('edits.id', `no live transaction "${id}" in profile "${portfolio.profile.name}"`);
 }
 

@@ -10,7 +10,7 @@ import { parseDateParam } from './dates.ts';
 import { errorBody, HttpError } from './errors.ts';
 import { type FaultKind, FaultPlan } from './faults.ts';
 import { type ListRequestContext, parsePageWindow, renderPage } from './paging.ts';
-import { type EditedView, editedView, type PastEdit, PastEdits } from './past-edits.ts';
+import { type EditedView, type EditsContext, editedView, type PastEdit, PastEdits } from './past-edits.ts';
 import { DEFAULT_PROFILES } from './profiles.ts';
 import { parseSearchQuery, QueryEngine, singleParam } from './query.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -250,7 +250,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const limiter = new RateLimiter(options.rateLimitPerSecond ?? 20);
   const faults = new FaultPlan(seed, options.faults);
   const pastEdits = new PastEdits();
-  pastEdits.add(options.pastEdits ?? []);
+  // Edits are checked against the profiles and their generated ids as they are added.
+  const editsContext: EditsContext = {
+    profiles: profiles.map((profile) => profile.name),
+    hasLive: (name, id) => {
+      const profile = profiles.find((candidate) => candidate.name === name);
+      return profile !== undefined && portfolioOf(profile).liveIndexOf(id) !== undefined;
+    },
+  };
   const log: RequestLogEntry[] = [];
   const logLimit = options.requestLogLimit ?? Number.POSITIVE_INFINITY;
   const sockets = new Set<Socket>();
@@ -266,6 +273,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
     return portfolio;
   };
+  pastEdits.add(options.pastEdits ?? [], editsContext);
 
   const later = (ms: number, fn: () => void): void => {
     const timer = setTimeout(() => {
@@ -433,14 +441,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       log.length = 0;
     },
     setFaults: (next: FaultOptions) => faults.replace(next),
-    editPast: (edits: readonly PastEdit[]) => {
-      for (const edit of edits) {
-        if (!profiles.some((p) => p.name === edit.profile)) {
-          throw new ValidationError('edits.profile', `no simulated profile "${edit.profile}"`);
-        }
-      }
-      pastEdits.add(edits);
-    },
+    editPast: (edits: readonly PastEdit[]) => pastEdits.add(edits, editsContext),
     rotateCredentials: (name, next) => {
       const profile = profiles.find((p) => p.name === name);
       if (!profile) throw new ValidationError('profile', `no simulated profile "${name}"`);

@@ -80,7 +80,7 @@ describe('pbs-export CLI', () => {
     const { io, stderr } = captureIo();
     const code = await main(['run', '--period', '2024-13', '--out', dir], io);
     expect({ code, files: await filesUnder(dir) }).toEqual({ code: 2, files: [] });
-    expect(stderr()).toMatch(/^error: --period: /);
+    expect(stderr()).toMatch(/^error: --period "2024-13": month 13 does not exist/);
   });
 
   it('exits 2 naming the profile the simulator does not have', async () => {

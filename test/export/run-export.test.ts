@@ -6,6 +6,11 @@ import { join } from 'node:path';
 import Big from 'big.js';
 import ExcelJS from 'exceljs';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  InvalidAdjustmentsError,
+  parseAdjustments,
+  serializeAdjustments,
+} from '../../lib/adjustments/index.ts';
 import { ValidationError } from '../../lib/errors.ts';
 import {
   type ExportProgress,
@@ -303,6 +308,37 @@ describe('runExport stopped or killed part-way', () => {
     // The run's parent folders may stay; no file and no staging folder does.
     expect(await entries()).toEqual(['reports', join('reports', 'acme'), join('reports', 'acme', '2024')]);
     expect(await readdir(scratchParent)).toEqual([]);
+  });
+
+  it("fails with the adjustments' refusal when they are another profile's, its fetch settled and its scratch folder removed", async () => {
+    const others = parseAdjustments(
+      serializeAdjustments({
+        schema: 'pbs-export/adjustments@1',
+        profile: 'demo',
+        version: 1,
+        adjustments: [
+          { id: 's1', kind: 'spam', token: 'X', by: 'ann', at: '2026-11-21T09:00:00Z', why: 'x' },
+        ],
+      }),
+    );
+    const gains = parseExportRequest({
+      profile: 'acme',
+      period: '2024',
+      reports: ['gains'],
+      formats: ['csv'],
+    });
+
+    const error = await runExport(gains, harness.deps({ workDir: scratchParent, adjustments: others })).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+
+    expect(error).toBeInstanceOf(InvalidAdjustmentsError);
+    expect((error as InvalidAdjustmentsError).field).toBe('profile');
+    expect({ scratch: await readdir(scratchParent), files: await entries() }).toEqual({
+      scratch: [],
+      files: [],
+    });
   });
 
   it('removes the scratch folders dead runs left before it starts, and keeps those of live runs', async () => {
