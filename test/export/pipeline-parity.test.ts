@@ -6,8 +6,10 @@
  *
  * Normalised, and only that: the run id (random in the CLI, tagged with the job on AWS), which
  * names the run, not its data; and in the workbook's About sheet, the SHA-256s and sizes of the
- * two files that print the run id (README.txt and the tax pack). Everything else is compared as
- * it is, the snapshot (and so its SHA-256 on every page of the pack) included.
+ * two files that print the run id (README.txt and the tax pack); and in the tax pack's text, the
+ * spaces `pdftotext -layout` sets between columns, which follow the printed width of the run id.
+ * Everything else is compared as it is, the snapshot (and so its SHA-256 on every page of the
+ * pack) included.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -229,13 +231,15 @@ async function sheets(of: RunFiles): Promise<Record<string, string>> {
   return xml;
 }
 
-/** The tax pack's text as `pdftotext -layout` reads it. */
+/** The tax pack's text as `pdftotext -layout` reads it, spaces between columns as one. */
 async function packText(of: RunFiles): Promise<string> {
   const [name] = named(of, '_tax_pack.pdf');
   const file = join(outDir, `${of.runId}-pack.pdf`);
   await writeFile(file, of.files.get(String(name)) as Buffer);
   const { stdout } = await run('pdftotext', ['-layout', file, '-']);
-  return normalised(stdout, of);
+  // DejaVu Sans is proportional: `-layout` pads a line by the printed width of the run id's hex
+  // digits, which differ from run to run. Runs of spaces are compared as one.
+  return normalised(stdout, of).replace(/ {2,}/g, ' ');
 }
 
 const PATHS = ['serve', 'lambda'] as const;
