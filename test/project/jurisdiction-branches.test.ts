@@ -4,8 +4,9 @@
  * method); it asks the registry (lib/gains/rules/index.ts) what the rule set or method does.
  *
  * One exception, on purpose: `hmrc` also names a rates source, HMRC's monthly exchange-rates
- * files, beside the ECB's (lib/fx parses them, lib/fx-store fetches them). A comparison of a rates
- * `source` there is about a file's format and publication (monthly, no fallback day), not tax law.
+ * files, beside the ECB's (lib/fx parses them, lib/fx-store and the CLI's `rates` command fetch
+ * them). A comparison of a rates `source` (or a list of `sources`) there is about a file's format
+ * and publication (monthly, no fallback day), not tax law.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -27,8 +28,8 @@ const COMPARISONS = [
 /** Where tax law belongs. */
 const RULES = `lib${sep}gains${sep}rules${sep}`;
 /** The rates-source code, where only a rates `source` may be compared with `hmrc`. */
-const RATES = [`lib${sep}fx${sep}`, `lib${sep}fx-store${sep}`];
-const RATES_SOURCE = /\bsource\s*[!=]==?\s*(['"`])hmrc\1/;
+const RATES = [`lib${sep}fx${sep}`, `lib${sep}fx-store${sep}`, `lib${sep}cli${sep}rates-command.ts`];
+const RATES_SOURCE = /\bsource\s*[!=]==?\s*(['"`])hmrc\1|\bsources\.includes\(\s*(['"`])hmrc\2\s*\)/;
 
 /** The lines of `text` that compare a value with a jurisdiction's name, as `line: code`. */
 function jurisdictionBranches(file: string, text: string): string[] {

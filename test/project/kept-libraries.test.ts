@@ -19,6 +19,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KNOWN_DEV_ONLY: Readonly<Record<string, string>> = {
   s3rver:
     'the local service (lib/local) runs S3 in-process: not part of the Lambda bundles, its own question',
+  'aws-local-stepfunctions':
+    'the local service (lib/local/local-runner.ts) runs the synthesized state machine: not part of the Lambda bundles',
 };
 
 /** Production source files (TypeScript, tests left out), repository-relative, with their text. */
