@@ -13,15 +13,15 @@
  * Their layouts are lib/fx/README.md's. Each file is parsed before it is written: one in no
  * published layout (an error page, say) is refused, never written.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ValidationError } from '../errors.ts';
 import {
   DEMO_RATES_PREFIX,
   demoEcbHistCsv,
   demoHmrcMonthXml,
+  demoRatesName,
   RATE_SOURCES,
   type RateSource,
 } from '../fx/index.ts';
@@ -33,6 +33,7 @@ import {
   hmrcMonthlyFiles,
   type PublishedFile,
 } from '../fx-store/index.ts';
+import { replaceFileAtomically } from '../storage/index.ts';
 
 /** The usage of the subcommand (also in the main usage). */
 export const RATES_USAGE = `  pbs-export rates --source ecb|hmrc [--from YYYY-MM] [--to YYYY-MM] [--dir DIR]
@@ -63,8 +64,6 @@ const DEMO_MONTHS = { from: '2022-01', to: '2025-12' };
 const MAX_MONTHS = 240;
 
 /** The prefix of a made-up file's name. */
-/** The made-up files' names start as serve's do, so every report that uses them says DEMO rates. */
-export const DEMO_PREFIX = DEMO_RATES_PREFIX;
 
 /** A parsed `rates` command line. */
 export interface RatesCommand {
@@ -210,7 +209,7 @@ export async function ratesMain(argv: readonly string[], io: RatesIo): Promise<n
     io.stdout.write(
       "DEMO: made-up rates for the simulator's demo data, not the ECB's or HMRC's: not fit for filing.\n",
     );
-    printUse(io, command, DEMO_PREFIX);
+    printUse(io, command, DEMO_RATES_PREFIX);
     return 0;
   }
   const files = publishedFilesOf(command);
@@ -274,7 +273,7 @@ async function writeDemoFiles(command: RatesCommand): Promise<string[]> {
   const [year, month] = lastMonth.split('-').map(Number) as [number, number];
   const [first, last] = [`${firstMonth}-01`, new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10)];
   if (command.sources.includes('ecb')) {
-    const path = join(command.dir, `${DEMO_PREFIX}eurofxref-hist.csv`);
+    const path = join(command.dir, demoRatesName('eurofxref-hist.csv'));
     const state = await writeWhole(path, Buffer.from(demoEcbHistCsv(first, last)));
     lines.push(`${path}: made-up ECB rates ${first} to ${last}${state}`);
   }
@@ -290,22 +289,16 @@ async function writeDemoFiles(command: RatesCommand): Promise<string[]> {
   return lines;
 }
 
-const hmrcDemoName = (month: string) => `${DEMO_PREFIX}monthly_xml_${month}.xml`;
+const hmrcDemoName = (month: string) => demoRatesName(`monthly_xml_${month}.xml`);
 
 /**
- * Writes `bytes` at `path` whole: into a hidden file beside it, then renamed over it, so a kill
- * never leaves half a file a run would refuse. Returns what became of an existing file.
+ * Writes `bytes` at `path` whole (`replaceFileAtomically`: a kill never leaves half a file a run
+ * would refuse). Returns what became of an existing file.
  */
 async function writeWhole(path: string, bytes: Uint8Array): Promise<string> {
   const before = await readFile(path).catch(() => undefined);
   if (before?.equals(bytes)) return ' (unchanged)';
-  const partial = join(dirname(path), `.${basename(path)}.partial-${randomBytes(3).toString('hex')}`);
-  try {
-    await writeFile(partial, bytes, { flag: 'wx' });
-    await rename(partial, path);
-  } finally {
-    await rm(partial, { force: true });
-  }
+  await replaceFileAtomically(path, bytes);
   return before === undefined ? '' : ' (replaced: the content changed)';
 }
 

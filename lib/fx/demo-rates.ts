@@ -64,14 +64,17 @@ export function demoHmrcMonthXml(year: number, month: number): string {
 `;
 }
 
+/** The name of the made-up copy of a published rates file (`eurofxref-hist.csv`, `monthly_xml_2024-05.xml`). */
+export const demoRatesName = (published: string): string => `${DEMO_RATES_PREFIX}${published}`;
+
 /** Every DEMO rates file: the ECB history, then HMRC's months 2022-01 to 2025-12. */
 export function demoRatesFiles(): DemoRatesFile[] {
   const files: DemoRatesFile[] = [
-    { name: `${DEMO_RATES_PREFIX}eurofxref-hist.csv`, source: 'ecb', bytes: Buffer.from(demoEcbHistCsv()) },
+    { name: demoRatesName('eurofxref-hist.csv'), source: 'ecb', bytes: Buffer.from(demoEcbHistCsv()) },
   ];
   for (const year of [2022, 2023, 2024, 2025]) {
     for (let month = 1; month <= 12; month += 1) {
-      const name = `${DEMO_RATES_PREFIX}monthly_xml_${year}-${String(month).padStart(2, '0')}.xml`;
+      const name = demoRatesName(`monthly_xml_${year}-${String(month).padStart(2, '0')}.xml`);
       files.push({ name, source: 'hmrc', bytes: Buffer.from(demoHmrcMonthXml(year, month)) });
     }
   }

@@ -23,6 +23,7 @@ export {
   demoEcbHistCsv,
   demoHmrcMonthXml,
   demoRatesFiles,
+  demoRatesName,
   demoRatesNote,
   isDemoRatesFile,
 } from './demo-rates.ts';
