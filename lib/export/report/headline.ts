@@ -30,6 +30,13 @@ export async function headlineFigures(
   const summary = tables.find((table) => table.spec.name === 'gains_summary');
   if (summary === undefined) return undefined;
   const years = new Map<string, { net: Big; income: Big; currency: string }>();
+  // The figures keep the places of the rows they add (`100.10`, not `100.1`).
+  let places = 0;
+  const amount = (text: string | undefined): Big => {
+    const value = text === undefined || text === '' ? '0' : text;
+    places = Math.max(places, value.split('.')[1]?.length ?? 0);
+    return new Big(value);
+  };
   const yearOf = (taxYear: string, currency: string) => {
     const year = years.get(taxYear) ?? { net: new Big(0), income: new Big(0), currency };
     years.set(taxYear, year);
@@ -37,20 +44,20 @@ export async function headlineFigures(
   };
   for await (const row of totalRows(summary)) {
     const year = yearOf(row.tax_year ?? '', row.currency ?? '');
-    year.net = year.net.plus(row.net || '0');
+    year.net = year.net.plus(amount(row.net));
   }
   const income = tables.find((table) => table.spec.name === 'income');
   if (income !== undefined) {
     for await (const row of totalRows(income)) {
       const year = yearOf(row.tax_year ?? '', row.currency ?? '');
-      year.income = year.income.plus(row.value || '0');
+      year.income = year.income.plus(amount(row.value));
     }
   }
   return {
     taxYears: [...years].map(([taxYear, year]) => ({
       taxYear,
-      netGain: year.net.toFixed(),
-      income: year.income.toFixed(),
+      netGain: year.net.toFixed(places),
+      income: year.income.toFixed(places),
       currency: year.currency,
     })),
     warningsOpen,
