@@ -91,7 +91,7 @@ describe('printSummary', () => {
       runId: 'r1',
       period: { label: '2024-04-06..2025-04-05', timeZone: 'Europe/London' },
       demo: true,
-      counts: { transactions: 3 },
+      counts: { transactions: 3, gainsWarnings: 4 },
       headline: {
         taxYears: [
           { taxYear: '2023/24', netGain: '-12.50', income: '0', currency: 'GBP' },
@@ -109,6 +109,7 @@ describe('printSummary', () => {
       '  Warnings open: 4 (the Warnings sheet lists each, with what to do)',
       'Open first: /out/reports/demo/2025/r1/demo_x.xlsx (its Read me sheet comes first: what to check, then every sheet)',
     ]);
+    expect(lines.filter((line) => line.startsWith('  Gains: warnings'))).toEqual([]);
     expect(lines[1]).toBe('Export r1 finished: 2024-04-06..2025-04-05 in Europe/London (DEMO DATA)');
     expect(lines).toContain('Files (in /out/reports/demo/2025/r1):');
     expect(lines).toContain('  README.txt  10 bytes');

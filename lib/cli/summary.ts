@@ -27,7 +27,10 @@ export function printSummary(
     ...(manifest.period.partial ? [`  PARTIAL PERIOD: ${manifest.period.partial.note}`] : []),
     ...headlineLines(manifest),
     ...Object.entries(manifest.counts)
-      .filter(([, value]) => value !== 0)
+      // Zero counters say nothing; the warnings' count is the headline's "Warnings open" already.
+      .filter(
+        ([name, value]) => value !== 0 && !(name === 'gainsWarnings' && manifest.headline !== undefined),
+      )
       .map(([name, value]) => `  ${countWords(name)}: ${value}`),
     ...Object.entries(manifest.totals ?? {}).map(([name, value]) => `  ${totalWords(name)}: ${value}`),
     ...journalLines(manifest),
