@@ -47,6 +47,7 @@ import { createProgressReporter } from './progress.ts';
 import { readRates, withRates } from './rates.ts';
 import { ratesMain } from './rates-command.ts';
 import { applyPresentation, displayZone, readSnapshotForRender } from './render-options.ts';
+import { earlierRunsBeside } from './run-folders.ts';
 import { stopExitCode } from './signals.ts';
 import { printLinks, printSummary } from './summary.ts';
 
@@ -164,7 +165,9 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
       ...(rates ? { rates } : {}),
       ...(adjustments ? { adjustments } : {}),
     }).finally(() => progress.stop());
-    printSummary(io.stdout, result.manifest, sink.root);
+    printSummary(io.stdout, result.manifest, sink.root, {
+      earlierRuns: await earlierRunsBeside(result.manifest),
+    });
     if (presign) printLinks(io.stdout, await presign(result.manifest.files), LINK_EXPIRY_SECONDS);
     return EXIT.ok;
   } finally {
@@ -200,7 +203,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
     },
     { now: io.now, warn, ...(io.signal ? { signal: io.signal } : {}) },
   );
-  printSummary(io.stdout, manifest, sink.root);
+  printSummary(io.stdout, manifest, sink.root, { earlierRuns: await earlierRunsBeside(manifest) });
   if (presign) printLinks(io.stdout, await presign(manifest.files), LINK_EXPIRY_SECONDS);
   return EXIT.ok;
 }

@@ -1,20 +1,46 @@
-import type { Manifest } from '../export/publish/index.ts';
+import type { Manifest, ManifestFile } from '../export/publish/index.ts';
+import type { HeadlineYear } from '../export/report/index.ts';
 import { countWords, totalWords } from '../export/report/words.ts';
 
-/** Prints what a run produced: counts, totals and where each file is. */
-export function printSummary(out: { write(text: string): unknown }, manifest: Manifest, root: string): void {
+/** What the summary says besides the manifest: the runs of the same period already beside it. */
+export interface SummaryContext {
+  /** Run folders of the same profile and period beside this one (a local folder only). */
+  earlierRuns?: number;
+}
+
+/**
+ * Prints what a run produced: the headline figures (each tax year's net gain and income, the
+ * warnings still open), the counts that are not zero, the totals, the file to open first and
+ * where every file is.
+ */
+export function printSummary(
+  out: { write(text: string): unknown },
+  manifest: Manifest,
+  root: string,
+  context: SummaryContext = {},
+): void {
+  const folder = runFolder(manifest.files) ?? root;
+  const first = fileToOpenFirst(manifest.files);
   const lines = [
     '',
-    `Export ${manifest.runId} finished: ${manifest.period.label} in ${manifest.period.timeZone}`,
+    `Export ${manifest.runId} finished: ${manifest.period.label} in ${manifest.period.timeZone}${manifest.demo ? ' (DEMO DATA)' : ''}`,
     ...(manifest.period.partial ? [`  PARTIAL PERIOD: ${manifest.period.partial.note}`] : []),
-    ...Object.entries(manifest.counts).map(([name, value]) => `  ${countWords(name)}: ${value}`),
+    ...headlineLines(manifest),
+    ...Object.entries(manifest.counts)
+      // Zero counters say nothing; the warnings' count is the headline's "Warnings open" already.
+      .filter(
+        ([name, value]) => value !== 0 && !(name === 'gainsWarnings' && manifest.headline !== undefined),
+      )
+      .map(([name, value]) => `  ${countWords(name)}: ${value}`),
     ...Object.entries(manifest.totals ?? {}).map(([name, value]) => `  ${totalWords(name)}: ${value}`),
     ...journalLines(manifest),
-    `Files (in ${root}):`,
+    ...(first === undefined ? [] : [`Open first: ${first.location}${openFirstWhy(first)}`]),
+    `Files (in ${folder}):`,
     ...manifest.files.map(
       (file) =>
-        `  ${file.location}${file.rows === undefined ? '' : `  (${file.rows} rows)`}  ${file.bytes} bytes`,
+        `  ${file.name}${file.rows === undefined ? '' : `  (${file.rows} rows)`}  ${file.bytes} bytes`,
     ),
+    ...earlierRunsLines(context.earlierRuns),
     '',
   ];
   out.write(lines.join('\n'));
@@ -28,6 +54,58 @@ export function printLinks(
 ): void {
   out.write(`Download links (valid ${Math.round(expirySeconds / 60)} minutes):\n`);
   for (const link of links) out.write(`  ${link.name}\n    ${link.url}\n`);
+}
+
+/** The folder (or prefix) the run's files are in: their common location less the name. */
+function runFolder(files: readonly ManifestFile[]): string | undefined {
+  const file = files[0];
+  if (file === undefined || !file.location.endsWith(file.name)) return undefined;
+  return file.location.slice(0, file.location.length - file.name.length).replace(/[/\\]$/, '');
+}
+
+/** The workbook (its Read me sheet comes first), else the Read me text, else the first file. */
+export function fileToOpenFirst(files: readonly ManifestFile[]): ManifestFile | undefined {
+  return (
+    files.find((file) => file.name.endsWith('.xlsx')) ??
+    files.find((file) => file.name === 'README.txt') ??
+    files[0]
+  );
+}
+
+function openFirstWhy(file: ManifestFile): string {
+  if (file.name.endsWith('.xlsx')) return ' (its Read me sheet comes first: what to check, then every sheet)';
+  if (file.name === 'README.txt') return ' (what to check, then every file and column)';
+  return '';
+}
+
+/** Each tax year's net gain and income, and the warnings still open, of a gains run. */
+function headlineLines(manifest: Manifest): string[] {
+  const headline = manifest.headline;
+  if (headline === undefined) return [];
+  const open = headline.warningsOpen;
+  return [
+    ...headline.taxYears.map(
+      (year) => `  Tax year ${year.taxYear}: ${gainWords(year)}, income ${money(year.income, year)}`,
+    ),
+    `  Warnings open: ${open === 0 ? 'none' : `${open} (the Warnings sheet lists each, with what to do)`}`,
+  ];
+}
+
+function gainWords(year: HeadlineYear): string {
+  return year.netGain.startsWith('-')
+    ? `net loss ${money(year.netGain.slice(1), year)}`
+    : `net gain ${money(year.netGain, year)}`;
+}
+
+function money(amount: string, year: HeadlineYear): string {
+  return year.currency === '' ? amount : `${amount} ${year.currency}`;
+}
+
+function earlierRunsLines(earlier: number | undefined): string[] {
+  if (earlier === undefined || earlier === 0) return [];
+  return [
+    `${earlier} earlier ${earlier === 1 ? 'run' : 'runs'} of this period beside it: run folders are named by their start (UTC), so the last one listed is the latest`,
+  ];
 }
 
 /** The journal's totals and tie-out, when the run wrote one (a run that does not tie out fails). */

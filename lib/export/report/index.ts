@@ -6,6 +6,7 @@
 
 export { minorUnit, moneyCell, moneyHeader, toMinorUnit } from '../../domain/money.ts';
 export { createGainsFeed, FEE_TREATMENT, type GainsFeed, type GainsFeedOptions } from './gains-feed.ts';
+export type { Headline, HeadlineYear } from './headline.ts';
 export { createLiveOutputs, type LiveFile, type LiveOutputs } from './live-outputs.ts';
 export {
   changeColumns,

@@ -15,6 +15,7 @@ import { openPeriodCutOff, periodLabel, periodRange } from '../plan/period.ts';
 import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
 import type { SnapshotHeader } from '../snapshot/snapshot.ts';
 import { FEE_TREATMENT, taxYearZone } from './gains-feed.ts';
+import { type Headline, headlineFigures } from './headline.ts';
 import type { JournalManifest } from './journal-feed.ts';
 import type { LiveOutputs } from './live-outputs.ts';
 import { type MoneyRounding, moneyRounding } from './money-rounding.ts';
@@ -141,6 +142,8 @@ export interface ReportSetDescription {
   };
   /** The journal report: its totals and the results of its tie-out with the reports. */
   journal?: JournalManifest;
+  /** With the gains report: each tax year's net gain and income, and the warnings still open. */
+  headline?: Headline;
 }
 
 /** The files of a run, in the order they are published, and their description. */
@@ -312,6 +315,8 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     });
   }
   const range = periodRange(request.period, request.timeZone);
+  const openWarnings = [...(readme.warnings?.values() ?? [])].reduce((sum, count) => sum + count, 0);
+  const headline = await headlineFigures(tables, openWarnings);
   const gainsNotes = {
     feeTreatment: FEE_TREATMENT,
     timeZone: request.timeZone,
@@ -338,6 +343,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     totals: model.totals(),
     ...(request.gains !== undefined ? { gains: { ...request.gains, ...gainsNotes } } : {}),
     ...(journal === null ? {} : { journal: journal.manifest() }),
+    ...(headline === undefined ? {} : { headline }),
     ...(input.adjustments === undefined || request.gains === undefined
       ? {}
       : { adjustments: adjustmentsReference(input.adjustments) }),
