@@ -1,7 +1,7 @@
 /** Proof of the published sets: signed manifests, sets that chain, and their verification. */
 export { findPreviousSet, type PreviousSet, parseManifest } from './chain.ts';
 export { SigningError, SigningKeyError, VerifyTargetError } from './errors.ts';
-export { type KmsSigningApi, kmsSigner, sdkKmsApi } from './kms-signer.ts';
+export { type KmsSigningApi, kmsSigner } from './kms-signer.ts';
 export {
   localKeySigner,
   type ManifestSigner,

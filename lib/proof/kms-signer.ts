@@ -39,29 +39,3 @@ export async function kmsSigner(kms: KmsSigningApi, keyId: string): Promise<Mani
     },
   };
 }
-
-/** The KMS calls made through `@aws-sdk/client-kms` (loaded at the first call). */
-export function sdkKmsApi(options: { region?: string } = {}): KmsSigningApi {
-  const client = import('@aws-sdk/client-kms').then((sdk) => ({ sdk, kms: new sdk.KMSClient(options) }));
-  return {
-    async getPublicKey(keyId) {
-      const { sdk, kms } = await client;
-      const answer = await kms.send(new sdk.GetPublicKeyCommand({ KeyId: keyId }));
-      if (answer.PublicKey === undefined) throw new Error('GetPublicKey answered no key');
-      return answer.PublicKey;
-    },
-    async signDigest(keyId, digest) {
-      const { sdk, kms } = await client;
-      const answer = await kms.send(
-        new sdk.SignCommand({
-          KeyId: keyId,
-          Message: digest,
-          MessageType: 'DIGEST',
-          SigningAlgorithm: 'ECDSA_SHA_256',
-        }),
-      );
-      if (answer.Signature === undefined) throw new Error('Sign answered no signature');
-      return answer.Signature;
-    },
-  };
-}
