@@ -59,7 +59,9 @@ describe('the manifest signing key', () => {
     );
     expect(signers).toHaveLength(1);
     const finishRole = (
-      resources[functionLogicalId(stack, 'finish')]?.Properties.Role as { 'Fn::GetAtt': string[] }
+      (resources[functionLogicalId(stack, 'finish')] as Resources[string]).Properties.Role as {
+        'Fn::GetAtt': string[];
+      }
     )['Fn::GetAtt'][0];
     expect(signers[0]?.Principal.AWS).toEqual({ 'Fn::GetAtt': [finishRole, 'Arn'] });
     // The account administers the key, and is not given any use of it.
@@ -79,8 +81,11 @@ describe('the manifest signing key', () => {
         return variables?.[ENV.signingKeyArn] !== undefined;
       });
     expect(holders.map(([id]) => id)).toEqual([functionLogicalId(stack, 'finish')]);
-    const variables = (holders[0]?.[1].Properties.Environment as { Variables: Record<string, unknown> })
-      .Variables;
+    const variables = (
+      (holders[0] as [string, Resources[string]])[1].Properties.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
     expect(variables[ENV.signingKeyArn]).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
   });
 });
