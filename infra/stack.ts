@@ -26,6 +26,7 @@ import { acknowledge } from './nag.ts';
 import { type FunctionCodeMode, PbsFunction, type PbsFunctionProps } from './pbs-function.ts';
 import { COGNITO_GROUPS_CLAIM, PortalSignIn, ReadyNotices } from './portal.ts';
 import { ratesLifecycleRule } from './rates-lifecycle.ts';
+import { ManifestSigningKey } from './signing-key.ts';
 import { ExportStateMachine, MonthlyStateMachine } from './state-machines.ts';
 
 /**
@@ -281,6 +282,11 @@ export class PbsExportStack extends Stack {
       monthlyStart: make('monthlyStart'),
       ratesFetch: make('ratesFetch'),
     };
+    // README: Proof. The finish signs each manifest with a key only it may sign with.
+    const signingKey = new ManifestSigningKey(this, 'ManifestSigning', {
+      signer: this.functions.finish.role,
+    });
+    this.functions.finish.function.addEnvironment(ENV.signingKeyArn, signingKey.key.keyArn);
     this.functions.ratesFetch.function.addEnvironment(ENV.ratesEcbUrl, config.rates.ecbUrl);
     this.functions.ratesFetch.function.addEnvironment(ENV.ratesHmrcUrl, config.rates.hmrcUrl);
     // Only the HTTP API authorizes callers per profile (lib/http-api/authorization.ts): by the

@@ -6,6 +6,7 @@ import { ADJUSTMENTS_USAGE } from './adjustments-command.ts';
 import { parseRatesFlags, type RatesFlag } from './rates.ts';
 import { RATES_USAGE } from './rates-command.ts';
 import { closestFlag } from './suggest.ts';
+import { VERIFY_USAGE } from './verify-command.ts';
 
 /** Where the files go. */
 export type Destination =
@@ -30,6 +31,8 @@ export interface RunCommand {
   rates?: RatesFlag[];
   /** `--adjustments`: the preparer's adjustments file (lib/adjustments) the gains figures use. */
   adjustments?: string;
+  /** `--signing-key`: an ECDSA P-256 private key (PEM) that signs the manifest (README: Proof). */
+  signingKey?: string;
 }
 
 export interface RenderCommand {
@@ -47,6 +50,8 @@ export interface RenderCommand {
   adjustments?: string;
   /** `--manifest`: the snapshot's run's manifest (default: `manifest.json` beside the snapshot, if there). */
   manifest?: string;
+  /** `--signing-key`: signs the manifest, as for `run`. */
+  signingKey?: string;
 }
 
 export interface HelpCommand {
@@ -172,11 +177,13 @@ Output:
   --s3 s3://bucket/prefix        S3 or an S3-compatible store
   --s3-endpoint URL              Endpoint of an S3-compatible store
   --s3-region REGION             Region                                         (default: us-east-1)
+  --signing-key FILE             Sign the manifest with this ECDSA P-256 private key (PEM); the
+                                 public key is published at signing/<fingerprint>.pem (verify)
 `;
 
 /** The usage of every command but the closing ones (`CLOSE_USAGE`), and the flags of `run` and `render`. */
 export const USAGE = `Usage:
-${RUN_USAGE}${RENDER_USAGE}${ADJUSTMENTS_USAGE}${RATES_USAGE}  pbs-export --version           Print the version
+${RUN_USAGE}${RENDER_USAGE}${ADJUSTMENTS_USAGE}${RATES_USAGE}${VERIFY_USAGE}  pbs-export --version           Print the version
   pbs-export help [COMMAND]      This help, or one command's (also: pbs-export COMMAND --help)
 
 ${FLAGS_USAGE}`;
@@ -213,6 +220,7 @@ const options = {
   'wallet-allocation': { type: 'string' },
   rates: { type: 'string', multiple: true },
   adjustments: { type: 'string' },
+  'signing-key': { type: 'string' },
   manifest: { type: 'string' },
   delimiter: { type: 'string' },
   'decimal-separator': { type: 'string' },
@@ -274,6 +282,7 @@ export function parseCommandLine(
       presentation: requestInput(values, { profile: false }),
       ...(values.rates ? { rates: parseRatesFlags(values.rates) } : {}),
       ...(values.adjustments !== undefined ? { adjustments: values.adjustments } : {}),
+      ...(values['signing-key'] !== undefined ? { signingKey: values['signing-key'] } : {}),
       ...(values.manifest !== undefined ? { manifest: values.manifest } : {}),
     };
   }
@@ -317,6 +326,7 @@ export function parseCommandLine(
     ...optionalInt('--concurrency', values.concurrency, 'concurrency'),
     ...(values.rates ? { rates: parseRatesFlags(values.rates) } : {}),
     ...(values.adjustments !== undefined ? { adjustments: values.adjustments } : {}),
+    ...(values['signing-key'] !== undefined ? { signingKey: values['signing-key'] } : {}),
   };
 }
 
@@ -408,6 +418,7 @@ function refuseOutsideRender(values: Record<string, unknown>): void {
     'rates',
     'adjustments',
     'manifest',
+    'signing-key',
   ]);
   for (const [name, value] of Object.entries(values)) {
     if (value === undefined || ignored.has(name) || RENDER_FLAGS.has(name)) continue;

@@ -6,6 +6,7 @@ import { ADJUSTMENTS_USAGE } from './adjustments-command.ts';
 import { FLAGS_USAGE, RENDER_USAGE, RUN_USAGE, USAGE } from './args.ts';
 import { CLOSE_COMMANDS, CLOSE_USAGE } from './close-commands.ts';
 import { RATES_USAGE } from './rates-command.ts';
+import { VERIFY_USAGE } from './verify-command.ts';
 
 /** The help of each command, by its name. */
 const COMMAND_HELP: Readonly<Record<string, string>> = {
@@ -13,6 +14,7 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
   render: `Usage:\n${RENDER_USAGE}\n${FLAGS_USAGE}`,
   adjustments: `Usage:\n${ADJUSTMENTS_USAGE}`,
   rates: `Usage:\n${RATES_USAGE}`,
+  verify: `Usage:\n${VERIFY_USAGE}`,
   ...Object.fromEntries(CLOSE_COMMANDS.map((command) => [command, CLOSE_USAGE])),
 };
 

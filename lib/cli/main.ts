@@ -44,12 +44,14 @@ import { FULL_HELP, helpFor } from './help.ts';
 import { describeError, inCliWords } from './messages.ts';
 import { checkDestination } from './preflight.ts';
 import { createProgressReporter } from './progress.ts';
+import { previousSetIn, signerOf } from './proof.ts';
 import { readRates, withRates } from './rates.ts';
 import { ratesMain } from './rates-command.ts';
 import { applyPresentation, displayZone, readSnapshotForRender } from './render-options.ts';
 import { earlierRunsBeside } from './run-folders.ts';
 import { stopExitCode } from './signals.ts';
 import { printLinks, printSummary } from './summary.ts';
+import { verifyMain } from './verify-command.ts';
 
 /** The process around the CLI: streams, environment and clock, injected for tests. */
 export interface CliIo {
@@ -82,6 +84,7 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
   }
   if (argv[0] === 'adjustments') return adjustmentsMain(argv.slice(1), io);
   if (argv[0] === 'rates') return ratesMain(argv.slice(1), io);
+  if (argv[0] === 'verify') return verifyMain(argv.slice(1), io);
   let command: CliCommand | CloseCommand;
   try {
     command = isCloseCommandLine(argv) ? parseCloseCommandLine(argv, io.env) : parseCommandLine(argv, io.env);
@@ -142,6 +145,7 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
   const adjustments = command.adjustments
     ? await readAdjustmentsFlag(command.adjustments, request)
     : undefined;
+  const signer = await signerOf(command.signingKey);
   const s3 = await createS3(command.destination, io);
   await checkDestination(command.destination, s3);
   const service = await connect(command, request.profile, io);
@@ -164,6 +168,8 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
       warn: (message) => io.stderr.write(`warning: ${message}\n`),
       ...(rates ? { rates } : {}),
       ...(adjustments ? { adjustments } : {}),
+      ...(signer ? { signer } : {}),
+      previous: previousSetIn(command.destination, s3),
     }).finally(() => progress.stop());
     printSummary(io.stdout, result.manifest, sink.root, {
       earlierRuns: await earlierRunsBeside(result.manifest),
@@ -183,6 +189,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
   const header = { ...snapshot, request };
   const rates = await renderRates(command, request);
   const adjustments = await renderAdjustments(command, request);
+  const signer = await signerOf(command.signingKey);
   const s3 = await createS3(command.destination, io);
   await checkDestination(command.destination, s3);
   const destinations = createSink(command.destination, io, s3);
@@ -200,8 +207,9 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
         ...(shownIn === undefined ? {} : { displayTimeZone: shownIn }),
       },
       sink,
+      previous: previousSetIn(command.destination, s3),
     },
-    { now: io.now, warn, ...(io.signal ? { signal: io.signal } : {}) },
+    { now: io.now, warn, ...(io.signal ? { signal: io.signal } : {}), ...(signer ? { signer } : {}) },
   );
   printSummary(io.stdout, manifest, sink.root, { earlierRuns: await earlierRunsBeside(manifest) });
   if (presign) printLinks(io.stdout, await presign(manifest.files), LINK_EXPIRY_SECONDS);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import type { LoadedAdjustments } from '../adjustments/index.ts';
 import type { RateTable } from '../fx/index.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
+import type { ManifestSigner, PreviousSet } from '../proof/index.ts';
 import { messageOf } from '../storage/errors.ts';
 import { currentProcessOwner, type ProcessOwner } from '../storage/owner.ts';
 import { openScratch } from '../storage/scratch.ts';
@@ -141,6 +142,11 @@ export interface PipelineStages {
    * rendered (the monthly close check: `closeCheck`). Null: none.
    */
   describe?: () => Promise<Readonly<Record<string, string>> | null>;
+  /**
+   * The set this one continues (README: Proof), looked up where the set is published, asked once
+   * the reports are rendered: the manifest's `previous`. Absent: the manifest records no chain.
+   */
+  previous?: (request: ExportRequest, periodStart: string) => Promise<PreviousSet | null>;
   /** Where the set is published (the caller's, behind the close guard). */
   sink: Sink;
 }
@@ -171,6 +177,8 @@ export interface PipelineOptions {
   signal?: AbortSignal;
   onProgress?: (progress: ExportProgress) => void;
   warn?: (message: string) => void;
+  /** Signs the manifest (README: Proof). Absent: the set is not signed. */
+  signer?: ManifestSigner;
 }
 
 /**
@@ -209,11 +217,14 @@ export async function runPipeline(
       taxPack: options.taxPack !== false,
     });
     const prefix = runPrefix(request, runId);
+    const previous = await stages.previous?.(request, rendered.description.period.start);
     const { manifest, files } = await publishReports(await described(rendered, stages.describe), {
       sink: stages.sink,
       prefix,
       now: options.now,
       ...publishListeners(options),
+      ...(previous === undefined ? {} : { previous }),
+      ...(options.signer ? { signer: options.signer } : {}),
     });
     return { runId, prefix, manifest, files };
   } catch (error) {

@@ -9,6 +9,7 @@ import {
   fetchNow,
   givenInputs,
   type PipelineOptions,
+  type PipelineStages,
   planNow,
   runPipeline,
 } from './pipeline.ts';
@@ -34,6 +35,8 @@ export interface ExportDeps extends PipelineOptions, FetchSettings {
    * snapshot stays what the service sent; the manifest records their version and SHA-256.
    */
   adjustments?: LoadedAdjustments;
+  /** The set this run continues, looked up in the destination (README: Proof); absent: no chain recorded. */
+  previous?: PipelineStages['previous'];
 }
 
 /**
@@ -55,6 +58,7 @@ export function runExport(request: ExportRequest, deps: ExportDeps): Promise<Exp
         fetch: fetchNow(deps),
       },
       sink: deps.sink,
+      ...(deps.previous ? { previous: deps.previous } : {}),
     },
     deps,
   );

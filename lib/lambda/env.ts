@@ -50,6 +50,11 @@ export const ENV = {
   notifyTopicArn: 'PBS_NOTIFY_TOPIC_ARN',
   /** Finish and fail only (with the topic): the portal's URL, which notices link to. */
   portalUrl: 'PBS_PORTAL_URL',
+  /**
+   * Finish only, optional: ARN of the KMS key (ECC_NIST_P256, SIGN_VERIFY) that signs each
+   * manifest's digest (README: Proof). Unset: the sets are not signed.
+   */
+  signingKeyArn: 'PBS_SIGNING_KEY_ARN',
   /** Rates fetch only, optional: the ECB's history file (default: the ECB's `eurofxref-hist.zip`). */
   ratesEcbUrl: 'PBS_RATES_ECB_URL',
   /** Rates fetch only, optional: HMRC's monthly file, `{month}` for `YYYY-MM` (default: the Trade Tariff service's XML). */
@@ -149,6 +154,13 @@ export const ENV_SCHEMAS = {
       .optional(),
   ),
   [ENV.portalUrl]: z.preprocess(blankToUndefined, httpUrl.optional()),
+  [ENV.signingKeyArn]: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^arn:[a-z-]+:kms:[a-z0-9-]+:\d{12}:key\/[0-9a-f-]{36}$/, 'expected a KMS key ARN')
+      .optional(),
+  ),
   [ENV.ratesEcbUrl]: z.preprocess(blankToUndefined, httpUrl.default(ECB_HIST_URL)),
   [ENV.ratesHmrcUrl]: z.preprocess(
     blankToUndefined,

@@ -6,6 +6,8 @@
  */
 // The functions always talk to AWS, so the SDK is imported statically here; elsewhere it loads at
 // its first use (lib/aws-sdk.ts).
+
+import { KMSClient } from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
@@ -19,6 +21,7 @@ import {
   type JobStore,
   type ProfileRegistry,
 } from '../jobs/index.ts';
+import { kmsSigner } from '../proof/index.ts';
 import type { ConnectionSettings } from '../settings.ts';
 import { s3ClientOf } from '../storage/index.ts';
 import {
@@ -30,6 +33,7 @@ import {
 import { ENV, type Env, OPTIONAL_ENV, readEnv } from './env.ts';
 import { ConfigError } from './errors.ts';
 import { type ApiContext, type MonthlyContext, memo, type WorkerContext } from './handlers.ts';
+import { kmsSigningApi } from './kms.ts';
 import { createObservability, type Observability } from './observability.ts';
 import type { RatesFetchContext } from './rates-fetch.ts';
 import { createSecretReader } from './secrets.ts';
@@ -132,6 +136,12 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
         }),
     });
   });
+  const signer = memo(() => {
+    const keyArn = readEnv(env, ENV.signingKeyArn);
+    if (keyArn === undefined) return undefined;
+    // The public key is read once per process, at the first set the finish publishes.
+    return memo(() => kmsSigner(kmsSigningApi(tracer.captureAWSv3Client(new KMSClient({}))), keyArn));
+  });
   const portal = memo(() => {
     const signIn = readEnv(env, ENV.portalSignIn);
     return signIn === undefined ? undefined : { signIn: { kind: 'oauth' as const, ...signIn } };
@@ -173,6 +183,7 @@ export function createRuntime(env: Env, serviceName = 'pbs-export'): Runtime {
       slots: slots(),
       ...optional('notify', notify()),
       ...optional('notifyClose', notifyClose()),
+      ...optional('signer', signer()),
     }),
     ratesFetchContext: () => ({
       obs,

@@ -20,6 +20,7 @@ import {
   runPipeline,
 } from '../export/index.ts';
 import { getJson, type JobFile, type JobRecord, type JobResult, KEYS, putJson } from '../jobs/index.ts';
+import { findPreviousSet, type ManifestSigner, s3SetStore } from '../proof/index.ts';
 import { closeGuardedSink, monthlyCloseCheck } from './close-step.ts';
 import type { Notifier } from './notify.ts';
 import { downloadParts } from './parts.ts';
@@ -42,6 +43,11 @@ export interface FinishTaskDeps extends TaskDeps {
    * function ships the font files beside its bundle (`infra/bundling.ts`).
    */
   taxPack?: boolean;
+  /**
+   * Signs each manifest (README: Proof): the stack's KMS key. Asked once per published set;
+   * absent, the sets are not signed.
+   */
+  signer?: () => Promise<ManifestSigner>;
 }
 
 /** The finish task: the run published (or the one a failed attempt published, recorded), the job succeeded. */
@@ -108,6 +114,7 @@ async function publishRun(
       },
       describe: () => closeCheckOf(deps, job, service),
       sink: closeGuardedSink(s3, bucket),
+      previous: (asked, start) => findPreviousSet(s3SetStore(s3, bucket), asked.profile, start),
     },
     {
       now: deps.now,
@@ -115,6 +122,7 @@ async function publishRun(
       runId: newRunId(planned.startedAt, job.jobId.slice(0, 6)),
       taxPack: deps.taxPack !== false,
       ...(deps.workDir !== undefined ? { workDir: deps.workDir } : {}),
+      ...(deps.signer ? { signer: await deps.signer() } : {}),
     },
   );
   const publication: JobResult = {

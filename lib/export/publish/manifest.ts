@@ -1,3 +1,4 @@
+import type { PreviousSet, SignatureReference } from '../../proof/index.ts';
 import type { StoredObject } from '../../storage/sink.ts';
 import type { ReportSetDescription } from '../report/index.ts';
 
@@ -18,6 +19,13 @@ export interface Manifest extends ReportSetDescription {
   format: typeof MANIFEST_FORMAT;
   completedAt: string;
   files: ManifestFile[];
+  /**
+   * The set of the same profile this one continues (README: Proof), or null when none ends where
+   * this one begins. Absent when the run was not asked to chain (an export to nowhere shared).
+   */
+  previous?: PreviousSet | null;
+  /** Present when the manifest is signed: `manifest.sig` beside it, and where the public key is. */
+  signature?: SignatureReference;
 }
 
 /**

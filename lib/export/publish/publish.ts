@@ -1,6 +1,14 @@
 import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import {
+  type ManifestSigner,
+  type PreviousSet,
+  publicKeyFingerprint,
+  publicKeyPath,
+  SIGNATURE_NAME,
+  signatureReference,
+} from '../../proof/index.ts';
 import type { Sink, SinkObject, SinkSet, StoredObject } from '../../storage/sink.ts';
 import type { RenderedReports } from '../report/index.ts';
 import { MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './manifest.ts';
@@ -20,6 +28,10 @@ export interface PublishTarget {
    * removed, and the promise rejects with the signal's reason. Once the set is in place it stays.
    */
   signal?: AbortSignal;
+  /** Signs the manifest (`manifest.sig` beside it); its public key is published at the sink's root. */
+  signer?: ManifestSigner;
+  /** The set this one continues (the manifest's `previous`); undefined: not recorded. */
+  previous?: PreviousSet | null;
 }
 
 /** What `publishReports` stored. */
@@ -44,6 +56,7 @@ export async function publishReports(
   target: PublishTarget,
 ): Promise<PublishedReports> {
   target.signal?.throwIfAborted();
+  if (target.signer !== undefined) await publishPublicKey(target.sink, target.signer);
   const set = await target.sink.openSet(target.prefix);
   try {
     const published = await storeAll(rendered, set, target);
@@ -97,11 +110,39 @@ async function storeAll(
     ...rendered.description,
     completedAt: target.now().toISOString(),
     files,
+    ...(target.previous === undefined ? {} : { previous: target.previous }),
+    ...(target.signer === undefined ? {} : { signature: signatureReference(target.signer) }),
   };
+  const manifestBytes = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
+  // The signature is stored before the manifest, so the manifest stays the set's last object.
+  if (target.signer !== undefined) {
+    const signature = await target.signer.sign(manifestBytes);
+    await store(SIGNATURE_NAME, 'application/octet-stream', async (out) => {
+      out.end(signature);
+    });
+  }
   const stored = await store(MANIFEST_NAME, 'application/json', async (out) => {
-    out.end(`${JSON.stringify(manifest, null, 2)}\n`);
+    out.end(manifestBytes);
   });
   return { manifest, files: [...files, stored] };
+}
+
+/**
+ * Publishes the signer's public key at `signing/<fingerprint>.pem` under the sink's root, where
+ * `verify` and anyone with OpenSSL find it (the same bytes each time: rewriting it is harmless).
+ */
+async function publishPublicKey(sink: Sink, signer: ManifestSigner): Promise<void> {
+  const object = sink.create(
+    publicKeyPath(publicKeyFingerprint(signer.publicKeyPem)),
+    'application/x-pem-file',
+  );
+  try {
+    object.stream.end(signer.publicKeyPem);
+    await object.done();
+  } catch (error) {
+    await object.abort(error);
+    throw error;
+  }
 }
 
 /** Aborts `object` when `signal` fires while it is written; returns the listener's remover. */
