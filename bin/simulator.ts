@@ -1,5 +1,6 @@
 #!/usr/bin/env -S npx tsx
 /** Standalone launcher of the Portfolio Balance Service simulator: `npm run simulator -- --help`. */
+import { constants } from 'node:os';
 import { banner, editsError, parseCliArgs, readEditsFile, USAGE } from '../lib/simulator/cli.ts';
 import { CliUsageError } from '../lib/simulator/errors.ts';
 import { startSimulator } from '../lib/simulator/index.ts';
@@ -31,14 +32,28 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   process.stdout.write(`${banner(sim)}\n`);
-  const stop = (): void => {
+  // Stopped as a shell reports a signal's end (130 for Ctrl-C, 143 for SIGTERM), with a line that
+  // says so. Listeners stay on: a repeated signal (a whole process group signalled, a relay) must
+  // not end the process by default before the line.
+  let stopping = false;
+  const stop = (signal: 'SIGINT' | 'SIGTERM'): void => {
+    if (stopping) return;
+    stopping = true;
+    const code = 128 + constants.signals[signal];
     sim.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => {
+        process.stderr.write(`simulator stopped by ${signal}\n`);
+        process.exit(code);
+      },
+      (error: unknown) => {
+        process.stderr.write(
+          `simulator stopped by ${signal}; closing failed: ${error instanceof Error ? error.message : String(error)}\n`,
+        );
+        process.exit(code);
+      },
     );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(signal));
 }
 
 main().catch((error: unknown) => {
