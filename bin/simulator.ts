@@ -5,6 +5,8 @@ import { banner, editsError, parseCliArgs, readEditsFile, USAGE } from '../lib/s
 import { CliUsageError } from '../lib/simulator/errors.ts';
 import { startSimulator } from '../lib/simulator/index.ts';
 
+type StopSignal = 'SIGINT' | 'SIGTERM';
+
 async function main(): Promise<void> {
   let parsed: ReturnType<typeof parseCliArgs>;
   try {
@@ -20,23 +22,18 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  let sim: Awaited<ReturnType<typeof startSimulator>>;
-  try {
-    const pastEdits = parsed.editsFile === undefined ? [] : await readEditsFile(parsed.editsFile);
-    sim = await startSimulator({ ...parsed.options, pastEdits, requestLogLimit: 10_000 });
-  } catch (error) {
-    // A bad edits file names the flag, the file and the edit's field, and starts nothing.
-    const refused = error instanceof CliUsageError ? error : editsError(error, parsed.editsFile);
-    if (refused === undefined) throw error;
-    process.stderr.write(`error: ${refused.message}\n`);
-    process.exit(2);
-  }
-  process.stdout.write(`${banner(sim)}\n`);
   // Stopped as a shell reports a signal's end (130 for Ctrl-C, 143 for SIGTERM), with a line that
-  // says so. Listeners stay on: a repeated signal (a whole process group signalled, a relay) must
-  // not end the process by default before the line.
+  // says so. The listeners are on before anything is printed (a user may press Ctrl-C as soon as
+  // the banner shows) and stay on, so a repeated signal cannot end the process before the line; a
+  // signal during the start stops the simulator once it is started.
+  let sim: Awaited<ReturnType<typeof startSimulator>> | undefined;
+  let held: StopSignal | undefined;
   let stopping = false;
-  const stop = (signal: 'SIGINT' | 'SIGTERM'): void => {
+  const stop = (signal: StopSignal): void => {
+    if (sim === undefined) {
+      held ??= signal;
+      return;
+    }
     if (stopping) return;
     stopping = true;
     const code = 128 + constants.signals[signal];
@@ -54,6 +51,21 @@ async function main(): Promise<void> {
     );
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(signal));
+  try {
+    const pastEdits = parsed.editsFile === undefined ? [] : await readEditsFile(parsed.editsFile);
+    sim = await startSimulator({ ...parsed.options, pastEdits, requestLogLimit: 10_000 });
+  } catch (error) {
+    // A bad edits file names the flag, the file and the edit's field, and starts nothing.
+    const refused = error instanceof CliUsageError ? error : editsError(error, parsed.editsFile);
+    if (refused === undefined) throw error;
+    process.stderr.write(`error: ${refused.message}\n`);
+    process.exit(2);
+  }
+  if (held !== undefined) {
+    stop(held);
+    return;
+  }
+  process.stdout.write(`${banner(sim)}\n`);
 }
 
 main().catch((error: unknown) => {

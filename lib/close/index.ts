@@ -65,4 +65,4 @@ export {
 } from './restatement-records.ts';
 export { DEFAULT_LOCK_DAYS, governanceLock, objectLockEnabled } from './s3-lock.ts';
 export { type CloseStore, createLocalCloseStore, createS3CloseStore } from './store.ts';
-export { periodWords, restatementSentence, signedAmount } from './words.ts';
+export { periodWords, restatementSentence, signedAmount, signedMoney } from './words.ts';
