@@ -46,6 +46,7 @@ export {
   CLOSE_FORMAT,
   CLOSES_PREFIX,
   type CloseRecord,
+  checkCloseTarget,
   closeCovering,
   closeKey,
   closePeriodLabel,

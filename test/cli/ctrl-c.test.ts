@@ -83,7 +83,7 @@ describe('Ctrl-C under npm run', () => {
 describe('serve stopped while its local S3 store holds closed sets', () => {
   it('keeps the folder it says it keeps, exit 130', async () => {
     // node and the launcher alone (no npm in between): the exit code is serve's own.
-    const job = startGroup('node', ['bin/serve.mjs', '--port', '0'], childEnv(dir));
+    const job = startGroup(process.execPath, ['bin/serve.mjs', '--port', '0'], childEnv(dir));
     await job.printed('Ctrl-C to stop.');
     const endpoint = /local S3 store: (http:\/\/127\.0\.0\.1:\d+) bucket (\S+)/.exec(job.output.stdout);
     const s3 = new S3Client({

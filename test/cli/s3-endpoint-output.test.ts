@@ -25,7 +25,7 @@ afterAll(async () => {
 describe('a run with --s3-endpoint', () => {
   it('prints no AWS SDK warning', async () => {
     const { stderr, stdout } = await promisify(execFile)(
-      'node',
+      process.execPath,
       [
         'bin/pbs-export.mjs',
         'run',
