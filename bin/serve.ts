@@ -132,7 +132,9 @@ async function main(): Promise<void> {
       process.exit(code);
     }
     stopping = true;
-    process.stderr.write(`stopping (${signal}): waiting for running exports to end (a second ${signal} stops at once)\n`);
+    process.stderr.write(
+      `stopping (${signal}): waiting for running exports to end (a second ${signal} stops at once)\n`,
+    );
     void service.close().then(() => {
       const removed = !existsSync(service.s3Dir);
       process.stderr.write(

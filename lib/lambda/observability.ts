@@ -76,7 +76,7 @@ export function invocationOutcome<E>(
     onError: (request) => {
       if (request.error instanceof ProfileBusyError) {
         obs.logger.info('waiting: another export of the same API key is running', {
-          reason: request.error.reason,
+          reason: request.error.message,
         });
       } else if (request.error instanceof ValidationError) {
         // The request is at fault, not the code: the job's reason says why; no stack trace.

@@ -77,7 +77,9 @@ export function startGroup(command: string, args: readonly string[], env: Record
         waiting.push({ text, resolve });
         check();
         void ended.then(() =>
-          reject(new Error(`ended without printing ${JSON.stringify(text)}:\n${output.stdout}\n${output.stderr}`)),
+          reject(
+            new Error(`ended without printing ${JSON.stringify(text)}:\n${output.stdout}\n${output.stderr}`),
+          ),
         );
       }),
     signalGroup: (signal) => process.kill(-(child.pid as number), signal),
