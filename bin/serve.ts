@@ -65,6 +65,7 @@ async function main(): Promise<void> {
   // which a signal ends the process at once).
   let early: StopSignal | undefined;
   let onSignal = (signal: StopSignal): void => {
+    if (early === undefined) process.stderr.write(`${signal}: stopping once the start ends\n`);
     early ??= signal;
   };
   for (const signal of STOP_SIGNALS) process.on(signal, () => onSignal(signal));
