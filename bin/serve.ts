@@ -7,8 +7,13 @@
  * `functions/` (`lib/local/`). Secrets
  * come from the simulator's demo profiles. Nothing here is used on AWS.
  */
-import { rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
+
+/** The signals that stop the server. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+type StopSignal = (typeof STOP_SIGNALS)[number];
 
 /** Seconds since the process started, as the progress lines show it. */
 const elapsed = () => `${process.uptime().toFixed(1)} s`;
@@ -17,7 +22,8 @@ const USAGE = `Usage: npm run serve -- [--port N] [--s3-port N] [--time-zone ZON
 
 Serves the pbs-export HTTP API and the accountant portal (/portal, with a development sign-in)
 on http://127.0.0.1:PORT (default 3000) over the embedded
-simulator (demo data) and a local S3-compatible store (s3rver, temporary folder, removed on exit).
+simulator (demo data) and a local S3-compatible store (s3rver, temporary folder, removed on exit
+unless it holds closed sets, which pbs-export never deletes).
 Exports run in-process: the export state machine as the stack synthesizes it, executed by
 aws-local-stepfunctions (retries after 0.2 s instead of the deployed backoff).
 
@@ -54,9 +60,19 @@ async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
+  // A signal during the start is held until the parts started can be stopped and removed. The
+  // listeners stay for the process's life (one removed and another added would leave a moment in
+  // which a signal ends the process at once).
+  let early: StopSignal | undefined;
+  let onSignal = (signal: StopSignal): void => {
+    if (early === undefined) process.stderr.write(`${signal}: stopping once the start ends\n`);
+    early ??= signal;
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, () => onSignal(signal));
+
   process.stderr.write(`[${elapsed()}] loading the server's modules\n`);
   // Imported here, not at the top, so that the line above shows before the seconds they take.
-  const { startLocalService } = await import('../lib/local/index.ts');
+  const { removeLocalStoreUnlessClosed, startLocalService } = await import('../lib/local/index.ts');
   const service = await startLocalService({
     onStep: (step) => process.stderr.write(`[${elapsed()}] ${step}\n`),
     port: Number(values.port),
@@ -71,11 +87,15 @@ async function main(): Promise<void> {
       ),
   });
   const { simulator } = service;
-  // Whatever ends the process (a signal, a crash, process.exit), its data folder goes with it.
-  process.once('exit', () => rmSync(service.s3Dir, { recursive: true, force: true }));
+  // Whatever ends the process (a second signal, a crash, process.exit), its data folder goes with
+  // it, unless it holds closed sets (as `service.close()` does).
+  process.once('exit', () => removeLocalStoreUnlessClosed(service.s3Dir));
+  let stopping = false;
   service.machineReady.then(
     () => process.stderr.write(`[${elapsed()}] export state machine ready: exports run\n`),
     (error: unknown) => {
+      // A stop cancels a synthesis still running: that is no failure.
+      if (stopping) return;
       process.stderr.write(`serve failed: ${error instanceof Error ? error.message : String(error)}\n`);
       void service.close().finally(() => process.exit(1));
     },
@@ -87,7 +107,7 @@ async function main(): Promise<void> {
       `pbs-export HTTP API (local): ${base}`,
       `  accountant portal: ${service.portalUrl}   (development sign-in: pick the profiles a token allows)`,
       `  simulator (demo data): ${simulator.url}   profiles: ${simulator.profiles.map((p) => p.name).join(', ')}`,
-      `  local S3 store: ${service.s3Endpoint} bucket ${service.bucket} (data in ${service.s3Dir}, removed on exit)`,
+      `  local S3 store: ${service.s3Endpoint} bucket ${service.bucket} (data in ${service.s3Dir}, removed on exit unless it holds closed sets)`,
       '',
       'Try:',
       `  curl -s -X POST ${base}/reports -H 'content-type: application/json' \\`,
@@ -103,16 +123,29 @@ async function main(): Promise<void> {
     ].join('\n'),
   );
 
-  let stopping = false;
-  const stop = (): void => {
-    if (stopping) return;
+  // The first signal stops the server (running exports end first) with a line that says so, and
+  // the exit status a shell reports for it (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP); a
+  // second one stops it at once (the 'exit' listener above still removes the data folder).
+  const stop = (signal: StopSignal): void => {
+    const code = 128 + constants.signals[signal];
+    if (stopping) {
+      process.stderr.write(`serve stopped at once by a second ${signal}: running exports were abandoned\n`);
+      process.exit(code);
+    }
     stopping = true;
-    void (async () => {
-      await service.close();
-      process.exit(0);
-    })();
+    process.stderr.write(
+      `stopping (${signal}): waiting for running exports to end (a second ${signal} stops at once)\n`,
+    );
+    void service.close().then(() => {
+      const removed = !existsSync(service.s3Dir);
+      process.stderr.write(
+        `serve stopped by ${signal}${removed ? `: removed the local S3 store's data (${service.s3Dir})` : ''}\n`,
+      );
+      process.exit(code);
+    });
   };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stop);
+  onSignal = stop;
+  if (early !== undefined) stop(early);
 }
 
 main().catch((error: unknown) => {

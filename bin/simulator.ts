@@ -1,8 +1,11 @@
 #!/usr/bin/env -S npx tsx
 /** Standalone launcher of the Portfolio Balance Service simulator: `npm run simulator -- --help`. */
+import { constants } from 'node:os';
 import { banner, editsError, parseCliArgs, readEditsFile, USAGE } from '../lib/simulator/cli.ts';
 import { CliUsageError } from '../lib/simulator/errors.ts';
 import { startSimulator } from '../lib/simulator/index.ts';
+
+type StopSignal = 'SIGINT' | 'SIGTERM';
 
 async function main(): Promise<void> {
   let parsed: ReturnType<typeof parseCliArgs>;
@@ -19,7 +22,35 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  let sim: Awaited<ReturnType<typeof startSimulator>>;
+  // Stopped as a shell reports a signal's end (130 for Ctrl-C, 143 for SIGTERM), with a line that
+  // says so. The listeners are on before anything is printed (a user may press Ctrl-C as soon as
+  // the banner shows) and stay on, so a repeated signal cannot end the process before the line; a
+  // signal during the start stops the simulator once it is started.
+  let sim: Awaited<ReturnType<typeof startSimulator>> | undefined;
+  let held: StopSignal | undefined;
+  let stopping = false;
+  const stop = (signal: StopSignal): void => {
+    if (sim === undefined) {
+      held ??= signal;
+      return;
+    }
+    if (stopping) return;
+    stopping = true;
+    const code = 128 + constants.signals[signal];
+    sim.close().then(
+      () => {
+        process.stderr.write(`simulator stopped by ${signal}\n`);
+        process.exit(code);
+      },
+      (error: unknown) => {
+        process.stderr.write(
+          `simulator stopped by ${signal}; closing failed: ${error instanceof Error ? error.message : String(error)}\n`,
+        );
+        process.exit(code);
+      },
+    );
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(signal));
   try {
     const pastEdits = parsed.editsFile === undefined ? [] : await readEditsFile(parsed.editsFile);
     sim = await startSimulator({ ...parsed.options, pastEdits, requestLogLimit: 10_000 });
@@ -30,15 +61,11 @@ async function main(): Promise<void> {
     process.stderr.write(`error: ${refused.message}\n`);
     process.exit(2);
   }
+  if (held !== undefined) {
+    stop(held);
+    return;
+  }
   process.stdout.write(`${banner(sim)}\n`);
-  const stop = (): void => {
-    sim.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
 
 main().catch((error: unknown) => {

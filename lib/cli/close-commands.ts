@@ -13,9 +13,11 @@ import {
   buildRestatement,
   type CloseStore,
   checkCloses,
+  checkCloseTarget,
   closeInWords,
   closeKey,
   closePeriod,
+  closePeriodLabel,
   createLocalCloseStore,
   createS3CloseStore,
   governanceLock,
@@ -123,10 +125,18 @@ export function parseCloseCommandLine(
       : { kind: 'service', ...(values.config !== undefined ? { configFile: values.config } : {}) },
     ...(values.reason !== undefined ? { reason: values.reason } : {}),
   };
-  if (command === 'close')
-    return { ...parsed, profile: need('profile'), period: need('period'), run: need('run') };
-  if (command === 'reopen')
-    return { ...parsed, profile: need('profile'), period: need('period'), reason: need('reason') };
+  if (command === 'close') {
+    const close = { ...parsed, profile: need('profile'), period: need('period'), run: need('run') };
+    // Checked here, so a bad value is named by the flag the user typed (`--period`, not `period`).
+    closePeriodLabel(close.period, '--period');
+    checkCloseTarget({ profile: close.profile, runId: close.run }, { profile: '--profile', runId: '--run' });
+    return close;
+  }
+  if (command === 'reopen') {
+    const reopen = { ...parsed, profile: need('profile'), period: need('period'), reason: need('reason') };
+    closePeriodLabel(reopen.period, '--period');
+    return reopen;
+  }
   if (command === 'restate') {
     return {
       ...parsed,

@@ -107,7 +107,11 @@ async function checkBucket(destination: Extract<Destination, { kind: 's3' }>, s3
   const key = `${prefix === '' ? '' : `${prefix}/`}${probeName()}`;
   const { DeleteObjectCommand, PutObjectCommand } = await loadS3Sdk();
   try {
-    const { VersionId } = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: '' }));
+    // An empty body as bytes: as a string '' the SDK sends no length and prints its "Stream of
+    // unknown length" warning to the user's terminal.
+    const { VersionId } = await s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: key, Body: new Uint8Array(0) }),
+    );
     // In a versioned bucket a plain delete only hides the probe behind a delete marker: its version
     // is deleted instead, which leaves nothing (and needs s3:DeleteObjectVersion, else the marker).
     const deleted = VersionId

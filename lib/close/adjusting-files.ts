@@ -8,7 +8,7 @@ import { isZeroDecimal, subtractDecimal } from '../domain/decimal/plain.ts';
 import type { TableSource } from '../domain/table.ts';
 import { JOURNAL_SPEC, journalRows, type LedgerFile, ledgerFormat } from '../ledger/index.ts';
 import { type Restatement, type RestatementJournal, usedBy } from './restatement.ts';
-import { periodWords, signedAmount } from './words.ts';
+import { periodWords, signedAmount, signedMoney } from './words.ts';
 
 /** What a restatement's manifest records of its adjusting entries. */
 export interface AdjustingManifest {
@@ -89,7 +89,7 @@ export function adjustingWords(restatement: Restatement, journal: RestatementJou
       const tokens = p.quantity === undefined ? '' : `${signedAmount(p.quantity)} ${p.token ?? ''}`;
       // The tokens of a split posting (moved at no value) alone.
       if (tokens !== '' && isZeroDecimal(net)) return `${p.account.code} ${tokens}`;
-      return `${p.account.code} ${signedAmount(net)} ${p.currency}${tokens === '' ? '' : ` (${tokens})`}`;
+      return `${p.account.code} ${signedMoney(net, p.currency)}${tokens === '' ? '' : ` (${tokens})`}`;
     }),
   );
   const from =

@@ -73,13 +73,20 @@ export function changesTable(restatement: Restatement): TableSource {
     text('transaction_id', 'Transaction ID', 'id of the transaction'),
     text('last_modified', 'Last modified (UTC)', "the timeline's lastModifiedDate of the change"),
     text('field', 'Field', 'the field that differs (modified); empty: the whole transaction'),
-    text('before', 'Closed', 'the value in the closed set (JSON)', true),
-    text('after', 'Now', 'the value the service has now (JSON)', true),
+    text('before', 'Closed', 'the value in the closed set (a text as it is, other values as JSON)', true),
+    text('after', 'Now', 'the value the service has now (a text as it is, other values as JSON)', true),
   ];
   const rows = (): Row[] =>
     restatement.changes.flatMap((change): Row[] =>
       change.kind === 'modified'
-        ? change.fields.map((f) => [change.kind, change.id, change.lastModified, f.field, f.before, f.after])
+        ? change.fields.map((f) => [
+            change.kind,
+            change.id,
+            change.lastModified,
+            f.field,
+            leafText(f.before),
+            leafText(f.after),
+          ])
         : [[change.kind, change.id, change.lastModified, null, json(change.before), json(change.after)]],
     );
   return {
@@ -191,6 +198,15 @@ function iterate(rows: () => Row[]): () => AsyncIterable<Row> {
   return async function* read() {
     yield* rows();
   };
+}
+
+/**
+ * A changed field's value as a cell: a text as it is (`6713.60`, not the JSON `"6713.60"`, which a
+ * CSV file then quotes again as `"""6713.60"""`), a number, boolean or structure as its JSON.
+ */
+function leafText(jsonText: string | null): string | null {
+  if (jsonText === null || !jsonText.startsWith('"')) return jsonText;
+  return JSON.parse(jsonText) as string;
 }
 
 function json(value: unknown): string | null {

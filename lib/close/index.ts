@@ -46,6 +46,7 @@ export {
   CLOSE_FORMAT,
   CLOSES_PREFIX,
   type CloseRecord,
+  checkCloseTarget,
   closeCovering,
   closeKey,
   closePeriodLabel,
@@ -65,4 +66,4 @@ export {
 } from './restatement-records.ts';
 export { DEFAULT_LOCK_DAYS, governanceLock, objectLockEnabled } from './s3-lock.ts';
 export { type CloseStore, createLocalCloseStore, createS3CloseStore } from './store.ts';
-export { periodWords, restatementSentence, signedAmount } from './words.ts';
+export { periodWords, restatementSentence, signedAmount, signedMoney } from './words.ts';

@@ -1,6 +1,7 @@
 /** The restatement in words, for its Read me, the notice and the CLI. */
 import { DateTime } from 'luxon';
 import { addDecimal, signDecimal } from '../domain/decimal/plain.ts';
+import { toMinorUnit } from '../domain/money.ts';
 import type { Effect, Restatement } from './restatement.ts';
 
 /** `2025-10` → `October 2025`; `2025` → `2025`; a tax year → `2024-04-06 to 2025-04-05`. */
@@ -16,6 +17,15 @@ export function signedAmount(value: string): string {
   const [whole = '0', fraction] = value.replace(/^[-+]/, '').split('.');
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
   return `${sign}${grouped}${fraction === undefined ? '' : `.${fraction}`}`;
+}
+
+/**
+ * A money amount in words: signed and grouped as {@link signedAmount}, to its currency's minor
+ * unit as the reports show money (`-298563.6`, `USD` → `−298 563.60 USD`), then the currency.
+ */
+export function signedMoney(value: string, currency: string): string {
+  const amount = signedAmount(toMinorUnit(value, currency === '' ? null : currency));
+  return currency === '' ? amount : `${amount} ${currency}`;
 }
 
 /** The currency a money header names: `Net gain or loss (USD)` → `USD`. */
@@ -55,7 +65,7 @@ function effectWords(effects: readonly Effect[]): string[] {
 
 function phrase(label: string, sum: string): string {
   const [words, currency] = label.split('|');
-  return `${words} ${signedAmount(sum)}${currency ? ` ${currency}` : ''}`;
+  return `${words} ${signedMoney(sum, currency ?? '')}`;
 }
 
 /**

@@ -24,6 +24,7 @@ import { StaleAdjustmentsError } from '../adjustments/errors.ts';
 import { resolvingAdjustment } from '../adjustments/resolves.ts';
 import { type Adjustment, type AdjustmentsDocument, adjustmentSchema } from '../adjustments/schema.ts';
 import { proposalFromId } from '../adjustments/suggest.ts';
+import { toMinorUnit } from '../domain/index.ts';
 import { PROFILE_NAME } from '../export/plan/index.ts';
 import { type JobFile, type JobRecord, jobIdFor, jobKeyAt, lookupProfile, startJob } from '../jobs/index.ts';
 import type { AdjustmentsStore } from './adjustments-store.ts';
@@ -461,7 +462,9 @@ async function netGainOf(deps: Deps, file: JobFile): Promise<{ netGain: string; 
   const totals = (await readRows(deps, file)).filter((row) => row.token === 'TOTAL');
   if (totals.length === 0) return null;
   const net = totals.reduce((sum, row) => sum.plus(row.net ?? '0'), new Big(0));
-  return { netGain: net.toFixed(), currency: totals[0]?.currency ?? '' };
+  const currency = totals[0]?.currency ?? '';
+  // To the currency's minor unit, as the reports show money (Big drops trailing zeros: `-298563.6`).
+  return { netGain: toMinorUnit(net.toFixed(), currency === '' ? null : currency), currency };
 }
 
 /** The warnings of a set's CSV file. */

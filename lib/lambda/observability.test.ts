@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { captureOutput } from '../../test/support/workflow.ts';
+import { ValidationError } from '../errors.ts';
 import { ProfileBusyError } from '../jobs/index.ts';
 import { createObservability, withObservability } from './observability.ts';
 
@@ -45,6 +46,31 @@ describe('withObservability', () => {
 
     expect(thrown).toBeInstanceOf(ProfileBusyError);
     expect(lines.map((line) => line.level)).toEqual(['INFO']);
+  });
+
+  it("logs a request's validation error as one warning line with its field and reason, no stack", async () => {
+    const obs = createObservability('pbs-export-test');
+    const handler = withObservability(
+      obs,
+      () => ({}),
+      async () => {
+        throw new ValidationError(
+          'gains.currency',
+          'uk figures are in GBP, but transaction tx_1 has values in USD',
+        );
+      },
+    );
+
+    const lines = await captured(() => handler({}, LAMBDA_CONTEXT));
+
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 'WARN',
+      message: 'invocation failed: invalid request',
+      field: 'gains.currency',
+      reason: 'uk figures are in GBP, but transaction tx_1 has values in USD',
+    });
+    expect(JSON.stringify(lines[0])).not.toMatch(/stack|\bat .*\.ts:\d+/);
   });
 
   it('puts the Lambda context and the event keys on the log lines (injectLambdaContext)', async () => {

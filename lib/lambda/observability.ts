@@ -13,6 +13,7 @@ import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { ValidationError } from '../errors.ts';
 import { ProfileBusyError } from '../jobs/index.ts';
 
 /** CloudWatch namespace of every metric. */
@@ -61,7 +62,9 @@ export function appendJobKeys(obs: Observability, keys: InvocationKeys): void {
 /**
  * Appends the event's keys (`jobId`, `profile`) before the handler, logs `invocation succeeded`
  * after it, and a failure once with its error; a job waiting for its profile's slot
- * ({@link ProfileBusyError}, retried by the state machine) is logged as info, not as an error.
+ * ({@link ProfileBusyError}, retried by the state machine) is logged as info, not as an error; a
+ * request found invalid ({@link ValidationError}: the user's input, not a fault) as one warning
+ * line with the field and the reason, without a stack trace.
  */
 export function invocationOutcome<E>(
   obs: Observability,
@@ -74,6 +77,12 @@ export function invocationOutcome<E>(
       if (request.error instanceof ProfileBusyError) {
         obs.logger.info('waiting: another export of the same API key is running', {
           reason: request.error.message,
+        });
+      } else if (request.error instanceof ValidationError) {
+        // The request is at fault, not the code: the job's reason says why; no stack trace.
+        obs.logger.warn('invocation failed: invalid request', {
+          field: request.error.field,
+          reason: request.error.reason,
         });
       } else {
         obs.logger.error('invocation failed', request.error as Error);

@@ -23,6 +23,7 @@ export {
   LOCAL_MACHINE_CONFIG,
   type LocalService,
   type LocalServiceOptions,
+  removeLocalStoreUnlessClosed,
   startLocalService,
 } from './local-service.ts';
 export {

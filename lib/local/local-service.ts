@@ -5,7 +5,8 @@
  * `@hono/node-server`, and exports run by the export state machine the stack deploys, executed
  * in-process by aws-local-stepfunctions (`state-machine.ts`, `local-runner.ts`).
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { readdirSync, rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
@@ -167,16 +168,25 @@ async function startLocalS3(port: number, undo: UndoStack, step: (step: string) 
 }
 
 /**
- * Removes the local store's folder when `serve` stops, unless it holds close records: a closed set
- * is never deleted by the project (lib/close), so the folder is kept and `step` says where.
+ * Removes the local store's folder unless it holds close records: a closed set is never deleted
+ * by the project (lib/close). Synchronous, so that `serve` can also run it as the process exits.
  */
-async function removeUnlessClosed(dir: string, step: (step: string) => void): Promise<void> {
-  const closes = await readdir(join(dir, LOCAL_BUCKET, CLOSES_PREFIX)).catch(() => []);
-  if (closes.length > 0) {
-    step(`kept the local S3 store's data in ${dir}: it holds closed sets, which pbs-export never deletes`);
-    return;
+export function removeLocalStoreUnlessClosed(dir: string): 'removed' | 'kept' {
+  let closes: string[] = [];
+  try {
+    closes = readdirSync(join(dir, LOCAL_BUCKET, CLOSES_PREFIX));
+  } catch {
+    // No close records (or no folder at all).
   }
-  await rm(dir, { recursive: true, force: true });
+  if (closes.length > 0) return 'kept';
+  rmSync(dir, { recursive: true, force: true });
+  return 'removed';
+}
+
+/** {@link removeLocalStoreUnlessClosed} when `serve` stops; a kept folder is told to `step`. */
+function removeUnlessClosed(dir: string, step: (step: string) => void): void {
+  if (removeLocalStoreUnlessClosed(dir) === 'kept')
+    step(`kept the local S3 store's data in ${dir}: it holds closed sets, which pbs-export never deletes`);
 }
 
 /**

@@ -7,7 +7,7 @@ import { profilesWithCounts } from './profiles.ts';
 import type { RunningSimulator, SimulatorOptions } from './types.ts';
 
 /** Usage text of `bin/simulator.ts`. */
-export const USAGE = `Usage: tsx bin/simulator.ts [--port N] [--transactions N] [--seed N] [--latency-ms N] [--rate-limit N] [--edits FILE]
+export const USAGE = `Usage: npm run simulator -- [--port N] [--transactions N] [--seed N] [--latency-ms N] [--rate-limit N] [--edits FILE]
 
   --port N           port on 127.0.0.1 (default 8080; 0 = any free port)
   --transactions N   transactions of the "demo" profile (default 3000)

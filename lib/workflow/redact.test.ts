@@ -66,4 +66,53 @@ describe('redactSecrets', () => {
       'shard 2025-03~aave-v3: fetched 3 of 4',
     );
   });
+
+  it('keeps the ids a reason names: transaction ids, hashes, UUIDs, job and run ids, S3 keys', () => {
+    const ids = [
+      'tx_9f8e7d6c5b4a39281706f5e4d3c2b1a0',
+      '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
+      'Tx9f8e7d6c5b4a39281706f5e4d3c2b1a0ABCDEF',
+      '6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b',
+      '3f9a1c0b7e2d4a5f8c6b1e0d9a7f3c2b',
+      'reports/demo/2025-10/20251103T091500Z-3f9a1c/demo_2025-10_gains_summary.csv',
+    ];
+    const reason = `adjustment a2 names transaction "${ids[0]}", which the data does not have; also ${ids.slice(1).join(', ')}`;
+
+    expect(redactSecrets(reason)).toBe(reason);
+  });
+
+  it('redacts credential-shaped strings whatever their value', () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbm4ifQ.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg';
+    const awsSecret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+    const texts = [
+      `Authorization: Bearer ${jwt}`,
+      `token ${jwt} expired`,
+      'key AKIAIOSFODNN7EXAMPLE denied',
+      `secret access key ${awsSecret} rejected`,
+      'GET https://ann:hunter2hunter2@pbs.example/v2 failed',
+      'key c2stbGl2ZS0xMjM0NTY3ODkwYWJjZGVmZ2hpams+/w== in body',
+      '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----',
+    ];
+
+    const redacted = texts.map(redactSecrets);
+
+    for (const [k, text] of redacted.entries())
+      expect([k, text]).toEqual([k, expect.stringContaining('[redacted]')]);
+    expect(redacted.join('\n')).not.toMatch(/eyJ|AKIA|wJalrXUtnFEMI|hunter2|c2stbGl2|MIIEvQ/);
+    expect(redacted[0]).toBe('Authorization: [redacted] [redacted]');
+  });
+});
+
+describe('failureReason of a worker error naming a transaction', () => {
+  it('shows the transaction id, not [redacted]', () => {
+    const id = 'tx_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
+    const cause = JSON.stringify({
+      errorType: 'AdjustmentsError',
+      errorMessage: `adjustment a2 names transaction "${id}", which the data does not have`,
+    });
+
+    expect(failureReason({ Error: 'AdjustmentsError', Cause: cause })).toBe(
+      `AdjustmentsError: adjustment a2 names transaction "${id}", which the data does not have`,
+    );
+  });
 });

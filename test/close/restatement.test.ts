@@ -133,6 +133,18 @@ describe('closed months and restatements (CLI over the simulator on loopback)', 
     expect(rows.find((row) => row.change === 'modified')?.field).toBe('value.amount');
   });
 
+  it("shows a changed text field's values as the service sent them, not quoted again as JSON", async () => {
+    const rows = await csv('acme_2025-10_restatement_changes.csv');
+    const modified = rows.find((row) => row.change === 'modified');
+    const amount = (txs: readonly Tx[]) => txs.find((tx) => tx.id === edited.modified)?.value.amount;
+
+    expect({ before: modified?.before, after: modified?.after }).toEqual({
+      before: amount(closedTxs),
+      after: amount(nowTxs),
+    });
+    expect(typeof amount(closedTxs)).toBe('string');
+  });
+
   it('states the by-month totals changed by exactly (new October − closed October), summed from the simulator', async () => {
     const before = totals(closedTxs);
     const after = totals(nowTxs);

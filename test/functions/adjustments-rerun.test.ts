@@ -109,7 +109,7 @@ it('re-runs a set over the newest adjustments: the request names them, the warni
   const figures = async (id: string) => (await call('GET', `/reports/${id}/warnings`)).body.figures;
   expect(await figures(jobId)).toMatchObject({ currency: 'USD', adjustments: null });
   expect(await figures(rerun.body.jobId)).toMatchObject({
-    netGain: expect.stringMatching(/^-?\d+(\.\d+)?$/),
+    netGain: expect.stringMatching(/^-?\d+\.\d{2}$/),
     adjustments: { version: 1, sha256: stored.sha256 },
   });
   expect(JSON.parse(await fileOf(rerun.body.jobId, 'manifest.json')).adjustments).toEqual({
