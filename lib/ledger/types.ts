@@ -112,7 +112,7 @@ export interface LedgerFormatContext {
 
 /** One asset account's balance of one token at a month end. */
 export interface BalanceAssertion {
-  /** Last local day of the month, `YYYY-MM-DD`. */
+  /** Last local day of the month (of the period's last month: the period's last day), `YYYY-MM-DD`. */
   date: string;
   account: Account;
   token: string;
