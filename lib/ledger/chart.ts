@@ -148,7 +148,11 @@ export interface Chart {
   account(kind: PlainKind): Account;
   /** The asset account of a token (in a wallet, with per-wallet accounts). */
   asset(token: string, wallet: string): Account;
-  /** The income account of a category, or null when the chart does not name it (unclassified). */
+  /**
+   * The income account of a category: the one `categories` names, else (paths) the default
+   * category's path under the income account, else (a numbered chart) the income account itself;
+   * null for a category the default paths do not know (unclassified).
+   */
   income(category: string): Account | null;
   /** Whether the asset accounts are per wallet (moves between wallets are then posted). */
   readonly perWallet: boolean;
@@ -272,7 +276,9 @@ export function createChart(settings: ChartSettings): Chart {
     income(category) {
       const named = settings.income.categories[category];
       if (named !== undefined) return { code: named.code, name: named.name ?? named.code, kind: 'income' };
-      const word = paths ? DEFAULT_INCOME_CATEGORIES[category] : undefined;
+      // A numbered chart's one income account takes every category its `categories` leave out.
+      if (!paths) return incomeBase;
+      const word = DEFAULT_INCOME_CATEGORIES[category];
       if (word === undefined) return null;
       return { code: `${incomeBase.code}:${word}`, name: `${incomeBase.name}: ${category}`, kind: 'income' };
     },
