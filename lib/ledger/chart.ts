@@ -211,7 +211,12 @@ export function createChart(settings: ChartSettings): Chart {
       );
     }
     const name = given?.name ?? fallback.name;
-    return { code, name, kind: kind === 'asset' ? 'asset' : kind === 'income' ? 'income' : kind };
+    return {
+      code,
+      name,
+      kind: kind === 'asset' ? 'asset' : kind === 'income' ? 'income' : kind,
+      ...(given?.code === undefined ? { standard: true as const } : {}),
+    };
   };
   const base = plain('asset');
   const incomeBase = plain('income');
@@ -256,6 +261,7 @@ export function createChart(settings: ChartSettings): Chart {
         name: nameParts.map((part) => (typeof part === 'string' ? part : part.data)).join(''),
         kind: 'asset',
         ...(nameParts.some((part) => typeof part !== 'string') ? { nameParts } : {}),
+        ...(named === undefined && base.standard === true ? { standard: true as const } : {}),
       };
       const made = { account, token, wallet, own };
       claimAccount(owners, code, made, perWallet);
@@ -280,7 +286,12 @@ export function createChart(settings: ChartSettings): Chart {
       if (!paths) return incomeBase;
       const word = DEFAULT_INCOME_CATEGORIES[category];
       if (word === undefined) return null;
-      return { code: `${incomeBase.code}:${word}`, name: `${incomeBase.name}: ${category}`, kind: 'income' };
+      return {
+        code: `${incomeBase.code}:${word}`,
+        name: `${incomeBase.name}: ${category}`,
+        kind: 'income',
+        ...(incomeBase.standard === true ? { standard: true as const } : {}),
+      };
     },
   };
 }
