@@ -15,7 +15,6 @@ import {
   quickbooksAccountPath,
   readQuickbooksJournals,
 } from '../../../test/support/ledger-parsers/quickbooks.ts';
-import { readXeroManualJournals } from '../../../test/support/ledger-parsers/xero.ts';
 import { ValidationError } from '../../errors.ts';
 import { HOSTILE_TEXTS } from '../../simulator/data.ts';
 import { csvFormat } from './csv.ts';
