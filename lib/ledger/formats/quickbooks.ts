@@ -100,14 +100,14 @@ export function quickbooksFiles(
   const prefix = settings.journalNoPrefix ?? `PBS${context.period.start.replaceAll('-', '')}-`;
   const digits = Math.max(4, String(entries.length).length);
   const kinds = new Map<string, AccountKind>();
-  entries = onDefaultChart(entries, (account) => {
+  const booked = onDefaultChart(entries, (account) => {
     const mapped = defaultAccount(account);
     kinds.set(mapped.code, account.kind);
     return mapped;
   });
-  const names = accountNames(entries);
+  const names = accountNames(booked);
   let rows = '';
-  entries.forEach((entry, at) => {
+  booked.forEach((entry, at) => {
     const journalNo = `${prefix}${String(at + 1).padStart(digits, '0')}`;
     if (journalNo.length > QUICKBOOKS_JOURNAL_NO_MAX) {
       throw new ValidationError(
