@@ -9,6 +9,7 @@ import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Column, Row, TableSource } from '../domain/table.ts';
 import { writeCsv, writeXlsx } from '../export/report/index.ts';
+import { ledgerFileName } from '../ledger/index.ts';
 import { stringifyJson } from '../pbs/index.ts';
 import type { Sink, StoredObject } from '../storage/index.ts';
 import {
@@ -254,7 +255,7 @@ export async function renderRestatement(
     );
   }
   for (const file of journal === undefined ? [] : adjustingFiles(restatement, journal)) {
-    await write(`${base}_adjusting_${file.name}`, file.contentType, async (stream) => {
+    await write(ledgerFileName(`${base}_adjusting_`, file), file.contentType, async (stream) => {
       stream.end(file.body);
     });
   }

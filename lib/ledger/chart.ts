@@ -148,7 +148,11 @@ export interface Chart {
   account(kind: PlainKind): Account;
   /** The asset account of a token (in a wallet, with per-wallet accounts). */
   asset(token: string, wallet: string): Account;
-  /** The income account of a category, or null when the chart does not name it (unclassified). */
+  /**
+   * The income account of a category: the one `categories` names, else (paths) the default
+   * category's path under the income account, else (a numbered chart) the income account itself;
+   * null for a category the default paths do not know (unclassified).
+   */
   income(category: string): Account | null;
   /** Whether the asset accounts are per wallet (moves between wallets are then posted). */
   readonly perWallet: boolean;
@@ -207,7 +211,12 @@ export function createChart(settings: ChartSettings): Chart {
       );
     }
     const name = given?.name ?? fallback.name;
-    return { code, name, kind: kind === 'asset' ? 'asset' : kind === 'income' ? 'income' : kind };
+    return {
+      code,
+      name,
+      kind: kind === 'asset' ? 'asset' : kind === 'income' ? 'income' : kind,
+      ...(given?.code === undefined ? { standard: true as const } : {}),
+    };
   };
   const base = plain('asset');
   const incomeBase = plain('income');
@@ -252,6 +261,7 @@ export function createChart(settings: ChartSettings): Chart {
         name: nameParts.map((part) => (typeof part === 'string' ? part : part.data)).join(''),
         kind: 'asset',
         ...(nameParts.some((part) => typeof part !== 'string') ? { nameParts } : {}),
+        ...(named === undefined && base.standard === true ? { standard: true as const } : {}),
       };
       const made = { account, token, wallet, own };
       claimAccount(owners, code, made, perWallet);
@@ -272,9 +282,16 @@ export function createChart(settings: ChartSettings): Chart {
     income(category) {
       const named = settings.income.categories[category];
       if (named !== undefined) return { code: named.code, name: named.name ?? named.code, kind: 'income' };
-      const word = paths ? DEFAULT_INCOME_CATEGORIES[category] : undefined;
+      // A numbered chart's one income account takes every category its `categories` leave out.
+      if (!paths) return incomeBase;
+      const word = DEFAULT_INCOME_CATEGORIES[category];
       if (word === undefined) return null;
-      return { code: `${incomeBase.code}:${word}`, name: `${incomeBase.name}: ${category}`, kind: 'income' };
+      return {
+        code: `${incomeBase.code}:${word}`,
+        name: `${incomeBase.name}: ${category}`,
+        kind: 'income',
+        ...(incomeBase.standard === true ? { standard: true as const } : {}),
+      };
     },
   };
 }

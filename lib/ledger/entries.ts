@@ -26,7 +26,7 @@ export interface Holding {
 
 /** The balances of the asset accounts at one month end, per account and token. */
 export interface MonthEnd {
-  /** Last local day of the month, `YYYY-MM-DD`. */
+  /** Last local day of the month, `YYYY-MM-DD`; of the period's last month, the period's last day. */
   date: string;
   holdings: { account: Account; token: string; quantity: string; cost: string }[];
 }
@@ -45,6 +45,11 @@ export interface EntriesOptions {
   /** The period's local months in order, `YYYY-MM`, and its first day. */
   months: readonly string[];
   startDate: string;
+  /**
+   * The period's last local day, `YYYY-MM-DD`: its last month closes on it (a tax year ending on
+   * 5 April), before the days after it that a lot method reads (HMRC identification's 30 days).
+   */
+  endDate: string;
   /** The engine's open positions now (for the opening balances). */
   positions: () => PoolPosition[];
   /** `false`: one entry per transaction; `true`: one per month. */
@@ -301,7 +306,7 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
 
   const closeMonth = () => {
     const month = options.months[monthIndex] as string;
-    const date = lastDay(month);
+    const date = monthEndDate(month, options.endDate);
     if (options.rollup && rolled.size > 0) {
       const lines = signed([...rolled.values()]).filter(
         (line) => !line.amount.eq(0) || !(line.quantity ?? ZERO).eq(0),
@@ -336,9 +341,13 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
     monthIndex += 1;
   };
 
-  /** Closes the months before `date`'s. */
+  /** Closes the months before `date`'s; every month left once `date` is past the period. */
   const closeBefore = (date: string) => {
-    while (monthIndex < options.months.length && (options.months[monthIndex] as string) < date.slice(0, 7))
+    const past = date > options.endDate;
+    while (
+      monthIndex < options.months.length &&
+      (past || (options.months[monthIndex] as string) < date.slice(0, 7))
+    )
       closeMonth();
   };
 
@@ -529,7 +538,15 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
 
   const observer: GainsObserver = {
     event(event: GainsEvent, reported: boolean) {
-      if (!reported) return;
+      if (!reported) {
+        // An event after the period (read for the period's sake): the period's months close first.
+        if (options.localDate(event.time) > options.endDate) {
+          if (!opened) openPeriod();
+          flush();
+          closeBefore(options.localDate(event.time));
+        }
+        return;
+      }
       if (!opened) openPeriod();
       const date = options.localDate(event.time);
       if (open !== null && open.txId !== event.txId) flush();
@@ -590,6 +607,12 @@ export function lineGains(lines: readonly DisposalLine[], round: (amount: Big) =
 /** The local day after `YYYY-MM-DD`. */
 export function nextDay(date: string): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The day a month of the period closes on: its last day, or the period's last day if earlier. */
+export function monthEndDate(month: string, periodEnd: string): string {
+  const last = lastDay(month);
+  return periodEnd < last ? periodEnd : last;
 }
 
 /** The last day of a `YYYY-MM` month. */

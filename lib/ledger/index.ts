@@ -49,5 +49,5 @@ export {
   parseJournalOptions,
 } from './request.ts';
 export type * from './types.ts';
-export { ACCOUNT_KINDS } from './types.ts';
+export { ACCOUNT_KINDS, ledgerFileName } from './types.ts';
 export { journalReadmeLines } from './words.ts';

@@ -159,7 +159,15 @@ describe('a numbered chart and the spent account', () => {
       journal: {
         formats: ['csv', 'quickbooks', 'xero', 'datev'],
         chart: { ...NUMBERED, spent: { code: '6300', name: 'Spent in crypto' } },
-        settings: { datev: { consultantNumber: 1001, clientNumber: 1 } },
+        settings: {
+          datev: {
+            consultantNumber: 1001,
+            clientNumber: 1,
+            eurRates: Object.fromEntries(
+              Array.from({ length: 12 }, (_, m) => [`2025-${String(m + 1).padStart(2, '0')}`, '1.08']),
+            ),
+          },
+        },
       },
     });
     expect(linesOf(run.rows, 'e1')).toContainEqual(['6300', '420.00', '0']);

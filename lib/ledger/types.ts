@@ -40,6 +40,12 @@ export interface Account {
    * the data's characters, never the chart's own. Absent: `name` is the chart's own text.
    */
   nameParts?: AccountNamePart[];
+  /**
+   * The account is the default chart's (an hledger/Beancount path the request did not give): a
+   * format with a chart of its own (QuickBooks, Xero, DATEV SKR03/SKR04) books it on that chart's
+   * account of the same kind (formats/default-charts.ts).
+   */
+  standard?: true;
 }
 
 /** One line of an entry: one of `debit` and `credit` is `'0'`. */
@@ -73,6 +79,11 @@ export interface JournalEntry {
 export interface LedgerFile {
   /** File name inside the set, e.g. `journal-xero-1.csv`. */
   name: string;
+  /**
+   * The start the importer requires of the file's name (DATEV's `EXTF_`): a run's own prefix goes
+   * after it, not before ({@link ledgerFileName}).
+   */
+  head?: string;
   contentType: string;
   body: string | Uint8Array;
 }
@@ -112,7 +123,7 @@ export interface LedgerFormatContext {
 
 /** One asset account's balance of one token at a month end. */
 export interface BalanceAssertion {
-  /** Last local day of the month, `YYYY-MM-DD`. */
+  /** Last local day of the month (of the period's last month: the period's last day), `YYYY-MM-DD`. */
   date: string;
   account: Account;
   token: string;
@@ -144,6 +155,19 @@ export interface LedgerFormat {
 /** A file a format writes chunk by chunk ({@link LedgerFormat.stream}). */
 export interface LedgerStream {
   name: string;
+  /** As {@link LedgerFile.head}. */
+  head?: string;
   contentType: string;
   chunks: AsyncIterable<string>;
+}
+
+/**
+ * The name a file of a format is written under in a set whose names start with `prefix`
+ * (`demo_2025_`): the prefix before the format's name, or after the start its importer requires
+ * (`EXTF_demo_2025_Buchungsstapel_20250101_20251231.csv`).
+ */
+export function ledgerFileName(prefix: string, file: { name: string; head?: string }): string {
+  const head = file.head ?? '';
+  const rest = head !== '' && file.name.startsWith(head) ? file.name.slice(head.length) : file.name;
+  return `${head}${prefix}${rest}`;
 }

@@ -142,7 +142,7 @@ async function collect(feed: ReturnType<typeof createGainsFeed>): Promise<Journa
  */
 export async function runJournalAt(
   history: readonly CanonicalTransaction[],
-  period: string,
+  period: string | { from: string; to: string },
   now: string,
   extra: Record<string, unknown> = {},
 ): Promise<JournalRun> {

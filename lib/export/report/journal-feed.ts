@@ -386,6 +386,7 @@ export function createJournalFeed(
         localDate: (time) => localDate(time, zone),
         months: periodMonths(period.start, period.end, zone),
         startDate: localDate(period.start.getTime(), zone),
+        endDate: localDate(period.end.getTime() - 1, zone),
         positions: () => heldAt(attached, localDate(period.start.getTime(), zone)),
         rollup: settings.rollup,
         emit: (entry) => store.add(entry),

@@ -10,6 +10,7 @@ import {
 } from '../../adjustments/index.ts';
 import type { TableSource } from '../../domain/table.ts';
 import { demoRatesNote, type RateTable } from '../../fx/index.ts';
+import { ledgerFileName } from '../../ledger/index.ts';
 import { type Digest, HashingStream, hashedFile } from '../../storage/hashing.ts';
 import { openPeriodCutOff, periodLabel, periodRange } from '../plan/period.ts';
 import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
@@ -303,7 +304,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
   // The journal's own formats (Beancount, hledger, …): files beside the tables, whatever the formats.
   const journal = model.journal();
   for (const file of (await journal?.outputs()) ?? []) {
-    await render(`${baseName}_${file.name}`, file.contentType, async (out) => {
+    await render(ledgerFileName(`${baseName}_`, file), file.contentType, async (out) => {
       if ('body' in file) {
         out.end(file.body);
         return undefined;

@@ -26,6 +26,7 @@ import {
   sidedPostings,
 } from './accounting-common.ts';
 import { DATEV_BOOKING_COLUMNS } from './datev-columns.ts';
+import { DATEV_DEFAULT_CHARTS, onDefaultChart } from './default-charts.ts';
 import { encodeWindows1252 } from './windows-1252.ts';
 
 /** DATEV processes at most 99 999 bookings from one Buchungsstapel file. */
@@ -56,8 +57,26 @@ export const datevSettingsSchema = z.strictObject({
     .default('01-01'),
   /** Sachkontenlänge: the digits of every account number (4–8; usually 4). */
   accountLength: digits('Sachkontenlänge', 4, 8).default(4),
-  /** Sachkontenrahmen: SKR03 or SKR04, when the adviser wants it in the header. */
+  /**
+   * Sachkontenrahmen: SKR03 or SKR04, in the header; the default chart's accounts are booked on
+   * its standard accounts (formats/default-charts.ts). Required when the chart leaves kinds to the
+   * defaults.
+   */
   chartOfAccounts: z.enum(['SKR03', 'SKR04']).optional(),
+  /**
+   * The Kurs of a journal not in EUR, per booking month (`YYYY-MM`) or day (`YYYY-MM-DD`, first):
+   * units of the journal's currency for 1 EUR, as the ECB publishes them (`"2025-01": "1.0354"`).
+   * DATEV books a foreign-currency amount with its Kurs, Basis-Umsatz and WKZ Basis-Umsatz.
+   */
+  eurRates: z
+    .record(
+      z.string().regex(/^\d{4}-\d{2}(-\d{2})?$/, 'keys are months YYYY-MM or days YYYY-MM-DD'),
+      z
+        .string()
+        .regex(/^\d{1,4}(\.\d{1,6})?$/, 'a rate of at most 4 digits and 6 decimals (DATEV: Kurs)')
+        .refine((rate) => Number(rate) > 0, 'a rate is not 0'),
+    )
+    .optional(),
   /** Bezeichnung of the batch (at most 30 characters); by default `Krypto` and the period. */
   label: z.string().max(30, 'at most 30 characters').optional(),
   /** Diktatkürzel (up to two letters). */
@@ -136,9 +155,9 @@ export function datevFiles(
   options: WriteOptions,
 ): LedgerFile[] {
   const settings = parseFormatSettings(datevSettingsSchema, context.settings, 'journal.settings.datev');
-  checkContext(context);
+  checkContext(context, settings);
   const batches = fiscalBatches(context.period, settings.fiscalYearStart);
-  entries.forEach((entry, at) => {
+  onStandardChart(entries, settings).forEach((entry, at) => {
     const date = localDate(entry.date, `entries[${at}].date`);
     const batch = batches.find((b) => b.from <= entry.date && entry.date <= b.to);
     if (!batch) {
@@ -152,13 +171,35 @@ export function datevFiles(
   return batches.flatMap((batch) => batchFiles(batch, settings, context.currency, options));
 }
 
-function checkContext({ currency, period }: LedgerFormatContext): void {
+/**
+ * The entries with the default chart's accounts on the standard chart's (SKR03 or SKR04), their
+ * numbers padded to the Sachkontenlänge with zeros; refused naming the setting without one.
+ */
+function onStandardChart(entries: readonly JournalEntry[], settings: DatevSettings): readonly JournalEntry[] {
+  return onDefaultChart(entries, (account) => {
+    const skr = settings.chartOfAccounts;
+    if (skr === undefined)
+      throw new ValidationError(
+        'journal.settings.datev.chartOfAccounts',
+        `required: the chart leaves the ${account.kind} account to the defaults (${account.code}), which DATEV cannot book; set "SKR03" or "SKR04" to book the defaults on the standard chart, or give journal.chart a numbered account for every kind`,
+      );
+    const preset = DATEV_DEFAULT_CHARTS[skr][account.kind];
+    return { code: preset.code.padEnd(settings.accountLength, '0'), name: preset.name, kind: account.kind };
+  });
+}
+
+function checkContext({ currency, period }: LedgerFormatContext, settings: DatevSettings): void {
   if (!/^[A-Z]{3}$/.test(currency)) {
     throw new ValidationError(
       'currency',
       `DATEV needs an ISO 4217 code (WKZ), got ${JSON.stringify(currency)}`,
     );
   }
+  if (currency !== 'EUR' && settings.eurRates === undefined)
+    throw new ValidationError(
+      'journal.settings.datev.eurRates',
+      `required: the journal is in ${currency}, and DATEV books an amount in a foreign currency with its Kurs, Basis-Umsatz (EUR) and WKZ Basis-Umsatz (fields 4–6); give the ECB's ${currency} per EUR for each month ({"2025-01": "1.0354", …}), or write the journal in EUR (gains.currency "EUR", CLI --gains-currency EUR with --rates ecb:FILE)`,
+    );
   localDate(period.start, 'period.start');
   localDate(period.end, 'period.end');
   if (period.end < period.start)
@@ -188,6 +229,8 @@ function batchFiles(
   const name = `EXTF_Buchungsstapel_${compact(batch.from)}_${compact(batch.to)}`;
   return parts.map((items, n) => ({
     name: `${name}${parts.length > 1 ? `-${n + 1}` : ''}.csv`,
+    // DATEV imports a file whose name begins with EXTF_: a run's own prefix goes after it.
+    head: 'EXTF_',
     contentType: 'text/csv; charset=windows-1252',
     body: encodeWindows1252(batchText({ ...batch, items }, settings, currency, options.createdAt)),
   }));
@@ -273,7 +316,7 @@ function checkPosting(
 function batchText(batch: Batch, settings: DatevSettings, currency: string, createdAt: Date): string {
   const lines = [headerLine(batch, settings, currency, createdAt), DATEV_BOOKING_COLUMNS.join(';')];
   for (const item of batch.items) {
-    for (const booking of item.bookings) lines.push(bookingLine(item, booking, currency));
+    for (const booking of item.bookings) lines.push(bookingLine(item, booking, currency, settings));
   }
   return lines.map((line) => `${line}\r\n`).join('');
 }
@@ -317,7 +360,7 @@ function headerLine(batch: Batch, settings: DatevSettings, currency: string, cre
 }
 
 /** One booking line: 125 fields, those not used left empty. */
-function bookingLine(item: Prepared, booking: Booking, currency: string): string {
+function bookingLine(item: Prepared, booking: Booking, currency: string, settings: DatevSettings): string {
   const fields = new Array<string>(DATEV_BOOKING_COLUMNS.length).fill('');
   const set = (column: string, value: string) => {
     fields[DATEV_BOOKING_COLUMNS.indexOf(column)] = value;
@@ -325,6 +368,13 @@ function bookingLine(item: Prepared, booking: Booking, currency: string): string
   set('Umsatz (ohne Soll/Haben-Kz)', booking.amount.toFixed(2).replace('.', ','));
   set('Soll/Haben-Kennzeichen', text('S'));
   set('WKZ Umsatz', text(currency));
+  if (currency !== 'EUR') {
+    // A foreign-currency amount: its Kurs (units per EUR), its EUR amount and EUR (fields 4–6).
+    const rate = eurRate(item, settings);
+    set('Kurs', rate.toFixed(6).replace('.', ','));
+    set('Basis-Umsatz', booking.amount.div(rate).round(2, Big.roundHalfUp).toFixed(2).replace('.', ','));
+    set('WKZ Basis-Umsatz', text('EUR'));
+  }
   set('Konto', booking.debit.posting.account.code);
   set('Gegenkonto (ohne BU-Schlüssel)', booking.credit.posting.account.code);
   set('Belegdatum', `${pad2(item.date.day)}${pad2(item.date.month)}`);
@@ -337,6 +387,18 @@ function bookingLine(item: Prepared, booking: Booking, currency: string): string
     set('Beleginfo - Inhalt 2', text(cut(item.entry.txIds.join(', '), 210)));
   }
   return fields.join(';');
+}
+
+/** The Kurs of an entry's day (or month) from `eurRates`; refused naming the missing key. */
+function eurRate(item: Prepared, settings: DatevSettings): Big {
+  const day = item.entry.date;
+  const rate = settings.eurRates?.[day] ?? settings.eurRates?.[day.slice(0, 7)];
+  if (rate === undefined)
+    throw new ValidationError(
+      `journal.settings.datev.eurRates.${day.slice(0, 7)}`,
+      `required: entry ${JSON.stringify(item.entry.id)} of ${day} needs the Kurs of its month (or day)`,
+    );
+  return new Big(rate);
 }
 
 /**

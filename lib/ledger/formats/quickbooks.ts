@@ -7,7 +7,15 @@
 import { z } from 'zod';
 import { ValidationError } from '../../errors.ts';
 import { cutPoints, mapNames, wellFormed } from '../names.ts';
-import type { Account, JournalEntry, LedgerFile, LedgerFormat, LedgerFormatContext } from '../types.ts';
+import type {
+  Account,
+  AccountKind,
+  AccountNamePart,
+  JournalEntry,
+  LedgerFile,
+  LedgerFormat,
+  LedgerFormatContext,
+} from '../types.ts';
 import {
   csvRecord,
   localDate,
@@ -17,6 +25,10 @@ import {
   safeText,
   sidedPostings,
 } from './accounting-common.ts';
+import { onDefaultChart, QUICKBOOKS_BUILT_IN, QUICKBOOKS_DEFAULT_CHART } from './default-charts.ts';
+
+/** The columns of the accounts file (QuickBooks' chart of accounts import: name, type, detail type). */
+export const QUICKBOOKS_ACCOUNT_COLUMNS = ['Account Name', 'Type', 'Detail Type'] as const;
 
 /** QuickBooks Online keeps at most 21 characters of a journal number (its `DocNumber`). */
 export const QUICKBOOKS_JOURNAL_NO_MAX = 21;
@@ -87,9 +99,15 @@ export function quickbooksFiles(
   );
   const prefix = settings.journalNoPrefix ?? `PBS${context.period.start.replaceAll('-', '')}-`;
   const digits = Math.max(4, String(entries.length).length);
-  const names = accountNames(entries);
+  const kinds = new Map<string, AccountKind>();
+  const booked = onDefaultChart(entries, (account) => {
+    const mapped = defaultAccount(account);
+    kinds.set(mapped.code, account.kind);
+    return mapped;
+  });
+  const names = accountNames(booked);
   let rows = '';
-  entries.forEach((entry, at) => {
+  booked.forEach((entry, at) => {
     const journalNo = `${prefix}${String(at + 1).padStart(digits, '0')}`;
     if (journalNo.length > QUICKBOOKS_JOURNAL_NO_MAX) {
       throw new ValidationError(
@@ -102,7 +120,47 @@ export function quickbooksFiles(
   // Nothing to post, nothing to import: no file rather than a header alone.
   if (rows === '') return [];
   const body = csvRecord(QUICKBOOKS_COLUMNS) + rows;
-  return [{ name: 'journal-quickbooks.csv', contentType: 'text/csv; charset=utf-8', body }];
+  const journal = { name: 'journal-quickbooks.csv', contentType: 'text/csv; charset=utf-8', body };
+  return kinds.size === 0 ? [journal] : [accountsFile(kinds, names), journal];
+}
+
+/** The default chart's account for a default-chart account: one asset account per token. */
+function defaultAccount(account: Account): Account {
+  const preset = QUICKBOOKS_DEFAULT_CHART[account.kind];
+  if (account.kind !== 'asset') return { code: preset.code, name: preset.name, kind: account.kind };
+  const data = (account.nameParts ?? []).filter((part) => typeof part !== 'string');
+  const [first, second] = data;
+  const nameParts: AccountNamePart[] = [
+    ...(first === undefined ? [preset.name] : [`${preset.name} - `, first]),
+    ...(second === undefined ? [] : [' (', second, ')']),
+  ];
+  // Keyed by the path, which tells the tokens (and wallets) apart.
+  return {
+    code: `${preset.code}\u0000${account.code}`,
+    name: nameParts.map((part) => (typeof part === 'string' ? part : part.data)).join(''),
+    kind: 'asset',
+    ...(data.length > 0 ? { nameParts } : {}),
+  };
+}
+
+/**
+ * The default chart's accounts the journal books on (QuickBooks' own Opening Balance Equity
+ * aside), as QuickBooks' chart of accounts import takes them: imported first, the journal then
+ * finds every name.
+ */
+function accountsFile(
+  kinds: ReadonlyMap<string, AccountKind>,
+  names: ReadonlyMap<string, string>,
+): LedgerFile {
+  const rows = [...kinds]
+    .map(([code, kind]) => ({ name: names.get(code) as string, preset: QUICKBOOKS_DEFAULT_CHART[kind] }))
+    .filter(({ name }) => !QUICKBOOKS_BUILT_IN.has(name))
+    .map(({ name, preset }) => csvRecord([name, preset.type, preset.detail ?? '']));
+  return {
+    name: 'journal-quickbooks-accounts.csv',
+    contentType: 'text/csv; charset=utf-8',
+    body: csvRecord(QUICKBOOKS_ACCOUNT_COLUMNS) + [...new Set(rows)].join(''),
+  };
 }
 
 function entryRows(
@@ -153,13 +211,15 @@ function quickbooksName(account: Pick<Account, 'name' | 'nameParts'>): string {
       : account.nameParts
           .map((part) => (typeof part === 'string' ? part : part.data.replaceAll(':', QUICKBOOKS_DATA_COLON)))
           .join('');
-  return wellFormed(name)
-    .replace(/[\p{Cc}\u2028\u2029]/gu, ' ')
-    .replace(/"/g, "'")
-    .split(':')
-    .map((part) => cutPoints(part, QUICKBOOKS_ACCOUNT_NAME_MAX))
-    .join(':')
-    .trim();
+  return (
+    wellFormed(name)
+      .replace(/[\p{Cc}\u2028\u2029]/gu, ' ')
+      .replace(/"/g, "'")
+      .split(':')
+      // QuickBooks reads `Parent:Sub` with no space on either side of the colon.
+      .map((part) => cutPoints(part.trim(), QUICKBOOKS_ACCOUNT_NAME_MAX).trim())
+      .join(':')
+  );
 }
 
 /**

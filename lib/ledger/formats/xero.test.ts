@@ -170,6 +170,6 @@ describe('Xero manual journal import', () => {
       ...(JANUARY[0] as JournalEntry),
       postings: [dr(CHART.btc, '1.00'), cr(blank, '1.00')],
     };
-    expect(field(() => write([entry]))).toBe('entries[0].postings[1].account.code');
+    expect(field(() => write([entry]))).toBe('journal.chart.cash.code');
   });
 });

@@ -7,7 +7,15 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../../errors.ts';
-import type { JournalEntry, LedgerFile, LedgerFormat, LedgerFormatContext, Posting } from '../types.ts';
+import type {
+  Account,
+  AccountKind,
+  JournalEntry,
+  LedgerFile,
+  LedgerFormat,
+  LedgerFormatContext,
+  Posting,
+} from '../types.ts';
 import {
   chunkByLines,
   csvRecord,
@@ -19,6 +27,13 @@ import {
   safeText,
   sidedPostings,
 } from './accounting-common.ts';
+import { chartAccount, onDefaultChart, refuseAccount, XERO_DEFAULT_CHART } from './default-charts.ts';
+
+/** Xero's account codes: at most 10 characters, letters, digits or symbols, not a symbol first. */
+export const XERO_CODE_MAX = 10;
+
+/** The columns of Xero's chart of accounts import, in order (`*` marks the mandatory ones). */
+export const XERO_CHART_COLUMNS = ['*Code', '*Name', '*Type', '*Tax Code', 'Description'] as const;
 
 /** Xero imports up to 300 lines from one manual journal template file. */
 export const XERO_MAX_LINES_PER_FILE = 300;
@@ -76,7 +91,13 @@ interface Prepared {
  */
 export function xeroFiles(entries: readonly JournalEntry[], context: LedgerFormatContext): LedgerFile[] {
   const settings = parseFormatSettings(xeroSettingsSchema, context.settings, 'journal.settings.xero');
-  const prepared = entries
+  const used = new Set<AccountKind>();
+  const booked = onDefaultChart(entries, (account) => {
+    used.add(account.kind);
+    return chartAccount(XERO_DEFAULT_CHART, account.kind);
+  });
+  for (const entry of booked) for (const p of entry.postings) checkXeroCode(p.account);
+  const prepared = booked
     .map((entry, at): Prepared => ({ entry, at, lines: sidedPostings(entry, at) }))
     .filter((item) => item.lines.length > 0);
   const chunks = chunkByLines(
@@ -90,11 +111,42 @@ export function xeroFiles(entries: readonly JournalEntry[], context: LedgerForma
       );
     },
   );
-  return chunks.map((chunk, n) => ({
+  const journals = chunks.map((chunk, n) => ({
     name: `journal-xero-${n + 1}.csv`,
     contentType: 'text/csv; charset=utf-8',
     body: csvRecord(XERO_COLUMNS) + chunk.map((item) => entryRows(item, settings, context.currency)).join(''),
   }));
+  return used.size === 0 || journals.length === 0 ? journals : [chartFile(used, settings), ...journals];
+}
+
+/**
+ * The default chart's accounts the journals book on, as Xero's chart of accounts import takes
+ * them: imported first, the journals then find every code.
+ */
+function chartFile(used: ReadonlySet<AccountKind>, settings: XeroSettings): LedgerFile {
+  const accounts = new Map<string, (typeof XERO_DEFAULT_CHART)[AccountKind]>();
+  for (const kind of used) accounts.set(XERO_DEFAULT_CHART[kind].code, XERO_DEFAULT_CHART[kind]);
+  const rows = [...accounts.values()].map((a) =>
+    csvRecord([a.code, a.name, a.type, settings.taxRate, 'Digital assets journal (pbs-export)']),
+  );
+  return {
+    name: 'journal-xero-accounts.csv',
+    contentType: 'text/csv; charset=utf-8',
+    body: csvRecord(XERO_CHART_COLUMNS) + rows.join(''),
+  };
+}
+
+/** Refuses a code Xero does not take (a path such as `Assets:Crypto:BTC`), naming the chart's setting. */
+function checkXeroCode(account: Account): void {
+  const code = account.code;
+  if (code.length > XERO_CODE_MAX)
+    refuseAccount('Xero', account, `Xero account codes are at most ${XERO_CODE_MAX} characters`);
+  if (!/^[A-Za-z0-9]\S*$/.test(code) || code.includes(','))
+    refuseAccount(
+      'Xero',
+      account,
+      'a Xero account code starts with a letter or digit and has no spaces or commas',
+    );
 }
 
 function entryRows({ entry, at, lines }: Prepared, settings: XeroSettings, currency: string): string {

@@ -40,6 +40,10 @@ export interface DatevBooking {
   belegdatum: string;
   belegfeld1: string;
   buchungstext: string;
+  /** Fields 4–6 of an amount in a foreign currency (decimal point), else empty. */
+  kurs: string;
+  basisUmsatz: string;
+  wkzBasisUmsatz: string;
   /** Every column by name, as read. */
   byName: Map<string, string>;
 }
@@ -144,11 +148,29 @@ function readBooking(fields: Field[], columns: string[], line: number): DatevBoo
       throw new Error(`line ${line} ${columns[i]}: a control character in a field`);
   }
   const belegdatum = get('Belegdatum', /^(0[1-9]|[12]\d|3[01])(0[1-9]|1[0-2])$/, false);
+  // Fields 4–6: an amount in a currency other than the base (EUR) gives its Kurs (decimal, 10
+  // digits of which 6 decimals, never 0), Basis-Umsatz and WKZ Basis-Umsatz, the last two together.
+  const wkzUmsatz = get('WKZ Umsatz', /^[A-Z]{3}$/, true);
+  const foreign = wkzUmsatz !== 'EUR';
+  const empty = (name: string): string => {
+    if (byName.get(name) !== '')
+      throw new Error(`line ${line} ${name}: only an amount in a foreign currency has it`);
+    return '';
+  };
+  const kurs = foreign ? get('Kurs', /^\d{1,4},\d{1,6}$/, false).replace(',', '.') : empty('Kurs');
+  if (foreign && Number(kurs) === 0) throw new Error(`line ${line} Kurs: 0 is not allowed`);
+  const basisUmsatz = foreign
+    ? get('Basis-Umsatz', /^\d{1,10},\d{2}$/, false).replace(',', '.')
+    : empty('Basis-Umsatz');
+  const wkzBasisUmsatz = foreign ? get('WKZ Basis-Umsatz', /^EUR$/, true) : empty('WKZ Basis-Umsatz');
   return {
+    kurs,
+    basisUmsatz,
+    wkzBasisUmsatz,
     line,
     umsatz: get('Umsatz (ohne Soll/Haben-Kz)', /^\d{1,10},\d{2}$/, false).replace(',', '.'),
     sollHaben: get('Soll/Haben-Kennzeichen', /^[SH]$/, true) as 'S' | 'H',
-    wkzUmsatz: get('WKZ Umsatz', /^[A-Z]{3}$/, true),
+    wkzUmsatz,
     konto: get('Konto', /^\d{1,9}$/, false),
     gegenkonto: get('Gegenkonto (ohne BU-Schlüssel)', /^\d{1,9}$/, false),
     belegdatum,
@@ -156,4 +178,13 @@ function readBooking(fields: Field[], columns: string[], line: number): DatevBoo
     buchungstext: get('Buchungstext', /^.{0,60}$/u, true),
     byName,
   };
+}
+
+/**
+ * A Buchungsstapel's file name as DATEV's import takes it: beginning with `EXTF_` (a file made
+ * outside DATEV, as header field 1), ending `.csv`.
+ */
+export function checkDatevFileName(name: string): void {
+  if (!/^EXTF_[^/\\]*\.csv$/.test(name))
+    throw new Error(`file name ${JSON.stringify(name)} does not begin with EXTF_`);
 }

@@ -66,6 +66,10 @@ export function readQuickbooksJournals(
       throw new Error(`${where}: amount ${JSON.stringify(debit || credit)} is not a plain number`);
     const account = col(row, 'AccountName');
     if (account === '') throw new Error(`${where}: no account name`);
+    // Parent:Sub with no space on either side of the colon, no empty part (Intuit: the fully
+    // qualified name, "separated by colons"; import guides: no space around the colon).
+    if (/\s:|:\s/.test(account) || account.split(':').some((part) => part === ''))
+      throw new Error(`${where}: account ${JSON.stringify(account)} has a space or nothing beside a ":"`);
     let journal = journals.at(-1);
     if (journal?.journalNo !== journalNo) {
       if (seen.has(journalNo)) throw new Error(`${where}: the rows of journal ${journalNo} are not together`);
@@ -111,4 +115,55 @@ function readDate(value: string, format: 'MM/DD/YYYY' | 'DD/MM/YYYY', where: str
  */
 export function quickbooksAccountPath(name: string): string[] {
   return name.split(':').map((part) => part.trim());
+}
+
+/** QuickBooks Online's account types, as its chart of accounts import takes them. */
+export const QUICKBOOKS_ACCOUNT_TYPES = [
+  'Bank',
+  'Accounts receivable (A/R)',
+  'Other Current Assets',
+  'Fixed Assets',
+  'Other Assets',
+  'Accounts payable (A/P)',
+  'Credit Card',
+  'Other Current Liabilities',
+  'Long Term Liabilities',
+  'Equity',
+  'Income',
+  'Cost of Goods Sold',
+  'Expenses',
+  'Other Income',
+  'Other Expense',
+];
+
+/** One account of a chart of accounts import file. */
+export interface QuickbooksAccount {
+  name: string;
+  type: string;
+  detailType: string;
+}
+
+/**
+ * Reads a chart of accounts import file, written from Intuit's help ("Import your chart of
+ * accounts": Account Name and Type required, Detail Type; the import takes no colon, so no
+ * sub-account; names at most 100 characters, Intuit's Account entity). Throws on the first rule
+ * a row breaks, and on a name given twice (QuickBooks tells names apart without case).
+ */
+export function readQuickbooksAccounts(text: string): QuickbooksAccount[] {
+  const [header, ...rows] = readDelimited(text, ',').map((record) => record.map((field) => field.value));
+  if (!header?.includes('Account Name') || !header.includes('Type'))
+    throw new Error(`header ${JSON.stringify(header)}: needs Account Name and Type`);
+  const col = (row: string[], name: string) => row[header.indexOf(name)] ?? '';
+  const seen = new Set<string>();
+  return rows.map((row, i) => {
+    const where = `row ${i + 2}`;
+    const name = col(row, 'Account Name');
+    if (name === '' || Array.from(name).length > 100 || /[:"]/.test(name) || name !== name.trim())
+      throw new Error(`${where}: account name ${JSON.stringify(name)}`);
+    if (seen.has(name.toLowerCase())) throw new Error(`${where}: ${name} twice`);
+    seen.add(name.toLowerCase());
+    const type = col(row, 'Type');
+    if (!QUICKBOOKS_ACCOUNT_TYPES.includes(type)) throw new Error(`${where}: type ${JSON.stringify(type)}`);
+    return { name, type, detailType: col(row, 'Detail Type') };
+  });
 }

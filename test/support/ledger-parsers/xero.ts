@@ -69,6 +69,7 @@ export function readXeroManualJournals(text: string): XeroFile {
     ]) {
       if (!value) throw new Error(`${where}: ${name} is mandatory`);
     }
+    checkCode(accountCode as string, where);
     if (!/^-?\d+(\.\d+)?$/.test(amount ?? '') || /^-?[0.]+$/.test(amount ?? '')) {
       throw new Error(`${where}: amount ${JSON.stringify(amount)} is not a signed non-zero number`);
     }
@@ -96,4 +97,77 @@ function readDate(value: string, where: string): string {
   if (Number.isNaN(probe.getTime()) || probe.toISOString().slice(0, 10) !== iso)
     throw new Error(`${where}: ${value} is not a day`);
   return iso;
+}
+
+/**
+ * An account code as Xero takes it (Xero's help, "Import a chart of accounts": letters, numbers
+ * or symbols, up to 10 characters, a symbol not at the start); the manual journal template takes
+ * the code of an account of the chart.
+ */
+function checkCode(code: string, where: string): void {
+  if (Array.from(code).length > 10)
+    throw new Error(`${where}: account code ${JSON.stringify(code)} is longer than 10`);
+  if (!/^[A-Za-z0-9]/.test(code) || /\s/.test(code))
+    throw new Error(`${where}: account code ${JSON.stringify(code)} starts with a symbol or has a space`);
+}
+
+/** Xero's chart of accounts account types, as its import names them. */
+export const XERO_ACCOUNT_TYPES = [
+  'Bank',
+  'Current Asset',
+  'Current Liability',
+  'Depreciation',
+  'Direct Costs',
+  'Equity',
+  'Expense',
+  'Fixed Asset',
+  'Inventory',
+  'Liability',
+  'Non-current Asset',
+  'Non-current Liability',
+  'Other Income',
+  'Overhead',
+  'Prepayment',
+  'Revenue',
+  'Sales',
+];
+
+/** One account of a chart of accounts import file. */
+export interface XeroAccount {
+  code: string;
+  name: string;
+  type: string;
+  taxCode: string;
+}
+
+/**
+ * Reads a chart of accounts import file, written from Xero's help ("Import a chart of
+ * accounts"): *Code, *Name, *Type and *Tax Code mandatory, codes and names unique, a code of at
+ * most 10 characters, a name of at most 150, the type one of Xero's.
+ */
+export function readXeroChartOfAccounts(text: string): XeroAccount[] {
+  const [header, ...rows] = readDelimited(text, ',').map((record) => record.map((field) => field.value));
+  for (const column of ['*Code', '*Name', '*Type', '*Tax Code'])
+    if (!header?.includes(column)) throw new Error(`no ${column} column`);
+  const col = (row: string[], name: string) => row[(header as string[]).indexOf(name)] ?? '';
+  const codes = new Set<string>();
+  const names = new Set<string>();
+  return rows.map((row, i) => {
+    const where = `row ${i + 2}`;
+    const account = {
+      code: col(row, '*Code'),
+      name: col(row, '*Name'),
+      type: col(row, '*Type'),
+      taxCode: col(row, '*Tax Code'),
+    };
+    checkCode(account.code, where);
+    if (account.name === '' || Array.from(account.name).length > 150) throw new Error(`${where}: name`);
+    if (!XERO_ACCOUNT_TYPES.includes(account.type))
+      throw new Error(`${where}: type ${JSON.stringify(account.type)}`);
+    if (account.taxCode === '') throw new Error(`${where}: no tax code`);
+    if (codes.has(account.code) || names.has(account.name)) throw new Error(`${where}: code or name twice`);
+    codes.add(account.code);
+    names.add(account.name);
+    return account;
+  });
 }
