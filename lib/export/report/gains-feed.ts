@@ -224,6 +224,7 @@ export function createGainsFeed(
           stream: streamOptions,
           currency: gains.currency ?? null,
           profile: request.profile,
+          money: () => currencies.money(),
         });
   const stream = createEventStream({ ...streamOptions, ...adjust?.adapterOptions });
   // Each warning row says what the data points at (lib/adjustments/suggest.ts); nothing is applied.
