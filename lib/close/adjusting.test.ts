@@ -92,7 +92,60 @@ describe('adjustingEntries', () => {
     });
     expect(adjusting?.postings.filter((p) => p.account === btc)).toEqual([
       { account: btc, debit: '0', credit: '0', currency: 'USD', token: 'BTC', quantity: '-1' },
-      { account: btc, debit: '50', credit: '0', currency: 'USD', token: 'BTC' },
+      { account: btc, debit: '50.00', credit: '0', currency: 'USD', token: 'BTC' },
+    ]);
+  });
+
+  it("writes its amounts as the closed journal does, with the currency's minor unit (issue 39, item 5)", () => {
+    const closed = [
+      entry('a', [
+        [cash, '17900.10', '0'],
+        [gain, '0', '17900.10'],
+      ]),
+    ];
+    const corrected = [
+      entry('a', [
+        [cash, '35811.00', '0'],
+        [gain, '0', '35811.00'],
+      ]),
+      entry('b', [
+        [btc, '112.00', '0'],
+        [cash, '0', '100.00'],
+        [gain, '0', '12.00'],
+      ]),
+    ];
+    const [adjusting] = adjustingEntries(closed, corrected, {
+      id: 'adj',
+      date: '2025-11-01',
+      description: '',
+      txIds: [],
+    });
+    const amounts = (adjusting?.postings ?? []).flatMap((p) => [p.debit, p.credit]).filter((a) => a !== '0');
+    expect(amounts.sort()).toEqual(['112.00', '17810.90', '17922.90'].sort());
+    const yen = adjustingEntries(
+      [
+        {
+          ...entry('a', [
+            [cash, '100', '0'],
+            [gain, '0', '100'],
+          ]),
+          postings: [],
+        },
+      ],
+      [
+        {
+          ...entry('a', []),
+          postings: [
+            { account: cash, debit: '1200', credit: '0', currency: 'JPY' },
+            { account: gain, debit: '0', credit: '1200', currency: 'JPY' },
+          ],
+        },
+      ],
+      { id: 'adj', date: '2025-11-01', description: '', txIds: [] },
+    );
+    expect(yen[0]?.postings.map((p) => [p.debit, p.credit])).toEqual([
+      ['1200', '0'],
+      ['0', '1200'],
     ]);
   });
 

@@ -11,6 +11,7 @@ import {
   signDecimal,
   subtractDecimal,
 } from '../domain/decimal/plain.ts';
+import { toMinorUnit } from '../domain/index.ts';
 import type { Account, JournalEntry, Posting } from '../ledger/types.ts';
 
 /** Balance (debit − credit) and quantity per account, currency and token. */
@@ -75,10 +76,12 @@ export function adjustingEntries(
     const net = subtractDecimal(now?.net ?? '0', was?.net ?? '0');
     const quantity = subtractDecimal(now?.quantity ?? '0', was?.quantity ?? '0');
     if (isZeroDecimal(net) && isZeroDecimal(quantity)) continue;
+    // Written as the closed journal writes its amounts: with the currency's minor unit (`12.00`).
+    const shown = (value: string) => toMinorUnit(absDecimal(value), line.currency);
     const posting = (value: string, moved: string): Posting => ({
       account: line.account,
-      debit: signDecimal(value) > 0 ? value : '0',
-      credit: signDecimal(value) < 0 ? absDecimal(value) : '0',
+      debit: signDecimal(value) > 0 ? shown(value) : '0',
+      credit: signDecimal(value) < 0 ? shown(value) : '0',
       currency: line.currency,
       ...(line.token !== undefined ? { token: line.token } : {}),
       ...(isZeroDecimal(moved) ? {} : { quantity: moved }),

@@ -265,6 +265,8 @@ export async function renderRestatement(
     (stream) =>
       writeXlsx([readmeTable(restatement), ...tables], stream, {
         creator: 'pbs-export',
+        // When the service was asked for the corrections, not the clock: an offline rebuild writes the same bytes.
+        created: new Date(restatement.info.checkedAt),
         print: {
           center: `Profile ${restatement.profile} · restatement of ${periodWords(restatement.period)}`,
         },

@@ -91,7 +91,7 @@ export async function assembleExport(
     live = createLiveOutputs({
       formats: request.formats,
       csv: request.csv,
-      xlsx: workbookOptions(request, deps.demo === true),
+      xlsx: workbookOptions(request, deps.demo === true, deps.startedAt),
       workDir: deps.workDir,
     });
     model = createReportModel(deps.fields, request, {

@@ -75,6 +75,11 @@ export interface GainsEngine {
    */
   positions(): PoolPosition[];
   /**
+   * Whether the pools are per account now (pooling by account, or wallet by wallet since the
+   * switch); `false`: one pool per token (universal, or HMRC's section 104 pool).
+   */
+  pooledByAccount(): boolean;
+  /**
    * HMRC identification: per token, what the 30-day rule took, for disposals on local days before
    * `date` (`YYYY-MM-DD`), from acquisitions on or after it (held: not in {@link positions} yet,
    * the pool still counts it). Empty for the lot methods and without an observer. Asked for days
@@ -552,6 +557,7 @@ export function createGainsEngine(
       warnings: s.warnings.splice(0),
     }),
     positions: () => positions(s),
+    pooledByAccount: () => s.accountPools && s.identification === null,
     matchedAhead: (date) => s.identification?.matchedAhead(date) ?? [],
     result: () => ({
       options: resolved,

@@ -375,14 +375,75 @@ export const HOLDINGS_COLUMNS: readonly Column[] = [
 ];
 
 /**
+ * Under HMRC identification, per token: what the 30-day rule matched ahead at the period's end
+ * (tokens disposed of in the period and matched with acquisitions after it: the section 104 pool
+ * still counts them, the wallets no longer hold them), added up from the period's disposal lines.
+ */
+export type MatchedAheadAtEnd = ReadonlyMap<string, { quantity: Big; cost: Big }>;
+
+/**
+ * The columns HMRC identification adds: the closing figures are the section 104 pool's, and beside
+ * them what the wallets hold, at the pool's average cost (as the journal carries them).
+ */
+const HELD_COLUMNS: readonly Column[] = [
+  {
+    ...decimal(
+      'matched_ahead_quantity',
+      'Sold and matched with acquisitions after the period (30-day rule)',
+      true,
+    ),
+    description:
+      'disposed of in the period and matched under the 30-day rule with acquisitions after its end: still in the section 104 pool, no longer in the wallets; quantity, exact',
+  },
+  {
+    ...decimal('held_quantity', 'Held in the wallets at the end', true),
+    description:
+      'what the wallets hold at the end: the section 104 pool less what was matched ahead; quantity, exact',
+  },
+  {
+    ...decimal('held_cost', "Held in the wallets, at the pool's average cost"),
+    description:
+      "the tokens held at the section 104 pool's average cost (pool cost × held ÷ pool quantity), as the journal carries them; in the reports' currency, rounded to its minor unit",
+  },
+];
+
+/** The holdings columns: under HMRC identification the closing ones named the section 104 pool's. */
+function holdingsColumns(hmrc: boolean): Column[] {
+  if (!hmrc) return [...HOLDINGS_COLUMNS];
+  const pool: Record<string, [string, string]> = {
+    closing_quantity: [
+      'Section 104 pool at the end (quantity)',
+      'the section 104 pool at the end of the period, which still counts tokens sold and matched with later acquisitions (see the held columns); quantity, exact',
+    ],
+    closing_cost: [
+      'Section 104 pool at the end (cost)',
+      "allowable cost of the section 104 pool at the end of the period; in the reports' currency, rounded to its minor unit",
+    ],
+  };
+  const renamed = HOLDINGS_COLUMNS.map((c) => {
+    const words = pool[c.key];
+    return words === undefined ? c : { ...c, header: words[0], description: words[1] };
+  });
+  const at = renamed.findIndex((c) => c.key === 'closing_cost') + 1;
+  return [...renamed.slice(0, at), ...HELD_COLUMNS, ...renamed.slice(at)];
+}
+
+/**
  * Per token (and account when pooled by account). Closing amounts are read from the pools; the
  * check columns compute opening + acquired + transferred in − disposed − transferred out − closing
  * from the exact figures, which is 0 when the books balance. Every cost is shown as `money` shows
  * it: each rounded once, half to even, to the minor unit (so a row's rounded costs may differ
  * from its rounded closing cost by cents; the exact figures are in the `_exact` companion).
+ * Under HMRC identification (`ahead` given) the closing figures are the section 104 pool's, and
+ * three columns say what of it was sold and matched ahead and what the wallets hold.
  */
-export function holdingsTable(result: GainsResult, money = EXACT_MONEY): TableSource {
-  const spec = { name: 'holdings', title: 'Holdings roll-forward', columns: HOLDINGS_COLUMNS };
+export function holdingsTable(
+  result: GainsResult,
+  money = EXACT_MONEY,
+  ahead?: MatchedAheadAtEnd,
+): TableSource {
+  const hmrc = ahead !== undefined;
+  const spec = { name: 'holdings', title: 'Holdings roll-forward', columns: holdingsColumns(hmrc) };
   const cost = (amount: string) => money.show(amount);
   return source(spec, () =>
     result.rollForward.map((line) => {
@@ -411,11 +472,29 @@ export function holdingsTable(result: GainsResult, money = EXACT_MONEY): TableSo
         line.unmatchedDisposed,
         line.closing.quantity,
         cost(line.closing.cost),
+        ...(hmrc ? heldCells(line.closing, ahead.get(line.token), cost) : []),
         check('quantity'),
         cost(check('cost')),
       ];
     }),
   );
+}
+
+/**
+ * What the wallets hold of a section 104 pool: the pool less what was matched ahead, at the pool's
+ * average cost (`pool cost × held / pool quantity`, the journal's carrying value of the tokens).
+ */
+function heldCells(
+  pool: { quantity: string; cost: string },
+  ahead: { quantity: Big } | undefined,
+  cost: (amount: string) => string,
+): string[] {
+  const sold = ahead?.quantity ?? ZERO;
+  const quantity = new Big(pool.quantity);
+  const held = quantity.minus(sold);
+  const heldCost =
+    sold.eq(0) || quantity.eq(0) ? new Big(pool.cost) : new Big(pool.cost).times(held).div(quantity);
+  return [text(sold), text(held), cost(text(heldCost))];
 }
 
 /** Columns of the warnings report. */

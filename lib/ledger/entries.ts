@@ -3,8 +3,9 @@
  * every movement of carrying value (lots opened, consumed, moved, withdrawn), and the builder
  * posts them, one entry per transaction (or rolled up per month and account), balanced in the
  * reporting currency to its minor unit. Asset accounts are posted by the change of their rounded
- * carrying value, so an asset account's balance is always its exact cost rounded once; what a
- * rounding leaves over goes to the rounding account, never lost.
+ * carrying value: the exact cost of each of the engine's pools the account holds (a wallet's, when
+ * pooled by account) rounded once, added up, as the holdings report shows its rows
+ * (docs/accountant/rounding.md); what a rounding leaves over goes to the rounding account, never lost.
  */
 import { Big, text, ZERO } from '../domain/index.ts';
 import { heldAtPoolCost, type MatchedAhead } from '../gains/index.ts';
@@ -20,7 +21,9 @@ export interface Holding {
   quantity: Big;
   /** Exact carrying value. */
   cost: Big;
-  /** What the journal has posted: `cost` rounded to the minor unit. */
+  /** Exact carrying value per pool of the engine (its account, or one for the token: `(none)`). */
+  pools: Map<string, Big>;
+  /** What the journal has posted: each pool's cost rounded to the minor unit, added up. */
   posted: Big;
 }
 
@@ -52,6 +55,11 @@ export interface EntriesOptions {
   endDate: string;
   /** The engine's open positions now (for the opening balances). */
   positions: () => PoolPosition[];
+  /**
+   * Whether the engine pools by account now (absent: never), and its positions as they are
+   * (read when it starts to, wallet by wallet from 2025: the pools' costs are taken afresh).
+   */
+  pools?: { byAccount: () => boolean; now: () => PoolPosition[] };
   /** `false`: one entry per transaction; `true`: one per month. */
   rollup: boolean;
   /** Each finished entry, in date order. */
@@ -148,24 +156,52 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
     const key = `${account.code}\u0000${token}`;
     let found = holdings.get(key);
     if (found === undefined) {
-      found = { account, token, quantity: ZERO, cost: ZERO, posted: ZERO };
+      found = { account, token, quantity: ZERO, cost: ZERO, pools: new Map(), posted: ZERO };
       holdings.set(key, found);
     }
     return found;
   };
 
   const money = (amount: Big) => options.round(amount);
+  /** Whether the pools were per account when last seen (see `repool`). */
+  let byAccount = false;
+  const poolOf = (wallet: string | null) => (byAccount && wallet !== null ? wallet : NO_WALLET);
+  /** Adds `cost` to `h`'s pool of `wallet`. */
+  const addToPool = (h: Holding, wallet: string | null, cost: Big) => {
+    const key = poolOf(wallet);
+    h.pools.set(key, (h.pools.get(key) ?? ZERO).plus(cost));
+  };
+  /** The carrying value as posted: each pool's cost rounded once, added up. */
+  const postedOf = (h: Holding) => {
+    let sum = ZERO;
+    for (const cost of h.pools.values()) sum = sum.plus(money(cost));
+    return sum;
+  };
+  /**
+   * When the engine starts to pool by account (wallet by wallet from 2025), the pools' costs are
+   * taken afresh from its positions: the change of the rounding is posted with the next entry.
+   */
+  const repool = () => {
+    const now = options.pools?.byAccount() ?? false;
+    if (now === byAccount) return;
+    byAccount = now;
+    for (const h of holdings.values()) h.pools.clear();
+    for (const p of options.pools?.now() ?? [])
+      addToPool(holdingOf(p.token, p.account ?? NO_WALLET), p.account, new Big(p.cost));
+  };
 
   /** The opening balances: the engine's positions when the period starts, one entry. */
   const openPeriod = () => {
     opened = true;
+    byAccount = options.pools?.byAccount() ?? false;
     const lines: Draft[] = [];
     for (const p of options.positions()) {
       const h = holdingOf(p.token, p.account ?? NO_WALLET);
       h.quantity = h.quantity.plus(p.quantity);
       h.cost = h.cost.plus(p.cost);
+      addToPool(h, p.account, new Big(p.cost));
     }
-    for (const h of holdings.values()) h.posted = money(h.cost);
+    for (const h of holdings.values()) h.posted = postedOf(h);
     // Bed and breakfast across the start: the tokens held at the pool's average cost, as the
     // previous period's journal closed them; the day's reversal brings the buy-back's cost in.
     const shifts = aheadShifts(options.startDate);
@@ -361,9 +397,10 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       o.lines.push({ account: chart.account(o.feeUsed ? 'cash' : 'fee'), amount: fee.value, txId: fee.txId });
     }
     const assetLines: Draft[] = [];
+    repool();
     for (const [key, change] of o.assets) {
       const h = holdings.get(key) as Holding;
-      const posted = money(h.cost);
+      const posted = postedOf(h);
       const amount = posted.minus(h.posted);
       h.posted = posted;
       if (amount.eq(0) && change.quantity.eq(0)) continue;
@@ -378,13 +415,14 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
     write(o.date, [o.txId], o.words.join('; '), [...assetLines, ...o.lines]);
   };
 
-  const change = (o: Open, h: Holding, quantity: Big, cost: Big, txId: string) => {
+  const change = (o: Open, h: Holding, wallet: string, quantity: Big, cost: Big, txId: string) => {
     const key = `${h.account.code}\u0000${h.token}`;
     const found = o.assets.get(key) ?? { before: h.posted, quantity: ZERO, txId };
     found.quantity = found.quantity.plus(quantity);
     o.assets.set(key, found);
     h.quantity = h.quantity.plus(quantity);
     h.cost = h.cost.plus(cost);
+    addToPool(h, wallet, cost);
   };
 
   const entryFor = (move: BasisMove): Open => {
@@ -441,7 +479,7 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
     switch (move.kind) {
       case 'acquire': {
         const value = new Big(move.value ?? 0);
-        change(o, holdingOf(move.token, move.account), quantity, cost, move.txId);
+        change(o, holdingOf(move.token, move.account), move.account, quantity, cost, move.txId);
         const income = move.income ?? null;
         const incomeAccount = income === null ? null : chart.income(income);
         const external = move.external === true && income === null;
@@ -472,7 +510,7 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       }
       case 'dispose': {
         const value = new Big(move.value ?? 0);
-        change(o, holdingOf(move.token, move.account), quantity.neg(), cost.neg(), move.txId);
+        change(o, holdingOf(move.token, move.account), move.account, quantity.neg(), cost.neg(), move.txId);
         const gain = disposalGain(move);
         if (!gain.eq(0))
           o.lines.push({
@@ -513,8 +551,8 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       case 'move': {
         o.moved.add(move.leg);
         const to = move.to ?? move.account;
-        change(o, holdingOf(move.token, move.account), quantity.neg(), cost.neg(), move.txId);
-        change(o, holdingOf(move.token, to), new Big(move.requested), cost.plus(fee), move.txId);
+        change(o, holdingOf(move.token, move.account), move.account, quantity.neg(), cost.neg(), move.txId);
+        change(o, holdingOf(move.token, to), to, new Big(move.requested), cost.plus(fee), move.txId);
         if (fee.gt(0)) o.lines.push({ account: cash, amount: money(fee).neg(), txId: move.txId });
         o.words.push(
           `moved ${move.requested} ${move.token} from ${move.account} to ${to} (own wallets) at carrying value ${at(cost)}${fee.gt(0) ? `, fee ${at(fee)} added to it` : ''}`,
@@ -523,10 +561,10 @@ export function createEntriesBuilder(options: EntriesOptions): EntriesBuilder {
       }
       case 'withdraw': {
         const h = holdingOf(move.token, move.account);
-        const before = h.cost;
-        change(o, h, quantity.neg(), cost.neg(), move.txId);
+        const before = postedOf(h);
+        change(o, h, move.account, quantity.neg(), cost.neg(), move.txId);
         // The carrying value as posted: the asset's rounded change, so no rounding line is needed.
-        const removed = money(before).minus(money(h.cost));
+        const removed = before.minus(postedOf(h));
         o.lines.push({ account: chart.account('transfer-out'), amount: removed, txId: move.txId });
         o.words.push(
           `sent ${move.requested} ${move.token} from ${move.account} out of the portfolio at carrying value ${at(cost)}`,

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Big from 'big.js';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CliIo, main } from '../../lib/cli/main.ts';
 import { DEFAULT_PROFILES } from '../../lib/simulator/profiles.ts';
 import { startSimulator } from '../../lib/simulator/server.ts';
@@ -192,6 +192,37 @@ describe('closed months and restatements (CLI over the simulator on loopback)', 
     const root = join(rebuilt, 'restatements/acme/2025-10');
     const [id] = (await readdir(root)).filter((name) => name !== 'records');
     const name = 'acme_2025-10_restatement_effects.csv';
+    expect(await readFile(join(root, id as string, name))).toEqual(
+      await readFile(join(await restatementDir(), name)),
+    );
+  });
+
+  it("rebuilds the restatement's workbook byte for byte offline, years later (dated by the check, not the clock)", async () => {
+    const closedRun = join(
+      dir,
+      'reports/acme/2025-10',
+      (await readdir(join(dir, 'reports/acme/2025-10')))[0] as string,
+    );
+    const rebuilt = join(dir, 'rebuilt-later');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2031-07-09T18:30:00Z'));
+    try {
+      const code = await cli(
+        'restate',
+        '--closed',
+        join(closedRun, 'acme_2025-10_snapshot.ndjson.gz'),
+        '--corrected',
+        join(await restatementDir(), 'acme_2025-10_corrected_snapshot.ndjson.gz'),
+        '--out',
+        rebuilt,
+      );
+      expect(code).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+    const root = join(rebuilt, 'restatements/acme/2025-10');
+    const [id] = (await readdir(root)).filter((name) => name !== 'records');
+    const name = 'acme_2025-10_restatement.xlsx';
     expect(await readFile(join(root, id as string, name))).toEqual(
       await readFile(join(await restatementDir(), name)),
     );

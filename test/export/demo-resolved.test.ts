@@ -188,3 +188,23 @@ it('records the adjustments version and the sha256 of the file in the manifest',
     sha256: createHash('sha256').update(bytes).digest('hex'),
   });
 });
+
+it("states the change of net gain and income as the difference of the two runs' Gains summaries and Income reports, at the cent (issue 39, item 5)", async () => {
+  // The TOTAL rows added up, as an accountant reads them off each run's reports.
+  const totalOf = (rows: Row[], key: string) =>
+    rows.filter((r) => r.token === 'TOTAL').reduce((sum, r) => sum.plus(r[key] ?? '0'), new Big(0));
+  const gainChange = totalOf(await csv(after, '_gains_summary.csv'), 'net').minus(
+    totalOf(await csv(before, '_gains_summary.csv'), 'net'),
+  );
+  const incomeChange = totalOf(await csv(after, '_income.csv'), 'value').minus(
+    totalOf(await csv(before, '_income.csv'), 'value'),
+  );
+  const table = await csv(after, '_adjustments.csv');
+  const change = (id: string) => table.find((r) => r.id === id)?.change;
+  expect(change('(all) realised gain')).toBe(gainChange.toFixed(2));
+  expect(change('(all) income')).toBe(incomeChange.toFixed(2));
+  // Every amount at the cent, as the other reports show money.
+  for (const row of table)
+    for (const key of ['basis_given', 'value_set', 'change'])
+      if ((row[key] ?? '') !== '') expect(row[key]).toMatch(/^-?\d+\.\d{2}$/);
+});

@@ -120,7 +120,7 @@ describe('adjustments in the gains feed', () => {
     // Both unmatched-transfer warnings are listed as resolved by p1, none is open.
     const resolution = cells(adjusted, 'gains_warnings', 'resolution', ['kind', 'unmatched-transfer']);
     expect(resolution).toEqual(['resolved by p1', 'resolved by p1']);
-    expect(cells(adjusted, 'adjustments', 'change', ['id', '(all) realised gain'])).toEqual(['2000']);
+    expect(cells(adjusted, 'adjustments', 'change', ['id', '(all) realised gain'])).toEqual(['2000.00']);
   });
 
   it('cost-basis: the transfer in opens at the cost and date given (long term)', async () => {
@@ -156,7 +156,7 @@ describe('adjustments in the gains feed', () => {
     expect(gainOf(adjusted, 'BTC')).toEqual(['113000']);
     expect(cells(adjusted, 'disposals_exact', 'term')).toEqual(['long']);
     expect(cells(adjusted, 'gains_warnings', 'resolution')).toEqual(['resolved by b1']);
-    expect(cells(adjusted, 'adjustments', 'basis_given', ['id', 'b1'])).toEqual(['7000']);
+    expect(cells(adjusted, 'adjustments', 'basis_given', ['id', 'b1'])).toEqual(['7000.00']);
   });
 
   it('missing-lots: the zero-basis rest of a disposal gets its lot', async () => {
@@ -217,7 +217,7 @@ describe('adjustments in the gains feed', () => {
     expect(incomeOf(adjusted)).toEqual({ USDC: '10', DOT: '30' });
     expect(cells(adjusted, 'holdings_exact', 'token')).not.toContain('SCAM');
     // 10 + 30 instead of 0 + 500.
-    expect(cells(adjusted, 'adjustments', 'change', ['id', '(all) income'])).toEqual(['-460']);
+    expect(cells(adjusted, 'adjustments', 'change', ['id', '(all) income'])).toEqual(['-460.00']);
     expect(cells(adjusted, 'gains_warnings', 'resolution', ['kind', 'missing-value'])).toEqual([
       'resolved by v1',
     ]);
@@ -245,7 +245,7 @@ describe('adjustments in the gains feed', () => {
     // 4 × 1.5/2 − 0.6 = 2.4 and 4 × 0.5/2 − 0.4 = 0.6.
     expect(gainOf(adjusted, 'XRP')).toEqual(['2.4', '0.6']);
     expect(cells(adjusted, 'disposals_exact', 'acquired_tx_id')).toEqual(['adj:o1:1', 'adj:o1:2']);
-    expect(cells(adjusted, 'adjustments', 'basis_given', ['id', 'o1'])).toEqual(['1']);
+    expect(cells(adjusted, 'adjustments', 'basis_given', ['id', 'o1'])).toEqual(['1.00']);
   });
 
   it('fails naming an adjustment whose transaction or token the data does not have', async () => {

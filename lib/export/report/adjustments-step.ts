@@ -22,8 +22,11 @@ import {
   createGainsEngine,
   type GainsEngine,
   type GainsEvent,
+  type GainsMoney,
   type GainsOptions,
   type GainsWarning,
+  roundDisposal,
+  roundIncome,
   warningRow,
 } from '../../gains/index.ts';
 
@@ -43,9 +46,14 @@ export interface AdjustmentsStepOptions {
   currency: string | null;
   /** The run's profile: the document must be this profile's. */
   profile: string;
+  /**
+   * How the gains reports show money (read when lines are drained): the figures are added up from
+   * the lines as they show them, so the change is the difference of the two Gains summaries.
+   */
+  money: () => GainsMoney;
 }
 
-/** Figures of a run, exact: realised gain and income of the period. */
+/** Figures of a run as its reports add them up: realised gain and income of the period, from the rounded lines. */
 interface Figures {
   gain: Big;
   income: Big;
@@ -61,12 +69,8 @@ export interface AdjustmentsStep {
   advance(complete: number): void;
   /** The end of the history: the synthetic transactions still due; throws for a name the data lacks. */
   finish(): CanonicalTransaction[];
-  /** The adjusted engine's drained lines, as the feed drains them. */
-  observe(drained: {
-    disposals: readonly { gain: string }[];
-    income: readonly { value: string }[];
-    warnings: readonly GainsWarning[];
-  }): void;
+  /** The adjusted engine's drained lines, as the feed drains them (exact: rounded here as the reports round them). */
+  observe(drained: ReturnType<GainsEngine['drain']>): void;
   /** The warnings table with a resolution column, and the resolved warnings after the open ones. */
   warnings(table: TableSource): TableSource;
   /** The Adjustments table (its money columns get the currency's name with the other tables'). */
@@ -77,13 +81,13 @@ export interface AdjustmentsStep {
 const keyOf = (w: Pick<GainsWarning, 'kind' | 'txId' | 'token' | 'account' | 'quantity'>) =>
   `${w.kind}\u0000${w.txId}\u0000${w.token}\u0000${w.account}\u0000${w.quantity}`;
 
-/** Adds the drained lines of an engine to `figures`; returns the warnings. */
-function tally(
-  figures: Figures,
-  drained: ReturnType<GainsEngine['drain']> | Parameters<AdjustmentsStep['observe']>[0],
-) {
-  for (const line of drained.disposals) figures.gain = figures.gain.plus(line.gain);
-  for (const line of drained.income) figures.income = figures.income.plus(line.value);
+/**
+ * Adds the drained lines of an engine to `figures`, each rounded once as the reports show it (a
+ * disposal's gain is its rounded proceeds less its rounded cost); returns the warnings.
+ */
+function tally(figures: Figures, drained: ReturnType<GainsEngine['drain']>, money: GainsMoney) {
+  for (const line of drained.disposals) figures.gain = figures.gain.plus(roundDisposal(line, money).gain);
+  for (const line of drained.income) figures.income = figures.income.plus(roundIncome(line, money).value);
   return drained.warnings;
 }
 
@@ -110,7 +114,7 @@ export function createAdjustmentsStep(
   const baseWarnings = new Map<string, GainsWarning[]>();
   const feed = (events: readonly GainsEvent[]) => {
     for (const event of events) baseline.process(event);
-    for (const w of tally(before, baseline.drain())) {
+    for (const w of tally(before, baseline.drain(), options.money())) {
       const key = keyOf(w);
       baseWarnings.set(key, [...(baseWarnings.get(key) ?? []), w]);
     }
@@ -137,7 +141,7 @@ export function createAdjustmentsStep(
       return rest;
     },
     observe(drained) {
-      tally(after, drained);
+      tally(after, drained, options.money());
     },
     warnings(table) {
       const columns = table.spec.columns;
@@ -183,7 +187,7 @@ export function createAdjustmentsStep(
       };
     },
     table() {
-      return adjustmentsTable(applier.effects(), { before, after });
+      return adjustmentsTable(applier.effects(), { before, after }, options.money());
     },
   };
 }
@@ -199,13 +203,15 @@ const text = (key: string, header: string, description: string): Column => ({
 function adjustmentsTable(
   effects: readonly AdjustmentEffect[],
   figures: { before: Figures; after: Figures },
+  shown: GainsMoney,
 ): TableSource {
   const money = (key: string, header: string, description: string): Column => ({
     key,
     header,
     kind: 'decimal',
-    description: `${description}, in the reports' currency, exact`,
+    description: `${description}, in the reports' currency, at its minor unit`,
   });
+  const show = (amount: string | null) => (amount === null ? null : shown.show(amount));
   const columns: Column[] = [
     text('id', 'Id', 'the adjustment id (unique in its document)'),
     text('kind', 'Kind', 'transfer-pair, cost-basis, missing-lots, value, spam, category or opening-lots'),
@@ -248,8 +254,8 @@ function adjustmentsTable(
           a.why,
           e.names,
           e.effect,
-          e.basis,
-          e.value,
+          show(e.basis),
+          show(e.value),
           String(e.movements),
           null,
         ];
@@ -261,11 +267,11 @@ function adjustmentsTable(
         '',
         '',
         '',
-        `${from.toFixed()} without the adjustments, ${to.toFixed()} with them`,
+        `${shown.showBig(from)} without the adjustments, ${shown.showBig(to)} with them (the Gains summaries' and Income reports' totals)`,
         null,
         null,
         null,
-        to.minus(from).toFixed(),
+        shown.showBig(to.minus(from)),
       ];
       yield change('(all) realised gain', before.gain, after.gain);
       yield change('(all) income', before.income, after.income);

@@ -2,7 +2,7 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadedAdjustments } from '../../adjustments/index.ts';
 import { createSuggester, suggestionCell } from '../../adjustments/suggest.ts';
-import type { CanonicalTransaction } from '../../domain/index.ts';
+import { Big, type CanonicalTransaction } from '../../domain/index.ts';
 import { minorUnit } from '../../domain/money.ts';
 import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
 import { ValidationError } from '../../errors.ts';
@@ -206,6 +206,7 @@ export function createGainsFeed(
   const fx = createFxStep(request, taxYearZone(request), options.rates, store<FxLine>('gains-fx.jsonl'));
   const currencies = createCurrencies(gains.currency ?? null, gains.taxRules);
   journal?.attach(engine, () => currencies.money());
+  const ahead = engine.options.method === 'hmrc' ? matchedAheadAtEnd(period.end.getTime()) : null;
   let warningCount = 0;
   const pending: string[] = [];
   const streamOptions = {
@@ -224,6 +225,7 @@ export function createGainsFeed(
           stream: streamOptions,
           currency: gains.currency ?? null,
           profile: request.profile,
+          money: () => currencies.money(),
         });
   const stream = createEventStream({ ...streamOptions, ...adjust?.adapterOptions });
   // Each warning row says what the data points at (lib/adjustments/suggest.ts); nothing is applied.
@@ -243,6 +245,7 @@ export function createGainsFeed(
     const roundedIncome = drained.income.map((line) => roundIncome(line, money));
     for (const line of rounded) summary.add(line);
     for (const line of drained.disposals) exactSummary.add(line);
+    ahead?.add(drained.disposals);
     for (const line of roundedIncome) income.add(line);
     for (const line of drained.income) exactIncome.add(line);
     filing.add(rounded, roundedIncome);
@@ -335,7 +338,7 @@ export function createGainsFeed(
           summary.rows(money),
         ),
         fixed({ ...incomeShown, rounding: rounding(`${incomeShown.name}_exact`) }, () => income.rows(money)),
-        shownWithExact(holdingsTable(finalResult, money), rounding),
+        shownWithExact(holdingsTable(finalResult, money, ahead?.byToken), rounding),
         adjustedWarnings(
           otherCurrencyWarnings(
             spooledTable(warningsSpec(shownIn), warnings, (w) =>
@@ -358,7 +361,7 @@ export function createGainsFeed(
         spooledTable(exactSpec(disposalsSpec(shownIn, method.namesRule)), exactDisposals, disposalRow),
         fixed(exactSpec(gainsSummarySpec()), () => exactSummary.rows()),
         fixed(exactSpec(incomeSpec()), () => exactIncome.rows()),
-        asExact(holdingsTable(finalResult)),
+        asExact(holdingsTable(finalResult, EXACT_MONEY, ahead?.byToken)),
       ]
         .map((table) => withCurrency(table, money.currency))
         .concat([fx.table()].filter((table) => table !== null))
@@ -381,6 +384,26 @@ export function createGainsFeed(
         gainsWarnings: warningCount + currencies.warnings().length,
         ...(request.gains?.rates === undefined ? {} : { fxConverted: fx.converted() }),
       };
+    },
+  };
+}
+
+/**
+ * HMRC identification: per token, the period's disposal lines the 30-day rule matched with an
+ * acquisition at or after `end` (the section 104 pool still counts them; the wallets do not).
+ */
+function matchedAheadAtEnd(end: number) {
+  const byToken = new Map<string, { quantity: Big; cost: Big }>();
+  return {
+    byToken,
+    add(lines: readonly DisposalLine[]) {
+      for (const line of lines) {
+        if (line.rule !== 'thirty-day' || line.acquiredAt === null || line.acquiredAt < end) continue;
+        const found = byToken.get(line.token) ?? { quantity: new Big(0), cost: new Big(0) };
+        found.quantity = found.quantity.plus(line.quantity);
+        found.cost = found.cost.plus(line.cost);
+        byToken.set(line.token, found);
+      }
     },
   };
 }

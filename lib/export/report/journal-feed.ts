@@ -224,22 +224,33 @@ export function createJournalFeed(
     return [...out.values()].filter((m) => m.aheadQuantity.gt(0));
   };
 
-  /** The engine's holdings mapped to the journal's asset accounts, exact, by account and token. */
+  /**
+   * The engine's holdings mapped to the journal's asset accounts, by account and token: the
+   * quantity exact, the cost each pool's (the holdings report's row) rounded once and added up.
+   */
   const enginePositions = (e: GainsEngine, date: string) => {
     const out = new Map<string, { account: string; token: string; quantity: Big; cost: Big }>();
+    const pools = new Map<string, { key: string; cost: Big }>();
     const add = (token: string, wallet: string | null, quantity: Big.BigSource, cost: Big.BigSource) => {
       const account = chart.asset(token, chart.perWallet ? (wallet ?? '(none)') : '(none)');
       const key = `${account.code}\u0000${token}`;
       const found = out.get(key) ?? { account: account.code, token, quantity: ZERO, cost: ZERO };
       found.quantity = found.quantity.plus(quantity);
-      found.cost = found.cost.plus(cost);
       out.set(key, found);
+      const poolKey = `${key}\u0000${wallet ?? ''}`;
+      const pool = pools.get(poolKey) ?? { key, cost: ZERO };
+      pool.cost = pool.cost.plus(cost);
+      pools.set(poolKey, pool);
     };
     for (const p of heldAt(e, date)) add(p.token, p.account, p.quantity, p.cost);
     // Bed and breakfast: the tokens held at the pool's average cost, the rest on the 30-day account.
     for (const m of aheadOf(e, date)) {
       const held = heldAtPoolCost(m);
       if (held !== null) add(m.token, m.account, ZERO, held.minus(m.poolCost.minus(m.aheadCost)));
+    }
+    for (const pool of pools.values()) {
+      const found = out.get(pool.key) as { cost: Big };
+      found.cost = found.cost.plus(round(pool.cost));
     }
     return out;
   };
@@ -388,6 +399,7 @@ export function createJournalFeed(
         startDate: localDate(period.start.getTime(), zone),
         endDate: localDate(period.end.getTime() - 1, zone),
         positions: () => heldAt(attached, localDate(period.start.getTime(), zone)),
+        pools: { byAccount: () => attached.pooledByAccount(), now: () => attached.positions() },
         rollup: settings.rollup,
         emit: (entry) => store.add(entry),
         monthEnd,

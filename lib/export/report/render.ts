@@ -174,8 +174,10 @@ export const README_TABLE = 'readme';
  * How a run's workbook is written: every printed page names the profile, the period and its zone
  * (and, on the simulator's data, the demo banner), and the Read me sheet is listed first.
  */
-export function workbookOptions(request: ExportRequest, demo: boolean): XlsxOptions {
+export function workbookOptions(request: ExportRequest, demo: boolean, created: Date): XlsxOptions {
   return {
+    // The run's instant, not the clock: a rebuild from the snapshot writes the same bytes.
+    created,
     print: {
       center: `Profile ${request.profile} · ${periodLabel(request.period)} (${request.timeZone})`,
       ...(demo ? { right: DEMO_BANNER } : {}),
@@ -372,7 +374,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
       files.push({ name, file: written.file, contentType: CONTENT_TYPES.xlsx, rows: written.rows });
     } else {
       await render(name, CONTENT_TYPES.xlsx, async (out) => {
-        const options = workbookOptions(request, demo);
+        const options = workbookOptions(request, demo, new Date(input.header.createdAt));
         const result = await writeXlsx([...sheets, about(), readmeTable(readme)], out, options);
         return result.sheets.reduce((sum, sheet) => sum + sheet.rows, 0);
       });

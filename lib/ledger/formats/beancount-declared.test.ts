@@ -68,6 +68,6 @@ describe('a Beancount journal with what another journal declares', () => {
     const text = beancountText([entry], { ...context, declared });
     expect(text.match(/ open .*/g)).toEqual([' open Assets:Crypto:SOL']);
     expect(text.match(/ commodity .*/g)).toEqual([' commodity SOL']);
-    expect(text).toContain(`Assets:Crypto:STETH  1 ${named} {{10.00 USD}}`);
+    expect(text).toContain(`Assets:Crypto:STETH  1 ${named} {10 USD}`);
   });
 });

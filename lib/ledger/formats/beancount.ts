@@ -1,6 +1,7 @@
 /**
  * A Beancount journal (https://beancount.github.io/docs/beancount_language_syntax.html): each
- * token a commodity held at cost (`0.5 BTC {{12500.00 USD}}`, the total cost), every account
+ * token a commodity held at cost, written per unit (`0.5 BTC {25000.00000… USD}`) with the digits
+ * that make Beancount compute back the posting's total cost to the cent (see `perUnit`), every account
  * opened on the first day, and a `balance` assertion per asset account and token at each month
  * end (dated the next day: Beancount checks a balance at the start of its date). Lots are booked
  * with `booking_method "NONE"`: the carrying value of what leaves comes from the gains engine
@@ -8,6 +9,7 @@
  * included by another (a restatement's adjusting entries, by the closed journal) leaves out the
  * `open` and `commodity` directives that journal has (`LedgerFormatContext.declared`).
  */
+import { Big, mulDiv, text } from '../../domain/index.ts';
 import { LedgerFormatError } from '../errors.ts';
 import type { JournalName } from '../names.ts';
 import type { BalanceAssertion, JournalEntry, LedgerFormat, LedgerFormatContext, Posting } from '../types.ts';
@@ -111,11 +113,26 @@ function assertion(balance: BalanceAssertion, names: Map<string, string>): strin
   return `${nextDay(balance.date)} balance ${balance.account.code}  ${balance.quantity} ${names.get(balance.token)}`;
 }
 
-/** A posting's amount: the token at its total cost, or money. */
+/** A posting's amount: the token at its cost per unit (see {@link perUnit}), or money. */
 function amount(p: Posting, currency: string, names: Map<string, string>): string {
   const money = p.debit !== '0' ? p.debit : `-${p.credit}`;
   if (p.token === undefined || p.quantity === undefined || /^-?0(\.0*)?$/.test(p.quantity))
     return `${money === '-0' ? '0' : money} ${currency}`;
   const total = p.debit !== '0' ? p.debit : p.credit;
-  return `${p.quantity} ${names.get(p.token)} {{${total} ${currency}}}`;
+  return `${p.quantity} ${names.get(p.token)} {${perUnit(total, p.quantity)} ${currency}}`;
+}
+
+/**
+ * The cost per unit of `quantity` tokens costing `total`, with the digits that make Beancount give
+ * back `total` exactly. Beancount keeps a cost per unit (a total cost `{{…}}` is divided by the
+ * quantity in Python's 28 significant digits, and its products then fall short: 374205.1699…
+ * shown as 374205.16) and computes the position's cost as quantity × cost per unit in 28
+ * significant digits. Rounded at 32 decimals plus the quantity's integer digits, the product is
+ * within 10⁻³² of `total`, inside half the last of its 28 digits (a total of a cent or more): it
+ * rounds to `total` itself.
+ */
+export function perUnit(total: string, quantity: string): string {
+  const units = new Big(quantity).abs();
+  const integerDigits = Math.max(units.e + 1, 1);
+  return text(mulDiv(new Big(total), new Big(1), units, 32 + integerDigits));
 }

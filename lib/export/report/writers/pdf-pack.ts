@@ -251,10 +251,46 @@ async function holdingsSection(
     paragraph(doc, 'Nothing held at the end of the period.');
     return;
   }
+  if (holdings.some((r) => r.held_quantity !== undefined)) {
+    poolAndWallets(doc, held, money);
+    return;
+  }
   table(
     doc,
     [txt('Token', 1.2), txt('Account', 2.5), num('Quantity', 3.5), num(`Cost basis${money}`, 2.2)],
     held.map((r) => [r.token, r.account || '(all accounts)', r.closing_quantity, r.closing_cost].map(String)),
+  );
+}
+
+/**
+ * HMRC identification: the section 104 pool and what the wallets hold, side by side, and why they
+ * differ (tokens sold at the end of the period and matched with acquisitions after it).
+ */
+function poolAndWallets(doc: PDFKit.PDFDocument, held: Records, money: string): void {
+  paragraph(
+    doc,
+    "The section 104 pool is what HMRC's rules hold at the end of the period; it still counts tokens sold in its last 30 days and matched under the 30-day rule with acquisitions after its end. The wallets no longer hold those: they hold the pool less them, shown at the pool's average cost (as the journal carries them).",
+  );
+  table(
+    doc,
+    [
+      txt('Token', 1.2),
+      num('Section 104 pool', 3),
+      num(`Pool cost${money}`, 2),
+      num('Matched ahead', 2.4),
+      num('Held in the wallets', 3),
+      num(`At pool cost${money}`, 2),
+    ],
+    held.map((r) =>
+      [
+        r.token,
+        r.closing_quantity,
+        r.closing_cost,
+        r.matched_ahead_quantity,
+        r.held_quantity,
+        r.held_cost,
+      ].map(String),
+    ),
   );
 }
 
