@@ -88,6 +88,7 @@ import {
   LIST_LIMIT,
   ListQuery,
 } from './schemas.ts';
+import { addVerificationRoute } from './verification-route.ts';
 
 /** Default expiry of download links: one hour. */
 export const DEFAULT_LINK_EXPIRY_SECONDS = 3600;
@@ -383,6 +384,12 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
 
   addArchiveRoute(app, deps, {
     linkExpirySeconds,
+    mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),
+    headers: headers(),
+    apiError,
+  });
+
+  addVerificationRoute(app, deps, {
     mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),
     headers: headers(),
     apiError,

@@ -53,6 +53,7 @@ describe('GET /openapi.json', () => {
       '/reports/{jobId}',
       '/reports/{jobId}/archive',
       '/reports/{jobId}/rerun',
+      '/reports/{jobId}/verification',
       '/reports/{jobId}/warnings',
     ]);
     expect(Object.keys(paths['/profiles/{profile}/adjustments'] ?? {}).sort()).toEqual(['get', 'post']);
@@ -62,6 +63,7 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(paths['/reports'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(paths['/reports/{jobId}'] ?? {})).toEqual(['get']);
     expect(Object.keys(paths['/reports/{jobId}/archive'] ?? {})).toEqual(['post']);
+    expect(Object.keys(paths['/reports/{jobId}/verification'] ?? {})).toEqual(['get']);
   });
 
   it('documents "download all": jobId in the path, a link to the zip, 404 for a job not shown, 409 unfinished', () => {
