@@ -189,10 +189,10 @@ async function formFigures(
     table(
       doc,
       [
-        txt('Tax year', 0.9),
+        txt('Tax year', 1.15),
         txt('Box / line', 2.2),
         txt('What it is', 1.8),
-        txt('Item', 4.4),
+        txt('Item', 4.15),
         num('Number', 1.3),
         num(`Amount${money}`, 2),
       ],
