@@ -240,6 +240,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     pendingMatches: model.pendingMatches(),
     ...(shownIn === undefined ? {} : { datesShownIn: shownIn }),
     warnings: await warningsByKind(tables),
+    taxPack: formats.includes('xlsx') && request.gains !== undefined && input.taxPack !== false,
   };
   const files: RenderedFile[] = [
     {
