@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Column, Row, TableSource } from '../domain/table.ts';
-import { writeCsv, writeXlsx } from '../export/report/index.ts';
+import { DEMO_BANNER, writeCsv, writeXlsx } from '../export/report/index.ts';
 import { ledgerFileName } from '../ledger/index.ts';
 import { stringifyJson } from '../pbs/index.ts';
 import type { Sink, StoredObject } from '../storage/index.ts';
@@ -137,6 +137,12 @@ export function effectsTable(restatement: Restatement): TableSource {
 export function restatementReadme(restatement: Restatement): [string, string][] {
   const { close, closedSnapshot, checkedAt } = restatement.info;
   return [
+    ...(restatement.demo
+      ? ([[DEMO_BANNER, 'made by the simulator built into pbs-export: not for filing or booking']] as [
+          string,
+          string,
+        ][])
+      : []),
     ['Summary', restatementSentence(restatement)],
     [
       'Closed set',
@@ -269,6 +275,7 @@ export async function renderRestatement(
         created: new Date(restatement.info.checkedAt),
         print: {
           center: `Profile ${restatement.profile} · restatement of ${periodWords(restatement.period)}`,
+          ...(restatement.demo ? { right: DEMO_BANNER } : {}),
         },
       }),
   );

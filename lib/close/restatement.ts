@@ -66,6 +66,8 @@ export interface Restatement {
   effects: Effect[];
   /** Present when the closed set has the journal report. */
   journal?: RestatementJournal;
+  /** The snapshots are the simulator's: demo data, not a real portfolio (its files say so). */
+  demo?: true;
 }
 
 /**
@@ -88,6 +90,7 @@ export async function buildRestatement(
   supersededFile?: string,
 ): Promise<Restatement> {
   const corrected = await readSnapshotHeader(correctedFile);
+  const demo = corrected.demo === true || (await readSnapshotHeader(closedFile)).demo === true;
   const info = (corrected as unknown as { restatement?: CorrectedHeaderInfo }).restatement;
   if (info === undefined)
     throw new CloseDataError(correctedFile, 'is not a corrected snapshot (no restatement in its header)');
@@ -114,6 +117,7 @@ export async function buildRestatement(
     changes,
     effects: effectsOf(before.tables, after.tables),
     ...(journal === undefined ? {} : { journal }),
+    ...(demo ? { demo: true as const } : {}),
   };
 }
 

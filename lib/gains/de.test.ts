@@ -220,3 +220,71 @@ describe('de rules: a period of part of the year', () => {
     ]).toEqual([['2025 2025-03-01 to 2025-03-31: only part of the tax year 2025'], '20000']);
   });
 });
+
+describe('de rules: the Anlage SO lines of the year (issue 39, item 8)', () => {
+  /** The rows of `year` by form line: [what it is, item, number, amount, note]. */
+  async function lines(result: GainsResult, year: string): Promise<(string | null)[][]> {
+    const table = gainsReports(result).find((t) => t.spec.name === 'tax_summary');
+    const keys = table?.spec.columns.map((c) => c.key) ?? [];
+    const pick = ['form_line', 'what', 'item', 'number', 'amount', 'note'].map((key) => keys.indexOf(key));
+    const out: (string | null)[][] = [];
+    for await (const row of table?.rows() ?? [])
+      if (row[0] === year) out.push(pick.map((i) => (row[i] ?? null) as string | null));
+    return out;
+  }
+
+  it('returns Zeilen 41 to 43 (that, what and when was sold), Zeile 54 with the amount of Zeile 47, and no line range', async () => {
+    // FIFO: the 1 March sale takes the 2022 lot (held longer: not in Zeilen 41 to 47); the sales of
+    // 2 March and 20 April take the 10 January lot (1 000 a unit): 900 − 1 000 twice, −200.
+    const rows = await lines(
+      de([
+        buy('2022-12-01', '1', '100'),
+        buy('2024-01-10', '2', '2000'),
+        sell('2024-03-01', '1', '1500'),
+        sell('2024-03-02', '1', '900'),
+        sell('2024-04-20', '1', '900'),
+      ]),
+      '2024',
+    );
+    const byLine = (line: string) => rows.find((row) => row[0] === line);
+    expect([byLine('Anlage SO Zeile 41')?.[3], byLine('Anlage SO Zeile 41')?.[1]]).toEqual([
+      '1',
+      'on the form',
+    ]);
+    expect(byLine('Anlage SO Zeile 42')?.[5]).toMatch(
+      /^enter: Virtuelle Währungen \/ sonstige Token \(BTC\)/,
+    );
+    expect(byLine('Anlage SO Zeile 43')?.[5]).toMatch(
+      /^enter: angeschafft 10\.01\.2024, veräußert 02\.03\.2024 – 20\.04\.2024 /,
+    );
+    expect([byLine('Anlage SO Zeile 47')?.[4], byLine('Anlage SO Zeile 54')?.[4]]).toEqual(['-200', '-200']);
+    expect(byLine('Anlage SO Zeile 54')?.[2]).toMatch(/Zeile 47 \(Feld 114; a spouse: Feld 115\)/);
+    // Every line is one line of the form, in the form's order; what is not on it says what it is.
+    const formLines = rows.filter((row) => row[0] !== '').map((row) => row[0]);
+    expect(formLines).toEqual([
+      'Anlage SO Zeile 41',
+      'Anlage SO Zeile 42',
+      'Anlage SO Zeile 43',
+      'Anlage SO Zeile 44',
+      'Anlage SO Zeile 45',
+      'Anlage SO Zeile 46',
+      'Anlage SO Zeile 47',
+      'Anlage SO Zeile 54',
+      'Anlage SO Zeile 10',
+      'Anlage SO Zeile 11',
+    ]);
+    expect(rows.filter((row) => row[0] === '' && !String(row[1]).endsWith('not on the form'))).toEqual([]);
+    expect(rows.filter((row) => /Zeilen/.test(String(row[0])))).toEqual([]);
+  });
+
+  it('returns Zeile 41 as 0 and Zeilen 42 and 43 empty in a year with no taxable sale', async () => {
+    const rows = await lines(de([reward('2024-05-01', '0.05', '300')]), '2024');
+    const zeile = (n: number) => rows.find((row) => row[0] === `Anlage SO Zeile ${n}`);
+    expect([zeile(41)?.[3], zeile(42)?.[5], zeile(10)?.[3], zeile(11)?.[4]]).toEqual([
+      '0',
+      'no sale held one year or less in the year: Zeilen 41 to 47 stay empty',
+      '1',
+      '300',
+    ]);
+  });
+});

@@ -20,9 +20,29 @@ export interface TaxSummary {
   rows(money?: GainsMoney): Row[];
 }
 
-/** One line of a tax summary: the form's line (empty for a reference figure), item, count or amount, note. */
+/**
+ * What a tax summary's line is: `form`, a figure that goes on the form's line or box; `input`, a
+ * figure another tool asks for (HMRC's adjustment calculator), not on the form; `reference`, a
+ * figure of the law (an allowance, a limit); `working`, a figure worked out on the way (a count,
+ * a net) that is not itself on the form.
+ */
+export type LineKind = 'form' | 'input' | 'reference' | 'working';
+
+/** The words of each {@link LineKind} in the `What it is` column. */
+export const LINE_KIND_WORDS: Readonly<Record<LineKind, string>> = {
+  form: 'on the form',
+  input: 'calculator input, not on the form',
+  reference: 'reference, not on the form',
+  working: 'working, not on the form',
+};
+
+/**
+ * One line of a tax summary: the form's line (empty when it is not on the form), what it is,
+ * item, count or amount, note.
+ */
 export interface SummaryLine {
   form: string;
+  kind: LineKind;
   item: string;
   number?: number;
   amount?: string | null;
@@ -43,7 +63,8 @@ export function taxSummaryColumns(covers: Column, currency: string | null): Colu
     covers,
     {
       ...text('form_line', 'Form line'),
-      description: 'the line or box of the form the figure goes in; empty for a reference figure of the law',
+      description:
+        'the line or box of the form the figure goes in; empty when it is not on the form (What it is says what it is)',
     },
     text('item', 'Item'),
     {
@@ -57,6 +78,11 @@ export function taxSummaryColumns(covers: Column, currency: string | null): Colu
       header: currency === null ? 'Amount' : `Amount (${currency})`,
       kind: 'decimal',
       description: currency === null ? 'an amount of money' : `an amount of money in ${currency}`,
+    },
+    {
+      ...text('what', 'What it is'),
+      description:
+        "on the form (a line or box to fill), or not on the form: a calculator input (asked by another tool, e.g. HMRC's adjustment calculator), a reference (a figure of the law) or working (a count or net worked out on the way)",
     },
     { ...text('note', 'Note'), wrap: true, width: 48 },
   ];
@@ -97,6 +123,7 @@ export function yearRows(
         line.item,
         line.number === undefined ? null : String(line.number),
         line.amount ?? null,
+        LINE_KIND_WORDS[line.kind],
         line.note,
       ]);
     }

@@ -34,12 +34,32 @@ describe('describeFile', () => {
     expect(describeFile('demo_2025_summary_by_month.csv')).toMatch(/^Transactions by month/);
     expect(describeFile('demo_2025_summary_by_token.csv')).toMatch(/^Movements by asset/);
   });
+
+  it('describes the gains and tax summaries as what they are, not as movements by asset (issue 39, item 12)', () => {
+    expect([
+      describeFile('demo_2025_gains_summary.csv'),
+      describeFile('demo_2024_tax_summary.csv'),
+      describeFile('demo_2025_schedule-d.csv'),
+    ]).toEqual([
+      'Gains and losses totalled.',
+      'The figures for the tax return.',
+      'Schedule D lines: one per Form 8949 box, then lines 7, 15 and 16 (US).',
+    ]);
+  });
 });
 
 describe('describeFile of a journal set', () => {
   it('returns a description of its own for the journal CSV, Beancount and hledger files', () => {
     const generic = [describeFile('x.csv'), describeFile('x.bin')];
-    const journal = ['demo_2025_journal.csv', 'demo_2025_journal.beancount', 'demo_2025_journal.hledger'];
+    const journal = [
+      'demo_2025_journal.csv',
+      'demo_2025_journal.beancount',
+      'demo_2025_journal.hledger',
+      'demo_2025_journal-quickbooks.csv',
+      'demo_2025_journal-xero-1.csv',
+      'EXTF_Buchungsstapel_20250101_20251231.csv',
+      'demo_2025_EXTF_Buchungsstapel_20250101_20251231-2.csv',
+    ];
 
     expect(journal.filter((name) => generic.includes(describeFile(name)))).toEqual([]);
   });

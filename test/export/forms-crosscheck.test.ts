@@ -137,7 +137,8 @@ describe('SA108 2024/25 (uk, HMRC monthly rates) against an independent HMRC ide
     const expected = sa108(hmrcDisposals(events), '2024-04-06', '2025-04-05');
     const got = byItem(await csv(ukRun, `demo_${UK}_tax_summary.csv`));
     const box = (line: string, value: string | number) => ({ line, value: String(value), currency: 'GBP' });
-    const adjustment = (value: string) => box('SA108 box 51 (adjustment)', value);
+    // Not box 51 (which takes the calculator's result, a difference of tax): its inputs.
+    const input = (value: string) => box('', value);
     expect(got).toMatchObject({
       'Cryptoassets: number of disposals': box('SA108 box 13.1', expected['13.1']),
       'Cryptoassets: disposal proceeds': box('SA108 box 13.2', expected['13.2']),
@@ -145,10 +146,10 @@ describe('SA108 2024/25 (uk, HMRC monthly rates) against an independent HMRC ide
       'Cryptoassets: gains in the year, before losses': box('SA108 box 13.4', expected['13.4']),
       'Cryptoassets: losses in the year': box('SA108 box 13.5', expected['13.5']),
       'Net gain or loss': box('', expected.net),
-      'Gains before 30 October 2024': adjustment(expected.gainsBefore),
-      'Losses before 30 October 2024': adjustment(expected.lossesBefore),
-      'Gains from 30 October 2024': adjustment(expected.gainsFrom),
-      'Losses from 30 October 2024': adjustment(expected.lossesFrom),
+      'HMRC adjustment calculator input: gains before 30 October 2024': input(expected.gainsBefore),
+      'HMRC adjustment calculator input: losses before 30 October 2024': input(expected.lossesBefore),
+      'HMRC adjustment calculator input: gains from 30 October 2024': input(expected.gainsFrom),
+      'HMRC adjustment calculator input: losses from 30 October 2024': input(expected.lossesFrom),
     });
     // Not a vacuous comparison: the demo year has disposals on both sides of 30 October.
     expect([
@@ -179,12 +180,16 @@ describe('Anlage SO 2024 (de, ECB daily rates) against an independent FIFO per w
       '§ 23 EStG: Anschaffungskosten': line('Anlage SO Zeile 45', so.zeile45),
       '§ 23 EStG: Werbungskosten': line('Anlage SO Zeile 46', ''),
       '§ 23 EStG: Gewinn/Verlust': line('Anlage SO Zeile 47', so.zeile47),
+      '§ 23 EStG: Gewinn/Verlust carried from Zeile 47 (Feld 114; a spouse: Feld 115)': line(
+        'Anlage SO Zeile 54',
+        so.zeile47,
+      ),
       '§ 23 Abs. 3 Satz 5 EStG: Freigrenze': line('', so.freigrenze),
       '§ 23 EStG: steuerpflichtig': line('', so.steuerpflichtig23),
       '§ 23 EStG: sales held more than one year (lines)': line('', so.longLines),
       '§ 23 EStG: Gewinn/Verlust held more than one year': line('', so.longGain),
-      '§ 22 Nr. 3 EStG: Werbungskosten': line('Anlage SO Zeilen 10–16', so.werbungskosten),
-      '§ 22 Nr. 3 EStG: Einkünfte': line('Anlage SO Zeilen 10–16', so.einkuenfte),
+      '§ 22 Nr. 3 EStG: Werbungskosten': line('', so.werbungskosten),
+      '§ 22 Nr. 3 EStG: Einkünfte': line('', so.einkuenfte),
       '§ 22 Nr. 3 EStG: steuerpflichtig': line('', so.steuerpflichtig22),
     });
     const zeile11 = (await csv(deRun, 'demo_2024_tax_summary.csv')).find(
@@ -215,19 +220,33 @@ describe('Form 8949, Schedule D and Schedule 1 2025 (us) against their rows and 
         adjustment: r.adjustment,
         gain: r.gain,
       }));
-    const scheduleD = (await csv(usRun, 'demo_2025_schedule-d.csv')).map((r) => ({
-      box: r.box,
-      line: r.line,
-      rows: Number(r.rows),
-      proceeds: r.proceeds,
-      cost: r.cost,
-      adjustment: r.adjustment,
-      gain: r.gain,
-    }));
+    const scheduleDLines = await csv(usRun, 'demo_2025_schedule-d.csv');
+    const scheduleD = scheduleDLines
+      .filter((r) => r.box !== '')
+      .map((r) => ({
+        box: r.box,
+        line: r.line,
+        rows: Number(r.rows),
+        proceeds: r.proceeds,
+        cost: r.cost,
+        adjustment: r.adjustment,
+        gain: r.gain,
+      }));
     expect(totalRows).toEqual(
       totals.map(({ box, proceeds, cost, adjustment, gain }) => ({ box, proceeds, cost, adjustment, gain })),
     );
     expect(scheduleD).toEqual(totals);
+    // Lines 7, 15 and 16: column (h) of the short boxes, of the long ones, and both.
+    const net = (boxes: string[]) =>
+      totals
+        .filter((t) => boxes.includes(t.box))
+        .reduce((a, t) => a.plus(t.gain), new Big(0))
+        .toFixed(2);
+    expect(scheduleDLines.filter((r) => r.box === '').map((r) => [r.line, r.gain])).toEqual([
+      ['7', net(['G', 'H', 'I'])],
+      ['15', net(['J', 'K', 'L'])],
+      ['16', net(['G', 'H', 'I', 'J', 'K', 'L'])],
+    ]);
     // The rows gather the disposals report's lines (short: I, long: L with no broker reporting).
     const lines = await csv(usRun, 'demo_2025_disposals.csv');
     const sum = (term: string, key: string) =>

@@ -168,4 +168,48 @@ describe('printed type of the demo, us, uk and de workbooks', () => {
       expect([firstAcross.length > 0, missing, amountsElsewhere]).toEqual([true, [], 0]);
     },
   );
+
+  /**
+   * The summary sheets print one page wide (issue 39, item 11): every page of the sheet has the
+   * header word of its first column and of its last printed one, so no page holds labels without
+   * amounts or amounts without labels (a sheet printed two pages across has each on one of them).
+   */
+  const SUMMARIES: [run: string, sheet: string, first: string, last: string][] = [
+    ['demo', 'Read me', 'Topic', 'Text'],
+    ['demo', 'By month', 'Month', 'Fees'],
+    ['demo', 'By token', 'Token', 'Net'],
+    ['us', 'Read me', 'Topic', 'Text'],
+    ['us', 'Gains summary', 'Tax', 'Net'],
+    ['us', 'Income', 'Tax', 'Value'],
+    ['us', 'Warnings', 'Date', 'Message'],
+    ['us', 'Schedule D', 'Tax', '(h)'],
+    ['us', 'Schedule 1', 'Tax', 'Amount'],
+    ['uk', 'Gains summary', 'Tax', 'Net'],
+    ['uk', 'Warnings', 'Date', 'Message'],
+    ['uk', 'Capital Gains summary', 'Tax', 'Amount'],
+    ['de', 'Gains summary', 'Tax', 'Net'],
+    ['de', 'Income', 'Tax', 'Value'],
+    ['de', 'Anlage SO', 'Tax', 'Amount'],
+  ];
+
+  it.each(SUMMARIES)(
+    "prints the %s workbook's %s one page wide: its first and last columns on every page",
+    (run, sheet, first, last) => {
+      const pages = printed[run]?.get(sheet) ?? [];
+      const partial = pages.flatMap((words, i) =>
+        [first, last].filter((header) => !words.includes(header)).map((header) => `page ${i + 1}: ${header}`),
+      );
+      expect([pages.length > 0, partial]).toEqual([true, []]);
+    },
+  );
+
+  it("prints the us workbook's warnings on one page, each message whole (it wraps, not cut at the edge)", () => {
+    const pages = printed.us?.get('Warnings') ?? [];
+    const words = pages.flat();
+    expect([pages.length, words.includes('zero'), words.filter((w) => w === 'basis').length > 0]).toEqual([
+      1,
+      true,
+      true,
+    ]);
+  });
 });

@@ -67,3 +67,43 @@ describe('readmeLines: the rounding of the gains money', () => {
     expect(plain.some(([topic]) => topic === 'Gains money')).toBe(false);
   });
 });
+
+describe('readmeLines: the Files list (issue 39, item 12)', () => {
+  it('lists the tax pack and the journal in every format beside the tables, the workbook and the snapshot', () => {
+    const request = parseExportRequest({
+      profile: 'acme',
+      period: '2025',
+      reports: ['gains', 'journal'],
+      gains: { taxRules: 'us' },
+      journal: { formats: ['csv', 'beancount', 'hledger', 'quickbooks', 'xero'] },
+    });
+    const lines = readmeLines({ ...input(['csv', 'xlsx']), request, taxPack: true });
+    const at = lines.findIndex(([topic]) => topic === 'Files');
+    const end = lines.findIndex(([topic], i) => i > at && topic !== '');
+    const files = lines.slice(at + 1, end).map(([, text]) => text.split(':')[0]);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'acme_2025_tax_pack.pdf',
+        'acme_2025_journal.beancount',
+        'acme_2025_journal.hledger',
+        'acme_2025_journal-quickbooks.csv',
+        'acme_2025_journal-xero-1.csv (-2, -3, … when split)',
+      ]),
+    );
+    expect(lines.slice(at + 1, end).some(([, text]) => text.includes('tax pack'))).toBe(true);
+  });
+
+  it('names the DATEV Buchungsstapel, and no tax pack when the run writes none', () => {
+    const request = parseExportRequest({
+      profile: 'acme',
+      period: '2025',
+      reports: ['gains', 'journal'],
+      gains: { taxRules: 'us' },
+      journal: { formats: ['datev'], settings: { datev: { consultantNumber: 1001, clientNumber: 1 } } },
+    });
+    const text = readmeLines({ ...input(['csv', 'xlsx']), request, taxPack: false })
+      .map(([, line]) => line)
+      .join('\n');
+    expect([text.includes('EXTF_Buchungsstapel_'), text.includes('_tax_pack.pdf')]).toEqual([true, false]);
+  });
+});

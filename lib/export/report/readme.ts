@@ -22,6 +22,7 @@ import type { ExportRequest, GainsRequestOptions } from '../plan/request.ts';
 import { conversionWords } from './fx-step.ts';
 import { FEE_TREATMENT, gainsEngineOptions, taxYearZone } from './gains-feed.ts';
 import type { MoneyRounding } from './money-rounding.ts';
+import { extraFileLines } from './readme-files.ts';
 import { columnMeaning, WARNING_WORDS } from './readme-words.ts';
 import { hasOffsetColumn, OFFSET_SUFFIX } from './writers/csv-dates.ts';
 
@@ -48,6 +49,8 @@ export interface ReadmeInput {
   datesShownIn?: string;
   /** The gains warnings by kind (`warningsByKind`), for the first screen; none without gains. */
   warnings?: ReadonlyMap<string, number>;
+  /** The run writes the PDF tax pack (a gains run with the workbook, outside the Lambda functions). */
+  taxPack?: boolean;
 }
 
 /** One line of the Read me: a short topic (may be empty under the previous one) and its text. */
@@ -253,6 +256,7 @@ function fileLines(input: ReadmeInput): ReadmeLine[] {
       `${baseName}.xlsx: the same tables as sheets (${sheets}), this "Read me" first and an "About" sheet last (request, fetch, files written before it)`,
     ]);
   }
+  for (const line of extraFileLines(request, baseName, input.taxPack === true)) lines.push(['', line]);
   lines.push([
     '',
     'manifest.json: written last; the request, counts, totals, and every other file with its size and sha256. A run without it is not finished',

@@ -15,6 +15,7 @@ import { type Digest, HashingStream, hashedFile } from '../../storage/hashing.ts
 import { openPeriodCutOff, periodLabel, periodRange } from '../plan/period.ts';
 import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
 import type { SnapshotHeader } from '../snapshot/snapshot.ts';
+import { conversionWords } from './fx-step.ts';
 import { FEE_TREATMENT, taxYearZone } from './gains-feed.ts';
 import { type Headline, headlineFigures } from './headline.ts';
 import type { JournalManifest } from './journal-feed.ts';
@@ -245,6 +246,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     pendingMatches: model.pendingMatches(),
     ...(shownIn === undefined ? {} : { datesShownIn: shownIn }),
     warnings: await warningsByKind(tables),
+    taxPack: formats.includes('xlsx') && request.gains !== undefined && input.taxPack !== false,
   };
   const files: RenderedFile[] = [
     {
@@ -391,13 +393,15 @@ function taxPackFacts(description: ReportSetDescription, snapshotSha256: string)
   return {
     profile: request.profile,
     periodLabel: period.label,
-    periodWords: `${period.start} to ${period.end} (end exclusive), ${period.timeZone}${
-      period.partial === undefined ? '' : `; PARTIAL PERIOD: ${period.partial.note}`
-    }`,
+    periodWords: `${periodDays(request)}${period.partial === undefined ? '' : `; PARTIAL PERIOD: ${period.partial.note}`}`,
     taxRules: gains?.taxRules ?? 'generic',
     method: gains?.method ?? '',
     pooling: POOLS[gains?.pooling ?? ''] ?? gains?.pooling ?? '',
     currency: gains?.currency ?? null,
+    conversion:
+      gains?.rates === undefined
+        ? `none: the figures are the data's own values${gains?.currency ? ` in ${gains.currency}` : ''}, not converted`
+        : conversionWords(gains.rates, gains.currency ?? '', gains.taxRules),
     dataSource: description.demo
       ? `${description.apiBase} (the simulator built into pbs-export)`
       : description.apiBase,
@@ -408,6 +412,19 @@ function taxPackFacts(description: ReportSetDescription, snapshotSha256: string)
     generator: `${description.generator.name} ${description.generator.version}`,
     createdAt: description.createdAt,
   };
+}
+
+/**
+ * The period as the days it covers, first and last, in its zone: `2024-01-01 to 2024-12-31
+ * (days in Europe/Berlin)`; one day is `2024-10-01 (a day in UTC)`.
+ */
+export function periodDays(request: Pick<ExportRequest, 'period' | 'timeZone'>): string {
+  const range = periodRange(request.period, request.timeZone);
+  const first = range.start.setZone(request.timeZone).toISODate();
+  const last = range.end.setZone(request.timeZone).minus({ days: 1 }).toISODate();
+  return first === last
+    ? `${first} (a day in ${request.timeZone})`
+    : `${first} to ${last} (days in ${request.timeZone})`;
 }
 
 /**

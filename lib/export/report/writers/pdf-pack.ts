@@ -26,13 +26,15 @@ export interface TaxPackFacts {
   profile: string;
   /** e.g. `2025`, `2024-04-06_2025-04-05`. */
   periodLabel: string;
-  /** e.g. `2025-01-01T00:00:00.000Z to 2026-01-01T00:00:00.000Z (end exclusive), America/New_York`. */
+  /** The days the period covers, e.g. `2024-01-01 to 2024-12-31 (days in Europe/Berlin)`. */
   periodWords: string;
   taxRules: string;
   method: string;
   pooling: string;
   /** ISO 4217 code of the figures, or null when the data's values are taken as they are. */
   currency: string | null;
+  /** Which rates converted the values into `currency` (the ECB's, HMRC's, with their files), or that none did. */
+  conversion: string;
   /** Where the data came from (the service's base address). */
   dataSource: string;
   /** The words of the demo banner when the data is the simulator's, else null. */
@@ -127,6 +129,7 @@ function explainer(doc: PDFKit.PDFDocument, facts: TaxPackFacts): void {
     ['Lot method', facts.method],
     ['Pools', facts.pooling],
     ['Currency', facts.currency ?? 'values as the data gives them (no currency named)'],
+    ['Currency conversion', facts.conversion],
     ['Data source', facts.dataSource],
     ['Run id', facts.runId],
     ['Snapshot SHA-256', facts.snapshotSha256],
@@ -186,16 +189,30 @@ async function formFigures(
     table(
       doc,
       [
-        txt('Tax year', 1),
-        txt('Box / line', 2),
-        txt('Item', 4.6),
-        num('Number', 1),
+        txt('Tax year', 1.15),
+        txt('Box / line', 2.2),
+        txt('What it is', 1.8),
+        txt('Item', 4.15),
+        num('Number', 1.3),
         num(`Amount${money}`, 2),
       ],
-      summary.map((r) => [r.tax_year, r.form_line, r.item, r.number, r.amount].map(String)),
+      // A line whose entry is a text (Anlage SO Zeilen 42 and 43) gives it in its note: "enter: …".
+      summary.map((r) =>
+        [
+          r.tax_year,
+          r.form_line,
+          r.what,
+          r.note?.startsWith('enter:') ? `${r.item}\n${r.note}` : r.item,
+          r.number,
+          r.amount,
+        ].map(String),
+      ),
       (row) => row[1] !== '',
     );
-    paragraph(doc, 'Rows in bold go in a box or line of the form; the others are reference figures.');
+    paragraph(
+      doc,
+      'Rows in bold go in a box or line of the form; the others say what they are: an input of a calculator (not a box), a reference figure of the law, or working.',
+    );
   }
 }
 

@@ -151,7 +151,64 @@ const GAINS_TABLES: ReadonlySet<string> = new Set([
  * columns; `gains`, one page wide when every column fits; `undefined`: as any sheet ({@link fitPrint}).
  */
 export function formKind(name: string): 'form' | 'gains' | undefined {
-  return FORM_TABLES.has(name) ? 'form' : GAINS_TABLES.has(name) ? 'gains' : undefined;
+  return FORM_TABLES.has(name)
+    ? 'form'
+    : GAINS_TABLES.has(name) || SUMMARY_TABLES.has(name)
+      ? 'gains'
+      : undefined;
+}
+
+/**
+ * Summary sheets an accountant reads on paper (besides the forms): the Read me, the gains
+ * summary, income, the warnings and the summaries by month and by token. They print one page
+ * wide in type of 8.25 points or more; when every column cannot, the technical ones (see
+ * {@link screenLast}) move to the end of the sheet and stay on screen.
+ */
+const SUMMARY_TABLES: ReadonlySet<string> = new Set([
+  'readme',
+  'gains_summary',
+  'income',
+  'gains_warnings',
+  'summary_by_month',
+  'summary_by_token',
+]);
+
+/** Whether table `name` is a summary sheet (see {@link SUMMARY_TABLES}). */
+export function isSummary(name: string): boolean {
+  return SUMMARY_TABLES.has(name);
+}
+
+/**
+ * Columns of a summary kept on screen when it cannot print every column one page wide, by table:
+ * always the exact companions (the rounded figure beside them prints); in the gains summary the
+ * tax year's first and last day (its `Covers` says it in words), the currency (the money headers
+ * name it) and the quantity (the money is what is filed; the Disposals list each quantity); in
+ * the warnings the account and the suggestion (the message says what happened; the CSV and the
+ * screen keep the rest); in the summaries by month and by token the currency (the money headers
+ * name it).
+ */
+const SCREEN_KEYS: Readonly<Record<string, readonly string[]>> = {
+  gains_summary: ['first_day', 'last_day', 'currency', 'quantity'],
+  income: ['first_day', 'last_day', 'currency', 'quantity'],
+  gains_warnings: ['account', 'suggestion'],
+  summary_by_month: ['currency'],
+  summary_by_token: ['currency'],
+};
+
+/**
+ * The order of summary `table`'s columns for paper: the columns an accountant reads first, in
+ * their order, then the technical ones ({@link SCREEN_KEYS} and the exact companions); `kept`,
+ * how many print.
+ */
+export function screenLast(
+  table: string,
+  columns: readonly { key: string; companion: boolean }[],
+): { order: number[]; kept: number } {
+  const keys = SCREEN_KEYS[table] ?? [];
+  const technical = (c: { key: string; companion: boolean }) => c.companion || keys.includes(c.key);
+  const read = columns.flatMap((c, i) => (technical(c) ? [] : [i]));
+  const screen = columns.flatMap((c, i) => (technical(c) ? [i] : []));
+  return { order: [...read, ...screen], kept: read.length };
 }
 
 /** A word of digits with its separators and signs: an amount, a quantity, a date or a year. */
@@ -205,6 +262,7 @@ export function fitForm(
   columns: readonly PrintColumn[],
   widths: readonly number[],
   texts: readonly FormText[],
+  keep?: number,
 ): FormFit | undefined {
   const room = (PRINTABLE_WIDTH_PT * 100) / MIN_PRINT_SCALE;
   const pad = kind === 'form' ? 1 : 2;
@@ -217,7 +275,14 @@ export function fitForm(
   const columnPoints = (w: number) => w * 7;
   const narrowable = (i: number) => i > 0 && columns[i]?.kind === 'text';
   const filed = columns.map((column) => column.kind).lastIndexOf('number');
-  for (const printed of filed < 0 || kind === 'gains' ? [columns.length] : [columns.length, filed + 1]) {
+  // `keep`: a summary whose first `keep` columns print when not all can (see {@link screenLast}).
+  const candidates =
+    keep !== undefined
+      ? [columns.length, keep]
+      : filed < 0 || kind === 'gains'
+        ? [columns.length]
+        : [columns.length, filed + 1];
+  for (const printed of candidates) {
     const points = (list: readonly number[]) =>
       list.slice(0, printed).reduce((sum, w) => sum + columnPoints(w), 0);
     const least = widths.map((w, i) => (narrowable(i) ? Math.min(w, floor(i)) : w));

@@ -22,9 +22,11 @@ import {
   fitPrint,
   formKind,
   formPageSetup,
+  isSummary,
   longestWholeWord,
   type PrintColumn,
   pageSetup,
+  screenLast,
   wordWrappedLines,
 } from './xlsx-print.ts';
 import type { HeaderFooter } from './xlsx-sheet.ts';
@@ -278,12 +280,29 @@ async function writeTable(
       if (next.done) break;
       sample.push(next.value);
     }
-    const wanted = columnWidths(columns, sample, settings.maxColumnWidth);
+    let wanted = columnWidths(columns, sample, settings.maxColumnWidth);
     const kind = formKind(spec.name);
-    const form =
+    let form =
       kind === undefined
         ? undefined
         : fitForm(kind, columns.map(printColumn), wanted, formTexts(columns, sample, kind));
+    if (form === undefined && isSummary(spec.name)) {
+      // A summary too wide for one page: its technical columns move to the end, kept on screen.
+      const { order, kept } = screenLast(
+        spec.name,
+        columns.map((c) => ({ key: c.source.key, companion: c.companion })),
+      );
+      const moved = order.map((i) => columns[i] as SheetColumn);
+      const movedWidths = order.map((i) => wanted[i] as number);
+      const fitted = fitForm(
+        'gains',
+        moved.map(printColumn),
+        movedWidths,
+        formTexts(moved, sample, 'gains'),
+        kept,
+      );
+      if (fitted !== undefined) [columns, wanted, form] = [moved, movedWidths, fitted];
+    }
     const fit = form ?? fitPrint(columns.map(printColumn), wanted);
     printed = form?.printed;
     widths = fit.widths;

@@ -1,8 +1,9 @@
 /**
  * uk: the Capital Gains summary (SA108) of each tax year: the cryptoasset boxes from 2024/25 on
- * (13.1 to 13.5), the 2024/25 split at 30 October 2024 (the rate change that box 51's adjustment
- * corrects), and as reference lines the annual exempt amount and the reporting threshold. Sources
- * and what was confirmed: lib/gains/README.md (uk).
+ * (13.1 to 13.5), for 2024/25 the gains and losses before and from 30 October 2024 as inputs of
+ * HMRC's adjustment calculator (whose result, a difference of tax, goes in box 51: they are not
+ * box 51), and as reference lines the annual exempt amount and the reporting threshold. Sources:
+ * docs/reference/tax-forms.md.
  */
 import { type Big, type Row, ZERO } from '../../../domain/index.ts';
 import { COVERS_COLUMN, type Coverage } from '../../coverage.ts';
@@ -111,40 +112,47 @@ function yearLines(start: number, y: UkYear, money: GainsMoney, currency: string
   // The cryptoasset section of SA108 exists from 2024/25 on; before, cryptoassets went under
   // "Other property, assets and gains", whose boxes are not given here.
   const box = (n: string) => (start >= 2024 ? `SA108 box ${n}` : '');
+  const kind = start >= 2024 ? ('form' as const) : ('working' as const);
   const earlier = start >= 2024 ? '' : ' (before 2024/25: under "Other property, assets and gains")';
   const lines: SummaryLine[] = [
     {
       form: box('13.1'),
+      kind,
       item: `Cryptoassets: number of disposals${earlier}`,
       number: y.disposals,
       note: "each token's disposals of one day are one disposal (same-day rule)",
     },
     {
       form: box('13.2'),
+      kind,
       item: 'Cryptoassets: disposal proceeds',
       amount: show(y.proceeds),
       note: 'gross: disposal fees are not deducted (they are allowable costs)',
     },
     {
       form: box('13.3'),
+      kind,
       item: 'Cryptoassets: allowable costs (including purchase price)',
       amount: show(y.costs),
       note: 'cost of what was disposed of, with the fees of acquiring and disposing of it',
     },
     {
       form: box('13.4'),
+      kind,
       item: 'Cryptoassets: gains in the year, before losses',
       amount: show(y.whole.gains),
       note: 'sum of the disposals with a gain',
     },
     {
       form: box('13.5'),
+      kind,
       item: 'Cryptoassets: losses in the year',
       amount: show(y.whole.losses),
       note: 'sum of the disposals with a loss, as a positive amount',
     },
     {
       form: '',
+      kind: 'working',
       item: 'Net gain or loss',
       amount: show(y.whole.gains.minus(y.whole.losses)),
       note: 'gains less losses of the year, before losses brought forward and the annual exempt amount',
@@ -155,16 +163,24 @@ function yearLines(start: number, y: UkYear, money: GainsMoney, currency: string
   return lines;
 }
 
-/** 2024/25: the gains and losses before 30 October 2024 and from it (the rates rose on that day). */
+/**
+ * 2024/25: the gains and losses before 30 October 2024 and from it (the rates rose on that day),
+ * as HMRC's adjustment calculator asks for them. They are not box 51: box 51 takes the calculator's
+ * result, the difference of tax the new rates make.
+ */
 function rateSplit(y: UkYear, show: (amount: Big) => string): SummaryLine[] {
-  const form = 'SA108 box 51 (adjustment)';
-  const note = (when: string) =>
-    `disposals ${when} 30 October 2024: the rates rose from 10% and 20% to 18% and 24% that day; HMRC's calculator for the box 51 adjustment asks for each part`;
+  const input = (item: string, amount: Big, when: string): SummaryLine => ({
+    form: '',
+    kind: 'input',
+    item: `HMRC adjustment calculator input: ${item}`,
+    amount: show(amount),
+    note: `disposals ${when} 30 October 2024 (the rates rose from 10% and 20% to 18% and 24% that day). Not a box: HMRC's calculator "Work out your Capital Gains Tax adjustment for the 2024 to 2025 tax year" asks for it; what goes in SA108 box 51 (Adjustment to Capital Gains Tax) is the calculator's result, a difference of tax`,
+  });
   return [
-    { form, item: 'Gains before 30 October 2024', amount: show(y.before.gains), note: note('before') },
-    { form, item: 'Losses before 30 October 2024', amount: show(y.before.losses), note: note('before') },
-    { form, item: 'Gains from 30 October 2024', amount: show(y.after.gains), note: note('on or after') },
-    { form, item: 'Losses from 30 October 2024', amount: show(y.after.losses), note: note('on or after') },
+    input('gains before 30 October 2024', y.before.gains, 'before'),
+    input('losses before 30 October 2024', y.before.losses, 'before'),
+    input('gains from 30 October 2024', y.after.gains, 'on or after'),
+    input('losses from 30 October 2024', y.after.losses, 'on or after'),
   ];
 }
 
@@ -186,6 +202,7 @@ function referenceLines(start: number, y: UkYear, currency: string | null): Summ
   return [
     {
       form: '',
+      kind: 'reference',
       item: 'Annual exempt amount (reference)',
       amount: exempt.amount,
       note:
@@ -195,6 +212,7 @@ function referenceLines(start: number, y: UkYear, currency: string | null): Summ
     },
     {
       form: '',
+      kind: 'reference',
       item: 'Reporting threshold: disposal proceeds (reference)',
       amount: threshold.amount,
       note:

@@ -125,7 +125,7 @@ describe('uk: gross proceeds, fees among the allowable costs (issue 24, item 4)'
     ]);
     expect(line('Cryptoassets: allowable costs (including purchase price)')?.[7]).toBe('20010.00');
     // £50,005 gross is above the £50,000 threshold (net of the fee it would be £49,995, below it).
-    expect(line('Reporting threshold: disposal proceeds (reference)')?.[8]).toMatch(/are above it/);
+    expect(line('Reporting threshold: disposal proceeds (reference)')?.[9]).toMatch(/are above it/);
   });
 });
 
@@ -177,25 +177,36 @@ describe('uk: SA108 boxes and reference lines (issue 24, item 9)', () => {
       // 1 November: 1 ETH for £2,300, a gain of £300.
       sell('2024-11-01', 'ETH', '1', '2300'),
     ]);
+    const table = gainsReports(result, { currency: 'GBP' }).find((t) => t.spec.name === 'tax_summary');
+    const what = table?.spec.columns.findIndex((c) => c.header === 'What it is') ?? -1;
     const rows = (await rowsOf(result, 'tax_summary', 'GBP')).map((row) => [
       row[4],
+      row[what],
       row[5],
       row[6] ?? row[7],
     ]);
+    // Box 51 takes the calculator's result (a difference of tax): the split is its input, no box.
+    const input = 'calculator input, not on the form';
     expect(rows).toEqual([
-      ['SA108 box 13.1', 'Cryptoassets: number of disposals', '3'],
-      ['SA108 box 13.2', 'Cryptoassets: disposal proceeds', '6600.00'],
-      ['SA108 box 13.3', 'Cryptoassets: allowable costs (including purchase price)', '6000.00'],
-      ['SA108 box 13.4', 'Cryptoassets: gains in the year, before losses', '800.00'],
-      ['SA108 box 13.5', 'Cryptoassets: losses in the year', '200.00'],
-      ['', 'Net gain or loss', '600.00'],
-      ['SA108 box 51 (adjustment)', 'Gains before 30 October 2024', '500.00'],
-      ['SA108 box 51 (adjustment)', 'Losses before 30 October 2024', '0.00'],
-      ['SA108 box 51 (adjustment)', 'Gains from 30 October 2024', '300.00'],
-      ['SA108 box 51 (adjustment)', 'Losses from 30 October 2024', '200.00'],
-      ['', 'Annual exempt amount (reference)', '3000'],
-      ['', 'Reporting threshold: disposal proceeds (reference)', '50000'],
+      ['SA108 box 13.1', 'on the form', 'Cryptoassets: number of disposals', '3'],
+      ['SA108 box 13.2', 'on the form', 'Cryptoassets: disposal proceeds', '6600.00'],
+      [
+        'SA108 box 13.3',
+        'on the form',
+        'Cryptoassets: allowable costs (including purchase price)',
+        '6000.00',
+      ],
+      ['SA108 box 13.4', 'on the form', 'Cryptoassets: gains in the year, before losses', '800.00'],
+      ['SA108 box 13.5', 'on the form', 'Cryptoassets: losses in the year', '200.00'],
+      ['', 'working, not on the form', 'Net gain or loss', '600.00'],
+      ['', input, 'HMRC adjustment calculator input: gains before 30 October 2024', '500.00'],
+      ['', input, 'HMRC adjustment calculator input: losses before 30 October 2024', '0.00'],
+      ['', input, 'HMRC adjustment calculator input: gains from 30 October 2024', '300.00'],
+      ['', input, 'HMRC adjustment calculator input: losses from 30 October 2024', '200.00'],
+      ['', 'reference, not on the form', 'Annual exempt amount (reference)', '3000'],
+      ['', 'reference, not on the form', 'Reporting threshold: disposal proceeds (reference)', '50000'],
     ]);
+    expect(rows.flatMap((row) => (String(row[0]).includes('51') ? [row] : []))).toEqual([]);
   });
 
   it('returns the reference amounts in the note only, not compared, when the figures are not in pounds', async () => {
@@ -204,7 +215,7 @@ describe('uk: SA108 boxes and reference lines (issue 24, item 9)', () => {
     expect(table?.spec.columns.find((c) => c.key === 'amount')?.header).toBe('Amount (USD)');
     const rows = await rowsOf(result, 'tax_summary', 'USD');
     const threshold = rows.find((row) => row[5] === 'Reporting threshold: disposal proceeds (reference)');
-    expect([threshold?.[7], threshold?.[8]]).toEqual([
+    expect([threshold?.[7], threshold?.[9]]).toEqual([
       null,
       expect.stringMatching(/in GBP; the figures here are USD: not compared/),
     ]);

@@ -188,9 +188,45 @@ describe('createForm8949', () => {
         '2025-01-01 to 2025-12-31: the whole tax year 2025',
       ],
     ]);
+    // Then lines 7 (net short term: 350), 15 (net long term: 500) and 16 (350 + 500), column (h) only.
     expect(scheduleD.map((row) => [row[0], row[1], row[2], row[4], row[5], row[6], row[7], row[8]])).toEqual([
       ['2025', '3', 'I', '700.00', '350.00', '0.00', '350.00', '2'],
       ['2025', '10', 'L', '600.00', '100.00', '0.00', '500.00', '1'],
+      ['2025', '7', null, null, null, null, '350.00', null],
+      ['2025', '15', null, null, null, null, '500.00', null],
+      ['2025', '16', null, null, null, null, '850.00', null],
+    ]);
+    expect(scheduleD.slice(2).map((row) => String(row[3]).split(':')[0])).toEqual([
+      'Net short-term capital gain or (loss)',
+      'Net long-term capital gain or (loss)',
+      'Combine lines 7 and 15. A gain goes on Form 1040, line 7a; a loss goes to line 21 (at most $3,000, $1,500 if married filing separately)',
+    ]);
+  });
+
+  it('returns Schedule D lines 7, 15 and 16 for each tax year: a short-term loss against a long-term gain, and a year with no long term', async () => {
+    const { result } = runGains(
+      [
+        trade('b1', '2022-05-01', '1', '100'),
+        trade('b2', '2024-02-01', '1', '400'),
+        // 2024: 375 each; b1 long (375 − 100 = +275), b2 short (375 − 400 = −25).
+        trade('s1', '2024-03-01', '-2', '750'),
+        trade('b3', '2025-01-02', '1', '100'),
+        // 2025: b3 short (80 − 100 = −20), nothing long.
+        trade('s2', '2025-03-01', '-1', '80'),
+      ],
+      { taxRules: 'us', pooling: 'wallet-from-2025' },
+    );
+    const { scheduleD } = await formOf(result.disposals, 'none');
+    const totals = scheduleD
+      .filter((row) => row[2] === null)
+      .map((row) => `${row[0]} line ${row[1]}: ${row[7]}`);
+    expect(totals).toEqual([
+      '2024 line 7: -25.00',
+      '2024 line 15: 275.00',
+      '2024 line 16: 250.00',
+      '2025 line 7: -20.00',
+      '2025 line 15: 0.00',
+      '2025 line 16: -20.00',
     ]);
   });
 
@@ -206,9 +242,9 @@ describe('createForm8949', () => {
       { taxRules: 'us', pooling: 'wallet-from-2025' },
     );
     const boxes = async (reporting: Parameters<typeof form8949Box>[2]) =>
-      (await formOf(result.disposals, reporting)).scheduleD.map(
-        (row) => `${row[0]} ${row[2]} line ${row[1]}`,
-      );
+      (await formOf(result.disposals, reporting)).scheduleD
+        .filter((row) => row[2] !== null)
+        .map((row) => `${row[0]} ${row[2]} line ${row[1]}`);
     // s1 (2024) takes b1 (held since 2022: long) and b2 (short); s2 (2025) takes b3 (short).
     expect([await boxes('none'), await boxes('basis-reported')]).toEqual([
       ['2024 C line 3', '2024 F line 10', '2025 I line 3'],
@@ -241,7 +277,12 @@ describe('createForm8949', () => {
         ['1 ETH (sale transaction ID s1)', null],
         ['TOTAL box I (Schedule D line 3)', part],
       ],
-      [['3', part]],
+      [
+        ['3', part],
+        ['7', part],
+        ['15', part],
+        ['16', part],
+      ],
     ]);
   });
 
@@ -263,11 +304,12 @@ describe('createForm8949', () => {
       default: 'none',
       accounts: { exchange: 'basis-not-reported' },
     });
-    expect(scheduleD.map((row) => `${row[0]} ${row[2]} line ${row[1]} rows ${row[8]}`)).toEqual([
+    const boxLines = scheduleD.filter((row) => row[2] !== null);
+    expect(boxLines.map((row) => `${row[0]} ${row[2]} line ${row[1]} rows ${row[8]}`)).toEqual([
       '2025 H line 2 rows 2',
       '2025 I line 3 rows 2',
     ]);
-    for (const line of scheduleD) {
+    for (const line of boxLines) {
       const rows = form.filter((row) => row[2] === line[2] && !String(row[3]).startsWith('TOTAL'));
       const total = form.find((row) => row[2] === line[2] && String(row[3]).startsWith('TOTAL'));
       expect(new Set(rows.map((row) => row[11]))).toEqual(new Set([line[2] === 'H' ? 'exchange' : 'ledger']));

@@ -379,11 +379,11 @@ function scheduleDTable(
     name: 'schedule-d',
     title: 'Schedule D',
     description:
-      'the totals of each Form 8949 box as they go on Schedule D (Form 1040): lines 1b, 2, 3 (Part I, short term) and 8b, 9, 10 (Part II, long term)',
+      'the totals of each Form 8949 box as they go on Schedule D (Form 1040): lines 1b, 2, 3 (Part I, short term) and 8b, 9, 10 (Part II, long term), then per tax year line 7 (net short term), line 15 (net long term) and line 16 (the two combined), column (h) only',
     columns: [
       text_('tax_year', 'Tax year', 'the calendar year'),
       text_('line', 'Line', 'the Schedule D line'),
-      text_('box', 'Form 8949 box', 'the box whose totals go on the line'),
+      text_('box', 'Form 8949 box', 'the box whose totals go on the line; empty on lines 7, 15 and 16'),
       text_('description', 'Description', "the line's caption", { wrap: true, width: 48 }),
       moneyColumn('proceeds', money.header('(d) Proceeds'), "the box's TOTAL of column (d)", width),
       moneyColumn('cost', money.header('(e) Cost or other basis'), "the box's TOTAL of column (e)", width),
@@ -397,20 +397,60 @@ function scheduleDTable(
   return {
     spec,
     async *rows() {
-      for (const t of ordered) {
-        yield [
-          t.year,
-          t.box.line,
-          t.box.box,
-          `Totals for all transactions reported on Form(s) 8949 with Box ${t.box.box} checked (${t.box.title})`,
-          show(t.proceeds),
-          show(t.cost),
-          show(ZERO),
-          show(t.proceeds.minus(t.cost)),
-          String(t.rows),
-          coverage.of(t.year).text,
-        ];
+      for (const [year, boxes] of byYear(ordered)) {
+        for (const t of boxes) {
+          yield [
+            t.year,
+            t.box.line,
+            t.box.box,
+            `Totals for all transactions reported on Form(s) 8949 with Box ${t.box.box} checked (${t.box.title})`,
+            show(t.proceeds),
+            show(t.cost),
+            show(ZERO),
+            show(t.proceeds.minus(t.cost)),
+            String(t.rows),
+            coverage.of(t.year).text,
+          ];
+        }
+        for (const [line, caption, gain] of scheduleDTotals(boxes))
+          yield [year, line, null, caption, null, null, null, show(gain), null, coverage.of(year).text];
       }
     },
   };
+}
+
+/** The boxes of each tax year, in order. */
+function byYear(ordered: readonly BoxTotals[]): Map<string, BoxTotals[]> {
+  const years = new Map<string, BoxTotals[]>();
+  for (const t of ordered) years.set(t.year, [...(years.get(t.year) ?? []), t]);
+  return years;
+}
+
+/**
+ * Schedule D's totals of column (h) from the boxes of one tax year: line 7 (net short term),
+ * line 15 (net long term) and line 16 (lines 7 and 15 combined), as the 2025 form words them.
+ * The form's other lines (1a, 4 to 6, 8a, 11 to 14: other forms, K-1s, capital gain
+ * distributions, loss carryovers) are not in this data: each caption says to add them.
+ */
+function scheduleDTotals(boxes: readonly BoxTotals[]): [line: string, caption: string, gain: Big][] {
+  const net = (term: HoldingTerm) =>
+    boxes.filter((t) => t.term === term).reduce((sum, t) => sum.plus(t.proceeds.minus(t.cost)), ZERO);
+  const [short, long] = [net('short'), net('long')];
+  return [
+    [
+      '7',
+      'Net short-term capital gain or (loss): lines 1b, 2 and 3 above, column (h). Add lines 1a and 4 to 6 (other forms, K-1s, the short-term loss carryover) if you have them: they are not in this data',
+      short,
+    ],
+    [
+      '15',
+      'Net long-term capital gain or (loss): lines 8b, 9 and 10 above, column (h). Add lines 8a and 11 to 14 (other forms, K-1s, capital gain distributions, the long-term loss carryover) if you have them: they are not in this data',
+      long,
+    ],
+    [
+      '16',
+      'Combine lines 7 and 15. A gain goes on Form 1040, line 7a; a loss goes to line 21 (at most $3,000, $1,500 if married filing separately)',
+      short.plus(long),
+    ],
+  ];
 }
