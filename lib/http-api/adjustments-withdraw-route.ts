@@ -28,7 +28,7 @@ const WithdrawParams = ProfileParams.extend({
 
 const WithdrawQuery = z.object({
   why: z
-    .string()
+    .string({ error: 'required: say why the adjustment is withdrawn (kept in the audit trail)' })
     .trim()
     .min(1, 'say why the adjustment is withdrawn (kept in the audit trail)')
     .max(2000)
