@@ -387,13 +387,31 @@ function ExportList<Job extends JobSummary>(props: {
   );
 }
 
-/** A failed export: why, in words, with the recorded reason folded away for whoever asks. */
-const FailedExport: FC<{ job: JobSummary }> = ({ job }) => {
+/**
+ * The set of the same period that finished after `job` failed, if any: the failure is then
+ * history, listed below the sets without alarm, not above them in red.
+ */
+export function supersededBy(job: JobSummary, sets: readonly JobDetail[]): JobDetail | undefined {
+  return sets.find((set) => set.period === job.period && set.updatedAt > job.updatedAt);
+}
+
+/**
+ * A failed export: why, in words, with the recorded reason folded away for whoever asks; when a
+ * later set of its period succeeded, said so, and its reason not in red.
+ */
+const FailedExport: FC<{ job: JobSummary; superseded?: JobDetail | undefined }> = ({ job, superseded }) => {
   const failure = failureInWords(job.reason);
   return (
     <>
       <strong>{job.period}</strong> ({startedBy(job)}, failed {formatInstant(job.updatedAt)}):{' '}
-      <span class="reason">{failure.summary}</span>
+      {superseded ? (
+        <>
+          <span class="muted">{failure.summary}</span> A later set of {job.period} succeeded (
+          <a href={`#set-${superseded.jobId}`}>finished {formatInstant(superseded.updatedAt)}</a>).
+        </>
+      ) : (
+        <span class="reason">{failure.summary}</span>
+      )}
       {failure.detail !== '' ? (
         <details>
           <summary>Technical detail</summary>
@@ -463,7 +481,7 @@ export const ClientView: FC<{
     <ExportList
       id="failed"
       heading="Failed exports"
-      jobs={failed}
+      jobs={failed.filter((job) => !supersededBy(job, sets))}
       item={(job) => <FailedExport job={job} />}
     />
     <section aria-labelledby="sets-heading">
@@ -475,6 +493,12 @@ export const ClientView: FC<{
         </ReportSet>
       ))}
     </section>
+    <ExportList
+      id="failed-earlier"
+      heading="Earlier failed exports"
+      jobs={failed.filter((job) => supersededBy(job, sets))}
+      item={(job) => <FailedExport job={job} superseded={supersededBy(job, sets)} />}
+    />
     {closes ? <ClosedPeriods profile={profile} closes={closes} /> : null}
     <PageLinks ctx={ctx} profile={profile} page={page} />
   </section>
@@ -497,7 +521,6 @@ const ReportSet: FC<{ job: JobDetail; base: string; children?: Child }> = ({ job
         </>
       ) : null}
     </p>
-    {children}
     <table>
       <caption class="visually-hidden">Files of the {job.period} report set</caption>
       <thead>
@@ -531,5 +554,6 @@ const ReportSet: FC<{ job: JobDetail; base: string; children?: Child }> = ({ job
         ))}
       </tbody>
     </table>
+    {children}
   </article>
 );
