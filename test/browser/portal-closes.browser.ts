@@ -127,10 +127,10 @@ describe('failed exports on a client page', () => {
     await page.goto(`${service.url}/portal/clients/demo`);
     await page.locator(`#set-${SET_ID}`).waitFor();
 
-    const open = page.locator('section', { has: page.getByRole('heading', { name: 'Failed exports' }) });
-    const earlier = page.locator('section', {
-      has: page.getByRole('heading', { name: 'Earlier failed exports' }),
-    });
+    const open = page.locator('section[aria-labelledby="failed-heading"]');
+    const earlier = page.locator('section[aria-labelledby="failed-earlier-heading"]');
+    expect(await open.locator('h2').textContent()).toBe('Failed exports');
+    expect(await earlier.locator('h2').textContent()).toBe('Earlier failed exports');
     expect(await open.locator('li').evaluateAll((items) => items.map((item) => item.id))).toEqual([
       `job-${OPEN_FAILURE}`,
     ]);
@@ -232,6 +232,11 @@ describe('the request form at phone width', () => {
     });
     expect(fit.length).toBe(3);
     expect(fit.filter((option) => !option.fits)).toEqual([]);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    const width = await page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+          .documentElement.scrollWidth,
+    );
+    expect(width).toBeLessThanOrEqual(390);
   });
 });
