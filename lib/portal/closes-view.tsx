@@ -6,33 +6,12 @@
  */
 import type { FC } from 'hono/jsx';
 import type { JobDetail } from './api-client.ts';
-import { formatBytes, type PageContext } from './views.tsx';
+import type { ClosesAnswer, RestatementView } from './closes-types.ts';
+import { formatBytes, type PageContext } from './page.ts';
+
+export type { CloseRecordView, ClosesAnswer, RestatementView } from './closes-types.ts';
+
 import { fileOrder } from './wording.ts';
-
-/** One close or reopen record, as `GET /closes` lists it. */
-export interface CloseRecordView {
-  action: 'close' | 'reopen';
-  period: string;
-  runId: string;
-  by: string;
-  at: string;
-  reason: string;
-}
-
-/** One restatement as `GET /closes` lists it (its files' links are fetched on a click, fresh). */
-export interface RestatementView {
-  period: string;
-  prefix: string;
-  summary: string;
-  checkedAt: string;
-  files?: { name: string; bytes: number }[];
-}
-
-/** The answer of `GET /closes?profile=`. */
-export interface ClosesAnswer {
-  periods: { period: string; closed: CloseRecordView | null; history: CloseRecordView[] }[];
-  restatements: RestatementView[];
-}
 
 /** The value of the close form's confirmation box: the portal closes nothing without it. */
 export const CLOSE_CONFIRMED = 'yes';
