@@ -181,12 +181,14 @@ function setValue(
       open.length === 0
         ? `transaction ${tx.id} has no movement without a value`
         : `transaction ${tx.id} has ${open.length} movements${a.token === undefined ? ' without a value: name the token' : ` of ${a.token}`}`,
+      { field: open.length === 0 || a.token === undefined ? 'txId' : 'token' },
     );
   const { movement, index } = open[0] as { movement: CanonicalMovement; index: number };
   if (movement.value !== null)
     throw new AdjustmentMismatchError(
       a.id,
-      `the ${movement.symbol} movement of transaction ${tx.id} has a value from the service (${movement.value}): the service's value stands; remove the adjustment`,
+      `the ${movement.symbol} movement of transaction ${tx.id} has a value from the service (${movement.value}): the service's value stands; withdraw the adjustment`,
+      { field: a.token === undefined ? 'txId' : 'token' },
     );
   effect.value = a.value;
   effect.movements = 1;
@@ -208,11 +210,13 @@ function checkPair(
     throw new AdjustmentMismatchError(
       a.id,
       `${a.outTxId} sends ${tokens(sent)} but ${a.inTxId} receives ${tokens(received)}`,
+      { field: 'inTxId' },
     );
   if (sent.account === received.account)
     throw new AdjustmentMismatchError(
       a.id,
       `${a.outTxId} and ${a.inTxId} are in the same account ${sent.account ?? '(none)'}: a move inside it changes nothing`,
+      { field: 'inTxId' },
     );
   const parts: string[] = [];
   for (const [token, q] of sent.quantities) {
@@ -221,6 +225,7 @@ function checkPair(
       throw new AdjustmentMismatchError(
         a.id,
         `${a.outTxId} sends ${q.toFixed()} ${token} but ${a.inTxId} receives ${got.toFixed()}: more than ${Number(PAIR_QUANTITY_TOLERANCE) * 100} % apart`,
+        { field: 'inTxId' },
       );
     parts.push(`${q.toFixed()} ${token}`);
   }
@@ -342,6 +347,7 @@ export function createAdjustmentsApplier(
       throw new AdjustmentMismatchError(
         a.id,
         `transaction ${tx.id} ${out ? 'sends' : 'receives'} no token, so it cannot be the ${out ? 'out' : 'in'} side of a transfer`,
+        { field: out ? 'outTxId' : 'inTxId' },
       );
     const other = sides.get(out ? a.inTxId : a.outTxId);
     sides.set(tx.id, { quantities, account: tx.accountId });
@@ -363,17 +369,20 @@ export function createAdjustmentsApplier(
         ins.length === 0 && !tx.movements.some((m) => m.symbol === a.token)
           ? `transaction ${tx.id} has no ${a.token} movement`
           : `transaction ${tx.id} is not a transfer in of ${a.token} (category ${tx.category ?? '(none)'}): a cost basis is given to tokens that came from outside`,
+        { field: ins.length === 0 && !tx.movements.some((m) => m.symbol === a.token) ? 'token' : 'txId' },
       );
     if (ins.length > 1)
       throw new AdjustmentMismatchError(
         a.id,
         `transaction ${tx.id} receives ${a.token} in ${ins.length} movements`,
+        { field: 'token' },
       );
     const movement = ins[0] as CanonicalMovement;
     if (a.acquiredAt !== undefined && Date.parse(a.acquiredAt) > Date.parse(tx.date))
       throw new AdjustmentMismatchError(
         a.id,
         `acquired at ${a.acquiredAt}, after the transfer in (${tx.date})`,
+        { field: 'acquiredAt' },
       );
     let costs = transferInCosts.get(tx.id);
     if (costs === undefined) {
@@ -402,11 +411,13 @@ export function createAdjustmentsApplier(
         throw new AdjustmentMismatchError(
           a.id,
           `transaction ${tx.id} disposes of no ${lot.token}, so it has no missing lots of it`,
+          { field: `lots[${index}].token` },
         );
       if (Date.parse(lot.acquiredAt) > at)
         throw new AdjustmentMismatchError(
           a.id,
           `lot ${index + 1} was acquired at ${lot.acquiredAt}, after the disposal (${tx.date})`,
+          { field: `lots[${index}].acquiredAt` },
         );
       const id = `adj:${a.id}:${index + 1}`;
       transferInCosts.set(
@@ -434,6 +445,7 @@ export function createAdjustmentsApplier(
         throw new AdjustmentMismatchError(
           a.id,
           `an opening lot of ${lot.token} acquired at ${lot.acquiredAt} is not before the history's first transaction (${tx.id}, ${tx.date})`,
+          { field: a.kind === 'opening-lots' ? `lots[${a.lots.indexOf(lot)}].acquiredAt` : 'lots' },
         );
       const effect = effectOf(a);
       effect.basis = new Big(effect.basis ?? 0).plus(lot.cost).toFixed();
@@ -471,7 +483,10 @@ export function createAdjustmentsApplier(
       for (const a of adjustments) {
         const txIds = a.kind === 'transfer-pair' ? [a.outTxId, a.inTxId] : 'txId' in a ? [a.txId] : [];
         for (const txId of txIds)
-          if (!seenTx.has(txId)) throw new UnknownReferenceError(a.id, 'transaction', txId);
+          if (!seenTx.has(txId))
+            throw new UnknownReferenceError(a.id, 'transaction', txId, {
+              field: a.kind === 'transfer-pair' ? (txId === a.outTxId ? 'outTxId' : 'inTxId') : 'txId',
+            });
         if (a.kind === 'spam' && !seenToken.has(a.token))
           throw new UnknownReferenceError(a.id, 'token', a.token);
       }

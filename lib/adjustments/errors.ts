@@ -41,7 +41,15 @@ export class UnknownReferenceError extends AdjustmentsError {
   /** The transaction id or token named. */
   readonly reference: string;
 
-  constructor(id: string, what: 'transaction' | 'token', reference: string, options?: { cause?: unknown }) {
+  /** The adjustment's field that names it (`txId`, `outTxId`, `token`, …). */
+  readonly field: string;
+
+  constructor(
+    id: string,
+    what: 'transaction' | 'token',
+    reference: string,
+    options?: { cause?: unknown; field?: string },
+  ) {
     super(
       'unknown_reference',
       `adjustment ${id} names ${what} ${JSON.stringify(reference)}, which the data does not have`,
@@ -50,16 +58,23 @@ export class UnknownReferenceError extends AdjustmentsError {
     this.id = id;
     this.what = what;
     this.reference = reference;
+    this.field = options?.field ?? (what === 'token' ? 'token' : 'txId');
   }
 }
 
 /** An adjustment does not fit what the data holds (a basis for a transaction that is no transfer in, …). */
 export class AdjustmentMismatchError extends AdjustmentsError {
   readonly id: string;
+  /** The adjustment's field at fault (`txId`, `token`, `lots[0].acquiredAt`, …). */
+  readonly field: string;
+  /** Why, without the adjustment's id. */
+  readonly reason: string;
 
-  constructor(id: string, reason: string, options?: { cause?: unknown }) {
+  constructor(id: string, reason: string, options?: { cause?: unknown; field?: string }) {
     super('adjustment_mismatch', `adjustment ${id}: ${reason}`, options);
     this.id = id;
+    this.field = options?.field ?? 'txId';
+    this.reason = reason;
   }
 }
 
@@ -121,5 +136,29 @@ export class LotsCsvError extends AdjustmentsError {
     super('lots_csv', `lots CSV row ${row}, column ${column}: ${reason}`, options);
     this.row = row;
     this.column = column;
+  }
+}
+
+/** A withdrawal names an adjustment the latest version does not hold (`withdrawn`: it went before). */
+export class UnknownAdjustmentError extends AdjustmentsError {
+  readonly id: string;
+  /** The earlier withdrawal of that id, when it was withdrawn already. */
+  readonly withdrawn: { by: string; at: string } | null;
+
+  constructor(
+    profile: string,
+    id: string,
+    withdrawn: { by: string; at: string } | null,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'unknown_adjustment',
+      withdrawn === null
+        ? `adjustments of ${profile}: the latest version has no adjustment ${id}`
+        : `adjustments of ${profile}: ${id} was withdrawn already, by ${withdrawn.by} at ${withdrawn.at}`,
+      options,
+    );
+    this.id = id;
+    this.withdrawn = withdrawn;
   }
 }

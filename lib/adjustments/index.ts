@@ -1,7 +1,7 @@
 /**
  * The preparer's adjustments: a versioned per-profile document of corrections to what the service
  * sent (schema.ts), its store with every version kept (store.ts, s3-store.ts), its checks
- * (validate.ts), opening lots from a CSV (lots-csv.ts) and its application to the canonical
+ * (validate.ts), withdrawals (withdraw.ts), opening lots from a CSV (lots-csv.ts) and its application to the canonical
  * transactions before the gains engine (apply.ts). See README.md, "Resolving warnings".
  */
 export {
@@ -22,6 +22,7 @@ export {
   InvalidAdjustmentsError,
   LotsCsvError,
   StaleAdjustmentsError,
+  UnknownAdjustmentError,
   UnknownReferenceError,
 } from './errors.ts';
 export { HEADER_ALIASES, importLotsCsv } from './lots-csv.ts';
@@ -39,9 +40,11 @@ export {
   type AdjustmentsReference,
   adjustmentsReference,
   checkContradictions,
+  checkWithdrawals,
   type LoadedAdjustments,
   parseAdjustments,
   serializeAdjustments,
   sha256Of,
   validateAdjustments,
 } from './validate.ts';
+export { type WithdrawalBy, withdrawAdjustment, withdrawalOf } from './withdraw.ts';

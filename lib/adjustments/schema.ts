@@ -77,6 +77,23 @@ export type Adjustment = z.infer<typeof adjustmentSchema>;
 /** The kinds of adjustment. */
 export type AdjustmentKind = Adjustment['kind'];
 
+/**
+ * An adjustment withdrawn: the adjustment as it was, who withdrew it, when and why. It no longer
+ * applies; the record stays in every later version (the audit trail keeps it, nothing is erased).
+ */
+export const withdrawalSchema = z.strictObject({
+  adjustment: adjustmentSchema,
+  /** Who withdrew it (the portal user, the API caller, or the CLI user's name). */
+  by: base.by,
+  /** When (ISO instant). */
+  at: instant,
+  /** Why, in the preparer's words. */
+  why: base.why,
+});
+
+/** One withdrawal of {@link withdrawalSchema}. */
+export type Withdrawal = z.infer<typeof withdrawalSchema>;
+
 /** The document, as stored: one version of a profile's adjustments. */
 export const adjustmentsDocumentSchema = z.strictObject({
   schema: z.literal('pbs-export/adjustments@1'),
@@ -84,6 +101,11 @@ export const adjustmentsDocumentSchema = z.strictObject({
   /** 1 for the first version, +1 for each change; every version is kept. */
   version: z.number().int().positive(),
   adjustments: z.array(adjustmentSchema),
+  /**
+   * The adjustments withdrawn so far, oldest first (absent until the first withdrawal, so the
+   * bytes of a document without one are what they were). They do not apply.
+   */
+  withdrawn: z.array(withdrawalSchema).optional(),
 });
 
 /** A version of a profile's adjustments document. */

@@ -78,3 +78,32 @@ describe('validateAdjustments', () => {
     expect(validateAdjustments(document(all)).adjustments).toHaveLength(7);
   });
 });
+
+describe('withdrawals in the document', () => {
+  const spam = (id: string): Adjustment => ({ ...BY, id, kind: 'spam', token: id.toUpperCase() });
+  const withdrawn = (id: string) => ({
+    adjustment: spam(id),
+    by: 'bob',
+    at: '2026-11-21T10:00:00Z',
+    why: 'x',
+  });
+
+  it('keeps a document without withdrawals as it was, and takes one with them', () => {
+    expect(validateAdjustments(document([spam('a')]))).not.toHaveProperty('withdrawn');
+    expect(validateAdjustments({ ...document([spam('a')]), withdrawn: [withdrawn('b')] }).withdrawn).toEqual([
+      withdrawn('b'),
+    ]);
+  });
+
+  it('refuses an id withdrawn and still in force, or withdrawn twice', () => {
+    expect(() => validateAdjustments({ ...document([spam('a')]), withdrawn: [withdrawn('a')] })).toThrow(
+      new InvalidAdjustmentsError(
+        'withdrawn[0].adjustment.id',
+        'a is withdrawn and still an adjustment: an id names one adjustment for good',
+      ),
+    );
+    expect(() =>
+      validateAdjustments({ ...document([]), withdrawn: [withdrawn('b'), withdrawn('b')] }),
+    ).toThrow(new InvalidAdjustmentsError('withdrawn[1].adjustment.id', 'b is withdrawn twice'));
+  });
+});

@@ -47,6 +47,7 @@ export function validateAdjustments(input: unknown): AdjustmentsDocument {
     );
   }
   checkContradictions(parsed.data.adjustments);
+  checkWithdrawals(parsed.data);
   return parsed.data;
 }
 
@@ -147,6 +148,26 @@ export function checkContradictions(adjustments: readonly Adjustment[]): void {
         );
     }
   }
+}
+
+/**
+ * Refuses a withdrawal record whose id is withdrawn twice or is still an adjustment: an id names
+ * one adjustment for good, so the history can say what each id was and when it went.
+ */
+export function checkWithdrawals(document: AdjustmentsDocument): void {
+  const current = new Set(document.adjustments.map((a) => a.id));
+  const seen = new Set<string>();
+  (document.withdrawn ?? []).forEach((w, index) => {
+    const id = w.adjustment.id;
+    if (seen.has(id) || current.has(id))
+      throw new InvalidAdjustmentsError(
+        `withdrawn[${index}].adjustment.id`,
+        seen.has(id)
+          ? `${id} is withdrawn twice`
+          : `${id} is withdrawn and still an adjustment: an id names one adjustment for good`,
+      );
+    seen.add(id);
+  });
 }
 
 /** What a manifest records of the adjustments a run used. */

@@ -143,4 +143,68 @@ describe('pbs-export adjustments', () => {
     );
     expect(io.stderr()).toContain('correct the file');
   });
+
+  it('withdraws an adjustment as a new version that records who, when and why; later versions keep the record', async () => {
+    const store = join(dir, 'withdraw');
+    const two = join(dir, 'two.json');
+    const spam = (id: string, token: string) => ({
+      id,
+      kind: 'spam',
+      token,
+      by: 'ann',
+      at: '2026-11-21T09:00:00Z',
+      why: 'airdrop',
+    });
+    await writeFile(two, JSON.stringify([spam('s1', 'SCAM'), spam('s2', 'FAKE')]));
+    const cli = async (...args: string[]) => {
+      const io = captureIo();
+      const code = await main(['adjustments', '--profile', 'acme', '--dir', store, ...args], io.io);
+      return { code, stdout: io.stdout(), stderr: io.stderr() };
+    };
+    expect((await cli('--add', two)).code).toBe(0);
+
+    const withdrawn = await cli('--withdraw', 's1', '--by', 'bob', '--why', 'SCAM has a market after all');
+
+    expect([withdrawn.code, withdrawn.stderr]).toEqual([0, '']);
+    expect(withdrawn.stdout).toContain('withdrew s1: ');
+    expect(withdrawn.stdout).toContain('adjustments-v2.json: version 2, 1 adjustment(s)');
+    const v1 = JSON.parse(await readFile(join(store, 'acme', 'adjustments-v1.json'), 'utf8'));
+    const v2 = JSON.parse(await readFile(join(store, 'acme', 'adjustments-v2.json'), 'utf8'));
+    expect(v1.adjustments.map((a: { id: string }) => a.id)).toEqual(['s1', 's2']);
+    expect(v2.adjustments.map((a: { id: string }) => a.id)).toEqual(['s2']);
+    expect(v2.withdrawn).toEqual([
+      {
+        adjustment: spam('s1', 'SCAM'),
+        by: 'bob',
+        at: '2026-11-22T10:00:00.000Z',
+        why: 'SCAM has a market after all',
+      },
+    ]);
+
+    const one = join(dir, 'one.json');
+    await writeFile(one, JSON.stringify(spam('s3', 'JUNK')));
+    expect((await cli('--add', one)).code).toBe(0);
+    const v3 = JSON.parse(await readFile(join(store, 'acme', 'adjustments-v3.json'), 'utf8'));
+    expect(v3.withdrawn).toEqual(v2.withdrawn);
+  });
+
+  it('refuses a withdrawal without --by or --why (exit 2), of an unknown or withdrawn id (exit 1)', async () => {
+    const store = join(dir, 'withdraw');
+    const cli = async (...args: string[]) => {
+      const io = captureIo();
+      const code = await main(['adjustments', '--profile', 'acme', '--dir', store, ...args], io.io);
+      return { code, stderr: io.stderr() };
+    };
+
+    const noWhy = await cli('--withdraw', 's2', '--by', 'bob');
+    const unknown = await cli('--withdraw', 'nope', '--by', 'bob', '--why', 'x');
+    const again = await cli('--withdraw', 's1', '--by', 'bob', '--why', 'x');
+    const both = await cli('--withdraw', 's2', '--add', 'x.json', '--by', 'bob', '--why', 'x');
+
+    expect([noWhy.code, unknown.code, again.code, both.code]).toEqual([2, 1, 1, 2]);
+    expect(noWhy.stderr).toContain('--why: is required with --withdraw');
+    expect(unknown.stderr).toContain('the latest version has no adjustment nope');
+    expect(again.stderr).toContain('s1 was withdrawn already, by bob at 2026-11-22T10:00:00.000Z');
+    expect(both.stderr).toContain('give one of --add, --lots-csv and --withdraw');
+  });
 });

@@ -20,69 +20,45 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import Big from 'big.js';
 import { parse } from 'csv-parse/sync';
 import type { Context } from 'hono';
-import { StaleAdjustmentsError } from '../adjustments/errors.ts';
+import {
+  type Adjustment,
+  type AdjustmentsDocument,
+  adjustmentSchema,
+  ContradictoryAdjustmentsError,
+  InvalidAdjustmentsError,
+  StaleAdjustmentsError,
+  validateAdjustments,
+  withdrawalOf,
+} from '../adjustments/index.ts';
 import { resolvingAdjustment } from '../adjustments/resolves.ts';
-import { type Adjustment, type AdjustmentsDocument, adjustmentSchema } from '../adjustments/schema.ts';
 import { proposalFromId } from '../adjustments/suggest.ts';
 import { toMinorUnit } from '../domain/index.ts';
-import { PROFILE_NAME } from '../export/plan/index.ts';
 import { type JobFile, type JobRecord, jobIdFor, jobKeyAt, lookupProfile, startJob } from '../jobs/index.ts';
+import { checkMeaning } from './adjustments-check.ts';
+import { changeBase, versionConflict } from './adjustments-gate.ts';
+import {
+  type AdjustmentRouteDeps,
+  type AdjustmentRouteHelpers,
+  AdjustmentsView,
+  AdjustmentView,
+  errors,
+  IfMatchHeaders,
+  json,
+  NewAdjustment,
+  ProfileParams,
+  Stored,
+} from './adjustments-schemas.ts';
 import type { AdjustmentsStore } from './adjustments-store.ts';
-import type { ApiDeps } from './app.ts';
+import { addWithdrawRoute } from './adjustments-withdraw-route.ts';
 import { callerEvent, callerName } from './authorization.ts';
 import { jsonObjectBody } from './body.ts';
 import { ForbiddenProfileError, InvalidRequestError } from './errors.ts';
-import { ErrorBody, JobIdParams } from './schemas.ts';
+import { JobIdParams } from './schemas.ts';
 
-/** What the routes use of the API's helpers. */
-export interface AdjustmentRouteHelpers {
-  mayUseProfile(c: Context, profile: string): boolean;
-  headers: Record<string, string>;
-  statusUrlOf(jobId: string): string;
-  apiError(code: string, message: string, field?: string | null): z.infer<typeof ErrorBody>;
-}
+export type { AdjustmentRouteHelpers } from './adjustments-schemas.ts';
+export { ifMatchVersion } from './adjustments-schemas.ts';
 
-/** The API's dependencies these routes read. */
-type Deps = Pick<ApiDeps, 'registry' | 'jobs' | 'starter' | 's3' | 'bucket' | 'now' | 'slots'> & {
-  adjustments: AdjustmentsStore;
-};
-
-const ProfileParams = z.object({
-  profile: z
-    .string()
-    .regex(PROFILE_NAME, 'expected 1-64 letters, digits, "_" or "-"')
-    .openapi({ param: { name: 'profile', in: 'path' }, example: 'demo' }),
-});
-
-const AdjustmentView = z.record(z.string(), z.unknown()).openapi('Adjustment', {
-  description: 'One adjustment of lib/adjustments/schema.ts (kind, id, by, at, why and its fields)',
-});
-
-const AdjustmentsView = z
-  .object({
-    profile: z.string(),
-    version: z.number().int().min(0),
-    adjustments: z.array(AdjustmentView),
-    history: z.array(
-      z.object({
-        version: z.number().int(),
-        count: z.number().int(),
-        added: z.array(z.object({ id: z.string(), kind: z.string(), by: z.string(), at: z.string() })),
-        removed: z.array(z.string()),
-      }),
-    ),
-  })
-  .openapi('Adjustments');
-
-const NewAdjustment = z.record(z.string(), z.unknown()).openapi('NewAdjustment', {
-  description:
-    'An adjustment without by and at (set by the server); id optional (the server names one). A suggestion is accepted by posting its adjustment as it is.',
-  example: { kind: 'spam', token: 'ETHG-CLAIM', why: 'Unsolicited airdrop, no market' },
-});
-
-const Stored = z
-  .object({ profile: z.string(), version: z.number().int(), adjustment: AdjustmentView })
-  .openapi('AdjustmentStored');
+type Deps = AdjustmentRouteDeps;
 
 const WarningView = z
   .object({
@@ -132,14 +108,6 @@ const Rerun = z
   })
   .openapi('Rerun');
 
-const json = <S>(description: string, schema: S) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const ERROR = json('error: code, message, field, issues', ErrorBody);
-const errors = <S extends number>(...statuses: S[]) =>
-  Object.fromEntries(statuses.map((status) => [status, ERROR])) as Record<S, typeof ERROR>;
-
 const getAdjustmentsRoute = createRoute({
   method: 'get',
   path: '/profiles/{profile}/adjustments',
@@ -158,17 +126,12 @@ const postAdjustmentRoute = createRoute({
   middleware: jsonObjectBody,
   request: {
     params: ProfileParams,
-    headers: z.object({
-      'if-match': z
-        .string()
-        .optional()
-        .openapi({ description: 'the version read, e.g. "3" ("0" before the first)' }),
-    }),
+    headers: IfMatchHeaders,
     body: { required: true, content: { 'application/json': { schema: NewAdjustment } } },
   },
   responses: {
     201: json('stored as a new version (ETag: its number)', Stored),
-    ...errors(400, 401, 403, 404, 409, 412, 413, 415, 428, 500),
+    ...errors(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 500),
   },
 });
 
@@ -187,12 +150,6 @@ const rerunRoute = createRoute({
   request: { params: JobIdParams },
   responses: { 202: json('the new job', Rerun), ...errors(400, 401, 404, 500, 503) },
 });
-
-/** The version an `If-Match` header names (`"3"`, `W/"3"`, `3`), or `null` when it names none. */
-export function ifMatchVersion(header: string | undefined): number | null {
-  const match = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header ?? '');
-  return match ? Number(match[1]) : null;
-}
 
 /** Adds the adjustments and warnings routes to `app`. */
 export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: AdjustmentRouteHelpers): void {
@@ -216,10 +173,14 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
       const latest = (await deps.adjustments.latest(profile))?.document ?? null;
       const version = latest?.version ?? 0;
       const history = await historyOf(deps.adjustments, profile, latest);
-      return c.json({ profile, version, adjustments: latest?.adjustments ?? [], history }, 200, {
-        ...headers,
-        etag: `"${version}"`,
-      });
+      const body = {
+        profile,
+        version,
+        adjustments: latest?.adjustments ?? [],
+        withdrawn: latest?.withdrawn ?? [],
+        history,
+      };
+      return c.json(body, 200, { ...headers, etag: `"${version}"` });
     },
     refuseField,
   );
@@ -228,57 +189,53 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
     postAdjustmentRoute,
     async (c) => {
       const { profile } = c.req.valid('param');
-      if (!helpers.mayUseProfile(c, profile)) throw new ForbiddenProfileError();
-      lookupProfile(deps.registry, profile);
-      const by = callerName(callerEvent(c));
-      if (by === undefined)
-        return c.json(
-          apiError('caller_unknown', 'every change is attributed: no signed-in caller'),
-          401,
-          headers,
-        );
-      const expected = ifMatchVersion(c.req.header('if-match'));
-      if (expected === null)
-        return c.json(
-          apiError(
-            'if_match_required',
-            'If-Match must name the version read, e.g. "3" ("0" before the first)',
-            'If-Match',
-          ),
-          428,
-          headers,
-        );
-      const latest = (await deps.adjustments.latest(profile))?.document ?? null;
-      const current = latest?.version ?? 0;
-      if (expected !== current) return conflict(c, current);
-      const adjustment = newAdjustment(c.req.valid('json'), by, deps.now(), current + 1);
+      const base = await changeBase(c, deps, helpers, profile, 'change');
+      if (base instanceof Response) return base as never;
+      const { latest, current } = base;
+      const adjustment = newAdjustment(c.req.valid('json'), base.by, deps.now(), current + 1);
       const taken = latest?.adjustments.find((a) => a.id === adjustment.id);
-      if (taken !== undefined)
-        return c.json(
-          apiError('adjustment_exists', `the adjustment ${adjustment.id} exists already`, 'id'),
-          409,
-          headers,
-        );
+      const gone = withdrawalOf(latest, adjustment.id);
+      if (taken !== undefined || gone !== undefined) {
+        const message =
+          gone === undefined
+            ? `the adjustment ${adjustment.id} exists already`
+            : `${adjustment.id} was an adjustment withdrawn by ${gone.by} at ${gone.at}: an id names one adjustment for good, give another`;
+        return c.json(apiError('adjustment_exists', message, 'id'), 409, headers);
+      }
       const doc: AdjustmentsDocument = {
         schema: 'pbs-export/adjustments@1',
         profile,
         version: current + 1,
         adjustments: [...(latest?.adjustments ?? []), adjustment],
+        ...(latest?.withdrawn === undefined ? {} : { withdrawn: latest.withdrawn }),
       };
+      const refused = (field: string, reason: string) =>
+        c.json(apiError('adjustment_refused', `${field}: ${reason}`, field), 422, headers);
       try {
-        await deps.adjustments.put(profile, doc, current);
+        validateAdjustments(doc);
       } catch (error) {
-        // Another writer stored a version between the read above and this write.
-        if (error instanceof StaleAdjustmentsError) return conflict(c, null);
+        if (error instanceof ContradictoryAdjustmentsError)
+          return refused(referenceField(adjustment), error.message);
+        if (error instanceof InvalidAdjustmentsError) return refused(error.field, error.reason);
         throw error;
       }
-      return c.json({ profile, version: doc.version, adjustment }, 201, {
-        ...headers,
-        etag: `"${doc.version}"`,
-      });
+      const meaning = await checkMeaning(deps, doc, adjustment.id);
+      if (meaning.issue !== null) return refused(meaning.issue.field, meaning.issue.reason);
+      let version: number;
+      try {
+        version = (await deps.adjustments.put(profile, doc, current)).document.version;
+      } catch (error) {
+        // Another writer stored a version between the read above and this write.
+        if (error instanceof StaleAdjustmentsError) return versionConflict(c, helpers, null) as never;
+        throw error;
+      }
+      const body = { profile, version, adjustment, checkedAgainst: meaning.checkedAgainst };
+      return c.json(body, 201, { ...headers, etag: `"${version}"` });
     },
     refuseField,
   );
+
+  addWithdrawRoute(app, deps, helpers, refuseField);
 
   app.openapi(
     warningsRoute,
@@ -376,14 +333,6 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
     refuseField,
   );
 
-  function conflict(c: Context, current: number | null) {
-    const message =
-      current === null
-        ? 'another change was stored first: read the adjustments again'
-        : `the newest version is ${current}: read it again and send If-Match: "${current}"`;
-    return c.json(apiError('version_conflict', message, 'If-Match'), 412, headers);
-  }
-
   /** A job the caller may see, else `null` (another profile's job is as missing). */
   async function visibleJob(c: Context, jobId: string): Promise<JobRecord | null> {
     const job = await deps.jobs.get(jobId);
@@ -419,7 +368,15 @@ export function newAdjustment(
   throw new InvalidRequestError(field, issue?.message ?? 'invalid adjustment');
 }
 
-/** What each version added and removed (newest first, at most 100 versions). */
+/** The field of `a` that names what it adjusts (a contradiction is about it). */
+function referenceField(a: Adjustment): string {
+  if (a.kind === 'transfer-pair') return 'outTxId';
+  if (a.kind === 'spam') return 'token';
+  if (a.kind === 'opening-lots') return 'lots';
+  return 'txId';
+}
+
+/** What each version added, removed and withdrew (newest first, at most 100 versions). */
 async function historyOf(store: AdjustmentsStore, profile: string, latest: AdjustmentsDocument | null) {
   const history: z.infer<typeof AdjustmentsView>['history'] = [];
   let newer = latest;
@@ -434,6 +391,9 @@ async function historyOf(store: AdjustmentsStore, profile: string, latest: Adjus
         .filter((a) => !before.has(a.id))
         .map((a) => ({ id: a.id, kind: a.kind, by: a.by, at: a.at })),
       removed: [...before].filter((id) => !after.has(id)),
+      withdrawn: (newer.withdrawn ?? [])
+        .slice(older?.withdrawn?.length ?? 0)
+        .map((w) => ({ id: w.adjustment.id, kind: w.adjustment.kind, by: w.by, at: w.at, why: w.why })),
     });
     newer = older;
   }

@@ -1,37 +1,20 @@
 /**
- * Closed periods in the portal: a "Close this month" form on each report set (who closes is the
- * signed-in person, as the API records the caller), the closed state of a set with who and when,
+ * Closed periods in the portal: a "Close this month…" form on each report set, folded away below
+ * its files and sent only once confirmed (who closes is the signed-in person, as the API records
+ * the caller), the closed state of a set with who and when,
  * and the client's closed periods with their history (reopens) and restatements.
  */
 import type { FC } from 'hono/jsx';
 import type { JobDetail } from './api-client.ts';
-import { formatBytes, type PageContext } from './views.tsx';
+import type { ClosesAnswer, RestatementView } from './closes-types.ts';
+import { formatBytes, type PageContext } from './page.ts';
+
+export type { CloseRecordView, ClosesAnswer, RestatementView } from './closes-types.ts';
+
 import { fileOrder } from './wording.ts';
 
-/** One close or reopen record, as `GET /closes` lists it. */
-export interface CloseRecordView {
-  action: 'close' | 'reopen';
-  period: string;
-  runId: string;
-  by: string;
-  at: string;
-  reason: string;
-}
-
-/** One restatement as `GET /closes` lists it (its files' links are fetched on a click, fresh). */
-export interface RestatementView {
-  period: string;
-  prefix: string;
-  summary: string;
-  checkedAt: string;
-  files?: { name: string; bytes: number }[];
-}
-
-/** The answer of `GET /closes?profile=`. */
-export interface ClosesAnswer {
-  periods: { period: string; closed: CloseRecordView | null; history: CloseRecordView[] }[];
-  restatements: RestatementView[];
-}
+/** The value of the close form's confirmation box: the portal closes nothing without it. */
+export const CLOSE_CONFIRMED = 'yes';
 
 const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 
@@ -54,14 +37,37 @@ export const CloseSetForm: FC<{
   if (closed !== null) return <p class="muted">{job.period} is closed at another report set.</p>;
   if (job.runId === undefined) return null;
   const what = /^\d{4}-\d{2}$/.test(job.period) ? 'month' : 'period';
+  // Two steps, away from the downloads: a close cannot be undone by replacing the set (on AWS
+  // the set is locked in the bucket for years), so it is opened, read, confirmed, then sent.
   return (
-    <form method="post" action={`${ctx.base}/view/clients/${encodeURIComponent(profile)}/close`} data-submit>
-      <input type="hidden" name="period" value={job.period} />
-      <input type="hidden" name="runId" value={job.runId} />
-      <label for={`reason-${job.jobId}`}>Reason (optional)</label>{' '}
-      <input id={`reason-${job.jobId}`} name="reason" type="text" maxlength={2000} />{' '}
-      <button type="submit">Close this {what}</button>
-    </form>
+    <details class="close-set">
+      <summary>Close this {what}…</summary>
+      <form
+        method="post"
+        action={`${ctx.base}/view/clients/${encodeURIComponent(profile)}/close`}
+        data-submit
+      >
+        <input type="hidden" name="period" value={job.period} />
+        <input type="hidden" name="runId" value={job.runId} />
+        <p>
+          Closing {job.period} at this report set records it as the set you filed. The set is then never
+          replaced or deleted: on AWS its files are locked in the bucket for years (the retention your
+          administrator set, ten years by default). Later changes to {job.period} come as restatements. A
+          close can be reopened, but the set stays.
+        </p>
+        <p>
+          <label for={`reason-${job.jobId}`}>Reason (optional)</label>{' '}
+          <input id={`reason-${job.jobId}`} name="reason" type="text" maxlength={2000} />
+        </p>
+        <p>
+          <label class="choice">
+            <input type="checkbox" name="confirm" value={CLOSE_CONFIRMED} required /> I understand:{' '}
+            {job.period} is closed at this set, which is kept as it is
+          </label>
+        </p>
+        <button type="submit">Close {job.period} at this set</button>
+      </form>
+    </details>
   );
 };
 

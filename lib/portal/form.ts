@@ -32,13 +32,17 @@ export const FIELDS = {
  * language opens without asking (`''`: the request's default, comma and decimal point).
  */
 export const CSV_DIALECTS = {
-  '': { label: 'Comma and decimal point: English-language spreadsheets (default)', csv: undefined },
-  semicolon: {
-    label: 'Semicolon and decimal comma: German, French and other European spreadsheets',
-    csv: { delimiter: ';', decimalSeparator: ',' },
-  },
-  tab: { label: 'Tab-separated, decimal point', csv: { delimiter: '\t', decimalSeparator: '.' } },
+  '': { label: 'Comma, decimal point (default)', csv: undefined },
+  semicolon: { label: 'Semicolon, decimal comma', csv: { delimiter: ';', decimalSeparator: ',' } },
+  tab: { label: 'Tab, decimal point', csv: { delimiter: '\t', decimalSeparator: '.' } },
 } as const;
+
+/**
+ * Which spreadsheets each CSV dialect is for: the select's hint (the options stay short, so a
+ * phone shows each whole in the select).
+ */
+export const CSV_DIALECTS_HINT =
+  'Comma and decimal point: English-language spreadsheets. Semicolon and decimal comma: German, French and other European spreadsheets. Tab: any program that reads tab-separated text.';
 
 /** The request's `csv` for a posted dialect; an unknown one is passed on for the API to refuse. */
 function csvOf(dialect: string | undefined): unknown {

@@ -27,6 +27,7 @@ import {
   portalApi,
 } from './api-client.ts';
 import { isAssetName, readAsset } from './assets.ts';
+import { CLOSE_CONFIRMED } from './closes-view.tsx';
 import { DevSignInError, SignInRequiredError } from './errors.ts';
 import { FAVICON_HEADERS, FAVICON_SVG } from './favicon.ts';
 import { type FormFields, issuesByField, requestFromForm } from './form.ts';
@@ -223,6 +224,10 @@ export function createPortal(deps: PortalDeps): Hono {
     const profile = c.req.param('profile');
     const fields = formFields(await c.req.json());
     const first = (name: string) => fields[name]?.[0] ?? '';
+    if (first('confirm') !== CLOSE_CONFIRMED) {
+      const message = `Nothing was closed: tick “I understand” to close ${first('period')} at that set.`;
+      return c.html(<ErrorView ctx={ctx} title="Not closed" message={message} />, 400);
+    }
     const reason = first('reason');
     const answer = await portalApi(c, deps.api).closePeriod({
       profile,

@@ -6,7 +6,7 @@
  */
 import { createContext, type FC, useContext } from 'hono/jsx';
 import type { KeptRatesSource } from './api-client.ts';
-import { CHOICES, CSV_DIALECTS, FIELDS } from './form.ts';
+import { CHOICES, CSV_DIALECTS, CSV_DIALECTS_HINT, FIELDS } from './form.ts';
 import type { PageContext } from './views.tsx';
 
 /** Values of the request form (what the person typed, to show again beside its errors). */
@@ -215,6 +215,7 @@ export const RequestView: FC<{
           <Select
             name={FIELDS.csv}
             label="CSV files for"
+            hint={CSV_DIALECTS_HINT}
             options={Object.keys(CSV_DIALECTS).filter((dialect) => dialect !== '')}
             labels={Object.fromEntries(
               Object.entries(CSV_DIALECTS).map(([key, value]) => [key, value.label]),

@@ -10,23 +10,14 @@
 import { raw } from 'hono/html';
 import type { Child, FC } from 'hono/jsx';
 import type { JobDetail, JobFileView, JobSummary } from './api-client.ts';
-import { ClosedPeriods, CloseSetForm, type ClosesAnswer } from './closes-view.tsx';
+import type { ClosesAnswer } from './closes-types.ts';
+import { ClosedPeriods, CloseSetForm } from './closes-view.tsx';
+import { formatBytes, type PageContext, type SignInView } from './page.ts';
 import type { ShardProgress } from './progress.ts';
 import { describeFile, failureInWords, fileOrder } from './wording.ts';
 
-/** How people sign in, as the pages show it. */
-export type SignInView =
-  | { kind: 'development'; profiles: readonly string[] }
-  | { kind: 'oauth'; authorizeUrl: string; tokenUrl: string; clientId: string; scopes: readonly string[] };
-
-/** What every page needs: where the portal and the API live, and how people sign in. */
-export interface PageContext {
-  /** Path of the portal, e.g. `/portal` (links are built from it). */
-  base: string;
-  /** Path of the API root, e.g. `` or `/v1` (the script calls `{api}/reports/…`). */
-  api: string;
-  signIn: SignInView;
-}
+// Where they lived before page.ts: the other views import them from here.
+export { formatBytes, type PageContext, type SignInView } from './page.ts';
 
 const Head: FC<{ ctx: PageContext; title: string }> = ({ ctx, title }) => (
   <head>
@@ -192,19 +183,6 @@ export const ErrorView: FC<{ ctx: PageContext; title: string; message: string }>
     </p>
   </section>
 );
-
-/** `12.3 kB`: sizes as people read them (the exact byte count is in the title). */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const units = ['kB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
 
 /** `2025-10-31 14:05 UTC`. */
 function formatInstant(iso: string): string {
@@ -387,13 +365,31 @@ function ExportList<Job extends JobSummary>(props: {
   );
 }
 
-/** A failed export: why, in words, with the recorded reason folded away for whoever asks. */
-const FailedExport: FC<{ job: JobSummary }> = ({ job }) => {
+/**
+ * The set of the same period that finished after `job` failed, if any: the failure is then
+ * history, listed below the sets without alarm, not above them in red.
+ */
+export function supersededBy(job: JobSummary, sets: readonly JobDetail[]): JobDetail | undefined {
+  return sets.find((set) => set.period === job.period && set.updatedAt > job.updatedAt);
+}
+
+/**
+ * A failed export: why, in words, with the recorded reason folded away for whoever asks; when a
+ * later set of its period succeeded, said so, and its reason not in red.
+ */
+const FailedExport: FC<{ job: JobSummary; superseded?: JobDetail | undefined }> = ({ job, superseded }) => {
   const failure = failureInWords(job.reason);
   return (
     <>
       <strong>{job.period}</strong> ({startedBy(job)}, failed {formatInstant(job.updatedAt)}):{' '}
-      <span class="reason">{failure.summary}</span>
+      {superseded ? (
+        <>
+          <span class="muted">{failure.summary}</span> A later set of {job.period} succeeded (
+          <a href={`#set-${superseded.jobId}`}>finished {formatInstant(superseded.updatedAt)}</a>).
+        </>
+      ) : (
+        <span class="reason">{failure.summary}</span>
+      )}
       {failure.detail !== '' ? (
         <details>
           <summary>Technical detail</summary>
@@ -463,7 +459,7 @@ export const ClientView: FC<{
     <ExportList
       id="failed"
       heading="Failed exports"
-      jobs={failed}
+      jobs={failed.filter((job) => !supersededBy(job, sets))}
       item={(job) => <FailedExport job={job} />}
     />
     <section aria-labelledby="sets-heading">
@@ -475,6 +471,12 @@ export const ClientView: FC<{
         </ReportSet>
       ))}
     </section>
+    <ExportList
+      id="failed-earlier"
+      heading="Earlier failed exports"
+      jobs={failed.filter((job) => supersededBy(job, sets))}
+      item={(job) => <FailedExport job={job} superseded={supersededBy(job, sets)} />}
+    />
     {closes ? <ClosedPeriods profile={profile} closes={closes} /> : null}
     <PageLinks ctx={ctx} profile={profile} page={page} />
   </section>
@@ -497,7 +499,6 @@ const ReportSet: FC<{ job: JobDetail; base: string; children?: Child }> = ({ job
         </>
       ) : null}
     </p>
-    {children}
     <table>
       <caption class="visually-hidden">Files of the {job.period} report set</caption>
       <thead>
@@ -531,5 +532,6 @@ const ReportSet: FC<{ job: JobDetail; base: string; children?: Child }> = ({ job
         ))}
       </tbody>
     </table>
+    {children}
   </article>
 );

@@ -5,12 +5,15 @@
  * person's own authorization: the API validates each adjustment with the document's schema
  * (server-side) and attributes it to the signed-in person; its refusal is shown beside the form.
  *
+ * Below them the profile's adjustments, each of which can be withdrawn (adjustments-list.tsx).
+ *
  * Pages: `/portal/sets/{jobId}/warnings` (shell), its view `/portal/view/sets/{jobId}/warnings`,
- * and the forms' targets `/portal/view/sets/{jobId}/adjustments` and `…/rerun`.
+ * and the forms' targets `/portal/view/sets/{jobId}/adjustments`, `…/withdraw` and `…/rerun`.
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { FC } from 'hono/jsx';
 import { proposalFromId } from '../adjustments/suggest.ts';
+import { type AdjustmentsAnswer, AdjustmentsList } from './adjustments-list.tsx';
 import { type ApiFetch, apiCaller } from './api-client.ts';
 import { ErrorView, type PageContext, Shell } from './views.tsx';
 
@@ -110,6 +113,27 @@ export function addWarningsRoutes(
     return warningsPage(c, api, ctx, jobId, refusal);
   });
 
+  app.post('/view/sets/:jobId/withdraw', json[0], json[1], async (c) => {
+    const jobId = c.req.param('jobId');
+    const fields = await formOf(c);
+    const query = new URLSearchParams({ why: fields.why ?? '' }).toString();
+    const answer = await apiCaller(c, api)<{ error?: { message: string } }>(
+      `/profiles/${encodeURIComponent(fields.profile ?? '')}/adjustments/${encodeURIComponent(fields.id ?? '')}?${query}`,
+      { method: 'DELETE', headers: { 'if-match': `"${fields.version ?? ''}"` } },
+    );
+    if (answer.status === 200)
+      return warningsPage(
+        c,
+        api,
+        ctx,
+        jobId,
+        undefined,
+        `Withdrawn ${fields.id}. Re-run the set to see the figures change.`,
+      );
+    const message = `Not withdrawn: ${answer.body.error?.message ?? 'refused'}`;
+    return warningsPage(c, api, ctx, jobId, { row: -1, form: 'withdraw', field: null, message });
+  });
+
   app.post('/view/sets/:jobId/rerun', json[0], json[1], async (c) => {
     const jobId = c.req.param('jobId');
     const answer = await apiCaller(c, api)<{ jobId?: string; error?: { message: string } }>(
@@ -203,8 +227,19 @@ async function warningsPage(
     if (answer.status === 404) return noSuchSet(c, ctx);
     return c.html(<ErrorView ctx={ctx} title="No warnings" message={body.error.message} />, 409);
   }
+  const listed = await apiCaller(
+    c,
+    api,
+  )<AdjustmentsAnswer | { error: unknown }>(`/profiles/${encodeURIComponent(body.profile)}/adjustments`);
+  const adjustments = 'error' in listed.body ? undefined : listed.body;
   return c.html(
-    <WarningsView ctx={ctx} data={body} {...(refusal ? { refusal } : {})} {...(notice ? { notice } : {})} />,
+    <WarningsView
+      ctx={ctx}
+      data={body}
+      {...(adjustments ? { adjustments } : {})}
+      {...(refusal ? { refusal } : {})}
+      {...(notice ? { notice } : {})}
+    />,
     refusal === undefined ? 200 : 400,
   );
 }
@@ -217,9 +252,11 @@ function noSuchSet(c: Context, ctx: PageContext) {
 export const WarningsView: FC<{
   ctx: PageContext;
   data: WarningsAnswer;
+  /** The profile's adjustments (`GET /profiles/{profile}/adjustments`); absent: not listed. */
+  adjustments?: AdjustmentsAnswer;
   refusal?: Refusal;
   notice?: string;
-}> = ({ ctx, data, refusal, notice }) => {
+}> = ({ ctx, data, adjustments, refusal, notice }) => {
   const rows = data.warnings.map((w, index) => ({ w, index }));
   const open = rows.filter(({ w }) => w.resolvedBy === null);
   const resolved = rows.filter(({ w }) => w.resolvedBy !== null);
@@ -280,6 +317,9 @@ export const WarningsView: FC<{
           </li>
         ))}
       </ul>
+      {adjustments ? (
+        <AdjustmentsList profile={data.profile} data={adjustments} action={action('withdraw')} />
+      ) : null}
     </section>
   );
 };

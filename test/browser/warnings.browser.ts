@@ -201,4 +201,28 @@ describe('resolving a set’s warnings in the portal', () => {
     expect(await seriousViolations()).toEqual([]);
     await shoot('warnings-rerun');
   });
+
+  it('withdraws an adjustment from the list, with why: kept as withdrawn, attributed, the warning open again', async () => {
+    await page.goto(url(`/portal/sets/${jobId}/warnings`));
+    const item = page.locator('#adjustments li', { hasText: 'suggested:spam:ETHG-CLAIM' }).first();
+    await item.getByText('Withdraw…').click();
+    await item.getByLabel(/^Why is/).fill('ETHG-CLAIM turned out to have a market');
+    await item.getByRole('button', { name: 'Withdraw suggested:spam:ETHG-CLAIM' }).click();
+    await page.getByRole('status').filter({ hasText: 'Withdrawn' }).waitFor();
+
+    const headers = { authorization: `Bearer ${await service.devToken(['demo'])}` };
+    const stored = (await (await fetch(url('/profiles/demo/adjustments'), { headers })).json()) as {
+      adjustments: { id: string }[];
+      withdrawn: { adjustment: { id: string }; by: string; why: string }[];
+    };
+    expect(stored.adjustments.map((a) => a.id)).toEqual(['manual-v1']);
+    expect(stored.withdrawn.map((w) => [w.adjustment.id, w.by, w.why])).toEqual([
+      ['suggested:spam:ETHG-CLAIM', 'developer', 'ETHG-CLAIM turned out to have a market'],
+    ]);
+    expect(await page.locator('#adjustments .withdrawn li').textContent()).toContain(
+      'suggested:spam:ETHG-CLAIM (spam) withdrawn by developer',
+    );
+    expect(await page.locator('article.warning', { hasText: 'ETHG-CLAIM' }).count()).toBe(2);
+    expect(await seriousViolations()).toEqual([]);
+  });
 });

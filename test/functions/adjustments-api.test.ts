@@ -153,12 +153,14 @@ describe('GET /profiles/{profile}/adjustments', () => {
           },
         ],
         removed: [],
+        withdrawn: [],
       },
       {
         version: 1,
         count: 1,
         added: [{ id: 'spam-claim', kind: 'spam', by: 'ana@example.com', at: NOW.toISOString() }],
         removed: [],
+        withdrawn: [],
       },
     ]);
   });
@@ -168,7 +170,7 @@ describe('GET /profiles/{profile}/adjustments', () => {
     expect([answer.status, answer.headers.etag, answer.body]).toEqual([
       200,
       '"0"',
-      { profile: 'acme', version: 0, adjustments: [], history: [] },
+      { profile: 'acme', version: 0, adjustments: [], withdrawn: [], history: [] },
     ]);
   });
 });

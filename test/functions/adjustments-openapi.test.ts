@@ -24,17 +24,22 @@ afterAll(async () => {
 const ANA: Record<string, unknown> = { email: 'ana@example.com', pbs_profiles: 'demo nosuch' };
 
 interface Call {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   body?: string;
   headers?: Record<string, string>;
   claims?: Record<string, unknown>;
+  query?: string;
 }
 
 /** Calls the API's Lambda handler as API Gateway would; answers the status. */
-async function status({ method, path, body, headers = {}, claims = ANA }: Call): Promise<number> {
+async function status({ method, path, body, headers = {}, claims = ANA, query }: Call): Promise<number> {
   const event: APIGatewayProxyEventV2 = await loadEvent('post-reports.json');
   event.rawPath = path;
+  if (query !== undefined) {
+    event.rawQueryString = query;
+    event.queryStringParameters = Object.fromEntries(new URLSearchParams(query));
+  }
   event.routeKey = `${method} ${path}`;
   event.requestContext.http = { ...event.requestContext.http, method, path };
   event.headers = { ...event.headers, ...headers };
@@ -47,7 +52,7 @@ async function status({ method, path, body, headers = {}, claims = ANA }: Call):
 }
 
 /** The statuses the OpenAPI document lists for an operation. */
-async function documented(path: string, method: 'get' | 'post'): Promise<number[]> {
+async function documented(path: string, method: 'get' | 'post' | 'delete'): Promise<number[]> {
   const event = await loadEvent('get-report.json');
   event.rawPath = '/openapi.json';
   event.requestContext.http.path = '/openapi.json';
@@ -126,9 +131,57 @@ describe('the adjustments routes answer what the OpenAPI document lists, and nev
       await post(SPAM, { ...json, 'if-match': '"0"' }, 'nosuch'),
       await post(`{"why":"${'x'.repeat(70_000)}"}`, { ...json, 'if-match': '"1"' }),
       await post(SPAM, { 'content-type': 'text/plain', 'if-match': '"1"' }),
+      // The same token marked as spam twice: the two contradict each other.
+      await post(JSON.stringify({ kind: 'spam', token: 'ETHG-CLAIM', why: 'again' }), {
+        ...json,
+        'if-match': '"1"',
+      }),
     ];
-    expect(answered).toEqual([201, 409, 412, 428, 400, 401, 403, 404, 413, 415]);
+    expect(answered).toEqual([201, 409, 412, 428, 400, 401, 403, 404, 413, 415, 422]);
     expect(await documented('/profiles/{profile}/adjustments', 'post')).toEqual([...sorted(answered), 500]);
+  });
+
+  it('DELETE /profiles/{profile}/adjustments/{id}', async () => {
+    const withdraw = (id: string, query: string, headers: Record<string, string>, claims = ANA) =>
+      status({ method: 'DELETE', path: `/profiles/demo/adjustments/${id}`, headers, claims, query });
+    const why = 'why=posted+by+mistake';
+    const answered = [
+      await withdraw('spam-claim', why, { 'if-match': '"1"' }),
+      await withdraw('spam-claim', why, { 'if-match': '"2"' }),
+      await withdraw('manual-v2', why, { 'if-match': '"1"' }),
+      await withdraw('manual-v2', why, {}),
+      await withdraw('manual-v2', '', { 'if-match': '"2"' }),
+      await withdraw('manual-v2', why, { 'if-match': '"2"' }, { pbs_profiles: 'demo' }),
+      await status({
+        method: 'DELETE',
+        path: '/profiles/acme/adjustments/x',
+        query: why,
+        headers: { 'if-match': '"0"' },
+      }),
+    ];
+    expect(answered).toEqual([200, 404, 412, 428, 400, 401, 403]);
+    expect(await documented('/profiles/{profile}/adjustments/{id}', 'delete')).toEqual([
+      ...sorted(answered),
+      500,
+    ]);
+  });
+
+  it('lists no 501 on any adjustments route', async () => {
+    const event = await loadEvent('get-report.json');
+    event.rawPath = '/openapi.json';
+    event.requestContext.http.path = '/openapi.json';
+    const result = (await createApiHandler(h.apiContext())(event)) as APIGatewayProxyStructuredResultV2;
+    const doc = JSON.parse(result.body ?? 'null') as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const routes = Object.entries(doc.paths).filter(([path]) => path.includes('adjustments'));
+    expect(routes.map(([path]) => path).sort()).toEqual([
+      '/profiles/{profile}/adjustments',
+      '/profiles/{profile}/adjustments/{id}',
+    ]);
+    for (const [, operations] of routes)
+      for (const operation of Object.values(operations))
+        expect(Object.keys(operation.responses)).not.toContain('501');
   });
 
   it('GET /reports/{jobId}/warnings', async () => {

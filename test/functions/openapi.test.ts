@@ -48,6 +48,7 @@ describe('GET /openapi.json', () => {
       '/closes',
       '/closes/reopen',
       '/profiles/{profile}/adjustments',
+      '/profiles/{profile}/adjustments/{id}',
       '/rates',
       '/reports',
       '/reports/{jobId}',
@@ -57,6 +58,7 @@ describe('GET /openapi.json', () => {
       '/reports/{jobId}/warnings',
     ]);
     expect(Object.keys(paths['/profiles/{profile}/adjustments'] ?? {}).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(paths['/profiles/{profile}/adjustments/{id}'] ?? {})).toEqual(['delete']);
     expect(Object.keys(paths['/reports/{jobId}/warnings'] ?? {})).toEqual(['get']);
     expect(Object.keys(paths['/reports/{jobId}/rerun'] ?? {})).toEqual(['post']);
     expect(Object.keys(paths['/rates'] ?? {})).toEqual(['get']);

@@ -106,6 +106,15 @@
       });
       const next = response.headers.get('x-portal-location');
       if (next) {
+        const target = new URL(next, location.href);
+        // The same page with another #fragment: assigning it would only scroll, and the view
+        // would still show what it showed before the form (a close not yet listed): load it again.
+        if (target.pathname === location.pathname && target.search === location.search) {
+          history.replaceState(null, '', target.href);
+          await load(false);
+          if (target.hash) document.getElementById(target.hash.slice(1))?.scrollIntoView();
+          return;
+        }
         location.assign(next);
         return;
       }
