@@ -21,7 +21,7 @@ import { code as currencyCode } from 'currency-codes';
 import { parse as losslessParse, stringify as losslessStringify } from 'lossless-json';
 import pLimit from 'p-limit';
 import { parseExportRequest, planExport, type Shard, shardQuery } from '../lib/export/index.ts';
-import { mayHoldInexactNumbers } from '../lib/pbs/exact-json.ts';
+import { mayHoldInexactNumbers } from '../lib/domain/index.ts';
 import type { PbsClient, PbsCredentials } from '../lib/pbs/index.ts';
 import { transactionParams } from '../lib/pbs/query.ts';
 import { signRequest } from '../lib/pbs/signing.ts';

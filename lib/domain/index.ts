@@ -1,9 +1,21 @@
 /**
  * What the export and the gains engine share, below both: the canonical transaction, report
- * tables, exact decimals and wall-clock time in a zone. Depends on nothing of the project's but
- * the service's exact JSON numbers.
+ * tables, exact decimals and wall-clock time in a zone. Depends on nothing else of the project's;
+ * the service's exact JSON numbers are parsed here too (`json/`), so the decimals can read them.
  */
 export * from './decimal/index.ts';
+export {
+  type ExactNumber,
+  isExactNumber,
+  mayHoldInexactNumbers,
+  numberText,
+  type ParsedJson,
+  parseJson,
+  parseJsonExactly,
+  parseJsonValue,
+  stringifyJson,
+} from './json/exact-json.ts';
+export { isInexactNumberToken } from './json/number-token.ts';
 export { minorUnit, moneyCell, moneyHeader, toMinorUnit } from './money.ts';
 export {
   type Cell,

@@ -26,7 +26,7 @@ export {
   parseJson,
   parseJsonValue,
   stringifyJson,
-} from './exact-json.ts';
+} from '../domain/index.ts';
 export type * from './model.ts';
 export type { PageRequestOptions, RequestScheduler } from './pagination.ts';
 export { getPath, setPath } from './path.ts';

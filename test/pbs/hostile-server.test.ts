@@ -12,7 +12,7 @@ import {
   PbsResponseError,
   PbsResponseTooLargeError,
 } from '../../lib/pbs/errors.ts';
-import { isExactNumber, stringifyJson } from '../../lib/pbs/exact-json.ts';
+import { isExactNumber, stringifyJson } from '../../lib/domain/index.ts';
 import type { RawTransaction } from '../../lib/pbs/model.ts';
 import { getPath } from '../../lib/pbs/path.ts';
 import { secretForms } from '../../lib/redaction.ts';

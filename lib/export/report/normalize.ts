@@ -9,7 +9,7 @@ import { type Cell, type Column, numberWidth, type Row, type TableSpec } from '.
 import type { CanonicalMovement, CanonicalTransaction } from '../../domain/transaction.ts';
 import { fastUtcInstant } from '../../domain/zoned.ts';
 import { PbsExportError } from '../../errors.ts';
-import { isExactNumber, stringifyJson } from '../../pbs/exact-json.ts';
+import { isExactNumber, stringifyJson } from '../../domain/index.ts';
 import { type InstantReading, readInstant } from '../../pbs/instant.ts';
 import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
 import { getPath } from '../../pbs/path.ts';

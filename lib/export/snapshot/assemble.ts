@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { setImmediate as giveWay } from 'node:timers/promises';
 import { PbsExportError } from '../../errors.ts';
-import { isExactNumber, parseJsonValue, stringifyJson } from '../../pbs/exact-json.ts';
+import { isExactNumber, parseJsonValue, stringifyJson } from '../../domain/index.ts';
 import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
 import { type Digest, hashedFile } from '../../storage/hashing.ts';

@@ -4,7 +4,7 @@ import { open } from 'node:fs/promises';
 import type { Readable, TransformOptions, Writable } from 'node:stream';
 import { createGunzip, createGzip, type ZlibOptions } from 'node:zlib';
 import { PbsExportError } from '../../errors.ts';
-import { parseJsonValue, stringifyJson } from '../../pbs/exact-json.ts';
+import { parseJsonValue, stringifyJson } from '../../domain/index.ts';
 import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
 

@@ -5,7 +5,7 @@
  * sent as `1` or `"yes"` would have a deleted transaction published as not deleted.
  */
 import { PbsExportError } from '../../errors.ts';
-import { stringifyJson } from '../../pbs/exact-json.ts';
+import { stringifyJson } from '../../domain/index.ts';
 import type { RawTimelineItem } from '../../pbs/model.ts';
 import { getPath } from '../../pbs/path.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
