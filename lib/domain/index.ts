@@ -17,6 +17,7 @@ export {
 } from './json/exact-json.ts';
 export { isInexactNumberToken } from './json/number-token.ts';
 export { minorUnit, moneyCell, moneyHeader, toMinorUnit } from './money.ts';
+export { PROFILE_NAME } from './profile.ts';
 export {
   type Cell,
   type Column,

@@ -24,14 +24,14 @@ import { StaleAdjustmentsError } from '../adjustments/errors.ts';
 import { resolvingAdjustment } from '../adjustments/resolves.ts';
 import { type Adjustment, type AdjustmentsDocument, adjustmentSchema } from '../adjustments/schema.ts';
 import { proposalFromId } from '../adjustments/suggest.ts';
+import { ErrorBody, JobIdParams } from '../api-schemas/index.ts';
 import { PROFILE_NAME } from '../export/plan/index.ts';
 import { type JobFile, type JobRecord, jobIdFor, jobKeyAt, lookupProfile, startJob } from '../jobs/index.ts';
 import type { AdjustmentsStore } from './adjustments-store.ts';
-import type { ApiDeps } from './app.ts';
 import { callerEvent, callerName } from './authorization.ts';
 import { jsonObjectBody } from './body.ts';
+import type { ApiDeps } from './deps.ts';
 import { ForbiddenProfileError, InvalidRequestError } from './errors.ts';
-import { ErrorBody, JobIdParams } from './schemas.ts';
 
 /** What the routes use of the API's helpers. */
 export interface AdjustmentRouteHelpers {

@@ -1,4 +1,14 @@
 /** Signed client of the Portfolio Balance Service API V2. */
+
+export {
+  type ExactNumber,
+  isExactNumber,
+  numberText,
+  type ParsedJson,
+  parseJson,
+  parseJsonValue,
+  stringifyJson,
+} from '../domain/index.ts';
 export { createPbsClient, type PbsClient, type PbsClientStats } from './client.ts';
 export {
   PBS_CLIENT_DEFAULTS,
@@ -18,15 +28,6 @@ export {
   PbsResponseTooLargeError,
   PbsTimeoutError,
 } from './errors.ts';
-export {
-  type ExactNumber,
-  isExactNumber,
-  numberText,
-  type ParsedJson,
-  parseJson,
-  parseJsonValue,
-  stringifyJson,
-} from '../domain/index.ts';
 export type * from './model.ts';
 export type { PageRequestOptions, RequestScheduler } from './pagination.ts';
 export { getPath, setPath } from './path.ts';

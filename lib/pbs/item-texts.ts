@@ -8,8 +8,13 @@
  * every number token, so {@link parseListBody} knows without a second scan whether the body needs
  * the lossless parser.
  */
-import { isExactNumber, type ParsedJson, parseJson, parseJsonExactly } from '../domain/index.ts';
-import { isInexactNumberToken } from '../domain/index.ts';
+import {
+  isExactNumber,
+  isInexactNumberToken,
+  type ParsedJson,
+  parseJson,
+  parseJsonExactly,
+} from '../domain/index.ts';
 import { setPath } from './path.ts';
 
 const QUOTE = 0x22;

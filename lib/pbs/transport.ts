@@ -1,4 +1,5 @@
 import { untilAborted } from '../abort.ts';
+import { type ParsedJson, parseJson } from '../domain/index.ts';
 import { redactThenShorten, secretRedactor } from '../redaction.ts';
 import type { PbsCredentials } from './config.ts';
 import {
@@ -9,7 +10,6 @@ import {
   PbsResponseTooLargeError,
   PbsTimeoutError,
 } from './errors.ts';
-import { type ParsedJson, parseJson } from '../domain/index.ts';
 import { parseRetryAfter } from './retry.ts';
 import { signRequest, timestampText } from './signing.ts';
 import { decodeUtf8 } from './utf8.ts';

@@ -7,8 +7,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 // Types only: the answers' shapes are the API's own schemas (no runtime import of the API).
-import type { ErrorBody, JobList, JobView, KeptRatesList } from '../http-api/schemas.ts';
-import type { ClosesAnswer } from './closes-view.tsx';
+import type { ErrorBody, JobList, JobView, KeptRatesList } from '../api-schemas/index.ts';
 import { PortalApiError } from './errors.ts';
 
 /** What the portal calls: the API app's `fetch`, given the caller's environment (its claims). */
@@ -107,4 +106,29 @@ export function apiCaller(c: Context, fetch: ApiFetch): ApiCall {
       throw new PortalApiError(response.status, `the API answered ${path} with no JSON`, { cause: error });
     }
   };
+}
+
+/** One close or reopen record, as `GET /closes` lists it. */
+export interface CloseRecordView {
+  action: 'close' | 'reopen';
+  period: string;
+  runId: string;
+  by: string;
+  at: string;
+  reason: string;
+}
+
+/** One restatement as `GET /closes` lists it (its files' links are fetched on a click, fresh). */
+export interface RestatementView {
+  period: string;
+  prefix: string;
+  summary: string;
+  checkedAt: string;
+  files?: { name: string; bytes: number }[];
+}
+
+/** The answer of `GET /closes?profile=`. */
+export interface ClosesAnswer {
+  periods: { period: string; closed: CloseRecordView | null; history: CloseRecordView[] }[];
+  restatements: RestatementView[];
 }

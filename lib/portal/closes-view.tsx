@@ -4,34 +4,11 @@
  * and the client's closed periods with their history (reopens) and restatements.
  */
 import type { FC } from 'hono/jsx';
-import type { JobDetail } from './api-client.ts';
-import { formatBytes, type PageContext } from './views.tsx';
-import { fileOrder } from './wording.ts';
+import type { ClosesAnswer, JobDetail, RestatementView } from './api-client.ts';
+import type { PageContext } from './page-context.ts';
+import { fileOrder, formatBytes } from './wording.ts';
 
-/** One close or reopen record, as `GET /closes` lists it. */
-export interface CloseRecordView {
-  action: 'close' | 'reopen';
-  period: string;
-  runId: string;
-  by: string;
-  at: string;
-  reason: string;
-}
-
-/** One restatement as `GET /closes` lists it (its files' links are fetched on a click, fresh). */
-export interface RestatementView {
-  period: string;
-  prefix: string;
-  summary: string;
-  checkedAt: string;
-  files?: { name: string; bytes: number }[];
-}
-
-/** The answer of `GET /closes?profile=`. */
-export interface ClosesAnswer {
-  periods: { period: string; closed: CloseRecordView | null; history: CloseRecordView[] }[];
-  restatements: RestatementView[];
-}
+export type { CloseRecordView, ClosesAnswer, RestatementView } from './api-client.ts';
 
 const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 

@@ -7,7 +7,7 @@
 import { createContext, type FC, useContext } from 'hono/jsx';
 import type { KeptRatesSource } from './api-client.ts';
 import { CHOICES, CSV_DIALECTS, FIELDS } from './form.ts';
-import type { PageContext } from './views.tsx';
+import type { PageContext } from './page-context.ts';
 
 /** Values of the request form (what the person typed, to show again beside its errors). */
 export type FormValues = Record<string, string[]>;

@@ -9,24 +9,13 @@
  */
 import { raw } from 'hono/html';
 import type { Child, FC } from 'hono/jsx';
-import type { JobDetail, JobFileView, JobSummary } from './api-client.ts';
-import { ClosedPeriods, CloseSetForm, type ClosesAnswer } from './closes-view.tsx';
+import type { ClosesAnswer, JobDetail, JobFileView, JobSummary } from './api-client.ts';
+import { ClosedPeriods, CloseSetForm } from './closes-view.tsx';
+import type { PageContext, SignInView } from './page-context.ts';
 import type { ShardProgress } from './progress.ts';
-import { describeFile, failureInWords, fileOrder } from './wording.ts';
+import { describeFile, failureInWords, fileOrder, formatBytes } from './wording.ts';
 
-/** How people sign in, as the pages show it. */
-export type SignInView =
-  | { kind: 'development'; profiles: readonly string[] }
-  | { kind: 'oauth'; authorizeUrl: string; tokenUrl: string; clientId: string; scopes: readonly string[] };
-
-/** What every page needs: where the portal and the API live, and how people sign in. */
-export interface PageContext {
-  /** Path of the portal, e.g. `/portal` (links are built from it). */
-  base: string;
-  /** Path of the API root, e.g. `` or `/v1` (the script calls `{api}/reports/…`). */
-  api: string;
-  signIn: SignInView;
-}
+export type { PageContext, SignInView } from './page-context.ts';
 
 const Head: FC<{ ctx: PageContext; title: string }> = ({ ctx, title }) => (
   <head>
@@ -193,18 +182,7 @@ export const ErrorView: FC<{ ctx: PageContext; title: string; message: string }>
   </section>
 );
 
-/** `12.3 kB`: sizes as people read them (the exact byte count is in the title). */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const units = ['kB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
+export { formatBytes } from './wording.ts';
 
 /** `2025-10-31 14:05 UTC`. */
 function formatInstant(iso: string): string {

@@ -4,12 +4,12 @@
  * a first pass (`observe`) collects them and they reach the reports as extra text columns.
  */
 import { absDecimal, parseDecimal, signDecimal, trimDecimal } from '../../domain/decimal/plain.ts';
+import { isExactNumber, stringifyJson } from '../../domain/index.ts';
 import { moneyCell, moneyHeader } from '../../domain/money.ts';
 import { type Cell, type Column, numberWidth, type Row, type TableSpec } from '../../domain/table.ts';
 import type { CanonicalMovement, CanonicalTransaction } from '../../domain/transaction.ts';
 import { fastUtcInstant } from '../../domain/zoned.ts';
 import { PbsExportError } from '../../errors.ts';
-import { isExactNumber, stringifyJson } from '../../domain/index.ts';
 import { type InstantReading, readInstant } from '../../pbs/instant.ts';
 import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
 import { getPath } from '../../pbs/path.ts';

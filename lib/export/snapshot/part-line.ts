@@ -1,5 +1,5 @@
-import { PbsExportError } from '../../errors.ts';
 import { isExactNumber, parseJsonValue, stringifyJson } from '../../domain/index.ts';
+import { PbsExportError } from '../../errors.ts';
 import { readInstant } from '../../pbs/instant.ts';
 import type { RawTransaction } from '../../pbs/model.ts';
 import { getPath } from '../../pbs/path.ts';

@@ -3,8 +3,8 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable, TransformOptions, Writable } from 'node:stream';
 import { createGunzip, createGzip, type ZlibOptions } from 'node:zlib';
-import { PbsExportError } from '../../errors.ts';
 import { parseJsonValue, stringifyJson } from '../../domain/index.ts';
+import { PbsExportError } from '../../errors.ts';
 import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
 

@@ -4,8 +4,9 @@
  * `lastModifiedDate` would otherwise have months-old edits listed as recent changes, and a flag
  * sent as `1` or `"yes"` would have a deleted transaction published as not deleted.
  */
-import { PbsExportError } from '../../errors.ts';
+
 import { stringifyJson } from '../../domain/index.ts';
+import { PbsExportError } from '../../errors.ts';
 import type { RawTimelineItem } from '../../pbs/model.ts';
 import { getPath } from '../../pbs/path.ts';
 import type { TransactionFieldMap } from '../../pbs/shape.ts';
