@@ -23,9 +23,7 @@ import pLimit from 'p-limit';
 import { mayHoldInexactNumbers } from '../lib/domain/index.ts';
 import { parseExportRequest, planExport, type Shard, shardQuery } from '../lib/export/index.ts';
 import type { PbsClient, PbsCredentials } from '../lib/pbs/index.ts';
-import { transactionParams } from '../lib/pbs/query.ts';
-import { signRequest } from '../lib/pbs/signing.ts';
-import { endpointTarget, signedUrl } from '../lib/pbs/transport.ts';
+import { endpointTarget, signedUrl, signRequest, transactionParams } from '../lib/pbs/index.ts';
 
 /** What the minimal export needs of the benchmark's task. */
 export interface MinimalExportTask {

@@ -1,8 +1,14 @@
 #!/usr/bin/env -S npx tsx
 /** Standalone launcher of the Portfolio Balance Service simulator: `npm run simulator -- --help`. */
-import { banner, editsError, parseCliArgs, readEditsFile, USAGE } from '../lib/simulator/cli.ts';
-import { CliUsageError } from '../lib/simulator/errors.ts';
-import { startSimulator } from '../lib/simulator/index.ts';
+import {
+  banner,
+  CliUsageError,
+  editsError,
+  parseCliArgs,
+  readEditsFile,
+  startSimulator,
+  USAGE,
+} from '../lib/simulator/index.ts';
 
 async function main(): Promise<void> {
   let parsed: ReturnType<typeof parseCliArgs>;

@@ -25,6 +25,7 @@ export {
   UnknownReferenceError,
 } from './errors.ts';
 export { HEADER_ALIASES, importLotsCsv } from './lots-csv.ts';
+export { resolvingAdjustment } from './resolves.ts';
 export { ADJUSTMENTS_PREFIX, createS3AdjustmentsStore, type S3AdjustmentsStoreOptions } from './s3-store.ts';
 export * from './schema.ts';
 export {
@@ -35,6 +36,7 @@ export {
   parseStoredVersion,
   versionName,
 } from './store.ts';
+export { createSuggester, proposalFromId, suggestionCell } from './suggest.ts';
 export {
   type AdjustmentsReference,
   adjustmentsReference,

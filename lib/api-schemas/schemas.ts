@@ -5,7 +5,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { PROFILE_NAME } from '../domain/index.ts';
-import { ExportRequestSchema } from '../export/plan/index.ts';
+import { ExportRequestSchema } from '../export/index.ts';
 import { RATE_SOURCES } from '../fx/index.ts';
 import { JOB_CURSOR, JOB_ID } from '../jobs/index.ts';
 

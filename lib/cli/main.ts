@@ -17,8 +17,8 @@ import type { PbsClient } from '../pbs/index.ts';
 import { secretRedactor } from '../redaction.ts';
 import { createServiceClient } from '../service-client.ts';
 import { loadServiceSettings, MissingSettingsError, splitSettings } from '../settings.ts';
+import type { RunningSimulator } from '../simulator/index.ts';
 import { profilesWithCounts, startSimulator } from '../simulator/index.ts';
-import type { RunningSimulator } from '../simulator/types.ts';
 import {
   createLocalSink,
   createS3Client,

@@ -1,5 +1,5 @@
-import type { Manifest } from '../export/publish/index.ts';
-import { countWords, totalWords } from '../export/report/words.ts';
+import type { Manifest } from '../export/index.ts';
+import { countWords, totalWords } from '../export/index.ts';
 
 /** Prints what a run produced: counts, totals and where each file is. */
 export function printSummary(out: { write(text: string): unknown }, manifest: Manifest, root: string): void {

@@ -4,14 +4,8 @@
  * entries of the closed period twice: as delivered (the closed set's journal, or a journal run
  * on the closed snapshot) and corrected (a journal run on the corrected snapshot).
  */
-import {
-  absDecimal,
-  addDecimal,
-  isZeroDecimal,
-  signDecimal,
-  subtractDecimal,
-} from '../domain/decimal/plain.ts';
-import type { Account, JournalEntry, Posting } from '../ledger/types.ts';
+import { absDecimal, addDecimal, isZeroDecimal, signDecimal, subtractDecimal } from '../domain/index.ts';
+import type { Account, JournalEntry, Posting } from '../ledger/index.ts';
 
 /** Balance (debit − credit) and quantity per account, currency and token. */
 interface Balance {

@@ -7,8 +7,8 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Column, Row, TableSource } from '../domain/table.ts';
-import { writeCsv, writeXlsx } from '../export/report/index.ts';
+import type { Column, Row, TableSource } from '../domain/index.ts';
+import { writeCsv, writeXlsx } from '../export/index.ts';
 import { stringifyJson } from '../pbs/index.ts';
 import type { Sink, StoredObject } from '../storage/index.ts';
 import {

@@ -20,12 +20,16 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import Big from 'big.js';
 import { parse } from 'csv-parse/sync';
 import type { Context } from 'hono';
-import { StaleAdjustmentsError } from '../adjustments/errors.ts';
-import { resolvingAdjustment } from '../adjustments/resolves.ts';
-import { type Adjustment, type AdjustmentsDocument, adjustmentSchema } from '../adjustments/schema.ts';
-import { proposalFromId } from '../adjustments/suggest.ts';
+import {
+  type Adjustment,
+  type AdjustmentsDocument,
+  adjustmentSchema,
+  proposalFromId,
+  resolvingAdjustment,
+  StaleAdjustmentsError,
+} from '../adjustments/index.ts';
 import { ErrorBody, JobIdParams } from '../api-schemas/index.ts';
-import { PROFILE_NAME } from '../export/plan/index.ts';
+import { PROFILE_NAME } from '../export/index.ts';
 import { type JobFile, type JobRecord, jobIdFor, jobKeyAt, lookupProfile, startJob } from '../jobs/index.ts';
 import type { AdjustmentsStore } from './adjustments-store.ts';
 import { callerEvent, callerName } from './authorization.ts';

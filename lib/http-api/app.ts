@@ -28,7 +28,7 @@
 import { createHash } from 'node:crypto';
 import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { createS3AdjustmentsStore } from '../adjustments/s3-store.ts';
+import { createS3AdjustmentsStore } from '../adjustments/index.ts';
 import {
   Accepted,
   ErrorBody,
@@ -45,7 +45,7 @@ import {
   parseExportRequest,
   periodLabel,
   RequestValidationError,
-} from '../export/plan/index.ts';
+} from '../export/index.ts';
 import type { RateSource } from '../fx/index.ts';
 import { hasKeptRates, noKeptRates } from '../fx-store/index.ts';
 import {

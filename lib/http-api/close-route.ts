@@ -23,7 +23,7 @@ import {
   reopenPeriod,
 } from '../close/index.ts';
 import { ValidationError } from '../errors.ts';
-import { PROFILE_NAME } from '../export/plan/index.ts';
+import { PROFILE_NAME } from '../export/index.ts';
 import { presignDownload } from '../storage/index.ts';
 
 const CloseBody = z

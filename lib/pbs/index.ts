@@ -17,10 +17,12 @@ export {
   type PbsLogger,
   type PbsRetryOptions,
   resolveConfig,
+  SERVICE_RATE_LIMIT_PER_KEY,
 } from './config.ts';
 export { DEMO_DATA_HEADER, DEMO_DATA_VALUE, isDemoDataAnswer } from './demo-data.ts';
 export {
   PbsHttpError,
+  PbsListingError,
   PbsNetworkError,
   PbsRedirectError,
   PbsRequestError,
@@ -28,8 +30,11 @@ export {
   PbsResponseTooLargeError,
   PbsTimeoutError,
 } from './errors.ts';
+export type { InstantReading } from './instant.ts';
+export { readInstant } from './instant.ts';
 export type * from './model.ts';
 export type { PageRequestOptions, RequestScheduler } from './pagination.ts';
+export { createReadAheadBudget } from './pagination.ts';
 export { getPath, setPath } from './path.ts';
 export {
   formatInstant,
@@ -41,3 +46,4 @@ export {
 export { parseRetryAfter } from './retry.ts';
 export * from './shape.ts';
 export { signRequest } from './signing.ts';
+export { endpointTarget, signedUrl } from './transport.ts';

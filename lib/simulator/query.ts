@@ -1,4 +1,4 @@
-import type { ServiceShape } from '../pbs/shape.ts';
+import type { ServiceShape } from '../pbs/index.ts';
 import { ALL_TOKENS } from './catalog.ts';
 import type { Portfolio } from './data.ts';
 import { endOfDay, parseDateParam } from './dates.ts';

@@ -1,4 +1,4 @@
-import type { ServiceShapeOverrides } from '../pbs/shape.ts';
+import type { ServiceShapeOverrides } from '../pbs/index.ts';
 
 /** Credentials of one simulated portfolio. */
 export interface SimulatedProfile {

@@ -4,7 +4,7 @@ export {
   isAtomicTempName,
   replaceFileAtomically,
 } from './atomic-file.ts';
-export { LocalPreconditionFailedError, StorageAbortedError, StorageError } from './errors.ts';
+export { LocalPreconditionFailedError, messageOf, StorageAbortedError, StorageError } from './errors.ts';
 export { type Digest, HashingStream, hashedFile } from './hashing.ts';
 export { createLocalSink, type LocalSinkOptions } from './local-sink.ts';
 export { assertListPrefix, assertObjectName } from './names.ts';
@@ -31,5 +31,6 @@ export {
   type S3SinkOptions,
   STAGING_SEGMENT,
 } from './s3-sink.ts';
+export { makeObjectWritesAtomic } from './s3rver-atomic.ts';
 export { openScratch, removeDeadFolders, SCRATCH_PREFIX, scratchOwner } from './scratch.ts';
 export type { Sink, SinkObject, SinkSet, StoredObject } from './sink.ts';

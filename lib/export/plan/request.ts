@@ -20,7 +20,7 @@ import {
   takesOption,
   WALLET_ALLOCATIONS,
 } from '../../gains/index.ts';
-import { journalProblems, journalSchema } from '../../ledger/request.ts';
+import { journalProblems, journalSchema } from '../../ledger/index.ts';
 import { isDayOrInstant, type Period, periodProblem } from './period.ts';
 
 /** Reports an export can produce. */

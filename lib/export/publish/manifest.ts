@@ -1,4 +1,4 @@
-import type { StoredObject } from '../../storage/sink.ts';
+import type { StoredObject } from '../../storage/index.ts';
 import type { ReportSetDescription } from '../report/index.ts';
 
 export const MANIFEST_FORMAT = 'pbs-export/manifest@1';

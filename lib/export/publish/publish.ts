@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Sink, SinkObject, SinkSet, StoredObject } from '../../storage/sink.ts';
+import type { Sink, SinkObject, SinkSet, StoredObject } from '../../storage/index.ts';
 import type { RenderedReports } from '../report/index.ts';
 import { MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './manifest.ts';
 

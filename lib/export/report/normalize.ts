@@ -3,17 +3,27 @@
  * become a canonical view and report rows. Fields the mapping does not know are never dropped:
  * a first pass (`observe`) collects them and they reach the reports as extra text columns.
  */
-import { absDecimal, parseDecimal, signDecimal, trimDecimal } from '../../domain/decimal/plain.ts';
-import { isExactNumber, stringifyJson } from '../../domain/index.ts';
-import { moneyCell, moneyHeader } from '../../domain/money.ts';
-import { type Cell, type Column, numberWidth, type Row, type TableSpec } from '../../domain/table.ts';
-import type { CanonicalMovement, CanonicalTransaction } from '../../domain/transaction.ts';
-import { fastUtcInstant } from '../../domain/zoned.ts';
+
+import type { CanonicalMovement, CanonicalTransaction } from '../../domain/index.ts';
+import {
+  absDecimal,
+  type Cell,
+  type Column,
+  fastUtcInstant,
+  isExactNumber,
+  moneyCell,
+  moneyHeader,
+  numberWidth,
+  parseDecimal,
+  type Row,
+  signDecimal,
+  stringifyJson,
+  type TableSpec,
+  trimDecimal,
+} from '../../domain/index.ts';
 import { PbsExportError } from '../../errors.ts';
-import { type InstantReading, readInstant } from '../../pbs/instant.ts';
-import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
-import { getPath } from '../../pbs/path.ts';
-import type { TransactionFieldMap } from '../../pbs/shape.ts';
+import type { RawTimelineItem, RawTransaction, TransactionFieldMap } from '../../pbs/index.ts';
+import { getPath, type InstantReading, readInstant } from '../../pbs/index.ts';
 import { deletedFlag } from '../snapshot/timeline.ts';
 import { isCanonicalInstant } from './canonical-instant.ts';
 

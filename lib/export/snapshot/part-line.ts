@@ -1,9 +1,7 @@
 import { isExactNumber, parseJsonValue, stringifyJson } from '../../domain/index.ts';
 import { PbsExportError } from '../../errors.ts';
-import { readInstant } from '../../pbs/instant.ts';
-import type { RawTransaction } from '../../pbs/model.ts';
-import { getPath } from '../../pbs/path.ts';
-import type { TransactionFieldMap } from '../../pbs/shape.ts';
+import type { RawTransaction, TransactionFieldMap } from '../../pbs/index.ts';
+import { getPath, readInstant } from '../../pbs/index.ts';
 
 /** The fields a part line is ordered and deduplicated by, and how the date is read. */
 export type PartLineFields = Pick<TransactionFieldMap, 'id' | 'date' | 'instants'>;

@@ -5,8 +5,7 @@ import type { Readable, TransformOptions, Writable } from 'node:stream';
 import { createGunzip, createGzip, type ZlibOptions } from 'node:zlib';
 import { parseJsonValue, stringifyJson } from '../../domain/index.ts';
 import { PbsExportError } from '../../errors.ts';
-import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
-import type { TransactionFieldMap } from '../../pbs/shape.ts';
+import type { RawTimelineItem, RawTransaction, TransactionFieldMap } from '../../pbs/index.ts';
 
 /** Format marker of the first line of every snapshot. */
 export const SNAPSHOT_FORMAT = 'pbs-export/snapshot@1';
