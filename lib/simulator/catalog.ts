@@ -1,6 +1,7 @@
 /** What the generated data is made of: its tokens, protocols, categories and memos (`data.ts`). */
 import { STORY_TOKENS } from './story.ts';
 
+/** A token of the generated data. */
 export interface Token {
   symbol: string;
   decimals: number;
@@ -29,6 +30,7 @@ export const PROTOCOLS = ['Aave V3', 'Compound V3', 'Curve', 'Lido', 'Uniswap V3
 /** The side of a movement: out (-1) or in (1). */
 export type Leg = -1 | 1;
 
+/** One kind of transaction within a category. */
 export interface Variant {
   subType: string;
   legs: readonly Leg[];
@@ -37,6 +39,7 @@ export interface Variant {
   tokens?: readonly string[];
 }
 
+/** A `cf` category: its weight among the generated transactions and its variants. */
 export interface CategorySpec {
   category: string;
   weight: number;

@@ -78,12 +78,14 @@ export function isoInstant(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** An account of a simulated portfolio. */
 export interface Account {
   id: string;
   name: string;
   type: string;
 }
 
+/** A ledger of a simulated portfolio, in one of its accounts. */
 export interface Ledger {
   id: string;
   accountId: string;
