@@ -43,7 +43,7 @@ export function isSystemError(error: unknown, ...codes: string[]): boolean {
 }
 
 /**
- * The local S3 layer refused a conditional write (`local-s3.ts`), as S3 answers 412
+ * The local S3 layer refused a conditional write (`lib/jobs/local-s3.ts`), as S3 answers 412
  * `PreconditionFailed` (the job store and the slots take either as a lost race).
  */
 export class LocalPreconditionFailedError extends PbsExportError {
