@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
-import type { SimulatedProfile } from '../lib/simulator/types.ts';
+import type { SimulatedProfile } from '../lib/simulator/index.ts';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 

@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { parsePbsConfig } from '../infra/config.ts';
 import { cdkJsonContext } from '../infra/definitions.ts';
 import { FUNCTIONS } from '../infra/stack.ts';
-import type { SimulatedProfile } from '../lib/simulator/types.ts';
+import type { SimulatedProfile } from '../lib/simulator/index.ts';
 import { bundleTable, measureBundles } from './bundles.ts';
 import {
   buildChildren,

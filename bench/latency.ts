@@ -3,7 +3,7 @@
  * that answers every request after `latencyMs`, with small pages, beside the ideal time and the
  * floor the listings' own shape sets (see {@link scheduleFloorMs}).
  */
-import type { SimulatedProfile } from '../lib/simulator/types.ts';
+import type { SimulatedProfile } from '../lib/simulator/index.ts';
 import type { BenchTask, Figures } from './run-child.ts';
 
 /**

@@ -20,12 +20,10 @@ import Big from 'big.js';
 import { code as currencyCode } from 'currency-codes';
 import { parse as losslessParse, stringify as losslessStringify } from 'lossless-json';
 import pLimit from 'p-limit';
+import { mayHoldInexactNumbers } from '../lib/domain/index.ts';
 import { parseExportRequest, planExport, type Shard, shardQuery } from '../lib/export/index.ts';
-import { mayHoldInexactNumbers } from '../lib/pbs/exact-json.ts';
 import type { PbsClient, PbsCredentials } from '../lib/pbs/index.ts';
-import { transactionParams } from '../lib/pbs/query.ts';
-import { signRequest } from '../lib/pbs/signing.ts';
-import { endpointTarget, signedUrl } from '../lib/pbs/transport.ts';
+import { endpointTarget, signedUrl, signRequest, transactionParams } from '../lib/pbs/index.ts';
 
 /** What the minimal export needs of the benchmark's task. */
 export interface MinimalExportTask {

@@ -10,9 +10,7 @@ import http from 'node:http';
 import pLimit from 'p-limit';
 import { parseExportRequest, planExport, shardQuery } from '../lib/export/index.ts';
 import type { PbsClient, PbsCredentials } from '../lib/pbs/index.ts';
-import { transactionParams } from '../lib/pbs/query.ts';
-import { signRequest } from '../lib/pbs/signing.ts';
-import { endpointTarget, signedUrl } from '../lib/pbs/transport.ts';
+import { endpointTarget, signedUrl, signRequest, transactionParams } from '../lib/pbs/index.ts';
 
 /** What the minimal fetch needs of the benchmark's task. */
 export interface MinimalFetchTask {

@@ -27,7 +27,7 @@ import {
 import { addConditionalWrites, createJobStore, type JobRecord, jobIdFor } from '../lib/jobs/index.ts';
 import { DEFAULT_SHAPE, type PagePagination } from '../lib/pbs/index.ts';
 import { createServiceClient } from '../lib/service-client.ts';
-import type { SimulatedProfile } from '../lib/simulator/types.ts';
+import type { SimulatedProfile } from '../lib/simulator/index.ts';
 import { createLocalSink, createS3Client } from '../lib/storage/index.ts';
 import { minimalExport } from './minimal-export.ts';
 import { minimalFetch } from './minimal-fetch.ts';
@@ -363,7 +363,7 @@ function defaultClient() {
  */
 async function lambdaWorkers() {
   if (task.s3 === undefined) throw new Error('the Lambda path needs local S3');
-  const { createWorkers } = await import('../lib/workflow/workers.ts');
+  const { createWorkers } = await import('../lib/workflow/index.ts');
   const s3 = await createS3Client({
     region: 'us-east-1',
     endpoint: task.s3.endpoint,

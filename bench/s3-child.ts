@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
-import { makeObjectWritesAtomic } from '../lib/storage/s3rver-atomic.ts';
+import { makeObjectWritesAtomic } from '../lib/storage/index.ts';
 
 const bucket = 'pbs-bench';
 const directory = await mkdtemp(join(tmpdir(), 'pbs-bench-s3-'));

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../lib/cli/main.ts';
-import { stopOnSignals } from '../lib/cli/signals.ts';
+import { main, stopOnSignals } from '../lib/cli/index.ts';
 
 // The AWS SDK's nine-line notice that its 2027 releases need Node 22: the CLI says it in one line
 // (lib/cli/main.ts), once per command. An explicit setting of the variable is kept.

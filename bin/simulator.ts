@@ -1,9 +1,15 @@
 #!/usr/bin/env -S npx tsx
 /** Standalone launcher of the Portfolio Balance Service simulator: `npm run simulator -- --help`. */
 import { constants } from 'node:os';
-import { banner, editsError, parseCliArgs, readEditsFile, USAGE } from '../lib/simulator/cli.ts';
-import { CliUsageError } from '../lib/simulator/errors.ts';
-import { startSimulator } from '../lib/simulator/index.ts';
+import {
+  banner,
+  CliUsageError,
+  editsError,
+  parseCliArgs,
+  readEditsFile,
+  startSimulator,
+  USAGE,
+} from '../lib/simulator/index.ts';
 
 type StopSignal = 'SIGINT' | 'SIGTERM';
 

@@ -1,12 +1,12 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
-import { GainsOptionsSchema, PROFILE_NAME } from '../lib/export/plan/index.ts';
-import { ECB_HIST_URL, HMRC_MONTHLY_URL } from '../lib/fx-store/fetch.ts';
+import { GainsOptionsSchema, PROFILE_NAME } from '../lib/export/index.ts';
+import { ECB_HIST_URL, HMRC_MONTHLY_URL } from '../lib/fx-store/index.ts';
 import { CLAIM_NAME, DEFAULT_PROFILES_CLAIM } from '../lib/http-api/index.ts';
-import { portalSignInSchema } from '../lib/lambda/portal-sign-in.ts';
-import { type JournalRequest, journalSchema } from '../lib/ledger/request.ts';
-import { SERVICE_RATE_LIMIT_PER_KEY } from '../lib/pbs/config.ts';
+import { portalSignInSchema } from '../lib/lambda/index.ts';
+import { type JournalRequest, journalSchema } from '../lib/ledger/index.ts';
+import { SERVICE_RATE_LIMIT_PER_KEY } from '../lib/pbs/index.ts';
 import { connectionSchema, serviceShapeSchema } from '../lib/settings.ts';
 import { PbsConfigError } from './errors.ts';
 

@@ -5,7 +5,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import type { PortalSignInSettings } from '../lib/lambda/portal-sign-in.ts';
+import type { PortalSignInSettings } from '../lib/lambda/index.ts';
 import { acknowledge } from './nag.ts';
 
 /** The claim of a Cognito access token that lists the person's groups (one group per profile). */

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { ConfigFileUnreadableError, ValidationError } from './errors.ts';
-import type { ServiceShapeOverrides } from './pbs/shape.ts';
+import type { ServiceShapeOverrides } from './pbs/index.ts';
 
 /**
  * Settings of a connection to a real Portfolio Balance Service: where it is, how to authenticate

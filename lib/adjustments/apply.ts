@@ -19,7 +19,7 @@
  * throws for a transaction or token never seen.
  */
 import { Big, type CanonicalMovement, type CanonicalTransaction } from '../domain/index.ts';
-import { DEFAULT_FIAT_SYMBOLS, type TransferInCost } from '../gains/events.ts';
+import { DEFAULT_FIAT_SYMBOLS, type TransferInCost } from '../gains/index.ts';
 import { AdjustmentMismatchError, UnknownReferenceError } from './errors.ts';
 import type { Adjustment, AdjustmentsDocument, Lot } from './schema.ts';
 

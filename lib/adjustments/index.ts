@@ -26,6 +26,7 @@ export {
   UnknownReferenceError,
 } from './errors.ts';
 export { HEADER_ALIASES, importLotsCsv } from './lots-csv.ts';
+export { resolvingAdjustment } from './resolves.ts';
 export { ADJUSTMENTS_PREFIX, createS3AdjustmentsStore, type S3AdjustmentsStoreOptions } from './s3-store.ts';
 export * from './schema.ts';
 export {
@@ -36,6 +37,7 @@ export {
   parseStoredVersion,
   versionName,
 } from './store.ts';
+export { createSuggester, proposalFromId, suggestionCell } from './suggest.ts';
 export {
   type AdjustmentsReference,
   adjustmentsReference,

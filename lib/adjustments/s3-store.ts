@@ -6,7 +6,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { loadS3Sdk } from '../aws-sdk.ts';
-import { isNotFound, isPreconditionFailed } from '../jobs/s3-objects.ts';
+import { isNotFound, isPreconditionFailed } from '../storage/index.ts';
 import { AdjustmentsNotFoundError } from './errors.ts';
 import {
   type AdjustmentsStore,

@@ -14,8 +14,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PROFILE_NAME } from '../domain/index.ts';
 import { ValidationError } from '../errors.ts';
-import { PROFILE_NAME } from '../export/plan/request.ts';
 import { createFileExclusive } from '../storage/index.ts';
 import {
   AdjustmentsDigestError,

@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Big, type CanonicalTransaction } from '../domain/index.ts';
-import type { GainsWarning } from '../gains/types.ts';
+import type { GainsWarning } from '../gains/index.ts';
 import type { Adjustment } from './schema.ts';
 
 /** An adjustment as proposed: without who accepted it and when (the server or CLI sets them). */

@@ -32,7 +32,7 @@ import { newRunId, readSnapshotHeader } from '../export/index.ts';
 import type { PbsClient } from '../pbs/index.ts';
 import { createLocalSink, createS3Sink, type Sink } from '../storage/index.ts';
 import { type Destination, parseDestination, type ServiceChoice } from './args.ts';
-import type { CliIo } from './main.ts';
+import type { CliIo } from './io.ts';
 import { readSnapshotFlag } from './render-options.ts';
 
 const COMMANDS = ['close', 'reopen', 'check-closes', 'restate'] as const;

@@ -17,8 +17,8 @@ import type { PbsClient } from '../pbs/index.ts';
 import { secretRedactor } from '../redaction.ts';
 import { createServiceClient } from '../service-client.ts';
 import { loadServiceSettings, MissingSettingsError, splitSettings } from '../settings.ts';
+import type { RunningSimulator } from '../simulator/index.ts';
 import { profilesWithCounts, startSimulator } from '../simulator/index.ts';
-import type { RunningSimulator } from '../simulator/types.ts';
 import {
   createLocalSink,
   createS3Client,
@@ -41,6 +41,7 @@ import {
   parseCloseCommandLine,
 } from './close-commands.ts';
 import { FULL_HELP, helpFor } from './help.ts';
+import type { CliIo } from './io.ts';
 import { describeError, inCliWords } from './messages.ts';
 import { checkDestination } from './preflight.ts';
 import { createProgressReporter } from './progress.ts';
@@ -53,17 +54,7 @@ import { stopExitCode } from './signals.ts';
 import { printLinks, printSummary } from './summary.ts';
 import { verifyMain } from './verify-command.ts';
 
-/** The process around the CLI: streams, environment and clock, injected for tests. */
-export interface CliIo {
-  stdout: { write(text: string): unknown; isTTY?: boolean };
-  stderr: { write(text: string): unknown };
-  env: Record<string, string | undefined>;
-  now: () => Date;
-  /** Aborted on SIGINT/SIGTERM (see `stopOnSignals`): the run stops and removes what it wrote. */
-  signal?: AbortSignal;
-  /** The running Node's version (`process.version`): on one past its end of life, S3 commands say so once. */
-  nodeVersion?: string;
-}
+export type { CliIo } from './io.ts';
 
 /**
  * Exit codes: 0 only when every file was published; 130 (SIGINT) and 143 (SIGTERM) when a signal

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import type { Manifest } from '../export/publish/index.ts';
+import type { Manifest } from '../export/index.ts';
 
 /** A run folder's name: its run id, which starts with the run's start in UTC (`20261126T173648Z-906ecb`). */
 const RUN_FOLDER = /^\d{8}T\d{6}Z-[0-9a-z]+$/;

@@ -1,6 +1,5 @@
-import type { Manifest, ManifestFile } from '../export/publish/index.ts';
-import type { HeadlineYear } from '../export/report/index.ts';
-import { countWords, totalWords } from '../export/report/words.ts';
+import type { HeadlineYear, Manifest, ManifestFile } from '../export/index.ts';
+import { countWords, totalWords } from '../export/index.ts';
 
 /** What the summary says besides the manifest: the runs of the same period already beside it. */
 export interface SummaryContext {

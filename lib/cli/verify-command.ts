@@ -18,7 +18,7 @@ import {
   verifySets,
 } from '../proof/index.ts';
 import { createS3Client } from '../storage/index.ts';
-import type { CliIo } from './main.ts';
+import type { CliIo } from './io.ts';
 
 /** The usage of the subcommand (also in the main usage). */
 export const VERIFY_USAGE = `  pbs-export verify <DIR | s3://bucket/prefix> [--public-key FILE] [--s3-endpoint URL] [--s3-region R]

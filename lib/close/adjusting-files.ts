@@ -4,8 +4,8 @@
  * asked for (hledger, Beancount, QuickBooks, Xero, DATEV) from the formats' registry.
  */
 import { DateTime } from 'luxon';
-import { isZeroDecimal, subtractDecimal } from '../domain/decimal/plain.ts';
-import type { TableSource } from '../domain/table.ts';
+import type { TableSource } from '../domain/index.ts';
+import { isZeroDecimal, subtractDecimal } from '../domain/index.ts';
 import { JOURNAL_SPEC, journalRows, type LedgerFile, ledgerFormat } from '../ledger/index.ts';
 import { type Restatement, type RestatementJournal, usedBy } from './restatement.ts';
 import { periodWords, signedAmount, signedMoney } from './words.ts';

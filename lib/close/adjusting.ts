@@ -10,9 +10,9 @@ import {
   isZeroDecimal,
   signDecimal,
   subtractDecimal,
-} from '../domain/decimal/plain.ts';
-import { toMinorUnit } from '../domain/index.ts';
-import type { Account, JournalEntry, Posting } from '../ledger/types.ts';
+  toMinorUnit,
+} from '../domain/index.ts';
+import type { Account, JournalEntry, Posting } from '../ledger/index.ts';
 
 /** Balance (debit − credit) and quantity per account, currency and token. */
 interface Balance {

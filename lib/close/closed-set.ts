@@ -2,11 +2,14 @@
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ExportRequest } from '../export/plan/index.ts';
-import { parseExportRequest } from '../export/plan/index.ts';
-import { readSnapshotHeader, readSnapshotRecords, type SnapshotHeader } from '../export/snapshot/index.ts';
-import type { RawTransaction } from '../pbs/model.ts';
-import type { TransactionFieldMap } from '../pbs/shape.ts';
+import type { ExportRequest } from '../export/index.ts';
+import {
+  parseExportRequest,
+  readSnapshotHeader,
+  readSnapshotRecords,
+  type SnapshotHeader,
+} from '../export/index.ts';
+import type { RawTransaction, TransactionFieldMap } from '../pbs/index.ts';
 import { CloseDataError } from './errors.ts';
 import type { CloseRecord } from './records.ts';
 import type { CloseStore } from './store.ts';

@@ -6,7 +6,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import { transactionId, transactionInstant } from '../export/snapshot/index.ts';
+import { transactionId, transactionInstant } from '../export/index.ts';
 import { stringifyJson } from '../pbs/index.ts';
 import type { ClosedSet, SnapshotTransaction } from './closed-set.ts';
 import type { TransactionChange } from './detect.ts';

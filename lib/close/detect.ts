@@ -5,11 +5,15 @@
  * change made while the set was being fetched, or between the fetch and the close, is in no
  * snapshot either.
  */
-import { periodRange } from '../export/plan/index.ts';
-import { changesSince, deletedFlag, transactionId, transactionInstant } from '../export/snapshot/index.ts';
+import {
+  changesSince,
+  deletedFlag,
+  periodRange,
+  transactionId,
+  transactionInstant,
+} from '../export/index.ts';
+import type { RawTimelineItem, RawTransaction, TimelineQuery, TransactionFieldMap } from '../pbs/index.ts';
 import { isExactNumber, stringifyJson } from '../pbs/index.ts';
-import type { RawTimelineItem, RawTransaction, TimelineQuery } from '../pbs/model.ts';
-import type { TransactionFieldMap } from '../pbs/shape.ts';
 import { type ClosedSet, readClosedSet } from './closed-set.ts';
 import { type CloseRecord, closesInForce } from './records.ts';
 import type { CloseStore } from './store.ts';

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
-import { PROFILE_NAME } from '../export/plan/index.ts';
+import { PROFILE_NAME } from '../export/index.ts';
 
 export const CLOSE_FORMAT = 'pbs-export/close@1';
 

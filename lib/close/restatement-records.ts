@@ -10,8 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { TransactionFieldMap } from '../pbs/index.ts';
 import { stringifyJson } from '../pbs/index.ts';
-import type { TransactionFieldMap } from '../pbs/shape.ts';
 import type { SnapshotTransaction } from './closed-set.ts';
 import { CloseDataError } from './errors.ts';
 import type { CloseRecord } from './records.ts';

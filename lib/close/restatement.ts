@@ -8,13 +8,17 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { compareDecimal, isZeroDecimal, subtractDecimal } from '../domain/decimal/plain.ts';
-import type { Column, Row } from '../domain/table.ts';
-import { parseExportRequest } from '../export/plan/index.ts';
-import { createReportModel } from '../export/report/index.ts';
-import { readSnapshotHeader, readSnapshotRecords, transactionId } from '../export/snapshot/index.ts';
+import type { Column, Row } from '../domain/index.ts';
+import { compareDecimal, isZeroDecimal, subtractDecimal } from '../domain/index.ts';
+import {
+  createReportModel,
+  parseExportRequest,
+  readSnapshotHeader,
+  readSnapshotRecords,
+  transactionId,
+} from '../export/index.ts';
 import type { JournalEntry } from '../ledger/index.ts';
-import type { RawTransaction } from '../pbs/model.ts';
+import type { RawTransaction } from '../pbs/index.ts';
 import { adjustingEntries, dayAfterPeriod } from './adjusting.ts';
 import type { CorrectedHeaderInfo } from './corrected.ts';
 import { type FieldChange, fieldChanges, type TransactionChange } from './detect.ts';

@@ -9,9 +9,8 @@
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readSnapshotHeader, readSnapshotRecords, transactionId } from '../export/snapshot/index.ts';
-import type { RawTransaction } from '../pbs/model.ts';
-import type { TransactionFieldMap } from '../pbs/shape.ts';
+import { readSnapshotHeader, readSnapshotRecords, transactionId } from '../export/index.ts';
+import type { RawTransaction, TransactionFieldMap } from '../pbs/index.ts';
 import type { Sink } from '../storage/index.ts';
 import type { SnapshotTransaction } from './closed-set.ts';
 import type { SupersededRestatement } from './corrected.ts';

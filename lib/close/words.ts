@@ -1,7 +1,6 @@
 /** The restatement in words, for its Read me, the notice and the CLI. */
 import { DateTime } from 'luxon';
-import { addDecimal, signDecimal } from '../domain/decimal/plain.ts';
-import { toMinorUnit } from '../domain/money.ts';
+import { addDecimal, signDecimal, toMinorUnit } from '../domain/index.ts';
 import type { Effect, Restatement } from './restatement.ts';
 
 /** `2025-10` → `October 2025`; `2025` → `2025`; a tax year → `2024-04-06 to 2025-04-05`. */

@@ -1,5 +1,5 @@
 import { untilAborted } from '../abort.ts';
-import type { RawTimelineItem, TimelineQuery } from '../pbs/model.ts';
+import type { RawTimelineItem, TimelineQuery } from '../pbs/index.ts';
 import type { TransactionPageSource } from './fetch/index.ts';
 import type { PlanSource } from './plan/index.ts';
 

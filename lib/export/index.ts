@@ -49,5 +49,6 @@ export {
 export * from './plan/index.ts';
 export * from './publish/index.ts';
 export * from './report/index.ts';
+export { countWords, totalWords } from './report/words.ts';
 export { type ExportDeps, runExport } from './run.ts';
 export * from './snapshot/index.ts';

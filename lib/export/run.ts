@@ -1,7 +1,7 @@
 import type { LoadedAdjustments } from '../adjustments/index.ts';
 import type { RateTable } from '../fx/index.ts';
-import type { TransactionFieldMap } from '../pbs/shape.ts';
-import type { Sink } from '../storage/sink.ts';
+import type { TransactionFieldMap } from '../pbs/index.ts';
+import type { Sink } from '../storage/index.ts';
 import type { ExportServiceClient } from './client.ts';
 import {
   type ExportResult,

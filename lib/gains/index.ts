@@ -122,3 +122,4 @@ export function runGains(
   const result = engine.result();
   return { result, state: engine.carry(), counts: { ...result.counts, transactions: count } };
 }
+export { withCurrency } from './currency-column.ts';

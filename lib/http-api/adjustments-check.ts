@@ -21,9 +21,7 @@ import {
   createAdjustmentsApplier,
   UnknownReferenceError,
 } from '../adjustments/index.ts';
-import { periodRange } from '../export/plan/index.ts';
-import { createNormalizer } from '../export/report/index.ts';
-import { readSnapshotHeader, readSnapshotRecords } from '../export/snapshot/index.ts';
+import { createNormalizer, periodRange, readSnapshotHeader, readSnapshotRecords } from '../export/index.ts';
 import type { JobFile, JobRecord, JobStore } from '../jobs/index.ts';
 
 /** What the check reads: the profile's jobs and the bucket their sets are in. */

@@ -26,12 +26,13 @@ import {
   adjustmentSchema,
   ContradictoryAdjustmentsError,
   InvalidAdjustmentsError,
+  proposalFromId,
+  resolvingAdjustment,
   StaleAdjustmentsError,
   validateAdjustments,
   withdrawalOf,
 } from '../adjustments/index.ts';
-import { resolvingAdjustment } from '../adjustments/resolves.ts';
-import { proposalFromId } from '../adjustments/suggest.ts';
+import { JobIdParams } from '../api-schemas/index.ts';
 import { toMinorUnit } from '../domain/index.ts';
 import { type JobFile, type JobRecord, jobIdFor, jobKeyAt, lookupProfile, startJob } from '../jobs/index.ts';
 import { checkMeaning } from './adjustments-check.ts';
@@ -53,7 +54,6 @@ import { addWithdrawRoute } from './adjustments-withdraw-route.ts';
 import { callerEvent, callerName } from './authorization.ts';
 import { jsonObjectBody } from './body.ts';
 import { ForbiddenProfileError, InvalidRequestError } from './errors.ts';
-import { JobIdParams } from './schemas.ts';
 
 export type { AdjustmentRouteHelpers } from './adjustments-schemas.ts';
 export { ifMatchVersion } from './adjustments-schemas.ts';

@@ -6,10 +6,10 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { PROFILE_NAME } from '../export/plan/index.ts';
+import { ErrorBody } from '../api-schemas/index.ts';
+import { PROFILE_NAME } from '../export/index.ts';
 import type { ExecutionStarter, JobStore, ProfileRegistry, ProfileSlots } from '../jobs/index.ts';
 import type { AdjustmentsStore } from './adjustments-store.ts';
-import { ErrorBody } from './schemas.ts';
 
 /** What the routes use of the API's helpers. */
 export interface AdjustmentRouteHelpers {

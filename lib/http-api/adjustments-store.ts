@@ -4,4 +4,4 @@
  * the routes use it as it is, so the deployment's store (S3 with versions, built where the API's
  * other dependencies are) and the file store of the CLI are the same code the export reads with.
  */
-export type { AdjustmentsStore } from '../adjustments/store.ts';
+export type { AdjustmentsStore } from '../adjustments/index.ts';

@@ -29,13 +29,24 @@ import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { createS3AdjustmentsStore } from '../adjustments/s3-store.ts';
+import { createS3AdjustmentsStore } from '../adjustments/index.ts';
+import {
+  Accepted,
+  ErrorBody,
+  ExportRequestBody,
+  IDEMPOTENCY_KEY,
+  JobIdParams,
+  JobList,
+  JobView,
+  LIST_LIMIT,
+  ListQuery,
+} from '../api-schemas/index.ts';
 import {
   hashFilterConflicts,
   parseExportRequest,
   periodLabel,
   RequestValidationError,
-} from '../export/plan/index.ts';
+} from '../export/index.ts';
 import type { RateSource } from '../fx/index.ts';
 import { hasKeptRates, noKeptRates } from '../fx-store/index.ts';
 import {
@@ -77,17 +88,6 @@ import {
   RouteNotFoundError,
 } from './errors.ts';
 import { addRatesRoute } from './rates-route.ts';
-import {
-  Accepted,
-  ErrorBody,
-  ExportRequestBody,
-  IDEMPOTENCY_KEY,
-  JobIdParams,
-  JobList,
-  JobView,
-  LIST_LIMIT,
-  ListQuery,
-} from './schemas.ts';
 import { addVerificationRoute } from './verification-route.ts';
 
 /** Default expiry of download links: one hour. */

@@ -12,12 +12,12 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { periodLabel } from '../export/plan/index.ts';
+import { ErrorBody, JobIdParams } from '../api-schemas/index.ts';
+import { periodLabel } from '../export/index.ts';
 import type { JobRecord, JobStore } from '../jobs/index.ts';
 import { presignDownload } from '../storage/index.ts';
 import { archiveKey, type StoredArchive, setArchive } from './archive.ts';
 import { ArchiveError } from './errors.ts';
-import { ErrorBody, JobIdParams } from './schemas.ts';
 
 /** The answer: where the zip downloads from, until when. */
 export const ArchiveView = z

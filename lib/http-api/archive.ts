@@ -24,7 +24,7 @@ import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/cli
 import { Upload } from '@aws-sdk/lib-storage';
 import archiver from 'archiver';
 import pLimit from 'p-limit';
-import { MANIFEST_NAME } from '../export/publish/manifest.ts';
+import { MANIFEST_NAME } from '../export/index.ts';
 import { isNotFound, type JobFile, type JobResult } from '../jobs/index.ts';
 import { ArchiveError } from './errors.ts';
 

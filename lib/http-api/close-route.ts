@@ -8,6 +8,7 @@
 import { paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { ErrorBody } from '../api-schemas/index.ts';
 import {
   CloseRecordTakenError,
   closePeriod,
@@ -22,9 +23,8 @@ import {
   reopenPeriod,
 } from '../close/index.ts';
 import { ValidationError } from '../errors.ts';
-import { PROFILE_NAME } from '../export/plan/index.ts';
+import { PROFILE_NAME } from '../export/index.ts';
 import { presignDownload } from '../storage/index.ts';
-import { ErrorBody } from './schemas.ts';
 
 const CloseBody = z
   .object({

@@ -3,6 +3,8 @@
  * `GET /openapi.json`), request validation with zod schemas, authorization by the caller's JWT
  * claims, and the one mapping of errors to answers.
  */
+
+export { LIST_LIMIT } from '../api-schemas/index.ts';
 export {
   API_VERSION,
   type ApiDeps,
@@ -42,5 +44,3 @@ export {
   type LocalApiServerOptions,
   startLocalApiServer,
 } from './local-server.ts';
-
-export { LIST_LIMIT } from './schemas.ts';

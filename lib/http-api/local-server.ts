@@ -6,10 +6,14 @@
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { type AllowedAuthorities, loopbackAuthorities, withLoopbackGuard } from './loopback-guard.ts';
+import {
+  type AllowedAuthorities,
+  type FetchHandler,
+  loopbackAuthorities,
+  withLoopbackGuard,
+} from './loopback-guard.ts';
 
-/** What the server calls for each request (an app's `fetch`, possibly built on first use). */
-export type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
+export type { FetchHandler } from './loopback-guard.ts';
 
 /** A running local API server. */
 export interface LocalApiServer {

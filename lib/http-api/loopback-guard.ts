@@ -14,7 +14,9 @@
  *   A request without `Origin` (curl, the CLI) is not a browser's cross-site request.
  */
 import { apiError } from './app.ts';
-import type { FetchHandler } from './local-server.ts';
+
+/** What the server calls for each request (an app's `fetch`, possibly built on first use). */
+export type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
 
 /** Names of the loopback interface a browser on this machine may use for the server. */
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'] as const;

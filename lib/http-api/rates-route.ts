@@ -6,9 +6,9 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { ErrorBody, KeptRatesList } from '../api-schemas/index.ts';
 import { RATE_SOURCES, SOURCE_NAMES } from '../fx/index.ts';
 import { keptSummary } from '../fx-store/index.ts';
-import { ErrorBody, KeptRatesList } from './schemas.ts';
 
 const ratesRoute = createRoute({
   method: 'get',

@@ -8,9 +8,9 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { ErrorBody, JobIdParams } from '../api-schemas/index.ts';
 import type { JobStore } from '../jobs/index.ts';
 import { s3SetStore, verifySets } from '../proof/index.ts';
-import { ErrorBody, JobIdParams } from './schemas.ts';
 
 /** One check of a set and whether it holds. */
 const FindingView = z.object({ holds: z.boolean(), text: z.string() }).openapi('VerificationFinding');

@@ -50,16 +50,6 @@ export class ProfileBusyError extends PbsExportError {
 }
 
 /**
- * The local S3 layer refused a conditional write (`local-s3.ts`), as S3 answers 412
- * `PreconditionFailed` (the job store and the slots take either as a lost race).
- */
-export class LocalPreconditionFailedError extends PbsExportError {
-  constructor(key: string, condition: string, options?: { cause?: unknown }) {
-    super('precondition_failed', `${key}: ${condition} does not hold`, options);
-  }
-}
-
-/**
  * An `Idempotency-Key` already names a job of another request: the existing job is left as it is
  * (answered 422 naming the header).
  */
@@ -78,3 +68,5 @@ export class InvalidCursorError extends ValidationError {
     super('cursor', `"${cursor.slice(0, 64)}" is not a cursor a previous page returned`, options);
   }
 }
+
+export { LocalPreconditionFailedError } from '../storage/index.ts';

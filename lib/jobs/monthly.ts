@@ -2,7 +2,7 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { ValidationError } from '../errors.ts';
-import { DEFAULT_REPORTS, PROFILE_NAME, parseExportRequest } from '../export/plan/index.ts';
+import { DEFAULT_REPORTS, PROFILE_NAME, parseExportRequest } from '../export/index.ts';
 import type { ProfileSlots } from './profile-slots.ts';
 import {
   type JobObserver,

@@ -3,7 +3,7 @@
  * `jobs/{jobId}.json`, the S3 layout of the bucket, and the input of an export execution.
  */
 import { createHash } from 'node:crypto';
-import { type ExportRequest, openPeriodCutOff } from '../export/plan/index.ts';
+import { type ExportRequest, openPeriodCutOff } from '../export/index.ts';
 
 /** One registered portfolio: a request names the profile, never the secret. */
 export interface RegisteredProfile {

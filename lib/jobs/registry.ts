@@ -1,7 +1,7 @@
 /** The registered portfolios (`PBS_PROFILES`): a request names a profile, never a secret. */
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
-import { formatPath, PROFILE_NAME } from '../export/plan/index.ts';
+import { formatPath, PROFILE_NAME } from '../export/index.ts';
 import { UnknownProfileError } from './errors.ts';
 import type { ProfileRegistry, RegisteredProfile } from './records.ts';
 

@@ -1,7 +1,7 @@
 /** A service client per registered profile, with the profile's credentials from its secret. */
 
 import { TransformParameterError } from '@aws-lambda-powertools/parameters/errors';
-import { publicApiBase } from '../export/publish/index.ts';
+import { publicApiBase } from '../export/index.ts';
 import { lookupProfile, type ProfileRegistry } from '../jobs/index.ts';
 import { createServiceClient, type ServiceClientOptions } from '../service-client.ts';
 import type { ConnectionSettings } from '../settings.ts';

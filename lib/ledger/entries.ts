@@ -8,8 +8,8 @@
  * (docs/accountant/rounding.md); what a rounding leaves over goes to the rounding account, never lost.
  */
 import { Big, text, ZERO } from '../domain/index.ts';
+import type { BasisMove, DisposalLine, GainsEvent, GainsObserver, PoolPosition } from '../gains/index.ts';
 import { heldAtPoolCost, type MatchedAhead } from '../gains/index.ts';
-import type { BasisMove, DisposalLine, GainsEvent, GainsObserver, PoolPosition } from '../gains/types.ts';
 import type { Chart } from './chart.ts';
 import { ChartError, UnbalancedEntryError } from './errors.ts';
 import type { Account, JournalEntry, Posting } from './types.ts';

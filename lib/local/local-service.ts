@@ -32,10 +32,9 @@ import {
   createServiceFactory,
   type WorkerContext,
 } from '../lambda/index.ts';
+import type { RunningSimulator } from '../simulator/index.ts';
 import { startSimulator } from '../simulator/index.ts';
-import type { RunningSimulator } from '../simulator/types.ts';
-import { createS3Client } from '../storage/index.ts';
-import { makeObjectWritesAtomic } from '../storage/s3rver-atomic.ts';
+import { createS3Client, makeObjectWritesAtomic } from '../storage/index.ts';
 import { closeNoticeOf, type Notice, noticeOf } from '../workflow/index.ts';
 import { createDevAuth, withDevAuthorizer } from './dev-sign-in.ts';
 import { type MachineSynthesis, synthesizeInChild } from './machine-synthesis.ts';

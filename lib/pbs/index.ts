@@ -1,23 +1,5 @@
 /** Signed client of the Portfolio Balance Service API V2. */
-export { createPbsClient, type PbsClient, type PbsClientStats } from './client.ts';
-export {
-  PBS_CLIENT_DEFAULTS,
-  type PbsClientConfig,
-  type PbsCredentials,
-  type PbsLogger,
-  type PbsRetryOptions,
-  resolveConfig,
-} from './config.ts';
-export { DEMO_DATA_HEADER, DEMO_DATA_VALUE, isDemoDataAnswer } from './demo-data.ts';
-export {
-  PbsHttpError,
-  PbsNetworkError,
-  PbsRedirectError,
-  PbsRequestError,
-  PbsResponseError,
-  PbsResponseTooLargeError,
-  PbsTimeoutError,
-} from './errors.ts';
+
 export {
   type ExactNumber,
   isExactNumber,
@@ -26,9 +8,33 @@ export {
   parseJson,
   parseJsonValue,
   stringifyJson,
-} from './exact-json.ts';
+} from '../domain/index.ts';
+export { createPbsClient, type PbsClient, type PbsClientStats } from './client.ts';
+export {
+  PBS_CLIENT_DEFAULTS,
+  type PbsClientConfig,
+  type PbsCredentials,
+  type PbsLogger,
+  type PbsRetryOptions,
+  resolveConfig,
+  SERVICE_RATE_LIMIT_PER_KEY,
+} from './config.ts';
+export { DEMO_DATA_HEADER, DEMO_DATA_VALUE, isDemoDataAnswer } from './demo-data.ts';
+export {
+  PbsHttpError,
+  PbsListingError,
+  PbsNetworkError,
+  PbsRedirectError,
+  PbsRequestError,
+  PbsResponseError,
+  PbsResponseTooLargeError,
+  PbsTimeoutError,
+} from './errors.ts';
+export type { InstantReading } from './instant.ts';
+export { readInstant } from './instant.ts';
 export type * from './model.ts';
 export type { PageRequestOptions, RequestScheduler } from './pagination.ts';
+export { createReadAheadBudget } from './pagination.ts';
 export { getPath, setPath } from './path.ts';
 export {
   formatInstant,
@@ -40,3 +46,4 @@ export {
 export { parseRetryAfter } from './retry.ts';
 export * from './shape.ts';
 export { signRequest } from './signing.ts';
+export { endpointTarget, signedUrl } from './transport.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isExactNumber, parseJson, stringifyJson } from './exact-json.ts';
+import { isExactNumber, parseJson, stringifyJson } from '../domain/index.ts';
 import { itemTexts, parseListBody, parseListBodyFields } from './item-texts.ts';
 
 describe('itemTexts', () => {

@@ -3,13 +3,18 @@
  * export keeps each transaction's own bytes (its snapshot holds what was sent) instead of writing
  * the parsed item out again, which cost as much as parsing it.
  *
- * The body was parsed already (`exact-json.ts`), so it is known to be valid JSON: this only finds
+ * The body was parsed already (`domain/json/exact-json.ts`), so it is known to be valid JSON: this only finds
  * where the items start and end, jumping from quote to quote inside strings. On the way it reads
  * every number token, so {@link parseListBody} knows without a second scan whether the body needs
  * the lossless parser.
  */
-import { isExactNumber, type ParsedJson, parseJson, parseJsonExactly } from './exact-json.ts';
-import { isInexactNumberToken } from './number-token.ts';
+import {
+  isExactNumber,
+  isInexactNumberToken,
+  type ParsedJson,
+  parseJson,
+  parseJsonExactly,
+} from '../domain/index.ts';
 import { setPath } from './path.ts';
 
 const QUOTE = 0x22;
@@ -114,7 +119,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Set by a scan that met a number token whose double, written back, is not the same text (`1.50`,
- * `1e3`, `-0`, more than 15 significant digits): see `exact-json.ts`. Scans are synchronous, so
+ * `1e3`, `-0`, more than 15 significant digits): see `domain/json/exact-json.ts`. Scans are synchronous, so
  * one flag serves them all.
  */
 let sawInexactNumber = false;

@@ -54,7 +54,7 @@ export interface Page<T> {
   index: number;
   /**
    * True when the page's items may hold number tokens kept as text (`ExactNumber`, see
-   * `exact-json.ts`): write them with `stringifyJson`, never `JSON.stringify`.
+   * `domain/json/exact-json.ts`): write them with `stringifyJson`, never `JSON.stringify`.
    */
   exactNumbers?: boolean;
   /**

@@ -1,4 +1,5 @@
 import { untilAborted } from '../abort.ts';
+import { type ParsedJson, parseJson } from '../domain/index.ts';
 import { redactThenShorten, secretRedactor } from '../redaction.ts';
 import type { PbsCredentials } from './config.ts';
 import {
@@ -9,7 +10,6 @@ import {
   PbsResponseTooLargeError,
   PbsTimeoutError,
 } from './errors.ts';
-import { type ParsedJson, parseJson } from './exact-json.ts';
 import { parseRetryAfter } from './retry.ts';
 import { signRequest, timestampText } from './signing.ts';
 import { decodeUtf8 } from './utf8.ts';
@@ -28,7 +28,7 @@ export interface RequestTarget {
 
 /** A successful (2xx) response with a JSON body. */
 export interface JsonResponse {
-  /** The parsed body; number tokens a double cannot hold are `ExactNumber`s (see `exact-json.ts`). */
+  /** The parsed body; number tokens a double cannot hold are `ExactNumber`s (see `domain/json/exact-json.ts`). */
   body: unknown;
   /** True when the body may hold `ExactNumber`s: write it back with `stringifyJson`. */
   exactNumbers?: boolean;

@@ -7,7 +7,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 // Types only: the answers' shapes are the API's own schemas (no runtime import of the API).
-import type { ErrorBody, JobList, JobView, KeptRatesList } from '../http-api/schemas.ts';
+import type { ErrorBody, JobList, JobView, KeptRatesList } from '../api-schemas/index.ts';
 import type { ClosesAnswer } from './closes-types.ts';
 import { PortalApiError } from './errors.ts';
 

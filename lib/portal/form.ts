@@ -3,7 +3,7 @@
  * strings, as `FormData.getAll` gives them) turned into an export request for `POST /reports`,
  * and the API's issues (field paths of the same schema) placed beside the form's fields.
  */
-import { FORMATS, LOT_METHODS, REPORTS } from '../export/plan/index.ts';
+import { FORMATS, LOT_METHODS, REPORTS } from '../export/index.ts';
 import { TAX_RULES } from '../gains/index.ts';
 
 /** What the page posts: field name → the values of that name. */

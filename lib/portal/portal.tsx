@@ -17,7 +17,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import pLimit from 'p-limit';
-import { PROFILE_NAME } from '../export/plan/index.ts';
+import { PROFILE_NAME } from '../export/index.ts';
 import {
   type ApiFetch,
   isApiError,

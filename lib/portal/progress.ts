@@ -5,7 +5,7 @@
  * workers need not report progress anywhere else.
  */
 import { paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
-import type { PlanJson } from '../export/plan/index.ts';
+import type { PlanJson } from '../export/index.ts';
 import { getJson, KEYS } from '../jobs/index.ts';
 
 /** Shards fetched and planned, and the windows done of all the plan's windows. */

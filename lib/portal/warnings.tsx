@@ -12,7 +12,7 @@
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { FC } from 'hono/jsx';
-import { proposalFromId } from '../adjustments/suggest.ts';
+import { proposalFromId } from '../adjustments/index.ts';
 import { type AdjustmentsAnswer, AdjustmentsList } from './adjustments-list.tsx';
 import { type ApiFetch, apiCaller } from './api-client.ts';
 import { ErrorView, type PageContext, Shell } from './views.tsx';

@@ -118,3 +118,16 @@ export function fileOrder(name: string): number {
   if (name.endsWith('manifest.json')) return 4;
   return 3;
 }
+
+/** `12.3 kB`: sizes as people read them (the exact byte count is in the title). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}

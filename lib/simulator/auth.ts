@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { signRequest } from '../pbs/signing.ts';
+import { signRequest } from '../pbs/index.ts';
 import { HttpError } from './errors.ts';
 import type { SimulatedProfile } from './types.ts';
 

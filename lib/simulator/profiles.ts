@@ -1,4 +1,4 @@
-import type { HostileProfile } from './data.ts';
+import type { HostileProfile } from './hostile.ts';
 import type { SimulatedProfile } from './types.ts';
 
 /**

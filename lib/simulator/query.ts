@@ -1,5 +1,6 @@
-import type { ServiceShape } from '../pbs/shape.ts';
-import { ALL_TOKENS, type Portfolio } from './data.ts';
+import type { ServiceShape } from '../pbs/index.ts';
+import { ALL_TOKENS } from './catalog.ts';
+import type { Portfolio } from './data.ts';
 import { endOfDay, parseDateParam } from './dates.ts';
 import { badParameter } from './errors.ts';
 

@@ -1,9 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ValidationError } from '../errors.ts';
-import { DEMO_DATA_HEADER, DEMO_DATA_VALUE } from '../pbs/demo-data.ts';
-import { setPath } from '../pbs/path.ts';
-import { resolveShape, type ServiceShape } from '../pbs/shape.ts';
+import { DEMO_DATA_HEADER, DEMO_DATA_VALUE, resolveShape, type ServiceShape, setPath } from '../pbs/index.ts';
 import { authenticate } from './auth.ts';
 import { isoInstant, Portfolio } from './data.ts';
 import { parseDateParam } from './dates.ts';

@@ -1,5 +1,4 @@
-import { getPath, setPath } from '../pbs/path.ts';
-import { DEFAULT_SHAPE, type TransactionFieldMap } from '../pbs/shape.ts';
+import { DEFAULT_SHAPE, getPath, setPath, type TransactionFieldMap } from '../pbs/index.ts';
 
 const MOVEMENT_KEYS = ['movementSymbol', 'movementAmount', 'movementValue'] as const;
 

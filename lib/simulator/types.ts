@@ -1,5 +1,4 @@
-import type { ServiceShapeOverrides } from '../pbs/shape.ts';
-import type { PastEdit } from './past-edits.ts';
+import type { ServiceShapeOverrides } from '../pbs/index.ts';
 
 /** Credentials of one simulated portfolio. */
 export interface SimulatedProfile {
@@ -147,3 +146,20 @@ export interface RunningSimulator {
   rotateCredentials(profile: string, next: { apiKey: string; apiSecret: string }): void;
   close(): Promise<void>;
 }
+
+/** A transaction in the canonical default layout of GAPS.md (plus extra fields). */
+export type CanonicalTransaction = Record<string, unknown>;
+
+/** One change to a past transaction, effective (and listed in the timeline) from `at`. */
+export type PastEdit =
+  | {
+      kind: 'modify';
+      profile: string;
+      /** ISO instant or epoch ms: when the service changed it (its new `lastModifiedDate`). */
+      at: string | number;
+      id: string;
+      /** Top-level fields replaced (`value`, `movements`, `date`, `memo`…); `id` cannot change. */
+      set: Record<string, unknown>;
+    }
+  | { kind: 'add'; profile: string; at: string | number; transaction: CanonicalTransaction }
+  | { kind: 'delete'; profile: string; at: string | number; id: string };

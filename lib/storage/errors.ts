@@ -41,3 +41,13 @@ export function isSystemError(error: unknown, ...codes: string[]): boolean {
   const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
   return code !== undefined && codes.includes(code);
 }
+
+/**
+ * The local S3 layer refused a conditional write (`lib/jobs/local-s3.ts`), as S3 answers 412
+ * `PreconditionFailed` (the job store and the slots take either as a lost race).
+ */
+export class LocalPreconditionFailedError extends PbsExportError {
+  constructor(key: string, condition: string, options?: { cause?: unknown }) {
+    super('precondition_failed', `${key}: ${condition} does not hold`, options);
+  }
+}

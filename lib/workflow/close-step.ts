@@ -8,8 +8,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type ChangedAfterCloseNotice, checkCloses, createS3CloseStore, guardSink } from '../close/index.ts';
 import type { JobRecord } from '../jobs/index.ts';
+import type { Sink } from '../storage/index.ts';
 import { createS3Sink } from '../storage/index.ts';
-import type { Sink } from '../storage/sink.ts';
 import type { ProfileService } from './services.ts';
 
 /** The bucket's sink, refusing to write or delete inside a closed set. */

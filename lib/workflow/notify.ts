@@ -6,7 +6,7 @@
  * click: never a presigned link, which would outlive the message's purpose and leak if forwarded.
  */
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
-import { periodLabel } from '../export/plan/index.ts';
+import { periodLabel } from '../export/index.ts';
 import type { JobRecord } from '../jobs/index.ts';
 
 /** Tells subscribers that a job ended; never throws (a lost notice must not fail an export). */

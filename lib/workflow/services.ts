@@ -1,6 +1,6 @@
 /** What the workers need of the Portfolio Balance Service: a client per profile (built by `lib/lambda`). */
 import type { ExportServiceClient } from '../export/index.ts';
-import type { TransactionFieldMap } from '../pbs/shape.ts';
+import type { TransactionFieldMap } from '../pbs/index.ts';
 
 /** What the workers need to export one profile. */
 export interface ProfileService {

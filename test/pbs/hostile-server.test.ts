@@ -5,6 +5,7 @@
  * named failure.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { isExactNumber, stringifyJson } from '../../lib/domain/index.ts';
 import { createPbsClient } from '../../lib/pbs/client.ts';
 import {
   PbsHttpError,
@@ -12,7 +13,6 @@ import {
   PbsResponseError,
   PbsResponseTooLargeError,
 } from '../../lib/pbs/errors.ts';
-import { isExactNumber, stringifyJson } from '../../lib/pbs/exact-json.ts';
 import type { RawTransaction } from '../../lib/pbs/model.ts';
 import { getPath } from '../../lib/pbs/path.ts';
 import { secretForms } from '../../lib/redaction.ts';

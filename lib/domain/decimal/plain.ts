@@ -4,7 +4,7 @@
  * sums of the summaries, which see every amount of every transaction, add scaled BigInt integers
  * (several times faster than big.js, measured by `npm run bench`), exact all the same.
  */
-import { isExactNumber } from '../../pbs/exact-json.ts';
+import { isExactNumber } from '../json/exact-json.ts';
 import { Big, text as plainText, ZERO } from './big.ts';
 
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
@@ -21,7 +21,7 @@ export const MAX_DECIMAL_EXPONENT = 1000;
  * Parses a decimal amount into plain notation, exactly. Accepts `-?\d+(\.\d+)?` and exponent forms
  * (`1e-7`, `-1.5E+3`), converted digit by digit (`1e-7` → `0.0000001`). The fractional scale given
  * is kept (`4205.120000` stays as is), leading integer zeros are dropped and `-0` becomes `0`.
- * A JSON number arrives from the lossless parser (`pbs/exact-json.ts`) as an `ExactNumber` (its
+ * A JSON number arrives from the lossless parser (`domain/json/exact-json.ts`) as an `ExactNumber` (its
  * source text) or, when a double gives back its text exactly, as a `number`, accepted through its
  * shortest round-trip text. Returns `null` for anything else (including `+1`, `.5`, `1.`, `NaN`).
  */

@@ -13,7 +13,7 @@
  * an earlier listing a later one covers, and which listing to ask for next ({@link nextPlan}):
  * another page size the service honours, or the same search newest first.
  */
-import type { SortOrder } from '../../pbs/model.ts';
+import type { SortOrder } from '../../pbs/index.ts';
 
 /** How one listing of a shard is asked for. */
 export interface ListingPlan {

@@ -2,15 +2,14 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { PbsExportError } from '../../errors.ts';
-import { PbsListingError } from '../../pbs/errors.ts';
-import type { Page, RawTransaction, SortOrder, TransactionQuery } from '../../pbs/model.ts';
+import type { Page, Pagination, RawTransaction, SortOrder, TransactionQuery } from '../../pbs/index.ts';
 import {
   createReadAheadBudget,
+  getPath,
   type PageRequestOptions,
+  PbsListingError,
   type RequestScheduler,
-} from '../../pbs/pagination.ts';
-import { getPath } from '../../pbs/path.ts';
-import type { Pagination } from '../../pbs/shape.ts';
+} from '../../pbs/index.ts';
 import { retry } from '../../retry.ts';
 import { settleable } from '../../settleable.ts';
 import { type PartLineFields, partLineJson, partLineKey, partLinePrefix } from '../snapshot/part-line.ts';

@@ -3,8 +3,7 @@
  * knows of how the source pages, which listing to ask for next, and what the shard records of the
  * listings that showed it.
  */
-import type { SortOrder } from '../../pbs/model.ts';
-import type { Pagination } from '../../pbs/shape.ts';
+import type { Pagination, SortOrder } from '../../pbs/index.ts';
 import {
   type Boundary,
   type ListingPlan,

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { ValidationError } from '../../errors.ts';
 import { readingHorizon, ruleSet } from '../../gains/index.ts';
-import type { DateBounds } from '../../pbs/model.ts';
+import type { DateBounds } from '../../pbs/index.ts';
 import { type Period, periodLabel, periodRange } from './period.ts';
 import type { ExportRequest, ProtocolSelection, WindowSize } from './request.ts';
 

@@ -4,6 +4,7 @@
  */
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
+import { PROFILE_NAME } from '../../domain/index.ts';
 import { ValidationError } from '../../errors.ts';
 import { RATE_SOURCES } from '../../fx/index.ts';
 import {
@@ -19,7 +20,7 @@ import {
   takesOption,
   WALLET_ALLOCATIONS,
 } from '../../gains/index.ts';
-import { journalProblems, journalSchema } from '../../ledger/request.ts';
+import { journalProblems, journalSchema } from '../../ledger/index.ts';
 import { isDayOrInstant, type Period, periodProblem } from './period.ts';
 
 /** Reports an export can produce. */
@@ -40,8 +41,8 @@ export const WINDOW_SIZES = ['month', 'week', 'day', 'year'] as const;
 /** One window size: the local calendar unit a period is cut into. */
 export type WindowSize = (typeof WINDOW_SIZES)[number];
 
-/** Profile names double as path segments: no dots, slashes or leading dash. */
-export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/** Profile names double as path segments (`lib/domain/profile.ts`). */
+export { PROFILE_NAME };
 
 /** The reports of a request that names none. */
 export const DEFAULT_REPORTS: readonly ReportName[] = ['transactions', 'movements', 'summary'];

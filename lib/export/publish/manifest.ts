@@ -1,5 +1,5 @@
 import type { PreviousSet, SignatureReference } from '../../proof/index.ts';
-import type { StoredObject } from '../../storage/sink.ts';
+import type { StoredObject } from '../../storage/index.ts';
 import type { ReportSetDescription } from '../report/index.ts';
 
 export const MANIFEST_FORMAT = 'pbs-export/manifest@1';

@@ -9,7 +9,7 @@ import {
   SIGNATURE_NAME,
   signatureReference,
 } from '../../proof/index.ts';
-import type { Sink, SinkObject, SinkSet, StoredObject } from '../../storage/sink.ts';
+import type { Sink, SinkObject, SinkSet, StoredObject } from '../../storage/index.ts';
 import type { RenderedReports } from '../report/index.ts';
 import { MANIFEST_FORMAT, MANIFEST_NAME, type Manifest, type ManifestFile } from './manifest.ts';
 

@@ -14,8 +14,8 @@ import {
   InvalidAdjustmentsError,
   type LoadedAdjustments,
 } from '../../adjustments/index.ts';
+import type { Column, Row, TableSource } from '../../domain/index.ts';
 import { Big, type CanonicalTransaction } from '../../domain/index.ts';
-import type { Column, Row, TableSource } from '../../domain/table.ts';
 import {
   type AdapterOptions,
   createEventStream,

@@ -4,9 +4,8 @@
  * the published rate of the transaction's calendar day in the tax years' zone, and the rates used
  * are recorded, one line per transaction and currency, in the `fx_conversions_exact` file.
  */
-import type { CanonicalTransaction } from '../../domain/index.ts';
+import type { CanonicalTransaction, Row, TableSource, TableSpec } from '../../domain/index.ts';
 import { wallClock } from '../../domain/index.ts';
-import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
 import { ValidationError } from '../../errors.ts';
 import {
   type Conversion,

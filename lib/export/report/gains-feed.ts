@@ -1,13 +1,11 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadedAdjustments } from '../../adjustments/index.ts';
-import { createSuggester, suggestionCell } from '../../adjustments/suggest.ts';
-import { Big, type CanonicalTransaction } from '../../domain/index.ts';
-import { minorUnit } from '../../domain/money.ts';
-import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
+import { createSuggester, suggestionCell } from '../../adjustments/index.ts';
+import type { Row, TableSource, TableSpec } from '../../domain/index.ts';
+import { Big, type CanonicalTransaction, minorUnit } from '../../domain/index.ts';
 import { ValidationError } from '../../errors.ts';
 import type { RateTable } from '../../fx/index.ts';
-import { withCurrency } from '../../gains/currency-column.ts';
 import {
   createEventStream,
   createFiling,
@@ -37,6 +35,7 @@ import {
   ruleSet,
   warningRow,
   warningsSpec,
+  withCurrency,
 } from '../../gains/index.ts';
 import { type ExportRequest, parseGainsOptions } from '../plan/request.ts';
 import { readNdjsonLines } from '../snapshot/snapshot.ts';

@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import type { TableSource } from '../../domain/table.ts';
+import type { TableSource } from '../../domain/index.ts';
 
 /** The figures a person opens a gains run for, per tax year of the period, as the reports show them. */
 export interface HeadlineYear {

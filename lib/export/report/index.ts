@@ -4,7 +4,7 @@
  * snapshot into the files of a run in the scratch folder.
  */
 
-export { minorUnit, moneyCell, moneyHeader, toMinorUnit } from '../../domain/money.ts';
+export { minorUnit, moneyCell, moneyHeader, toMinorUnit } from '../../domain/index.ts';
 export { createGainsFeed, FEE_TREATMENT, type GainsFeed, type GainsFeedOptions } from './gains-feed.ts';
 export type { Headline, HeadlineYear } from './headline.ts';
 export { createLiveOutputs, type LiveFile, type LiveOutputs } from './live-outputs.ts';

@@ -7,9 +7,8 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DateTime } from 'luxon';
-import type { CanonicalTransaction } from '../../domain/index.ts';
+import type { CanonicalTransaction, TableSource } from '../../domain/index.ts';
 import { Big, text, ZERO } from '../../domain/index.ts';
-import type { TableSource } from '../../domain/table.ts';
 import type {
   DisposalLine,
   GainsEngine,
@@ -20,11 +19,6 @@ import type {
   PoolPosition,
 } from '../../gains/index.ts';
 import { DEFAULT_FIAT_SYMBOLS, heldAtPoolCost, localDate, lotMethod } from '../../gains/index.ts';
-import { createChart } from '../../ledger/chart.ts';
-import { createEntriesBuilder, type EntriesBuilder, type MonthEnd } from '../../ledger/entries.ts';
-import { type TieOutDifference, TieOutError } from '../../ledger/errors.ts';
-import { JOURNAL_SPEC, journalRows } from '../../ledger/formats/csv.ts';
-import { ledgerFormat } from '../../ledger/formats/index.ts';
 import type {
   Account,
   BalanceAssertion,
@@ -33,7 +27,18 @@ import type {
   LedgerFormat,
   LedgerFormatContext,
   LedgerStream,
-} from '../../ledger/types.ts';
+} from '../../ledger/index.ts';
+import {
+  createChart,
+  createEntriesBuilder,
+  type EntriesBuilder,
+  JOURNAL_SPEC,
+  journalRows,
+  ledgerFormat,
+  type MonthEnd,
+  type TieOutDifference,
+  TieOutError,
+} from '../../ledger/index.ts';
 import type { ExportRequest } from '../plan/request.ts';
 import { readNdjsonLines } from '../snapshot/snapshot.ts';
 

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import type { TableSource } from '../../domain/table.ts';
-import { type Digest, hashedFile } from '../../storage/hashing.ts';
+import type { TableSource } from '../../domain/index.ts';
+import { type Digest, hashedFile } from '../../storage/index.ts';
 import type { LiveListener, LiveTables } from './report-model.ts';
 import type { RowChannel } from './row-channel.ts';
 import { type CsvOptions, writeCsv } from './writers/csv.ts';

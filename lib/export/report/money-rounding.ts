@@ -1,4 +1,4 @@
-import type { TableSpec } from '../../domain/table.ts';
+import type { TableSpec } from '../../domain/index.ts';
 
 /** The rounding of a run's money tables, as the manifest records it. */
 export interface MoneyRounding {

@@ -3,7 +3,7 @@
  * the gains reports holds (what, unit, sign), what each warning kind means and what to do about
  * it, and the counts that need a reader's attention, for its first screen.
  */
-import type { Column, TableSource } from '../../domain/table.ts';
+import type { Column, TableSource } from '../../domain/index.ts';
 
 const MONEY =
   "in the reports' currency (named in the header and the currency column), rounded to its minor unit";

@@ -5,7 +5,7 @@
  * CSV files get it as `README.txt` beside them. Both are made from the same lines.
  */
 
-import type { Column, Row, TableSource, TableSpec } from '../../domain/table.ts';
+import type { Column, Row, TableSource, TableSpec } from '../../domain/index.ts';
 import { demoRatesNote } from '../../fx/index.ts';
 import {
   coverageOptions,
@@ -16,7 +16,7 @@ import {
   resolveGainsOptions,
   ruleSet,
 } from '../../gains/index.ts';
-import { journalReadmeLines } from '../../ledger/words.ts';
+import { journalReadmeLines } from '../../ledger/index.ts';
 import { openPeriodCutOff, periodLabel, periodRange } from '../plan/period.ts';
 import type { ExportRequest, GainsRequestOptions } from '../plan/request.ts';
 import { conversionWords } from './fx-step.ts';

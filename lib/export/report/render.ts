@@ -8,10 +8,10 @@ import {
   adjustmentsReference,
   type LoadedAdjustments,
 } from '../../adjustments/index.ts';
-import type { TableSource } from '../../domain/table.ts';
+import type { TableSource } from '../../domain/index.ts';
 import { demoRatesNote, type RateTable } from '../../fx/index.ts';
 import { ledgerFileName } from '../../ledger/index.ts';
-import { type Digest, HashingStream, hashedFile } from '../../storage/hashing.ts';
+import { type Digest, HashingStream, hashedFile } from '../../storage/index.ts';
 import { openPeriodCutOff, periodLabel, periodRange } from '../plan/period.ts';
 import { type ExportRequest, parseExportRequest } from '../plan/request.ts';
 import type { SnapshotHeader } from '../snapshot/snapshot.ts';

@@ -1,10 +1,9 @@
 import type { LoadedAdjustments } from '../../adjustments/index.ts';
-import type { CanonicalTransaction } from '../../domain/index.ts';
-import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
+import type { CanonicalTransaction, Row, TableSource, TableSpec } from '../../domain/index.ts';
 import { PbsExportError } from '../../errors.ts';
 import type { RateTable } from '../../fx/index.ts';
-import { getPath } from '../../pbs/path.ts';
-import type { TransactionFieldMap } from '../../pbs/shape.ts';
+import type { TransactionFieldMap } from '../../pbs/index.ts';
+import { getPath } from '../../pbs/index.ts';
 import { periodRange } from '../plan/period.ts';
 import type { ExportRequest } from '../plan/request.ts';
 import { transactionInstant } from '../snapshot/part-line.ts';

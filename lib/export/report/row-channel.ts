@@ -1,4 +1,4 @@
-import type { Row, TableSource, TableSpec } from '../../domain/table.ts';
+import type { Row, TableSource, TableSpec } from '../../domain/index.ts';
 
 /**
  * A table whose rows a producer pushes while one writer reads them (`rows()`, once). Rows come

@@ -4,24 +4,25 @@
  * as the transactions report shows it), sums add the rounded amounts exactly, and TOTAL rows are
  * the exact sums of the rows above them as shown.
  */
+
+import type { CanonicalTransaction } from '../../domain/index.ts';
 import {
   absDecimal,
   addDecimal,
-  DecimalSum,
-  signDecimal,
-  subtractDecimal,
-} from '../../domain/decimal/plain.ts';
-import type { CanonicalTransaction } from '../../domain/index.ts';
-import { moneyCell, moneyHeader, toMinorUnit } from '../../domain/money.ts';
-import {
   type Cell,
   type Column,
+  DecimalSum,
+  moneyCell,
+  moneyHeader,
   numberWidth,
   type Row,
+  signDecimal,
+  subtractDecimal,
   type TableSource,
   type TableSpec,
-} from '../../domain/table.ts';
-import { wallClock } from '../../domain/zoned.ts';
+  toMinorUnit,
+  wallClock,
+} from '../../domain/index.ts';
 
 /**
  * A transaction without protocol (or category) is grouped under `null`, shown as an empty cell as

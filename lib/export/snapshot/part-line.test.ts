@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJson } from '../../pbs/exact-json.ts';
+import { parseJson } from '../../domain/index.ts';
 import { DEFAULT_SHAPE } from '../../pbs/shape.ts';
 import { decodePartLine, decodePartLineBytes, encodePartLine, partLineJson } from './part-line.ts';
 

@@ -1,9 +1,7 @@
+import { isExactNumber, parseJsonValue, stringifyJson } from '../../domain/index.ts';
 import { PbsExportError } from '../../errors.ts';
-import { isExactNumber, parseJsonValue, stringifyJson } from '../../pbs/exact-json.ts';
-import { readInstant } from '../../pbs/instant.ts';
-import type { RawTransaction } from '../../pbs/model.ts';
-import { getPath } from '../../pbs/path.ts';
-import type { TransactionFieldMap } from '../../pbs/shape.ts';
+import type { RawTransaction, TransactionFieldMap } from '../../pbs/index.ts';
+import { getPath, readInstant } from '../../pbs/index.ts';
 
 /** The fields a part line is ordered and deduplicated by, and how the date is read. */
 export type PartLineFields = Pick<TransactionFieldMap, 'id' | 'date' | 'instants'>;
@@ -17,7 +15,7 @@ export interface PartLine {
   /**
    * True when `JSON.parse` reads `json` exactly: written by `JSON.stringify`, so it holds no number
    * token a double cannot give back. The assembly then parses it natively, without the lossless
-   * parser's scan (`pbs/exact-json.ts`) of every line.
+   * parser's scan (`domain/json/exact-json.ts`) of every line.
    */
   plain?: boolean;
 }
@@ -71,7 +69,7 @@ export function partLinePrefix(key: PartLineKey, exactNumbers: boolean): string 
  */
 export function partLineJson(item: RawTransaction, exactNumbers: boolean, sent?: string): string {
   if (sent !== undefined && isOneLine(sent)) return sent;
-  // Items with number tokens kept as text (see `pbs/exact-json.ts`) are written with them as sent.
+  // Items with number tokens kept as text (see `domain/json/exact-json.ts`) are written with them as sent.
   if (exactNumbers) return stringifyJson(sent === undefined ? item : parseJsonValue(sent));
   return JSON.stringify(sent === undefined ? item : JSON.parse(sent));
 }

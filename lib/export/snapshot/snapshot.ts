@@ -3,10 +3,9 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable, TransformOptions, Writable } from 'node:stream';
 import { createGunzip, createGzip, type ZlibOptions } from 'node:zlib';
+import { parseJsonValue, stringifyJson } from '../../domain/index.ts';
 import { PbsExportError } from '../../errors.ts';
-import { parseJsonValue, stringifyJson } from '../../pbs/exact-json.ts';
-import type { RawTimelineItem, RawTransaction } from '../../pbs/model.ts';
-import type { TransactionFieldMap } from '../../pbs/shape.ts';
+import type { RawTimelineItem, RawTransaction, TransactionFieldMap } from '../../pbs/index.ts';
 
 /** Format marker of the first line of every snapshot. */
 export const SNAPSHOT_FORMAT = 'pbs-export/snapshot@1';

@@ -4,11 +4,11 @@
  * `lastModifiedDate` would otherwise have months-old edits listed as recent changes, and a flag
  * sent as `1` or `"yes"` would have a deleted transaction published as not deleted.
  */
+
+import { stringifyJson } from '../../domain/index.ts';
 import { PbsExportError } from '../../errors.ts';
-import { stringifyJson } from '../../pbs/exact-json.ts';
-import type { RawTimelineItem } from '../../pbs/model.ts';
-import { getPath } from '../../pbs/path.ts';
-import type { TransactionFieldMap } from '../../pbs/shape.ts';
+import type { RawTimelineItem, TransactionFieldMap } from '../../pbs/index.ts';
+import { getPath } from '../../pbs/index.ts';
 import { transactionId, transactionInstant } from './part-line.ts';
 
 /** A timeline item the export cannot read as the service meant it; names the field and the value. */

@@ -6,7 +6,7 @@
  */
 import Big from 'big.js';
 import type { z } from 'zod';
-import { minorUnit } from '../../domain/money.ts';
+import { minorUnit } from '../../domain/index.ts';
 import { ValidationError } from '../../errors.ts';
 import type { JournalEntry, Posting } from '../types.ts';
 

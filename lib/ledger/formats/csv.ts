@@ -4,7 +4,7 @@
  * table (its CSV file and the workbook's Journal sheet, in the request's CSV dialect); `files`
  * writes it alone, comma-separated with a decimal point.
  */
-import type { Column, Row, TableSpec } from '../../domain/table.ts';
+import type { Column, Row, TableSpec } from '../../domain/index.ts';
 import type { JournalEntry, LedgerFormat } from '../types.ts';
 
 /** The columns of the generic journal CSV, each described for the Read me. */

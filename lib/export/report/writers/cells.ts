@@ -1,6 +1,6 @@
 import { DateTime, IANAZone } from 'luxon';
-import type { Row, TableSpec } from '../../../domain/table.ts';
-import { fastUtcInstant } from '../../../domain/zoned.ts';
+import type { Row, TableSpec } from '../../../domain/index.ts';
+import { fastUtcInstant } from '../../../domain/index.ts';
 import { ValidationError } from '../../../errors.ts';
 import { ReportCellError } from './errors.ts';
 

@@ -8,8 +8,8 @@
  * text); the companion keeps the instant recoverable, the two instants of a fall-back hour too.
  * Pure functions, called once per cell.
  */
-import type { Column } from '../../../domain/table.ts';
-import { isUtcZone, offsetMinutes } from '../../../domain/zoned.ts';
+import type { Column } from '../../../domain/index.ts';
+import { isUtcZone, offsetMinutes } from '../../../domain/index.ts';
 
 /** Suffix of the key of a datetime column's companion offset column. */
 export const OFFSET_SUFFIX = '_utc_offset';

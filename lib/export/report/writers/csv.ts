@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { Transform, type Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
-import type { Cell, Column, Row, TableSource } from '../../../domain/table.ts';
-import { isUtcZone } from '../../../domain/zoned.ts';
+import type { Cell, Column, Row, TableSource } from '../../../domain/index.ts';
+import { isUtcZone } from '../../../domain/index.ts';
 import { ValidationError } from '../../../errors.ts';
 import { isCanonicalInstant } from '../canonical-instant.ts';
 import {

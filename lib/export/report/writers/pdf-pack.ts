@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import Big from 'big.js';
-import type { Row, TableSource } from '../../../domain/table.ts';
+import type { Row, TableSource } from '../../../domain/index.ts';
 import {
   dejavuFolder,
   heading,

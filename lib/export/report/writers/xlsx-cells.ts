@@ -1,6 +1,4 @@
-import { Big } from '../../../domain/index.ts';
-import { type Cell, type Column, numberWidth } from '../../../domain/table.ts';
-import { wallClock } from '../../../domain/zoned.ts';
+import { Big, type Cell, type Column, numberWidth, wallClock } from '../../../domain/index.ts';
 import { instantMillis, isDecimalLiteral, isIntegerLiteral, preview, wellFormed } from './cells.ts';
 
 /** Number format of `datetime` cells. */

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { Row, TableSource } from '../../../domain/table.ts';
+import type { Row, TableSource } from '../../../domain/index.ts';
 import { ValidationError } from '../../../errors.ts';
 import { checkRowLength, checkSpec } from './cells.ts';
 import { ReportCellError } from './errors.ts';

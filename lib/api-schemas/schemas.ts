@@ -1,9 +1,11 @@
 /**
  * The request and response schemas of the HTTP API (zod): the routes validate requests with them
- * and the OpenAPI 3.1 document (`GET /openapi.json`) is generated from them.
+ * and the OpenAPI 3.1 document (`GET /openapi.json`) is generated from them. Below both the API
+ * (`lib/http-api`) and the portal's client of it (`lib/portal/api-client.ts`, types only).
  */
 import { z } from '@hono/zod-openapi';
-import { ExportRequestSchema, PROFILE_NAME } from '../export/plan/index.ts';
+import { PROFILE_NAME } from '../domain/index.ts';
+import { ExportRequestSchema } from '../export/index.ts';
 import { RATE_SOURCES } from '../fx/index.ts';
 import { JOB_CURSOR, JOB_ID } from '../jobs/index.ts';
 
