@@ -76,7 +76,7 @@ describe('closing a month in the portal', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({
-        fields: { period: ['2024-01'], runId: [RUN_ID], reason: ['books of January done'] },
+        fields: { period: ['2024-01'], runId: [RUN_ID], reason: ['books of January done'], confirm: ['yes'] },
       }),
     });
     expect(answer.status).toBe(200);
