@@ -18,7 +18,13 @@ import type { Sink } from '../storage/sink.ts';
 import { type AssembledExport, type AssembleProgress, assembleExport } from './assemble.ts';
 import { abortableClient, type ExportServiceClient, servedDemoData } from './client.ts';
 import { RunAbortedError } from './errors.ts';
-import { type FetchOptions, type FetchProgress, type FetchRun, startFetch } from './fetch/index.ts';
+import {
+  type FetchedShard,
+  type FetchOptions,
+  type FetchProgress,
+  type FetchRun,
+  startFetch,
+} from './fetch/index.ts';
 import {
   type ExportPlan,
   type ExportRequest,
@@ -145,6 +151,28 @@ export interface PipelineStages {
   sink: Sink;
 }
 
+/**
+ * The stages of the Lambda plan task: the inputs checked (rates the bucket must keep) and the
+ * plan made; `runPipeline` returns the planned run for the task to store.
+ */
+export interface PlanStages {
+  through: 'plan';
+  inputs?: InputsStage;
+  source: Pick<ServiceSource, 'kind' | 'client' | 'plan'>;
+}
+
+/**
+ * The stages of a Lambda fetch-shard task: the stored plan (narrowed to the task's shard) and the
+ * fetch. `keep` gets the fetched shards while their part files are still in the run's scratch
+ * folder (the task uploads them), with whether the service's answers were demo data.
+ */
+export interface FetchStages {
+  through: 'fetch';
+  inputs?: InputsStage;
+  source: Pick<ServiceSource, 'kind' | 'client' | 'fields' | 'plan' | 'fetch'>;
+  keep: (fetched: readonly FetchedShard[], demo: boolean) => Promise<void>;
+}
+
 /** How a run goes, whoever runs it. */
 export interface PipelineOptions {
   now: () => Date;
@@ -180,7 +208,32 @@ export interface PipelineOptions {
  * set, manifest last. A run that fails or is stopped leaves nothing at a final name, so no report
  * set looks finished unless it is.
  */
-export async function runPipeline(
+export function runPipeline(
+  asked: ExportRequest,
+  stages: PlanStages,
+  options: PipelineOptions,
+): Promise<PlannedRun & { demo: boolean }>;
+export function runPipeline(
+  asked: ExportRequest,
+  stages: FetchStages,
+  options: PipelineOptions,
+): Promise<FetchedShard[]>;
+export function runPipeline(
+  asked: ExportRequest,
+  stages: PipelineStages,
+  options: PipelineOptions,
+): Promise<ExportResult>;
+export function runPipeline(
+  asked: ExportRequest,
+  stages: PipelineStages | PlanStages | FetchStages,
+  options: PipelineOptions,
+): Promise<ExportResult | PlannedRun | FetchedShard[]> {
+  if ('through' in stages) return runFirstStages(asked, stages, options);
+  return runAllStages(asked, stages, options);
+}
+
+/** Every stage, inputs to publish (see {@link runPipeline}). */
+async function runAllStages(
   asked: ExportRequest,
   stages: PipelineStages,
   options: PipelineOptions,
@@ -222,6 +275,51 @@ export async function runPipeline(
     throw error;
   } finally {
     await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The stages a Lambda task owns before the finish: inputs and plan (the plan task), or inputs,
+ * plan and fetch (a fetch-shard task, its parts handed to `keep` before the scratch folder goes).
+ */
+async function runFirstStages(
+  asked: ExportRequest,
+  stages: PlanStages | FetchStages,
+  options: PipelineOptions,
+): Promise<(PlannedRun & { demo: boolean }) | FetchedShard[]> {
+  const { signal } = options;
+  if (signal?.aborted) throw new RunAbortedError({ cause: signal.reason });
+  for (const warning of requestWarnings(asked)) options.warn?.(warning);
+  const { request } = await (stages.inputs ?? asAsked)(asked);
+  const { source } = stages;
+  const client = signal === undefined ? source.client : abortableClient(source.client, signal);
+  try {
+    const planned = await source.plan(request, client);
+    options.onProgress?.({
+      stage: 'planned',
+      windows: planned.plan.windows.length,
+      shards: planned.plan.shards.length,
+    });
+    if (stages.through === 'plan')
+      return { ...planned, demo: planned.demo === true || servedDemoData(client) };
+    const workDir = await openRunScratch(options);
+    try {
+      const { run } = (stages as FetchStages).source.fetch(planned.plan, {
+        request,
+        client,
+        fields: (stages as FetchStages).source.fields,
+        workDir,
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      });
+      const fetched = await run.done;
+      await (stages as FetchStages).keep(fetched, servedDemoData(client));
+      return fetched;
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  } catch (error) {
+    if (signal?.aborted) throw new RunAbortedError({ cause: signal.reason });
+    throw error;
   }
 }
 
@@ -334,6 +432,15 @@ export interface FetchSettings {
   shardAttempts?: number;
 }
 
+/** How {@link fetchNow} fetches: the settings, and whether the part files are kept compressed. */
+export interface FetchNowSettings extends FetchSettings {
+  /**
+   * True keeps the part files gzip-compressed: parts that travel (a fetch-shard task uploads
+   * its part). Default false: parts read back in this process are not deflated and inflated.
+   */
+  compressParts?: boolean;
+}
+
 /**
  * The fetch stage's options for the service's `fields`: what every fetch of shards uses, in this
  * process (`fetchNow`) or one shard per Lambda task.
@@ -353,12 +460,12 @@ export function fetchOptions(
 }
 
 /** Stage 2 fetched now: every shard of the plan paged through the service in this process. */
-export function fetchNow(settings: FetchSettings = {}): FetchStage {
+export function fetchNow(settings: FetchNowSettings = {}): FetchStage {
   return (plan, { request, client, fields, workDir, onProgress }) => ({
     run: startFetch(client, plan.shards, request.filters, {
       ...fetchOptions(fields, workDir, settings),
-      // The parts are read back here and removed with the scratch folder: no deflate and inflate.
-      compressParts: false,
+      // Parts read back here are removed with the scratch folder: no deflate and inflate.
+      compressParts: settings.compressParts === true,
       onPage: (page) => onProgress?.({ stage: 'page', ...page }),
       onShardDone: (done) => onProgress?.({ stage: 'shard', shard: done.shard.id, rows: done.rows }),
     }),

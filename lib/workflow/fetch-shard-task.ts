@@ -1,15 +1,9 @@
 /**
- * The fetch-shard task (`functions/export-fetch-shard.ts`, one per Map item): the pipeline's fetch
- * stage for one shard of the stored plan, its part file stored in S3 for the finish.
+ * The fetch-shard task (`functions/export-fetch-shard.ts`, one per Map item): the pipeline
+ * (`runPipeline`) through its fetch stage for one shard of the stored plan, its part file stored
+ * in S3 for the finish.
  */
-import { rm } from 'node:fs/promises';
-import {
-  fetchOptions,
-  fetchShards,
-  openRunScratch,
-  parseExportRequest,
-  servedDemoData,
-} from '../export/index.ts';
+import { fetchNow, parseExportRequest, plannedBefore, runPipeline } from '../export/index.ts';
 import { KEYS } from '../jobs/index.ts';
 import { WorkFileError } from './errors.ts';
 import { uploadPart } from './parts.ts';
@@ -31,25 +25,37 @@ export function createFetchShardTask(deps: FetchShardTaskDeps): FetchShardTask {
   const { s3, bucket } = deps;
   return async ({ jobId, shard }) => {
     // Both reads at once: each is a round trip the Map's slot would otherwise wait for in turn.
-    const [job, { plan }] = await Promise.all([loadJob(deps, jobId), loadPlan(deps, jobId)]);
-    const target = plan.shards[shard];
+    const [job, planned] = await Promise.all([loadJob(deps, jobId), loadPlan(deps, jobId)]);
+    const target = planned.plan.shards[shard];
     if (target === undefined) throw new WorkFileError(KEYS.plan(jobId), `has no shard ${shard}`);
     const request = parseExportRequest(job.request);
     const service = await deps.services(job.profile);
-    const dir = await openRunScratch(deps);
-    try {
-      const [fetched] = await fetchShards(
-        service.client,
-        [target],
-        request.filters,
-        fetchOptions(service.fields, dir, { concurrency: 1, shardAttempts: deps.shardAttempts }),
-      );
-      if (fetched === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
-      await uploadPart(s3, bucket, KEYS.part(jobId, shard), fetched, servedDemoData(service.client));
-      deps.metrics?.addMetric('ExportRows', 'Count', fetched.rows);
-      return { jobId, shard, rows: fetched.rows, totalReported: fetched.totalReported };
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const [fetched] = await runPipeline(
+      request,
+      {
+        through: 'fetch',
+        source: {
+          kind: 'service',
+          client: service.client,
+          fields: service.fields,
+          // The stored plan, narrowed to this task's shard.
+          plan: plannedBefore({ ...planned, plan: { ...planned.plan, shards: [target] } }),
+          // The part travels to the finish: kept compressed.
+          fetch: fetchNow({
+            concurrency: 1,
+            ...(deps.shardAttempts !== undefined ? { shardAttempts: deps.shardAttempts } : {}),
+            compressParts: true,
+          }),
+        },
+        keep: async ([part], demo) => {
+          if (part === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
+          await uploadPart(s3, bucket, KEYS.part(jobId, shard), part, demo);
+        },
+      },
+      { now: deps.now, ...(deps.workDir !== undefined ? { workDir: deps.workDir } : {}) },
+    );
+    if (fetched === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
+    deps.metrics?.addMetric('ExportRows', 'Count', fetched.rows);
+    return { jobId, shard, rows: fetched.rows, totalReported: fetched.totalReported };
   };
 }
