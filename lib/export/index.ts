@@ -19,6 +19,13 @@ export { abortableClient, abortableIterable, type ExportServiceClient, servedDem
 export { RunAbortedError } from './errors.ts';
 export * from './fetch/index.ts';
 export {
+  describePiece,
+  type JoinDeps,
+  joinWindowPieces,
+  type PieceDescription,
+  type StoredPiece,
+} from './join-pieces.ts';
+export {
   EXPORT_DEFAULTS,
   type ExportProgress,
   type ExportResult,
@@ -33,6 +40,7 @@ export {
   GENERATOR,
   givenInputs,
   type InputsStage,
+  type JoinStage,
   newRunId,
   openRunScratch,
   type PipelineOptions,
@@ -54,3 +62,4 @@ export * from './publish/index.ts';
 export * from './report/index.ts';
 export { type ExportDeps, runExport } from './run.ts';
 export * from './snapshot/index.ts';
+export { joinsWindows, makeWindowPiece, type PieceDeps, type WindowPiece } from './window-piece.ts';

@@ -113,6 +113,27 @@ export interface FetchedShards {
 /** Stage 2: where the fetched shards come from (fetched now, or the parts the fetch tasks stored). */
 export type FetchStage = (plan: ExportPlan, context: FetchContext) => FetchedShards;
 
+/** What a join stage is given besides the request and plan. */
+export interface JoinContext {
+  /** The run's scratch folder: the joined files go there. */
+  workDir: string;
+  startedAt: Date;
+  /** Planning had answers from the project's simulator. */
+  demo: boolean;
+  onProgress?: (progress: ExportProgress) => void;
+}
+
+/**
+ * Stage 3 from windows assembled and rendered elsewhere (the Lambda fetch-shard tasks' pieces,
+ * joined by the finish: `joinWindowPieces`); null when the run has none to join, and its fetched
+ * shards are assembled here.
+ */
+export type JoinStage = (
+  request: ExportRequest,
+  plan: ExportPlan,
+  context: JoinContext,
+) => Promise<AssembledExport | null>;
+
 /** Records from the service: planned, fetched and assembled by this run (stages 1 to 3). */
 export interface ServiceSource {
   kind: 'service';
@@ -125,6 +146,8 @@ export interface ServiceSource {
   demo?: boolean;
   plan: PlanStage;
   fetch: FetchStage;
+  /** Windows assembled elsewhere, joined instead of fetched and assembled here (see {@link JoinStage}). */
+  join?: JoinStage;
 }
 
 /** Records of a snapshot written by an earlier run (`render`): stages 1 to 3 are done. */
@@ -341,6 +364,13 @@ async function assembleFromService(
   const client = signal === undefined ? source.client : abortableClient(source.client, signal);
   const { plan, startedAt, demo: plannedOnDemoData } = await source.plan(request, client);
   options.onProgress?.({ stage: 'planned', windows: plan.windows.length, shards: plan.shards.length });
+  const joined = await source.join?.(request, plan, {
+    workDir,
+    startedAt,
+    demo: source.demo === true || plannedOnDemoData === true || servedDemoData(client),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+  if (joined) return { render: joined, startedAt };
   // Windows are assembled and rendered while later shards are still being fetched (or downloaded).
   const fetched = source.fetch(plan, {
     request,

@@ -1,12 +1,26 @@
 /**
  * The fetch-shard task (`functions/export-fetch-shard.ts`, one per Map item): the pipeline
  * (`runPipeline`) through its fetch stage for one shard of the stored plan, its part file stored
- * in S3 for the finish.
+ * in S3 for the finish, with its window's piece when the run joins windows (docs/pipeline.md).
  */
-import { fetchNow, parseExportRequest, plannedBefore, runPipeline } from '../export/index.ts';
+import { dirname } from 'node:path';
+import {
+  describePiece,
+  type ExportPlan,
+  type ExportRequest,
+  type FetchedShard,
+  fetchNow,
+  joinsWindows,
+  makeWindowPiece,
+  type PieceDeps,
+  parseExportRequest,
+  plannedBefore,
+  runPipeline,
+} from '../export/index.ts';
 import { KEYS } from '../jobs/index.ts';
 import { WorkFileError } from './errors.ts';
 import { uploadPart } from './parts.ts';
+import { deletePiece, type PiecesAt, uploadPiece } from './pieces.ts';
 import type { ServiceFactory } from './services.ts';
 import { loadJob, loadPlan, type TaskDeps } from './task-deps.ts';
 import type { FetchShardTask } from './tasks.ts';
@@ -49,7 +63,17 @@ export function createFetchShardTask(deps: FetchShardTaskDeps): FetchShardTask {
         },
         keep: async ([part], demo) => {
           if (part === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
-          await uploadPart(s3, bucket, KEYS.part(jobId, shard), part, demo);
+          // The part (the finish assembles from the parts unless every window has a piece) is
+          // uploaded while the window's piece is made.
+          await Promise.all([
+            uploadPart(s3, bucket, KEYS.part(jobId, shard), part, demo),
+            keepPiece({ s3, bucket, jobId }, shard, request, planned.plan, part, {
+              demo,
+              fields: service.fields,
+              startedAt: planned.startedAt,
+              workDir: dirname(part.partFile),
+            }),
+          ]);
         },
       },
       { now: deps.now, ...(deps.workDir !== undefined ? { workDir: deps.workDir } : {}) },
@@ -58,4 +82,23 @@ export function createFetchShardTask(deps: FetchShardTaskDeps): FetchShardTask {
     deps.metrics?.addMetric('ExportRows', 'Count', fetched.rows);
     return { jobId, shard, rows: fetched.rows, totalReported: fetched.totalReported };
   };
+}
+
+/**
+ * The window's piece (assembled and rendered here, see `makeWindowPiece`) stored for the finish to
+ * join, when the run joins windows; else, or when this window cannot be joined, no piece (an
+ * earlier attempt's is removed).
+ */
+async function keepPiece(
+  at: PiecesAt,
+  shard: number,
+  request: ExportRequest,
+  plan: ExportPlan,
+  part: FetchedShard,
+  deps: PieceDeps & { demo: boolean },
+): Promise<void> {
+  if (!joinsWindows(request, plan)) return;
+  const piece = await makeWindowPiece(request, plan, part, deps);
+  if (piece === null) await deletePiece(at, shard);
+  else await uploadPiece(at, shard, await describePiece(piece, part, deps.demo));
 }

@@ -42,10 +42,11 @@ export {
   LiveAbandonedError,
   type LiveListener,
   type LiveTables,
+  namedTotals,
   observeSnapshot,
   type ReportModel,
 } from './report-model.ts';
-export { createSummary, type Summary, TOTAL } from './summary.ts';
+export { type CurrencyTotal, createSummary, mergeTotals, type Summary, TOTAL } from './summary.ts';
 export {
   BUNDLED_FONTS,
   type CsvOptions,
