@@ -6,6 +6,7 @@ import {
   type ExportRequest,
   GENERATOR,
   givenInputs,
+  PUBLISHING,
   parseExportRequest,
   publicApiBase,
   readSnapshotHeader,
@@ -197,6 +198,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
         ...(shownIn === undefined ? {} : { displayTimeZone: shownIn }),
       },
       sink,
+      publishing: PUBLISHING,
     },
     { now: io.now, warn, ...(io.signal ? { signal: io.signal } : {}) },
   );

@@ -48,6 +48,7 @@ export {
   type PlannedRun,
   type PlanStage,
   type PlanStages,
+  type PublishingStages,
   planNow,
   plannedBefore,
   publishListeners,
@@ -59,6 +60,7 @@ export {
 } from './pipeline.ts';
 export * from './plan/index.ts';
 export * from './publish/index.ts';
+export { PUBLISHING } from './publishing.ts';
 export * from './report/index.ts';
 export { type ExportDeps, runExport } from './run.ts';
 export * from './snapshot/index.ts';

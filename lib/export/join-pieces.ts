@@ -12,7 +12,6 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { TableSource, TableSpec } from '../domain/table.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import { hashedFile } from '../storage/hashing.ts';
@@ -231,14 +230,19 @@ async function joinSlices(
   out: Writable,
   slices: readonly { file: string; start: number; bytes: number }[],
 ): Promise<void> {
+  const failed = once(out, 'error').then(([error]) => Promise.reject(error));
+  failed.catch(() => {});
   try {
     for (const slice of slices) {
       if (slice.bytes <= 0) continue;
       const end = slice.start + slice.bytes - 1;
-      await pipeline(createReadStream(slice.file, { start: slice.start, end }), out, { end: false });
+      // Written by hand: a pipeline per slice into the one output would leave its listeners there.
+      for await (const chunk of createReadStream(slice.file, { start: slice.start, end })) {
+        if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
+      }
     }
     out.end();
-    await once(out, 'finish');
+    await Promise.race([once(out, 'finish'), failed]);
   } catch (error) {
     out.destroy();
     throw error;

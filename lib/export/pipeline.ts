@@ -15,7 +15,7 @@ import { messageOf } from '../storage/errors.ts';
 import { currentProcessOwner, type ProcessOwner } from '../storage/owner.ts';
 import { openScratch } from '../storage/scratch.ts';
 import type { Sink } from '../storage/sink.ts';
-import { type AssembledExport, type AssembleProgress, assembleExport } from './assemble.ts';
+import type { AssembledExport, AssembleProgress, assembleExport } from './assemble.ts';
 import { abortableClient, type ExportServiceClient, servedDemoData } from './client.ts';
 import { RunAbortedError } from './errors.ts';
 import {
@@ -32,8 +32,8 @@ import {
   planExport,
   requestWarnings,
 } from './plan/index.ts';
-import { type Manifest, type ManifestFile, type PublishTarget, publishReports } from './publish/index.ts';
-import { type RenderedReports, type RenderInput, renderReports } from './report/index.ts';
+import type { Manifest, ManifestFile, PublishTarget, publishReports } from './publish/index.ts';
+import type { RenderedReports, RenderInput, renderReports } from './report/index.ts';
 import type { SnapshotHeader } from './snapshot/index.ts';
 
 /** Progress of a run, for a progress bar or log lines. */
@@ -160,8 +160,21 @@ export interface SnapshotSource {
   displayTimeZone?: string;
 }
 
+/**
+ * The stages after the fetch of a run that publishes: assemble, render, publish (`PUBLISHING` of
+ * `publishing.ts`). Passed in rather than imported here, so that a task running only the stages
+ * before them (the Lambda plan and fetch-shard tasks) bundles none of the renderer.
+ */
+export interface PublishingStages {
+  assemble: typeof assembleExport;
+  render: typeof renderReports;
+  publish: typeof publishReports;
+}
+
 /** The stage sources of a run (see docs/pipeline.md). */
 export interface PipelineStages {
+  /** Assemble, render, publish: `PUBLISHING`. */
+  publishing: PublishingStages;
   /** Default: the request as it is, without rates or adjustments. */
   inputs?: InputsStage;
   source: ServiceSource | SnapshotSource;
@@ -270,10 +283,17 @@ async function runAllStages(
   try {
     const records =
       stages.source.kind === 'service'
-        ? await assembleFromService(request, stages.source, inputs, workDir, options)
+        ? await assembleFromService(
+            request,
+            stages.source,
+            stages.publishing.assemble,
+            inputs,
+            workDir,
+            options,
+          )
         : fromSnapshot(stages.source, options.now);
     const runId = options.runId ?? newRunId(records.startedAt);
-    const rendered = await renderReports({
+    const rendered = await stages.publishing.render({
       ...records.render,
       runId,
       now: options.now,
@@ -285,7 +305,7 @@ async function runAllStages(
       taxPack: options.taxPack !== false,
     });
     const prefix = runPrefix(request, runId);
-    const { manifest, files } = await publishReports(await described(rendered, stages.describe), {
+    const { manifest, files } = await stages.publishing.publish(await described(rendered, stages.describe), {
       sink: stages.sink,
       prefix,
       now: options.now,
@@ -356,6 +376,7 @@ interface Records {
 async function assembleFromService(
   request: ExportRequest,
   source: ServiceSource,
+  assembleExport: PublishingStages['assemble'],
   inputs: Omit<ResolvedInputs, 'request'>,
   workDir: string,
   options: PipelineOptions,

@@ -13,6 +13,7 @@ import {
   runPipeline,
 } from './pipeline.ts';
 import type { ExportRequest } from './plan/index.ts';
+import { PUBLISHING } from './publishing.ts';
 
 /** Everything `runExport` uses besides the request; built once per process by the caller. */
 export interface ExportDeps extends PipelineOptions, FetchSettings {
@@ -55,6 +56,7 @@ export function runExport(request: ExportRequest, deps: ExportDeps): Promise<Exp
         fetch: fetchNow(deps),
       },
       sink: deps.sink,
+      publishing: PUBLISHING,
     },
     deps,
   );

@@ -4,6 +4,8 @@
  * CSV report rendered, its totals; so that the finish only joins the pieces (`join-pieces.ts`).
  * Only runs whose every output is such a join have pieces ({@link joinsWindows}).
  */
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { TableSpec } from '../domain/table.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
@@ -11,11 +13,12 @@ import type { FetchedShard } from './fetch/index.ts';
 import { type ExportPlan, type ExportRequest, keptRange } from './plan/index.ts';
 import {
   type CurrencyTotal,
-  createLiveOutputs,
   createReportModel,
-  type LiveTables,
+  LiveAbandonedError,
+  type RowChannel,
   writeCsv,
 } from './report/index.ts';
+
 import { type AssembledWindow, assembleWindow } from './snapshot/index.ts';
 
 /** The reports a joined run may hold: the tables rendered row by row, nothing over the whole run. */
@@ -82,48 +85,61 @@ export async function makeWindowPiece(
   deps: PieceDeps,
 ): Promise<WindowPiece | null> {
   const position = plan.windows.findIndex((window) => window.index === part.shard.window.index);
-  let opened: LiveTables | null = null;
-  const live = createLiveOutputs({ formats: ['csv'], csv: request.csv, workDir: deps.workDir });
+  // The window's CSV files, written as its rows come (the CSV half of `createLiveOutputs`,
+  // without the workbook's writer: this task's bundle carries no XLSX library).
+  const written = new Map<string, { spec: TableSpec; channel: RowChannel; done: Promise<number> }>();
   const model = createReportModel(deps.fields, request, {
     spoolDir: deps.workDir,
     now: () => deps.startedAt,
     live: {
       open(tables) {
-        opened = tables;
-        live.open(tables);
+        for (const spec of tables.specs) {
+          const channel = tables.channel(spec.name);
+          const file = join(deps.workDir, `window-${spec.name}.csv`);
+          const done = writeCsv(channel, createWriteStream(file), request.csv).then(({ rows }) => rows);
+          // A writer that fails stops reading: its channel drops further rows (the error is thrown below).
+          done.catch((error: unknown) =>
+            channel.fail(error instanceof Error ? error : new Error(String(error))),
+          );
+          written.set(spec.name, { spec, channel, done });
+        }
       },
     },
   });
-  const memberFile = `${deps.workDir}/window-${part.shard.window.index}.ndjson.gz`;
-  const assembled = await assembleWindow({
-    windows: plan.windows,
-    range: keptRange(request, plan.windows),
-    position,
-    part,
-    fields: deps.fields,
-    memberFile,
-    onWindow: (records) => model.lookAhead(records),
-    onRecord: (record) => model.observe(record),
-  }).catch(async (error: unknown) => {
-    await live.abort(error instanceof Error ? error : new Error(String(error)));
+  const stop = async (error: Error) => {
+    for (const { channel } of written.values()) channel.fail(error);
+    await Promise.allSettled([...written.values()].map((table) => table.done));
+  };
+  const memberFile = join(deps.workDir, `window-${part.shard.window.index}.ndjson.gz`);
+  let assembled: AssembledWindow | null;
+  try {
+    assembled = await assembleWindow({
+      windows: plan.windows,
+      range: keptRange(request, plan.windows),
+      position,
+      part,
+      fields: deps.fields,
+      memberFile,
+      onWindow: (records) => model.lookAhead(records),
+      onRecord: (record) => model.observe(record),
+    });
+  } catch (error) {
+    await stop(error instanceof Error ? error : new Error(String(error)));
     throw error;
-  });
+  }
   const complete = model.endLive();
-  const specs = (opened as LiveTables | null)?.specs ?? [];
-  if (assembled === null || (specs.length > 0 && !complete)) {
-    await live.abort(new Error('the window is left to the finish'));
+  if (assembled === null || (written.size > 0 && !complete)) {
+    await stop(new LiveAbandonedError('the window is left to the finish'));
     return null;
   }
   const tables: PieceTable[] = [];
-  for (const spec of specs) {
-    const written = await live.csv(spec.name);
-    if (written === null) return null;
+  for (const [name, { spec, done }] of written) {
     tables.push({
-      name: spec.name,
+      name,
       spec,
-      file: written.file,
+      file: join(deps.workDir, `window-${name}.csv`),
       headerBytes: await csvHeaderBytes(spec, request),
-      rows: written.rows,
+      rows: await done,
     });
   }
   return { memberFile, assembled, tables, totals: model.currencyTotals() };

@@ -18,6 +18,7 @@ import {
   type ManifestFile,
   newRunId,
   type PlannedRun,
+  PUBLISHING,
   parseExportRequest,
   plannedBefore,
   runPipeline,
@@ -113,6 +114,7 @@ async function publishRun(
       },
       describe: () => closeCheckOf(deps, job, service),
       sink: closeGuardedSink(s3, bucket),
+      publishing: PUBLISHING,
     },
     {
       now: deps.now,

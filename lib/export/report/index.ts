@@ -46,6 +46,7 @@ export {
   observeSnapshot,
   type ReportModel,
 } from './report-model.ts';
+export type { RowChannel } from './row-channel.ts';
 export { type CurrencyTotal, createSummary, mergeTotals, type Summary, TOTAL } from './summary.ts';
 export {
   BUNDLED_FONTS,
