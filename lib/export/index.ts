@@ -5,8 +5,9 @@
  * (normalisation, the report model, writers, `renderReports`) → `publish/` (`publishReports`:
  * one set of a sink, the manifest last). `runPipeline` (`pipeline.ts`, docs/pipeline.md) runs
  * them all for every caller, from the stage sources it is given; `runExport` is the CLI's. The
- * Lambda plan and fetch-shard tasks run the plan and fetch stages (`planNow`, `fetchOptions`)
- * and store what they made for the finish, which runs the pipeline from there.
+ * Lambda plan and fetch-shard tasks run it through their own stages (`through: 'plan' | 'fetch'`)
+ * and store what they made (a fetch-shard task also its window's piece: `window-piece.ts`) for
+ * the finish, which runs it from there (joining the pieces: `join-pieces.ts`).
  */
 
 export {
