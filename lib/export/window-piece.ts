@@ -134,12 +134,15 @@ export async function makeWindowPiece(
   }
   const tables: PieceTable[] = [];
   for (const [name, { spec, done }] of written) {
+    // A row the writer refuses (a cell it cannot write) is the finish's to report, as the CLI does.
+    const rows = await done.catch(() => null);
+    if (rows === null) return null;
     tables.push({
       name,
       spec,
       file: join(deps.workDir, `window-${name}.csv`),
       headerBytes: await csvHeaderBytes(spec, request),
-      rows: await done,
+      rows,
     });
   }
   return { memberFile, assembled, tables, totals: model.currencyTotals() };
