@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --transactions N | --large] [--latency-ms 50] [--rounds 2] [--only bundles|latency|xlsx]`
+ * `npm run bench [-- --transactions N | --large] [--latency-ms 50] [--rounds 2] [--only bundles|latency|xlsx|lambda]`
  *
  * Prints end-to-end export throughput and peak RSS for CSV and XLSX beside raw csv-stringify,
  * raw exceljs and raw fetch throughput on the same data, measured in the same run, as ratios; a
@@ -38,13 +38,14 @@ const { values } = parseArgs({
     /**
      * `--only bundles`: the Lambda bundles' sizes and start times alone (seconds, not minutes);
      * `--only latency`: the latency-bound fetch alone; `--only xlsx`: the XLSX export beside raw
-     * exceljs alone (its ratio, as in the full table).
+     * exceljs alone (its ratio, as in the full table); `--only lambda`: the Lambda path of each
+     * export beside the CLI's, measured back to back in each round (Lambda ÷ CLI of the same round).
      */
     only: { type: 'string' },
   },
 });
-if (values.only !== undefined && !['bundles', 'latency', 'xlsx'].includes(values.only)) {
-  throw new Error('--only takes: bundles, latency, xlsx');
+if (values.only !== undefined && !['bundles', 'latency', 'xlsx', 'lambda'].includes(values.only)) {
+  throw new Error('--only takes: bundles, latency, xlsx, lambda');
 }
 
 /** Each Lambda function's bundle: code and map sizes, cold-start initialisation (bench/bundles.ts). */
@@ -136,6 +137,17 @@ if (values.only === 'xlsx') {
   show('export XLSX end to end', (r) => r.xlsx);
   console.log(
     `export XLSX ÷ raw exceljs: ${each(rows, (r) => fmt(perSecond(r.xlsx) / perSecond(r.raw), 2))} (target ≥ 0.80)`,
+  );
+  process.exit(0);
+}
+
+if (values.only === 'lambda') {
+  const { measurePairedLambda } = await import('./lambda-paired.ts');
+  await measurePairedLambda(
+    { transactions, rounds, concurrency, period: ALL_YEARS },
+    withS3,
+    withSimulator,
+    measure,
   );
   process.exit(0);
 }

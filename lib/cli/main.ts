@@ -6,6 +6,7 @@ import {
   type ExportRequest,
   GENERATOR,
   givenInputs,
+  PUBLISHING,
   parseExportRequest,
   publicApiBase,
   readSnapshotHeader,
@@ -199,6 +200,7 @@ async function render(command: Extract<CliCommand, { command: 'render' }>, io: C
       },
       sink,
       previous: previousSetIn(command.destination, s3),
+      publishing: PUBLISHING,
     },
     { now: io.now, warn, ...(io.signal ? { signal: io.signal } : {}), ...(signer ? { signer } : {}) },
   );

@@ -182,11 +182,11 @@ function changesOf(request: ExportRequest, deps: AssembleDeps) {
 }
 
 /** The snapshot's first line: the request, where the data came from, the plan and each shard's fetch. */
-function snapshotHeader(
+export function snapshotHeader(
   request: ExportRequest,
   plan: ExportPlan,
   shards: readonly FetchedShard[],
-  deps: AssembleDeps,
+  deps: Pick<AssembleDeps, 'apiBase' | 'demo' | 'startedAt' | 'fields'>,
 ): SnapshotHeader {
   return {
     kind: 'header',

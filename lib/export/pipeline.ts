@@ -14,10 +14,16 @@ import type { TransactionFieldMap } from '../pbs/index.ts';
 import type { ManifestSigner, PreviousSet } from '../proof/index.ts';
 import type { Sink } from '../storage/index.ts';
 import { currentProcessOwner, messageOf, openScratch, type ProcessOwner } from '../storage/index.ts';
-import { type AssembledExport, type AssembleProgress, assembleExport } from './assemble.ts';
+import type { AssembledExport, AssembleProgress, assembleExport } from './assemble.ts';
 import { abortableClient, type ExportServiceClient, servedDemoData } from './client.ts';
 import { RunAbortedError } from './errors.ts';
-import { type FetchOptions, type FetchProgress, type FetchRun, startFetch } from './fetch/index.ts';
+import {
+  type FetchedShard,
+  type FetchOptions,
+  type FetchProgress,
+  type FetchRun,
+  startFetch,
+} from './fetch/index.ts';
 import {
   type ExportPlan,
   type ExportRequest,
@@ -25,8 +31,8 @@ import {
   planExport,
   requestWarnings,
 } from './plan/index.ts';
-import { type Manifest, type ManifestFile, type PublishTarget, publishReports } from './publish/index.ts';
-import { type RenderedReports, type RenderInput, renderReports } from './report/index.ts';
+import type { Manifest, ManifestFile, PublishTarget, publishReports } from './publish/index.ts';
+import type { RenderedReports, RenderInput, renderReports } from './report/index.ts';
 import type { SnapshotHeader } from './snapshot/index.ts';
 
 /** Progress of a run, for a progress bar or log lines. */
@@ -106,6 +112,27 @@ export interface FetchedShards {
 /** Stage 2: where the fetched shards come from (fetched now, or the parts the fetch tasks stored). */
 export type FetchStage = (plan: ExportPlan, context: FetchContext) => FetchedShards;
 
+/** What a join stage is given besides the request and plan. */
+export interface JoinContext {
+  /** The run's scratch folder: the joined files go there. */
+  workDir: string;
+  startedAt: Date;
+  /** Planning had answers from the project's simulator. */
+  demo: boolean;
+  onProgress?: (progress: ExportProgress) => void;
+}
+
+/**
+ * Stage 3 from windows assembled and rendered elsewhere (the Lambda fetch-shard tasks' pieces,
+ * joined by the finish: `joinWindowPieces`); null when the run has none to join, and its fetched
+ * shards are assembled here.
+ */
+export type JoinStage = (
+  request: ExportRequest,
+  plan: ExportPlan,
+  context: JoinContext,
+) => Promise<AssembledExport | null>;
+
 /** Records from the service: planned, fetched and assembled by this run (stages 1 to 3). */
 export interface ServiceSource {
   kind: 'service';
@@ -118,6 +145,8 @@ export interface ServiceSource {
   demo?: boolean;
   plan: PlanStage;
   fetch: FetchStage;
+  /** Windows assembled elsewhere, joined instead of fetched and assembled here (see {@link JoinStage}). */
+  join?: JoinStage;
 }
 
 /** Records of a snapshot written by an earlier run (`render`): stages 1 to 3 are done. */
@@ -130,8 +159,21 @@ export interface SnapshotSource {
   displayTimeZone?: string;
 }
 
+/**
+ * The stages after the fetch of a run that publishes: assemble, render, publish (`PUBLISHING` of
+ * `publishing.ts`). Passed in rather than imported here, so that a task running only the stages
+ * before them (the Lambda plan and fetch-shard tasks) bundles none of the renderer.
+ */
+export interface PublishingStages {
+  assemble: typeof assembleExport;
+  render: typeof renderReports;
+  publish: typeof publishReports;
+}
+
 /** The stage sources of a run (see docs/pipeline.md). */
 export interface PipelineStages {
+  /** Assemble, render, publish: `PUBLISHING`. */
+  publishing: PublishingStages;
   /** Default: the request as it is, without rates or adjustments. */
   inputs?: InputsStage;
   source: ServiceSource | SnapshotSource;
@@ -147,6 +189,28 @@ export interface PipelineStages {
   previous?: (request: ExportRequest, periodStart: string) => Promise<PreviousSet | null>;
   /** Where the set is published (the caller's, behind the close guard). */
   sink: Sink;
+}
+
+/**
+ * The stages of the Lambda plan task: the inputs checked (rates the bucket must keep) and the
+ * plan made; `runPipeline` returns the planned run for the task to store.
+ */
+export interface PlanStages {
+  through: 'plan';
+  inputs?: InputsStage;
+  source: Pick<ServiceSource, 'kind' | 'client' | 'plan'>;
+}
+
+/**
+ * The stages of a Lambda fetch-shard task: the stored plan (narrowed to the task's shard) and the
+ * fetch. `keep` gets the fetched shards while their part files are still in the run's scratch
+ * folder (the task uploads them), with whether the service's answers were demo data.
+ */
+export interface FetchStages {
+  through: 'fetch';
+  inputs?: InputsStage;
+  source: Pick<ServiceSource, 'kind' | 'client' | 'fields' | 'plan' | 'fetch'>;
+  keep: (fetched: readonly FetchedShard[], demo: boolean) => Promise<void>;
 }
 
 /** How a run goes, whoever runs it. */
@@ -186,7 +250,32 @@ export interface PipelineOptions {
  * set, manifest last. A run that fails or is stopped leaves nothing at a final name, so no report
  * set looks finished unless it is.
  */
-export async function runPipeline(
+export function runPipeline(
+  asked: ExportRequest,
+  stages: PlanStages,
+  options: PipelineOptions,
+): Promise<PlannedRun & { demo: boolean }>;
+export function runPipeline(
+  asked: ExportRequest,
+  stages: FetchStages,
+  options: PipelineOptions,
+): Promise<FetchedShard[]>;
+export function runPipeline(
+  asked: ExportRequest,
+  stages: PipelineStages,
+  options: PipelineOptions,
+): Promise<ExportResult>;
+export function runPipeline(
+  asked: ExportRequest,
+  stages: PipelineStages | PlanStages | FetchStages,
+  options: PipelineOptions,
+): Promise<ExportResult | PlannedRun | FetchedShard[]> {
+  if ('through' in stages) return runFirstStages(asked, stages, options);
+  return runAllStages(asked, stages, options);
+}
+
+/** Every stage, inputs to publish (see {@link runPipeline}). */
+async function runAllStages(
   asked: ExportRequest,
   stages: PipelineStages,
   options: PipelineOptions,
@@ -200,10 +289,17 @@ export async function runPipeline(
   try {
     const records =
       stages.source.kind === 'service'
-        ? await assembleFromService(request, stages.source, inputs, workDir, options)
+        ? await assembleFromService(
+            request,
+            stages.source,
+            stages.publishing.assemble,
+            inputs,
+            workDir,
+            options,
+          )
         : fromSnapshot(stages.source, options.now);
     const runId = options.runId ?? newRunId(records.startedAt);
-    const rendered = await renderReports({
+    const rendered = await stages.publishing.render({
       ...records.render,
       runId,
       now: options.now,
@@ -216,7 +312,7 @@ export async function runPipeline(
     });
     const prefix = runPrefix(request, runId);
     const previous = await stages.previous?.(request, rendered.description.period.start);
-    const { manifest, files } = await publishReports(await described(rendered, stages.describe), {
+    const { manifest, files } = await stages.publishing.publish(await described(rendered, stages.describe), {
       sink: stages.sink,
       prefix,
       now: options.now,
@@ -234,6 +330,51 @@ export async function runPipeline(
   }
 }
 
+/**
+ * The stages a Lambda task owns before the finish: inputs and plan (the plan task), or inputs,
+ * plan and fetch (a fetch-shard task, its parts handed to `keep` before the scratch folder goes).
+ */
+async function runFirstStages(
+  asked: ExportRequest,
+  stages: PlanStages | FetchStages,
+  options: PipelineOptions,
+): Promise<(PlannedRun & { demo: boolean }) | FetchedShard[]> {
+  const { signal } = options;
+  if (signal?.aborted) throw new RunAbortedError({ cause: signal.reason });
+  for (const warning of requestWarnings(asked)) options.warn?.(warning);
+  const { request } = await (stages.inputs ?? asAsked)(asked);
+  const { source } = stages;
+  const client = signal === undefined ? source.client : abortableClient(source.client, signal);
+  try {
+    const planned = await source.plan(request, client);
+    options.onProgress?.({
+      stage: 'planned',
+      windows: planned.plan.windows.length,
+      shards: planned.plan.shards.length,
+    });
+    if (stages.through === 'plan')
+      return { ...planned, demo: planned.demo === true || servedDemoData(client) };
+    const workDir = await openRunScratch(options);
+    try {
+      const { run } = (stages as FetchStages).source.fetch(planned.plan, {
+        request,
+        client,
+        fields: (stages as FetchStages).source.fields,
+        workDir,
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      });
+      const fetched = await run.done;
+      await (stages as FetchStages).keep(fetched, servedDemoData(client));
+      return fetched;
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  } catch (error) {
+    if (signal?.aborted) throw new RunAbortedError({ cause: signal.reason });
+    throw error;
+  }
+}
+
 /** What the render stage gets of stages 1 to 3, and when the run started. */
 interface Records {
   render: Omit<RenderInput, 'runId' | 'now' | 'generator' | 'workDir'>;
@@ -244,6 +385,7 @@ interface Records {
 async function assembleFromService(
   request: ExportRequest,
   source: ServiceSource,
+  assembleExport: PublishingStages['assemble'],
   inputs: Omit<ResolvedInputs, 'request'>,
   workDir: string,
   options: PipelineOptions,
@@ -252,6 +394,13 @@ async function assembleFromService(
   const client = signal === undefined ? source.client : abortableClient(source.client, signal);
   const { plan, startedAt, demo: plannedOnDemoData } = await source.plan(request, client);
   options.onProgress?.({ stage: 'planned', windows: plan.windows.length, shards: plan.shards.length });
+  const joined = await source.join?.(request, plan, {
+    workDir,
+    startedAt,
+    demo: source.demo === true || plannedOnDemoData === true || servedDemoData(client),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+  if (joined) return { render: joined, startedAt };
   // Windows are assembled and rendered while later shards are still being fetched (or downloaded).
   const fetched = source.fetch(plan, {
     request,
@@ -343,6 +492,15 @@ export interface FetchSettings {
   shardAttempts?: number;
 }
 
+/** How {@link fetchNow} fetches: the settings, and whether the part files are kept compressed. */
+export interface FetchNowSettings extends FetchSettings {
+  /**
+   * True keeps the part files gzip-compressed: parts that travel (a fetch-shard task uploads
+   * its part). Default false: parts read back in this process are not deflated and inflated.
+   */
+  compressParts?: boolean;
+}
+
 /**
  * The fetch stage's options for the service's `fields`: what every fetch of shards uses, in this
  * process (`fetchNow`) or one shard per Lambda task.
@@ -362,12 +520,12 @@ export function fetchOptions(
 }
 
 /** Stage 2 fetched now: every shard of the plan paged through the service in this process. */
-export function fetchNow(settings: FetchSettings = {}): FetchStage {
+export function fetchNow(settings: FetchNowSettings = {}): FetchStage {
   return (plan, { request, client, fields, workDir, onProgress }) => ({
     run: startFetch(client, plan.shards, request.filters, {
       ...fetchOptions(fields, workDir, settings),
-      // The parts are read back here and removed with the scratch folder: no deflate and inflate.
-      compressParts: false,
+      // Parts read back here are removed with the scratch folder: no deflate and inflate.
+      compressParts: settings.compressParts === true,
       onPage: (page) => onProgress?.({ stage: 'page', ...page }),
       onShardDone: (done) => onProgress?.({ stage: 'shard', shard: done.shard.id, rows: done.rows }),
     }),

@@ -14,6 +14,7 @@ import {
   runPipeline,
 } from './pipeline.ts';
 import type { ExportRequest } from './plan/index.ts';
+import { PUBLISHING } from './publishing.ts';
 
 /** Everything `runExport` uses besides the request; built once per process by the caller. */
 export interface ExportDeps extends PipelineOptions, FetchSettings {
@@ -59,6 +60,7 @@ export function runExport(request: ExportRequest, deps: ExportDeps): Promise<Exp
       },
       sink: deps.sink,
       ...(deps.previous ? { previous: deps.previous } : {}),
+      publishing: PUBLISHING,
     },
     deps,
   );

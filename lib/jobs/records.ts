@@ -114,6 +114,9 @@ export const KEYS = {
   part: (jobId: string, shard: number) => `${partsPrefix(jobId)}${shard}.ndjson.gz`,
   /** Prefix of a job's fetched parts (one per shard), for counting them. */
   partsPrefix,
+  /** A window's piece, assembled and rendered where its shard was fetched (see `window-piece.ts` in `lib/export`). */
+  piece: (jobId: string, shard: number) => `work/${jobId}/pieces/${shard}`,
+  piecesPrefix: (jobId: string) => `work/${jobId}/pieces/`,
   /** What the finish task published, once its set is in place (a `JobResult`, see the finish task in `lib/workflow`). */
   published: (jobId: string) => `work/${jobId}/published.json`,
   /** Lease of the one export running per registered secret (see `profile-slots.ts`). */

@@ -1,18 +1,26 @@
 /**
- * The fetch-shard task (`functions/export-fetch-shard.ts`, one per Map item): the pipeline's fetch
- * stage for one shard of the stored plan, its part file stored in S3 for the finish.
+ * The fetch-shard task (`functions/export-fetch-shard.ts`, one per Map item): the pipeline
+ * (`runPipeline`) through its fetch stage for one shard of the stored plan, its part file stored
+ * in S3 for the finish, with its window's piece when the run joins windows (docs/pipeline.md).
  */
-import { rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import {
-  fetchOptions,
-  fetchShards,
-  openRunScratch,
+  describePiece,
+  type ExportPlan,
+  type ExportRequest,
+  type FetchedShard,
+  fetchNow,
+  joinsWindows,
+  makeWindowPiece,
+  type PieceDeps,
   parseExportRequest,
-  servedDemoData,
+  plannedBefore,
+  runPipeline,
 } from '../export/index.ts';
 import { KEYS } from '../jobs/index.ts';
 import { WorkFileError } from './errors.ts';
 import { uploadPart } from './parts.ts';
+import { deletePiece, type PiecesAt, uploadPiece } from './pieces.ts';
 import type { ServiceFactory } from './services.ts';
 import { loadJob, loadPlan, type TaskDeps } from './task-deps.ts';
 import type { FetchShardTask } from './tasks.ts';
@@ -31,25 +39,66 @@ export function createFetchShardTask(deps: FetchShardTaskDeps): FetchShardTask {
   const { s3, bucket } = deps;
   return async ({ jobId, shard }) => {
     // Both reads at once: each is a round trip the Map's slot would otherwise wait for in turn.
-    const [job, { plan }] = await Promise.all([loadJob(deps, jobId), loadPlan(deps, jobId)]);
-    const target = plan.shards[shard];
+    const [job, planned] = await Promise.all([loadJob(deps, jobId), loadPlan(deps, jobId)]);
+    const target = planned.plan.shards[shard];
     if (target === undefined) throw new WorkFileError(KEYS.plan(jobId), `has no shard ${shard}`);
     const request = parseExportRequest(job.request);
     const service = await deps.services(job.profile);
-    const dir = await openRunScratch(deps);
-    try {
-      const [fetched] = await fetchShards(
-        service.client,
-        [target],
-        request.filters,
-        fetchOptions(service.fields, dir, { concurrency: 1, shardAttempts: deps.shardAttempts }),
-      );
-      if (fetched === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
-      await uploadPart(s3, bucket, KEYS.part(jobId, shard), fetched, servedDemoData(service.client));
-      deps.metrics?.addMetric('ExportRows', 'Count', fetched.rows);
-      return { jobId, shard, rows: fetched.rows, totalReported: fetched.totalReported };
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const [fetched] = await runPipeline(
+      request,
+      {
+        through: 'fetch',
+        source: {
+          kind: 'service',
+          client: service.client,
+          fields: service.fields,
+          // The stored plan, narrowed to this task's shard.
+          plan: plannedBefore({ ...planned, plan: { ...planned.plan, shards: [target] } }),
+          // The part travels to the finish: kept compressed.
+          fetch: fetchNow({
+            concurrency: 1,
+            ...(deps.shardAttempts !== undefined ? { shardAttempts: deps.shardAttempts } : {}),
+            compressParts: true,
+          }),
+        },
+        keep: async ([part], demo) => {
+          if (part === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
+          // The part (the finish assembles from the parts unless every window has a piece) is
+          // uploaded while the window's piece is made.
+          await Promise.all([
+            uploadPart(s3, bucket, KEYS.part(jobId, shard), part, demo),
+            keepPiece({ s3, bucket, jobId }, shard, request, planned.plan, part, {
+              demo,
+              fields: service.fields,
+              startedAt: planned.startedAt,
+              workDir: dirname(part.partFile),
+            }),
+          ]);
+        },
+      },
+      { now: deps.now, ...(deps.workDir !== undefined ? { workDir: deps.workDir } : {}) },
+    );
+    if (fetched === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
+    deps.metrics?.addMetric('ExportRows', 'Count', fetched.rows);
+    return { jobId, shard, rows: fetched.rows, totalReported: fetched.totalReported };
   };
+}
+
+/**
+ * The window's piece (assembled and rendered here, see `makeWindowPiece`) stored for the finish to
+ * join, when the run joins windows; else, or when this window cannot be joined, no piece (an
+ * earlier attempt's is removed).
+ */
+async function keepPiece(
+  at: PiecesAt,
+  shard: number,
+  request: ExportRequest,
+  plan: ExportPlan,
+  part: FetchedShard,
+  deps: PieceDeps & { demo: boolean },
+): Promise<void> {
+  if (!joinsWindows(request, plan)) return;
+  const piece = await makeWindowPiece(request, plan, part, deps);
+  if (piece === null) await deletePiece(at, shard);
+  else await uploadPiece(at, shard, await describePiece(piece, part, deps.demo));
 }

@@ -12,9 +12,13 @@ import {
   type ExportRequest,
   type FetchStage,
   type InputsStage,
+  type JoinStage,
+  joinsWindows,
+  joinWindowPieces,
   type ManifestFile,
   newRunId,
   type PlannedRun,
+  PUBLISHING,
   parseExportRequest,
   plannedBefore,
   runPipeline,
@@ -24,6 +28,7 @@ import { findPreviousSet, type ManifestSigner, s3SetStore } from '../proof/index
 import { closeGuardedSink, monthlyCloseCheck } from './close-step.ts';
 import type { Notifier } from './notify.ts';
 import { downloadParts } from './parts.ts';
+import { countPieces, downloadPieces } from './pieces.ts';
 import { withKeptRates } from './rates.ts';
 import type { ProfileService, ServiceFactory } from './services.ts';
 import { loadJob, loadPlan, type TaskDeps } from './task-deps.ts';
@@ -111,10 +116,12 @@ async function publishRun(
         apiBase: service.apiBase,
         plan: plannedBefore(planned),
         fetch: downloadedParts(s3, bucket, job.jobId),
+        join: joinedPieces(s3, bucket, job.jobId, service),
       },
       describe: () => closeCheckOf(deps, job, service),
       sink: closeGuardedSink(s3, bucket),
       previous: (asked, start) => findPreviousSet(s3SetStore(s3, bucket), asked.profile, start),
+      publishing: PUBLISHING,
     },
     {
       now: deps.now,
@@ -178,6 +185,28 @@ function downloadedParts(s3: S3Client, bucket: string, jobId: string): FetchStag
       );
     }
     return { run: parts, demo: () => demo };
+  };
+}
+
+/**
+ * Stage 3 on AWS, when every shard's task stored its window's piece: the pieces joined
+ * (`joinWindowPieces`) instead of the parts assembled; null (the parts are) otherwise.
+ */
+function joinedPieces(s3: S3Client, bucket: string, jobId: string, service: ProfileService): JoinStage {
+  return async (request, plan, context) => {
+    if (!joinsWindows(request, plan)) return null;
+    const at = { s3, bucket, jobId };
+    if ((await countPieces(at)) !== plan.shards.length) return null;
+    const pieces = await downloadPieces(at, plan.shards.length, context.workDir, EXPORT_DEFAULTS.concurrency);
+    pieces.sort((a, b) => a.description.window - b.description.window);
+    return joinWindowPieces(request, plan, pieces, {
+      fields: service.fields,
+      apiBase: service.apiBase,
+      startedAt: context.startedAt,
+      workDir: context.workDir,
+      demo: context.demo,
+      ...(context.onProgress ? { onProgress: context.onProgress } : {}),
+    });
   };
 }
 

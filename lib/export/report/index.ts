@@ -43,10 +43,12 @@ export {
   LiveAbandonedError,
   type LiveListener,
   type LiveTables,
+  namedTotals,
   observeSnapshot,
   type ReportModel,
 } from './report-model.ts';
-export { createSummary, type Summary, TOTAL } from './summary.ts';
+export type { RowChannel } from './row-channel.ts';
+export { type CurrencyTotal, createSummary, mergeTotals, type Summary, TOTAL } from './summary.ts';
 export {
   BUNDLED_FONTS,
   type CsvOptions,

@@ -12,7 +12,7 @@ import { createGainsFeed } from './gains-feed.ts';
 import type { JournalFeed } from './journal-feed.ts';
 import { createNormalizer, type Normalizer } from './normalize.ts';
 import { createRowChannel, type RowChannel } from './row-channel.ts';
-import { createSummary } from './summary.ts';
+import { type CurrencyTotal, createSummary } from './summary.ts';
 
 /**
  * What the reports need to know before their first row is written: the extra columns (fields
@@ -38,6 +38,8 @@ export interface ReportModel {
   tables(snapshotFile: string): TableSource[];
   /** Value and fee totals per currency, as exact decimal strings, e.g. `value (USD)`. */
   totals(): Record<string, string>;
+  /** The totals per currency as the summary has them (`totals` names them), for a merge. */
+  currencyTotals(): Map<string, CurrencyTotal>;
   /**
    * Counts learnt while observing, for the manifest. With gains: `transactions` in the period,
    * `historyTransactions` fed to the engine, and the engine's lots matched, disposals and warnings.
@@ -172,17 +174,21 @@ export function createReportModel(
       if (gains !== null) tables.push(...gains.tables());
       return tables;
     },
-    totals() {
-      const totals: Record<string, string> = {};
-      for (const [currency, total] of summary.totals()) {
-        const suffix = currency === '' ? '' : ` (${currency})`;
-        totals[`value${suffix}`] = total.value;
-        totals[`fees${suffix}`] = total.fees;
-      }
-      return totals;
-    },
+    totals: () => namedTotals(summary.totals()),
+    currencyTotals: () => summary.totals(),
     endLive: () => live?.end(normalizer.extraCounts()) ?? false,
   };
+}
+
+/** Totals per currency by name, as a model's `totals` gives them: `value (USD)`, `fees (USD)`. */
+export function namedTotals(byCurrency: ReadonlyMap<string, CurrencyTotal>): Record<string, string> {
+  const totals: Record<string, string> = {};
+  for (const [currency, total] of byCurrency) {
+    const suffix = currency === '' ? '' : ` (${currency})`;
+    totals[`value${suffix}`] = total.value;
+    totals[`fees${suffix}`] = total.fees;
+  }
+  return totals;
 }
 
 /** The reports rendered live: the transactions and movements tables, when requested. */

@@ -52,6 +52,33 @@ export interface Summary {
   totals(): Map<string, CurrencyTotal>;
 }
 
+/**
+ * The totals of several summaries as one summary of all their transactions would give them: each
+ * month's rows are in one of them (a run's windows of a month or a year), so the sums of their
+ * rows as shown add up, rounded as {@link Summary.totals} rounds them.
+ */
+export function mergeTotals(parts: readonly Map<string, CurrencyTotal>[]): Map<string, CurrencyTotal> {
+  const merged = new Map<string, CurrencyTotal>();
+  for (const part of parts) {
+    for (const [currency, total] of part) {
+      const sum = merged.get(currency) ?? { count: 0, value: '0', fees: '0' };
+      merged.set(currency, {
+        count: sum.count + total.count,
+        value: addDecimal(sum.value, total.value),
+        fees: addDecimal(sum.fees, total.fees),
+      });
+    }
+  }
+  for (const [currency, total] of merged) {
+    merged.set(currency, {
+      ...total,
+      value: toMinorUnit(total.value, currencyCell(currency)),
+      fees: toMinorUnit(total.fees, currencyCell(currency)),
+    });
+  }
+  return merged;
+}
+
 /** The exact totals of one currency. */
 export interface CurrencyTotal {
   count: number;

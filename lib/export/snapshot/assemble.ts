@@ -133,10 +133,12 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembledS
     changes: 0,
   };
   const partsOf = windowParts(input.fetched);
-  const routing: Routing = { slots: createSlots(input.windows, input.range), held: new Map() };
+  const routing: Routing = { slots: createSlots(input.windows, input.range), held: new Map(), taken: 0 };
   try {
     if (deferredHeader === null) await writer.write(input.header);
     for (const [position, window] of input.windows.entries()) {
+      // One gzip member per window (see `assembleWindow`): the header's, if any, is its own.
+      if (position > 0 || deferredHeader === null) await writer.member();
       const parts = await partsOf(window.index);
       checkWindowCoverage(parts);
       // The next window's searches may hold transactions of this one: they are taken now, while
@@ -157,6 +159,7 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembledS
       }
     }
     if (input.changes) {
+      await writer.member();
       for await (const change of input.changes) {
         const record: SnapshotRecord = { kind: 'change', data: change };
         const pending = input.onRecord?.(record);
@@ -177,11 +180,92 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembledS
   return result;
 }
 
+/** What {@link assembleWindow} is given: one window's one shard, and every window of the run. */
+export interface WindowInput {
+  windows: AssembleInput['windows'];
+  range?: KeptRange;
+  /** The window's position in `windows`. */
+  position: number;
+  /** The window's only shard, fetched. */
+  part: FetchedShard;
+  fields: AssembleInput['fields'];
+  /** Where the window's gzip member goes. */
+  memberFile: string;
+  onWindow?: AssembleInput['onWindow'];
+  onRecord?: AssembleInput['onRecord'];
+}
+
+/** A window assembled on its own: its counts, and how many records its first batch held. */
+export type AssembledWindow = Omit<AssembleResult, 'changes' | 'otherWindow' | 'conflictingCopies'> & {
+  /** Records `onWindow` was shown (the first batch, as {@link assembleSnapshot} shows it). */
+  firstBatch: number;
+};
+
+/**
+ * Assembles one window of a run from its only shard, as {@link assembleSnapshot} writes it: the
+ * same records in the same order, in a gzip member of the same bytes (the snapshot holds one per
+ * window). For a process that holds that shard alone (a Lambda fetch-shard task). Null when the
+ * window cannot be assembled alone: its search returned a transaction of another window (the
+ * run's assembly moves it across), or copies of an id with different content (the run's rule and
+ * warnings decide). Whether another window's search returned one of this window's transactions
+ * is that window's to tell.
+ */
+export async function assembleWindow(input: WindowInput): Promise<AssembledWindow | null> {
+  const writer = createNdjsonWriter(input.memberFile);
+  const result: AssembleResult = {
+    transactions: 0,
+    duplicates: 0,
+    conflictingCopies: 0,
+    outsideWindow: 0,
+    otherWindow: 0,
+    changes: 0,
+  };
+  const routing: Routing = { slots: createSlots(input.windows, input.range), held: new Map(), taken: 0 };
+  // No warnings from here: a window with conflicting copies is left to the run's assembly.
+  const alone: AssembleInput = {
+    header: async () => {
+      throw new Error('no header in a window');
+    },
+    windows: input.windows,
+    fetched: [input.part],
+    fields: input.fields,
+    snapshotFile: input.memberFile,
+    ...(input.onRecord ? { onRecord: input.onRecord } : {}),
+    conflictingCopies: 'first',
+  };
+  let firstBatch = -1;
+  try {
+    for await (const batch of windowBatches([input.part], input.position, [], routing, alone, result)) {
+      if (routing.held.size > 0 || routing.taken > 0 || result.conflictingCopies > 0) break;
+      if (firstBatch < 0) {
+        firstBatch = batch.length;
+        input.onWindow?.(recordsOf(batch));
+      }
+      await writeEntries(batch, alone, writer);
+      result.transactions += batch.length;
+    }
+    await writer.close();
+  } catch (error) {
+    writer.destroy();
+    if (error instanceof StrayTransactionError) return null;
+    throw error;
+  }
+  if (routing.held.size > 0 || routing.taken > 0 || result.conflictingCopies > 0) return null;
+  return {
+    transactions: result.transactions,
+    duplicates: result.duplicates,
+    outsideWindow: result.outsideWindow,
+    firstBatch: Math.max(0, firstBatch),
+  };
+}
+
 /** Where each transaction goes, and the transactions waiting for a later window. */
 interface Routing {
   slots: Slots;
   /** Transactions of later windows returned by earlier windows' searches, by window position. */
   held: Map<number, WindowEntry[]>;
+  /** Transactions of the window before, left for it to take (see {@link pullInto}). */
+  taken: number;
 }
 
 /**
@@ -221,6 +305,7 @@ function routeOwn(entry: WindowEntry, position: number, routing: Routing, result
       return false;
     }
     case 'taken':
+      routing.taken += 1;
       return false;
     case 'stray':
       throw new StrayTransactionError(entry.id, entry.at, entry.shard);
@@ -488,7 +573,7 @@ function windowParts(fetched: AssembleInput['fetched']): (window: number) => Pro
  * Writes `header` as a gzip member of its own, followed by the records' member(s), into
  * `snapshotFile`, through one hashing stream: returns the snapshot's size and SHA-256.
  */
-async function prependHeader(
+export async function prependHeader(
   header: SnapshotHeader,
   bodyFile: string,
   snapshotFile: string,

@@ -4,14 +4,18 @@
  */
 export {
   type AssembledSnapshot,
+  type AssembledWindow,
   type AssembleInput,
   type AssembleResult,
   assembleSnapshot,
+  assembleWindow,
   ConflictingCopiesError,
   type ConflictingCopiesRule,
   PartOrderError,
+  prependHeader,
   type ShardsInFlight,
   STREAM_BATCH,
+  type WindowInput,
 } from './assemble.ts';
 export {
   decodePartLine,

@@ -74,6 +74,12 @@ export interface NdjsonWriter {
    * compressor or file and it is full): a writer of millions of lines awaits only then.
    */
   writeJson(json: string | Uint8Array, prefix?: string, suffix?: string): Promise<void> | undefined;
+  /**
+   * Ends the gzip member written so far and starts another (nothing for plain NDJSON): the
+   * snapshot holds one member per window, so a window's member compressed in another process
+   * (a Lambda fetch-shard task) is the very bytes this writer writes for it.
+   */
+  member(): Promise<void>;
   /** Flushes and closes the file. */
   close(): Promise<void>;
   /** Closes the file without waiting for a clean end (after a failure). */
@@ -120,25 +126,33 @@ export function createNdjsonWriter(
 ): NdjsonWriter {
   const highWaterMark = (options.bufferedChunks ?? COMPRESSOR_CHUNKS) * WRITE_CHUNK;
   const file = createWriteStream(filePath, options.compress === false ? { highWaterMark } : {});
-  /** Where text goes: the compressor, or the file itself. */
-  let head: Writable = file;
-  if (options.compress !== false) {
-    // zlib streams take the stream options too; Node's typings of createGzip omit them.
-    const gzipOptions: ZlibOptions & TransformOptions = {
-      level: options.level ?? SNAPSHOT_LEVEL,
-      writableHighWaterMark: highWaterMark,
-      // Output in large pieces: each piece is a round trip between the thread pool and this thread.
-      chunkSize: ZLIB_CHUNK,
-    };
-    head = createGzip(gzipOptions);
-    head.pipe(file);
-  }
   let failure: Error | undefined;
   const remember = (error: Error) => {
     failure ??= error;
   };
-  if (head !== file) head.on('error', remember);
   file.on('error', remember);
+  // zlib streams take the stream options too; Node's typings of createGzip omit them.
+  const gzipOptions: ZlibOptions & TransformOptions = {
+    level: options.level ?? SNAPSHOT_LEVEL,
+    writableHighWaterMark: highWaterMark,
+    // Output in large pieces: each piece is a round trip between the thread pool and this thread.
+    chunkSize: ZLIB_CHUNK,
+  };
+  /** A gzip member into the file; the file is ended by `close`, not by the member. */
+  const openMember = (): Writable => {
+    const gzip = createGzip(gzipOptions);
+    gzip.on('error', remember);
+    gzip.pipe(file, { end: false });
+    return gzip;
+  };
+  /** Where text goes: the compressor, or the file itself. */
+  let head: Writable = options.compress === false ? file : openMember();
+  /** Ends the member `head` and waits until its last bytes went to the file. */
+  const endMember = async (gzip: Writable): Promise<void> => {
+    const ended = once(gzip, 'end');
+    gzip.end();
+    await ended;
+  };
   // Lines are encoded into one chunk of bytes as they come; a full chunk goes out whole.
   const chunks = createChunkPool(WRITE_CHUNK);
   let chunk = chunks.take();
@@ -184,10 +198,20 @@ export function createNdjsonWriter(
       used += 1;
       return wait;
     },
+    async member() {
+      if (failure) throw failure;
+      if (head === file) return;
+      await send();
+      await endMember(head);
+      head = openMember();
+    },
     async close() {
       if (failure) throw failure;
       await send();
-      head.end();
+      if (head !== file) {
+        await endMember(head);
+        file.end();
+      } else head.end();
       await once(file, 'close');
       if (failure) throw failure;
     },

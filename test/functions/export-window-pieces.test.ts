@@ -1,0 +1,139 @@
+/**
+ * Shards do their window's work (docs/pipeline.md, "Window pieces"): for a CSV run of the
+ * transactions and movements reports, each fetch-shard task stores its window's piece (its gzip
+ * member of the snapshot, its CSV rows, its totals) and the finish joins them, without the parts,
+ * into the very bytes the CLI's `runExport` writes for the same request against the same service.
+ */
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { DeleteObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseExportRequest, runExport } from '../../lib/export/index.ts';
+import { KEYS } from '../../lib/jobs/index.ts';
+import { createFetchShardHandler, createFinishHandler, createPlanHandler } from '../../lib/lambda/index.ts';
+import { createLocalSink } from '../../lib/storage/index.ts';
+import { startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
+
+const REQUEST = { profile: 'demo', period: '2025', reports: ['transactions', 'movements'], formats: ['csv'] };
+
+let h: WorkflowHarness;
+let outDir: string;
+beforeAll(async () => {
+  h = await startWorkflowHarness();
+  outDir = await mkdtemp(join(tmpdir(), 'pbs-pieces-'));
+});
+afterAll(async () => {
+  await h.close();
+  await rm(outDir, { recursive: true, force: true });
+});
+
+/** Plan and every shard, as the state machine runs them; the plan's shard count. */
+async function planAndFetch(jobId: string): Promise<number> {
+  const context = h.workerContext();
+  const plan = await createPlanHandler(context)({ jobId });
+  const fetchShard = createFetchShardHandler(context);
+  for (const shard of plan.shards) await fetchShard({ jobId, shard });
+  return plan.shards.length;
+}
+
+async function removeAll(keys: readonly string[]): Promise<void> {
+  for (const key of keys) await h.client.send(new DeleteObjectCommand({ Bucket: h.bucket, Key: key }));
+}
+
+/** The finish, then the published files' bytes by name (the manifest left out: it names the run). */
+async function finishAndRead(jobId: string): Promise<Map<string, Buffer>> {
+  await createFinishHandler(h.workerContext())({ jobId });
+  const job = await h.jobs.require(jobId);
+  expect(job.state).toBe('succeeded');
+  const files = new Map<string, Buffer>();
+  for (const file of job.result?.files ?? []) {
+    if (file.name === 'manifest.json' || file.name === 'README.txt') continue;
+    const answer = await h.client.send(new GetObjectCommand({ Bucket: h.bucket, Key: file.key }));
+    files.set(file.name, Buffer.from((await answer.Body?.transformToByteArray()) ?? []));
+  }
+  return files;
+}
+
+/** The same request through the CLI's `runExport`, to a folder: its files by name. */
+async function viaCli(request: typeof REQUEST = REQUEST): Promise<Map<string, Buffer>> {
+  const service = await h.workerContext().services(request.profile);
+  const out = join(outDir, `cli-${request.profile}`);
+  await runExport(parseExportRequest(request), {
+    client: service.client,
+    fields: service.fields,
+    apiBase: service.apiBase,
+    sink: createLocalSink(out),
+    now: h.now,
+  });
+  const runs = join(out, 'reports', request.profile, '2025');
+  const folder = join(runs, String((await readdir(runs))[0]));
+  const files = new Map<string, Buffer>();
+  for (const name of await readdir(folder)) {
+    if (name !== 'manifest.json' && name !== 'README.txt')
+      files.set(name, await readFile(join(folder, name)));
+  }
+  return files;
+}
+
+describe('window pieces: the finish joins what the shards assembled and rendered', () => {
+  let joined: Map<string, Buffer>;
+  let assembled: Map<string, Buffer>;
+  let cli: Map<string, Buffer>;
+  beforeAll(async () => {
+    // Joined: every shard's piece, and no part left for the finish to assemble from.
+    const first = await h.queueJob(REQUEST);
+    const shards = await planAndFetch(first.jobId);
+    expect(await h.keysUnder(KEYS.piecesPrefix(first.jobId))).toHaveLength(shards);
+    await removeAll(await h.keysUnder(KEYS.partsPrefix(first.jobId)));
+    joined = await finishAndRead(first.jobId);
+    // Assembled: the parts, and no piece (the finish's assembly, as for any other run).
+    const second = await h.queueJob(REQUEST);
+    await planAndFetch(second.jobId);
+    await removeAll(await h.keysUnder(KEYS.piecesPrefix(second.jobId)));
+    assembled = await finishAndRead(second.jobId);
+    cli = await viaCli();
+  }, 120_000);
+
+  it('publishes the CLI files from the pieces alone, byte for byte', () => {
+    expect([...joined.keys()].sort()).toEqual([...cli.keys()].sort());
+    for (const [name, bytes] of cli) expect(joined.get(name)?.equals(bytes), name).toBe(true);
+  });
+
+  it('publishes the same bytes as the finish that assembles the parts', () => {
+    expect([...assembled.keys()].sort()).toEqual([...joined.keys()].sort());
+    for (const [name, bytes] of assembled) expect(joined.get(name)?.equals(bytes), name).toBe(true);
+  });
+
+  it('joins every window: the rows of the whole year, one header, a snapshot csv-parse and gunzip read', () => {
+    const csv = joined.get('demo_2025_transactions.csv') as Buffer;
+    const rows = parse(csv, { bom: true, columns: true }) as Record<string, string>[];
+    const snapshot = gunzipSync(joined.get('demo_2025_snapshot.ndjson.gz') as Buffer)
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { kind: string; data?: { id: string } });
+    const transactions = snapshot.filter((record) => record.kind === 'transaction');
+    expect(rows.length).toBeGreaterThan(100);
+    expect(rows.map((row) => row.id)).toEqual(transactions.map((record) => record.data?.id));
+    // Every month of the year is in: the first and last rows a year apart.
+    const months = new Set(rows.map((row) => String(row.date_local).slice(0, 7)));
+    expect(months.size).toBe(12);
+  });
+});
+
+describe('window pieces whose columns differ', () => {
+  it('are not joined: the finish assembles the parts, and the files are the CLI files', async () => {
+    // acme's transactions bring a field in some months only: each month's CSV header is its own.
+    const request = { ...REQUEST, profile: 'acme' };
+    const job = await h.queueJob(request);
+    const shards = await planAndFetch(job.jobId);
+    expect(await h.keysUnder(KEYS.piecesPrefix(job.jobId))).toHaveLength(shards);
+    const files = await finishAndRead(job.jobId);
+    const cli = await viaCli(request);
+    expect([...files.keys()].sort()).toEqual([...cli.keys()].sort());
+    for (const [name, bytes] of cli) expect(files.get(name)?.equals(bytes), name).toBe(true);
+  }, 120_000);
+});
