@@ -14,7 +14,14 @@
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import pLimit from 'p-limit';
-import { type ApiErrorBody, type ApiFetch, apiCaller, isApiError, type JobDetail, portalApi } from './api-client.ts';
+import {
+  type ApiErrorBody,
+  type ApiFetch,
+  apiCaller,
+  isApiError,
+  type JobDetail,
+  portalApi,
+} from './api-client.ts';
 import type { ClosesAnswer } from './closes-types.ts';
 import { type VerdictAnswer, VerdictView, VerifySetButton } from './verify-view.tsx';
 import { ErrorView, type PageContext, Shell } from './views.tsx';
@@ -103,7 +110,9 @@ export function addPracticeRoutes(
   ctx: PageContext,
   profilesOf: (c: Context) => readonly string[],
 ): void {
-  app.get('/practice', (c) => c.html(<Shell ctx={ctx} title="Practice" view={`${ctx.base}/view/practice`} />));
+  app.get('/practice', (c) =>
+    c.html(<Shell ctx={ctx} title="Practice" view={`${ctx.base}/view/practice`} />),
+  );
   app.get('/view/practice', async (c) => {
     const rows: PracticeRow[] = [];
     for (const profile of profilesOf(c)) rows.push(...(await clientRows(c, api, profile)));
@@ -111,9 +120,10 @@ export function addPracticeRoutes(
   });
   app.get('/view/sets/:jobId/verification', async (c) => {
     const jobId = c.req.param('jobId');
-    const answer = await apiCaller(c, api)<VerdictAnswer | ApiErrorBody>(
-      `/reports/${encodeURIComponent(jobId)}/verification`,
-    );
+    const answer = await apiCaller(
+      c,
+      api,
+    )<VerdictAnswer | ApiErrorBody>(`/reports/${encodeURIComponent(jobId)}/verification`);
     if (isApiError(answer.body)) {
       const status = answer.status === 404 ? 404 : 409;
       return c.html(<ErrorView ctx={ctx} title="Not verified" message={answer.body.error.message} />, status);
@@ -169,7 +179,11 @@ const PracticeLine: FC<{ ctx: PageContext; row: PracticeRow }> = ({ ctx, row }) 
       <ClosedCell row={row} />
     </td>
     <td data-label="Changed since close">
-      {row.restatements === 0 ? 'no' : <strong>✗ changed ({row.restatements} restatement)</strong>}
+      {row.restatements === 0 ? (
+        'no'
+      ) : (
+        <strong>{`✗ changed (${row.restatements} restatement${row.restatements === 1 ? '' : 's'})`}</strong>
+      )}
     </td>
     <td data-label="Verified">
       <VerifySetButton ctx={ctx} jobId={row.set.jobId} label="Verify" />

@@ -58,4 +58,3 @@ export const VerifySetButton: FC<{ ctx: PageContext; jobId: string; label?: stri
     <span id={`verdict-${jobId}`} class="verdict-place" aria-live="polite" data-verdict />
   </span>
 );
-
