@@ -31,6 +31,7 @@ import { CLOSE_CONFIRMED } from './closes-view.tsx';
 import { DevSignInError, SignInRequiredError } from './errors.ts';
 import { FAVICON_HEADERS, FAVICON_SVG } from './favicon.ts';
 import { type FormFields, issuesByField, requestFromForm } from './form.ts';
+import { addPracticeRoutes } from './practice.tsx';
 import type { ProgressReader } from './progress.ts';
 import { DEFAULT_FORM, RequestView } from './request-view.tsx';
 import {
@@ -246,6 +247,8 @@ export function createPortal(deps: PortalDeps): Hono {
 
   // A set's warnings, resolved from their rows, then re-run (warnings.tsx).
   addWarningsRoutes(app, deps.api, ctx, requireJson);
+  // The practice view (every client × month) and a set's verification (practice.tsx).
+  addPracticeRoutes(app, deps.api, ctx, deps.profilesOf);
 
   app.all('*', (c) =>
     c.html(<ErrorPage ctx={ctx} title="Not found" message="There is no such page in the portal." />, 404),

@@ -14,6 +14,7 @@ import type { ClosesAnswer } from './closes-types.ts';
 import { ClosedPeriods, CloseSetForm } from './closes-view.tsx';
 import { formatBytes, type PageContext, type SignInView } from './page.ts';
 import type { ShardProgress } from './progress.ts';
+import { VerifySetButton } from './verify-view.tsx';
 import { describeFile, failureInWords, fileOrder } from './wording.ts';
 
 // Where they lived before page.ts: the other views import them from here.
@@ -68,6 +69,7 @@ const Page: FC<{ ctx: PageContext; title: string; page: string; children?: Child
           </a>
           <nav aria-label="Portal">
             <a href={ctx.base}>Clients</a>
+            <a href={`${ctx.base}/practice`}>Practice</a>
             {page === 'view' ? (
               <button type="button" class="link" data-sign-out>
                 Sign out
@@ -299,6 +301,9 @@ const RunningState: FC<{ job: RunningJob }> = ({ job }) => {
 export const ClientsView: FC<{ ctx: PageContext; rows: readonly ClientRow[] }> = ({ ctx, rows }) => (
   <section data-title="Clients" {...(rows.some((row) => row.running) ? { 'data-refresh': '3' } : {})}>
     <h1>Clients</h1>
+    <p>
+      <a href={`${ctx.base}/practice`}>Practice view</a>: every client's months, exported, closed, verified.
+    </p>
     {rows.length === 0 ? (
       <p>Your sign-in allows no client yet. Ask your administrator to add you to a client's group.</p>
     ) : (
@@ -467,6 +472,9 @@ export const ClientView: FC<{
       {sets.length === 0 ? <p>{page.older ? 'No report set on this page.' : 'No report set yet.'}</p> : null}
       {sets.map((job) => (
         <ReportSet job={job} base={ctx.base}>
+          <p>
+            <VerifySetButton ctx={ctx} jobId={job.jobId} />
+          </p>
           {closes ? <CloseSetForm ctx={ctx} profile={profile} job={job} closes={closes} /> : null}
         </ReportSet>
       ))}

@@ -184,6 +184,26 @@
     }
   }
 
+  /**
+   * Verify this set: the portal's verification view (which reads every byte of the set) loaded
+   * into the place beside the button, only when it is pressed.
+   */
+  async function verify(button) {
+    const place = document.getElementById(button.getAttribute('aria-controls'));
+    if (!place) return;
+    button.disabled = true;
+    place.textContent = ' Verifying… (every file is read)';
+    try {
+      const response = await call(button.dataset.verify);
+      const parsed = new DOMParser().parseFromString(await response.text(), 'text/html');
+      place.replaceChildren(...parsed.body.childNodes);
+    } catch (error) {
+      if (!(error instanceof NotSignedIn)) place.textContent = ' The set could not be verified; try again.';
+    } finally {
+      button.disabled = false;
+    }
+  }
+
   async function devSignIn(form) {
     const profiles = new FormData(form).getAll('profiles').map(String);
     const response = await fetch(form.action, {
@@ -265,6 +285,8 @@
     if (downloadButton) void download(downloadButton);
     const downloadAllButton = target?.closest('button[data-download-all]');
     if (downloadAllButton) void downloadAll(downloadAllButton);
+    const verifyButton = target?.closest('button[data-verify]');
+    if (verifyButton) void verify(verifyButton);
     if (target?.closest('[data-sign-out]')) {
       sessionStorage.removeItem(TOKEN_KEY);
       toSignIn();
