@@ -38,13 +38,14 @@ const { values } = parseArgs({
     /**
      * `--only bundles`: the Lambda bundles' sizes and start times alone (seconds, not minutes);
      * `--only latency`: the latency-bound fetch alone; `--only xlsx`: the XLSX export beside raw
-     * exceljs alone (its ratio, as in the full table).
+     * exceljs alone (its ratio, as in the full table); `--only csv`: the CSV export beside the raw
+     * fetch alone, paired per round (speed and CPU ratios).
      */
     only: { type: 'string' },
   },
 });
-if (values.only !== undefined && !['bundles', 'latency', 'xlsx'].includes(values.only)) {
-  throw new Error('--only takes: bundles, latency, xlsx');
+if (values.only !== undefined && !['bundles', 'latency', 'xlsx', 'csv'].includes(values.only)) {
+  throw new Error('--only takes: bundles, latency, xlsx, csv');
 }
 
 /** Each Lambda function's bundle: code and map sizes, cold-start initialisation (bench/bundles.ts). */
@@ -136,6 +137,31 @@ if (values.only === 'xlsx') {
   show('export XLSX end to end', (r) => r.xlsx);
   console.log(
     `export XLSX ÷ raw exceljs: ${each(rows, (r) => fmt(perSecond(r.xlsx) / perSecond(r.raw), 2))} (target ≥ 0.80)`,
+  );
+  process.exit(0);
+}
+
+if (values.only === 'csv') {
+  const rows = await withSimulator(transactions, 0, async (url, profile) => {
+    const fullPeriod = { url, profile, rows: transactions, period: ALL_YEARS, concurrency, pageSize: 1000 };
+    const list: { raw: Figures; csv: Figures }[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      const raw = await measure({ ...fullPeriod, mode: 'raw-fetch' });
+      list.push({ raw, csv: await measure({ ...fullPeriod, mode: 'export-csv' }) });
+    }
+    return list;
+  });
+  const cpu100k = (f: Figures) => (f.taskCpuMs / 1000) * (100_000 / f.rows);
+  const show = (name: string, pick: (round: { raw: Figures; csv: Figures }) => Figures) =>
+    console.log(
+      `${name}: ${each(rows, (r) => fmt(perSecond(pick(r))))} rows/s, peak RSS ${each(rows, (r) => fmt(pick(r).peakRssMb))} MB, ` +
+        `CPU s per 100k ${each(rows, (r) => fmt(cpu100k(pick(r)), 2))}`,
+    );
+  show('raw fetch (client alone)', (r) => r.raw);
+  show('export CSV end to end', (r) => r.csv);
+  console.log(
+    `export CSV ÷ raw fetch: ${each(rows, (r) => fmt(perSecond(r.csv) / perSecond(r.raw), 2))} (target ≥ 0.80); ` +
+      `CPU ÷ raw fetch CPU: ${each(rows, (r) => fmt(cpu100k(r.csv) / cpu100k(r.raw), 2))} (target ≤ 1.5)`,
   );
   process.exit(0);
 }

@@ -9,12 +9,12 @@ import type { TransactionFieldMap } from '../../pbs/shape.ts';
 import { type Digest, hashedFile } from '../../storage/hashing.ts';
 import { checkWindowCoverage, type FetchedShard, type FetchShard } from '../fetch/fetch.ts';
 import { decodePartLineBytes } from './part-line.ts';
+import { readPartLineBytes } from './part-store.ts';
 import { BEFORE_RANGE, createSlots, type KeptRange, type Slots, StrayTransactionError } from './slots.ts';
 import {
   createNdjsonWriter,
   gzipMember,
   type NdjsonWriter,
-  readNdjsonLineBytes,
   type SnapshotHeader,
   type SnapshotRecord,
 } from './snapshot.ts';
@@ -156,6 +156,8 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembledS
         await writeEntries(batch, input, writer);
         result.transactions += batch.length;
       }
+      // The window is written: its parts' lines held in memory are not read again.
+      for (const part of parts) part.partStore?.release(part.partFile);
     }
     if (input.changes) {
       for await (const change of input.changes) {
@@ -242,7 +244,7 @@ async function pullInto(
   const nextStart = routing.slots.startOf(position + 1);
   for (const part of nextParts) {
     if (part.span !== undefined && part.span.first >= nextStart) continue;
-    for await (const bytes of readNdjsonLineBytes(part.partFile)) {
+    for await (const bytes of readPartLineBytes(part.partFile, part.partStore)) {
       const { at, id, json, plain } = decodePartLineBytes(bytes, fields);
       if (routing.slots.slotOf(at) !== position) continue;
       // A copy: the few lines pulled from a part must not keep its chunks.
@@ -275,7 +277,7 @@ async function* windowBatches(
   }
   let batch: WindowEntry[] = [];
   let lastAt = Number.NEGATIVE_INFINITY;
-  for await (const bytes of readNdjsonLineBytes(only.partFile)) {
+  for await (const bytes of readPartLineBytes(only.partFile, only.partStore)) {
     const { at, id, json: line, plain } = decodePartLineBytes(bytes, input.fields);
     const entry: WindowEntry = { at, id, shard: only.shard.id, line, plain };
     if (!routeOwn(entry, position, routing, result)) continue;
@@ -407,7 +409,7 @@ async function collectWindow(
     return false;
   };
   for (const part of parts) {
-    for await (const bytes of readNdjsonLineBytes(part.partFile)) {
+    for await (const bytes of readPartLineBytes(part.partFile, part.partStore)) {
       // The part line carries the instant and id ahead of the JSON: no parse needed here.
       const { at, id, json: line, plain } = decodePartLineBytes(bytes, input.fields);
       const entry: WindowEntry = { at, id, shard: part.shard.id, line, plain };
