@@ -144,25 +144,33 @@ if (values.only === 'xlsx') {
 if (values.only === 'csv') {
   const rows = await withSimulator(transactions, 0, async (url, profile) => {
     const fullPeriod = { url, profile, rows: transactions, period: ALL_YEARS, concurrency, pageSize: 1000 };
-    const list: { raw: Figures; csv: Figures }[] = [];
+    const list: { raw: Figures; csv: Figures; spill: Figures }[] = [];
     for (let round = 0; round < rounds; round += 1) {
       const raw = await measure({ ...fullPeriod, mode: 'raw-fetch' });
-      list.push({ raw, csv: await measure({ ...fullPeriod, mode: 'export-csv' }) });
+      const csv = await measure({ ...fullPeriod, mode: 'export-csv' });
+      list.push({ raw, csv, spill: await measure({ ...fullPeriod, mode: 'export-csv-spill' }) });
     }
     return list;
   });
   const cpu100k = (f: Figures) => (f.taskCpuMs / 1000) * (100_000 / f.rows);
-  const show = (name: string, pick: (round: { raw: Figures; csv: Figures }) => Figures) =>
+  type CsvRound = (typeof rows)[number];
+  const show = (name: string, pick: (round: CsvRound) => Figures) =>
     console.log(
       `${name}: ${each(rows, (r) => fmt(perSecond(pick(r))))} rows/s, peak RSS ${each(rows, (r) => fmt(pick(r).peakRssMb))} MB, ` +
         `CPU s per 100k ${each(rows, (r) => fmt(cpu100k(pick(r)), 2))}`,
     );
   show('raw fetch (client alone)', (r) => r.raw);
   show('export CSV end to end', (r) => r.csv);
-  console.log(
-    `export CSV ÷ raw fetch: ${each(rows, (r) => fmt(perSecond(r.csv) / perSecond(r.raw), 2))} (target ≥ 0.80); ` +
-      `CPU ÷ raw fetch CPU: ${each(rows, (r) => fmt(cpu100k(r.csv) / cpu100k(r.raw), 2))} (target ≤ 1.5)`,
-  );
+  show('export CSV, every part spilled', (r) => r.spill);
+  for (const [name, pick] of [
+    ['export CSV', (r: CsvRound) => r.csv],
+    ['export CSV spilled', (r: CsvRound) => r.spill],
+  ] as const) {
+    console.log(
+      `${name} ÷ raw fetch: ${each(rows, (r) => fmt(perSecond(pick(r)) / perSecond(r.raw), 2))} (target ≥ 0.80); ` +
+        `CPU ÷ raw fetch CPU: ${each(rows, (r) => fmt(cpu100k(pick(r)) / cpu100k(r.raw), 2))} (target ≤ 1.5)`,
+    );
+  }
   process.exit(0);
 }
 
@@ -172,6 +180,8 @@ interface Round {
   /** The floor of the raw fetch: the same requests with `response.text()` and `JSON.parse` alone. */
   minimalFetch: Figures;
   csv: Figures;
+  /** The CSV export with a part memory budget of 0: every part spilled to its file. */
+  csvSpill: Figures;
   rawXlsx: Figures;
   xlsx: Figures;
   gains: Figures;
@@ -184,10 +194,11 @@ const throughput = await withSimulator(transactions, 0, async (url, profile) => 
     const rawFetch = await measure({ ...fullPeriod, mode: 'raw-fetch' });
     const minimalFetch = await measure({ ...fullPeriod, mode: 'minimal-fetch' });
     const csv = await measure({ ...fullPeriod, mode: 'export-csv' });
+    const csvSpill = await measure({ ...fullPeriod, mode: 'export-csv-spill' });
     const rawXlsx = await measure({ ...fullPeriod, mode: 'raw-xlsx' });
     const xlsx = await measure({ ...fullPeriod, mode: 'export-xlsx' });
     const gains = await measure({ ...fullPeriod, mode: 'gains' });
-    list.push({ rawCsv, rawFetch, minimalFetch, csv, rawXlsx, xlsx, gains });
+    list.push({ rawCsv, rawFetch, minimalFetch, csv, csvSpill, rawXlsx, xlsx, gains });
   }
   return list;
 });
@@ -280,7 +291,13 @@ line(
   'export CSV end to end',
   (r) => r.csv,
   (r) => rawRatio(r.csv, r.rawFetch),
-  '≥ 0.60 × raw fetch, RSS ≤ 230 MB at 1M',
+  '≥ 0.80 × raw fetch, RSS ≤ 230 MB at 1M',
+);
+line(
+  'export CSV, every part spilled',
+  (r) => r.csvSpill,
+  (r) => rawRatio(r.csvSpill, r.rawFetch),
+  'the CSV export past its part memory budget',
 );
 line('raw exceljs streaming', (r) => r.rawXlsx, null, '');
 line(
