@@ -23,11 +23,12 @@ export interface PartStore {
 }
 
 /**
- * Default budget of a run's part lines in memory: 48 MiB. The CLI's CSV export of 1M transactions
- * peaked at 206 MB with every part on disk; the lines fetched ahead of the assembly beyond this go
- * to files, so the peak stays within 230 MB.
+ * Default budget of a run's part lines in memory: 16 MiB. The CLI's CSV export of 1M transactions
+ * peaked at 206 MB with every part on disk (docs/developer/performance.md), so lines held on top of
+ * that must stay within the 24 MB left of 230; the lines fetched ahead of the assembly beyond this
+ * go to files.
  */
-export const DEFAULT_PART_BUDGET_BYTES = 48 * 1024 * 1024;
+export const DEFAULT_PART_BUDGET_BYTES = 16 * 1024 * 1024;
 
 /** The store's own view of a part: its chunks in order, or its file once spilled. */
 interface HeldPart {
