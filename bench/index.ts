@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --transactions N | --large] [--latency-ms 50] [--rounds 2] [--only bundles|latency|xlsx]`
+ * `npm run bench [-- --transactions N | --large] [--latency-ms 50] [--rounds 2] [--only bundles|latency|xlsx|csv]`
  *
  * Prints end-to-end export throughput and peak RSS for CSV and XLSX beside raw csv-stringify,
  * raw exceljs and raw fetch throughput on the same data, measured in the same run, as ratios; a
