@@ -38,6 +38,7 @@ export type ExportKind = 'csv' | 'xlsx' | 'gains';
 export interface BenchTask {
   mode:
     | 'export-csv'
+    | 'export-csv-spill'
     | 'export-xlsx'
     | 'raw-csv'
     | 'raw-xlsx'
@@ -496,6 +497,8 @@ function watchPeakMemory(): { stop(): MemoryAtPeak } {
 /** A runner per mode (a mode without one fails the typecheck); the child adds its process's figures. */
 const runners = {
   'export-csv': () => exportRun('csv'),
+  // Every part spilled to its file (a part memory budget of 0): the export past its budget.
+  'export-csv-spill': () => exportRun('csv', { ...exportDeps(), partMemoryBytes: 0 }),
   'export-xlsx': () => exportRun('xlsx'),
   'raw-csv': rawCsv,
   'raw-xlsx': rawXlsx,

@@ -33,7 +33,7 @@ import {
 } from './plan/index.ts';
 import type { Manifest, ManifestFile, PublishTarget, publishReports } from './publish/index.ts';
 import type { RenderedReports, RenderInput, renderReports } from './report/index.ts';
-import type { SnapshotHeader } from './snapshot/index.ts';
+import { createPartStore, type SnapshotHeader } from './snapshot/index.ts';
 
 /** Progress of a run, for a progress bar or log lines. */
 export type ExportProgress =
@@ -490,6 +490,11 @@ export interface FetchSettings {
   concurrency?: number;
   /** Whole-shard attempts on an incomplete fetch. Default 3. */
   shardAttempts?: number;
+  /**
+   * Bytes of part lines `fetchNow` keeps in memory before spilling parts to their files (see
+   * `snapshot/part-store.ts`). Default `DEFAULT_PART_BUDGET_BYTES`; 0 writes every part to its file.
+   */
+  partMemoryBytes?: number;
 }
 
 /** How {@link fetchNow} fetches: the settings, and whether the part files are kept compressed. */
@@ -524,8 +529,10 @@ export function fetchNow(settings: FetchNowSettings = {}): FetchStage {
   return (plan, { request, client, fields, workDir, onProgress }) => ({
     run: startFetch(client, plan.shards, request.filters, {
       ...fetchOptions(fields, workDir, settings),
-      // Parts read back here are removed with the scratch folder: no deflate and inflate.
+      // Parts read back here are removed with the scratch folder: no deflate and inflate, and
+      // held in memory while they fit the budget (compressed parts are written to files).
       compressParts: settings.compressParts === true,
+      ...(settings.compressParts === true ? {} : { partStore: createPartStore(settings.partMemoryBytes) }),
       onPage: (page) => onProgress?.({ stage: 'page', ...page }),
       onShardDone: (done) => onProgress?.({ stage: 'shard', shard: done.shard.id, rows: done.rows }),
     }),

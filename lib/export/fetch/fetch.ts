@@ -13,6 +13,7 @@ import {
 import { retry } from '../../retry.ts';
 import { settleable } from '../../settleable.ts';
 import { type PartLineFields, partLineJson, partLineKey, partLinePrefix } from '../snapshot/part-line.ts';
+import { createPartWriter, type PartStore } from '../snapshot/part-store.ts';
 import { createNdjsonWriter } from '../snapshot/snapshot.ts';
 import { type Boundary, type Edge, type ListingPlan, type ListingTrail, recordTrail } from './coverage.ts';
 import { confirmedBy, type Proof, planAfter, servicePagingOf } from './proof.ts';
@@ -73,6 +74,8 @@ export interface FetchedShard {
   shard: FetchShard;
   /** NDJSON file of the raw transactions, in the order the service sent them (gzip unless `compressParts` is false). */
   partFile: string;
+  /** Where the part's lines are while they fit in memory (`FetchOptions.partStore`): read them with `readPartLineBytes`. */
+  partStore?: PartStore;
   rows: number;
   /** The total the service reported, when it reports one. */
   totalReported: number | null;
@@ -149,6 +152,12 @@ export interface FetchOptions {
    * upload them to S3) stay compressed.
    */
   compressParts?: boolean;
+  /**
+   * Keeps the part files in memory while they fit this store's budget, spilled to their files only
+   * past it (`snapshot/part-store.ts`): for a run that reads its parts back in this process (the
+   * CLI). The parts are plain NDJSON then, as with `compressParts: false`. Default: files only.
+   */
+  partStore?: PartStore;
   onPage?: (progress: FetchProgress) => void;
   onShardDone?: (shard: FetchedShard) => void;
 }
@@ -484,6 +493,7 @@ async function fetchShardWithRetry(task: ShardTask): Promise<FetchedShard> {
   const done: FetchedShard = {
     shard,
     partFile,
+    ...(options.partStore !== undefined ? { partStore: options.partStore } : {}),
     rows: accepted.rows,
     totalReported: accepted.totalReported,
     attempts: listings,
@@ -511,11 +521,14 @@ async function fetchShardOnce(
   const requests = pageSize === null ? task.requests : { ...task.requests, pageSize };
   const trail = recordTrail(plan, pageSize, earlier);
   // Part files are scratch: fast compression or none, the snapshot is compressed properly.
-  const writer = createNdjsonWriter(partFile, {
-    level: 1,
-    bufferedChunks: 1,
-    compress: options.compressParts !== false,
-  });
+  const writer =
+    options.partStore === undefined
+      ? createNdjsonWriter(partFile, {
+          level: 1,
+          bufferedChunks: 1,
+          compress: options.compressParts !== false,
+        })
+      : createPartWriter(partFile, options.partStore);
   const listing: Omit<Listing, 'trail' | 'covered'> = {
     rows: 0,
     listed: 0,

@@ -8,12 +8,12 @@ import type { RawTimelineItem, RawTransaction, TransactionFieldMap } from '../..
 import { type Digest, hashedFile } from '../../storage/index.ts';
 import { checkWindowCoverage, type FetchedShard, type FetchShard } from '../fetch/fetch.ts';
 import { decodePartLineBytes } from './part-line.ts';
+import { readPartLineBytes } from './part-store.ts';
 import { BEFORE_RANGE, createSlots, type KeptRange, type Slots, StrayTransactionError } from './slots.ts';
 import {
   createNdjsonWriter,
   gzipMember,
   type NdjsonWriter,
-  readNdjsonLineBytes,
   type SnapshotHeader,
   type SnapshotRecord,
 } from './snapshot.ts';
@@ -157,6 +157,8 @@ export async function assembleSnapshot(input: AssembleInput): Promise<AssembledS
         await writeEntries(batch, input, writer);
         result.transactions += batch.length;
       }
+      // The window is written: its parts' lines held in memory are not read again.
+      for (const part of parts) part.partStore?.release(part.partFile);
     }
     if (input.changes) {
       await writer.member();
@@ -326,7 +328,7 @@ async function pullInto(
   const nextStart = routing.slots.startOf(position + 1);
   for (const part of nextParts) {
     if (part.span !== undefined && part.span.first >= nextStart) continue;
-    for await (const bytes of readNdjsonLineBytes(part.partFile)) {
+    for await (const bytes of readPartLineBytes(part.partFile, part.partStore)) {
       const { at, id, json, plain } = decodePartLineBytes(bytes, fields);
       if (routing.slots.slotOf(at) !== position) continue;
       // A copy: the few lines pulled from a part must not keep its chunks.
@@ -359,7 +361,7 @@ async function* windowBatches(
   }
   let batch: WindowEntry[] = [];
   let lastAt = Number.NEGATIVE_INFINITY;
-  for await (const bytes of readNdjsonLineBytes(only.partFile)) {
+  for await (const bytes of readPartLineBytes(only.partFile, only.partStore)) {
     const { at, id, json: line, plain } = decodePartLineBytes(bytes, input.fields);
     const entry: WindowEntry = { at, id, shard: only.shard.id, line, plain };
     if (!routeOwn(entry, position, routing, result)) continue;
@@ -491,7 +493,7 @@ async function collectWindow(
     return false;
   };
   for (const part of parts) {
-    for await (const bytes of readNdjsonLineBytes(part.partFile)) {
+    for await (const bytes of readPartLineBytes(part.partFile, part.partStore)) {
       // The part line carries the instant and id ahead of the JSON: no parse needed here.
       const { at, id, json: line, plain } = decodePartLineBytes(bytes, input.fields);
       const entry: WindowEntry = { at, id, shard: part.shard.id, line, plain };

@@ -28,6 +28,13 @@ export {
   transactionInstant,
 } from './part-line.ts';
 export {
+  createPartStore,
+  createPartWriter,
+  DEFAULT_PART_BUDGET_BYTES,
+  type PartStore,
+  readPartLineBytes,
+} from './part-store.ts';
+export {
   createNdjsonWriter,
   type NdjsonWriter,
   readNdjson,

@@ -1,0 +1,195 @@
+import { once } from 'node:events';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { stringifyJson } from '../../pbs/index.ts';
+import { type NdjsonWriter, readNdjsonLineBytes } from './snapshot.ts';
+
+/**
+ * Part files kept in memory while they fit a budget (the CLI path, which reads its parts back in
+ * the same process): a part's lines stay as the chunks of bytes its writer gathered, and only a
+ * part whose next chunk would pass the budget is spilled to its file (what it held first, then
+ * the rest). The bytes are the same either way: the file a spilled part leaves is what
+ * {@link createNdjsonWriter} writes with `compress: false`, and the assembly reads the same lines
+ * from memory or from the file ({@link readPartLineBytes}).
+ */
+export interface PartStore {
+  /** Bytes of part lines this store may hold at once. */
+  readonly budgetBytes: number;
+  /** Bytes held now. */
+  heldBytes(): number;
+  /** Parts spilled to their files so far (a figure for the benchmark and the tests). */
+  spilled(): number;
+  /** Forgets a part once its window is written (its chunks are left to whatever still holds a line). */
+  release(partFile: string): void;
+}
+
+/**
+ * Default budget of a run's part lines in memory: 16 MiB. The CLI's CSV export of 1M transactions
+ * peaked at 206 MB with every part on disk (docs/developer/performance.md), so lines held on top of
+ * that must stay within the 24 MB left of 230; the lines fetched ahead of the assembly beyond this
+ * go to files.
+ */
+export const DEFAULT_PART_BUDGET_BYTES = 16 * 1024 * 1024;
+
+/** The store's own view of a part: its chunks in order, or its file once spilled. */
+interface HeldPart {
+  chunks: Buffer[];
+  bytes: number;
+  /** True once its writer closed: readers may take it from memory. */
+  complete: boolean;
+}
+
+interface StoreState extends PartStore {
+  parts: Map<string, HeldPart>;
+  /** Room for `bytes` more: reserved and true, or false (the caller spills). */
+  reserve(bytes: number): boolean;
+  /** Gives back what `part` held (spilled or released). */
+  free(part: HeldPart): void;
+  countSpill(): void;
+}
+
+/** A store of part lines within `budgetBytes` (default {@link DEFAULT_PART_BUDGET_BYTES}). */
+export function createPartStore(budgetBytes: number = DEFAULT_PART_BUDGET_BYTES): PartStore {
+  if (!Number.isFinite(budgetBytes) || budgetBytes < 0) {
+    throw new RangeError(`part memory budget: expected a number of bytes ≥ 0, got ${budgetBytes}`);
+  }
+  let held = 0;
+  let spills = 0;
+  const parts = new Map<string, HeldPart>();
+  const state: StoreState = {
+    budgetBytes,
+    parts,
+    heldBytes: () => held,
+    spilled: () => spills,
+    reserve(bytes) {
+      if (held + bytes > budgetBytes) return false;
+      held += bytes;
+      return true;
+    },
+    free(part) {
+      held -= part.bytes;
+      part.bytes = 0;
+      part.chunks = [];
+    },
+    countSpill() {
+      spills += 1;
+    },
+    release(partFile) {
+      const part = parts.get(partFile);
+      if (part === undefined) return;
+      state.free(part);
+      parts.delete(partFile);
+    },
+  };
+  return state;
+}
+
+/**
+ * A writer of `partFile` into `store` (see {@link PartStore}): lines are gathered into chunks as
+ * {@link createNdjsonWriter} gathers them (a line never spans two chunks); each full chunk is kept
+ * while the budget allows, else the part goes to its file from then on. A writer of a part the
+ * store holds already (a shard listed again) starts it afresh.
+ */
+export function createPartWriter(partFile: string, store: PartStore): NdjsonWriter {
+  const state = store as StoreState;
+  state.release(partFile);
+  const part: HeldPart = { chunks: [], bytes: 0, complete: false };
+  state.parts.set(partFile, part);
+  let file: WriteStream | undefined;
+  let failure: Error | undefined;
+  let chunk = Buffer.allocUnsafe(PART_CHUNK);
+  let used = 0;
+
+  /** From now on the part goes to its file: what it held first, in order. */
+  const spill = (): WriteStream => {
+    const stream = createWriteStream(partFile, { highWaterMark: PART_CHUNK });
+    stream.on('error', (error) => {
+      failure ??= error;
+    });
+    for (const held of part.chunks) stream.write(held);
+    state.free(part);
+    state.parts.delete(partFile);
+    state.countSpill();
+    return stream;
+  };
+  const send = (): Promise<void> | undefined => {
+    if (used === 0) return undefined;
+    const full = chunk.subarray(0, used);
+    chunk = Buffer.allocUnsafe(PART_CHUNK);
+    used = 0;
+    if (file === undefined && state.reserve(full.length)) {
+      part.chunks.push(full);
+      part.bytes += full.length;
+      return undefined;
+    }
+    file ??= spill();
+    return file.write(full) ? undefined : once(file, 'drain').then(() => undefined);
+  };
+  return {
+    // A part is plain NDJSON, not gzip: there is no member to end.
+    async member() {},
+    async write(record) {
+      // As `createNdjsonWriter` writes a record: number tokens kept as text written as they came.
+      await this.writeJson(stringifyJson(record));
+    },
+    writeJson(json, prefix = '', suffix = '') {
+      if (failure) return Promise.reject(failure);
+      const most = 3 * (prefix.length + suffix.length) + (typeof json === 'string' ? 3 : 1) * json.length + 1;
+      let wait: Promise<void> | undefined;
+      if (used + most > chunk.length) {
+        wait = send();
+        if (most > chunk.length) chunk = Buffer.allocUnsafe(most);
+      }
+      if (prefix !== '') used += chunk.write(prefix, used);
+      if (typeof json === 'string') used += chunk.write(json, used);
+      else {
+        chunk.set(json, used);
+        used += json.length;
+      }
+      if (suffix !== '') used += chunk.write(suffix, used);
+      chunk[used] = NEWLINE;
+      used += 1;
+      return wait;
+    },
+    async close() {
+      if (failure) throw failure;
+      await send();
+      if (file === undefined) {
+        part.complete = true;
+        return;
+      }
+      file.end();
+      await once(file, 'close');
+      if (failure) throw failure;
+    },
+    destroy() {
+      file?.destroy();
+      if (state.parts.get(partFile) === part) state.release(partFile);
+    },
+  };
+}
+
+/**
+ * The lines of a part as `readNdjsonLineBytes` reads them from its file (views of the chunks, not
+ * copies): from `store` when it holds the part whole, else from the file.
+ */
+export function readPartLineBytes(partFile: string, store?: PartStore): AsyncGenerator<Buffer> {
+  const part = (store as StoreState | undefined)?.parts.get(partFile);
+  if (part?.complete === true) return heldLines(part.chunks);
+  return readNdjsonLineBytes(partFile);
+}
+
+async function* heldLines(chunks: readonly Buffer[]): AsyncGenerator<Buffer> {
+  for (const chunk of chunks) {
+    let start = 0;
+    let end = chunk.indexOf(NEWLINE);
+    while (end !== -1) {
+      if (end > start) yield chunk.subarray(start, end);
+      start = end + 1;
+      end = chunk.indexOf(NEWLINE, start);
+    }
+  }
+}
+
+const NEWLINE = 0x0a;
+/** Bytes gathered before a chunk is kept or written: as the part files' writer gathers them. */
+const PART_CHUNK = 256 * 1024;
