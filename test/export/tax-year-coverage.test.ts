@@ -97,7 +97,9 @@ describe('tax years the period covers only in part', () => {
         gains: { taxRules: 'uk', currency: 'USD' },
       });
     // In UTC days the period would end at 01:00 on London's 6 April, inside the next tax year.
-    expect(() => request('UTC')).toThrow(/timeZone: uk rules count the period and tax year in Europe\/London days/);
+    expect(() => request('UTC')).toThrow(
+      /timeZone: uk rules count the period and tax year in Europe\/London days/,
+    );
     expect(request().timeZone).toBe('Europe/London');
     harness = await startExportHarness('acme');
     const result = await runExport(request(), harness.deps());
@@ -111,7 +113,8 @@ describe('tax years the period covers only in part', () => {
     const disposals = await readCsv(join(folder, 'acme_2024-04-06_2025-04-05_disposals.csv'));
     // Every disposal's London day is inside 6 April 2024 – 5 April 2025 (dates shown in London).
     const outside = disposals.filter(
-      (row) => (row.date_disposed ?? '') < '2024-04-06' || (row.date_disposed ?? '').slice(0, 10) > '2025-04-05',
+      (row) =>
+        (row.date_disposed ?? '') < '2024-04-06' || (row.date_disposed ?? '').slice(0, 10) > '2025-04-05',
     );
     expect(outside).toEqual([]);
   });

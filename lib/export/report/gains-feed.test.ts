@@ -27,7 +27,9 @@ async function feedByWindows(
     profile: 'acme',
     period: options.period,
     // uk and de rules count their own zone's days: the run is in it.
-    ...(options.gains?.taxRules === 'uk' || options.gains?.taxRules === 'de' ? {} : { timeZone: options.timeZone }),
+    ...(options.gains?.taxRules === 'uk' || options.gains?.taxRules === 'de'
+      ? {}
+      : { timeZone: options.timeZone }),
     window: options.window,
     reports: ['gains'],
     ...(options.gains !== undefined ? { gains: options.gains } : {}),
