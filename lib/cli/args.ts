@@ -109,7 +109,8 @@ export const FLAGS_USAGE = `Request:
                                  (default with the simulator: demo)
   --period P                     Required: 2025-10 (month), 2025 (year), or 2025-01-05..2025-02-10
   --time-zone ZONE               IANA time zone of the period and dates         (default: UTC)
-                                 (render: of the dates shown only; the period stays the run's)
+                                 (render: of the dates shown only; the period stays the run's;
+                                 --tax-rules uk/de: Europe/London/Europe/Berlin, no other)
   --report R                     transactions, movements, summary, changes, gains, journal
                                  (repeat or comma-separate)
   --changes-since DATE           Timeline changes since DATE (with --report changes)

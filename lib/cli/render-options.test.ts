@@ -27,9 +27,18 @@ describe('applyPresentation', () => {
   });
 
   it("starts another rule set from its own defaults, not the snapshot's filled-in choices", () => {
-    const request = applyPresentation(withGains, { gains: { taxRules: 'uk', currency: 'USD' } });
+    // The uk rules count London days: a snapshot to render under them was fetched in London's.
+    const london = parseExportRequest({ ...withGains, timeZone: 'Europe/London' });
+    const request = applyPresentation(london, { gains: { taxRules: 'uk', currency: 'USD' } });
 
     expect(request.gains).toMatchObject({ taxRules: 'uk', method: 'hmrc', taxYearStart: '04-06' });
+  });
+
+  it("refuses uk rules over a snapshot fetched in another zone's days, naming --time-zone", () => {
+    const utc = parseExportRequest({ ...withGains, timeZone: 'UTC' });
+    expect(() => applyPresentation(utc, { gains: { taxRules: 'uk', currency: 'USD' } })).toThrow(
+      /^--time-zone: uk rules count the period and tax year in Europe\/London days/,
+    );
   });
 
   it('drops the gains options with the gains report when --report leaves it out', () => {

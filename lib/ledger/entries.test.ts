@@ -102,16 +102,19 @@ describe('journal entries of crafted histories (worked by hand)', () => {
     expect(manifest.checks.every((check) => check.ok)).toBe(true);
   });
 
-  it("dates entries and month ends in the request's zone, even where the rule set's tax zone differs", async () => {
-    // de computes in Europe/Berlin; the request is in UTC: 23:30 UTC on 31 December is still 2025.
-    const late = tx({ id: 'late', date: '2025-12-31T23:30:00.000Z', movements: [leg('BTC', '0.1', '12')] });
-    const { rows, manifest } = await runJournal([...OUTSIDE_HISTORY, late], {
+  it("dates entries and month ends in the rule set's zone, the run's under de rules (Berlin days)", async () => {
+    // de counts Berlin days, and so does the run: 22:30 UTC on 31 December is 23:30 in Berlin,
+    // still 2025; 23:30 UTC is 00:30 on 1 January 2026 in Berlin, outside the year.
+    const late = tx({ id: 'late', date: '2025-12-31T22:30:00.000Z', movements: [leg('BTC', '0.1', '12')] });
+    const next = tx({ id: 'next', date: '2025-12-31T23:30:00.000Z', movements: [leg('BTC', '0.1', '12')] });
+    const { rows, manifest } = await runJournal([...OUTSIDE_HISTORY, late, next], {
       gains: { taxRules: 'de', currency: 'USD' },
     });
     expect(rows.filter((row) => row[9] === 'late').map((row) => row[1])).toEqual([
       '2025-12-31',
       '2025-12-31',
     ]);
+    expect(rows.filter((row) => row[9] === 'next')).toEqual([]);
     expect(manifest.checks.at(-1)?.check).toMatch(/each of 12 month ends/);
   });
 

@@ -119,6 +119,13 @@ export interface LedgerFormatContext {
    * hash (names that would have shared one): the plain-text journals list them in their header.
    */
   names?: readonly JournalName[];
+  /**
+   * The run's published EUR rates, when it has the ECB's: units of `currency` per 1 EUR on a
+   * booking day (`YYYY-MM-DD`; a day without a fixing takes the latest fixing before it, up to 7
+   * days back), with the fixing day used. Throws when the rates do not cover the day. DATEV's
+   * Kurs of a journal not in EUR, when its settings give no `eurRates`.
+   */
+  eurRate?: (currency: string, day: string) => { rate: string; of: string };
 }
 
 /** One asset account's balance of one token at a month end. */

@@ -276,7 +276,7 @@ describe('runExport with the gains reports (simulator over HTTP, local folder)',
       parseExportRequest({
         profile: 'acme',
         period: { from: '2024-04-06', to: '2025-04-05' },
-        timeZone: 'Europe/London',
+        // The rules' zone: Europe/London under uk, Europe/Berlin under de.
         reports: ['gains'],
         formats: ['csv'],
         gains,

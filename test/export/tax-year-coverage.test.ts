@@ -86,33 +86,37 @@ describe('tax years the period covers only in part', () => {
     ]);
   });
 
-  it('marks 6 April to 5 April in UTC as the whole 2024/25 (HMRC reports whole London days) and the first hour of 2025/26', async () => {
-    harness = await startExportHarness('acme');
-    const result = await runExport(
+  it('reads 6 April to 5 April under uk rules in London days: the whole 2024/25 and nothing of 2025/26; UTC days refused', async () => {
+    const request = (zone?: string) =>
       parseExportRequest({
         profile: 'acme',
         period: { from: '2024-04-06', to: '2025-04-05' },
-        timeZone: 'UTC',
+        ...(zone === undefined ? {} : { timeZone: zone }),
         reports: ['gains'],
         formats: ['csv'],
         gains: { taxRules: 'uk', currency: 'USD' },
-      }),
-      harness.deps(),
+      });
+    // In UTC days the period would end at 01:00 on London's 6 April, inside the next tax year.
+    expect(() => request('UTC')).toThrow(
+      /timeZone: uk rules count the period and tax year in Europe\/London days/,
     );
+    expect(request().timeZone).toBe('Europe/London');
+    harness = await startExportHarness('acme');
+    const result = await runExport(request(), harness.deps());
     const folder = join(harness.outDir, result.prefix);
-    // 2024-04-06T00:00Z is 01:00 in London: HMRC identification takes the whole day from midnight,
-    // so 2024/25 is whole; the period ends at 2025-04-06T00:00Z, 01:00 on London's 6 April.
     const readme = await readFile(join(folder, 'README.txt'), 'utf8');
-    expect(readme).toContain(
-      '    2024/25 (2024-04-06 to 2025-04-05): the whole tax year\r\n    2025/26 (2025-04-06 to 2026-04-05): only 2025-04-06 up to 2025-04-06 01:00 Europe/London, part of the tax year\r\n',
-    );
+    expect(readme).toContain('    2024/25 (2024-04-06 to 2025-04-05): the whole tax year\r\n');
+    expect(readme).not.toContain('2025/26');
     const tax = await readCsv(join(folder, 'acme_2024-04-06_2025-04-05_tax_summary.csv'));
-    expect(
-      tax
-        .filter((row) => row.tax_year === '2024/25')
-        .every((row) => row.covers === '2024-04-06 to 2025-04-05: the whole tax year 2024/25'),
-    ).toBe(true);
     expect(tax.length).toBeGreaterThan(0);
+    expect(tax.map((row) => row.tax_year)).not.toContain('2025/26');
+    const disposals = await readCsv(join(folder, 'acme_2024-04-06_2025-04-05_disposals.csv'));
+    // Every disposal's London day is inside 6 April 2024 – 5 April 2025 (dates shown in London).
+    const outside = disposals.filter(
+      (row) =>
+        (row.date_disposed ?? '') < '2024-04-06' || (row.date_disposed ?? '').slice(0, 10) > '2025-04-05',
+    );
+    expect(outside).toEqual([]);
   });
 
   it('marks a us month as part of its calendar tax year on Form 8949 TOTALs and Schedule D, and shows the broker option on the About sheet', async () => {

@@ -8,6 +8,7 @@ import { periodRange } from '../../lib/export/plan/period.ts';
 import { parseExportRequest } from '../../lib/export/plan/request.ts';
 import { createGainsFeed } from '../../lib/export/report/gains-feed.ts';
 import type { JournalManifest } from '../../lib/export/report/journal-feed.ts';
+import type { RateTable } from '../../lib/fx/index.ts';
 import type { JournalEntry, LedgerFile } from '../../lib/ledger/types.ts';
 import { leg, tx } from './gains.ts';
 
@@ -97,10 +98,15 @@ export interface JournalRun {
 export async function runJournal(
   history: readonly CanonicalTransaction[],
   extra: Record<string, unknown> = {},
+  rates?: RateTable,
 ): Promise<JournalRun> {
   const request = parseExportRequest({ profile: 'acme', period: '2025', reports: ['journal'], ...extra });
   const range = periodRange(request.period, request.timeZone);
-  const feed = createGainsFeed(request, { start: range.start.toJSDate(), end: range.end.toJSDate() });
+  const feed = createGainsFeed(
+    request,
+    { start: range.start.toJSDate(), end: range.end.toJSDate() },
+    rates === undefined ? {} : { rates },
+  );
   for (const t of history) feed.add('all', t);
   return collect(feed);
 }

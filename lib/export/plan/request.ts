@@ -264,7 +264,7 @@ export const ExportRequestSchema = z
     timeZone: z
       .string()
       .refine((zone) => IANAZone.isValidZone(zone), 'expected an IANA time zone such as "Europe/Berlin"')
-      .default('UTC'),
+      .optional(),
     reports: z
       .array(z.enum(REPORTS))
       .min(1, 'must name at least one report')
@@ -342,6 +342,8 @@ export const ExportRequestSchema = z
     if (request.gains !== undefined && !request.reports.includes('gains') && !wantsJournal) {
       ctx.addIssue({ code: 'custom', message: 'only allowed when reports include "gains"', path: ['gains'] });
     }
+    const zoneProblem = rulesZoneProblem(request.timeZone, request.gains?.taxRules);
+    if (zoneProblem !== null) ctx.addIssue({ code: 'custom', message: zoneProblem, path: ['timeZone'] });
     if (request.adjustments !== undefined && !request.reports.includes('gains')) {
       const message = 'only allowed when reports include "gains"';
       ctx.addIssue({ code: 'custom', message, path: ['adjustments'] });
@@ -361,14 +363,41 @@ export const ExportRequestSchema = z
       journal && !request.reports.includes('gains')
         ? inOrder(REPORTS, [...request.reports, 'gains'])
         : request.reports;
+    const { profile, period, timeZone, ...rest } = request;
     return {
-      ...request,
+      profile,
+      period: period as Period,
+      // The period's days are the rule set's (uk: London days), else the given zone's, else UTC.
+      timeZone: timeZone ?? rulesZone(request.gains?.taxRules) ?? 'UTC',
+      ...rest,
       reports,
-      period: request.period as Period,
       ...(reports.includes('gains') ? { gains: request.gains ?? gainsSchema.parse({}) } : {}),
       ...(journal ? { journal: request.journal ?? journalSchema.parse({}) } : {}),
     };
   });
+
+/** The zone a rule set counts its days in (uk: Europe/London), if it fixes one. */
+function rulesZone(taxRules: TaxRules | undefined): string | undefined {
+  // superRefine runs even when gains failed: only a known rule set's zone.
+  if (taxRules === undefined || !TAX_RULES.includes(taxRules)) return undefined;
+  return ruleSet(taxRules).timeZone ?? undefined;
+}
+
+/**
+ * Why `timeZone` cannot be the run's zone under these rules, or null: a rule set that counts its
+ * days in one zone (uk: the tax year 6 April to 5 April in London days) needs the period cut in
+ * that zone, or a period's end instant falls inside a London day and the engine's tax year takes
+ * in the disposals of the next one.
+ */
+function rulesZoneProblem(timeZone: string | undefined, taxRules: TaxRules | undefined): string | null {
+  const zone = rulesZone(taxRules);
+  if (timeZone === undefined || zone === undefined || timeZone === zone) return null;
+  const why =
+    taxRules === 'uk'
+      ? 'the UK tax year runs 6 April to 5 April there'
+      : "the tax year's days are that zone's";
+  return `${taxRules} rules count the period and tax year in ${zone} days (${why}); leave the time zone out or give ${JSON.stringify(zone)}, not ${JSON.stringify(timeZone)}`;
+}
 
 /** A validated export request with every default filled in. */
 export type ExportRequest = z.output<typeof ExportRequestSchema>;

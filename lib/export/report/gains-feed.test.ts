@@ -26,7 +26,10 @@ async function feedByWindows(
   const request = parseExportRequest({
     profile: 'acme',
     period: options.period,
-    timeZone: options.timeZone,
+    // uk and de rules count their own zone's days: the run is in it.
+    ...(options.gains?.taxRules === 'uk' || options.gains?.taxRules === 'de'
+      ? {}
+      : { timeZone: options.timeZone }),
     window: options.window,
     reports: ['gains'],
     ...(options.gains !== undefined ? { gains: options.gains } : {}),
@@ -323,11 +326,11 @@ describe('checkGainsCurrency', () => {
 
 describe('taxYearZone', () => {
   it("is the rule set's zone when it has one, else the request's", () => {
-    const request = (gains?: object) =>
+    const request = (gains?: { taxRules: string }) =>
       parseExportRequest({
         profile: 'acme',
         period: '2025',
-        timeZone: 'America/New_York',
+        ...(gains?.taxRules === 'uk' || gains?.taxRules === 'de' ? {} : { timeZone: 'America/New_York' }),
         reports: gains === undefined ? ['transactions'] : ['gains'],
         ...(gains === undefined ? {} : { gains }),
       });

@@ -186,6 +186,7 @@ export function createGainsFeed(
       ? null
       : createJournalFeed(request, period, {
           ...(spoolDir === undefined ? {} : { spoolDir }),
+          ...(options.rates === undefined ? {} : { rates: options.rates }),
           ...(options.now === undefined ? {} : { now: options.now }),
         });
   const engineOptions = gainsEngineOptions(request, period, options.now?.());

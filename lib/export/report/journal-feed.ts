@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import type { CanonicalTransaction, TableSource } from '../../domain/index.ts';
 import { Big, text, ZERO } from '../../domain/index.ts';
+import { lookupRate, type RateTable } from '../../fx/index.ts';
 import type {
   DisposalLine,
   GainsEngine,
@@ -142,11 +143,22 @@ export function periodMonths(start: Date, end: Date, zone: string): string[] {
   return months;
 }
 
+/**
+ * A day's EUR rate from the ECB's table: units of `currency` per 1 EUR as published, on the
+ * latest fixing at or before the day (the ECB publishes none on weekends and TARGET holidays).
+ */
+function ecbEurRate(table: RateTable): NonNullable<LedgerFormatContext['eurRate']> {
+  return (currency, day) => {
+    const quote = lookupRate(table, currency, day);
+    return { rate: quote.perBase, of: quote.of };
+  };
+}
+
 /** A feed for a request with `journal` (see {@link JournalFeed}). */
 export function createJournalFeed(
   request: ExportRequest,
   period: { start: Date; end: Date },
-  options: { spoolDir?: string; now?: () => Date } = {},
+  options: { spoolDir?: string; now?: () => Date; rates?: RateTable } = {},
 ): JournalFeed {
   const settings = request.journal;
   if (settings === undefined) throw new Error('createJournalFeed needs request.journal');
@@ -384,6 +396,7 @@ export function createJournalFeed(
       accounts: [...accounts.values()].map(renamed),
       tokens: [...new Set(balances.map((b) => b.token))],
       ...(names.length === 0 ? {} : { names }),
+      ...(options.rates?.source === 'ecb' ? { eurRate: ecbEurRate(options.rates) } : {}),
     };
   };
 

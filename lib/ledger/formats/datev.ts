@@ -168,7 +168,8 @@ export function datevFiles(
     }
     batch.items.push({ entry, at, date, bookings: bookingsOf(entry, at, settings.accountLength) });
   });
-  return batches.flatMap((batch) => batchFiles(batch, settings, context.currency, options));
+  const kurs = kursOf(settings, context);
+  return batches.flatMap((batch) => batchFiles(batch, settings, context.currency, kurs, options));
 }
 
 /**
@@ -188,17 +189,17 @@ function onStandardChart(entries: readonly JournalEntry[], settings: DatevSettin
   });
 }
 
-function checkContext({ currency, period }: LedgerFormatContext, settings: DatevSettings): void {
+function checkContext({ currency, period, eurRate }: LedgerFormatContext, settings: DatevSettings): void {
   if (!/^[A-Z]{3}$/.test(currency)) {
     throw new ValidationError(
       'currency',
       `DATEV needs an ISO 4217 code (WKZ), got ${JSON.stringify(currency)}`,
     );
   }
-  if (currency !== 'EUR' && settings.eurRates === undefined)
+  if (currency !== 'EUR' && settings.eurRates === undefined && eurRate === undefined)
     throw new ValidationError(
       'journal.settings.datev.eurRates',
-      `required: the journal is in ${currency}, and DATEV books an amount in a foreign currency with its Kurs, Basis-Umsatz (EUR) and WKZ Basis-Umsatz (fields 4–6); give the ECB's ${currency} per EUR for each month ({"2025-01": "1.0354", …}), or write the journal in EUR (gains.currency "EUR", CLI --gains-currency EUR with --rates ecb:FILE)`,
+      `required: the journal is in ${currency}, and DATEV books an amount in a foreign currency with its Kurs, Basis-Umsatz (EUR) and WKZ Basis-Umsatz (fields 4–6); give the run the ECB's rates (CLI --rates ecb:FILE, the ECB's eurofxref-hist file: the Kurs of each booking day is then read from it), or the ECB's ${currency} per EUR for each month in this setting ({"2025-01": "1.0354", …}), or write the journal in EUR (gains.currency "EUR", CLI --gains-currency EUR with --rates ecb:FILE)${currency === 'GBP' ? ". A run converted at HMRC's rates (--rates hmrc:FILE) cannot take the ECB's file as well: give this setting" : ''}`,
     );
   localDate(period.start, 'period.start');
   localDate(period.end, 'period.end');
@@ -211,6 +212,7 @@ function batchFiles(
   batch: Batch,
   settings: DatevSettings,
   currency: string,
+  kurs: Kurs,
   options: WriteOptions,
 ): LedgerFile[] {
   const limit = options.maxBookings;
@@ -232,7 +234,7 @@ function batchFiles(
     // DATEV imports a file whose name begins with EXTF_: a run's own prefix goes after it.
     head: 'EXTF_',
     contentType: 'text/csv; charset=windows-1252',
-    body: encodeWindows1252(batchText({ ...batch, items }, settings, currency, options.createdAt)),
+    body: encodeWindows1252(batchText({ ...batch, items }, settings, currency, kurs, options.createdAt)),
   }));
 }
 
@@ -313,10 +315,16 @@ function checkPosting(
   }
 }
 
-function batchText(batch: Batch, settings: DatevSettings, currency: string, createdAt: Date): string {
+function batchText(
+  batch: Batch,
+  settings: DatevSettings,
+  currency: string,
+  kurs: Kurs,
+  createdAt: Date,
+): string {
   const lines = [headerLine(batch, settings, currency, createdAt), DATEV_BOOKING_COLUMNS.join(';')];
   for (const item of batch.items) {
-    for (const booking of item.bookings) lines.push(bookingLine(item, booking, currency, settings));
+    for (const booking of item.bookings) lines.push(bookingLine(item, booking, currency, kurs));
   }
   return lines.map((line) => `${line}\r\n`).join('');
 }
@@ -360,7 +368,7 @@ function headerLine(batch: Batch, settings: DatevSettings, currency: string, cre
 }
 
 /** One booking line: 125 fields, those not used left empty. */
-function bookingLine(item: Prepared, booking: Booking, currency: string, settings: DatevSettings): string {
+function bookingLine(item: Prepared, booking: Booking, currency: string, kurs: Kurs): string {
   const fields = new Array<string>(DATEV_BOOKING_COLUMNS.length).fill('');
   const set = (column: string, value: string) => {
     fields[DATEV_BOOKING_COLUMNS.indexOf(column)] = value;
@@ -370,7 +378,7 @@ function bookingLine(item: Prepared, booking: Booking, currency: string, setting
   set('WKZ Umsatz', text(currency));
   if (currency !== 'EUR') {
     // A foreign-currency amount: its Kurs (units per EUR), its EUR amount and EUR (fields 4–6).
-    const rate = eurRate(item, settings);
+    const rate = kurs(item);
     set('Kurs', rate.toFixed(6).replace('.', ','));
     set('Basis-Umsatz', booking.amount.div(rate).round(2, Big.roundHalfUp).toFixed(2).replace('.', ','));
     set('WKZ Basis-Umsatz', text('EUR'));
@@ -389,16 +397,40 @@ function bookingLine(item: Prepared, booking: Booking, currency: string, setting
   return fields.join(';');
 }
 
-/** The Kurs of an entry's day (or month) from `eurRates`; refused naming the missing key. */
-function eurRate(item: Prepared, settings: DatevSettings): Big {
-  const day = item.entry.date;
-  const rate = settings.eurRates?.[day] ?? settings.eurRates?.[day.slice(0, 7)];
-  if (rate === undefined)
-    throw new ValidationError(
-      `journal.settings.datev.eurRates.${day.slice(0, 7)}`,
-      `required: entry ${JSON.stringify(item.entry.id)} of ${day} needs the Kurs of its month (or day)`,
-    );
-  return new Big(rate);
+/** The Kurs of an entry: units of the journal's currency per 1 EUR on its booking day. */
+type Kurs = (item: Prepared) => Big;
+
+/**
+ * Where the Kurs comes from: the setting `eurRates` when given (the day's, else the month's;
+ * refused naming the missing key), else the run's ECB rates (`context.eurRate`: the booking day's
+ * fixing, or the latest before it on a day without one; refused naming the day when not covered).
+ */
+function kursOf(settings: DatevSettings, context: LedgerFormatContext): Kurs {
+  const { eurRates } = settings;
+  const { eurRate, currency } = context;
+  if (eurRates === undefined && eurRate !== undefined) {
+    return (item) => {
+      try {
+        return new Big(eurRate(currency, item.entry.date).rate);
+      } catch (error) {
+        throw new ValidationError(
+          'rates',
+          `DATEV's Kurs of entry ${JSON.stringify(item.entry.id)} of ${item.entry.date}: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+    };
+  }
+  return (item) => {
+    const day = item.entry.date;
+    const rate = eurRates?.[day] ?? eurRates?.[day.slice(0, 7)];
+    if (rate === undefined)
+      throw new ValidationError(
+        `journal.settings.datev.eurRates.${day.slice(0, 7)}`,
+        `required: entry ${JSON.stringify(item.entry.id)} of ${day} needs the Kurs of its month (or day)`,
+      );
+    return new Big(rate);
+  };
 }
 
 /**
