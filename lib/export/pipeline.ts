@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import type { LoadedAdjustments } from '../adjustments/index.ts';
 import type { RateTable } from '../fx/index.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
+import { reconcileStep } from '../reconcile/index.ts';
 import { messageOf } from '../storage/errors.ts';
 import { currentProcessOwner, type ProcessOwner } from '../storage/owner.ts';
 import { openScratch } from '../storage/scratch.ts';
@@ -23,6 +24,7 @@ import {
   type ExportPlan,
   type ExportRequest,
   periodLabel,
+  periodRange,
   planExport,
   requestWarnings,
 } from './plan/index.ts';
@@ -208,8 +210,9 @@ export async function runPipeline(
       ...(signal ? { signal } : {}),
       taxPack: options.taxPack !== false,
     });
+    const reconciled = await withReconciliation(rendered, request, stages.source, records, workDir, options);
     const prefix = runPrefix(request, runId);
-    const { manifest, files } = await publishReports(await described(rendered, stages.describe), {
+    const { manifest, files } = await publishReports(await described(reconciled, stages.describe), {
       sink: stages.sink,
       prefix,
       now: options.now,
@@ -289,6 +292,44 @@ function fromSnapshot(source: SnapshotSource, now: () => Date): Records {
       ...(source.displayTimeZone === undefined ? {} : { displayTimeZone: source.displayTimeZone }),
     },
     startedAt: now(),
+  };
+}
+
+/**
+ * The rendered set with its reconciliation (lib/reconcile), when the request's reports include the
+ * gains or the journal: its files added, `reconciliation` in the description, each difference
+ * warned of. Any other set is returned as it is.
+ */
+async function withReconciliation(
+  rendered: RenderedReports,
+  request: ExportRequest,
+  source: ServiceSource | SnapshotSource,
+  records: Records,
+  workDir: string,
+  options: PipelineOptions,
+): Promise<RenderedReports> {
+  const { signal } = options;
+  const service =
+    source.kind === 'snapshot'
+      ? null
+      : signal === undefined
+        ? source.client
+        : abortableClient(source.client, signal);
+  const result = await reconcileStep({
+    reports: request.reports,
+    snapshotFile: records.render.snapshotFile,
+    fields: source.kind === 'service' ? source.fields : source.header.fields,
+    periodEndMs: periodRange(request.period, request.timeZone).end.toMillis(),
+    startedAtMs: records.startedAt.getTime(),
+    service,
+    workDir,
+    baseName: `${request.profile}_${periodLabel(request.period)}`,
+  });
+  if (result === null) return rendered;
+  for (const warning of result.warnings) options.warn?.(warning);
+  return {
+    files: [...rendered.files, ...result.files],
+    description: { ...rendered.description, reconciliation: result.record } as RenderedReports['description'],
   };
 }
 

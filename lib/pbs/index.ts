@@ -1,4 +1,5 @@
 /** Signed client of the Portfolio Balance Service API V2. */
+export { type ReportedBalance, readReportedBalances } from './balances.ts';
 export { createPbsClient, type PbsClient, type PbsClientStats } from './client.ts';
 export {
   PBS_CLIENT_DEFAULTS,

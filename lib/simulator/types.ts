@@ -1,4 +1,5 @@
 import type { ServiceShapeOverrides } from '../pbs/shape.ts';
+import type { BalanceFaults } from './balances.ts';
 import type { PastEdit } from './past-edits.ts';
 
 /** Credentials of one simulated portfolio. */
@@ -107,6 +108,8 @@ export interface SimulatorOptions {
   requestLogLimit?: number;
   /** Changes to past transactions, each in force from its `at` by `now` (see `past-edits.ts`). */
   pastEdits?: readonly PastEdit[];
+  /** Reported balances that lie on purpose: hidden transactions, misreported balances (`balances.ts`). */
+  balanceFaults?: BalanceFaults;
 }
 
 /** One line of the simulator's request log. */
@@ -139,6 +142,8 @@ export interface RunningSimulator {
    * simulator's clock and listed in the timeline from then on (see `past-edits.ts`).
    */
   editPast(edits: readonly PastEdit[]): void;
+  /** Replaces the balance faults from now on (see `balances.ts`). */
+  setBalanceFaults(faults: BalanceFaults): void;
   /**
    * Rotates the credentials of the profile named `profile`: from now on only `next` is accepted
    * (the old API key is revoked and answers 401 `invalid_api_key`); the portfolio's data stays.
