@@ -1,4 +1,5 @@
 /** The simulator of the Portfolio Balance Service API V2 (see shared/spec and GAPS.md). */
+export type { BalanceFaults, BalanceItem } from './balances.ts';
 export { CATEGORIES, Portfolio, PROTOCOLS, TOKENS } from './data.ts';
 export type { PastEdit } from './past-edits.ts';
 export { DEFAULT_PROFILES, profilesWithCounts } from './profiles.ts';
