@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import type { LoadedAdjustments } from '../adjustments/index.ts';
 import type { RateTable } from '../fx/index.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
-import { reconcileStep } from '../reconcile/index.ts';
+import { type ReconcileStepResult, type ReconciliationRecord, reconcileStep } from '../reconcile/index.ts';
 import { messageOf } from '../storage/errors.ts';
 import { currentProcessOwner, type ProcessOwner } from '../storage/owner.ts';
 import { openScratch } from '../storage/scratch.ts';
@@ -199,8 +199,10 @@ export async function runPipeline(
         ? await assembleFromService(request, stages.source, inputs, workDir, options)
         : fromSnapshot(stages.source, options.now);
     const runId = options.runId ?? newRunId(records.startedAt);
+    const reconciled = await reconciliation(request, stages.source, records, options);
     const rendered = await renderReports({
       ...records.render,
+      ...(reconciled === null ? {} : { extraTables: reconciled.tables, attention: [reconciled.record.note] }),
       runId,
       now: options.now,
       generator: options.generator ?? GENERATOR,
@@ -210,9 +212,9 @@ export async function runPipeline(
       ...(signal ? { signal } : {}),
       taxPack: options.taxPack !== false,
     });
-    const reconciled = await withReconciliation(rendered, request, stages.source, records, workDir, options);
     const prefix = runPrefix(request, runId);
-    const { manifest, files } = await publishReports(await described(reconciled, stages.describe), {
+    const set = reconciled === null ? rendered : withRecord(rendered, reconciled.record);
+    const { manifest, files } = await publishReports(await described(set, stages.describe), {
       sink: stages.sink,
       prefix,
       now: options.now,
@@ -296,18 +298,15 @@ function fromSnapshot(source: SnapshotSource, now: () => Date): Records {
 }
 
 /**
- * The rendered set with its reconciliation (lib/reconcile), when the request's reports include the
- * gains or the journal: its files added, `reconciliation` in the description, each difference
- * warned of. Any other set is returned as it is.
+ * The reconciliation (lib/reconcile) of a request whose reports include the gains or the journal,
+ * each difference warned of; null for any other request.
  */
-async function withReconciliation(
-  rendered: RenderedReports,
+async function reconciliation(
   request: ExportRequest,
   source: ServiceSource | SnapshotSource,
   records: Records,
-  workDir: string,
   options: PipelineOptions,
-): Promise<RenderedReports> {
+): Promise<ReconcileStepResult | null> {
   const { signal } = options;
   const service =
     source.kind === 'snapshot'
@@ -322,14 +321,16 @@ async function withReconciliation(
     periodEndMs: periodRange(request.period, request.timeZone).end.toMillis(),
     startedAtMs: records.startedAt.getTime(),
     service,
-    workDir,
-    baseName: `${request.profile}_${periodLabel(request.period)}`,
   });
-  if (result === null) return rendered;
-  for (const warning of result.warnings) options.warn?.(warning);
+  for (const warning of result?.warnings ?? []) options.warn?.(warning);
+  return result;
+}
+
+/** The rendered set with the reconciliation's record in its description (the manifest's `reconciliation`). */
+function withRecord(rendered: RenderedReports, record: ReconciliationRecord): RenderedReports {
   return {
-    files: [...rendered.files, ...result.files],
-    description: { ...rendered.description, reconciliation: result.record } as RenderedReports['description'],
+    ...rendered,
+    description: { ...rendered.description, reconciliation: record } as RenderedReports['description'],
   };
 }
 

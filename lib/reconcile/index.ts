@@ -7,7 +7,6 @@ export { computedBalances, type LedgerBalances, laterMovements } from './compute
 export { type LaterMovement, type ReconciledBalance, reconcile } from './reconcile.ts';
 export {
   type BalanceSource,
-  type ReconcileFile,
   type ReconcileStepInput,
   type ReconcileStepResult,
   reconcileStep,

@@ -2,12 +2,11 @@
  * The reconciliation step of an export (run by the pipeline after the render, before publishing):
  * for a request whose reports include the gains (holdings) or the journal, each ledger's balance
  * per token at the period end computed from the snapshot, against the service's reported balance
- * carried back to the period end. Writes the Reconciliation CSV and its movements, and returns the
- * manifest's `reconciliation` entry and one warning per difference. Otherwise: nothing at all.
+ * carried back to the period end. Returns the Reconciliation table and its movements (rendered as
+ * CSV files and sheets with the reports), the manifest's `reconciliation` entry and one warning per
+ * difference. Otherwise: nothing at all.
  */
-import { createWriteStream } from 'node:fs';
-import { join } from 'node:path';
-import { writeCsv } from '../export/report/writers/csv.ts';
+import type { TableSource } from '../domain/table.ts';
 import type { ReportedBalance } from '../pbs/balances.ts';
 import type { TransactionFieldMap } from '../pbs/shape.ts';
 import { computedBalances, type LaterSource, laterMovements } from './compute.ts';
@@ -38,23 +37,13 @@ export interface ReconcileStepInput {
   startedAtMs: number;
   /** Null: a render from a snapshot (the service is not asked). */
   service: BalanceSource | null;
-  workDir: string;
-  /** Base of the set's file names, e.g. `demo_2025-03`. */
-  baseName: string;
-}
-
-/** A file the step wrote, for the set. */
-export interface ReconcileFile {
-  name: string;
-  file: string;
-  contentType: string;
-  rows: number;
 }
 
 /** What the step returns: nothing when not asked. */
 export interface ReconcileStepResult {
   record: ReconciliationRecord;
-  files: ReconcileFile[];
+  /** The Reconciliation table and its movements: CSV files and sheets of the set. */
+  tables: TableSource[];
   warnings: string[];
 }
 
@@ -68,7 +57,7 @@ export async function reconcileStep(input: ReconcileStepInput): Promise<Reconcil
   if (!wantsReconciliation(input.reports)) return null;
   const refuse = (reason: string): ReconcileStepResult => {
     const record = notReconciled(reason);
-    return { record, files: [], warnings: [record.note] };
+    return { record, tables: [], warnings: [record.note] };
   };
   if (input.service === null)
     return refuse('rendered from a snapshot, the service was not asked for its balances');
@@ -84,21 +73,7 @@ export async function reconcileStep(input: ReconcileStepInput): Promise<Reconcil
   const rows = reconcile({ computed: balances, reported, later });
   const record = reconciliationRecord(rows, new Date(endMs).toISOString());
   const used = later.filter((m) => rows.some((r) => r.ledgerId === m.ledgerId && r.symbol === m.symbol));
-  const files = [
-    await writeTable(input, 'reconciliation', reconciliationTable(rows)),
-    await writeTable(input, 'reconciliation_movements', movementsTable(used)),
-  ];
-  record.files = files.map((f) => f.name);
-  return { record, files, warnings: differenceWarnings(record) };
-}
-
-async function writeTable(
-  input: Pick<ReconcileStepInput, 'workDir' | 'baseName'>,
-  name: string,
-  table: Parameters<typeof writeCsv>[0],
-): Promise<ReconcileFile> {
-  const fileName = `${input.baseName}_${name}.csv`;
-  const file = join(input.workDir, fileName);
-  const { rows } = await writeCsv(table, createWriteStream(file));
-  return { name: fileName, file, contentType: 'text/csv; charset=utf-8', rows };
+  const tables = [reconciliationTable(rows), movementsTable(used)];
+  record.tables = tables.map((t) => t.spec.name);
+  return { record, tables, warnings: differenceWarnings(record) };
 }

@@ -21,8 +21,8 @@ export interface ReconciliationRecord {
   }[];
   /** The computed closing balance of every ledger and token, for the next period's opening check. */
   closingBalances: { ledgerId: string; symbol: string; amount: string }[];
-  /** Files of the reconciliation in the set. */
-  files?: string[];
+  /** Tables of the reconciliation in the set (`<base>_<table>.csv`, and sheets of the workbook). */
+  tables?: string[];
 }
 
 /** What to do about a difference, said with every one. */

@@ -72,7 +72,7 @@ function addInto(balances: Balances, tx: CanonicalTransaction, sign: 1 | -1): vo
     ledger.set(symbol, (ledger.get(symbol) ?? new Big(0)).plus(sign === 1 ? change : change.times(-1)));
 }
 
-/** Balances of the generated transactions, and the latest date among them, cached per portfolio. */
+/** Balances of the generated transactions, and their last change, cached per portfolio. */
 const generatedCache = new WeakMap<Portfolio, { balances: Balances; latestMs: number }>();
 
 function generatedBalances(portfolio: Portfolio): { balances: Balances; latestMs: number } {
@@ -83,7 +83,7 @@ function generatedBalances(portfolio: Portfolio): { balances: Balances; latestMs
   for (let i = 0; i < portfolio.count; i += 1) {
     if (portfolio.isDeleted(i)) continue;
     addInto(balances, portfolio.transaction(i), 1);
-    latestMs = Math.max(latestMs, portfolio.dateMs(i));
+    latestMs = Math.max(latestMs, portfolio.dateMs(i) + 1, portfolio.core(i).lastModifiedSec * 1000);
   }
   const result = { balances, latestMs };
   generatedCache.set(portfolio, result);
@@ -93,13 +93,13 @@ function generatedBalances(portfolio: Portfolio): { balances: Balances; latestMs
 /**
  * The reported balances of every ledger of `portfolio` now: the generated transactions with the
  * effective past edits applied (`touched`), hidden ones included, then the misreports added.
- * `asOf` is `nowMs`, or just after the latest transaction when one is dated later.
+ * `asOf` is the instant of the last sync: the latest change (a transaction's `lastModifiedDate`, an
+ * edit's instant), at least just after the latest transaction's date.
  */
 export function reportedBalances(
   portfolio: Portfolio,
   touched: ReadonlyMap<string, Touched>,
   faults: BalanceFaults,
-  nowMs: number,
 ): Map<string, BalanceItem[]> {
   const base = generatedBalances(portfolio);
   const balances: Balances = new Map([...base.balances].map(([id, m]) => [id, new Map(m)]));
@@ -107,10 +107,8 @@ export function reportedBalances(
   for (const [id, state] of touched) {
     const index = portfolio.liveIndexOf(id);
     if (index !== undefined) addInto(balances, portfolio.transaction(index), -1);
-    if (!state.deleted) {
-      addInto(balances, state.tx, 1);
-      latestMs = Math.max(latestMs, Date.parse(String(state.tx.date)) || 0);
-    }
+    if (!state.deleted) addInto(balances, state.tx, 1);
+    latestMs = Math.max(latestMs, (Date.parse(String(state.tx.date)) || 0) + 1, state.atMs);
   }
   for (const wrong of faults.misreport ?? []) {
     if (wrong.profile !== portfolio.profile.name) continue;
@@ -118,7 +116,7 @@ export function reportedBalances(
     balances.set(wrong.ledgerId, ledger);
     ledger.set(wrong.symbol, (ledger.get(wrong.symbol) ?? new Big(0)).plus(wrong.delta));
   }
-  const asOf = isoInstant(Math.max(nowMs, latestMs + 1));
+  const asOf = isoInstant(latestMs);
   const out = new Map<string, BalanceItem[]>();
   for (const ledger of portfolio.ledgers) {
     const symbols = [...(balances.get(ledger.id) ?? new Map<string, Big>())].sort(([a], [b]) =>

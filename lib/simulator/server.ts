@@ -395,7 +395,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         shape,
         portfolio,
         edited: listed.size === 0 ? null : editedView(portfolio, listed),
-        balances: () => reportedBalances(portfolio, touched, balanceFaults, now()),
+        balances: () => reportedBalances(portfolio, touched, balanceFaults),
         ...(ledgerId === null ? {} : { ledgerId }),
         params: url.searchParams,
         engine,

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Big from 'big.js';
 import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../lib/cli/main.ts';
 import type { ServiceShapeOverrides } from '../../lib/pbs/shape.ts';
@@ -84,7 +85,7 @@ async function start(options: { balanceFaults?: BalanceFaults; shape?: ServiceSh
 }
 
 /** `pbs-export run` against the simulator `sim` (its demo profile), gains asked. */
-async function run(period: string, options: { config?: object; reports?: string[] } = {}) {
+async function run(period: string, options: { config?: object; reports?: string[]; format?: string } = {}) {
   const out: string[] = [];
   const err: string[] = [];
   const env: Record<string, string> = {
@@ -108,7 +109,7 @@ async function run(period: string, options: { config?: object; reports?: string[
     period,
     ...reports,
     '--format',
-    'csv',
+    options.format ?? 'csv',
     '--out',
     outDir,
   ];
@@ -162,7 +163,9 @@ describe('reconciliation', () => {
       }
       for (const row of rows) {
         expect(row.difference).toBe('0');
-        expect(new Big(row.computed).eq(expected.get(`${row.ledger_id}|${row.token}`) ?? 0)).toBe(true);
+        expect(new Big(row.computed ?? 'NaN').eq(expected.get(`${row.ledger_id}|${row.token}`) ?? 0)).toBe(
+          true,
+        );
       }
     }
   }, 600_000);
@@ -174,7 +177,7 @@ describe('reconciliation', () => {
     ) as Tx;
     const [[symbol, change]] = [...changesOf(hidden)] as [[string, Big]];
     await start({ balanceFaults: { hide: [{ profile: 'demo', id: hidden.id }] } });
-    const result = await run('2025-03');
+    const result = await run('2025-03', { format: 'csv,xlsx' });
     expect(result.code, result.stderr).toBe(0);
     expect(result.manifest.reconciliation.status).toBe('differences');
     expect(result.manifest.reconciliation.differences).toHaveLength(1);
@@ -188,6 +191,19 @@ describe('reconciliation', () => {
     expect(result.stderr).toContain(`difference ${new Big(difference.difference).toFixed()}. What to do:`);
     const ids = ((await result.csv('_transactions.csv')) ?? []).map((r) => Object.values(r).join(' '));
     expect(ids.some((line) => line.includes(hidden.id))).toBe(false);
+    // The result on the Read me's first lines, and a Reconciliation sheet in the workbook.
+    const readme = await readFile(result.files.find((f) => f.endsWith('README.txt')) as string, 'utf8');
+    const firstLines = readme.split('\n').slice(0, 8).join('\n');
+    expect(firstLines).toContain('not reconciled: 1 of');
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(result.files.find((f) => f.endsWith('.xlsx')) as string);
+    const sheet = book.getWorksheet('Reconciliation');
+    expect(sheet).toBeDefined();
+    const cells = Array.from(sheet?.getSheetValues() ?? [], (row) =>
+      Array.isArray(row) ? Array.from(row, String) : [],
+    );
+    const found = cells.find((row) => row.includes(hidden.ledgerId) && row.includes(symbol));
+    expect(found).toBeDefined();
   }, 120_000);
 
   it('says a wrong reported balance as a difference of the misreport', async () => {

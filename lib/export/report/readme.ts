@@ -48,6 +48,8 @@ export interface ReadmeInput {
   datesShownIn?: string;
   /** The gains warnings by kind (`warningsByKind`), for the first screen; none without gains. */
   warnings?: ReadonlyMap<string, number>;
+  /** More first-screen notes from outside the reports (the reconciliation's result, lib/reconcile). */
+  attention?: readonly string[];
 }
 
 /** One line of the Read me: a short topic (may be empty under the previous one) and its text. */
@@ -90,6 +92,7 @@ export function readmeLines(input: ReadmeInput): ReadmeLine[] {
 function attentionLines(input: ReadmeInput): ReadmeLine[] {
   const notes: string[] = [];
   if (input.demo) notes.push('the figures are DEMO DATA made by the simulator, not a real portfolio');
+  notes.push(...(input.attention ?? []));
   const { request } = input;
   const demoRates = demoRatesNote(request.gains?.rates?.files);
   if (demoRates !== null) notes.push(demoRates);

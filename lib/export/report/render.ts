@@ -78,6 +78,13 @@ export interface RenderInput {
    * workbook (default true, for every caller: the finish function ships its fonts).
    */
   taxPack?: boolean;
+  /**
+   * Tables made outside the report model (the reconciliation, lib/reconcile), rendered after the
+   * model's: CSV files and sheets like the others. Absent: none.
+   */
+  extraTables?: readonly TableSource[];
+  /** First-screen notes of the Read me from outside the reports (the reconciliation's result). */
+  attention?: readonly string[];
 }
 
 /** One rendered file, complete in the scratch folder (or the snapshot itself), ready to publish. */
@@ -218,7 +225,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
       shownIn,
       input.adjustments,
     ));
-  const tables = model.tables(input.snapshotFile);
+  const tables = [...model.tables(input.snapshotFile), ...(input.extraTables ?? [])];
   // Companions for machines (the exact figures of rounded tables) are files, not sheets.
   const sheets = tables.filter((table) => table.spec.csvOnly !== true);
   const demo = input.header.demo === true;
@@ -242,6 +249,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     pendingMatches: model.pendingMatches(),
     ...(shownIn === undefined ? {} : { datesShownIn: shownIn }),
     warnings: await warningsByKind(tables),
+    ...(input.attention === undefined ? {} : { attention: input.attention }),
   };
   const files: RenderedFile[] = [
     {
