@@ -1,6 +1,13 @@
 #!/usr/bin/env -S npx tsx
 /** Standalone launcher of the Portfolio Balance Service simulator: `npm run simulator -- --help`. */
-import { banner, editsError, parseCliArgs, readEditsFile, USAGE } from '../lib/simulator/cli.ts';
+import {
+  balanceFaultError,
+  banner,
+  editsError,
+  parseCliArgs,
+  readEditsFile,
+  USAGE,
+} from '../lib/simulator/cli.ts';
 import { CliUsageError } from '../lib/simulator/errors.ts';
 import { startSimulator } from '../lib/simulator/index.ts';
 
@@ -25,7 +32,10 @@ async function main(): Promise<void> {
     sim = await startSimulator({ ...parsed.options, pastEdits, requestLogLimit: 10_000 });
   } catch (error) {
     // A bad edits file names the flag, the file and the edit's field, and starts nothing.
-    const refused = error instanceof CliUsageError ? error : editsError(error, parsed.editsFile);
+    const refused =
+      error instanceof CliUsageError
+        ? error
+        : (editsError(error, parsed.editsFile) ?? balanceFaultError(error));
     if (refused === undefined) throw error;
     process.stderr.write(`error: ${refused.message}\n`);
     process.exit(2);

@@ -150,15 +150,22 @@ export function withHidden(
 }
 
 /** Checks balance faults as given (a file or a test): every field named with the reason. */
-export function checkBalanceFaults(faults: BalanceFaults, profiles: readonly string[]): void {
+export function checkBalanceFaults(
+  faults: BalanceFaults,
+  profiles: readonly string[],
+  hasLive: (profile: string, id: string) => boolean,
+): void {
   (faults.hide ?? []).forEach((hide, k) => {
     if (!profiles.includes(hide?.profile))
       throw new ValidationError(
         `balanceFaults.hide[${k}].profile`,
         `no simulated profile "${hide?.profile}"`,
       );
-    if (typeof hide.id !== 'string')
-      throw new ValidationError(`balanceFaults.hide[${k}].id`, 'expected a transaction id');
+    if (typeof hide.id !== 'string' || !hasLive(hide.profile, hide.id))
+      throw new ValidationError(
+        `balanceFaults.hide[${k}].id`,
+        `no live transaction ${JSON.stringify(hide.id)} in profile "${hide.profile}"`,
+      );
   });
   (faults.misreport ?? []).forEach((wrong, k) => {
     const at = `balanceFaults.misreport[${k}]`;

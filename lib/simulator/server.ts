@@ -317,7 +317,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   pastEdits.add(options.pastEdits ?? [], editsContext);
   let balanceFaults: BalanceFaults = options.balanceFaults ?? {};
   const setBalanceFaults = (next: BalanceFaults) => {
-    checkBalanceFaults(next, editsContext.profiles);
+    checkBalanceFaults(next, editsContext.profiles, editsContext.hasLive);
     balanceFaults = next;
   };
   setBalanceFaults(balanceFaults);
