@@ -202,7 +202,9 @@ export async function runPipeline(
     const reconciled = await reconciliation(request, stages.source, records, options);
     const rendered = await renderReports({
       ...records.render,
-      ...(reconciled === null ? {} : { extraTables: reconciled.tables, attention: [reconciled.record.note] }),
+      ...(reconciled === null || reconciled.quiet
+        ? {}
+        : { extraTables: reconciled.tables, attention: [reconciled.record.note] }),
       runId,
       now: options.now,
       generator: options.generator ?? GENERATOR,

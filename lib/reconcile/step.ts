@@ -45,6 +45,11 @@ export interface ReconcileStepResult {
   /** The Reconciliation table and its movements: CSV files and sheets of the set. */
   tables: TableSource[];
   warnings: string[];
+  /**
+   * A render from a snapshot: the manifest records why it is not reconciled, but the files and
+   * messages stay those of the render (the set it re-renders carries its own reconciliation).
+   */
+  quiet?: true;
 }
 
 /** Whether a request with `reports` is reconciled: it includes holdings (gains) or the journal. */
@@ -59,8 +64,10 @@ export async function reconcileStep(input: ReconcileStepInput): Promise<Reconcil
     const record = notReconciled(reason);
     return { record, tables: [], warnings: [record.note] };
   };
-  if (input.service === null)
-    return refuse('rendered from a snapshot, the service was not asked for its balances');
+  if (input.service === null) {
+    const record = notReconciled('rendered from a snapshot, the service was not asked for its balances');
+    return { record, tables: [], warnings: [], quiet: true };
+  }
   if (input.service.reportedBalances === undefined) return refuse('the service reports no balances');
   const reported = await input.service.reportedBalances();
   if (reported === null) return refuse('the service reports no balances');
