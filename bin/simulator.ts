@@ -2,6 +2,7 @@
 /** Standalone launcher of the Portfolio Balance Service simulator: `npm run simulator -- --help`. */
 import { constants } from 'node:os';
 import {
+  balanceFaultError,
   banner,
   CliUsageError,
   editsError,
@@ -62,7 +63,10 @@ async function main(): Promise<void> {
     sim = await startSimulator({ ...parsed.options, pastEdits, requestLogLimit: 10_000 });
   } catch (error) {
     // A bad edits file names the flag, the file and the edit's field, and starts nothing.
-    const refused = error instanceof CliUsageError ? error : editsError(error, parsed.editsFile);
+    const refused =
+      error instanceof CliUsageError
+        ? error
+        : (editsError(error, parsed.editsFile) ?? balanceFaultError(error));
     if (refused === undefined) throw error;
     process.stderr.write(`error: ${refused.message}\n`);
     process.exit(2);

@@ -84,6 +84,18 @@ describe('parseServiceSettings', () => {
     ).toThrow(/^shape\.instants\.epochUnit: /);
   });
 
+  it('refuses a balances endpoint without {ledgerId}, and an unknown balances source, naming the field', () => {
+    const endpoint = { source: 'endpoint', pathTemplate: '/v2/balances' };
+    expect(() => parseServiceSettings({ ...settingsOf(env), shape: { balances: endpoint } })).toThrow(
+      /^shape\.balances\.pathTemplate: must contain \{ledgerId\}/,
+    );
+    expect(() =>
+      parseServiceSettings({ ...settingsOf(env), shape: { balances: { source: 'guess' } } }),
+    ).toThrow(/^shape\.balances\.source: /);
+    const none = { balances: { source: 'none' } };
+    expect(parseServiceSettings({ ...settingsOf(env), shape: none }).shape).toEqual(none);
+  });
+
   it('returns the instants settings of the file', () => {
     const shape = { instants: { offsetlessZone: 'Europe/Berlin', epochUnit: 'seconds' } };
     expect(parseServiceSettings({ ...settingsOf(env), shape }).shape).toEqual(shape);

@@ -79,6 +79,20 @@ const shapeSchema = z.strictObject({
     })
     .partial()
     .optional(),
+  balances: z
+    .discriminatedUnion('source', [
+      z.strictObject({ source: z.literal('ledger-field'), path: fieldPath }),
+      z.strictObject({
+        source: z.literal('endpoint'),
+        pathTemplate: z
+          .string()
+          .startsWith('/v2/')
+          .refine((path) => path.includes('{ledgerId}'), 'must contain {ledgerId}'),
+        itemsPath: nullablePath.default(null),
+      }),
+      z.strictObject({ source: z.literal('none') }),
+    ])
+    .optional(),
 });
 
 /**

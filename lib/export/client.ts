@@ -1,5 +1,5 @@
 import { untilAborted } from '../abort.ts';
-import type { RawTimelineItem, TimelineQuery } from '../pbs/index.ts';
+import type { RawTimelineItem, ReportedBalance, TimelineQuery } from '../pbs/index.ts';
 import type { TransactionPageSource } from './fetch/index.ts';
 import type { PlanSource } from './plan/index.ts';
 
@@ -11,6 +11,11 @@ export interface ExportServiceClient extends PlanSource, TransactionPageSource {
    * `pbs/demo-data.ts`): the export's files are then marked as demo data. Absent: never.
    */
   servedDemoData?(): boolean;
+  /**
+   * Every ledger's reported balances (GAPS.md "Reported balances"), null when the service reports
+   * none. Absent: the client cannot ask, and reconciliation says "not reconciled".
+   */
+  reportedBalances?(): Promise<ReportedBalance[] | null>;
 }
 
 /** Whether `client` has had an answer from the project's simulator (see `servedDemoData`). */
@@ -32,6 +37,15 @@ export function abortableClient(client: ExportServiceClient, signal: AbortSignal
     servedDemoData: () => servedDemoData(client),
     dateBounds: () => untilAborted(() => client.dateBounds(), signal),
     defiProtocols: () => untilAborted(() => client.defiProtocols(), signal),
+    ...(client.reportedBalances === undefined
+      ? {}
+      : {
+          reportedBalances: () =>
+            untilAborted(
+              () => (client.reportedBalances as () => Promise<ReportedBalance[] | null>)(),
+              signal,
+            ),
+        }),
     timeline: (query) => abortableIterable(() => client.timeline(query), signal),
     transactionPages: (query, requests) =>
       abortableIterable(() => client.transactionPages(query, requests), signal),

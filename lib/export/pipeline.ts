@@ -28,10 +28,12 @@ import {
   type ExportPlan,
   type ExportRequest,
   periodLabel,
+  periodRange,
   planExport,
   requestWarnings,
 } from './plan/index.ts';
 import type { Manifest, ManifestFile, PublishTarget, publishReports } from './publish/index.ts';
+import { type ReconcileStepResult, type ReconciliationRecord, reconcileStep } from './reconcile/index.ts';
 import type { RenderedReports, RenderInput, renderReports } from './report/index.ts';
 import { createPartStore, type SnapshotHeader } from './snapshot/index.ts';
 
@@ -299,8 +301,12 @@ async function runAllStages(
           )
         : fromSnapshot(stages.source, options.now);
     const runId = options.runId ?? newRunId(records.startedAt);
+    const reconciled = await reconciliation(request, stages.source, records, options);
     const rendered = await stages.publishing.render({
       ...records.render,
+      ...(reconciled === null || reconciled.quiet
+        ? {}
+        : { extraTables: reconciled.tables, attention: [reconciled.record.note] }),
       runId,
       now: options.now,
       generator: options.generator ?? GENERATOR,
@@ -312,7 +318,8 @@ async function runAllStages(
     });
     const prefix = runPrefix(request, runId);
     const previous = await stages.previous?.(request, rendered.description.period.start);
-    const { manifest, files } = await stages.publishing.publish(await described(rendered, stages.describe), {
+    const set = reconciled === null ? rendered : withRecord(rendered, reconciled.record);
+    const { manifest, files } = await stages.publishing.publish(await described(set, stages.describe), {
       sink: stages.sink,
       prefix,
       now: options.now,
@@ -447,6 +454,43 @@ function fromSnapshot(source: SnapshotSource, now: () => Date): Records {
       ...(source.displayTimeZone === undefined ? {} : { displayTimeZone: source.displayTimeZone }),
     },
     startedAt: now(),
+  };
+}
+
+/**
+ * The reconciliation (lib/reconcile) of a request whose reports include the gains or the journal,
+ * each difference warned of; null for any other request.
+ */
+async function reconciliation(
+  request: ExportRequest,
+  source: ServiceSource | SnapshotSource,
+  records: Records,
+  options: PipelineOptions,
+): Promise<ReconcileStepResult | null> {
+  const { signal } = options;
+  const service =
+    source.kind === 'snapshot'
+      ? null
+      : signal === undefined
+        ? source.client
+        : abortableClient(source.client, signal);
+  const result = await reconcileStep({
+    reports: request.reports,
+    snapshotFile: records.render.snapshotFile,
+    fields: source.kind === 'service' ? source.fields : source.header.fields,
+    periodEndMs: periodRange(request.period, request.timeZone).end.toMillis(),
+    startedAtMs: records.startedAt.getTime(),
+    service,
+  });
+  for (const warning of result?.warnings ?? []) options.warn?.(warning);
+  return result;
+}
+
+/** The rendered set with the reconciliation's record in its description (the manifest's `reconciliation`). */
+function withRecord(rendered: RenderedReports, record: ReconciliationRecord): RenderedReports {
+  return {
+    ...rendered,
+    description: { ...rendered.description, reconciliation: record } as RenderedReports['description'],
   };
 }
 

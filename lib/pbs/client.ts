@@ -1,3 +1,4 @@
+import { type ReportedBalance, readReportedBalances } from './balances.ts';
 import {
   type PbsClientConfig,
   type PbsCredentials,
@@ -68,6 +69,8 @@ export interface PbsClient {
   dateBounds(): Promise<DateBounds>;
   /** GET /v2/transactions/metadata: DeFi protocol names, the valid values of `p`. */
   defiProtocols(): Promise<string[]>;
+  /** Every ledger's reported balances (the shape's `balances`); null when the service reports none. */
+  reportedBalances(): Promise<ReportedBalance[] | null>;
 }
 
 const CLOCK_ERROR = /timestamp|clock|skew/i;
@@ -146,6 +149,14 @@ export function createPbsClient(config: PbsClientConfig): PbsClient {
       const { target, response } = await single('/v2/transactions/metadata');
       return parseProtocols(response.body, shape, target.path);
     },
+    reportedBalances: () =>
+      readReportedBalances({
+        source: shape.balances,
+        instants: shape.instants,
+        ledgers: () =>
+          flatten(pages('/v2/ledgers', [], (items, path) => validateIdRecords(items, shape.itemsPath, path))),
+        getJson: async (path) => (await single(path)).response.body,
+      }),
   };
 }
 

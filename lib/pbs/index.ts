@@ -9,6 +9,7 @@ export {
   parseJsonValue,
   stringifyJson,
 } from '../domain/index.ts';
+export { type ReportedBalance, readReportedBalances } from './balances.ts';
 export { createPbsClient, type PbsClient, type PbsClientStats } from './client.ts';
 export {
   PBS_CLIENT_DEFAULTS,

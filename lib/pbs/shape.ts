@@ -98,6 +98,21 @@ export interface TransactionFieldMap {
   instants?: InstantReading;
 }
 
+/**
+ * Where the service reports each ledger's balances (GAPS.md "Reported balances"). Every balance
+ * item is `{symbol, amount, asOf}`: the ledger's balance of one token at the instant `asOf`.
+ */
+export type BalancesSource =
+  /** A field of each item of GET /v2/ledgers (dotted path; GAPS.md default `balances`). */
+  | { source: 'ledger-field'; path: string }
+  /**
+   * A separate GET per ledger: `pathTemplate` with `{ledgerId}` replaced; the answer is the item
+   * array itself (`itemsPath` null) or holds it at `itemsPath`.
+   */
+  | { source: 'endpoint'; pathTemplate: string; itemsPath: string | null }
+  /** The service reports no balances: every reconciliation says "not reconciled". */
+  | { source: 'none' };
+
 export interface ServiceShape {
   pagination: Pagination;
   /** Response field path of the item array in list responses; `null` for a bare JSON array. */
@@ -111,6 +126,8 @@ export interface ServiceShape {
   fields: TransactionFieldMap;
   /** How instants are written where no offset or epoch unit is given (see `instant.ts`). */
   instants: InstantReading;
+  /** Where the ledgers' reported balances are (see {@link BalancesSource}). */
+  balances: BalancesSource;
 }
 
 /** The GAPS.md defaults, implemented exactly by the simulator. */
@@ -155,6 +172,7 @@ export const DEFAULT_SHAPE: ServiceShape = Object.freeze({
     deleted: 'deleted',
   },
   instants: DEFAULT_INSTANT_READING,
+  balances: { source: 'ledger-field', path: 'balances' },
 } satisfies ServiceShape) as ServiceShape;
 
 /** A partial shape as it appears in configuration: nested groups may be given in part. */
@@ -167,6 +185,8 @@ export interface ServiceShapeOverrides {
   metadata?: Partial<ServiceShape['metadata']>;
   fields?: Partial<Omit<TransactionFieldMap, 'instants'>>;
   instants?: Partial<InstantReading>;
+  /** Replaces the default balances source whole. */
+  balances?: BalancesSource;
 }
 
 /**
@@ -184,5 +204,6 @@ export function resolveShape(overrides: ServiceShapeOverrides = {}): ServiceShap
     metadata: { ...DEFAULT_SHAPE.metadata, ...overrides.metadata },
     fields: { ...DEFAULT_SHAPE.fields, ...overrides.fields, instants },
     instants,
+    balances: overrides.balances ?? DEFAULT_SHAPE.balances,
   };
 }

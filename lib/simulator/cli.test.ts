@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseCliArgs } from './cli.ts';
+import { balanceFaultError, parseCliArgs } from './cli.ts';
 import { CliUsageError } from './errors.ts';
+import { startSimulator } from './server.ts';
 
 describe('parseCliArgs', () => {
   it('returns the port, demo transaction count, seed, latency and rate limit from the flags', () => {
@@ -35,5 +36,32 @@ describe('parseCliArgs', () => {
 
   it('throws a usage error naming an unknown flag', () => {
     expect(() => parseCliArgs(['--bogus'])).toThrow(CliUsageError);
+  });
+});
+
+describe('balance fault flags', () => {
+  it('reads --hide and --misreport as the demo profile balance faults, and refuses a malformed --misreport', () => {
+    const { options } = parseCliArgs(['--hide', 'tx_1', '--misreport', 'led_a:ETH:-0.5']);
+    expect(options.balanceFaults).toEqual({
+      hide: [{ profile: 'demo', id: 'tx_1' }],
+      misreport: [{ profile: 'demo', ledgerId: 'led_a', symbol: 'ETH', delta: '-0.5' }],
+    });
+    expect(() => parseCliArgs(['--misreport', 'led_a:ETH'])).toThrow(
+      /--misreport must be LEDGER:TOKEN:DELTA/,
+    );
+  });
+
+  it('names --hide when the simulator refuses an id it does not have', async () => {
+    const { options } = parseCliArgs(['--hide', 'tx_nope', '--port', '0']);
+    const error = await startSimulator(options).then(
+      async (sim) => {
+        await sim.close();
+        return undefined;
+      },
+      (e: unknown) => e,
+    );
+    expect(balanceFaultError(error)?.message).toMatch(
+      /^--hide: balanceFaults\.hide\[0\]\.id: no live transaction "tx_nope" in profile "demo"/,
+    );
   });
 });

@@ -8,6 +8,7 @@ import type { RunningSimulator, SimulatorOptions } from './types.ts';
 
 /** Usage text of `bin/simulator.ts`. */
 export const USAGE = `Usage: npm run simulator -- [--port N] [--transactions N] [--seed N] [--latency-ms N] [--rate-limit N] [--edits FILE]
+       [--hide ID]... [--misreport LEDGER:TOKEN:DELTA]...
 
   --port N           port on 127.0.0.1 (default 8080; 0 = any free port)
   --transactions N   transactions of the "demo" profile (default 3000)
@@ -16,15 +17,18 @@ export const USAGE = `Usage: npm run simulator -- [--port N] [--transactions N] 
   --rate-limit N     requests per second per API key (default 20; 0 = unlimited)
   --edits FILE       changes to past transactions, a JSON array of
                      {"kind": "modify"|"add"|"delete", "profile", "at", "id", "set"|"transaction"},
-                     each in force (and in the timeline) from its instant "at"`;
+                     each in force (and in the timeline) from its instant "at"
+  --hide ID          leave the demo profile's transaction ID out of every listing (its ledger's
+                     reported balance still counts it): a reconciliation difference
+  --misreport L:T:D  report the demo profile's ledger L's balance of token T off by decimal D`;
 
 function integerFlag(
-  values: Record<string, string | boolean | undefined>,
+  values: Record<string, string | boolean | string[] | undefined>,
   flag: string,
   max: number,
 ): number | undefined {
   const text = values[flag];
-  if (text === undefined || typeof text === 'boolean') return undefined;
+  if (text === undefined || typeof text !== 'string') return undefined;
   if (!/^\d+$/.test(text) || Number(text) > max) {
     throw new CliUsageError(`--${flag}`, `--${flag} must be an integer between 0 and ${max}, got "${text}"`);
   }
@@ -40,7 +44,7 @@ export function parseCliArgs(args: string[]): {
   options: SimulatorOptions;
   editsFile?: string;
 } {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args,
@@ -53,6 +57,8 @@ export function parseCliArgs(args: string[]): {
         'latency-ms': { type: 'string' },
         'rate-limit': { type: 'string' },
         edits: { type: 'string' },
+        hide: { type: 'string', multiple: true },
+        misreport: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -71,8 +77,36 @@ export function parseCliArgs(args: string[]): {
   if (seed !== undefined) options.seed = seed;
   if (latencyMs !== undefined) options.faults = { latencyMs };
   if (rateLimit !== undefined) options.rateLimitPerSecond = rateLimit;
+  const balanceFaults = balanceFaultsOf(values.hide, values.misreport);
+  if (balanceFaults !== null) options.balanceFaults = balanceFaults;
   const edits = values.edits;
   return { help: values.help === true, options, ...(typeof edits === 'string' ? { editsFile: edits } : {}) };
+}
+
+/** The `--hide` and `--misreport` flags as balance faults of the demo profile; null when neither is given. */
+function balanceFaultsOf(
+  hide: string | boolean | string[] | undefined,
+  misreport: string | boolean | string[] | undefined,
+): SimulatorOptions['balanceFaults'] | null {
+  const list = (value: typeof hide) => (Array.isArray(value) ? value : []);
+  if (list(hide).length === 0 && list(misreport).length === 0) return null;
+  return {
+    hide: list(hide).map((id) => ({ profile: 'demo', id })),
+    misreport: list(misreport).map((text) => {
+      const match = /^([^:]+):([^:]+):(-?\d+(\.\d+)?)$/.exec(text);
+      if (match === null)
+        throw new CliUsageError(
+          '--misreport',
+          `--misreport must be LEDGER:TOKEN:DELTA (a decimal), got "${text}"`,
+        );
+      return {
+        profile: 'demo',
+        ledgerId: match[1] as string,
+        symbol: match[2] as string,
+        delta: match[3] as string,
+      };
+    }),
+  };
 }
 
 /** The startup banner: base URL and, per profile, its (demo, non-secret) credentials. */
@@ -127,6 +161,15 @@ export function editsError(error: unknown, file: string | undefined): CliUsageEr
   if (file === undefined || !(error instanceof ValidationError) || !error.field.startsWith('edits'))
     return undefined;
   const refused = new CliUsageError('--edits', `--edits ${file}: ${error.message}`);
+  refused.cause = error;
+  return refused;
+}
+
+/** A `--hide`/`--misreport` the simulator refused as it started (`balanceFaults.hide[0]…`), else undefined. */
+export function balanceFaultError(error: unknown): CliUsageError | undefined {
+  if (!(error instanceof ValidationError) || !error.field.startsWith('balanceFaults')) return undefined;
+  const flag = error.field.includes('.hide') ? '--hide' : '--misreport';
+  const refused = new CliUsageError(flag, `${flag}: ${error.message}`);
   refused.cause = error;
   return refused;
 }

@@ -1,6 +1,7 @@
 /** The simulator of the Portfolio Balance Service API V2 (see shared/spec and GAPS.md). */
 
-export { banner, editsError, parseCliArgs, readEditsFile, USAGE } from './cli.ts';
+export type { BalanceFaults, BalanceItem } from './balances.ts';
+export { balanceFaultError, banner, editsError, parseCliArgs, readEditsFile, USAGE } from './cli.ts';
 export { CATEGORIES, Portfolio, PROTOCOLS, TOKENS } from './data.ts';
 export { CliUsageError } from './errors.ts';
 export type { PastEdit } from './past-edits.ts';

@@ -20,7 +20,7 @@ interface Stamped {
 }
 
 /** The state of one transaction that edits touched: its content now, or deleted. */
-interface Touched {
+export interface Touched {
   tx: CanonicalTransaction;
   deleted: boolean;
   atMs: number;

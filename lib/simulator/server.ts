@@ -3,6 +3,13 @@ import type { Socket } from 'node:net';
 import { ValidationError } from '../errors.ts';
 import { DEMO_DATA_HEADER, DEMO_DATA_VALUE, resolveShape, type ServiceShape, setPath } from '../pbs/index.ts';
 import { authenticate } from './auth.ts';
+import {
+  type BalanceFaults,
+  type BalanceItem,
+  checkBalanceFaults,
+  reportedBalances,
+  withHidden,
+} from './balances.ts';
 import { isoInstant, Portfolio } from './data.ts';
 import { parseDateParam } from './dates.ts';
 import { errorBody, HttpError } from './errors.ts';
@@ -22,7 +29,7 @@ import type {
   SimulatorOptions,
 } from './types.ts';
 
-type Route = 'accounts' | 'ledgers' | 'transactions' | 'date-bounds' | 'metadata' | 'timeline';
+type Route = 'accounts' | 'ledgers' | 'transactions' | 'date-bounds' | 'metadata' | 'timeline' | 'balances';
 
 interface Outcome {
   reply: Reply;
@@ -48,6 +55,10 @@ interface Context {
   listingFault: ListingFault | null;
   /** The portfolio with the past edits in force applied, or null when none is (see `past-edits.ts`). */
   edited: EditedView | null;
+  /** The ledgers' reported balances now, by ledger id (computed when asked). */
+  balances: () => Map<string, BalanceItem[]>;
+  /** The ledger of the balances endpoint's path (`shape.balances.pathTemplate`). */
+  ledgerId?: string;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -62,6 +73,18 @@ function routesOf(shape: ServiceShape): Map<string, Route> {
     ['/v2/transactions/metadata', 'metadata'],
     [shape.timeline.path, 'timeline'],
   ]);
+}
+
+/**
+ * The balances endpoint of the shape (`source: endpoint`): its path matched, the ledger id read
+ * from it; null for any other source or path.
+ */
+function matchBalancesPath(shape: ServiceShape, signedPath: string): string | null {
+  if (shape.balances.source !== 'endpoint') return null;
+  const [before, after] = shape.balances.pathTemplate.split('{ledgerId}') as [string, string];
+  if (!signedPath.startsWith(before) || !signedPath.endsWith(after)) return null;
+  const id = signedPath.slice(before.length, signedPath.length - after.length);
+  return id === '' || id.includes('/') ? null : decodeURIComponent(id);
 }
 
 function json(body: unknown, headers: Record<string, string> = {}): Reply {
@@ -126,13 +149,27 @@ function reportsTotal(pagination: ServiceShape['pagination']): boolean {
 
 function handle(route: Route, ctx: Context): Reply {
   const { shape, portfolio } = ctx;
+  if (route === 'balances') {
+    const items = ctx.balances().get(ctx.ledgerId ?? '');
+    if (items === undefined) throw new HttpError(404, 'not_found', `no ledger "${ctx.ledgerId}"`);
+    const at = shape.balances.source === 'endpoint' ? shape.balances.itemsPath : null;
+    return json(wrapAt(at, items));
+  }
   if (ctx.edited !== null && route !== 'accounts' && route !== 'ledgers')
     return handleEdited(route, ctx, ctx.edited);
   switch (route) {
     case 'accounts':
       return listReply(ctx, portfolio.accounts.length, (k) => ({ ...portfolio.accounts[k] }));
-    case 'ledgers':
-      return listReply(ctx, portfolio.ledgers.length, (k) => structuredClone(portfolio.ledgers[k]));
+    case 'ledgers': {
+      const field = shape.balances.source === 'ledger-field' ? shape.balances.path : null;
+      const balances = field === null ? null : ctx.balances();
+      return listReply(ctx, portfolio.ledgers.length, (k) => {
+        const ledger = structuredClone(portfolio.ledgers[k]) as unknown as Record<string, unknown>;
+        if (field !== null && balances !== null)
+          setPath(ledger, field, balances.get(String(ledger.id)) ?? []);
+        return ledger;
+      });
+    }
     case 'transactions': {
       const indices = ctx.engine.search(portfolio, parseSearchQuery(ctx.params, shape));
       return listReply(ctx, indices.length, (k) =>
@@ -171,7 +208,11 @@ function handle(route: Route, ctx: Context): Reply {
 }
 
 /** The transaction routes over a portfolio that past edits changed (materialised, sorted by date then id). */
-function handleEdited(route: Exclude<Route, 'accounts' | 'ledgers'>, ctx: Context, view: EditedView): Reply {
+function handleEdited(
+  route: Exclude<Route, 'accounts' | 'ledgers' | 'balances'>,
+  ctx: Context,
+  view: EditedView,
+): Reply {
   const { shape, portfolio } = ctx;
   const listed = (items: Record<string, unknown>[]) =>
     listReply(ctx, items.length, (k) => renderTransaction(items[k] as Record<string, unknown>, shape.fields));
@@ -272,6 +313,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     return portfolio;
   };
   pastEdits.add(options.pastEdits ?? [], editsContext);
+  let balanceFaults: BalanceFaults = options.balanceFaults ?? {};
+  const setBalanceFaults = (next: BalanceFaults) => {
+    checkBalanceFaults(next, editsContext.profiles, editsContext.hasLive);
+    balanceFaults = next;
+  };
+  setBalanceFaults(balanceFaults);
 
   const later = (ms: number, fn: () => void): void => {
     const timer = setTimeout(() => {
@@ -289,7 +336,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       const error = new HttpError(405, 'method_not_allowed', 'only GET is served', { allow: 'GET' });
       return { reply: errorReply(error), fault: null };
     }
-    const route = signedPath === null ? undefined : routes.get(signedPath);
+    const ledgerId = signedPath === null ? null : matchBalancesPath(shape, signedPath);
+    const route: Route | undefined =
+      signedPath === null ? undefined : ledgerId !== null ? 'balances' : routes.get(signedPath);
     if (signedPath === null || !route) {
       return {
         reply: errorReply(new HttpError(404, 'not_found', `no endpoint at ${url.pathname}`)),
@@ -338,11 +387,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
             : null;
       const portfolio = portfolioOf(profile);
       const effective = pastEdits.effective(profile.name, now());
+      const touched = pastEdits.touched(portfolio, effective);
+      const listed = withHidden(portfolio, new Map(touched), balanceFaults);
       const reply = handle(route, {
         shape,
         portfolio,
-        edited:
-          effective.length === 0 ? null : editedView(portfolio, pastEdits.touched(portfolio, effective)),
+        edited: listed.size === 0 ? null : editedView(portfolio, listed),
+        balances: () => reportedBalances(portfolio, touched, balanceFaults),
+        ...(ledgerId === null ? {} : { ledgerId }),
         params: url.searchParams,
         engine,
         list: {
@@ -440,6 +492,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     },
     setFaults: (next: FaultOptions) => faults.replace(next),
     editPast: (edits: readonly PastEdit[]) => pastEdits.add(edits, editsContext),
+    setBalanceFaults,
     rotateCredentials: (name, next) => {
       const profile = profiles.find((p) => p.name === name);
       if (!profile) throw new ValidationError('profile', `no simulated profile "${name}"`);

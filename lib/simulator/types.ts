@@ -106,6 +106,8 @@ export interface SimulatorOptions {
   requestLogLimit?: number;
   /** Changes to past transactions, each in force from its `at` by `now` (see `past-edits.ts`). */
   pastEdits?: readonly PastEdit[];
+  /** Reported balances that lie on purpose: hidden transactions, misreported balances (`balances.ts`). */
+  balanceFaults?: BalanceFaults;
 }
 
 /** One line of the simulator's request log. */
@@ -138,6 +140,8 @@ export interface RunningSimulator {
    * simulator's clock and listed in the timeline from then on (see `past-edits.ts`).
    */
   editPast(edits: readonly PastEdit[]): void;
+  /** Replaces the balance faults from now on (see `balances.ts`). */
+  setBalanceFaults(faults: BalanceFaults): void;
   /**
    * Rotates the credentials of the profile named `profile`: from now on only `next` is accepted
    * (the old API key is revoked and answers 401 `invalid_api_key`); the portfolio's data stays.
@@ -163,3 +167,11 @@ export type PastEdit =
     }
   | { kind: 'add'; profile: string; at: string | number; transaction: CanonicalTransaction }
   | { kind: 'delete'; profile: string; at: string | number; id: string };
+
+/** Faults of the reported balances, per profile. */
+export interface BalanceFaults {
+  /** Transactions left out of every listing and the timeline, still counted in the balances. */
+  hide?: readonly { profile: string; id: string }[];
+  /** A ledger's reported balance of `symbol` off by `delta` (a decimal string, may be negative). */
+  misreport?: readonly { profile: string; ledgerId: string; symbol: string; delta: string }[];
+}

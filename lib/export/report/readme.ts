@@ -51,6 +51,8 @@ export interface ReadmeInput {
   warnings?: ReadonlyMap<string, number>;
   /** The run writes the PDF tax pack (a gains run with the workbook, outside the Lambda functions). */
   taxPack?: boolean;
+  /** More first-screen notes from outside the reports (the reconciliation's result, lib/export/reconcile). */
+  attention?: readonly string[];
 }
 
 /** One line of the Read me: a short topic (may be empty under the previous one) and its text. */
@@ -93,6 +95,7 @@ export function readmeLines(input: ReadmeInput): ReadmeLine[] {
 function attentionLines(input: ReadmeInput): ReadmeLine[] {
   const notes: string[] = [];
   if (input.demo) notes.push('the figures are DEMO DATA made by the simulator, not a real portfolio');
+  notes.push(...(input.attention ?? []));
   const { request } = input;
   const demoRates = demoRatesNote(request.gains?.rates?.files);
   if (demoRates !== null) notes.push(demoRates);

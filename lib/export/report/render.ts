@@ -80,6 +80,13 @@ export interface RenderInput {
    * workbook (default true, for every caller: the finish function ships its fonts).
    */
   taxPack?: boolean;
+  /**
+   * Tables made outside the report model (the reconciliation, lib/export/reconcile), rendered after the
+   * model's: CSV files and sheets like the others. Absent: none.
+   */
+  extraTables?: readonly TableSource[];
+  /** First-screen notes of the Read me from outside the reports (the reconciliation's result). */
+  attention?: readonly string[];
 }
 
 /** One rendered file, complete in the scratch folder (or the snapshot itself), ready to publish. */
@@ -222,7 +229,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
       shownIn,
       input.adjustments,
     ));
-  const tables = model.tables(input.snapshotFile);
+  const tables = [...model.tables(input.snapshotFile), ...(input.extraTables ?? [])];
   // Companions for machines (the exact figures of rounded tables) are files, not sheets.
   const sheets = tables.filter((table) => table.spec.csvOnly !== true);
   const demo = input.header.demo === true;
@@ -247,6 +254,7 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     ...(shownIn === undefined ? {} : { datesShownIn: shownIn }),
     warnings: await warningsByKind(tables),
     taxPack: formats.includes('xlsx') && request.gains !== undefined && input.taxPack !== false,
+    ...(input.attention === undefined ? {} : { attention: input.attention }),
   };
   const files: RenderedFile[] = [
     {

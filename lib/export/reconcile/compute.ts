@@ -1,0 +1,105 @@
+/**
+ * The two sides' inputs: the balances computed from a snapshot's transactions up to the period
+ * end, and the movements after the period end, searched from the service for that purpose.
+ */
+import Big from 'big.js';
+import type { RawTransaction, TransactionFieldMap, TransactionQuery } from '../../pbs/index.ts';
+import { getPath } from '../../pbs/index.ts';
+import { readSnapshotRecords, transactionId, transactionInstant } from '../snapshot/index.ts';
+import { balanceChanges } from './changes.ts';
+import type { LaterMovement } from './reconcile.ts';
+
+/** Balances per ledger id, then per token symbol. */
+export type LedgerBalances = Map<string, Map<string, Big>>;
+
+/** What the computation read, besides the balances. */
+export interface ComputeCounts {
+  transactions: number;
+  /** Amounts (movement or fee) that were not decimals, or had no token: left out. */
+  unreadableAmounts: number;
+  /** Transactions without a ledger id: left out. */
+  withoutLedger: number;
+}
+
+/** Adds one transaction's changes into `balances`; returns its changes, or null without a ledger. */
+function addTransaction(
+  balances: LedgerBalances,
+  tx: RawTransaction,
+  fields: TransactionFieldMap,
+  counts: ComputeCounts,
+): Map<string, Big> | null {
+  counts.transactions += 1;
+  const ledgerId = getPath(tx, fields.ledgerId);
+  const { bySymbol, unreadable } = balanceChanges(tx, fields);
+  counts.unreadableAmounts += unreadable;
+  if (typeof ledgerId !== 'string' || ledgerId === '') {
+    counts.withoutLedger += 1;
+    return null;
+  }
+  let ledger = balances.get(ledgerId);
+  if (!ledger) {
+    ledger = new Map();
+    balances.set(ledgerId, ledger);
+  }
+  for (const [symbol, change] of bySymbol)
+    ledger.set(symbol, (ledger.get(symbol) ?? new Big(0)).plus(change));
+  return bySymbol;
+}
+
+/**
+ * The balances of every ledger and token at `endMs` from the snapshot's transactions dated before
+ * it (the snapshot holds the whole history when the gains reports are asked).
+ */
+export async function computedBalances(
+  snapshotFile: string,
+  fields: TransactionFieldMap,
+  endMs: number,
+): Promise<{ balances: LedgerBalances; counts: ComputeCounts }> {
+  const balances: LedgerBalances = new Map();
+  const counts: ComputeCounts = { transactions: 0, unreadableAmounts: 0, withoutLedger: 0 };
+  for await (const record of readSnapshotRecords(snapshotFile)) {
+    if (record.kind !== 'transaction') continue;
+    const id = transactionId(record.data, fields);
+    if (transactionInstant(record.data, fields, id) >= endMs) continue;
+    addTransaction(balances, record.data, fields, counts);
+  }
+  return { balances, counts };
+}
+
+/** What the later movements are searched with. */
+export interface LaterSource {
+  transactionPages(query: TransactionQuery): AsyncIterable<{ items: RawTransaction[] }>;
+}
+
+/**
+ * Every movement of the transactions dated in `[startMs, endMs)`, searched from the service (one
+ * search, every page), per ledger and token, with the transaction's instant.
+ */
+export async function laterMovements(
+  source: LaterSource,
+  fields: TransactionFieldMap,
+  startMs: number,
+  endMs: number,
+): Promise<(LaterMovement & { atMs: number })[]> {
+  if (endMs <= startMs) return [];
+  const out: (LaterMovement & { atMs: number })[] = [];
+  const counts: ComputeCounts = { transactions: 0, unreadableAmounts: 0, withoutLedger: 0 };
+  const seen = new Set<string>();
+  const query = { window: { start: new Date(startMs), end: new Date(endMs) } };
+  for await (const page of source.transactionPages(query)) {
+    for (const tx of page.items) {
+      const id = transactionId(tx, fields);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const atMs = transactionInstant(tx, fields, id);
+      if (atMs < startMs || atMs >= endMs) continue;
+      const changes = addTransaction(new Map(), tx, fields, counts);
+      const ledgerId = getPath(tx, fields.ledgerId) as string;
+      for (const [symbol, change] of changes ?? []) {
+        const date = new Date(atMs).toISOString();
+        out.push({ ledgerId, symbol, transactionId: id, date, change: change.toFixed(), atMs });
+      }
+    }
+  }
+  return out.sort((a, b) => a.atMs - b.atMs || (a.transactionId < b.transactionId ? -1 : 1));
+}

@@ -1,0 +1,85 @@
+/**
+ * The reconciliation step of an export (run by the pipeline after the render, before publishing):
+ * for a request whose reports include the gains (holdings) or the journal, each ledger's balance
+ * per token at the period end computed from the snapshot, against the service's reported balance
+ * carried back to the period end. Returns the Reconciliation table and its movements (rendered as
+ * CSV files and sheets with the reports), the manifest's `reconciliation` entry and one warning per
+ * difference. Otherwise: nothing at all.
+ */
+import type { TableSource } from '../../domain/index.ts';
+import type { ReportedBalance, TransactionFieldMap } from '../../pbs/index.ts';
+import { computedBalances, type LaterSource, laterMovements } from './compute.ts';
+import { reconcile } from './reconcile.ts';
+import {
+  differenceWarnings,
+  notReconciled,
+  type ReconciliationRecord,
+  reconciliationRecord,
+} from './summary.ts';
+import { movementsTable, reconciliationTable } from './tables.ts';
+
+/** The service's side, when the run has one (not a render from a snapshot). */
+export interface BalanceSource extends LaterSource {
+  /** Absent: the client cannot ask for balances (then "not reconciled"). */
+  reportedBalances?(): Promise<ReportedBalance[] | null>;
+}
+
+/** What the step is given. */
+export interface ReconcileStepInput {
+  /** The request's reports: reconciled only with `gains` or `journal`. */
+  reports: readonly string[];
+  snapshotFile: string;
+  fields: TransactionFieldMap;
+  /** The period's end instant (epoch ms). */
+  periodEndMs: number;
+  /** When the export started: a period not over yet is reconciled at this instant. */
+  startedAtMs: number;
+  /** Null: a render from a snapshot (the service is not asked). */
+  service: BalanceSource | null;
+}
+
+/** What the step returns: nothing when not asked. */
+export interface ReconcileStepResult {
+  record: ReconciliationRecord;
+  /** The Reconciliation table and its movements: CSV files and sheets of the set. */
+  tables: TableSource[];
+  warnings: string[];
+  /**
+   * A render from a snapshot: the manifest records why it is not reconciled, but the files and
+   * messages stay those of the render (the set it re-renders carries its own reconciliation).
+   */
+  quiet?: true;
+}
+
+/** Whether a request with `reports` is reconciled: it includes holdings (gains) or the journal. */
+export function wantsReconciliation(reports: readonly string[]): boolean {
+  return reports.includes('gains') || reports.includes('journal');
+}
+
+/** Runs the step (see the module); null when the request's reports do not ask for it. */
+export async function reconcileStep(input: ReconcileStepInput): Promise<ReconcileStepResult | null> {
+  if (!wantsReconciliation(input.reports)) return null;
+  const refuse = (reason: string): ReconcileStepResult => {
+    const record = notReconciled(reason);
+    return { record, tables: [], warnings: [record.note] };
+  };
+  if (input.service === null) {
+    const record = notReconciled('rendered from a snapshot, the service was not asked for its balances');
+    return { record, tables: [], warnings: [], quiet: true };
+  }
+  if (input.service.reportedBalances === undefined) return refuse('the service reports no balances');
+  const reported = await input.service.reportedBalances();
+  if (reported === null) return refuse('the service reports no balances');
+  const endMs = Math.min(input.periodEndMs, input.startedAtMs);
+  const asOfMs = reported.reduce((latest, r) => Math.max(latest, r.asOfMs), endMs);
+  const [{ balances }, later] = await Promise.all([
+    computedBalances(input.snapshotFile, input.fields, endMs),
+    laterMovements(input.service, input.fields, endMs, asOfMs),
+  ]);
+  const rows = reconcile({ computed: balances, reported, later });
+  const record = reconciliationRecord(rows, new Date(endMs).toISOString());
+  const used = later.filter((m) => rows.some((r) => r.ledgerId === m.ledgerId && r.symbol === m.symbol));
+  const tables = [reconciliationTable(rows), movementsTable(used)];
+  record.tables = tables.map((t) => t.spec.name);
+  return { record, tables, warnings: differenceWarnings(record) };
+}
