@@ -317,7 +317,7 @@ async function runAllStages(
       taxPack: options.taxPack !== false,
     });
     const prefix = runPrefix(request, runId);
-    const previous = await stages.previous?.(request, rendered.description.period.start);
+    const previous = await previousSet(stages, request, rendered.description.period.start, options.warn);
     const set = reconciled === null ? rendered : withRecord(rendered, reconciled.record);
     const { manifest, files } = await stages.publishing.publish(await described(set, stages.describe), {
       sink: stages.sink,
@@ -501,6 +501,26 @@ async function described(
 ): Promise<RenderedReports> {
   const more = describe === undefined ? null : await describe();
   return more === null ? rendered : { ...rendered, description: { ...rendered.description, ...more } };
+}
+
+/**
+ * The set this one continues, when the caller looks for it (`stages.previous`). A store that
+ * cannot be listed (credentials that may write but not list) is warned about and the manifest then
+ * records no chain (`previous` absent), never a chain that begins here by mistake.
+ */
+async function previousSet(
+  stages: PipelineStages,
+  request: ExportRequest,
+  periodStart: string,
+  warn: PipelineOptions['warn'],
+): Promise<PreviousSet | null | undefined> {
+  if (stages.previous === undefined) return undefined;
+  try {
+    return await stages.previous(request, periodStart);
+  } catch (error) {
+    warn?.(`could not look for the set this one continues, so its manifest records no chain: ${messageOf(error)}`);
+    return undefined;
+  }
 }
 
 /** The request as asked, with no rates or adjustments. */

@@ -211,12 +211,13 @@ describe('cdk synth of the app', () => {
     // The job as the fail task left it in S3, read with the test's own client: failed, no secret kept.
     expect(failedJob).toMatchObject({ jobId: JOB_ID, state: 'failed' });
     expect(JSON.stringify(failedJob)).not.toContain('sk_acme');
-    // Powertools logged each failed invocation once, with its error.
+    // Powertools logged each failed invocation once, with its error; the unknown profile (a
+    // request found invalid) as a warning naming the field.
     expect(logged).toEqual({
       plan: 'JobNotFoundError',
       fetchShard: 'JobNotFoundError',
       finish: 'JobNotFoundError',
-      monthlyStart: 'UnknownProfileError',
+      monthlyStart: 'invalid request: profile',
     });
     // The rates fetch kept the ECB's history under its sha256; HMRC's months were not published.
     const sha256 = createHash('sha256').update(ECB_ZIP).digest('hex');
@@ -340,8 +341,21 @@ async function invokeBundles(): Promise<{
     const failures = run.stderr
       .split('\n')
       .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { function_name?: string; error?: { name?: string } });
-    const logged = Object.fromEntries(failures.map((f) => [f.function_name ?? '', f.error?.name]));
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            function_name?: string;
+            level?: string;
+            message?: string;
+            field?: string;
+            error?: { name?: string };
+          },
+      )
+      .filter((f) => f.level === 'ERROR' || f.message === 'invocation failed: invalid request');
+    // An invalid request is one warning line with its field (lib/lambda/observability.ts), no error.
+    const logged = Object.fromEntries(
+      failures.map((f) => [f.function_name ?? '', f.error?.name ?? `invalid request: ${f.field}`]),
+    );
     const stored = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: KEYS.job(JOB_ID) }));
     const failedJob = JSON.parse((await stored.Body?.transformToString('utf8')) ?? 'null') as unknown;
     const kept = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'rates/' }));
