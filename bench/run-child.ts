@@ -364,7 +364,7 @@ function defaultClient() {
  */
 async function lambdaWorkers() {
   if (task.s3 === undefined) throw new Error('the Lambda path needs local S3');
-  const { createWorkers } = await import('../lib/workflow/index.ts');
+  const { createWorkers } = await import('../lib/workflow/workers.ts');
   const s3 = await createS3Client({
     region: 'us-east-1',
     endpoint: task.s3.endpoint,

@@ -518,7 +518,9 @@ async function previousSet(
   try {
     return await stages.previous(request, periodStart);
   } catch (error) {
-    warn?.(`could not look for the set this one continues, so its manifest records no chain: ${messageOf(error)}`);
+    warn?.(
+      `could not look for the set this one continues, so its manifest records no chain: ${messageOf(error)}`,
+    );
     return undefined;
   }
 }

@@ -118,7 +118,10 @@ describe('pbs-export run/render --adjustments', () => {
     );
     expect(same.map((w) => w.resolution)).toEqual(['resolved by m1']);
     const listed = await csvRows(join(adjusted, `${BASE}_adjustments.csv`));
-    expect(listed.find((row) => row.id === 'm1')).toMatchObject({ kind: 'missing-lots', basis_given: '1' });
+    expect(listed.find((row) => row.id === 'm1')).toMatchObject({
+      kind: 'missing-lots',
+      basis_given: '1.00',
+    });
     // The disposal now matches the synthetic lot.
     const disposals = await csvRows(join(adjusted, `${BASE}_disposals_exact.csv`));
     expect(disposals.filter((d) => d.acquired_tx_id === 'adj:m1:1').map((d) => d.quantity)).toEqual([

@@ -88,7 +88,11 @@ describe('an export job with gains.rates {source: ecb} and no files', () => {
   });
 
   it('fails at the plan task, before anything is fetched, when queued (as the monthly schedule does) for rates the bucket does not keep', async () => {
-    const job = await h.queueJob({ ...GERMAN_GAINS, gains: { taxRules: 'uk', rates: { source: 'hmrc' } } });
+    const job = await h.queueJob({
+      ...GERMAN_GAINS,
+      timeZone: 'Europe/London',
+      gains: { taxRules: 'uk', rates: { source: 'hmrc' } },
+    });
 
     await expect(createPlanHandler(h.workerContext())({ jobId: job.jobId })).rejects.toMatchObject({
       field: 'gains.rates',
