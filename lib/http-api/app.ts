@@ -26,7 +26,6 @@
  * `publicBaseUrl`, never from request headers.
  */
 import { createHash } from 'node:crypto';
-import type { S3Client } from '@aws-sdk/client-s3';
 import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createS3AdjustmentsStore } from '../adjustments/index.ts';
@@ -50,17 +49,11 @@ import {
 import type { RateSource } from '../fx/index.ts';
 import { hasKeptRates, noKeptRates } from '../fx-store/index.ts';
 import {
-  type ExecutionStarter,
   IdempotencyKeyReusedError,
-  type JobObserver,
   type JobRecord,
-  type JobStore,
   jobIdFor,
   jobKeyAt,
   lookupProfile,
-  type MetricsSink,
-  type ProfileRegistry,
-  type ProfileSlots,
   StartFailedError,
   startJob,
   UnknownProfileError,
@@ -71,15 +64,14 @@ import {
   FAVICON_HEADERS,
   FAVICON_SVG,
   PORTAL_PATH,
-  type PortalOptions,
 } from '../portal/index.ts';
 import { presignDownload } from '../storage/index.ts';
 import { addAdjustmentRoutes } from './adjustments-route.ts';
-import type { AdjustmentsStore } from './adjustments-store.ts';
 import { addArchiveRoute } from './archive-route.ts';
 import { callerEvent, callerName, mayUse, profileAccess } from './authorization.ts';
 import { jsonObjectBody } from './body.ts';
 import { addCloseRoutes } from './close-route.ts';
+import type { ApiDeps } from './deps.ts';
 import {
   type ApiIssue,
   ApiRequestError,
@@ -96,41 +88,7 @@ export const DEFAULT_LINK_EXPIRY_SECONDS = 3600;
 /** Version of the API as the OpenAPI document states it. */
 export const API_VERSION = '1.0.0';
 
-/** Everything the API uses; built once per process by the caller. */
-export interface ApiDeps {
-  registry: ProfileRegistry;
-  jobs: JobStore;
-  starter: ExecutionStarter;
-  /** Client and bucket to presign download links with. */
-  s3: S3Client;
-  bucket: string;
-  now: () => Date;
-  /**
-   * Where callers reach the API (`https://host[/base path]`): `statusUrl` and `Location` are
-   * built from it, never from the request's `Host` or `X-Forwarded-Proto`.
-   */
-  publicBaseUrl: string;
-  /** The per-key queues: new jobs join them, `GET` shows a queued job's position. */
-  slots?: Pick<ProfileSlots, 'enqueue' | 'release' | 'position'>;
-  /** Expiry of download links, 1 … 604 800 s. Default 3600. */
-  linkExpirySeconds?: number;
-  /**
-   * JWT claim listing the profiles a caller may use (see `authorization.ts`). Unset: every caller
-   * may use every registered profile.
-   */
-  profilesClaim?: string;
-  /** The accountant portal's sign-in; with it the API serves the portal's pages at `/portal`. */
-  portal?: PortalOptions;
-  /**
-   * The profiles' adjustments documents (`adjustments-route.ts`); default: the S3 store over
-   * `s3` and `bucket` (the one the export reads them from).
-   */
-  adjustments?: AdjustmentsStore;
-  metrics?: MetricsSink;
-  onJob?: JobObserver;
-  /** Told about unexpected failures (answered 500/503 without details). */
-  onError?: (message: string, error: unknown) => void;
-}
+export type { ApiDeps } from './deps.ts';
 
 /** Body of every error answer. */
 export interface ApiErrorBody {
