@@ -98,6 +98,12 @@ export const JobView = z
     reason: z.string().optional(),
     queuePosition: z.number().int().min(1).optional(),
     runId: z.string().optional(),
+    reconciliation: z
+      .object({ status: z.string(), note: z.string() })
+      .optional()
+      .describe(
+        "the set's reconciliation with the service's reported balances (reconciled, differences, not-reconciled)",
+      ),
     linksExpireAt: z.string().optional(),
     files: z
       .array(

@@ -442,6 +442,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     }
     if (job.state === 'succeeded' && job.result) {
       body.runId = job.result.runId;
+      if (job.result.reconciliation) body.reconciliation = job.result.reconciliation;
       body.linksExpireAt = new Date(now.getTime() + linkExpirySeconds * 1000).toISOString();
       body.files = await Promise.all(
         job.result.files.map(async (file) => ({

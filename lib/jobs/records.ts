@@ -63,6 +63,8 @@ export interface JobResult {
   runId: string;
   prefix: string;
   files: JobFile[];
+  /** The set's reconciliation (its manifest's `reconciliation`), in short: for the portal's views. */
+  reconciliation?: { status: string; note: string };
 }
 
 /** Input of an export execution (and of its plan and finish tasks): the job it runs. */

@@ -132,10 +132,15 @@ async function publishRun(
       ...(deps.signer ? { signer: await deps.signer() } : {}),
     },
   );
+  const reconciled = (result.manifest as { reconciliation?: { status?: unknown; note?: unknown } })
+    .reconciliation;
   const publication: JobResult = {
     runId: result.runId,
     prefix: result.prefix,
     files: result.files.map(jobFile),
+    ...(typeof reconciled?.status === 'string' && typeof reconciled.note === 'string'
+      ? { reconciliation: { status: reconciled.status, note: reconciled.note } }
+      : {}),
   };
   await putJson(s3, bucket, KEYS.published(job.jobId), publication);
   return publication;

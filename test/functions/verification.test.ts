@@ -13,11 +13,11 @@ let service: LocalService;
 let s3: S3Client;
 const jobs: JobRecord[] = [];
 
-async function exportMonth(period: string): Promise<JobRecord> {
+async function exportMonth(period: string, more: Record<string, unknown> = {}): Promise<JobRecord> {
   const started = await fetch(`${service.url}/reports`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ profile: 'demo', period, reports: ['transactions'], formats: ['csv'] }),
+    body: JSON.stringify({ profile: 'demo', period, reports: ['transactions'], formats: ['csv'], ...more }),
   });
   expect(started.status).toBe(202);
   const { jobId } = (await started.json()) as { jobId: string };
@@ -54,6 +54,25 @@ async function verification(job: JobRecord, profiles: string[] = ['demo']) {
 }
 
 const resultOf = (job: JobRecord) => job.result as NonNullable<JobRecord['result']>;
+
+describe("a set's reconciliation in its job", () => {
+  it('is carried by a gains job (reconciled on the demo) and absent from a transactions-only job', async () => {
+    const gains = await exportMonth('2024-03', {
+      reports: ['transactions', 'gains'],
+      gains: { taxRules: 'us' },
+    });
+    const answer = await fetch(`${service.url}/reports/${gains.jobId}`, {
+      headers: { authorization: `Bearer ${await service.devToken(['demo'])}` },
+    });
+    const body = (await answer.json()) as { reconciliation?: { status: string; note: string } };
+    expect(body.reconciliation?.status).toBe('reconciled');
+    expect(body.reconciliation?.note).toMatch(/reconcil/);
+    const plain = await fetch(`${service.url}/reports/${(jobs[0] as JobRecord).jobId}`, {
+      headers: { authorization: `Bearer ${await service.devToken(['demo'])}` },
+    });
+    expect(((await plain.json()) as Record<string, unknown>).reconciliation).toBeUndefined();
+  });
+});
 
 describe('a set verified from the API', () => {
   it('holds for the later month, and follows its chain to the earlier month’s set', async () => {
