@@ -249,6 +249,22 @@ describe('reconciliation', () => {
     expect(result.manifest.reconciliation.closingBalances.length).toBeGreaterThan(0);
   }, 120_000);
 
+  it('exits 0 and says why it is not reconciled when the service answers its balances with an error', async () => {
+    // The simulator serves balances on its ledger items; the client is told to ask a path it lacks.
+    await start({ shape: {} });
+    const shape = {
+      balances: {
+        source: 'endpoint',
+        pathTemplate: '/v2/ledgers/{ledgerId}/no-such-balances',
+        itemsPath: 'data',
+      },
+    } as const;
+    const result = await run('2025-02', { config: { shape } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/not reconciled: the service's reported balances could not be read: .*404/);
+    expect(result.manifest.reconciliation.status).toBe('not-reconciled');
+  }, 120_000);
+
   it('leaves a set without holdings or journal as it was: no reconciliation at all', async () => {
     await start();
     const result = await run('2025-02', { reports: ['transactions'] });

@@ -8,6 +8,7 @@
  */
 import type { TableSource } from '../../domain/index.ts';
 import type { ReportedBalance, TransactionFieldMap } from '../../pbs/index.ts';
+import { PbsHttpError } from '../../pbs/index.ts';
 import { computedBalances, type LaterSource, laterMovements } from './compute.ts';
 import { reconcile } from './reconcile.ts';
 import {
@@ -68,7 +69,16 @@ export async function reconcileStep(input: ReconcileStepInput): Promise<Reconcil
     return { record, tables: [], warnings: [], quiet: true };
   }
   if (input.service.reportedBalances === undefined) return refuse('the service reports no balances');
-  const reported = await input.service.reportedBalances();
+  let reported: ReportedBalance[] | null;
+  try {
+    reported = await input.service.reportedBalances();
+  } catch (error) {
+    // The service answered with an error (its ledgers' path missing, say): the export stands,
+    // and every report says it is not reconciled and why. Anything else (a stop, the network)
+    // fails the run as any other request would.
+    if (!(error instanceof PbsHttpError)) throw error;
+    return refuse(`the service's reported balances could not be read: ${error.message}`);
+  }
   if (reported === null) return refuse('the service reports no balances');
   const endMs = Math.min(input.periodEndMs, input.startedAtMs);
   const asOfMs = reported.reduce((latest, r) => Math.max(latest, r.asOfMs), endMs);
