@@ -392,11 +392,7 @@ function rulesZone(taxRules: TaxRules | undefined): string | undefined {
 function rulesZoneProblem(timeZone: string | undefined, taxRules: TaxRules | undefined): string | null {
   const zone = rulesZone(taxRules);
   if (timeZone === undefined || zone === undefined || timeZone === zone) return null;
-  const why =
-    taxRules === 'uk'
-      ? 'the UK tax year runs 6 April to 5 April there'
-      : "the tax year's days are that zone's";
-  return `${taxRules} rules count the period and tax year in ${zone} days (${why}); leave the time zone out or give ${JSON.stringify(zone)}, not ${JSON.stringify(timeZone)}`;
+  return `${taxRules} rules count the period and tax year in ${zone} days (their tax years and holding periods are that zone's days); leave the time zone out or give ${JSON.stringify(zone)}, not ${JSON.stringify(timeZone)}`;
 }
 
 /** A validated export request with every default filled in. */

@@ -206,7 +206,9 @@ export function createGainsFeed(
   const fx = createFxStep(request, taxYearZone(request), options.rates, store<FxLine>('gains-fx.jsonl'));
   const currencies = createCurrencies(gains.currency ?? null, gains.taxRules);
   journal?.attach(engine, () => currencies.money());
-  const ahead = engine.options.method === 'hmrc' ? matchedAheadAtEnd(period.end.getTime()) : null;
+  // A method that reads past the period (the 30-day rule) can match a disposal with a later buy.
+  const ahead =
+    lotMethod(engine.options.method).readsPastPeriod > 0 ? matchedAheadAtEnd(period.end.getTime()) : null;
   let warningCount = 0;
   const pending: string[] = [];
   const streamOptions = {
