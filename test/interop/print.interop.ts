@@ -228,10 +228,14 @@ describe('a us gains run printed to PDF by LibreOffice', () => {
     'Schedule D',
     'Basis allocation 2025',
     'Schedule 1',
+    'Reconciliation',
+    'Reconciliation movements',
     'About',
   ];
+  // The longest title first: "Reconciliation movements" also starts with "Reconciliation ".
+  const byLength = [...GAINS_SHEETS].sort((a, b) => b.length - a.length);
   const titleOf = (page: string) =>
-    GAINS_SHEETS.find((title) => (page.split('\n')[0] ?? '').trimStart().startsWith(`${title} `));
+    byLength.find((title) => (page.split('\n')[0] ?? '').trimStart().startsWith(`${title} `));
   let sheetLines = new Map<string, string[]>();
   /** The sheet's printed lines, each band of rows joined across its pages. */
   const linesOf = (title: string) => sheetLines.get(title) ?? [];
