@@ -26,6 +26,7 @@ import {
   sidedPostings,
 } from './accounting-common.ts';
 import { DATEV_BOOKING_COLUMNS } from './datev-columns.ts';
+import { converted, type Kurs, kursOf } from './datev-kurs.ts';
 import { DATEV_DEFAULT_CHARTS, onDefaultChart } from './default-charts.ts';
 import { encodeWindows1252 } from './windows-1252.ts';
 
@@ -64,9 +65,19 @@ export const datevSettingsSchema = z.strictObject({
    */
   chartOfAccounts: z.enum(['SKR03', 'SKR04']).optional(),
   /**
-   * The Kurs of a journal not in EUR, per booking month (`YYYY-MM`) or day (`YYYY-MM-DD`, first):
-   * units of the journal's currency for 1 EUR, as the ECB publishes them (`"2025-01": "1.0354"`).
-   * DATEV books a foreign-currency amount with its Kurs, Basis-Umsatz and WKZ Basis-Umsatz.
+   * Basiswährung of the Mandant (ISO 4217): EUR, or the journal's currency for a Mandant kept in
+   * it (a UK company's books in GBP), whose amounts then need no Kurs. DATEV books, beside a
+   * Basiswährung other than EUR, no third currency, so a journal in another currency is refused.
+   */
+  baseCurrency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'an ISO 4217 code such as EUR or GBP')
+    .default('EUR'),
+  /**
+   * The Kurs of a journal not in the Basiswährung EUR, per booking month (`YYYY-MM`) or day
+   * (`YYYY-MM-DD`, first): units of the journal's currency for 1 EUR, as the ECB publishes them
+   * (`"2025-01": "1.0354"`). DATEV books a foreign-currency amount with its Kurs, Basis-Umsatz
+   * and WKZ Basis-Umsatz.
    */
   eurRates: z
     .record(
@@ -168,7 +179,7 @@ export function datevFiles(
     }
     batch.items.push({ entry, at, date, bookings: bookingsOf(entry, at, settings.accountLength) });
   });
-  const kurs = kursOf(settings, context);
+  const kurs = context.currency === settings.baseCurrency ? null : kursOf(settings, context);
   return batches.flatMap((batch) => batchFiles(batch, settings, context.currency, kurs, options));
 }
 
@@ -196,10 +207,16 @@ function checkContext({ currency, period, eurRate }: LedgerFormatContext, settin
       `DATEV needs an ISO 4217 code (WKZ), got ${JSON.stringify(currency)}`,
     );
   }
-  if (currency !== 'EUR' && settings.eurRates === undefined && eurRate === undefined)
+  const base = settings.baseCurrency;
+  if (base !== 'EUR' && currency !== base)
+    throw new ValidationError(
+      'journal.settings.datev.baseCurrency',
+      `the Mandant's Basiswährung ${base} is not the journal's ${currency}: beside a Basiswährung other than EUR, DATEV books only amounts in EUR; write the journal in ${base} or leave baseCurrency at EUR`,
+    );
+  if (currency !== base && settings.eurRates === undefined && eurRate === undefined)
     throw new ValidationError(
       'journal.settings.datev.eurRates',
-      `required: the journal is in ${currency}, and DATEV books an amount in a foreign currency with its Kurs, Basis-Umsatz (EUR) and WKZ Basis-Umsatz (fields 4–6); give the run the ECB's rates (CLI --rates ecb:FILE, the ECB's eurofxref-hist file: the Kurs of each booking day is then read from it), or the ECB's ${currency} per EUR for each month in this setting ({"2025-01": "1.0354", …}), or write the journal in EUR (gains.currency "EUR", CLI --gains-currency EUR with --rates ecb:FILE)${currency === 'GBP' ? ". A run converted at HMRC's rates (--rates hmrc:FILE) cannot take the ECB's file as well: give this setting" : ''}`,
+      `required: the journal is in ${currency}, and DATEV books an amount in a foreign currency with its Kurs (${currency} per EUR), Basis-Umsatz (EUR) and WKZ Basis-Umsatz (fields 4–6); give the run the ECB's rates (CLI --rates ecb:FILE, the ECB's eurofxref-hist file: the Kurs of each booking day is then read from it), or the ECB's ${currency} per EUR for each month in this setting ({"2025-01": "1.0354", …}), or write the journal in EUR (gains.currency "EUR", CLI --gains-currency EUR with --rates ecb:FILE), or, for a Mandant kept in ${currency}, set journal.settings.datev.baseCurrency "${currency}" (no Kurs needed)`,
     );
   localDate(period.start, 'period.start');
   localDate(period.end, 'period.end');
@@ -212,7 +229,7 @@ function batchFiles(
   batch: Batch,
   settings: DatevSettings,
   currency: string,
-  kurs: Kurs,
+  kurs: Kurs | null,
   options: WriteOptions,
 ): LedgerFile[] {
   const limit = options.maxBookings;
@@ -319,12 +336,13 @@ function batchText(
   batch: Batch,
   settings: DatevSettings,
   currency: string,
-  kurs: Kurs,
+  kurs: Kurs | null,
   createdAt: Date,
 ): string {
   const lines = [headerLine(batch, settings, currency, createdAt), DATEV_BOOKING_COLUMNS.join(';')];
   for (const item of batch.items) {
-    for (const booking of item.bookings) lines.push(bookingLine(item, booking, currency, kurs));
+    for (const booking of item.bookings)
+      lines.push(bookingLine(item, booking, currency, kurs, settings.baseCurrency));
   }
   return lines.map((line) => `${line}\r\n`).join('');
 }
@@ -368,7 +386,13 @@ function headerLine(batch: Batch, settings: DatevSettings, currency: string, cre
 }
 
 /** One booking line: 125 fields, those not used left empty. */
-function bookingLine(item: Prepared, booking: Booking, currency: string, kurs: Kurs): string {
+function bookingLine(
+  item: Prepared,
+  booking: Booking,
+  currency: string,
+  kurs: Kurs | null,
+  base: string,
+): string {
   const fields = new Array<string>(DATEV_BOOKING_COLUMNS.length).fill('');
   const set = (column: string, value: string) => {
     fields[DATEV_BOOKING_COLUMNS.indexOf(column)] = value;
@@ -376,12 +400,12 @@ function bookingLine(item: Prepared, booking: Booking, currency: string, kurs: K
   set('Umsatz (ohne Soll/Haben-Kz)', booking.amount.toFixed(2).replace('.', ','));
   set('Soll/Haben-Kennzeichen', text('S'));
   set('WKZ Umsatz', text(currency));
-  if (currency !== 'EUR') {
-    // A foreign-currency amount: its Kurs (units per EUR), its EUR amount and EUR (fields 4–6).
-    const rate = kurs(item);
+  if (kurs !== null) {
+    // An amount in a foreign currency: its Kurs (units per EUR), its EUR amount and EUR (fields 4–6).
+    const { rate, basis } = converted(item, booking.amount, kurs(item), currency);
     set('Kurs', rate.toFixed(6).replace('.', ','));
-    set('Basis-Umsatz', booking.amount.div(rate).round(2, Big.roundHalfUp).toFixed(2).replace('.', ','));
-    set('WKZ Basis-Umsatz', text('EUR'));
+    set('Basis-Umsatz', basis.toFixed(2).replace('.', ','));
+    set('WKZ Basis-Umsatz', text(base));
   }
   set('Konto', booking.debit.posting.account.code);
   set('Gegenkonto (ohne BU-Schlüssel)', booking.credit.posting.account.code);
@@ -395,42 +419,6 @@ function bookingLine(item: Prepared, booking: Booking, currency: string, kurs: K
     set('Beleginfo - Inhalt 2', text(cut(item.entry.txIds.join(', '), 210)));
   }
   return fields.join(';');
-}
-
-/** The Kurs of an entry: units of the journal's currency per 1 EUR on its booking day. */
-type Kurs = (item: Prepared) => Big;
-
-/**
- * Where the Kurs comes from: the setting `eurRates` when given (the day's, else the month's;
- * refused naming the missing key), else the run's ECB rates (`context.eurRate`: the booking day's
- * fixing, or the latest before it on a day without one; refused naming the day when not covered).
- */
-function kursOf(settings: DatevSettings, context: LedgerFormatContext): Kurs {
-  const { eurRates } = settings;
-  const { eurRate, currency } = context;
-  if (eurRates === undefined && eurRate !== undefined) {
-    return (item) => {
-      try {
-        return new Big(eurRate(currency, item.entry.date).rate);
-      } catch (error) {
-        throw new ValidationError(
-          'rates',
-          `DATEV's Kurs of entry ${JSON.stringify(item.entry.id)} of ${item.entry.date}: ${(error as Error).message}`,
-          { cause: error },
-        );
-      }
-    };
-  }
-  return (item) => {
-    const day = item.entry.date;
-    const rate = eurRates?.[day] ?? eurRates?.[day.slice(0, 7)];
-    if (rate === undefined)
-      throw new ValidationError(
-        `journal.settings.datev.eurRates.${day.slice(0, 7)}`,
-        `required: entry ${JSON.stringify(item.entry.id)} of ${day} needs the Kurs of its month (or day)`,
-      );
-    return new Big(rate);
-  };
 }
 
 /**
