@@ -5,6 +5,7 @@
  * the column names and booking lines are read by those names. Every rule it checks throws with
  * the line and field. Independent of the project's writer.
  */
+import Big from 'big.js';
 import { type Field, readDelimited } from './delimited.ts';
 import { decodeWindows1252 } from './windows-1252.ts';
 
@@ -77,8 +78,20 @@ export const DOCUMENTED_FIRST_COLUMNS = [
 const HEADER_FIELDS = 31;
 const BOOKING_COLUMNS = 125;
 
+/** What the reader is told beside the file: the Mandant's Basiswährung (EUR unless said). */
+export interface DatevReadOptions {
+  baseCurrency?: string;
+}
+
+/**
+ * Field 4 Kurs as the portal's Buchungsstapel description gives it ("Ausdruck"), and field 5
+ * Basis-Umsatz: https://developer.datev.de/datev/platform/de/dtvf/formate/buchungsstapel.
+ */
+export const DOCUMENTED_KURS = /^([1-9]\d{0,3}[,]\d{2,6})$/;
+const DOCUMENTED_BASIS_UMSATZ = /^(?!0{1,10},00)\d{1,10},\d{2}$/;
+
 /** Reads a Buchungsstapel's bytes; throws on the first rule of the format it breaks. */
-export function readDatevBuchungsstapel(bytes: Uint8Array): DatevFile {
+export function readDatevBuchungsstapel(bytes: Uint8Array, options: DatevReadOptions = {}): DatevFile {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
     throw new Error('a UTF-8 BOM: not Windows-1252');
   const text = decodeWindows1252(bytes);
@@ -93,7 +106,8 @@ export function readDatevBuchungsstapel(bytes: Uint8Array): DatevFile {
     if (columns[i] !== name)
       throw new Error(`line 2: column ${i + 1} is ${JSON.stringify(columns[i])}, not ${name}`);
   });
-  const bookings = rows.map((row, i) => readBooking(row, columns, i + 3));
+  const base = options.baseCurrency ?? 'EUR';
+  const bookings = rows.map((row, i) => readBooking(row, columns, i + 3, base));
   return { text, header, columns, bookings };
 }
 
@@ -131,7 +145,7 @@ function readHeader(fields: Field[]): DatevHeader {
   };
 }
 
-function readBooking(fields: Field[], columns: string[], line: number): DatevBooking {
+function readBooking(fields: Field[], columns: string[], line: number, base: string): DatevBooking {
   if (fields.length !== columns.length)
     throw new Error(`line ${line}: ${fields.length} fields, not ${columns.length}`);
   const byName = new Map(columns.map((name, i) => [name, (fields[i] as Field).value]));
@@ -148,27 +162,34 @@ function readBooking(fields: Field[], columns: string[], line: number): DatevBoo
       throw new Error(`line ${line} ${columns[i]}: a control character in a field`);
   }
   const belegdatum = get('Belegdatum', /^(0[1-9]|[12]\d|3[01])(0[1-9]|1[0-2])$/, false);
-  // Fields 4–6: an amount in a currency other than the base (EUR) gives its Kurs (decimal, 10
-  // digits of which 6 decimals, never 0), Basis-Umsatz and WKZ Basis-Umsatz, the last two together.
+  // Fields 4–6: "Wenn ein Umsatz in der Fremdwährung bei #1 angegeben wird, sind #4, #5 und #6 zu
+  // übergeben"; "Der Fremdwährungskurs (WKZ-Umsatz : WKZ-Basisumsatz) bestimmt, wie der
+  // angegebene Umsatz … in die Basiswährung umzurechnen ist"; "Der Wert 0 ist unzulässig".
   const wkzUmsatz = get('WKZ Umsatz', /^[A-Z]{3}$/, true);
-  const foreign = wkzUmsatz !== 'EUR';
+  const foreign = wkzUmsatz !== base;
   const empty = (name: string): string => {
     if (byName.get(name) !== '')
       throw new Error(`line ${line} ${name}: only an amount in a foreign currency has it`);
     return '';
   };
-  const kurs = foreign ? get('Kurs', /^\d{1,4},\d{1,6}$/, false).replace(',', '.') : empty('Kurs');
-  if (foreign && Number(kurs) === 0) throw new Error(`line ${line} Kurs: 0 is not allowed`);
+  const umsatz = get('Umsatz (ohne Soll/Haben-Kz)', /^\d{1,10},\d{2}$/, false).replace(',', '.');
+  const kurs = foreign ? get('Kurs', DOCUMENTED_KURS, false).replace(',', '.') : empty('Kurs');
   const basisUmsatz = foreign
-    ? get('Basis-Umsatz', /^\d{1,10},\d{2}$/, false).replace(',', '.')
+    ? get('Basis-Umsatz', DOCUMENTED_BASIS_UMSATZ, false).replace(',', '.')
     : empty('Basis-Umsatz');
-  const wkzBasisUmsatz = foreign ? get('WKZ Basis-Umsatz', /^EUR$/, true) : empty('WKZ Basis-Umsatz');
+  const wkzBasisUmsatz = foreign
+    ? get('WKZ Basis-Umsatz', new RegExp(`^${base}$`), true)
+    : empty('WKZ Basis-Umsatz');
+  // Umsatz : Basis-Umsatz = Kurs, to the cent: the Basis-Umsatz lies within half a cent of
+  // Umsatz ÷ Kurs.
+  if (foreign && new Big(umsatz).div(kurs).minus(basisUmsatz).abs().gt('0.005'))
+    throw new Error(`line ${line} Basis-Umsatz: ${basisUmsatz} is not ${umsatz} ÷ Kurs ${kurs} to the cent`);
   return {
     kurs,
     basisUmsatz,
     wkzBasisUmsatz,
     line,
-    umsatz: get('Umsatz (ohne Soll/Haben-Kz)', /^\d{1,10},\d{2}$/, false).replace(',', '.'),
+    umsatz,
     sollHaben: get('Soll/Haben-Kennzeichen', /^[SH]$/, true) as 'S' | 'H',
     wkzUmsatz,
     konto: get('Konto', /^\d{1,9}$/, false),
