@@ -47,6 +47,6 @@ function productsLine(journal: JournalRequest): string[] {
   const products = journal.formats.filter((id) => ['quickbooks', 'xero', 'datev'].includes(id));
   if (products.length === 0) return [];
   return [
-    `journal: ${products.join(', ')} book the default chart's accounts (those the chart leaves to the defaults) on a chart of their own: Xero's CRY… codes and QuickBooks' account names, each with a file to import into the chart of accounts first (journal-xero-accounts.csv, journal-quickbooks-accounts.csv), DATEV the standard SKR03 or SKR04 (journal.settings.datev.chartOfAccounts); a journal not in EUR gives DATEV its Kurs, Basis-Umsatz and WKZ Basis-Umsatz from journal.settings.datev.eurRates`,
+    `journal: ${products.join(', ')} book the default chart's accounts (those the chart leaves to the defaults) on a chart of their own: Xero's CRY… codes and QuickBooks' account names, each with a file to import into the chart of accounts first (journal-xero-accounts.csv, journal-quickbooks-accounts.csv), DATEV the standard SKR03 or SKR04 (journal.settings.datev.chartOfAccounts); a journal not in the Mandant's Basiswährung (journal.settings.datev.baseCurrency, EUR unless set) gives DATEV its Kurs (units per EUR), Basis-Umsatz and WKZ Basis-Umsatz from journal.settings.datev.eurRates or the run's ECB rates`,
   ];
 }

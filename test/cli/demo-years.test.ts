@@ -2,9 +2,9 @@
  * The demo year of each country as an accountant runs it from a fresh clone: the CLI binary on the
  * embedded simulator, `rates --demo` for the published-rates files, `--report gains,journal` and
  * every journal format. US 2025 in USD (DATEV's Kurs from the ECB file), DE 2024 in EUR at the
- * ECB's rates, UK 2024/25 in GBP at HMRC's (DATEV's Kurs from the setting eurRates, the ECB demo
- * file's GBP per EUR of each month's first fixing, read here). Each run exits 0 and writes each
- * format's files.
+ * ECB's rates, UK 2024/25 in GBP at HMRC's (DATEV for a Mandant kept in GBP, baseCurrency "GBP":
+ * no Kurs, since GBP per EUR is below the 1,00 DATEV's field 4 takes). Each run exits 0 and
+ * writes each format's files.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -12,6 +12,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DatevFile, readDatevBuchungsstapel } from '../support/ledger-parsers/datev.ts';
 
 const FORMATS = 'csv,beancount,hledger,quickbooks,xero,datev';
 
@@ -29,24 +30,20 @@ async function cli(args: readonly string[], cwd: string): Promise<{ code: number
   return { code, stderr };
 }
 
-/** The GBP per EUR of each month's first fixing in an ECB eurofxref-hist CSV (`Date,USD,GBP,…`). */
-function monthlyGbpPerEur(csv: string): Record<string, string> {
-  const [head, ...lines] = csv.trim().split('\n');
-  const column = (head ?? '').split(',').indexOf('GBP');
-  const months: Record<string, string> = {};
-  for (const line of lines.reverse()) {
-    const cells = line.split(',');
-    const month = (cells[0] ?? '').slice(0, 7);
-    if (months[month] === undefined && cells[column]) months[month] = cells[column] as string;
-  }
-  return months;
-}
-
 /** The files of the latest run folder under `out`. */
 async function runFiles(out: string, period: string): Promise<string[]> {
   const base = join(out, 'reports', 'demo', period);
   const runs = (await readdir(base)).sort();
   return readdir(join(base, runs[runs.length - 1] as string));
+}
+
+/** The run's DATEV batch read by the reader written from DATEV's description (throws on a rule broken). */
+async function datevBatch(out: string, period: string, baseCurrency: string): Promise<DatevFile> {
+  const base = join(out, 'reports', 'demo', period);
+  const runs = (await readdir(base)).sort();
+  const folder = join(base, runs[runs.length - 1] as string);
+  const name = (await readdir(folder)).find((file) => file.startsWith('EXTF_')) as string;
+  return readDatevBuchungsstapel(await readFile(join(folder, name)), { baseCurrency });
 }
 
 /** Each journal format's files for a run named `stem` (demo_2025, …). */
@@ -99,6 +96,12 @@ describe('the demo year in US, DE and UK with --report gains,journal in every jo
     );
     expect(result).toMatchObject({ code: 0 });
     expect(expectedFormatFiles('demo_2025', await runFiles(join(dir, 'us'), '2025'))).toEqual(ALL);
+    // Every booking in USD with its Kurs (USD per EUR) and Basis-Umsatz in EUR, as DATEV documents.
+    const us = await datevBatch(join(dir, 'us'), '2025', 'EUR');
+    expect(us.bookings.length).toBeGreaterThan(0);
+    expect(new Set(us.bookings.map((b) => `${b.wkzUmsatz}/${b.wkzBasisUmsatz}`))).toEqual(
+      new Set(['USD/EUR']),
+    );
   }, 180_000);
 
   it('DE 2024 in EUR at the ECB file', async () => {
@@ -122,9 +125,8 @@ describe('the demo year in US, DE and UK with --report gains,journal in every jo
     expect(expectedFormatFiles('demo_2024', await runFiles(join(dir, 'de'), '2024'))).toEqual(ALL);
   }, 180_000);
 
-  it("UK 2024/25 in GBP at HMRC's files, DATEV's Kurs from eurRates", async () => {
-    const ecb = await readFile(join(dir, 'rates', 'DEMO-made-up_eurofxref-hist.csv'), 'utf8');
-    await writeFile(join(dir, 'uk.json'), datev({ eurRates: monthlyGbpPerEur(ecb) }));
+  it("UK 2024/25 in GBP at HMRC's files, DATEV for a Mandant kept in GBP", async () => {
+    await writeFile(join(dir, 'uk.json'), datev({ baseCurrency: 'GBP' }));
     const result = await cli(
       [
         ...['run', '--simulator', '--profile', 'demo', '--period', '2024-04-06..2025-04-05'],
@@ -136,5 +138,9 @@ describe('the demo year in US, DE and UK with --report gains,journal in every jo
     expect(result).toMatchObject({ code: 0 });
     const files = await runFiles(join(dir, 'uk'), '2024-04-06_2025-04-05');
     expect(expectedFormatFiles('demo_2024-04-06_2025-04-05', files)).toEqual(ALL);
+    // A Mandant kept in GBP: the amounts in its Basiswährung, fields 4–6 empty.
+    const uk = await datevBatch(join(dir, 'uk'), '2024-04-06_2025-04-05', 'GBP');
+    expect(uk.header.wkz).toBe('GBP');
+    expect(new Set(uk.bookings.map((b) => `${b.wkzUmsatz}/${b.kurs}`))).toEqual(new Set(['GBP/']));
   }, 180_000);
 });
