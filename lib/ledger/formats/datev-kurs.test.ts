@@ -64,6 +64,12 @@ describe('DATEV Kurs, Basis-Umsatz and WKZ Basis-Umsatz (fields 4–6)', () => {
     expect(error.field).toBe('journal.settings.datev.baseCurrency');
   });
 
+  it('refuses an amount whose Basis-Umsatz would be 0,00, which field 5 does not take', () => {
+    const error = refused(() => write('JPY', { eurRates: { '2024-01': '9999' } }));
+    expect(error.field).toMatch(/^entries\[\d+\]\.postings$/);
+    expect(error.message).toMatch(/less than half a cent in EUR/);
+  });
+
   it('books GBP without a Kurs for a Mandant kept in GBP, needing no rates', () => {
     const files = write('GBP', { baseCurrency: 'GBP' });
     const read = readDatevBuchungsstapel(body(files), { baseCurrency: 'GBP' });
