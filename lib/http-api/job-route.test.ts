@@ -45,7 +45,11 @@ describe('succeededJob', () => {
     });
   const ask = async (stored: JobRecord | null, profile: string) => {
     const answer = await app(stored).request('/j1', { headers: { 'x-profile': profile } });
-    return { status: answer.status, header: answer.headers.get('x-test'), body: await answer.json() };
+    return {
+      status: answer.status,
+      header: answer.headers.get('x-test'),
+      body: (await answer.json()) as { error: { code: string; message: string } },
+    };
   };
 
   it("answers another profile's job exactly as a missing one (404 naming jobId)", async () => {
