@@ -72,19 +72,18 @@ async function main(): Promise<void> {
 
   process.stderr.write(`[${elapsed()}] loading the server's modules\n`);
   // Imported here, not at the top, so that the line above shows before the seconds they take.
-  const { removeLocalStoreUnlessClosed, startLocalService } = await import('../lib/local/index.ts');
+  const { jobEndLines, removeLocalStoreUnlessClosed, startLocalService } = await import(
+    '../lib/local/index.ts'
+  );
   const service = await startLocalService({
     onStep: (step) => process.stderr.write(`[${elapsed()}] ${step}\n`),
     port: Number(values.port),
     s3Port: Number(values['s3-port']),
     timeZone: values['time-zone'],
     ...(publicUrl !== undefined ? { publicUrl } : {}),
-    onDone: (jobId, state) => process.stderr.write(`export ${jobId}: ${state}\n`),
-    // What subscribers of the deployed topic would get (its profile attribute, its link).
-    onNotice: (notice) =>
-      process.stderr.write(
-        `notice (${notice.subject}): ${/https?:\/\/\S+/.exec(notice.message)?.[0] ?? ''}\n`,
-      ),
+    // One line per ended export: its notice (what subscribers of the deployed topic would get),
+    // a failure with its reason.
+    ...jobEndLines((line) => process.stderr.write(line)),
   });
   const { simulator } = service;
   // Whatever ends the process (a second signal, a crash, process.exit), its data folder goes with

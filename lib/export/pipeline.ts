@@ -481,6 +481,8 @@ async function reconciliation(
     periodEndMs: periodRange(request.period, request.timeZone).end.toMillis(),
     startedAtMs: records.startedAt.getTime(),
     service,
+    // The balances the assembly's model tallied: the snapshot is not read again for them.
+    tallied: records.render.model?.reconciliationBalances?.() ?? null,
   });
   for (const warning of result?.warnings ?? []) options.warn?.(warning);
   return result;

@@ -9,20 +9,19 @@
  * with a snapshot; of those, the one whose period ends last (its snapshot holds every
  * transaction from the portfolio's first to that end), the newest of equals. A profile without
  * such a set is not checked (nothing to check against); a re-run still checks, and names the
- * adjustment to withdraw.
+ * adjustment to withdraw. The snapshot is read as it streams from the bucket, never to the API
+ * Lambda's disk, and only as far as the first adjustment that does not fit.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import {
   AdjustmentMismatchError,
   type AdjustmentsDocument,
   createAdjustmentsApplier,
   UnknownReferenceError,
 } from '../adjustments/index.ts';
-import { createNormalizer, periodRange, readSnapshotHeader, readSnapshotRecords } from '../export/index.ts';
+import { createNormalizer, periodRange } from '../export/index.ts';
 import type { JobFile, JobRecord, JobStore } from '../jobs/index.ts';
+import { openSnapshotStream } from './snapshot-stream.ts';
 
 /** What the check reads: the profile's jobs and the bucket their sets are in. */
 export interface MeaningDeps {
@@ -80,19 +79,12 @@ export async function checkMeaning(
   const set = await historySet(deps, document.profile);
   if (set === null) return { checkedAgainst: null, issue: null };
   const checkedAgainst = { jobId: set.job.jobId, period: periodName(set.job.request.period) };
-  const dir = await mkdtemp(join(tmpdir(), 'pbs-adjustment-check-'));
-  try {
-    const file = join(dir, 'snapshot.ndjson.gz');
-    await download(deps, set.snapshot.key, file);
-    let adjustments = document.adjustments;
-    for (;;) {
-      const misfit = await firstMisfit(file, { ...document, adjustments }, set.job);
-      if (misfit === null) return { checkedAgainst, issue: null };
-      if (misfit.id === id) return { checkedAgainst, issue: issueOf(misfit, set.job) };
-      adjustments = adjustments.filter((a) => a.id !== misfit.id);
-    }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  let adjustments = document.adjustments;
+  for (;;) {
+    const misfit = await firstMisfit(deps, set, { ...document, adjustments });
+    if (misfit === null) return { checkedAgainst, issue: null };
+    if (misfit.id === id) return { checkedAgainst, issue: issueOf(misfit, set.job) };
+    adjustments = adjustments.filter((a) => a.id !== misfit.id);
   }
 }
 
@@ -100,29 +92,28 @@ function periodName(period: JobRecord['request']['period']): string {
   return typeof period === 'string' ? period : `${period.from}..${period.to}`;
 }
 
-async function download(deps: Pick<MeaningDeps, 's3' | 'bucket'>, key: string, file: string): Promise<void> {
-  const answer = await deps.s3.send(new GetObjectCommand({ Bucket: deps.bucket, Key: key }));
-  await writeFile(file, (await answer.Body?.transformToByteArray()) ?? new Uint8Array());
-}
-
-/** The first adjustment of `document` the snapshot's history does not fit, or `null`. */
+/**
+ * The first adjustment of `document` the set's history does not fit, or `null`: the snapshot read
+ * as it streams from the bucket (nothing on disk), and no further than the first misfit.
+ */
 async function firstMisfit(
-  file: string,
+  deps: Pick<MeaningDeps, 's3' | 'bucket'>,
+  set: { job: JobRecord; snapshot: JobFile },
   document: AdjustmentsDocument,
-  job: JobRecord,
 ): Promise<UnknownReferenceError | AdjustmentMismatchError | null> {
-  const header = await readSnapshotHeader(file);
-  const normalizer = createNormalizer({ fields: header.fields, timeZone: job.request.timeZone });
-  const applier = createAdjustmentsApplier(document, { currency: job.request.gains?.currency ?? null });
+  const { job } = set;
+  const snapshot = await openSnapshotStream(deps, set.snapshot.key);
   try {
-    for await (const record of readSnapshotRecords(file)) {
-      if (record.kind === 'transaction') applier.apply(normalizer.canonical(record.data));
-    }
+    const normalizer = createNormalizer({ fields: snapshot.header.fields, timeZone: job.request.timeZone });
+    const applier = createAdjustmentsApplier(document, { currency: job.request.gains?.currency ?? null });
+    for await (const data of snapshot.transactions()) applier.apply(normalizer.canonical(data));
     applier.finish();
     return null;
   } catch (error) {
     if (error instanceof UnknownReferenceError || error instanceof AdjustmentMismatchError) return error;
     throw error;
+  } finally {
+    snapshot.close();
   }
 }
 

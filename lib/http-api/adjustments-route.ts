@@ -19,7 +19,6 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import Big from 'big.js';
 import { parse } from 'csv-parse/sync';
-import type { Context } from 'hono';
 import {
   type Adjustment,
   type AdjustmentsDocument,
@@ -54,6 +53,7 @@ import { addWithdrawRoute } from './adjustments-withdraw-route.ts';
 import { callerEvent, callerName } from './authorization.ts';
 import { jsonObjectBody } from './body.ts';
 import { ForbiddenProfileError, InvalidRequestError } from './errors.ts';
+import { jobNotFound, visibleJob } from './job-route.ts';
 
 export type { AdjustmentRouteHelpers } from './adjustments-schemas.ts';
 export { ifMatchVersion } from './adjustments-schemas.ts';
@@ -241,8 +241,8 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
     warningsRoute,
     async (c) => {
       const { jobId } = c.req.valid('param');
-      const job = await visibleJob(c, jobId);
-      if (job === null) return missingJob(c, jobId);
+      const job = await visibleJob(c, deps.jobs, helpers, jobId);
+      if (job === null) return jobNotFound(c, helpers, jobId);
       if (job.state !== 'succeeded' || job.result === undefined)
         return c.json(apiError('not_finished', `job ${jobId} has not succeeded`, 'jobId'), 409, headers);
       const file = job.result.files.find((f) => f.name.endsWith('_gains_warnings.csv'));
@@ -276,8 +276,8 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
     rerunRoute,
     async (c) => {
       const { jobId } = c.req.valid('param');
-      const job = await visibleJob(c, jobId);
-      if (job === null) return missingJob(c, jobId);
+      const job = await visibleJob(c, deps.jobs, helpers, jobId);
+      if (job === null) return jobNotFound(c, helpers, jobId);
       const by = callerName(callerEvent(c));
       if (by === undefined)
         return c.json(
@@ -332,16 +332,6 @@ export function addAdjustmentRoutes(app: OpenAPIHono, deps: Deps, helpers: Adjus
     },
     refuseField,
   );
-
-  /** A job the caller may see, else `null` (another profile's job is as missing). */
-  async function visibleJob(c: Context, jobId: string): Promise<JobRecord | null> {
-    const job = await deps.jobs.get(jobId);
-    return job !== null && helpers.mayUseProfile(c, job.profile) ? job : null;
-  }
-
-  function missingJob(c: Context, jobId: string) {
-    return c.json(apiError('job_not_found', `job ${jobId} does not exist`, 'jobId'), 404, headers);
-  }
 }
 
 /**

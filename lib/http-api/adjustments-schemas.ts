@@ -3,33 +3,24 @@
  * helpers the API gives them, their dependencies, the schemas of their answers as the OpenAPI
  * document lists them, and the reading of `If-Match`.
  */
-import type { S3Client } from '@aws-sdk/client-s3';
 import { z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import { ErrorBody } from '../api-schemas/index.ts';
 import { PROFILE_NAME } from '../export/index.ts';
-import type { ExecutionStarter, JobStore, ProfileRegistry, ProfileSlots } from '../jobs/index.ts';
 import type { AdjustmentsStore } from './adjustments-store.ts';
+import type { ApiDeps } from './deps.ts';
+import type { JobRouteContext } from './job-route.ts';
 
-/** What the routes use of the API's helpers. */
-export interface AdjustmentRouteHelpers {
-  mayUseProfile(c: Context, profile: string): boolean;
-  headers: Record<string, string>;
+/** What the routes use of the API's helpers: the job routes' context, and where a job's status is. */
+export interface AdjustmentRouteHelpers extends JobRouteContext {
   statusUrlOf(jobId: string): string;
-  apiError(code: string, message: string, field?: string | null): z.infer<typeof ErrorBody>;
 }
 
-/** The API's dependencies these routes read (the fields of `ApiDeps` they use). */
-export interface AdjustmentRouteDeps {
-  registry: ProfileRegistry;
-  jobs: JobStore;
-  starter: ExecutionStarter;
-  s3: S3Client;
-  bucket: string;
-  now: () => Date;
-  slots?: Pick<ProfileSlots, 'enqueue' | 'release' | 'position'> | undefined;
+/** The API's dependencies these routes read (the fields of `ApiDeps` they use; the store always). */
+export type AdjustmentRouteDeps = Pick<
+  ApiDeps,
+  'registry' | 'jobs' | 'starter' | 's3' | 'bucket' | 'now' | 'slots'
+> & {
   adjustments: AdjustmentsStore;
-}
+};
 
 export const ProfileParams = z.object({
   profile: z
@@ -99,16 +90,7 @@ export const Withdrawn = z
   .object({ profile: z.string(), version: z.number().int(), withdrawn: WithdrawalView })
   .openapi('AdjustmentWithdrawn');
 
-/** An answer of JSON `schema`, for `createRoute`. */
-export const json = <S>(description: string, schema: S) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const ERROR = json('error: code, message, field, issues', ErrorBody);
-
-/** The error answers of `statuses`, for `createRoute`. */
-export const errors = <S extends number>(...statuses: S[]) =>
-  Object.fromEntries(statuses.map((status) => [status, ERROR])) as Record<S, typeof ERROR>;
+export { errors, json } from './answers.ts';
 
 /** The `If-Match` header a change needs, as the OpenAPI document shows it. */
 export const IfMatchHeaders = z.object({

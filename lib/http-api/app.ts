@@ -31,7 +31,6 @@ import type { Context } from 'hono';
 import { createS3AdjustmentsStore } from '../adjustments/index.ts';
 import {
   Accepted,
-  ErrorBody,
   ExportRequestBody,
   IDEMPOTENCY_KEY,
   JobIdParams,
@@ -67,6 +66,7 @@ import {
 } from '../portal/index.ts';
 import { presignDownload } from '../storage/index.ts';
 import { addAdjustmentRoutes } from './adjustments-route.ts';
+import { errors, json } from './answers.ts';
 import { addArchiveRoute } from './archive-route.ts';
 import { callerEvent, callerName, mayUse, profileAccess } from './authorization.ts';
 import { jsonObjectBody } from './body.ts';
@@ -79,6 +79,7 @@ import {
   InvalidRequestError,
   RouteNotFoundError,
 } from './errors.ts';
+import { type JobRouteContext, jobNotFound, visibleJob } from './job-route.ts';
 import { addRatesRoute } from './rates-route.ts';
 import { addVerificationRoute } from './verification-route.ts';
 
@@ -168,16 +169,6 @@ const headers = (extra: Record<string, string> = {}) => ({ ...JSON_HEADERS, ...e
 /** A JSON body of `schema`, as a route declares it. */
 const jsonContent = <S>(schema: S) => ({ 'application/json': { schema } });
 
-/** A JSON answer of `schema`, as a route declares it. */
-const answer = <S>(description: string, schema: S) => ({ description, content: jsonContent(schema) });
-
-/** An error answer as the OpenAPI document lists it. */
-const ERROR = answer('error: code, message, field, issues', ErrorBody);
-
-/** The error answers of a route, by status. */
-const errors = <S extends number>(...statuses: S[]) =>
-  Object.fromEntries(statuses.map((status) => [status, ERROR])) as Record<S, typeof ERROR>;
-
 const createReportRoute = createRoute({
   method: 'post',
   path: '/reports',
@@ -185,8 +176,8 @@ const createReportRoute = createRoute({
   middleware: jsonObjectBody,
   request: { body: { required: true, content: jsonContent(ExportRequestBody) } },
   responses: {
-    200: answer('the job of the same request or key', JobView),
-    202: answer('the export was started', Accepted),
+    200: json('the job of the same request or key', JobView),
+    202: json('the export was started', Accepted),
     ...errors(400, 403, 404, 413, 415, 422, 500, 503),
   },
 });
@@ -196,7 +187,7 @@ const getReportRoute = createRoute({
   path: '/reports/{jobId}',
   summary: 'A job, with download links once it succeeded',
   request: { params: JobIdParams },
-  responses: { 200: answer('the job', JobView), ...errors(400, 404, 500) },
+  responses: { 200: json('the job', JobView), ...errors(400, 404, 500) },
 });
 
 const listReportsRoute = createRoute({
@@ -204,7 +195,7 @@ const listReportsRoute = createRoute({
   path: '/reports',
   summary: "A profile's jobs, newest first, a page at a time (nextCursor → cursor)",
   request: { query: ListQuery },
-  responses: { 200: answer('the jobs', JobList), ...errors(400, 403, 404, 500) },
+  responses: { 200: json('the jobs', JobList), ...errors(400, 403, 404, 500) },
 });
 
 /**
@@ -236,6 +227,12 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
   const base = deps.publicBaseUrl.replace(/\/+$/, '');
   const statusUrlOf = (jobId: string) => `${base}/reports/${jobId}`;
   const accessOf = (c: Context) => profileAccess(callerEvent(c), deps.profilesClaim);
+  /** What the routes on a job (and the other routes' modules) answer with. */
+  const jobContext: JobRouteContext = {
+    mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),
+    headers: headers(),
+    apiError,
+  };
 
   const app = new OpenAPIHono({
     // `/reports/` is `/reports`, as before the move to Hono.
@@ -302,11 +299,8 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
 
   app.openapi(getReportRoute, async (c) => {
     const { jobId } = c.req.valid('param');
-    const job = await deps.jobs.get(jobId);
-    // Another profile's job answers exactly as a missing one: its existence is not revealed.
-    if (job === null || !mayUse(accessOf(c), job.profile)) {
-      return c.json(apiError('job_not_found', `job ${jobId} does not exist`, 'jobId'), 404, headers());
-    }
+    const job = await visibleJob(c, deps.jobs, jobContext, jobId);
+    if (job === null) return jobNotFound(c, jobContext, jobId);
     deps.onJob?.(job);
     return c.json(await jobView(job), 200, headers());
   });
@@ -340,42 +334,22 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     );
   });
 
-  addArchiveRoute(app, deps, {
-    linkExpirySeconds,
-    mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),
-    headers: headers(),
-    apiError,
-  });
+  addArchiveRoute(app, deps, { ...jobContext, linkExpirySeconds });
 
-  addVerificationRoute(app, deps, {
-    mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),
-    headers: headers(),
-    apiError,
-  });
+  addVerificationRoute(app, deps, jobContext);
 
   addRatesRoute(app, deps, headers());
 
   addCloseRoutes(app, deps, {
-    mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),
+    ...jobContext,
     callerName: (c) => callerName(callerEvent(c)),
-    headers: headers(),
-    apiError,
     linkExpirySeconds,
   });
 
   // Without a store of its own the API keeps the documents where the deployment's store does
   // (the bucket's `adjustments/`), so the routes always answer.
   const adjustments = deps.adjustments ?? createS3AdjustmentsStore({ client: deps.s3, bucket: deps.bucket });
-  addAdjustmentRoutes(
-    app,
-    { ...deps, adjustments },
-    {
-      mayUseProfile: (c, profile) => mayUse(accessOf(c), profile),
-      headers: headers(),
-      statusUrlOf,
-      apiError,
-    },
-  );
+  addAdjustmentRoutes(app, { ...deps, adjustments }, { ...jobContext, statusUrlOf });
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

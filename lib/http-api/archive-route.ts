@@ -9,15 +9,16 @@
  * must fit API Gateway's 29 seconds. Clicks arriving while a build runs in this process wait for
  * that build rather than starting another.
  */
-import type { S3Client } from '@aws-sdk/client-s3';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import { ErrorBody, JobIdParams } from '../api-schemas/index.ts';
+import { JobIdParams } from '../api-schemas/index.ts';
 import { periodLabel } from '../export/index.ts';
-import type { JobRecord, JobStore } from '../jobs/index.ts';
+import type { JobRecord } from '../jobs/index.ts';
 import { presignDownload } from '../storage/index.ts';
+import { errors, json } from './answers.ts';
 import { archiveKey, type StoredArchive, setArchive } from './archive.ts';
+import type { ApiDeps } from './deps.ts';
 import { ArchiveError } from './errors.ts';
+import { type JobRouteContext, succeededJob } from './job-route.ts';
 
 /** The answer: where the zip downloads from, until when. */
 export const ArchiveView = z
@@ -29,40 +30,20 @@ export const ArchiveView = z
   })
   .openapi('Archive');
 
-const ERROR = {
-  description: 'error: code, message, field, issues',
-  content: { 'application/json': { schema: ErrorBody } },
-};
-
 export const archiveRoute = createRoute({
   method: 'post',
   path: '/reports/{jobId}/archive',
   summary: "One zip of a succeeded job's files, the manifest inside, each checked against it",
   request: { params: JobIdParams },
-  responses: {
-    200: { description: 'a link to the zip', content: { 'application/json': { schema: ArchiveView } } },
-    400: ERROR,
-    404: ERROR,
-    409: ERROR,
-    500: ERROR,
-  },
+  responses: { 200: json('a link to the zip', ArchiveView), ...errors(400, 404, 409, 500) },
 });
 
-/** What the route uses (a part of `ApiDeps`). */
-export interface ArchiveRouteDeps {
-  jobs: JobStore;
-  s3: S3Client;
-  bucket: string;
-  now: () => Date;
-  onError?: (message: string, error: unknown) => void;
-}
+/** What the route uses of `ApiDeps`. */
+export type ArchiveRouteDeps = Pick<ApiDeps, 'jobs' | 's3' | 'bucket' | 'now' | 'onError'>;
 
-/** What the route needs from `app.ts`: who may use a profile, the headers, the error body. */
-export interface ArchiveRouteContext {
+/** What the route needs from `app.ts`: the job routes' context, and how long a link lasts. */
+export interface ArchiveRouteContext extends JobRouteContext {
   linkExpirySeconds: number;
-  mayUseProfile: (c: Context, profile: string) => boolean;
-  headers: Record<string, string>;
-  apiError: (code: string, message: string, field?: string | null) => z.infer<typeof ErrorBody>;
 }
 
 /** The name the zip downloads as: `<profile>_<period>_<runId>.zip`. */
@@ -83,14 +64,9 @@ export function addArchiveRoute(app: OpenAPIHono, deps: ArchiveRouteDeps, ctx: A
   };
   app.openapi(archiveRoute, async (c) => {
     const { jobId } = c.req.valid('param');
-    const job = await deps.jobs.get(jobId);
-    if (job === null || !ctx.mayUseProfile(c, job.profile)) {
-      return c.json(ctx.apiError('job_not_found', `job ${jobId} does not exist`, 'jobId'), 404, ctx.headers);
-    }
-    if (job.state !== 'succeeded' || job.result === undefined) {
-      const message = `job ${jobId} has no files yet (it is ${job.state})`;
-      return c.json(ctx.apiError('job_not_finished', message, 'jobId'), 409, ctx.headers);
-    }
+    const found = await succeededJob(c, deps.jobs, ctx, jobId);
+    if (found.answer !== undefined) return found.answer;
+    const { job } = found;
     const key = archiveKey(jobId, job.result.runId);
     try {
       const stored = await archiveOnce(job.result, key);

@@ -8,7 +8,6 @@
 import { paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { ErrorBody } from '../api-schemas/index.ts';
 import {
   CloseRecordTakenError,
   closePeriod,
@@ -25,6 +24,8 @@ import {
 import { ValidationError } from '../errors.ts';
 import { PROFILE_NAME } from '../export/index.ts';
 import { presignDownload } from '../storage/index.ts';
+import { ERROR, json } from './answers.ts';
+import type { JobRouteContext } from './job-route.ts';
 
 const CloseBody = z
   .object({
@@ -66,15 +67,6 @@ const ClosesView = z
   })
   .openapi('Closes');
 
-const ERROR = {
-  description: 'error: code, message, field, issues',
-  content: { 'application/json': { schema: ErrorBody } },
-};
-const json = <S>(description: string, schema: S) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-
 const closeRoute = createRoute({
   method: 'post',
   path: '/closes',
@@ -113,12 +105,9 @@ export interface CloseRouteDeps {
 }
 
 /** What the routes need from `app.ts`. */
-export interface CloseRouteContext {
-  mayUseProfile: (c: Context, profile: string) => boolean;
+export interface CloseRouteContext extends JobRouteContext {
   /** The caller's name (JWT email/user, IAM ARN), or undefined for the local operator. */
   callerName: (c: Context) => string | undefined;
-  headers: Record<string, string>;
-  apiError: (code: string, message: string, field?: string | null) => z.infer<typeof ErrorBody>;
   /** How long a download link lasts, as the sets' links. */
   linkExpirySeconds: number;
 }

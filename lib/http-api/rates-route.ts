@@ -6,9 +6,10 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ErrorBody, KeptRatesList } from '../api-schemas/index.ts';
+import { KeptRatesList } from '../api-schemas/index.ts';
 import { RATE_SOURCES, SOURCE_NAMES } from '../fx/index.ts';
 import { keptSummary } from '../fx-store/index.ts';
+import { ERROR } from './answers.ts';
 
 const ratesRoute = createRoute({
   method: 'get',
@@ -19,10 +20,7 @@ const ratesRoute = createRoute({
       description: 'the sources and what is kept of each',
       content: { 'application/json': { schema: KeptRatesList } },
     },
-    500: {
-      description: 'error: code, message, field, issues',
-      content: { 'application/json': { schema: ErrorBody } },
-    },
+    500: ERROR,
   },
 });
 

@@ -24,6 +24,11 @@ export interface Observability {
   logger: Logger;
   metrics: Metrics;
   tracer: Tracer;
+  /**
+   * A request found invalid is logged as info, not as a warning: where its job's notice already
+   * tells the reader why (`npm run serve` prints it), once is enough.
+   */
+  invalidRequestsAsInfo?: true;
 }
 
 /** Builds the utilities for one function (`serviceName` becomes the `service` key and dimension). */
@@ -80,7 +85,8 @@ export function invocationOutcome<E>(
         });
       } else if (request.error instanceof ValidationError) {
         // The request is at fault, not the code: the job's reason says why; no stack trace.
-        obs.logger.warn('invocation failed: invalid request', {
+        const log = obs.invalidRequestsAsInfo ? obs.logger.info : obs.logger.warn;
+        log.call(obs.logger, 'invocation failed: invalid request', {
           field: request.error.field,
           reason: request.error.reason,
         });

@@ -11,6 +11,7 @@ export {
   withDevAuthorizer,
 } from './dev-sign-in.ts';
 export { LocalDefinitionError, LocalExecutionError, MachineSynthesisError } from './errors.ts';
+export { type JobEndLines, jobEndLines } from './job-end-lines.ts';
 export {
   type LocalEvent,
   type LocalExecuteOptions,

@@ -19,6 +19,7 @@ import {
   addConditionalWrites,
   createJobStore,
   createProfileSlots,
+  type JobRecord,
   type JobStore,
   type ProfileRegistry,
 } from '../jobs/index.ts';
@@ -30,6 +31,7 @@ import {
   createObservability,
   createPlanHandler,
   createServiceFactory,
+  type Observability,
   type WorkerContext,
 } from '../lambda/index.ts';
 import type { RunningSimulator } from '../simulator/index.ts';
@@ -56,8 +58,12 @@ export interface LocalServiceOptions extends LocalRunEvents {
    * server listens on. Request headers (`Host`, `X-Forwarded-Proto`) are never used.
    */
   publicUrl?: string;
-  /** Told each notice the finish and fail workers publish (deployed: on the SNS topic). */
-  onNotice?: (notice: Notice) => void;
+  /**
+   * Told each notice the finish and fail workers publish (deployed: on the SNS topic), with the
+   * job it tells of (none for a close's). With it, a request the workers find invalid is logged
+   * as info, not as a warning: the job's notice says why (`job-end-lines.ts`).
+   */
+  onNotice?: (notice: Notice, job?: JobRecord) => void;
   /**
    * The export state machine to run; default: synthesized from `infra/` ({@link LOCAL_MACHINE_CONFIG})
    * in a child process while the server already answers.
@@ -245,7 +251,7 @@ async function startStack(options: LocalServiceOptions, undo: UndoStack): Promis
     now,
     slots,
     // Notices as the deployed topic would carry them, linking to this server's portal.
-    notify: async (job) => options.onNotice?.(noticeOf(job, `${options.publicUrl ?? api.url}/portal`)),
+    notify: async (job) => options.onNotice?.(noticeOf(job, `${options.publicUrl ?? api.url}/portal`), job),
     notifyClose: async (notice) =>
       options.onNotice?.(closeNoticeOf(notice, `${options.publicUrl ?? api.url}/portal`)),
     services: createServiceFactory({
@@ -262,7 +268,7 @@ async function startStack(options: LocalServiceOptions, undo: UndoStack): Promis
   const perInvocation =
     <E, R>(build: (context: WorkerContext) => (event: E) => Promise<R>) =>
     (event: E): Promise<R> =>
-      build({ ...workerContext, obs: createObservability(SERVICE_NAME) })(event);
+      build({ ...workerContext, obs: workerObservability(options.onNotice !== undefined) })(event);
   // Its tasks answered by what functions/export-*.ts are.
   const starter = createStateMachineStarter(
     machine,
@@ -320,4 +326,13 @@ async function startStack(options: LocalServiceOptions, undo: UndoStack): Promis
     machineReady: starter.ready,
     close: () => undo.run(),
   };
+}
+
+/**
+ * A worker invocation's utilities. When the caller is told the notices (`npm run serve` prints
+ * each, a failure with its reason), a request found invalid is logged as info, not said twice.
+ */
+function workerObservability(noticesTold: boolean): Observability {
+  const obs = createObservability(SERVICE_NAME);
+  return noticesTold ? { ...obs, invalidRequestsAsInfo: true } : obs;
 }

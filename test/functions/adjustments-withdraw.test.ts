@@ -7,6 +7,8 @@
  * value for a movement the service valued, or a transaction the history lacks, is refused at
  * POST (422, naming the field), and nothing is stored.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, startLocalService } from '../../lib/local/index.ts';
@@ -115,6 +117,24 @@ describe('an adjustment that does not fit, withdrawn', () => {
     expect(refused.body.error.message).toContain('tx-also-missing');
     expect(refused.body.error.message).toContain(setId);
     expect((await api('GET', '/profiles/demo/adjustments')).body.version).toBe(1);
+  });
+
+  it("checks against the set's snapshot as it streams from the bucket: with no temp folder to write to, still 422", async () => {
+    const saved = process.env.TMPDIR;
+    // The API's process (in this one) gets a temp folder that does not exist: nothing can go to disk.
+    process.env.TMPDIR = join(tmpdir(), 'pbs-no-such-folder', 'tmp');
+    try {
+      const refused = await api('POST', '/profiles/demo/adjustments', {
+        body: { ...UNKNOWN, id: 'third-typo', txId: 'tx-missing-too' },
+        ifMatch: '"1"',
+      });
+
+      expect([refused.status, refused.body.error.field]).toEqual([422, 'txId']);
+      expect(refused.body.error.message).toContain('tx-missing-too');
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
   });
 
   it('refuses a value for a movement the service valued (422 token), and stores nothing', async () => {

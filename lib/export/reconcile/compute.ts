@@ -46,24 +46,50 @@ function addTransaction(
   return bySymbol;
 }
 
+/** Balances at `endMs`, and what was read to compute them. */
+export interface TalliedBalances {
+  /** The instant (epoch ms) the balances are at: transactions dated before it are in them. */
+  endMs: number;
+  balances: LedgerBalances;
+  counts: ComputeCounts;
+}
+
+/** Balances tallied one transaction at a time, as a reader of the run's records meets them. */
+export interface BalanceTally {
+  /** Adds a transaction dated before the tally's end; a later one is passed over. */
+  add(tx: RawTransaction): void;
+  /** The balances so far. */
+  result(): TalliedBalances;
+}
+
+/** A tally of the balances at `endMs` (see {@link BalanceTally}). */
+export function createBalanceTally(fields: TransactionFieldMap, endMs: number): BalanceTally {
+  const balances: LedgerBalances = new Map();
+  const counts: ComputeCounts = { transactions: 0, unreadableAmounts: 0, withoutLedger: 0 };
+  return {
+    add(tx) {
+      if (transactionInstant(tx, fields, transactionId(tx, fields)) < endMs)
+        addTransaction(balances, tx, fields, counts);
+    },
+    result: () => ({ endMs, balances, counts }),
+  };
+}
+
 /**
  * The balances of every ledger and token at `endMs` from the snapshot's transactions dated before
- * it (the snapshot holds the whole history when the gains reports are asked).
+ * it (the snapshot holds the whole history when the gains reports are asked): one read of the
+ * snapshot, for a run that did not tally them as it assembled it.
  */
 export async function computedBalances(
   snapshotFile: string,
   fields: TransactionFieldMap,
   endMs: number,
-): Promise<{ balances: LedgerBalances; counts: ComputeCounts }> {
-  const balances: LedgerBalances = new Map();
-  const counts: ComputeCounts = { transactions: 0, unreadableAmounts: 0, withoutLedger: 0 };
+): Promise<TalliedBalances> {
+  const tally = createBalanceTally(fields, endMs);
   for await (const record of readSnapshotRecords(snapshotFile)) {
-    if (record.kind !== 'transaction') continue;
-    const id = transactionId(record.data, fields);
-    if (transactionInstant(record.data, fields, id) >= endMs) continue;
-    addTransaction(balances, record.data, fields, counts);
+    if (record.kind === 'transaction') tally.add(record.data);
   }
-  return { balances, counts };
+  return tally.result();
 }
 
 /** What the later movements are searched with. */

@@ -3,7 +3,14 @@
  * and 2; docs/accountant/reconciliation.md).
  */
 export { balanceChanges, type ChangeFields, readDecimal } from './changes.ts';
-export { computedBalances, type LedgerBalances, laterMovements } from './compute.ts';
+export {
+  type BalanceTally,
+  computedBalances,
+  createBalanceTally,
+  type LedgerBalances,
+  laterMovements,
+  type TalliedBalances,
+} from './compute.ts';
 export { type LaterMovement, type ReconciledBalance, reconcile } from './reconcile.ts';
 export {
   type BalanceSource,

@@ -1,5 +1,5 @@
 /**
- * The reconciliation step of an export (run by the pipeline after the render, before publishing):
+ * The reconciliation step of an export (run by the pipeline after the assembly, before the render):
  * for a request whose reports include the gains (holdings) or the journal, each ledger's balance
  * per token at the period end computed from the snapshot, against the service's reported balance
  * carried back to the period end. Returns the Reconciliation table and its movements (rendered as
@@ -9,7 +9,7 @@
 import type { TableSource } from '../../domain/index.ts';
 import type { ReportedBalance, TransactionFieldMap } from '../../pbs/index.ts';
 import { PbsHttpError } from '../../pbs/index.ts';
-import { computedBalances, type LaterSource, laterMovements } from './compute.ts';
+import { computedBalances, type LaterSource, laterMovements, type TalliedBalances } from './compute.ts';
 import { reconcile } from './reconcile.ts';
 import {
   differenceWarnings,
@@ -37,6 +37,12 @@ export interface ReconcileStepInput {
   startedAtMs: number;
   /** Null: a render from a snapshot (the service is not asked). */
   service: BalanceSource | null;
+  /**
+   * The balances the run tallied while it assembled the snapshot (its report model's
+   * `reconciliationBalances()`): used when they are at the step's instant, so the snapshot is not
+   * read again. Without them (or at another instant), the snapshot is read for them.
+   */
+  tallied?: TalliedBalances | null;
 }
 
 /** What the step returns: nothing when not asked. */
@@ -83,7 +89,9 @@ export async function reconcileStep(input: ReconcileStepInput): Promise<Reconcil
   const endMs = Math.min(input.periodEndMs, input.startedAtMs);
   const asOfMs = reported.reduce((latest, r) => Math.max(latest, r.asOfMs), endMs);
   const [{ balances }, later] = await Promise.all([
-    computedBalances(input.snapshotFile, input.fields, endMs),
+    input.tallied?.endMs === endMs
+      ? input.tallied
+      : computedBalances(input.snapshotFile, input.fields, endMs),
     laterMovements(input.service, input.fields, endMs, asOfMs),
   ]);
   const rows = reconcile({ computed: balances, reported, later });

@@ -6,6 +6,7 @@ import type { TransactionFieldMap } from '../../pbs/index.ts';
 import { getPath } from '../../pbs/index.ts';
 import { periodRange } from '../plan/period.ts';
 import type { ExportRequest } from '../plan/request.ts';
+import { createBalanceTally, type TalliedBalances, wantsReconciliation } from '../reconcile/index.ts';
 import { transactionInstant } from '../snapshot/part-line.ts';
 import { readSnapshotRecords, type SnapshotHeader, type SnapshotRecord } from '../snapshot/snapshot.ts';
 import { createGainsFeed } from './gains-feed.ts';
@@ -51,6 +52,12 @@ export interface ReportModel {
   journal(): JournalFeed | null;
   /** Ends the live channels (every record observed) and tells whether their rows are the final ones. */
   endLive(): boolean;
+  /**
+   * For a request that is reconciled: each ledger's balances at the period end (or at `now`, a
+   * period not over yet) from the transactions observed, so the reconciliation need not read the
+   * snapshot again; `null` otherwise.
+   */
+  reconciliationBalances?(): TalliedBalances | null;
 }
 
 /** The live tables of a model, given to {@link LiveListener.open} once their columns are fixed. */
@@ -116,6 +123,10 @@ export function createReportModel(
     return at >= period.start.getTime() && at < period.end.getTime();
   };
   const live = createLive(fields, request, options.live, options.warn);
+  // The reconciliation's balances at the instant it reconciles at (lib/export/reconcile/step.ts).
+  const tally = wantsReconciliation(request.reports)
+    ? createBalanceTally(fields, Math.min(range.end.toMillis(), (options.now?.() ?? new Date()).getTime()))
+    : null;
   let transactionsInPeriod = 0;
   return {
     lookAhead(records) {
@@ -129,6 +140,7 @@ export function createReportModel(
     },
     observe(record) {
       if (record.kind === 'transaction') {
+        tally?.add(record.data);
         const tx = normalizer.canonical(record.data);
         gains?.add(record.shard.split('~')[0] ?? record.shard, tx);
         if (!inPeriod(record.data)) return undefined;
@@ -177,6 +189,7 @@ export function createReportModel(
     totals: () => namedTotals(summary.totals()),
     currencyTotals: () => summary.totals(),
     endLive: () => live?.end(normalizer.extraCounts()) ?? false,
+    reconciliationBalances: () => tally?.result() ?? null,
   };
 }
 

@@ -82,9 +82,10 @@ describe('DATEV Kurs from the ECB rates of the run', () => {
       rates,
     ).catch((error: unknown) => error);
     expect(short).toBeInstanceOf(ValidationError);
-    expect((short as ValidationError).field).toBe('rates');
+    // One message: the field once, the day and currency, why, and the entry that needed it.
+    expect((short as ValidationError).field).toBe('gains.rates');
     expect((short as ValidationError).message).toMatch(
-      /DATEV's Kurs of entry .* the ECB rates given end on 2025-01-30/,
+      /^gains\.rates: no rate for USD on (2025-\d\d-\d\d): the ECB rates given end on 2025-01-30 \(DATEV's Kurs of entry "[^"]+" of \1\)$/,
     );
   });
 });

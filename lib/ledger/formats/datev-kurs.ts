@@ -36,9 +36,11 @@ export function kursOf(
       try {
         return new Big(eurRate(currency, item.entry.date).rate);
       } catch (error) {
+        // The lookup's own reason (the day, the currency, why), named once by the request's field.
+        const reason = error instanceof ValidationError ? error.reason : (error as Error).message;
         throw new ValidationError(
-          'rates',
-          `DATEV's Kurs of entry ${JSON.stringify(item.entry.id)} of ${item.entry.date}: ${(error as Error).message}`,
+          'gains.rates',
+          `${reason} (DATEV's Kurs of entry ${JSON.stringify(item.entry.id)} of ${item.entry.date})`,
           { cause: error },
         );
       }
