@@ -36,7 +36,12 @@ import { warningsByKind } from './readme-words.ts';
 import { observeSnapshot, type ReportModel } from './report-model.ts';
 import { countWords, keyWords, totalWords, windowWords } from './words.ts';
 import { writeCsv } from './writers/csv.ts';
-import { TAX_PACK_SUFFIX, type TaxPackFacts, writeTaxPack } from './writers/pdf-pack.ts';
+import {
+  TAX_PACK_SUFFIX,
+  type TaxPackFacts,
+  type TaxPackReconciliation,
+  writeTaxPack,
+} from './writers/pdf-pack.ts';
 import { writeXlsx, type XlsxOptions } from './writers/xlsx.ts';
 
 /** What `renderReports` renders: a snapshot, and what the run learnt while assembling it. */
@@ -87,6 +92,11 @@ export interface RenderInput {
   extraTables?: readonly TableSource[];
   /** First-screen notes of the Read me from outside the reports (the reconciliation's result). */
   attention?: readonly string[];
+  /**
+   * The reconciliation's result (the manifest's status and note, and what to do about a
+   * difference), for the tax pack's Reconciliation section. Absent: the pack has none.
+   */
+  reconciliation?: TaxPackReconciliation;
 }
 
 /** One rendered file, complete in the scratch folder (or the snapshot itself), ready to publish. */
@@ -365,7 +375,8 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     // Before the workbook, so its About sheet lists the pack with its SHA-256 like the CSV files.
     const facts = taxPackFacts(description, (await listedFile(files[0] as RenderedFile)).sha256);
     await render(`${baseName}${TAX_PACK_SUFFIX}`, CONTENT_TYPES.pdf, async (out) => {
-      await writeTaxPack({ facts, tables }, out);
+      const { reconciliation } = input;
+      await writeTaxPack({ facts, tables, ...(reconciliation === undefined ? {} : { reconciliation }) }, out);
       return undefined;
     });
   }
