@@ -317,6 +317,9 @@ async function runAllStages(
             reconciliation: {
               status: reconciled.record.status,
               note: reconciled.record.note,
+              ...(reconciled.record.periodEnd === undefined
+                ? {}
+                : { periodEnd: reconciled.record.periodEnd }),
               whatToDo: DIFFERENCE_ACTION,
             },
           }),

@@ -131,7 +131,15 @@ describe('the reconciliation in the tax pack', () => {
     expect(rows.length).toBeGreaterThan(0);
     const words = section(text);
     expect(words).toContain('Status reconciled');
-    expect(words.replace(/\s+/g, ' ')).toContain(`Result ${manifest.reconciliation.note}`);
+    // The manifest's words, its period end as the pack gives dates: the last day, in the period's zone.
+    expect(manifest.reconciliation.periodEnd).toBe('2025-04-01T00:00:00.000Z');
+    const note = manifest.reconciliation.note.replace(
+      manifest.reconciliation.periodEnd,
+      'the end of 2025-03-31 (UTC)',
+    );
+    expect(note).toMatch(/^reconciled: \d+ ledger balances at the end of 2025-03-31 \(UTC\) equal/);
+    expect(words.replace(/\s+/g, ' ')).toContain(`Result ${note}`);
+    expect(words).not.toContain('T00:00:00');
     expect(words).not.toContain('Difference');
     expect(words).not.toContain('What to do');
   }, 120_000);

@@ -13,7 +13,7 @@ import {
 } from './pdf-layout.ts';
 import { reconciliationSection, type TaxPackReconciliation } from './pdf-reconciliation.ts';
 
-export type { TaxPackReconciliation } from './pdf-reconciliation.ts';
+export type { ReconciliationResult, TaxPackReconciliation } from './pdf-reconciliation.ts';
 
 /**
  * The PDF tax pack of a gains report: one document per run, for a person who files the return.

@@ -31,6 +31,11 @@ export interface TaxPackReconciliation {
   whatToDo: string;
 }
 
+/** What the renderer is given: the result, and the instant `note` names as its period end (ISO). */
+export interface ReconciliationResult extends TaxPackReconciliation {
+  periodEnd?: string;
+}
+
 /** A row of the `reconciliation` table by column key (see lib/export/reconcile/tables.ts). */
 export type ReconciliationRow = Record<string, string>;
 
