@@ -33,7 +33,12 @@ import {
   requestWarnings,
 } from './plan/index.ts';
 import type { Manifest, ManifestFile, PublishTarget, publishReports } from './publish/index.ts';
-import { type ReconcileStepResult, type ReconciliationRecord, reconcileStep } from './reconcile/index.ts';
+import {
+  DIFFERENCE_ACTION,
+  type ReconcileStepResult,
+  type ReconciliationRecord,
+  reconcileStep,
+} from './reconcile/index.ts';
 import type { RenderedReports, RenderInput, renderReports } from './report/index.ts';
 import { createPartStore, type SnapshotHeader } from './snapshot/index.ts';
 
@@ -306,7 +311,18 @@ async function runAllStages(
       ...records.render,
       ...(reconciled === null || reconciled.quiet
         ? {}
-        : { extraTables: reconciled.tables, attention: [reconciled.record.note] }),
+        : {
+            extraTables: reconciled.tables,
+            attention: [reconciled.record.note],
+            reconciliation: {
+              status: reconciled.record.status,
+              note: reconciled.record.note,
+              ...(reconciled.record.periodEnd === undefined
+                ? {}
+                : { periodEnd: reconciled.record.periodEnd }),
+              whatToDo: DIFFERENCE_ACTION,
+            },
+          }),
       runId,
       now: options.now,
       generator: options.generator ?? GENERATOR,

@@ -43,6 +43,14 @@ describe('reconciliationOf', () => {
     expect(reconciliationOf({ result: { reconciliation: { status: 'reconciled' } } })).toEqual({
       status: 'reconciled',
     });
+    expect(
+      reconciliationOf({
+        result: { reconciliation: { status: 'not-reconciled', note: 'not reconciled: why' } },
+      }),
+    ).toEqual({ status: 'not-reconciled', note: 'not reconciled: why' });
+    expect(reconciliationOf({ reconciliation: { status: 'differences', note: 7 } })).toEqual({
+      status: 'differences',
+    });
     expect(reconciliationOf({ reconciliation: { status: 3 } })).toBeNull();
     expect(reconciliationOf({ reconciliation: 'yes' })).toBeNull();
     expect(reconciliationOf(null)).toBeNull();
@@ -63,7 +71,7 @@ describe('the practice view', () => {
       }),
     ]);
     expect(rows.map((r) => r.Month)).toEqual(['2025-03', '2025-02']);
-    expect(rows[0]?.Reconciled).toBe('✗ difference');
+    expect(rows[0]?.Reconciled).toBe('✗ not reconciled — difference');
     expect(rows[0]?.['Warnings open']).toBe('✗ 2 open');
     expect(rows[0]?.Closed).toBe('not closed');
     expect(rows[1]?.Reconciled).toBe('✓ reconciled');
@@ -72,5 +80,25 @@ describe('the practice view', () => {
       '✓ closed by ana@example.com, 2025-03-02 10:00 UTC at run 20250301T000000Z-abcdef',
     );
     expect(rows[1]?.['Changed since close']).toBe('✗ changed (1 restatement)');
+  });
+
+  it('says a month with differences or without a reconciliation "not reconciled", with why', async () => {
+    const rows = await cells([
+      row({
+        reconciled: {
+          status: 'differences',
+          note: 'not reconciled: 1 of 78 ledger balances at 2025-04-01T00:00:00.000Z differ from what the service reports',
+        },
+      }),
+      row({
+        reconciled: { status: 'not-reconciled', note: 'not reconciled: the service reports no balances' },
+      }),
+      row({ reconciled: { status: 'not-reconciled' } }),
+    ]);
+    expect(rows.map((r) => r.Reconciled)).toEqual([
+      '✗ not reconciled — 1 of 78 ledger balances at 2025-04-01T00:00:00.000Z differ from what the service reports',
+      '✗ not reconciled — the service reports no balances',
+      '✗ not reconciled',
+    ]);
   });
 });

@@ -29,8 +29,11 @@ import { ErrorView, type PageContext, Shell } from './views.tsx';
 /** Jobs of a client the practice view reads (newest first): its months are those of these jobs. */
 export const PRACTICE_JOBS = 100;
 
-/** Reconciled, a difference, or not known (no reconciliation recorded with the set). */
-export type ReconciledState = { status: string } | null;
+/**
+ * Reconciled, a difference or not reconciled (with the result's words when the job carries them),
+ * or not known (no reconciliation recorded with the set).
+ */
+export type ReconciledState = { status: string; note?: string } | null;
 
 /** One client × period of the practice view. */
 export interface PracticeRow {
@@ -53,8 +56,10 @@ export interface PracticeRow {
  */
 export function reconciliationOf(job: unknown): ReconciledState {
   const pick = (value: unknown): ReconciledState => {
-    const status = (value as { reconciliation?: { status?: unknown } } | null)?.reconciliation?.status;
-    return typeof status === 'string' && status !== '' ? { status } : null;
+    const found = (value as { reconciliation?: { status?: unknown; note?: unknown } } | null)?.reconciliation;
+    const status = found?.status;
+    if (typeof status !== 'string' || status === '') return null;
+    return typeof found?.note === 'string' && found.note !== '' ? { status, note: found.note } : { status };
   };
   return pick(job) ?? pick((job as { result?: unknown } | null)?.result);
 }
@@ -145,10 +150,20 @@ const ClosedCell: FC<{ row: PracticeRow }> = ({ row }) => {
   );
 };
 
+/**
+ * ✓ reconciled, or ✗ not reconciled with why: the result's words less their leading "not
+ * reconciled:" (how many balances differ, or what kept it from being made), else the status.
+ */
 const ReconciledCell: FC<{ state: ReconciledState }> = ({ state }) => {
   if (state === null) return <span class="muted">— not yet</span>;
   if (/^(reconciled|ok|holds|zero)$/i.test(state.status)) return <>✓ reconciled</>;
-  return <strong>✗ {state.status}</strong>;
+  const why = (state.note ?? state.status).replace(/^not[ -]reconciled\b:?\s*/i, '');
+  return (
+    <>
+      <strong>✗ not reconciled</strong>
+      {why === '' ? null : <span class="muted"> — {why}</span>}
+    </>
+  );
 };
 
 /** One period of a client: a row whose cells name their column at phone width too. */

@@ -173,6 +173,10 @@ describe('the bundled finish function (fonts shipped beside it)', () => {
     const bytes = Buffer.from((await stored.Body?.transformToByteArray()) ?? []);
     const text = await packText(bytes, String(finished.result?.runId));
     expect(text).toContain('Tax pack: demo, 2025');
+    // The reconciliation's result in the deployed finish's pack too (the demo reconciles).
+    expect(text).toContain(
+      "Reconciliation with the service's balances\nStatus reconciled\nResult reconciled: ",
+    );
     const cli = await cliPack();
     expect(text).toBe(await packText(cli.bytes, cli.runId));
     const { stdout: fonts } = await run('pdffonts', [join(dir, `${finished.result?.runId}.pdf`)]);

@@ -36,7 +36,13 @@ import { warningsByKind } from './readme-words.ts';
 import { observeSnapshot, type ReportModel } from './report-model.ts';
 import { countWords, keyWords, totalWords, windowWords } from './words.ts';
 import { writeCsv } from './writers/csv.ts';
-import { TAX_PACK_SUFFIX, type TaxPackFacts, writeTaxPack } from './writers/pdf-pack.ts';
+import {
+  type ReconciliationResult,
+  TAX_PACK_SUFFIX,
+  type TaxPackFacts,
+  type TaxPackReconciliation,
+  writeTaxPack,
+} from './writers/pdf-pack.ts';
 import { writeXlsx, type XlsxOptions } from './writers/xlsx.ts';
 
 /** What `renderReports` renders: a snapshot, and what the run learnt while assembling it. */
@@ -87,6 +93,11 @@ export interface RenderInput {
   extraTables?: readonly TableSource[];
   /** First-screen notes of the Read me from outside the reports (the reconciliation's result). */
   attention?: readonly string[];
+  /**
+   * The reconciliation's result (the manifest's status, note and period end, and what to do about
+   * a difference), for the tax pack's Reconciliation section. Absent: the pack has none.
+   */
+  reconciliation?: ReconciliationResult;
 }
 
 /** One rendered file, complete in the scratch folder (or the snapshot itself), ready to publish. */
@@ -365,7 +376,9 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     // Before the workbook, so its About sheet lists the pack with its SHA-256 like the CSV files.
     const facts = taxPackFacts(description, (await listedFile(files[0] as RenderedFile)).sha256);
     await render(`${baseName}${TAX_PACK_SUFFIX}`, CONTENT_TYPES.pdf, async (out) => {
-      await writeTaxPack({ facts, tables }, out);
+      const reconciliation =
+        input.reconciliation === undefined ? {} : { reconciliation: inDays(input.reconciliation, request) };
+      await writeTaxPack({ facts, tables, ...reconciliation }, out);
       return undefined;
     });
   }
@@ -420,6 +433,22 @@ function taxPackFacts(description: ReportSetDescription, snapshotSha256: string)
     generator: `${description.generator.name} ${description.generator.version}`,
     createdAt: description.createdAt,
   };
+}
+
+/**
+ * The reconciliation's result with its period end in the pack's words, a day in the period's zone
+ * (`the end of 2024-12-31 (Europe/Berlin)`), not the UTC instant of the manifest's note; a period
+ * not over, reconciled at the export's start, keeps that instant.
+ */
+function inDays(
+  result: ReconciliationResult,
+  request: Pick<ExportRequest, 'period' | 'timeZone'>,
+): TaxPackReconciliation {
+  const { periodEnd, ...rest } = result;
+  const end = periodRange(request.period, request.timeZone).end;
+  if (periodEnd === undefined || Date.parse(periodEnd) !== end.toMillis()) return rest;
+  const lastDay = end.setZone(request.timeZone).minus({ days: 1 }).toISODate();
+  return { ...rest, note: rest.note.replaceAll(periodEnd, `the end of ${lastDay} (${request.timeZone})`) };
 }
 
 /**

@@ -112,6 +112,12 @@ export function pairs(doc: PDFKit.PDFDocument, lines: readonly (readonly [string
   doc.x = left;
 }
 
+/** The font size of a table's text, unless it is given another. */
+export const TABLE_SIZE = 8;
+
+/** Width a table's column takes besides its text: 4 points between columns, and 1 to spare. */
+export const CELL_PADDING = 5;
+
 /** One column of a drawn table: its header, share of the width and alignment. */
 export interface PdfColumn {
   header: string;
@@ -122,18 +128,18 @@ export interface PdfColumn {
 
 /**
  * A table with a bold header row (repeated on each page it runs onto); `bold` rows (totals) are
- * set bold. Cells wrap within their column.
+ * set bold. Cells wrap within their column. `size`: the font size of its text (8 points).
  */
 export function table(
   doc: PDFKit.PDFDocument,
   columns: readonly PdfColumn[],
   rows: readonly (readonly string[])[],
   bold: (row: readonly string[]) => boolean = () => false,
+  size = TABLE_SIZE,
 ): void {
   const left = doc.page.margins.left;
   const total = columns.reduce((sum, column) => sum + column.weight, 0);
   const widths = columns.map((column) => (contentWidth(doc) * column.weight) / total - 4);
-  const size = 8;
   const headers = columns.map((column) => column.header);
   /** Draws one row; `repeat`: a row of data, after which the header is drawn again on a new page. */
   const drawRow = (cells: readonly string[], font: string, repeat: boolean): void => {

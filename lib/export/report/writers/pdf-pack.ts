@@ -11,13 +11,17 @@ import {
   stampPages,
   table,
 } from './pdf-layout.ts';
+import { reconciliationSection, type TaxPackReconciliation } from './pdf-reconciliation.ts';
+
+export type { ReconciliationResult, TaxPackReconciliation } from './pdf-reconciliation.ts';
 
 /**
  * The PDF tax pack of a gains report: one document per run, for a person who files the return.
  * Page 1 explains what the pack is (client, period, rule set, method, currency, data source);
  * then the figures as the forms take them (Schedule D and the Form 8949 totals per box for US
  * rules; the tax summary's boxes and lines, SA108 or Anlage SO, otherwise), income, holdings at
- * the end of the period and the warnings by kind. Every page carries "Page N of M", the run id
+ * the end of the period, the reconciliation with the service's balances (when the run made one)
+ * and the warnings by kind. Every page carries "Page N of M", the run id
  * and the snapshot's SHA-256 (the manifest's own hash cannot be on pages it lists).
  */
 
@@ -51,6 +55,12 @@ export interface TaxPackFacts {
 export interface TaxPackInput {
   facts: TaxPackFacts;
   tables: readonly TableSource[];
+  /**
+   * The run's reconciliation result (the manifest's `reconciliation`); its differing rows are read
+   * from the `reconciliation` table. Absent: the pack has no Reconciliation section (a run that
+   * made none, or a render from a snapshot, whose set keeps its run's).
+   */
+  reconciliation?: TaxPackReconciliation;
   /** Folder of DejaVuSans.ttf and DejaVuSans-Bold.ttf (default: the `dejavu-fonts-ttf` package's). */
   fontDir?: string;
 }
@@ -97,6 +107,9 @@ export async function writeTaxPack(input: TaxPackInput, out: Writable): Promise<
   await formFigures(doc, tables, money);
   await incomeSection(doc, tables, money);
   await holdingsSection(doc, tables, money);
+  if (input.reconciliation !== undefined) {
+    reconciliationSection(doc, input.reconciliation, await records(tables, 'reconciliation'));
+  }
   await warningsSection(doc, tables);
   const pages = stampPages(
     doc,
