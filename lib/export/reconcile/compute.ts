@@ -55,13 +55,34 @@ export async function computedBalances(
   fields: TransactionFieldMap,
   endMs: number,
 ): Promise<{ balances: LedgerBalances; counts: ComputeCounts }> {
-  const balances: LedgerBalances = new Map();
-  const counts: ComputeCounts = { transactions: 0, unreadableAmounts: 0, withoutLedger: 0 };
+  const { balances, counts } = await balancesAtInstants(snapshotFile, fields, [endMs]);
+  return { balances: balances[0] as LedgerBalances, counts: counts[0] as ComputeCounts };
+}
+
+/**
+ * The balances of every ledger and token at each of `instants` (epoch ms), from the snapshot's
+ * transactions dated before each, in one pass over the snapshot: a period's opening (at its
+ * start) and closing (at its end) together.
+ */
+export async function balancesAtInstants(
+  snapshotFile: string,
+  fields: TransactionFieldMap,
+  instants: readonly number[],
+): Promise<{ balances: LedgerBalances[]; counts: ComputeCounts[] }> {
+  const balances: LedgerBalances[] = instants.map(() => new Map());
+  const counts: ComputeCounts[] = instants.map(() => ({
+    transactions: 0,
+    unreadableAmounts: 0,
+    withoutLedger: 0,
+  }));
   for await (const record of readSnapshotRecords(snapshotFile)) {
     if (record.kind !== 'transaction') continue;
     const id = transactionId(record.data, fields);
-    if (transactionInstant(record.data, fields, id) >= endMs) continue;
-    addTransaction(balances, record.data, fields, counts);
+    const atMs = transactionInstant(record.data, fields, id);
+    instants.forEach((instant, i) => {
+      if (atMs < instant)
+        addTransaction(balances[i] as LedgerBalances, record.data, fields, counts[i] as ComputeCounts);
+    });
   }
   return { balances, counts };
 }

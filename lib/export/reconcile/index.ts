@@ -3,7 +3,17 @@
  * and 2; docs/accountant/reconciliation.md).
  */
 export { balanceChanges, type ChangeFields, readDecimal } from './changes.ts';
-export { computedBalances, type LedgerBalances, laterMovements } from './compute.ts';
+export { balancesAtInstants, computedBalances, type LedgerBalances, laterMovements } from './compute.ts';
+export {
+  type ClosedPrevious,
+  checkOpening,
+  OPENING_ACTION,
+  type OpeningRecord,
+  type OpeningStatus,
+  openingRecord,
+  openingWarnings,
+  type ThisSet,
+} from './opening.ts';
 export { type LaterMovement, type ReconciledBalance, reconcile } from './reconcile.ts';
 export {
   type BalanceSource,
