@@ -49,7 +49,9 @@ async function exportMonth(period: string, attempt = 1): Promise<JobRecord> {
 /** The bytes of `key` in the local bucket. */
 async function object(key: string): Promise<Buffer> {
   const got = await s3.send(new GetObjectCommand({ Bucket: service.bucket, Key: key }));
-  return Buffer.from(await (got.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
+  return Buffer.from(
+    await (got.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
+  );
 }
 
 const resultOf = (job: JobRecord) => job.result as NonNullable<JobRecord['result']>;
@@ -127,7 +129,10 @@ describe('opening balances on the AWS path (the finish, S3 close records and set
     const answer = await fetch(`${service.url}/reports/${again.jobId}/verification`, {
       headers: { authorization: `Bearer ${token}` },
     });
-    const verdict = (await answer.json()) as { holds: boolean; sets: { findings: { holds: boolean; text: string }[] }[] };
+    const verdict = (await answer.json()) as {
+      holds: boolean;
+      sets: { findings: { holds: boolean; text: string }[] }[];
+    };
     expect(verdict.holds).toBe(false);
     const failed = verdict.sets[0]?.findings.filter((f) => !f.holds).map((f) => f.text);
     expect(failed).toEqual([

@@ -133,7 +133,9 @@ describe('opening balances against the previous closed period', () => {
         closedBy: 'ann@firm.example',
       },
     });
-    expect(opening.note).toMatch(/^opening balances continue the closed 2025-01 \(run \S+\): \d+ ledger balances at/);
+    expect(opening.note).toMatch(
+      /^opening balances continue the closed 2025-01 \(run \S+\): \d+ ledger balances at/,
+    );
     expect(february.stderr).not.toContain('opening balance break');
     // The opening recorded is the balance of every ledger and token before 1 February, as this test computes it.
     const expected = [...balancesBefore(txs, FEB_1)].filter(([, amount]) => !amount.eq(0));
@@ -148,7 +150,9 @@ describe('opening balances against the previous closed period', () => {
       expect(found && new Big(found.amount).eq(amount), key).toBe(true);
     }
     const readme = await readFile(join(february.folder, 'README.txt'), 'utf8');
-    expect(readme.split('\n').slice(0, 8).join('\n')).toContain('opening balances continue the closed 2025-01');
+    expect(readme.split('\n').slice(0, 8).join('\n')).toContain(
+      'opening balances continue the closed 2025-01',
+    );
   });
 
   it('warns of a break naming both sets, the ledger, token and both exact figures once January changes at the service; verify says it', async () => {
@@ -175,7 +179,9 @@ describe('opening balances against the previous closed period', () => {
     expect(new Big(only.difference).eq(change.times(-1))).toBe(true);
     const warning = again.stderr.split('\n').find((line) => line.includes('opening balance break')) ?? '';
     expect(warning).toContain(`ledger ${hidden.ledgerId}, token ${symbol}`);
-    expect(warning).toContain(`(demo 2025-02, run ${again.runId}) opens at ${FEB_1} with ${opening.toFixed()}`);
+    expect(warning).toContain(
+      `(demo 2025-02, run ${again.runId}) opens at ${FEB_1} with ${opening.toFixed()}`,
+    );
     expect(warning).toContain(
       `(demo 2025-01, run ${january.runId}, manifest SHA-256 ${sha256(january.manifestBytes)}, reports/demo/2025-01/${january.runId}) closed with ${closing.toFixed()}`,
     );
@@ -193,7 +199,9 @@ describe('opening balances against the previous closed period', () => {
     );
     // The February exported before the change still continues January, in verify's words too.
     expect(verified.stdout).toMatch(
-      new RegExp(`✓ opening balances equal the closing balances of the previous set reports/demo/2025-01/${january.runId}`),
+      new RegExp(
+        `✓ opening balances equal the closing balances of the previous set reports/demo/2025-01/${january.runId}`,
+      ),
     );
     expect(verified.stdout).toMatch(/1 of 3 set\(s\) do not hold/);
   }, 300_000);
