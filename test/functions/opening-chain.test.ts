@@ -42,7 +42,7 @@ async function exportMonth(period: string, attempt = 1): Promise<JobRecord> {
   const { jobId } = (await started.json()) as { jobId: string };
   await service.starter.idle();
   const stored = await service.jobs.get(jobId);
-  expect(stored?.state, JSON.stringify(stored?.error)).toBe('succeeded');
+  expect(stored?.state, JSON.stringify(stored)).toBe('succeeded');
   return stored as JobRecord;
 }
 
