@@ -57,9 +57,12 @@ export async function reconcileRun(input: ReconcileRunInput): Promise<ReconcileS
   return result;
 }
 
-/** The Read me's first lines of a reconciled run: its result, and its opening check's. */
+/**
+ * The Read me's first-screen line of a reconciled run: its result, and its opening check's (one
+ * line, so the notes after it, demo rates say, stay on the first lines).
+ */
 export function reconciliationAttention(record: ReconciliationRecord): string[] {
-  return record.opening === undefined ? [record.note] : [record.note, record.opening.note];
+  return [record.opening === undefined ? record.note : `${record.note}; ${record.opening.note}`];
 }
 
 /** The rendered set with the reconciliation's record in its description (the manifest's `reconciliation`). */
