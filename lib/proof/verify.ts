@@ -198,7 +198,8 @@ async function checkLink(
   const name = `${previous.prefix}/${MANIFEST}`;
   const bytes = await store.read(name);
   const where = `the previous set ${previous.prefix} (${previous.period.label})`;
-  if (bytes === null) return { finding: { holds: false, text: `chain broken: ${where} is missing` }, balances };
+  if (bytes === null)
+    return { finding: { holds: false, text: `chain broken: ${where} is missing` }, balances };
   if (sha256(bytes) !== previous.manifestSha256) {
     return {
       finding: {
