@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { guardSink } from '../close/index.ts';
+import { closedPeriodBefore, guardSink } from '../close/index.ts';
 import { ConfigFileUnreadableError, ValidationError } from '../errors.ts';
 import {
   type ExportRequest,
@@ -162,6 +162,9 @@ async function run(command: RunCommand, io: RedactingIo): Promise<number> {
       ...(adjustments ? { adjustments } : {}),
       ...(signer ? { signer } : {}),
       previous: previousSetIn(command.destination, s3),
+      // The closed period before, whose closing balances the opening ones are checked against.
+      closedPrevious: (asked, start) =>
+        closedPeriodBefore(closeStoreFor(command.destination, s3), asked.profile, start),
     }).finally(() => progress.stop());
     printSummary(io.stdout, result.manifest, sink.root, {
       earlierRuns: await earlierRunsBeside(result.manifest),

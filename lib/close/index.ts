@@ -13,6 +13,7 @@ export {
   restatementPrefix,
 } from './check.ts';
 export { type CloseDeps, type CloseInput, closePeriod, reopenPeriod } from './close.ts';
+export { closedPeriodBefore } from './closed-before.ts';
 export { type ClosedSet, readClosedSet } from './closed-set.ts';
 export { type CorrectedHeaderInfo, writeCorrectedSnapshot } from './corrected.ts';
 export {

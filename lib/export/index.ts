@@ -62,6 +62,12 @@ export {
 export * from './plan/index.ts';
 export * from './publish/index.ts';
 export { PUBLISHING } from './publishing.ts';
+export type {
+  ClosedPrevious,
+  OpeningRecord,
+  OpeningStatus,
+  ReconciliationRecord,
+} from './reconcile/index.ts';
 export * from './report/index.ts';
 export { countWords, totalWords } from './report/words.ts';
 export { type ExportDeps, runExport } from './run.ts';

@@ -28,17 +28,12 @@ import {
   type ExportPlan,
   type ExportRequest,
   periodLabel,
-  periodRange,
   planExport,
   requestWarnings,
 } from './plan/index.ts';
 import type { Manifest, ManifestFile, PublishTarget, publishReports } from './publish/index.ts';
-import {
-  DIFFERENCE_ACTION,
-  type ReconcileStepResult,
-  type ReconciliationRecord,
-  reconcileStep,
-} from './reconcile/index.ts';
+import { type ClosedPrevious, DIFFERENCE_ACTION } from './reconcile/index.ts';
+import { reconcileRun, reconciliationAttention, withReconciliation } from './reconciling.ts';
 import type { RenderedReports, RenderInput, renderReports } from './report/index.ts';
 import { createPartStore, type SnapshotHeader } from './snapshot/index.ts';
 
@@ -194,6 +189,12 @@ export interface PipelineStages {
    * the reports are rendered: the manifest's `previous`. Absent: the manifest records no chain.
    */
   previous?: (request: ExportRequest, periodStart: string) => Promise<PreviousSet | null>;
+  /**
+   * The closed set of the profile's period ending at `periodStart` (lib/close, looked up where the
+   * set is published), whose closing balances a reconciled run's opening balances are checked
+   * against (`reconciliation.opening`). Absent: the manifest records no opening check.
+   */
+  closedPrevious?: (request: ExportRequest, periodStart: string) => Promise<ClosedPrevious | null>;
   /** Where the set is published (the caller's, behind the close guard). */
   sink: Sink;
 }
@@ -306,14 +307,27 @@ async function runAllStages(
           )
         : fromSnapshot(stages.source, options.now);
     const runId = options.runId ?? newRunId(records.startedAt);
-    const reconciled = await reconciliation(request, stages.source, records, options);
+    const { source } = stages;
+    const reconciled = await reconcileRun({
+      request,
+      runId,
+      snapshotFile: records.render.snapshotFile,
+      fields: source.kind === 'service' ? source.fields : source.header.fields,
+      startedAt: records.startedAt,
+      // A render from a snapshot asks no service.
+      service: source.kind === 'snapshot' ? null : abortableIf(source.client, signal),
+      ...(stages.closedPrevious ? { closedPrevious: stages.closedPrevious } : {}),
+      ...(options.warn ? { warn: options.warn } : {}),
+      // The balances the assembly's model tallied: the snapshot is not read again for them.
+      tallied: records.render.model?.reconciliationBalances?.() ?? null,
+    });
     const rendered = await stages.publishing.render({
       ...records.render,
       ...(reconciled === null || reconciled.quiet
         ? {}
         : {
             extraTables: reconciled.tables,
-            attention: [reconciled.record.note],
+            attention: reconciliationAttention(reconciled.record),
             reconciliation: {
               status: reconciled.record.status,
               note: reconciled.record.note,
@@ -334,7 +348,7 @@ async function runAllStages(
     });
     const prefix = runPrefix(request, runId);
     const previous = await previousSet(stages, request, rendered.description.period.start, options.warn);
-    const set = reconciled === null ? rendered : withRecord(rendered, reconciled.record);
+    const set = reconciled === null ? rendered : withReconciliation(rendered, reconciled.record);
     const { manifest, files } = await stages.publishing.publish(await described(set, stages.describe), {
       sink: stages.sink,
       prefix,
@@ -473,45 +487,6 @@ function fromSnapshot(source: SnapshotSource, now: () => Date): Records {
   };
 }
 
-/**
- * The reconciliation (lib/reconcile) of a request whose reports include the gains or the journal,
- * each difference warned of; null for any other request.
- */
-async function reconciliation(
-  request: ExportRequest,
-  source: ServiceSource | SnapshotSource,
-  records: Records,
-  options: PipelineOptions,
-): Promise<ReconcileStepResult | null> {
-  const { signal } = options;
-  const service =
-    source.kind === 'snapshot'
-      ? null
-      : signal === undefined
-        ? source.client
-        : abortableClient(source.client, signal);
-  const result = await reconcileStep({
-    reports: request.reports,
-    snapshotFile: records.render.snapshotFile,
-    fields: source.kind === 'service' ? source.fields : source.header.fields,
-    periodEndMs: periodRange(request.period, request.timeZone).end.toMillis(),
-    startedAtMs: records.startedAt.getTime(),
-    service,
-    // The balances the assembly's model tallied: the snapshot is not read again for them.
-    tallied: records.render.model?.reconciliationBalances?.() ?? null,
-  });
-  for (const warning of result?.warnings ?? []) options.warn?.(warning);
-  return result;
-}
-
-/** The rendered set with the reconciliation's record in its description (the manifest's `reconciliation`). */
-function withRecord(rendered: RenderedReports, record: ReconciliationRecord): RenderedReports {
-  return {
-    ...rendered,
-    description: { ...rendered.description, reconciliation: record } as RenderedReports['description'],
-  };
-}
-
 /** The rendered set with the lines `describe` adds to its description. */
 async function described(
   rendered: RenderedReports,
@@ -541,6 +516,11 @@ async function previousSet(
     );
     return undefined;
   }
+}
+
+/** `client`, stopped by `signal` when there is one. */
+function abortableIf(client: ExportServiceClient, signal: AbortSignal | undefined): ExportServiceClient {
+  return signal === undefined ? client : abortableClient(client, signal);
 }
 
 /** The request as asked, with no rates or adjustments. */

@@ -38,6 +38,8 @@ export interface ExportDeps extends PipelineOptions, FetchSettings {
   adjustments?: LoadedAdjustments;
   /** The set this run continues, looked up in the destination (README: Proof); absent: no chain recorded. */
   previous?: PipelineStages['previous'];
+  /** The closed period before, for the opening check (lib/close); absent: not checked. */
+  closedPrevious?: PipelineStages['closedPrevious'];
 }
 
 /**
@@ -60,6 +62,7 @@ export function runExport(request: ExportRequest, deps: ExportDeps): Promise<Exp
       },
       sink: deps.sink,
       ...(deps.previous ? { previous: deps.previous } : {}),
+      ...(deps.closedPrevious ? { closedPrevious: deps.closedPrevious } : {}),
       publishing: PUBLISHING,
     },
     deps,

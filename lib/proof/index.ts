@@ -1,5 +1,14 @@
 /** Proof of the published sets: signed manifests, sets that chain, and their verification. */
-export { findPreviousSet, type PreviousSet, parseManifest } from './chain.ts';
+export {
+  type BalanceBreak,
+  type BalancesAt,
+  balanceBreaks,
+  closingBalancesOf,
+  openingBalancesOf,
+  pairCount,
+  type RecordedBalance,
+} from './balances.ts';
+export { findPreviousSet, type PreviousSet, parseManifest, sha256 } from './chain.ts';
 export { SigningError, SigningKeyError, VerifyTargetError } from './errors.ts';
 export { type KmsSigningApi, kmsSigner } from './kms-signer.ts';
 export {

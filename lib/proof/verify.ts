@@ -2,6 +2,7 @@
  * `verify` (README: Proof): every published file against its manifest, the signature against the
  * public key, and the chain from each set back to the first, said in words.
  */
+import { balanceBreaks, closingBalancesOf, openingBalancesOf, pairCount } from './balances.ts';
 import { type ChainedManifest, parseManifest, sha256 } from './chain.ts';
 import { publicKeyFingerprint, SIGNATURE_NAME, type SignatureReference, signatureHolds } from './signing.ts';
 import type { SetStore } from './store.ts';
@@ -90,7 +91,7 @@ async function verifySet(
   findings.push(...(await checkFiles(store, prefix, manifest)));
   findings.push(await checkSignature(store, at, bytes, manifest, options));
   const link = await checkLink(store, manifest);
-  findings.push(link.finding);
+  findings.push(link.finding, ...link.balances);
   const verdict = { prefix, holds: findings.every((finding) => finding.holds), findings };
   return link.previous === undefined ? { verdict } : { verdict, previous: link.previous };
 }
@@ -181,27 +182,31 @@ async function checkSignature(
 async function checkLink(
   store: SetStore,
   manifest: SignedManifest,
-): Promise<{ finding: Finding; previous?: string }> {
+): Promise<{ finding: Finding; balances: Finding[]; previous?: string }> {
   const previous = manifest.previous;
+  const balances: Finding[] = [];
   if (previous === undefined)
-    return { finding: { holds: true, text: 'no chain recorded (made before sets were chained)' } };
+    return { finding: { holds: true, text: 'no chain recorded (made before sets were chained)' }, balances };
   if (previous === null)
     return {
       finding: {
         holds: true,
         text: 'first set of its chain (no earlier set of the profile ends where it begins)',
       },
+      balances,
     };
   const name = `${previous.prefix}/${MANIFEST}`;
   const bytes = await store.read(name);
   const where = `the previous set ${previous.prefix} (${previous.period.label})`;
-  if (bytes === null) return { finding: { holds: false, text: `chain broken: ${where} is missing` } };
+  if (bytes === null)
+    return { finding: { holds: false, text: `chain broken: ${where} is missing` }, balances };
   if (sha256(bytes) !== previous.manifestSha256) {
     return {
       finding: {
         holds: false,
         text: `chain broken: the manifest of ${where} changed since this set named it`,
       },
+      balances,
       previous: previous.prefix,
     };
   }
@@ -211,13 +216,48 @@ async function checkLink(
         holds: false,
         text: `chain broken: ${where} ends at ${previous.period.end}, not where this set begins`,
       },
+      balances,
       previous: previous.prefix,
     };
   }
   return {
     finding: { holds: true, text: `continues ${where}, its manifest unchanged` },
+    balances: checkBalances(manifest, JSON.parse(bytes.toString('utf8')), where),
     previous: previous.prefix,
   };
+}
+
+/**
+ * The opening balances of a set against the closing balances of the set it continues, when both
+ * manifests record them: one finding when they are equal, one per ledger and token that breaks,
+ * none when either records no balances.
+ */
+function checkBalances(manifest: unknown, previousManifest: unknown, where: string): Finding[] {
+  const opening = openingBalancesOf(manifest);
+  const closing = closingBalancesOf(previousManifest);
+  if (opening === null || closing === null) return [];
+  if (Date.parse(closing.at) !== Date.parse(opening.at)) {
+    return [
+      {
+        holds: true,
+        text: `balances not compared: the closing balances of ${where} hold at ${closing.at}, not where this set opens (${opening.at}; it was exported before its period was over)`,
+      },
+    ];
+  }
+  const breaks = balanceBreaks(opening.balances, closing.balances);
+  if (breaks.length === 0) {
+    const pairs = pairCount(opening.balances, closing.balances);
+    return [
+      {
+        holds: true,
+        text: `opening balances equal the closing balances of ${where} (${pairs} ledger balance${pairs === 1 ? '' : 's'} at ${opening.at})`,
+      },
+    ];
+  }
+  return breaks.map((b) => ({
+    holds: false,
+    text: `balances break: ledger ${b.ledgerId}, token ${b.symbol} opens at ${opening.at} with ${b.opening}, but ${where} closed with ${b.previousClosing} (difference ${b.difference})`,
+  }));
 }
 
 function safeFingerprint(pem: string): string | null {

@@ -6,7 +6,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createS3AdjustmentsStore, loadRequestedAdjustments } from '../adjustments/index.ts';
-import type { ChangedAfterCloseNotice } from '../close/index.ts';
+import { type ChangedAfterCloseNotice, closedPeriodBefore, createS3CloseStore } from '../close/index.ts';
 import {
   EXPORT_DEFAULTS,
   type ExportRequest,
@@ -121,6 +121,8 @@ async function publishRun(
       describe: () => closeCheckOf(deps, job, service),
       sink: closeGuardedSink(s3, bucket),
       previous: (asked, start) => findPreviousSet(s3SetStore(s3, bucket), asked.profile, start),
+      closedPrevious: (asked, start) =>
+        closedPeriodBefore(createS3CloseStore({ client: s3, bucket }), asked.profile, start),
       publishing: PUBLISHING,
     },
     {

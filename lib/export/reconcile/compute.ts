@@ -46,46 +46,69 @@ function addTransaction(
   return bySymbol;
 }
 
-/** Balances at `endMs`, and what was read to compute them. */
-export interface TalliedBalances {
-  /** The instant (epoch ms) the balances are at: transactions dated before it are in them. */
-  endMs: number;
-  balances: LedgerBalances;
-  counts: ComputeCounts;
-}
-
-/** Balances tallied one transaction at a time, as a reader of the run's records meets them. */
-export interface BalanceTally {
-  /** Adds a transaction dated before the tally's end; a later one is passed over. */
-  add(tx: RawTransaction): void;
-  /** The balances so far. */
-  result(): TalliedBalances;
-}
-
-/** A tally of the balances at `endMs` (see {@link BalanceTally}). */
-export function createBalanceTally(fields: TransactionFieldMap, endMs: number): BalanceTally {
-  const balances: LedgerBalances = new Map();
-  const counts: ComputeCounts = { transactions: 0, unreadableAmounts: 0, withoutLedger: 0 };
-  return {
-    add(tx) {
-      if (transactionInstant(tx, fields, transactionId(tx, fields)) < endMs)
-        addTransaction(balances, tx, fields, counts);
-    },
-    result: () => ({ endMs, balances, counts }),
-  };
-}
-
 /**
  * The balances of every ledger and token at `endMs` from the snapshot's transactions dated before
- * it (the snapshot holds the whole history when the gains reports are asked): one read of the
- * snapshot, for a run that did not tally them as it assembled it.
+ * it (the snapshot holds the whole history when the gains reports are asked).
  */
 export async function computedBalances(
   snapshotFile: string,
   fields: TransactionFieldMap,
   endMs: number,
+): Promise<{ balances: LedgerBalances; counts: ComputeCounts }> {
+  const { balances, counts } = await balancesAtInstants(snapshotFile, fields, [endMs]);
+  return { balances: balances[0] as LedgerBalances, counts: counts[0] as ComputeCounts };
+}
+
+/** Balances at each of a list of instants, and what was read to compute each. */
+export interface TalliedBalances {
+  /** The instants (epoch ms): transactions dated before each are in its balances. */
+  instants: readonly number[];
+  balances: LedgerBalances[];
+  counts: ComputeCounts[];
+}
+
+/** Balances tallied one transaction at a time, as a reader of the run's records meets them. */
+export interface BalanceTally {
+  /** Adds a transaction to the balances of every instant it is dated before. */
+  add(tx: RawTransaction): void;
+  /** The balances so far. */
+  result(): TalliedBalances;
+}
+
+/**
+ * A tally of the balances at each of `instants` (see {@link BalanceTally}): the report model keeps
+ * one while it observes the run's records, so the reconciliation does not read the snapshot again.
+ */
+export function createBalanceTally(fields: TransactionFieldMap, instants: readonly number[]): BalanceTally {
+  const balances: LedgerBalances[] = instants.map(() => new Map());
+  const counts: ComputeCounts[] = instants.map(() => ({
+    transactions: 0,
+    unreadableAmounts: 0,
+    withoutLedger: 0,
+  }));
+  return {
+    add(tx) {
+      const atMs = transactionInstant(tx, fields, transactionId(tx, fields));
+      instants.forEach((instant, i) => {
+        if (atMs < instant)
+          addTransaction(balances[i] as LedgerBalances, tx, fields, counts[i] as ComputeCounts);
+      });
+    },
+    result: () => ({ instants, balances, counts }),
+  };
+}
+
+/**
+ * The balances of every ledger and token at each of `instants` (epoch ms), from the snapshot's
+ * transactions dated before each, in one pass over the snapshot: a period's opening (at its
+ * start) and closing (at its end) together, for a run that did not tally them as it assembled.
+ */
+export async function balancesAtInstants(
+  snapshotFile: string,
+  fields: TransactionFieldMap,
+  instants: readonly number[],
 ): Promise<TalliedBalances> {
-  const tally = createBalanceTally(fields, endMs);
+  const tally = createBalanceTally(fields, instants);
   for await (const record of readSnapshotRecords(snapshotFile)) {
     if (record.kind === 'transaction') tally.add(record.data);
   }

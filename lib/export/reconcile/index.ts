@@ -5,12 +5,23 @@
 export { balanceChanges, type ChangeFields, readDecimal } from './changes.ts';
 export {
   type BalanceTally,
+  balancesAtInstants,
   computedBalances,
   createBalanceTally,
   type LedgerBalances,
   laterMovements,
   type TalliedBalances,
 } from './compute.ts';
+export {
+  type ClosedPrevious,
+  checkOpening,
+  OPENING_ACTION,
+  type OpeningRecord,
+  type OpeningStatus,
+  openingRecord,
+  openingWarnings,
+  type ThisSet,
+} from './opening.ts';
 export { type LaterMovement, type ReconciledBalance, reconcile } from './reconcile.ts';
 export {
   type BalanceSource,

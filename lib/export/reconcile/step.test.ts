@@ -9,6 +9,7 @@ import { reconcileStep } from './step.ts';
 const FIELDS = DEFAULT_SHAPE.fields;
 /** January 2025 in UTC ends here. */
 const END_MS = Date.parse('2025-02-01T00:00:00.000Z');
+const START_MS = Date.parse('2025-01-01T00:00:00.000Z');
 /** No snapshot is there: a step that reads one fails. */
 const NO_SNAPSHOT = join(import.meta.dirname, 'no-such-snapshot.ndjson.gz');
 
@@ -31,7 +32,13 @@ const service = {
   async *transactionPages() {},
 };
 
-const input = { reports: ['journal'], snapshotFile: NO_SNAPSHOT, fields: FIELDS, periodEndMs: END_MS };
+const input = {
+  reports: ['journal'],
+  snapshotFile: NO_SNAPSHOT,
+  fields: FIELDS,
+  periodStartMs: START_MS,
+  periodEndMs: END_MS,
+};
 
 describe('the reconciliation reads no snapshot when the run tallied its balances', () => {
   it("takes the balances the assembly's report model tallied as it observed the records", async () => {
@@ -48,6 +55,8 @@ describe('the reconciliation reads no snapshot when the run tallied its balances
         now: () => new Date('2025-03-01T00:00:00Z'),
       },
     );
+    // Before the period's start: in the opening and the closing balance.
+    model.observe(record('t0', '2024-12-31T23:00:00Z', '1'));
     model.observe(record('t1', '2025-01-05T10:00:00Z', '2.5'));
     model.observe(record('t2', '2025-01-31T23:59:59Z', '0.25'));
     // After the period's end: not in the balance at its end.
@@ -60,19 +69,22 @@ describe('the reconciliation reads no snapshot when the run tallied its balances
       tallied: model.reconciliationBalances?.() ?? null,
     });
 
-    // 2.5 + 0.25 before the end; the service reports 3: a difference of 0.25 (reported less computed).
+    // 1 + 2.5 + 0.25 before the end; the service reports 3: a difference of -0.75 (reported less
+    // computed). The opening holds only what came before the period's start.
     expect(result?.record).toMatchObject({
       status: 'differences',
-      closingBalances: [{ ledgerId: 'led_a', symbol: 'ETH', amount: '2.75' }],
-      differences: [{ ledgerId: 'led_a', symbol: 'ETH', computed: '2.75', difference: '0.25' }],
+      openingBalances: [{ ledgerId: 'led_a', symbol: 'ETH', amount: '1' }],
+      closingBalances: [{ ledgerId: 'led_a', symbol: 'ETH', amount: '3.75' }],
+      differences: [{ ledgerId: 'led_a', symbol: 'ETH', computed: '3.75', difference: '-0.75' }],
     });
   });
 
   it('reads the snapshot when the tally is at another instant (a period not over when the run started)', async () => {
+    const none = () => ({ transactions: 0, unreadableAmounts: 0, withoutLedger: 0 });
     const tallied = {
-      endMs: END_MS,
-      balances: new Map(),
-      counts: { transactions: 0, unreadableAmounts: 0, withoutLedger: 0 },
+      instants: [START_MS, END_MS],
+      balances: [new Map(), new Map()],
+      counts: [none(), none()],
     };
     const started = END_MS - 86_400_000;
 

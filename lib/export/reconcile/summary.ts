@@ -1,5 +1,6 @@
 /** The reconciliation's result in words and as the manifest records it. */
 import Big from 'big.js';
+import type { OpeningRecord } from './opening.ts';
 import type { ReconciledBalance } from './reconcile.ts';
 
 /** `reconciled`: every difference 0; `differences`: some are not; `not-reconciled`: not done (`note` says why). */
@@ -19,8 +20,17 @@ export interface ReconciliationRecord {
     reportedAtPeriodEnd: string;
     difference: string;
   }[];
-  /** The computed closing balance of every ledger and token, for the next period's opening check. */
+  /**
+   * The computed closing balance at `periodEnd` of every ledger and token, for the next period's
+   * opening check (kept also when not reconciled: they come from the transactions alone).
+   */
   closingBalances: { ledgerId: string; symbol: string; amount: string }[];
+  /** ISO instant of the opening balances: the period's start. */
+  periodStart?: string;
+  /** The computed balance at `periodStart` of every ledger and token not 0. */
+  openingBalances?: { ledgerId: string; symbol: string; amount: string }[];
+  /** The opening balances against the previous closed period's closing ones (opening.ts). */
+  opening?: OpeningRecord;
   /** Tables of the reconciliation in the set (`<base>_<table>.csv`, and sheets of the workbook). */
   tables?: string[];
 }

@@ -123,9 +123,11 @@ export function createReportModel(
     return at >= period.start.getTime() && at < period.end.getTime();
   };
   const live = createLive(fields, request, options.live, options.warn);
-  // The reconciliation's balances at the instant it reconciles at (lib/export/reconcile/step.ts).
+  // The reconciliation's balances at the period's start and the instant it reconciles at
+  // (lib/export/reconcile/step.ts): the opening and the closing, as the records go by.
+  const tallyEndMs = Math.min(range.end.toMillis(), (options.now?.() ?? new Date()).getTime());
   const tally = wantsReconciliation(request.reports)
-    ? createBalanceTally(fields, Math.min(range.end.toMillis(), (options.now?.() ?? new Date()).getTime()))
+    ? createBalanceTally(fields, [Math.min(range.start.toMillis(), tallyEndMs), tallyEndMs])
     : null;
   let transactionsInPeriod = 0;
   return {
