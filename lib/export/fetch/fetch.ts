@@ -12,8 +12,8 @@ import {
 } from '../../pbs/index.ts';
 import { retry } from '../../retry.ts';
 import { settleable } from '../../settleable.ts';
-import { type PartLineFields, partLineJson, partLineKey, partLinePrefix } from '../snapshot/part-line.ts';
-import { createPartWriter, type PartStore } from '../snapshot/part-store.ts';
+import { type PartLineFields, partLineJson, partLineKey } from '../snapshot/part-line.ts';
+import { createPartWriter, type PartStore, writePartEntry } from '../snapshot/part-store.ts';
 import { createNdjsonWriter } from '../snapshot/snapshot.ts';
 import { type Boundary, type Edge, type ListingPlan, type ListingTrail, recordTrail } from './coverage.ts';
 import { confirmedBy, type Proof, planAfter, servicePagingOf } from './proof.ts';
@@ -74,7 +74,7 @@ export interface FetchedShard {
   shard: FetchShard;
   /** NDJSON file of the raw transactions, in the order the service sent them (gzip unless `compressParts` is false). */
   partFile: string;
-  /** Where the part's lines are while they fit in memory (`FetchOptions.partStore`): read them with `readPartLineBytes`. */
+  /** Where the part's transactions are while they fit in memory (`FetchOptions.partStore`): read them with `readPartEntries`. */
   partStore?: PartStore;
   rows: number;
   /** The total the service reported, when it reports one. */
@@ -283,11 +283,9 @@ export function startFetch(
     requests.readAheadBudget = createReadAheadBudget(concurrency * READ_AHEAD_ITEMS_PER_REQUEST);
   }
   // Each item's text as sent goes into its part line, instead of the parsed item written out again;
-  // of the parsed item only the fields read here are kept (the page's parsed items die at once).
-  if (options.fields !== undefined) {
-    requests.itemTexts = true;
-    requests.itemFields = partLineItemFields(options);
-  }
+  // the page is parsed once, whole, and a part held in memory keeps each parsed item with its
+  // text, so the assembly does not parse it again.
+  if (options.fields !== undefined) requests.itemTexts = true;
   // rejectOnClear: cleared tasks must settle, or waiting for them below would never end.
   const limit = pLimit({ concurrency, rejectOnClear: true });
   const settlers = shards.map(() => settleable<FetchedShard>());
@@ -579,10 +577,17 @@ async function fetchShardOnce(
         if (key.at < lastInstant) listing.instantsInOrder = false;
         listing.span = widen(listing.span, key.at);
         lastInstant = key.at;
-        // The line's two pieces are encoded into the part file's chunk one after the other.
+        // The item's text as sent (a part file's line: its instant and id ahead of it), and the
+        // item parsed from that text, which a part held in memory keeps for the assembly.
         const exact = page.exactNumbers === true;
-        const json = partLineJson(item, exact, page.itemTexts?.[position]);
-        const written = writer.writeJson(json, partLinePrefix(key, exact));
+        const sent = page.itemTexts?.[position];
+        const json = partLineJson(item, exact, sent);
+        const { at, id: keyId } = key;
+        const entry =
+          sent === undefined
+            ? { at, id: keyId, json, plain: !exact }
+            : { at, id: keyId, json, plain: !exact, data: item };
+        const written = writePartEntry(writer, entry);
         if (written) await written;
       }
       digest.update(pageIds);
@@ -611,18 +616,6 @@ function instantOf(item: RawTransaction, fields: PartLineFields | undefined): nu
   } catch {
     return Number.NaN;
   }
-}
-
-/**
- * The fields of each item the fetch reads besides its text (`PageRequestOptions.itemFields`): the
- * id (the part line's and the duplicate check's), the date and the protocol (a rest shard's filter).
- * An item that comes with its text is written from the text alone (see `partLineJson`).
- */
-function partLineItemFields(options: FetchOptions): string[] {
-  const fields = options.fields as PartLineFields;
-  const read = [fields.id, fields.date, options.protocolField ?? 'protocol'];
-  if (options.idField !== undefined) read.push(options.idField);
-  return [...new Set(read)];
 }
 
 function widen(span: Listing['span'], at: number): NonNullable<Listing['span']> {

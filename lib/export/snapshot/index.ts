@@ -20,6 +20,7 @@ export {
 export {
   decodePartLine,
   encodePartLine,
+  type PartEntry,
   type PartLine,
   type PartLineFields,
   type PartLineKey,
@@ -31,8 +32,12 @@ export {
   createPartStore,
   createPartWriter,
   DEFAULT_PART_BUDGET_BYTES,
+  type HeldEntry,
+  heldCost,
   type PartStore,
-  readPartLineBytes,
+  type PartWriter,
+  readPartEntries,
+  writePartEntry,
 } from './part-store.ts';
 export {
   createNdjsonWriter,
