@@ -294,6 +294,7 @@ export function startFetch(
       fetchShardWithRetry({
         client,
         shard,
+        order: index,
         filters,
         partFile: join(
           options.workDir,
@@ -430,6 +431,8 @@ function isInconsistentListing(error: unknown): boolean {
 interface ShardTask {
   client: TransactionPageSource;
   shard: FetchShard;
+  /** The shard's place in the run (a part held in memory waits for room behind earlier ones). */
+  order: number;
   filters: FetchFilters;
   partFile: string;
   options: FetchOptions;
@@ -526,7 +529,7 @@ async function fetchShardOnce(
           bufferedChunks: 1,
           compress: options.compressParts !== false,
         })
-      : createPartWriter(partFile, options.partStore);
+      : createPartWriter(partFile, options.partStore, task.order);
   const listing: Omit<Listing, 'trail' | 'covered'> = {
     rows: 0,
     listed: 0,

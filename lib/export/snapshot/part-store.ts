@@ -61,6 +61,14 @@ interface StoreState extends PartStore {
   /** Gives back what `part` held (spilled or released). */
   free(part: HeldPart): void;
   countSpill(): void;
+  /** Parts being written, by their place in the run's order (see `createPartWriter`'s `order`). */
+  open: Set<number>;
+  /** True when the part at `order` is the first of the parts being written: it never waits. */
+  isFirst(order: number): boolean;
+  /** Resolves once memory is given back or a part is no longer written: room to try again. */
+  room(): Promise<void>;
+  /** Wakes every writer waiting in {@link room}. */
+  wake(): void;
 }
 
 /** A store of part lines within `budgetBytes` (default {@link DEFAULT_PART_BUDGET_BYTES}). */
@@ -71,7 +79,20 @@ export function createPartStore(budgetBytes: number = DEFAULT_PART_BUDGET_BYTES)
   let held = 0;
   let spills = 0;
   const parts = new Map<string, HeldPart>();
+  let waiting: (() => void)[] = [];
+  const open = new Set<number>();
   const state: StoreState = {
+    open,
+    isFirst(order) {
+      for (const other of open) if (other < order) return false;
+      return true;
+    },
+    room: () => new Promise<void>((resolve) => waiting.push(resolve)),
+    wake() {
+      const woken = waiting;
+      waiting = [];
+      for (const resolve of woken) resolve();
+    },
     budgetBytes,
     parts,
     heldBytes: () => held,
@@ -85,6 +106,7 @@ export function createPartStore(budgetBytes: number = DEFAULT_PART_BUDGET_BYTES)
       held -= part.bytes;
       part.bytes = 0;
       part.entries = [];
+      state.wake();
     },
     countSpill() {
       spills += 1;
@@ -122,16 +144,26 @@ export function writePartEntry(writer: NdjsonWriter | PartWriter, entry: HeldEnt
 
 /**
  * A writer of `partFile` into `store` (see {@link PartStore}): each transaction is kept while the
- * budget allows, else the part goes to its file from then on, its lines gathered into chunks as
- * {@link createNdjsonWriter} gathers them. Records and lines given as text (`write`, `writeJson`)
- * send the part to its file at once. A writer of a part the store holds already (a shard listed
- * again) starts it afresh.
+ * budget allows. Past it, a writer given an `order` (the part's place in the run, e.g. its shard's
+ * index) waits for room while a part of a lower order is still being written: the fetch then keeps
+ * pace with the assembly, which reads and releases parts in that order, instead of writing what
+ * it fetched ahead to files and parsing it again. The first part being written never waits (so
+ * the assembly always gets the part it waits for): it goes to its file from then on, its lines
+ * gathered into chunks as {@link createNdjsonWriter} gathers them, as does a part without an
+ * `order`. Records and lines given as text (`write`, `writeJson`) send the part to its file at
+ * once. A writer of a part the store holds already (a shard listed again) starts it afresh.
  */
-export function createPartWriter(partFile: string, store: PartStore): PartWriter {
+export function createPartWriter(partFile: string, store: PartStore, order?: number): PartWriter {
   const state = store as StoreState;
   state.release(partFile);
   const part: HeldPart = { entries: [], bytes: 0, complete: false };
   state.parts.set(partFile, part);
+  if (order !== undefined) state.open.add(order);
+  /** This part is no longer written: a writer waiting behind it may go on. */
+  const done = () => {
+    if (order === undefined || !state.open.delete(order)) return;
+    state.wake();
+  };
   let file: WriteStream | undefined;
   let failure: Error | undefined;
   let chunk = Buffer.allocUnsafe(PART_CHUNK);
@@ -189,12 +221,16 @@ export function createPartWriter(partFile: string, store: PartStore): PartWriter
           part.bytes += cost;
           return undefined;
         }
+        if (order !== undefined && !state.isFirst(order)) {
+          return state.room().then(() => this.writeEntry(entry));
+        }
         spill();
       }
       return line(entry.json, partLinePrefix(entry, !entry.plain));
     },
     async close() {
       if (failure) throw failure;
+      done();
       if (file === undefined) {
         part.complete = true;
         return;
@@ -206,6 +242,7 @@ export function createPartWriter(partFile: string, store: PartStore): PartWriter
     },
     destroy() {
       file?.destroy();
+      done();
       if (state.parts.get(partFile) === part) state.release(partFile);
     },
   };
