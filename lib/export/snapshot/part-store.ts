@@ -32,7 +32,7 @@ export interface PartStore {
  * (docs/developer/performance.md); the transactions fetched ahead of the assembly beyond this go
  * to files.
  */
-export const DEFAULT_PART_BUDGET_BYTES = 48 * 1024 * 1024;
+export const DEFAULT_PART_BUDGET_BYTES = 16 * 1024 * 1024;
 
 /**
  * What holding one transaction costs, reckoned from its JSON text: the text (a slice of its page's
@@ -44,6 +44,11 @@ export function heldCost(json: string): number {
 }
 
 const HELD_COST_PER_CHARACTER = 4;
+/**
+ * How far past the budget the first part being written may go (× the budget) before it spills:
+ * the other parts, waiting behind it, may hold the rest of the budget with what they had taken.
+ */
+const FIRST_PART_OVERDRAFT = 2;
 const HELD_COST_PER_ITEM = 64;
 
 /** The store's own view of a part while it is held: its transactions in order. */
@@ -56,8 +61,11 @@ interface HeldPart {
 
 interface StoreState extends PartStore {
   parts: Map<string, HeldPart>;
-  /** Room for `bytes` more: reserved and true, or false (the caller spills). */
-  reserve(bytes: number): boolean;
+  /**
+   * Room for `bytes` more within the budget (`first`: within twice the budget, see
+   * `createPartWriter`): reserved and true, or false (the caller waits or spills).
+   */
+  reserve(bytes: number, first?: boolean): boolean;
   /** Gives back what `part` held (spilled or released). */
   free(part: HeldPart): void;
   countSpill(): void;
@@ -97,8 +105,8 @@ export function createPartStore(budgetBytes: number = DEFAULT_PART_BUDGET_BYTES)
     parts,
     heldBytes: () => held,
     spilled: () => spills,
-    reserve(bytes) {
-      if (held + bytes > budgetBytes) return false;
+    reserve(bytes, first = false) {
+      if (held + bytes > (first ? FIRST_PART_OVERDRAFT : 1) * budgetBytes) return false;
       held += bytes;
       return true;
     },
@@ -137,7 +145,10 @@ export interface PartWriter extends NdjsonWriter {
  * Writes a transaction to a part: held by a {@link PartWriter}, or as its part line (the instant
  * and id ahead of the JSON text, `encodePartLine`) by any other writer of part files.
  */
-export function writePartEntry(writer: NdjsonWriter | PartWriter, entry: HeldEntry): Promise<void> | undefined {
+export function writePartEntry(
+  writer: NdjsonWriter | PartWriter,
+  entry: HeldEntry,
+): Promise<void> | undefined {
   if ('writeEntry' in writer) return writer.writeEntry(entry);
   return writer.writeJson(entry.json, partLinePrefix(entry, !entry.plain));
 }
@@ -148,8 +159,8 @@ export function writePartEntry(writer: NdjsonWriter | PartWriter, entry: HeldEnt
  * index) waits for room while a part of a lower order is still being written: the fetch then keeps
  * pace with the assembly, which reads and releases parts in that order, instead of writing what
  * it fetched ahead to files and parsing it again. The first part being written never waits (so
- * the assembly always gets the part it waits for): it goes to its file from then on, its lines
- * gathered into chunks as {@link createNdjsonWriter} gathers them, as does a part without an
+ * the assembly always gets the part it waits for): it may hold up to twice the budget with the
+ * others, and past that goes to its file from then on, its lines gathered into chunks as {@link createNdjsonWriter} gathers them, as does a part without an
  * `order`. Records and lines given as text (`write`, `writeJson`) send the part to its file at
  * once. A writer of a part the store holds already (a shard listed again) starts it afresh.
  */
@@ -216,14 +227,13 @@ export function createPartWriter(partFile: string, store: PartStore, order?: num
       if (failure) return Promise.reject(failure);
       if (file === undefined) {
         const cost = heldCost(entry.json);
-        if (state.reserve(cost)) {
+        const first = order === undefined || state.isFirst(order);
+        if (state.reserve(cost) || (order !== undefined && first && state.reserve(cost, true))) {
           part.entries.push(entry);
           part.bytes += cost;
           return undefined;
         }
-        if (order !== undefined && !state.isFirst(order)) {
-          return state.room().then(() => this.writeEntry(entry));
-        }
+        if (!first) return state.room().then(() => this.writeEntry(entry));
         spill();
       }
       return line(entry.json, partLinePrefix(entry, !entry.plain));
