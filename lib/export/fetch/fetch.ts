@@ -12,8 +12,8 @@ import {
 } from '../../pbs/index.ts';
 import { retry } from '../../retry.ts';
 import { settleable } from '../../settleable.ts';
-import { type PartLineFields, partLineJson, partLineKey } from '../snapshot/part-line.ts';
-import { createPartWriter, type PartStore, writePartEntry } from '../snapshot/part-store.ts';
+import { type PartLineFields, partLineJson, partLineKey, partLinePrefix } from '../snapshot/part-line.ts';
+import { createPartWriter, type PartStore } from '../snapshot/part-store.ts';
 import { createNdjsonWriter } from '../snapshot/snapshot.ts';
 import { type Boundary, type Edge, type ListingPlan, type ListingTrail, recordTrail } from './coverage.ts';
 import { confirmedBy, type Proof, planAfter, servicePagingOf } from './proof.ts';
@@ -74,7 +74,7 @@ export interface FetchedShard {
   shard: FetchShard;
   /** NDJSON file of the raw transactions, in the order the service sent them (gzip unless `compressParts` is false). */
   partFile: string;
-  /** Where the part's transactions are while they fit in memory (`FetchOptions.partStore`): read them with `readPartEntries`. */
+  /** Where the part's lines are while they fit in memory (`FetchOptions.partStore`): read them with `readPartLineBytes`. */
   partStore?: PartStore;
   rows: number;
   /** The total the service reported, when it reports one. */
@@ -283,9 +283,11 @@ export function startFetch(
     requests.readAheadBudget = createReadAheadBudget(concurrency * READ_AHEAD_ITEMS_PER_REQUEST);
   }
   // Each item's text as sent goes into its part line, instead of the parsed item written out again;
-  // the page is parsed once, whole, and a part held in memory keeps each parsed item with its
-  // text, so the assembly does not parse it again.
-  if (options.fields !== undefined) requests.itemTexts = true;
+  // of the parsed item only the fields read here are kept (the page's parsed items die at once).
+  if (options.fields !== undefined) {
+    requests.itemTexts = true;
+    requests.itemFields = partLineItemFields(options);
+  }
   // rejectOnClear: cleared tasks must settle, or waiting for them below would never end.
   const limit = pLimit({ concurrency, rejectOnClear: true });
   const settlers = shards.map(() => settleable<FetchedShard>());
@@ -294,7 +296,6 @@ export function startFetch(
       fetchShardWithRetry({
         client,
         shard,
-        order: index,
         filters,
         partFile: join(
           options.workDir,
@@ -431,8 +432,6 @@ function isInconsistentListing(error: unknown): boolean {
 interface ShardTask {
   client: TransactionPageSource;
   shard: FetchShard;
-  /** The shard's place in the run (a part held in memory waits for room behind earlier ones). */
-  order: number;
   filters: FetchFilters;
   partFile: string;
   options: FetchOptions;
@@ -529,7 +528,7 @@ async function fetchShardOnce(
           bufferedChunks: 1,
           compress: options.compressParts !== false,
         })
-      : createPartWriter(partFile, options.partStore, task.order);
+      : createPartWriter(partFile, options.partStore);
   const listing: Omit<Listing, 'trail' | 'covered'> = {
     rows: 0,
     listed: 0,
@@ -580,17 +579,10 @@ async function fetchShardOnce(
         if (key.at < lastInstant) listing.instantsInOrder = false;
         listing.span = widen(listing.span, key.at);
         lastInstant = key.at;
-        // The item's text as sent (a part file's line: its instant and id ahead of it), and the
-        // item parsed from that text, which a part held in memory keeps for the assembly.
+        // The line's two pieces are encoded into the part file's chunk one after the other.
         const exact = page.exactNumbers === true;
-        const sent = page.itemTexts?.[position];
-        const json = partLineJson(item, exact, sent);
-        const { at, id: keyId } = key;
-        const entry =
-          sent === undefined
-            ? { at, id: keyId, json, plain: !exact }
-            : { at, id: keyId, json, plain: !exact, data: item };
-        const written = writePartEntry(writer, entry);
+        const json = partLineJson(item, exact, page.itemTexts?.[position]);
+        const written = writer.writeJson(json, partLinePrefix(key, exact));
         if (written) await written;
       }
       digest.update(pageIds);
@@ -619,6 +611,18 @@ function instantOf(item: RawTransaction, fields: PartLineFields | undefined): nu
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * The fields of each item the fetch reads besides its text (`PageRequestOptions.itemFields`): the
+ * id (the part line's and the duplicate check's), the date and the protocol (a rest shard's filter).
+ * An item that comes with its text is written from the text alone (see `partLineJson`).
+ */
+function partLineItemFields(options: FetchOptions): string[] {
+  const fields = options.fields as PartLineFields;
+  const read = [fields.id, fields.date, options.protocolField ?? 'protocol'];
+  if (options.idField !== undefined) read.push(options.idField);
+  return [...new Set(read)];
 }
 
 function widen(span: Listing['span'], at: number): NonNullable<Listing['span']> {

@@ -7,8 +7,8 @@ import { PbsExportError } from '../../errors.ts';
 import type { RawTimelineItem, RawTransaction, TransactionFieldMap } from '../../pbs/index.ts';
 import { type Digest, hashedFile } from '../../storage/index.ts';
 import { checkWindowCoverage, type FetchedShard, type FetchShard } from '../fetch/fetch.ts';
-import type { PartEntry } from './part-line.ts';
-import { readPartEntries } from './part-store.ts';
+import { decodePartLineBytes } from './part-line.ts';
+import { readPartLineBytes } from './part-store.ts';
 import { BEFORE_RANGE, createSlots, type KeptRange, type Slots, StrayTransactionError } from './slots.ts';
 import {
   createNdjsonWriter,
@@ -300,7 +300,7 @@ function routeOwn(entry: WindowEntry, position: number, routing: Routing, result
       return false;
     case 'hold': {
       // Held past this window: a copy of its own, so it does not keep its chunk of the part file.
-      if (typeof entry.line !== 'string') entry.line = Buffer.from(entry.line);
+      entry.line = Buffer.from(entry.line);
       const waiting = routing.held.get(slot);
       if (waiting === undefined) routing.held.set(slot, [entry]);
       else waiting.push(entry);
@@ -328,11 +328,11 @@ async function pullInto(
   const nextStart = routing.slots.startOf(position + 1);
   for (const part of nextParts) {
     if (part.span !== undefined && part.span.first >= nextStart) continue;
-    for await (const read of readPartEntries(part.partFile, part.partStore, fields)) {
-      if (routing.slots.slotOf(read.at) !== position) continue;
-      // A copy: the few lines pulled from a part file must not keep its chunks.
-      const line = typeof read.json === 'string' ? read.json : Buffer.from(read.json);
-      pulled.push(entryOf({ ...read, json: line }, part.shard.id));
+    for await (const bytes of readPartLineBytes(part.partFile, part.partStore)) {
+      const { at, id, json, plain } = decodePartLineBytes(bytes, fields);
+      if (routing.slots.slotOf(at) !== position) continue;
+      // A copy: the few lines pulled from a part must not keep its chunks.
+      pulled.push({ at, id, shard: part.shard.id, line: Buffer.from(json), plain });
     }
   }
   return pulled;
@@ -361,9 +361,9 @@ async function* windowBatches(
   }
   let batch: WindowEntry[] = [];
   let lastAt = Number.NEGATIVE_INFINITY;
-  for await (const read of readPartEntries(only.partFile, only.partStore, input.fields)) {
-    const entry = entryOf(read, only.shard.id);
-    const { at, id } = entry;
+  for await (const bytes of readPartLineBytes(only.partFile, only.partStore)) {
+    const { at, id, json: line, plain } = decodePartLineBytes(bytes, input.fields);
+    const entry: WindowEntry = { at, id, shard: only.shard.id, line, plain };
     if (!routeOwn(entry, position, routing, result)) continue;
     // The fetch saw these lines in order: a part file that says otherwise was changed since.
     if (at < lastAt) throw new PartOrderError(only.partFile, id);
@@ -391,22 +391,14 @@ function recordsOf(entries: readonly WindowEntry[]): Iterable<SnapshotRecord> {
 }
 
 function recordOf(entry: WindowEntry): SnapshotRecord {
-  // Kept by the fetch with its text (a part held in memory): the item's one parse.
-  if (entry.data !== undefined) return { kind: 'transaction', shard: entry.shard, data: entry.data };
   // The line's one decoding: its bytes were read from the part file and are written on as they are.
-  const text = typeof entry.line === 'string' ? entry.line : entry.line.toString('utf8');
+  const text = entry.line.toString('utf8');
   return {
     kind: 'transaction',
     shard: entry.shard,
     // A plain line (see `PartLine.plain`) needs no scan for number tokens a double would change.
     data: (entry.plain ? JSON.parse(text) : parseJsonValue(text)) as RawTransaction,
   };
-}
-
-/** A window's entry for a transaction of `shard`'s part. */
-function entryOf(read: PartEntry, shard: string): WindowEntry {
-  const { at, id, json: line, plain, data } = read;
-  return data === undefined ? { at, id, shard, line, plain } : { at, id, shard, line, plain, data };
 }
 
 /**
@@ -457,24 +449,18 @@ function snapshotOrder(a: WindowEntry, b: WindowEntry): number {
 }
 
 /**
- * One transaction of a window as assembled: its JSON text (as a part held in memory keeps it, or
- * its UTF-8 bytes as the part file holds them), the item parsed from it when the fetch kept that,
- * and any conflicting copies of it.
+ * One transaction of a window as assembled: its JSON text's UTF-8 bytes (as the part file holds
+ * them), and any conflicting copies of it.
  */
 interface WindowEntry {
   at: number;
   id: string;
   shard: string;
-  line: Buffer | string;
+  line: Buffer;
   /** `line` came from a plain part line: `JSON.parse` reads it exactly. */
   plain: boolean;
-  /** The item `line` parses to, when the fetch parsed it (see `PartEntry.data`). */
-  data?: RawTransaction;
-  otherCopies?: OtherCopy[];
+  otherCopies?: { shard: string; line: Buffer; plain: boolean }[];
 }
-
-/** A copy of a transaction's id with other content (see {@link WindowEntry}). */
-type OtherCopy = Pick<WindowEntry, 'shard' | 'line' | 'plain' | 'data'>;
 
 /**
  * Reads a window's part files: keeps each transaction of the window once, ordered by date then
@@ -500,13 +486,17 @@ async function collectWindow(
       return true;
     }
     if (sameContent(held.line, entry.line)) result.duplicates += 1;
-    else held.otherCopies = [...(held.otherCopies ?? []), copyOf(entry)];
+    else {
+      const { shard, line, plain } = entry;
+      held.otherCopies = [...(held.otherCopies ?? []), { shard, line, plain }];
+    }
     return false;
   };
   for (const part of parts) {
-    for await (const read of readPartEntries(part.partFile, part.partStore, input.fields)) {
+    for await (const bytes of readPartLineBytes(part.partFile, part.partStore)) {
       // The part line carries the instant and id ahead of the JSON: no parse needed here.
-      const entry = entryOf(read, part.shard.id);
+      const { at, id, json: line, plain } = decodePartLineBytes(bytes, input.fields);
+      const entry: WindowEntry = { at, id, shard: part.shard.id, line, plain };
       if (routeOwn(entry, position, routing, result)) add(entry);
     }
   }
@@ -536,28 +526,21 @@ function resolveConflicts(entries: WindowEntry[], input: AssembleInput, result: 
     const copies = entry.otherCopies ?? [];
     result.conflictingCopies += copies.length;
     if (rule === 'last') {
-      const last = copies[copies.length - 1] as OtherCopy;
-      entry.otherCopies = [copyOf(entry), ...copies.slice(0, -1)];
+      const last = copies[copies.length - 1] as { shard: string; line: Buffer; plain: boolean };
+      entry.otherCopies = [
+        { shard: entry.shard, line: entry.line, plain: entry.plain },
+        ...copies.slice(0, -1),
+      ];
       entry.shard = last.shard;
       entry.line = last.line;
       entry.plain = last.plain;
-      if (last.data === undefined) delete entry.data;
-      else entry.data = last.data;
     }
   }
 }
 
-function copyOf(entry: OtherCopy): OtherCopy {
-  const { shard, line, plain, data } = entry;
-  return data === undefined ? { shard, line, plain } : { shard, line, plain, data };
-}
-
-/** True when two JSON texts (or their bytes) hold the same value, whatever the order of their keys. */
-function sameContent(a: Buffer | string, b: Buffer | string): boolean {
-  if (typeof a !== 'string' && typeof b !== 'string' && a.equals(b)) return true;
-  const textA = typeof a === 'string' ? a : a.toString('utf8');
-  const textB = typeof b === 'string' ? b : b.toString('utf8');
-  return textA === textB || canonicalText(textA) === canonicalText(textB);
+/** True when two JSON texts (their bytes) hold the same value, whatever the order of their keys. */
+function sameContent(a: Buffer, b: Buffer): boolean {
+  return a.equals(b) || canonicalText(a.toString('utf8')) === canonicalText(b.toString('utf8'));
 }
 
 function canonicalText(json: string): string {

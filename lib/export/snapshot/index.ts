@@ -20,7 +20,6 @@ export {
 export {
   decodePartLine,
   encodePartLine,
-  type PartEntry,
   type PartLine,
   type PartLineFields,
   type PartLineKey,
@@ -32,12 +31,8 @@ export {
   createPartStore,
   createPartWriter,
   DEFAULT_PART_BUDGET_BYTES,
-  type HeldEntry,
-  heldCost,
   type PartStore,
-  type PartWriter,
-  readPartEntries,
-  writePartEntry,
+  readPartLineBytes,
 } from './part-store.ts';
 export {
   createNdjsonWriter,

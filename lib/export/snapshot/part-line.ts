@@ -118,22 +118,6 @@ export function decodePartLineBytes(line: Buffer, fields: PartLineFields): PartL
   };
 }
 
-/**
- * One transaction of a part as the assembly reads it: from a part file, a line read by
- * {@link decodePartLineBytes} (its JSON text as bytes); from memory (`part-store.ts`), the JSON
- * text as a string and, when the fetch parsed it from that very text, the parsed item (`data`),
- * so the assembly does not parse it again.
- */
-export interface PartEntry {
-  at: number;
-  id: string;
-  json: string | Buffer;
-  /** `JSON.parse` reads `json` exactly (see {@link PartLine.plain}). */
-  plain: boolean;
-  /** The item `json` parses to (number tokens a double would change kept as `ExactNumber`s). */
-  data?: RawTransaction;
-}
-
 /** A part line read by {@link decodePartLineBytes}. */
 export interface PartLineBytes {
   at: number;
