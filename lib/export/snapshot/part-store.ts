@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { stringifyJson } from '../../pbs/index.ts';
+import { appendLine, mostLineBytes } from './line-chunk.ts';
 import { type NdjsonWriter, readNdjsonLineBytes } from './snapshot.ts';
 
 /**
@@ -133,21 +134,13 @@ export function createPartWriter(partFile: string, store: PartStore): NdjsonWrit
     },
     writeJson(json, prefix = '', suffix = '') {
       if (failure) return Promise.reject(failure);
-      const most = 3 * (prefix.length + suffix.length) + (typeof json === 'string' ? 3 : 1) * json.length + 1;
+      const most = mostLineBytes(json, prefix, suffix);
       let wait: Promise<void> | undefined;
       if (used + most > chunk.length) {
         wait = send();
         if (most > chunk.length) chunk = Buffer.allocUnsafe(most);
       }
-      if (prefix !== '') used += chunk.write(prefix, used);
-      if (typeof json === 'string') used += chunk.write(json, used);
-      else {
-        chunk.set(json, used);
-        used += json.length;
-      }
-      if (suffix !== '') used += chunk.write(suffix, used);
-      chunk[used] = NEWLINE;
-      used += 1;
+      used = appendLine(chunk, used, json, prefix, suffix);
       return wait;
     },
     async close() {

@@ -6,6 +6,7 @@ import { createGunzip, createGzip, type ZlibOptions } from 'node:zlib';
 import { parseJsonValue, stringifyJson } from '../../domain/index.ts';
 import { PbsExportError } from '../../errors.ts';
 import type { RawTimelineItem, RawTransaction, TransactionFieldMap } from '../../pbs/index.ts';
+import { appendLine, mostLineBytes } from './line-chunk.ts';
 
 /** Format marker of the first line of every snapshot. */
 export const SNAPSHOT_FORMAT = 'pbs-export/snapshot@1';
@@ -177,8 +178,8 @@ export function createNdjsonWriter(
     },
     writeJson(json, prefix = '', suffix = '') {
       if (failure) return Promise.reject(failure);
-      // At most 3 bytes of UTF-8 per UTF-16 code unit: a line that might not fit goes in a new chunk.
-      const most = 3 * (prefix.length + suffix.length) + (typeof json === 'string' ? 3 : 1) * json.length + 1;
+      // A line that might not fit goes in a new chunk.
+      const most = mostLineBytes(json, prefix, suffix);
       let wait: Promise<void> | undefined;
       if (used + most > chunk.length) {
         wait = send();
@@ -187,15 +188,7 @@ export function createNdjsonWriter(
           chunk = Buffer.allocUnsafe(most);
         }
       }
-      if (prefix !== '') used += chunk.write(prefix, used);
-      if (typeof json === 'string') used += chunk.write(json, used);
-      else {
-        chunk.set(json, used);
-        used += json.length;
-      }
-      if (suffix !== '') used += chunk.write(suffix, used);
-      chunk[used] = NEWLINE;
-      used += 1;
+      used = appendLine(chunk, used, json, prefix, suffix);
       return wait;
     },
     async member() {
