@@ -1,15 +1,18 @@
 /**
- * Shards do their window's work (docs/pipeline.md, "Window pieces"): for a CSV run of the
+ * Shards do their window's work (docs/pipeline.md, "Window pieces"): for a CSV or XLSX run of the
  * transactions and movements reports, each fetch-shard task stores its window's piece (its gzip
- * member of the snapshot, its CSV rows, its totals) and the finish joins them, without the parts,
- * into the very bytes the CLI's `runExport` writes for the same request against the same service.
+ * member of the snapshot, its CSV rows, its rows for the workbook, its totals) and the finish
+ * joins them, without the parts, into the very bytes the CLI's `runExport` writes for the same
+ * request against the same service (the workbook: every part of it, the run id named instead).
  */
+import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { DeleteObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { parse } from 'csv-parse/sync';
+import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExportRequest, runExport } from '../../lib/export/index.ts';
 import { KEYS } from '../../lib/jobs/index.ts';
@@ -17,7 +20,12 @@ import { createFetchShardHandler, createFinishHandler, createPlanHandler } from 
 import { createLocalSink } from '../../lib/storage/index.ts';
 import { startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 
-const REQUEST = { profile: 'demo', period: '2025', reports: ['transactions', 'movements'], formats: ['csv'] };
+const REQUEST = {
+  profile: 'demo',
+  period: '2025',
+  reports: ['transactions', 'movements'],
+  formats: ['csv'] as string[],
+};
 
 let h: WorkflowHarness;
 let outDir: string;
@@ -43,24 +51,35 @@ async function removeAll(keys: readonly string[]): Promise<void> {
   for (const key of keys) await h.client.send(new DeleteObjectCommand({ Bucket: h.bucket, Key: key }));
 }
 
-/** The finish, then the published files' bytes by name (the manifest left out: it names the run). */
-async function finishAndRead(jobId: string): Promise<Map<string, Buffer>> {
+/** A published run: its files' bytes by name (the manifest left out: it names the run), and its id. */
+interface Run {
+  files: Map<string, Buffer>;
+  runId: string;
+}
+
+/** The files of `run` but README.txt, which prints the run id. */
+const data = (run: Run) => new Map([...run.files].filter(([name]) => name !== 'README.txt'));
+
+/** The finish, then the published files. */
+async function finishRun(jobId: string): Promise<Run> {
   await createFinishHandler(h.workerContext())({ jobId });
   const job = await h.jobs.require(jobId);
   expect(job.state).toBe('succeeded');
   const files = new Map<string, Buffer>();
   for (const file of job.result?.files ?? []) {
-    if (file.name === 'manifest.json' || file.name === 'README.txt') continue;
+    if (file.name === 'manifest.json') continue;
     const answer = await h.client.send(new GetObjectCommand({ Bucket: h.bucket, Key: file.key }));
     files.set(file.name, Buffer.from((await answer.Body?.transformToByteArray()) ?? []));
   }
-  return files;
+  return { files, runId: String(job.result?.runId) };
 }
 
-/** The same request through the CLI's `runExport`, to a folder: its files by name. */
-async function viaCli(request: typeof REQUEST = REQUEST): Promise<Map<string, Buffer>> {
+const finishAndRead = async (jobId: string) => data(await finishRun(jobId));
+
+/** The same request through the CLI's `runExport`, to a folder: its files. */
+async function cliRun(request: typeof REQUEST): Promise<Run> {
   const service = await h.workerContext().services(request.profile);
-  const out = join(outDir, `cli-${request.profile}`);
+  const out = join(outDir, `cli-${request.profile}-${request.formats.join('-')}`);
   await runExport(parseExportRequest(request), {
     client: service.client,
     fields: service.fields,
@@ -69,13 +88,37 @@ async function viaCli(request: typeof REQUEST = REQUEST): Promise<Map<string, Bu
     now: h.now,
   });
   const runs = join(out, 'reports', request.profile, '2025');
-  const folder = join(runs, String((await readdir(runs))[0]));
+  const runId = String((await readdir(runs))[0]);
   const files = new Map<string, Buffer>();
-  for (const name of await readdir(folder)) {
-    if (name !== 'manifest.json' && name !== 'README.txt')
-      files.set(name, await readFile(join(folder, name)));
+  for (const name of await readdir(join(runs, runId))) {
+    if (name !== 'manifest.json') files.set(name, await readFile(join(runs, runId, name)));
   }
-  return files;
+  return { files, runId };
+}
+
+const viaCli = async (request: typeof REQUEST = REQUEST) => data(await cliRun(request));
+
+/**
+ * Every part of `run`'s workbook as text, the run id and README.txt's SHA-256 and size (which the
+ * About sheet lists, and which follow the run id) named instead.
+ */
+async function workbookParts(run: Run): Promise<Map<string, string>> {
+  const name = [...run.files.keys()].find((file) => file.endsWith('.xlsx')) as string;
+  const readme = run.files.get('README.txt') as Buffer;
+  const sha256 = createHash('sha256').update(readme).digest('hex');
+  const zip = await JSZip.loadAsync(run.files.get(name) as Buffer);
+  const parts = new Map<string, string>();
+  for (const part of Object.keys(zip.files).sort()) {
+    const text = (await zip.file(part)?.async('string')) ?? '';
+    parts.set(
+      part,
+      text
+        .replaceAll(run.runId, '<run id>')
+        .replaceAll(`${sha256}, ${readme.length} bytes`, '<README.txt>')
+        .replaceAll(sha256, '<README.txt>'),
+    );
+  }
+  return parts;
 }
 
 describe('window pieces: the finish joins what the shards assembled and rendered', () => {
@@ -135,5 +178,32 @@ describe('window pieces whose columns differ', () => {
     const cli = await viaCli(request);
     expect([...files.keys()].sort()).toEqual([...cli.keys()].sort());
     for (const [name, bytes] of cli) expect(files.get(name)?.equals(bytes), name).toBe(true);
+  }, 120_000);
+});
+
+describe('window pieces of a workbook run', () => {
+  it('are joined into the CLI workbook, every part of it, and the CLI CSV files and snapshot', async () => {
+    const request = { ...REQUEST, formats: ['csv', 'xlsx'] };
+    const job = await h.queueJob(request);
+    const shards = await planAndFetch(job.jobId);
+    expect(await h.keysUnder(KEYS.piecesPrefix(job.jobId))).toHaveLength(shards);
+    // The pieces alone: no part left for the finish to assemble from.
+    await removeAll(await h.keysUnder(KEYS.partsPrefix(job.jobId)));
+    const joined = await finishRun(job.jobId);
+    const cli = await cliRun(request);
+    expect([...joined.files.keys()].sort()).toEqual([...cli.files.keys()].sort());
+    for (const [name, bytes] of data(cli)) {
+      if (!name.endsWith('.xlsx')) expect(joined.files.get(name)?.equals(bytes), name).toBe(true);
+    }
+    const ours = await workbookParts(joined);
+    const theirs = await workbookParts(cli);
+    expect([...ours.keys()]).toEqual([...theirs.keys()]);
+    for (const [part, text] of theirs) expect(ours.get(part) === text, part).toBe(true);
+    // The sheets hold the whole year: the Transactions sheet a row per CSV row, and its header.
+    const csvRows = parse(joined.files.get('demo_2025_transactions.csv') as Buffer, { bom: true });
+    const sheet = [...ours.entries()].find(
+      ([part, text]) => part.startsWith('xl/worksheets/sheet') && text.includes(String(csvRows[1]?.[0])),
+    );
+    expect(sheet?.[1].match(/<row /g)?.length).toBe(csvRows.length);
   }, 120_000);
 });
