@@ -52,7 +52,9 @@ export interface BenchTask {
     | 'rate-limited'
     | 'rate-limited-fetch'
     | 'lambda-fetch'
-    | 'lambda-finish';
+    | 'lambda-finish'
+    | 'minimal-lambda-fetch'
+    | 'minimal-lambda-finish';
   url: string;
   profile: SimulatedProfile;
   rows: number;
@@ -64,6 +66,8 @@ export interface BenchTask {
   kind?: ExportKind;
   s3?: { endpoint: string; bucket: string };
   jobId?: string;
+  /** Minimal Lambda path's finish: how many shard objects the fetch stored. */
+  shardCount?: number;
 }
 
 /** What a task reports to the benchmark over IPC: its runner's figures, then its process's own. */
@@ -513,6 +517,10 @@ const runners = {
   'rate-limited-fetch': rateLimitedFetch,
   'lambda-fetch': lambdaFetch,
   'lambda-finish': lambdaFinish,
+  // Imported by these modes only (it loads the AWS SDK); their clock starts after it, as the Lambda modes' do.
+  'minimal-lambda-fetch': async () =>
+    (await import('./minimal-lambda.ts')).minimalLambdaFetch(task, client, task.profile),
+  'minimal-lambda-finish': async () => (await import('./minimal-lambda.ts')).minimalLambdaFinish(task),
 } satisfies Record<
   BenchTask['mode'],
   () => Promise<Omit<Figures, 'peakRssMb' | 'cpuMs' | 'taskCpuMs' | 'atPeakRss'>>
