@@ -13,12 +13,14 @@
  */
 import { promisify } from 'node:util';
 import { gunzip as gunzipAsync, gzip as gzipAsync } from 'node:zlib';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { parse as losslessParse } from 'lossless-json';
 import pLimit from 'p-limit';
+import { loadS3Sdk } from '../lib/aws-sdk.ts';
 import { mayHoldInexactNumbers } from '../lib/domain/index.ts';
 import { parseExportRequest, planExport, type Shard } from '../lib/export/index.ts';
 import type { PbsClient, PbsCredentials } from '../lib/pbs/index.ts';
+import { createS3Client } from '../lib/storage/index.ts';
 import {
   extrasOf,
   type Fetched,
@@ -52,15 +54,17 @@ interface ShardHead {
   memberBytes: number;
 }
 
-function s3Of(task: MinimalLambdaTask): { s3: S3Client; bucket: string } {
+/** The S3 client and commands (the SDK loaded at first use, as the project's code loads it). */
+async function s3Of(task: MinimalLambdaTask) {
   if (task.s3 === undefined) throw new Error('the minimal Lambda path needs local S3');
-  const s3 = new S3Client({
+  const s3: S3Client = await createS3Client({
     region: 'us-east-1',
     endpoint: task.s3.endpoint,
     forcePathStyle: true,
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
   });
-  return { s3, bucket: task.s3.bucket };
+  const { GetObjectCommand, PutObjectCommand } = await loadS3Sdk();
+  return { s3, bucket: task.s3.bucket, GetObjectCommand, PutObjectCommand };
 }
 
 /**
@@ -72,7 +76,7 @@ export async function minimalLambdaFetch(
   client: PbsClient,
   credentials: PbsCredentials,
 ) {
-  const { s3, bucket } = s3Of(task);
+  const { s3, bucket, PutObjectCommand } = await s3Of(task);
   const started = performance.now();
   const request = parseExportRequest({ profile: 'demo', period: task.period });
   const plan = await planExport(request, client);
@@ -135,7 +139,7 @@ function csvRow(
  * joined and stored as `minimal/{job}/out/…`.
  */
 export async function minimalLambdaFinish(task: MinimalLambdaTask) {
-  const { s3, bucket } = s3Of(task);
+  const { s3, bucket, GetObjectCommand, PutObjectCommand } = await s3Of(task);
   const { jobId: job, shardCount } = task;
   if (job === undefined || shardCount === undefined)
     throw new Error('the finish needs the job of a minimal fetch');
