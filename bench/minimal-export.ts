@@ -56,9 +56,9 @@ interface Mark {
 const mark = (): Mark => ({ cpu: process.cpuUsage(), wall: performance.now() });
 
 /** One transaction as the service sends it (the default field map). */
-type Item = Record<string, unknown>;
+export type Item = Record<string, unknown>;
 /** An item with what the steps after the fetch need: its text, instant and window. */
-interface Fetched {
+export interface Fetched {
   item: Item;
   text: string;
   ms: number;
@@ -91,7 +91,7 @@ const CONSUMED = new Set([
   'deleted',
 ]);
 
-const HEADER = [
+export const HEADER = [
   'id',
   'date_utc',
   'date_local',
@@ -111,6 +111,16 @@ const HEADER = [
   'fee_symbol',
   'fee_quantity',
 ];
+
+/** Every step at 0 ms. */
+function newSteps(): StepCpu {
+  return Object.fromEntries(
+    STEPS.flatMap((step) => [
+      [step, 0],
+      [`${step}Wall`, 0],
+    ]),
+  ) as StepCpu;
+}
 
 /** Adds the CPU (user + system) and wall milliseconds since `since` to `step`. */
 function charge(steps: StepCpu, step: Step, since: Mark): void {
@@ -139,12 +149,7 @@ export async function minimalExport(
 ) {
   const request = parseExportRequest({ profile: 'demo', period: task.period });
   const plan = await planExport(request, client);
-  const steps = Object.fromEntries(
-    STEPS.flatMap((step) => [
-      [step, 0],
-      [`${step}Wall`, 0],
-    ]),
-  ) as StepCpu;
+  const steps = newSteps();
   const started = performance.now();
   const snapshot = openSnapshot(join(workDir, 'minimal.ndjson.gz'));
   const windows = windowsInOrder(plan.shards, steps, snapshot.gzip);
@@ -256,37 +261,53 @@ async function fetchAll(
   arrived: (index: number, items: Fetched[]) => void,
   steps: StepCpu,
 ): Promise<number> {
+  const limit = pLimit(task.concurrency);
+  let pages = 0;
+  await Promise.all(
+    shards.map((shard, index) =>
+      limit(async () => {
+        const fetched = await fetchShardItems(task, client, credentials, shard, filters, steps);
+        pages += fetched.pages;
+        arrived(index, fetched.items);
+      }),
+    ),
+  );
+  return pages;
+}
+
+/** Pages one shard through to its last page: its items (with their texts) and how many pages it read. */
+export async function fetchShardItems(
+  task: Pick<MinimalExportTask, 'url'>,
+  client: PbsClient,
+  credentials: PbsCredentials,
+  shard: Shard,
+  filters: Parameters<typeof shardQuery>[1],
+  steps: StepCpu = newSteps(),
+): Promise<{ items: Fetched[]; pages: number }> {
   const { shape } = client;
   const pagination = shape.pagination;
   if (pagination.style !== 'page') throw new Error('the minimal export pages by page number only');
   const itemsPath = shape.itemsPath === null || shape.itemsPath === '' ? [] : shape.itemsPath.split('.');
   const headers = { accept: 'application/json', 'x-api-key': credentials.apiKey };
-  const limit = pLimit(task.concurrency);
-  let pages = 0;
-  const shardPages = async (shard: Shard, index: number) => {
-    const params = transactionParams(shardQuery(shard, filters), shape, silent);
-    const fetched: Fetched[] = [];
-    for (let page = pagination.firstPage; ; page++) {
-      const target = endpointTarget(task.url, '/v2/transactions', [
-        ...params,
-        [pagination.pageParam, String(page)],
-        [pagination.pageSizeParam, String(pagination.pageSize)],
-      ]);
-      const timestamp = Date.now();
-      const url = signedUrl(
-        target,
-        timestamp,
-        signRequest(target.signedPath, timestamp, credentials.apiSecret),
-      );
-      const response = await fetch(url, { headers });
-      if (!response.ok) throw new Error(`minimal export: HTTP ${response.status}`);
-      const count = pageItems(await response.text(), itemsPath, shard, fetched, steps);
-      pages += 1;
-      if (count < pagination.pageSize) return arrived(index, fetched);
-    }
-  };
-  await Promise.all(shards.map((shard, index) => limit(() => shardPages(shard, index))));
-  return pages;
+  const params = transactionParams(shardQuery(shard, filters), shape, silent);
+  const items: Fetched[] = [];
+  for (let page = pagination.firstPage, pages = 1; ; page++, pages++) {
+    const target = endpointTarget(task.url, '/v2/transactions', [
+      ...params,
+      [pagination.pageParam, String(page)],
+      [pagination.pageSizeParam, String(pagination.pageSize)],
+    ]);
+    const timestamp = Date.now();
+    const url = signedUrl(
+      target,
+      timestamp,
+      signRequest(target.signedPath, timestamp, credentials.apiSecret),
+    );
+    const response = await fetch(url, { headers });
+    if (!response.ok) throw new Error(`minimal export: HTTP ${response.status}`);
+    const count = pageItems(await response.text(), itemsPath, shard, items, steps);
+    if (count < pagination.pageSize) return { items, pages };
+  }
 }
 
 /**
@@ -371,7 +392,7 @@ function pathOf(prefix: string, key: string): string | null {
 }
 
 /** An item's extra leaves by path; objects nest, arrays are JSON text. */
-function extrasOf(
+export function extrasOf(
   value: Item,
   prefix = '',
   out: Record<string, string | null> = Object.create(null),
@@ -405,7 +426,7 @@ function textOf(value: unknown): string | null {
 }
 
 /** The fixed columns of an item's CSV row, joined (its extra columns come later). */
-function fixedCells(item: Item, ms: number): string {
+export function fixedCells(item: Item, ms: number): string {
   const value = (item.value ?? {}) as Item;
   const fee = (item.fee ?? {}) as Item;
   const date = new Date(ms).toISOString().slice(0, 23);
@@ -443,13 +464,13 @@ const SURROGATE = /[\ud800-\udfff]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** Text as a spreadsheet shows it, not runs it; lone surrogates replaced (UTF-8 cannot hold them). */
-function guard(value: string): string {
+export function guard(value: string): string {
   const whole = SURROGATE.test(value) ? value.replace(LONE_SURROGATE, '\ufffd') : value;
   return FORMULA_START.test(whole) ? `'${whole}` : whole;
 }
 
 /** Quoted as RFC 4180 needs: a field holding a comma, a quote, CR or LF. */
-function quote(value: string): string {
+export function quote(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 

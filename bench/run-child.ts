@@ -52,7 +52,9 @@ export interface BenchTask {
     | 'rate-limited'
     | 'rate-limited-fetch'
     | 'lambda-fetch'
-    | 'lambda-finish';
+    | 'lambda-finish'
+    | 'minimal-lambda-fetch'
+    | 'minimal-lambda-finish';
   url: string;
   profile: SimulatedProfile;
   rows: number;
@@ -64,6 +66,8 @@ export interface BenchTask {
   kind?: ExportKind;
   s3?: { endpoint: string; bucket: string };
   jobId?: string;
+  /** Minimal Lambda path's finish: how many shard objects the fetch stored. */
+  shardCount?: number;
 }
 
 /** What a task reports to the benchmark over IPC: its runner's figures, then its process's own. */
@@ -79,6 +83,8 @@ export interface Figures {
   /** Latency bench: each listing's pages (an empty last one included) and items, for the schedule's floor. */
   listings?: { pages: number; rows: number }[];
   engineMs?: number;
+  /** Gains: CPU of the export alone, every thread (the task goes on to time the engine alone). */
+  exportCpuMs?: number;
   lotsMatched?: number;
   exportLotsMatched?: number;
   /** CPU time of the whole child process, every thread. */
@@ -192,9 +198,11 @@ function listingCounter() {
  */
 async function gainsRun() {
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const request = requestOf('gains');
   const result = await runExport(request, exportDeps());
   const ms = performance.now() - started;
+  const exportCpu = process.cpuUsage(cpuBefore);
   const snapshot = result.manifest.files.find((file) => file.name.endsWith('_snapshot.ndjson.gz'));
   if (snapshot === undefined) throw new Error('the gains export published no snapshot');
   const range = periodRange(request.period, request.timeZone);
@@ -217,6 +225,7 @@ async function gainsRun() {
     engineMs,
     lotsMatched: counts.gainsLotsMatched ?? 0,
     exportLotsMatched: result.manifest.counts.gainsLotsMatched ?? 0,
+    exportCpuMs: (exportCpu.user + exportCpu.system) / 1000,
   };
 }
 
@@ -513,6 +522,10 @@ const runners = {
   'rate-limited-fetch': rateLimitedFetch,
   'lambda-fetch': lambdaFetch,
   'lambda-finish': lambdaFinish,
+  // Imported by these modes only (it loads the AWS SDK); their clock starts after it, as the Lambda modes' do.
+  'minimal-lambda-fetch': async () =>
+    (await import('./minimal-lambda.ts')).minimalLambdaFetch(task, client, task.profile),
+  'minimal-lambda-finish': async () => (await import('./minimal-lambda.ts')).minimalLambdaFinish(task),
 } satisfies Record<
   BenchTask['mode'],
   () => Promise<Omit<Figures, 'peakRssMb' | 'cpuMs' | 'taskCpuMs' | 'atPeakRss'>>

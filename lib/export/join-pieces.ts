@@ -5,7 +5,9 @@
  * (the assembly writes one member per window), hashed as it is joined. Each CSV report is one
  * header followed by every window's rows: only when every window with rows fixed the same columns
  * (same spec, same header bytes), which are then the run's (a union of equal sets of fields and
- * currencies is that set); otherwise the finish assembles the parts as any run does.
+ * currencies is that set); otherwise the finish assembles the parts as any run does. The
+ * workbook's sheets read every window's rows from their JSON lines, the first sheet with the
+ * first window's spec (the run's live sheet has it), the others with every window's widths.
  */
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -27,6 +29,7 @@ import {
   observeSnapshot,
   type ReportModel,
 } from './report/index.ts';
+import { type FileSlice, readRowLines } from './row-lines.ts';
 import { prependHeader, type SnapshotHeader } from './snapshot/index.ts';
 import type { WindowPiece } from './window-piece.ts';
 
@@ -41,8 +44,16 @@ export interface PieceDescription {
   assembled: WindowPiece['assembled'];
   /** Bytes of the window's gzip member, first after the description. */
   memberBytes: number;
-  /** Each CSV report's file, after the member, in this order. */
-  tables: { name: string; spec: TableSpec; bytes: number; headerBytes: number; rows: number }[];
+  /** Each report's CSV file (`bytes`, 0 for none) then its rows as lines (`lineBytes`), after the member, in this order. */
+  tables: {
+    name: string;
+    spec: TableSpec;
+    wholeSpec: TableSpec;
+    bytes: number;
+    headerBytes: number;
+    lineBytes: number;
+    rows: number;
+  }[];
   totals: [string, CurrencyTotal][];
 }
 
@@ -79,14 +90,19 @@ export async function describePiece(
         piece.tables.map(async (table) => ({
           name: table.name,
           spec: table.spec,
-          bytes: await size(table.file),
-          headerBytes: table.headerBytes,
+          wholeSpec: table.wholeSpec,
+          bytes: table.csv === null ? 0 : await size(table.csv.file),
+          headerBytes: table.csv?.headerBytes ?? 0,
+          lineBytes: table.lines === null ? 0 : await size(table.lines),
           rows: table.rows,
         })),
       ),
       totals: [...piece.totals],
     },
-    files: [piece.memberFile, ...piece.tables.map((table) => table.file)],
+    files: [
+      piece.memberFile,
+      ...piece.tables.flatMap((table) => [table.csv?.file, table.lines ?? undefined]),
+    ].filter((file): file is string => file !== undefined),
   };
 }
 
@@ -135,23 +151,9 @@ export async function joinWindowPieces(
     pieces.map((piece) => ({ file: piece.file, start: piece.offset, bytes: piece.description.memberBytes })),
   );
   const snapshotDigest = await prependHeader(header, bodyFile, snapshotFile);
-  const files = new Map<string, LiveFile>();
-  for (const [index, table] of tables.entries()) {
-    const file = join(deps.workDir, `joined-${table.name}.csv`);
-    const { stream, done } = hashedFile(file);
-    const first = tables.from;
-    const slices = [{ file: first.file, start: tableStart(first, index), bytes: table.headerBytes }];
-    let rows = 0;
-    for (const piece of pieces) {
-      const own = piece.description.tables[index];
-      if (own === undefined) continue;
-      rows += own.rows;
-      const start = tableStart(piece, index) + own.headerBytes;
-      slices.push({ file: piece.file, start, bytes: own.bytes - own.headerBytes });
-    }
-    await joinSlices(stream, slices);
-    files.set(table.name, { file, rows, digest: await done });
-  }
+  const files = request.formats.includes('csv')
+    ? await joinCsvFiles(tables, pieces, deps.workDir)
+    : new Map();
   const transactions = sum(pieces, (piece) => piece.description.assembled.transactions);
   deps.onProgress?.({ stage: 'fetched', transactions });
   return {
@@ -169,20 +171,83 @@ export async function joinWindowPieces(
     model: joinedModel(
       request,
       header,
-      tables.map((table) => table.spec),
+      joinedTables(tables, pieces, request.formats.includes('xlsx')),
       mergeTotals(pieces.map((piece) => new Map(piece.description.totals))),
     ),
     live: joinedLive(files),
   };
 }
 
+/** Each CSV report joined: the first window's header, then every window's rows. */
+async function joinCsvFiles(
+  tables: AgreedTables,
+  pieces: readonly StoredPiece[],
+  workDir: string,
+): Promise<Map<string, LiveFile>> {
+  const files = new Map<string, LiveFile>();
+  for (const [index, table] of tables.entries()) {
+    const file = join(workDir, `joined-${table.name}.csv`);
+    const { stream, done } = hashedFile(file);
+    const first = tables.from;
+    const slices = [{ file: first.file, start: tableStart(first, index), bytes: table.headerBytes }];
+    let rows = 0;
+    for (const piece of pieces) {
+      const own = piece.description.tables[index];
+      if (own === undefined) continue;
+      rows += own.rows;
+      const start = tableStart(piece, index) + own.headerBytes;
+      slices.push({ file: piece.file, start, bytes: own.bytes - own.headerBytes });
+    }
+    await joinSlices(stream, slices);
+    files.set(table.name, { file, rows, digest: await done });
+  }
+  return files;
+}
+
+/**
+ * The joined run's tables: specs as the run's workbook has them (the first table's as its first
+ * window fixed it, the others sized by every window), and, when `lines`, rows read from every
+ * window's lines.
+ */
+function joinedTables(
+  tables: AgreedTables,
+  pieces: readonly StoredPiece[],
+  lines: boolean,
+): { spec: TableSpec; slices: FileSlice[] | null }[] {
+  return tables.map((table, index) => ({
+    spec:
+      index === 0
+        ? table.spec
+        : widest(pieces.flatMap((piece) => piece.description.tables[index]?.wholeSpec ?? [])),
+    slices: !lines
+      ? null
+      : pieces.flatMap((piece) => {
+          const own = piece.description.tables[index];
+          if (own === undefined) return [];
+          return [{ file: piece.file, start: tableStart(piece, index) + own.bytes, bytes: own.lineBytes }];
+        }),
+  }));
+}
+
+/** The spec of agreeing `specs` (at least one) with each column as wide as its widest. */
+function widest(specs: readonly TableSpec[]): TableSpec {
+  const [first] = specs as [TableSpec];
+  return {
+    ...first,
+    columns: first.columns.map((column, index) => {
+      const widths = specs.flatMap((spec) => spec.columns[index]?.width ?? []);
+      return widths.length === 0 ? column : { ...column, width: Math.max(...widths) };
+    }),
+  };
+}
+
+type AgreedTables = PieceDescription['tables'] & { from: StoredPiece };
+
 /**
  * The tables every window with rows agrees on (same names, same specs but for the sheet widths,
  * same header bytes), with the piece their header is taken from; null when they differ.
  */
-async function agreedTables(
-  pieces: readonly StoredPiece[],
-): Promise<(PieceDescription['tables'] & { from: StoredPiece }) | null> {
+async function agreedTables(pieces: readonly StoredPiece[]): Promise<AgreedTables | null> {
   const withRows = pieces.filter((piece) => piece.description.tables.length > 0);
   const first = withRows[0];
   if (first === undefined) return null;
@@ -209,7 +274,7 @@ function specText(spec: TableSpec): string {
 /** Where table `index` of `piece` starts in its file. */
 function tableStart(piece: StoredPiece, index: number): number {
   const { memberBytes, tables } = piece.description;
-  return piece.offset + memberBytes + sum(tables.slice(0, index), (table) => table.bytes);
+  return piece.offset + memberBytes + sum(tables.slice(0, index), (table) => table.bytes + table.lineBytes);
 }
 
 /** The header bytes of table `index` of `piece`. */
@@ -251,12 +316,13 @@ async function joinSlices(
 
 /**
  * The report model of a joined run: what the reports need besides their rows (specs, totals). Its
- * rows are in the joined files; read from the snapshot, should anything ask for them.
+ * rows are the windows' lines (for the workbook), else in the joined CSV files, and read from the
+ * snapshot should anything ask for them.
  */
 function joinedModel(
   request: ExportRequest,
   header: SnapshotHeader,
-  specs: readonly TableSpec[],
+  tables: readonly { spec: TableSpec; slices: readonly FileSlice[] | null }[],
   totals: Map<string, CurrencyTotal>,
 ): ReportModel {
   let observed: Promise<ReportModel> | undefined;
@@ -268,10 +334,14 @@ function joinedModel(
     lookAhead() {},
     observe: () => undefined,
     tables: (snapshotFile) =>
-      specs.map(
-        (spec): TableSource => ({
+      tables.map(
+        ({ spec, slices }): TableSource => ({
           spec,
           async *rows() {
+            if (slices !== null) {
+              yield* readRowLines(slices);
+              return;
+            }
             const model = await full(snapshotFile);
             const table = model.tables(snapshotFile).find((candidate) => candidate.spec.name === spec.name);
             if (table !== undefined) yield* table.rows();

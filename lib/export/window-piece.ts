@@ -1,8 +1,9 @@
 /**
  * A window's piece of a run, made where its shard was fetched (a Lambda fetch-shard task): the
  * window assembled alone (its gzip member of the snapshot, see `assembleWindow`), its rows of each
- * CSV report rendered, its totals; so that the finish only joins the pieces (`join-pieces.ts`).
- * Only runs whose every output is such a join have pieces ({@link joinsWindows}).
+ * report rendered (as CSV for the CSV files, as JSON lines of cells for the workbook's sheets), its
+ * totals; so that the finish only joins the pieces (`join-pieces.ts`). Only runs whose every
+ * output is such a join have pieces ({@link joinsWindows}).
  */
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
@@ -19,20 +20,22 @@ import {
   writeCsv,
 } from './report/index.ts';
 
+import { writeRowLines } from './row-lines.ts';
 import { type AssembledWindow, assembleWindow } from './snapshot/index.ts';
 
 /** The reports a joined run may hold: the tables rendered row by row, nothing over the whole run. */
 const JOINED_REPORTS: ReadonlySet<string> = new Set(['transactions', 'movements']);
 
 /**
- * Whether the finish of `request` over `plan` can join window pieces: CSV only (a workbook is one
- * file over every window), the transactions and movements reports only (no summary tables, gains
- * or changes, which need every window at once), windows of a month or a year (each month of the
- * manifest's totals lies in one window), and one shard per window (a window searched protocol by
- * protocol is merged from several).
+ * Whether the finish of `request` over `plan` can join window pieces: CSV and XLSX (the workbook
+ * is written by the finish, from the rows the pieces rendered), the transactions and movements
+ * reports only (no summary tables, gains or changes, which need every window at once), windows of
+ * a month or a year (each month of the manifest's totals lies in one window), and one shard per
+ * window (a window searched protocol by protocol is merged from several).
  */
 export function joinsWindows(request: ExportRequest, plan: ExportPlan): boolean {
-  if (request.formats.length === 0 || request.formats.some((format) => format !== 'csv')) return false;
+  const joined = (format: string) => format === 'csv' || format === 'xlsx';
+  if (request.formats.length === 0 || !request.formats.every(joined)) return false;
   if (request.reports.some((report) => !JOINED_REPORTS.has(report))) return false;
   if (request.gains !== undefined || request.changesSince !== undefined) return false;
   if (request.adjustments !== undefined) return false;
@@ -42,15 +45,20 @@ export function joinsWindows(request: ExportRequest, plan: ExportPlan): boolean 
   return plan.windows.every((window) => shards.get(window.index) === 1);
 }
 
-/** One CSV report's rows of a window: the file written (header, then rows) and its header's length. */
+/** One report's rows of a window: its CSV file (header, then rows) and its rows as JSON lines, as requested. */
 export interface PieceTable {
   name: string;
   /** The table's spec as the window's rows fixed it (the finish checks every window's agree). */
   spec: TableSpec;
-  /** The CSV file as the window renders it: header, then its rows. */
-  file: string;
-  /** Bytes of the header (the byte order mark and the header row) at the start of `file`. */
-  headerBytes: number;
+  /**
+   * The spec as the window's every row sizes it (`Column.width` of its widest number): a run's
+   * workbook sizes the sheets after its first by every row (the first by the first window's).
+   */
+  wholeSpec: TableSpec;
+  /** The CSV file as the window renders it (header, then its rows), when the run writes CSV. */
+  csv: { file: string; headerBytes: number } | null;
+  /** The rows as JSON lines (`row-lines.ts`), when the run writes a workbook. */
+  lines: string | null;
   rows: number;
 }
 
@@ -59,7 +67,7 @@ export interface WindowPiece {
   /** The window's gzip member of the snapshot. */
   memberFile: string;
   assembled: AssembledWindow;
-  /** Every CSV report's rows (none when the window has no transaction). */
+  /** Every live report's rows (none when the window has no transaction). */
   tables: PieceTable[];
   totals: Map<string, CurrencyTotal>;
 }
@@ -85,30 +93,45 @@ export async function makeWindowPiece(
   deps: PieceDeps,
 ): Promise<WindowPiece | null> {
   const position = plan.windows.findIndex((window) => window.index === part.shard.window.index);
-  // The window's CSV files, written as its rows come (the CSV half of `createLiveOutputs`,
-  // without the workbook's writer: this task's bundle carries no XLSX library).
-  const written = new Map<string, { spec: TableSpec; channel: RowChannel; done: Promise<number> }>();
+  // The window's files, written as its rows come (the CSV half of `createLiveOutputs`, and for a
+  // workbook the rows as lines: this task's bundle carries no XLSX library).
+  const written = new Map<string, WrittenTable>();
+  const channels: RowChannel[] = [];
+  /** Reads `channel` into its file; a writer that fails stops reading (the error is the finish's). */
+  const writing = (channel: RowChannel, write: Promise<number>) => {
+    channels.push(channel);
+    write.catch((error: unknown) => channel.fail(error instanceof Error ? error : new Error(String(error))));
+    return write;
+  };
   const model = createReportModel(deps.fields, request, {
     spoolDir: deps.workDir,
     now: () => deps.startedAt,
     live: {
       open(tables) {
         for (const spec of tables.specs) {
-          const channel = tables.channel(spec.name);
-          const file = join(deps.workDir, `window-${spec.name}.csv`);
-          const done = writeCsv(channel, createWriteStream(file), request.csv).then(({ rows }) => rows);
-          // A writer that fails stops reading: its channel drops further rows (the error is thrown below).
-          done.catch((error: unknown) =>
-            channel.fail(error instanceof Error ? error : new Error(String(error))),
-          );
-          written.set(spec.name, { spec, channel, done });
+          const table: WrittenTable = { spec, csv: null, lines: null };
+          if (request.formats.includes('csv')) {
+            const channel = tables.channel(spec.name);
+            const file = join(deps.workDir, `window-${spec.name}.csv`);
+            const done = writing(
+              channel,
+              writeCsv(channel, createWriteStream(file), request.csv).then((r) => r.rows),
+            );
+            table.csv = { file, done };
+          }
+          if (request.formats.includes('xlsx')) {
+            const channel = tables.channel(spec.name);
+            const file = join(deps.workDir, `window-${spec.name}.rows`);
+            table.lines = { file, done: writing(channel, writeRowLines(channel, createWriteStream(file))) };
+          }
+          written.set(spec.name, table);
         }
       },
     },
   });
   const stop = async (error: Error) => {
-    for (const { channel } of written.values()) channel.fail(error);
-    await Promise.allSettled([...written.values()].map((table) => table.done));
+    for (const channel of channels) channel.fail(error);
+    await Promise.allSettled([...written.values()].flatMap((table) => [table.csv?.done, table.lines?.done]));
   };
   const memberFile = join(deps.workDir, `window-${part.shard.window.index}.ndjson.gz`);
   let assembled: AssembledWindow | null;
@@ -133,19 +156,31 @@ export async function makeWindowPiece(
     return null;
   }
   const tables: PieceTable[] = [];
-  for (const [name, { spec, done }] of written) {
-    // A row the writer refuses (a cell it cannot write) is the finish's to report, as the CLI does.
-    const rows = await done.catch(() => null);
-    if (rows === null) return null;
+  // Only specs are read of the model's tables (their rows would be read from a snapshot).
+  const whole = new Map(model.tables('').map((table) => [table.spec.name, table.spec]));
+  for (const [name, table] of written) {
+    // A row a writer refuses (a cell it cannot write) is the finish's to report, as the CLI does.
+    const counts = await Promise.all(
+      [table.csv?.done, table.lines?.done].map((done) => done?.catch(() => null)),
+    );
+    if (counts.some((rows) => rows === null)) return null;
     tables.push({
       name,
-      spec,
-      file: join(deps.workDir, `window-${name}.csv`),
-      headerBytes: await csvHeaderBytes(spec, request),
-      rows,
+      spec: table.spec,
+      wholeSpec: whole.get(name) ?? table.spec,
+      csv: table.csv && { file: table.csv.file, headerBytes: await csvHeaderBytes(table.spec, request) },
+      lines: table.lines?.file ?? null,
+      rows: counts.find((rows) => rows !== undefined) ?? 0,
     });
   }
   return { memberFile, assembled, tables, totals: model.currencyTotals() };
+}
+
+/** A live table's files being written, each with its count of rows once done. */
+interface WrittenTable {
+  spec: TableSpec;
+  csv: { file: string; done: Promise<number> } | null;
+  lines: { file: string; done: Promise<number> } | null;
 }
 
 /** Bytes `writeCsv` writes for `spec` before its first row (byte order mark, header row). */

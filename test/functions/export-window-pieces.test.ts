@@ -1,23 +1,32 @@
 /**
- * Shards do their window's work (docs/pipeline.md, "Window pieces"): for a CSV run of the
+ * Shards do their window's work (docs/pipeline.md, "Window pieces"): for a CSV or XLSX run of the
  * transactions and movements reports, each fetch-shard task stores its window's piece (its gzip
- * member of the snapshot, its CSV rows, its totals) and the finish joins them, without the parts,
- * into the very bytes the CLI's `runExport` writes for the same request against the same service.
+ * member of the snapshot, its CSV rows, its rows for the workbook, its totals) and the finish
+ * joins them, without the parts, into the very bytes the CLI's `runExport` writes for the same
+ * request against the same service (the workbook: every part of it, the run id named instead).
  */
+import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { DeleteObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { parse } from 'csv-parse/sync';
+import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExportRequest, runExport } from '../../lib/export/index.ts';
 import { KEYS } from '../../lib/jobs/index.ts';
 import { createFetchShardHandler, createFinishHandler, createPlanHandler } from '../../lib/lambda/index.ts';
+import { profilesWithCounts } from '../../lib/simulator/index.ts';
 import { createLocalSink } from '../../lib/storage/index.ts';
 import { startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
 
-const REQUEST = { profile: 'demo', period: '2025', reports: ['transactions', 'movements'], formats: ['csv'] };
+const REQUEST = {
+  profile: 'demo',
+  period: '2025',
+  reports: ['transactions', 'movements'],
+  formats: ['csv'] as string[],
+};
 
 let h: WorkflowHarness;
 let outDir: string;
@@ -31,51 +40,86 @@ afterAll(async () => {
 });
 
 /** Plan and every shard, as the state machine runs them; the plan's shard count. */
-async function planAndFetch(jobId: string): Promise<number> {
-  const context = h.workerContext();
+async function planAndFetch(jobId: string, at: WorkflowHarness = h): Promise<number> {
+  const context = at.workerContext();
   const plan = await createPlanHandler(context)({ jobId });
   const fetchShard = createFetchShardHandler(context);
   for (const shard of plan.shards) await fetchShard({ jobId, shard });
   return plan.shards.length;
 }
 
-async function removeAll(keys: readonly string[]): Promise<void> {
-  for (const key of keys) await h.client.send(new DeleteObjectCommand({ Bucket: h.bucket, Key: key }));
+async function removeAll(keys: readonly string[], at: WorkflowHarness = h): Promise<void> {
+  for (const key of keys) await at.client.send(new DeleteObjectCommand({ Bucket: h.bucket, Key: key }));
 }
 
-/** The finish, then the published files' bytes by name (the manifest left out: it names the run). */
-async function finishAndRead(jobId: string): Promise<Map<string, Buffer>> {
-  await createFinishHandler(h.workerContext())({ jobId });
-  const job = await h.jobs.require(jobId);
+/** A published run: its files' bytes by name (the manifest left out: it names the run), and its id. */
+interface Run {
+  files: Map<string, Buffer>;
+  runId: string;
+}
+
+/** The files of `run` but README.txt, which prints the run id. */
+const data = (run: Run) => new Map([...run.files].filter(([name]) => name !== 'README.txt'));
+
+/** The finish, then the published files. */
+async function finishRun(jobId: string, at: WorkflowHarness = h): Promise<Run> {
+  await createFinishHandler(at.workerContext())({ jobId });
+  const job = await at.jobs.require(jobId);
   expect(job.state).toBe('succeeded');
   const files = new Map<string, Buffer>();
   for (const file of job.result?.files ?? []) {
-    if (file.name === 'manifest.json' || file.name === 'README.txt') continue;
-    const answer = await h.client.send(new GetObjectCommand({ Bucket: h.bucket, Key: file.key }));
+    if (file.name === 'manifest.json') continue;
+    const answer = await at.client.send(new GetObjectCommand({ Bucket: at.bucket, Key: file.key }));
     files.set(file.name, Buffer.from((await answer.Body?.transformToByteArray()) ?? []));
   }
-  return files;
+  return { files, runId: String(job.result?.runId) };
 }
 
-/** The same request through the CLI's `runExport`, to a folder: its files by name. */
-async function viaCli(request: typeof REQUEST = REQUEST): Promise<Map<string, Buffer>> {
-  const service = await h.workerContext().services(request.profile);
-  const out = join(outDir, `cli-${request.profile}`);
+const finishAndRead = async (jobId: string) => data(await finishRun(jobId));
+
+/** The same request through the CLI's `runExport`, to a folder: its files. */
+async function cliRun(request: typeof REQUEST, at: WorkflowHarness = h): Promise<Run> {
+  const service = await at.workerContext().services(request.profile);
+  const out = await mkdtemp(join(outDir, 'cli-'));
   await runExport(parseExportRequest(request), {
     client: service.client,
     fields: service.fields,
     apiBase: service.apiBase,
     sink: createLocalSink(out),
-    now: h.now,
+    now: at.now,
   });
   const runs = join(out, 'reports', request.profile, '2025');
-  const folder = join(runs, String((await readdir(runs))[0]));
+  const runId = String((await readdir(runs))[0]);
   const files = new Map<string, Buffer>();
-  for (const name of await readdir(folder)) {
-    if (name !== 'manifest.json' && name !== 'README.txt')
-      files.set(name, await readFile(join(folder, name)));
+  for (const name of await readdir(join(runs, runId))) {
+    if (name !== 'manifest.json') files.set(name, await readFile(join(runs, runId, name)));
   }
-  return files;
+  return { files, runId };
+}
+
+const viaCli = async (request: typeof REQUEST = REQUEST) => data(await cliRun(request));
+
+/**
+ * Every part of `run`'s workbook as text, the run id and README.txt's SHA-256 and size (which the
+ * About sheet lists, and which follow the run id) named instead.
+ */
+async function workbookParts(run: Run): Promise<Map<string, string>> {
+  const name = [...run.files.keys()].find((file) => file.endsWith('.xlsx')) as string;
+  const readme = run.files.get('README.txt') as Buffer;
+  const sha256 = createHash('sha256').update(readme).digest('hex');
+  const zip = await JSZip.loadAsync(run.files.get(name) as Buffer);
+  const parts = new Map<string, string>();
+  for (const part of Object.keys(zip.files).sort()) {
+    const text = (await zip.file(part)?.async('string')) ?? '';
+    parts.set(
+      part,
+      text
+        .replaceAll(run.runId, '<run id>')
+        .replaceAll(`${sha256}, ${readme.length} bytes`, '<README.txt>')
+        .replaceAll(sha256, '<README.txt>'),
+    );
+  }
+  return parts;
 }
 
 describe('window pieces: the finish joins what the shards assembled and rendered', () => {
@@ -136,4 +180,51 @@ describe('window pieces whose columns differ', () => {
     expect([...files.keys()].sort()).toEqual([...cli.keys()].sort());
     for (const [name, bytes] of cli) expect(files.get(name)?.equals(bytes), name).toBe(true);
   }, 120_000);
+});
+
+/**
+ * A CSV and XLSX run through the Lambda handlers from the pieces alone, and through the CLI: the
+ * same CSV files and snapshot, the same workbook (every part of it).
+ */
+async function sameWorkbookAsCli(at: WorkflowHarness): Promise<void> {
+  const request = { ...REQUEST, formats: ['csv', 'xlsx'] };
+  const job = await at.queueJob(request);
+  const shards = await planAndFetch(job.jobId, at);
+  expect(await at.keysUnder(KEYS.piecesPrefix(job.jobId))).toHaveLength(shards);
+  // The pieces alone: no part left for the finish to assemble from.
+  await removeAll(await at.keysUnder(KEYS.partsPrefix(job.jobId)), at);
+  const joined = await finishRun(job.jobId, at);
+  const cli = await cliRun(request, at);
+  expect([...joined.files.keys()].sort()).toEqual([...cli.files.keys()].sort());
+  for (const [name, bytes] of data(cli)) {
+    if (!name.endsWith('.xlsx')) expect(joined.files.get(name)?.equals(bytes), name).toBe(true);
+  }
+  const ours = await workbookParts(joined);
+  const theirs = await workbookParts(cli);
+  expect([...ours.keys()]).toEqual([...theirs.keys()]);
+  for (const [part, text] of theirs) expect(ours.get(part) === text, part).toBe(true);
+  // The sheets hold the whole year: the Transactions sheet a row per CSV row, and its header.
+  const csvRows = parse(joined.files.get('demo_2025_transactions.csv') as Buffer, { bom: true });
+  const sheet = [...ours.entries()].find(
+    ([part, text]) => part.startsWith('xl/worksheets/sheet') && text.includes(String(csvRows[1]?.[0])),
+  );
+  expect(sheet?.[1].match(/<row /g)?.length).toBe(csvRows.length);
+}
+
+describe('window pieces of a workbook run', () => {
+  it('are joined into the CLI workbook, every part of it, and the CLI CSV files and snapshot', async () => {
+    await sameWorkbookAsCli(h);
+  }, 120_000);
+
+  it('are joined into the CLI workbook on generated data, with more rows a window than the sheets sample', async () => {
+    // Generated data, some 250 transactions a month: a sheet's widths come from its first 100
+    // rows and the widths the producer measured (every row's, or the first window's for the
+    // sheet written while fetching); here the sampled rows are the widest.
+    const generated = await startWorkflowHarness({ profiles: profilesWithCounts({ demo: 9_000 }) });
+    try {
+      await sameWorkbookAsCli(generated);
+    } finally {
+      await generated.close();
+    }
+  }, 240_000);
 });

@@ -33,7 +33,7 @@ import {
 } from '../../lib/lambda/index.ts';
 import type { PbsClientConfig } from '../../lib/pbs/index.ts';
 import { startSimulator } from '../../lib/simulator/index.ts';
-import type { RunningSimulator } from '../../lib/simulator/types.ts';
+import type { RunningSimulator, SimulatedProfile } from '../../lib/simulator/types.ts';
 import type { ServiceFactory } from '../../lib/workflow/index.ts';
 import { type S3TestServer, startS3rver } from './s3.ts';
 
@@ -163,10 +163,17 @@ export const SIMULATOR_SEED = 1;
 
 /**
  * Starts the harness. Registered profiles: the simulator's `demo`, `acme` and `empty`, plus `ny`
- * (the `acme` portfolio in America/New_York, monthly).
+ * (the `acme` portfolio in America/New_York, monthly); `profiles` serves others data under those
+ * names (e.g. `profilesWithCounts`' generated data).
  */
-export async function startWorkflowHarness(): Promise<WorkflowHarness> {
-  const simulator = await startSimulator({ rateLimitPerSecond: 1000, seed: SIMULATOR_SEED });
+export async function startWorkflowHarness(
+  options: { profiles?: SimulatedProfile[] } = {},
+): Promise<WorkflowHarness> {
+  const simulator = await startSimulator({
+    rateLimitPerSecond: 1000,
+    seed: SIMULATOR_SEED,
+    ...(options.profiles ? { profiles: options.profiles } : {}),
+  });
   const s3 = await startS3rver();
   const client = s3.createClient();
   emulateConditionalWrites(client, s3.client);
