@@ -129,6 +129,38 @@ describe('printSummary', () => {
     expect(text).toContain('Open first: /out/reports/demo/2025/r1/README.txt (');
   });
 
+  it("says the reconciliation's result and the opening-balance check under the headline, and nothing for a run without them", () => {
+    const summaryOf = (extra: object) => {
+      let text = '';
+      const manifest = {
+        runId: 'r1',
+        period: { label: '2025-02', timeZone: 'UTC' },
+        counts: {},
+        headline: { taxYears: [], warningsOpen: 1 },
+        files: [],
+        ...extra,
+      } as unknown as Manifest;
+      printSummary({ write: (chunk: string) => (text += chunk) }, manifest, '/out');
+      return text.split('\n').filter((line) => /^ {2}(Balances|Opening):/.test(line));
+    };
+    const reconciliation = {
+      status: 'differences',
+      note: 'differences: 1 of 78 ledger balances differ from what the service reports',
+      opening: {
+        status: 'continues',
+        note: 'opening balances equal the closing balances of 2025-01 (run r0)',
+      },
+    };
+
+    expect({ with: summaryOf({ reconciliation }), without: summaryOf({}) }).toEqual({
+      with: [
+        '  Balances: differences: 1 of 78 ledger balances differ from what the service reports',
+        '  Opening: opening balances equal the closing balances of 2025-01 (run r0)',
+      ],
+      without: [],
+    });
+  });
+
   it('says how many earlier runs of the period sit beside the run, and which one is the latest', () => {
     const summaryWith = (earlierRuns: number) => {
       let text = '';

@@ -25,6 +25,7 @@ export function printSummary(
     `Export ${manifest.runId} finished: ${manifest.period.label} in ${manifest.period.timeZone}${manifest.demo ? ' (DEMO DATA)' : ''}`,
     ...(manifest.period.partial ? [`  PARTIAL PERIOD: ${manifest.period.partial.note}`] : []),
     ...headlineLines(manifest),
+    ...balanceLines(manifest),
     ...Object.entries(manifest.counts)
       // Zero counters say nothing; the warnings' count is the headline's "Warnings open" already.
       .filter(
@@ -88,6 +89,22 @@ function headlineLines(manifest: Manifest): string[] {
     ),
     `  Warnings open: ${open === 0 ? 'none' : `${open} (the Warnings sheet lists each, with what to do)`}`,
   ];
+}
+
+/** The manifest's reconciliation as the summary reads it (lib/export/reconcile, `ReconciliationRecord`). */
+interface ReconciliationWords {
+  reconciliation?: { note?: string; opening?: { note?: string } };
+}
+
+/**
+ * The reconciliation with the service's balances and the opening-balance check, in the words the
+ * Read me's first lines use, for a run whose reports were reconciled (holdings or the journal).
+ */
+function balanceLines(manifest: Manifest): string[] {
+  const record = (manifest as Manifest & ReconciliationWords).reconciliation;
+  if (record?.note === undefined) return [];
+  const opening = record.opening?.note;
+  return [`  Balances: ${record.note}`, ...(opening === undefined ? [] : [`  Opening: ${opening}`])];
 }
 
 function gainWords(year: HeadlineYear): string {
