@@ -141,7 +141,7 @@ describe('printSummary', () => {
         ...extra,
       } as unknown as Manifest;
       printSummary({ write: (chunk: string) => (text += chunk) }, manifest, '/out');
-      return text.split('\n').filter((line) => /^ {2}(Balances|Opening):/.test(line));
+      return text.split('\n').filter((line) => /^ {2}(Balances:|Opening balances)/.test(line));
     };
     const reconciliation = {
       status: 'differences',
@@ -155,7 +155,7 @@ describe('printSummary', () => {
     expect({ with: summaryOf({ reconciliation }), without: summaryOf({}) }).toEqual({
       with: [
         '  Balances: differences: 1 of 78 ledger balances differ from what the service reports',
-        '  Opening: opening balances equal the closing balances of 2025-01 (run r0)',
+        '  Opening balances continue 2025-01 (run r0)',
       ],
       without: [],
     });

@@ -104,7 +104,12 @@ function balanceLines(manifest: Manifest): string[] {
   const record = (manifest as Manifest & ReconciliationWords).reconciliation;
   if (record?.note === undefined) return [];
   const opening = record.opening?.note;
-  return [`  Balances: ${record.note}`, ...(opening === undefined ? [] : [`  Opening: ${opening}`])];
+  // The opening check's note begins "opening balances …": it reads as a line of its own.
+  return [`  Balances: ${record.note}`, ...(opening === undefined ? [] : [`  ${upperFirst(opening)}`])];
+}
+
+function upperFirst(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function gainWords(year: HeadlineYear): string {
