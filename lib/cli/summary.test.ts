@@ -148,7 +148,7 @@ describe('printSummary', () => {
       note: 'differences: 1 of 78 ledger balances differ from what the service reports',
       opening: {
         status: 'continues',
-        note: 'opening balances equal the closing balances of 2025-01 (run r0)',
+        note: 'opening balances continue 2025-01 (run r0)',
       },
     };
 
