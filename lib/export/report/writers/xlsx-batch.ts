@@ -119,7 +119,7 @@ export class BatchBuilder {
       this.textBuffer.copy(grown, 0, 0, this.textBytes);
       this.textBuffer = grown;
     }
-    const written = value.length === 0 ? 0 : this.textBuffer.write(value, this.textBytes, 'utf8');
+    const written = value.length === 0 ? 0 : utf8Write(this.textBuffer, value, this.textBytes);
     this.textBytes += written;
     this.cell(styleId, kind, written);
   }
@@ -158,6 +158,21 @@ export class BatchBuilder {
     this.layout[this.used + 1] = bytes;
     this.used += 2;
   }
+}
+
+/**
+ * Writes `text` as UTF-8 into `buffer` at `offset` (which has room); returns the bytes written.
+ * Node's `Buffer#utf8Write` where it has one (what `Buffer#write(…, 'utf8')` calls once it has
+ * sorted out its optional arguments, which took a tenth of the main thread's cell work; not
+ * documented, so `write` stands in where it is missing).
+ */
+const utf8Write: (buffer: Buffer, text: string, offset: number) => number =
+  typeof (Buffer.prototype as Partial<Utf8Writing>).utf8Write === 'function'
+    ? (buffer, text, offset) => (buffer as unknown as Utf8Writing).utf8Write(text, offset)
+    : (buffer, text, offset) => buffer.write(text, offset, 'utf8');
+
+interface Utf8Writing {
+  utf8Write(text: string, offset: number): number;
 }
 
 /** A buffer of its own (not a slice of Node's pool), so that it can be transferred. */

@@ -488,12 +488,25 @@ function wrappedLines(
     // A column of width w holds w digits; LibreOffice's cell padding and wider letters take about two.
     const perLine = Math.max(1, (widths[i] ?? 10) - 2);
     // A form sheet's rows are as tall as its text wrapped at spaces (see `wordWrappedLines`).
-    const lines = byWord
-      ? wordWrappedLines(text, perLine)
-      : text.split('\n').reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / perLine)), 0);
+    const lines = byWord ? wordWrappedLines(text, perLine) : brokenLines(text, perLine);
     most = Math.max(most, lines);
   }
   return most;
+}
+
+/**
+ * Lines `text` takes broken every `perLine` characters, line by line (a line break starts a new
+ * one, an empty line takes one): found by position, no array of lines made per cell.
+ */
+function brokenLines(text: string, perLine: number): number {
+  let lines = 0;
+  let from = 0;
+  for (let end = text.indexOf('\n'); ; end = text.indexOf('\n', from)) {
+    const length = (end < 0 ? text.length : end) - from;
+    lines += Math.max(1, Math.ceil(length / perLine));
+    if (end < 0) return lines;
+    from = end + 1;
+  }
 }
 
 /**
