@@ -108,6 +108,7 @@ const rows: [number, Value[], number[]][] = [
   ],
   [0, [{ richText: [{ text: 'line\nbreak' }] }, 0, null, ' x'], [5, 6, 2, 5]],
   [0, [{ richText: [{ text: '' }] }, 2 ** 53, 1e-7, '\u00a0nbsp\u00a0'], [0, 1, 1, 3]],
+  [0, ['lone \ud800 half, cr\r, del\u007f', -0, 1e300, 'x'.repeat(40_000)], [0, 1, 1, 0]],
 ];
 
 /** The rows `from` to `to` as the writer's main thread hands them over: finished, in typed arrays. */
