@@ -29,4 +29,4 @@ export {
 } from './table.ts';
 export { compareText } from './text.ts';
 export type { CanonicalMovement, CanonicalTransaction } from './transaction.ts';
-export { fastUtcInstant, isoInZone, isUtcZone, offsetMinutes, wallClock } from './zoned.ts';
+export { fastUtcInstant, isoInZone, isUtcZone, offsetMinutes, wallClock, wallClockMillis } from './zoned.ts';

@@ -35,7 +35,21 @@ export function offsetMinutes(ms: number, zone: string): number {
 
 /** The local wall-clock time of `ms` in `zone`, as a Date whose UTC fields show it. */
 export function wallClock(ms: number, zone: string): Date {
-  return new Date(ms + offsetMinutes(ms, zone) * 60_000);
+  return new Date(wallClockMillis(ms, zone));
+}
+
+/** Past this many milliseconds from 1970 a Date is invalid (ECMAScript's TimeClip). */
+const MAX_DATE_MS = 8.64e15;
+
+/**
+ * {@link wallClock}'s time value without the Date: the epoch milliseconds whose UTC fields show
+ * the local wall-clock time of `ms` in `zone` (whole milliseconds, NaN out of a Date's range, as
+ * `new Date(…).getTime()` gives).
+ */
+export function wallClockMillis(ms: number, zone: string): number {
+  const local = ms + offsetMinutes(ms, zone) * 60_000;
+  // TimeClip: NaN past the range, else the integer towards zero (and +0 for -0).
+  return Math.abs(local) > MAX_DATE_MS ? Number.NaN : Math.trunc(local) + 0;
 }
 
 /** ISO-8601 with milliseconds in `zone`: `…Z` for UTC, else the offset, e.g. `…+01:00`. */

@@ -4,7 +4,20 @@ import { describe, expect, it } from 'vitest';
 import { sink } from '../../../../test/support/writers.ts';
 import type { Column, TableSource } from '../../../domain/table.ts';
 import { writeXlsx } from './xlsx.ts';
-import { type RowBatch, type SheetStart, type WireStyle, type WireValue, XlsxBook } from './xlsx-book.ts';
+import {
+  BatchBuilder,
+  CELL_DATE,
+  CELL_INLINE,
+  CELL_INLINE_KEPT,
+  CELL_NUMBER,
+  CELL_TEXT,
+  type RowBatch,
+  type WireStyle,
+} from './xlsx-batch.ts';
+import { type SheetStart, XlsxBook } from './xlsx-book.ts';
+
+/** A cell value as the test states it: a number under a date style is a date's epoch milliseconds. */
+type Value = string | number | null | { richText: { text: string }[] };
 
 const CREATED = Date.UTC(2025, 0, 2, 3, 4, 5);
 
@@ -67,8 +80,8 @@ const form: SheetStart = {
 };
 
 // Styles as the writer sends them, the first of each met on cells of every type (a style's index
-// follows the type of the first cell it is met on).
-const styles: WireStyle[] = [
+// follows the type of the first cell it is met on); `date`: numbers in it are dates.
+const styles: (WireStyle & { date: boolean })[] = [
   { id: 0, style: {}, date: false },
   { id: 1, style: { numFmt: '#,##0.00' }, date: false },
   { id: 2, style: { numFmt: 'yyyy-mm-dd hh:mm:ss', alignment: { horizontal: 'left' } }, date: true },
@@ -80,7 +93,7 @@ const styles: WireStyle[] = [
 ];
 
 /** Rows of four cells: height, values, style ids. */
-const rows: [number, WireValue[], number[]][] = [
+const rows: [number, Value[], number[]][] = [
   [0, [null, 12.5, Date.UTC(2025, 2, 30, 1, 30), 'plain'], [4, 1, 2, 0]],
   [0, ['<a href="x">&amp;\'</a>', -0.000001234, Date.UTC(1999, 11, 31, 23, 59, 59), ''], [0, 1, 2, 3]],
   [0, ['ctrl \u0001\u0007\u001f\u007f tab\tline\nend', 1e21, null, 'x'], [3, 4, 2, 0]],
@@ -88,18 +101,38 @@ const rows: [number, WireValue[], number[]][] = [
   [30, [null, null, null, null], [0, 0, 0, 0]],
   [45, ['three\nline\ntext', 123456789012345, 0, 'ünïcødé 💸'], [3, 1, 2, 3]],
   [0, [{ richText: [{ text: ' padded _x0041_ ' }] }, 7, Date.UTC(2025, 0, 1), null], [0, 1, 2, 4]],
-  [0, ['after rich text', -3, Date.UTC(2025, 0, 2), 'ok'], [5, 6, 7, 0]],
-  [0, [{ richText: [{ text: 'line\nbreak' }, { text: '' }] }, 0, null, ' x'], [5, 6, 2, 5]],
+  [
+    0,
+    ['after rich text', -3, Date.UTC(2025, 0, 2), { richText: [{ text: 'tab_x0009_ &amp; <b>"\'' }] }],
+    [5, 6, 7, 0],
+  ],
+  [0, [{ richText: [{ text: 'line\nbreak' }] }, 0, null, ' x'], [5, 6, 2, 5]],
+  [0, [{ richText: [{ text: '' }] }, 2 ** 53, 1e-7, '\u00a0nbsp\u00a0'], [0, 1, 1, 3]],
+  [0, ['lone \ud800 half, cr\r, del\u007f', -0, 1e300, 'x'.repeat(40_000)], [0, 1, 1, 0]],
 ];
 
+/** The rows `from` to `to` as the writer's main thread hands them over: finished, in typed arrays. */
 function batch(from: number, to: number, withStyles: boolean): RowBatch {
-  const chosen = rows.slice(from, to);
-  return {
-    width: 4,
-    styles: withStyles ? styles : [],
-    values: chosen.flatMap(([, values]) => values),
-    layout: Int32Array.from(chosen.flatMap(([height, , ids]) => [height, ...ids])),
-  };
+  const builder = new BatchBuilder(4, rows.length);
+  if (withStyles) builder.styles.push(...styles.map(({ id, style }) => ({ id, style })));
+  for (const [height, values, ids] of rows.slice(from, to)) {
+    builder.beginRow();
+    values.forEach((value, i) => {
+      const id = ids[i] as number;
+      if (value === null) builder.empty(id);
+      else if (typeof value === 'number') {
+        // A spreadsheet's serial day number of the 1900 date system: 25569 is 1970-01-01.
+        if (styles[id]?.date === true) builder.number(25569 + value / 86_400_000, CELL_DATE, id);
+        else builder.number(value, CELL_NUMBER, id);
+      } else if (typeof value === 'string') builder.text(value, CELL_TEXT, id);
+      else {
+        const text = value.richText[0]?.text ?? '';
+        builder.text(text, /^\s|\n|\s$/.test(text) ? CELL_INLINE_KEPT : CELL_INLINE, id);
+      }
+    });
+    builder.endRow(height);
+  }
+  return builder.take() as RowBatch;
 }
 
 /** Every part of a zip, by name, as text. */

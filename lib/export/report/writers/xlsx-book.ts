@@ -1,8 +1,11 @@
 import { PassThrough, type Writable } from 'node:stream';
 import type { Archiver } from 'archiver';
+import type { RowBatch } from './xlsx-batch.ts';
+import { XmlBytes } from './xlsx-bytes.ts';
 import { EntryPacer, outputClosed, type PacingStats } from './xlsx-pacing.ts';
-import { kindOf, type SheetLayout, type SheetValue, SheetXml } from './xlsx-sheet.ts';
-import { type CellStyle, StyleSheet } from './xlsx-styles.ts';
+import { BatchRows } from './xlsx-rows.ts';
+import { type SheetLayout, SheetXml } from './xlsx-sheet.ts';
+import { type CellKind, type CellStyle, StyleSheet } from './xlsx-styles.ts';
 import { THEME_XML } from './xlsx-theme.ts';
 import {
   appXml,
@@ -15,10 +18,11 @@ import {
 } from './xlsx-xml.ts';
 
 /**
- * The XML-and-zip half of the XLSX writer: takes sheets and rows whose cells are already worked out
- * (values, style ids, row heights: `writeXlsx` does that) and streams them into a workbook. It runs
- * on a worker thread (`xlsx-worker.ts`) or on the caller's thread; what it is told, in the wire
- * format below (primitives only, so it crosses a thread by structured clone), is the same either way.
+ * The XML-and-zip half of the XLSX writer: takes sheets and finished rows (`RowBatch`: every cell's
+ * value in its final form, its kind and style id, and each row's height, in typed arrays; `writeXlsx`
+ * works them out) and streams them into a workbook, writing each data row's XML as bytes straight
+ * from those arrays (`BatchRows`). It runs on a worker thread (`xlsx-worker.ts`, the arrays
+ * transferred, not copied) or on the caller's thread; what it is told is the same either way.
  *
  * The workbook's parts are written here, not by exceljs, for three reasons, each of which needed
  * exceljs's private internals (an upgrade could break them silently, issue #38):
@@ -37,29 +41,8 @@ import {
  * reference doubles (`'Bob''s'!$1:$1`; exceljs writes an invalid reference). The zip is archiver's.
  */
 
-/** A cell value as it crosses threads: dates are epoch milliseconds (their style says `date`). */
-export type WireValue = string | number | null | { richText: { text: string }[] };
-
-/** A cell style, by id: `date` marks the style of date cells, whose values are milliseconds. */
-export interface WireStyle {
-  id: number;
-  style: CellStyle;
-  date: boolean;
-}
-
 /** What a new sheet needs: its name, page setup, header and column widths. */
 export type SheetStart = SheetLayout;
-
-/**
- * Rows of the current sheet, flat: `width` values a row, and in `layout` each row's height (0:
- * the default) followed by its `width` style ids. New styles come first, before the rows that use them.
- */
-export interface RowBatch {
-  width: number;
-  styles: WireStyle[];
-  values: WireValue[];
-  layout: Int32Array;
-}
 
 /** Document properties of the workbook. */
 export interface BookProps {
@@ -68,8 +51,8 @@ export interface BookProps {
   created: number;
 }
 
-/** Characters of sheet XML gathered before they are written into the sheet's zip entry at once. */
-const CHUNK_CHARS = 64 * 1024;
+/** Bytes of sheet XML gathered before they are written into the sheet's zip entry at once. */
+const CHUNK_BYTES = 64 * 1024;
 
 /**
  * Bytes each side of a sheet's zip entry (a PassThrough) buffers before the writer waits: a chunk
@@ -89,13 +72,12 @@ const ZIP_BUFFER_BYTES = 32 * 1024;
 interface OpenSheet {
   xml: SheetXml;
   entry: PassThrough;
-  pending: string;
+  pending: XmlBytes;
 }
 
 /** A style the book was told of, and its index in the workbook once a cell used it. */
 interface KnownStyle {
   style: CellStyle;
-  date: boolean;
   index: number | undefined;
 }
 
@@ -108,9 +90,9 @@ export class XlsxBook {
   private readonly sheets: PackageSheet[] = [];
   private readonly created: Date;
   private current: OpenSheet | undefined;
-  /** One row's values and style indexes, filled anew for each row. */
-  private values: SheetValue[] = [];
-  private indexes: number[] = [];
+  /** One row's style indexes, filled anew for each row. */
+  private indexes = new Int32Array(0);
+  private readonly indexOf = (id: number, kind: CellKind): number => this.styleIndex(id, kind);
 
   /**
    * Opens a workbook on `out`. archiver is loaded here, not with this module: a main thread whose
@@ -151,7 +133,9 @@ export class XlsxBook {
     // Destroyed with the workbook's failure, which `failed` reports: a wait for its drain ends then.
     entry.on('error', () => {});
     this.append(entry, `xl/worksheets/sheet${id}.xml`);
-    this.current = { xml, entry, pending: xml.open() };
+    const pending = new XmlBytes(CHUNK_BYTES);
+    pending.xml(xml.open());
+    this.current = { xml, entry, pending };
   }
 
   /** Ends the current sheet, if any: its XML is complete. */
@@ -159,38 +143,21 @@ export class XlsxBook {
     const sheet = this.current;
     if (sheet === undefined) return;
     this.current = undefined;
-    sheet.entry.end(sheet.pending + sheet.xml.close());
+    sheet.pending.xml(sheet.xml.close());
+    sheet.entry.end(sheet.pending.take());
   }
 
   /** Writes a batch of rows into the current sheet; resolves once the pipeline can take more. */
   async addRows(batch: RowBatch): Promise<void> {
-    for (const { id, style, date } of batch.styles) this.styles[id] = { style, date, index: undefined };
+    for (const { id, style } of batch.styles) this.styles[id] = { style, index: undefined };
     const sheet = this.current;
     if (sheet === undefined) throw new Error('rows before a sheet');
-    const { width, layout } = batch;
-    const { values, indexes } = this;
-    values.length = width;
-    indexes.length = width;
-    for (let at = 0, row = 0; at < layout.length; at += 1 + width, row += width) {
-      const height = layout[at] as number;
-      let hasValues = false;
-      for (let i = 0; i < width; i += 1) {
-        const value = batch.values[row + i] as WireValue;
-        const known = this.styles[layout[at + 1 + i] as number];
-        values[i] = known?.date === true && typeof value === 'number' ? new Date(value) : value;
-        if (value !== null) hasValues = true;
-      }
-      // A row without values or height is left out, and the styles of its cells are not registered.
-      if (hasValues || height !== 0) {
-        for (let i = 0; i < width; i += 1)
-          indexes[i] = this.indexOf(layout[at + 1 + i] as number, values[i] as SheetValue);
-      }
-      sheet.pending += sheet.xml.row(values, indexes, height);
-      if (sheet.pending.length >= CHUNK_CHARS) {
-        const chunk = sheet.pending;
-        sheet.pending = '';
-        await this.pacer.write(sheet.entry, chunk);
-      }
+    if (this.indexes.length < batch.width) this.indexes = new Int32Array(batch.width);
+    const rows = new BatchRows(batch, this.indexes);
+    const { pending } = sheet;
+    while (!rows.done) {
+      rows.next(pending, sheet.xml, this.indexOf);
+      if (pending.length >= CHUNK_BYTES) await this.pacer.write(sheet.entry, pending.take());
     }
   }
 
@@ -224,11 +191,14 @@ export class XlsxBook {
     this.out.destroy(reason);
   }
 
-  /** The workbook's index of the style with wire id `id`, registered when a cell first uses it. */
-  private indexOf(id: number, value: SheetValue): number {
+  /**
+   * The workbook's index of the style with wire id `id`, registered when a cell first uses it
+   * (holding a `kind` of value: a style without number format is a date's on a date).
+   */
+  private styleIndex(id: number, kind: CellKind): number {
     const known = this.styles[id];
     if (known === undefined) return 0;
-    known.index ??= this.styleSheet.id(known.style, kindOf(value));
+    known.index ??= this.styleSheet.id(known.style, kind);
     return known.index;
   }
 

@@ -1,4 +1,4 @@
-import { Big, type Cell, type Column, numberWidth, wallClock } from '../../../domain/index.ts';
+import { Big, type Cell, type Column, numberWidth, wallClockMillis } from '../../../domain/index.ts';
 import { instantMillis, isDecimalLiteral, isIntegerLiteral, preview, wellFormed } from './cells.ts';
 
 /** Number format of `datetime` cells. */
@@ -56,37 +56,99 @@ export function sheetColumns(columns: readonly Column[]): SheetColumn[] {
 }
 
 /**
- * Converts one source cell for `column`; returns a reason string when the cell does not fit its kind.
- * Companion cells hold the exact decimal string only where the number cell is not exact.
+ * Where {@link putXlsxCell} puts a cell it converted, one call per cell: no object is made for a
+ * cell (the writer's main thread hands them to the workbook this way, `xlsx.ts`).
  */
-export function toXlsxCell(cell: Cell, column: SheetColumn): XlsxCell | string {
-  if (cell === null) return { value: null };
+export interface CellSink {
+  /** A cell without value. */
+  empty(): void;
+  /** A number shown with number format `numFmt`. */
+  number(value: number, numFmt: string): void;
+  /** A date-time: the epoch milliseconds of its wall-clock time read as UTC (see `wallClockMillis`). */
+  date(wallMs: number): void;
+  /**
+   * Text as its cell shows it: `inline`, a one-run rich text written as an inline string (see
+   * {@link sheetTextValue}); `numFmt`, the text format of a `spaced` column.
+   */
+  text(value: string, inline: boolean, numFmt: string | undefined): void;
+}
+
+/**
+ * Converts one source cell for `column` into `sink`; returns a reason string (and puts nothing)
+ * when the cell does not fit its kind. Companion cells hold the exact decimal string only where
+ * the number cell is not exact.
+ */
+export function putXlsxCell(cell: Cell, column: SheetColumn, sink: CellSink): string | undefined {
+  if (cell === null) {
+    sink.empty();
+    return undefined;
+  }
   const { kind } = column.source;
   switch (kind) {
     case 'text':
-      return column.source.spaced === true
-        ? { value: sheetTextValue(cell), numFmt: SPACED_TEXT_FORMAT }
-        : { value: sheetTextValue(cell) };
+      putSheetText(cell, column.source.spaced === true ? SPACED_TEXT_FORMAT : undefined, sink);
+      return undefined;
     case 'integer':
       if (!isIntegerLiteral(cell)) return `not an integer literal: ${preview(cell)}`;
       // Past 2^53 a number would silently change the count: keep such values as text.
-      return Number.isSafeInteger(Number(cell)) ? { value: Number(cell), numFmt: '0' } : { value: cell };
+      if (Number.isSafeInteger(Number(cell))) sink.number(Number(cell), '0');
+      else sink.text(cell, false, undefined);
+      return undefined;
     case 'decimal': {
       if (!isDecimalLiteral(cell)) return `not a decimal literal: ${preview(cell)}`;
       const value = Number(cell);
-      if (column.companion) return { value: isExactNumber(cell, value) ? null : cell };
-      if (column.source.blankZero === true && value === 0 && /^-?[0.]+$/.test(cell)) return { value: null };
+      if (column.companion) {
+        if (isExactNumber(cell, value)) sink.empty();
+        else sink.text(cell, false, undefined);
+      } else if (column.source.blankZero === true && value === 0 && /^-?[0.]+$/.test(cell)) sink.empty();
       // Past a spreadsheet number's range (1e400, or 1e-400 which would read 0): the exact text.
-      if (!Number.isFinite(value) || (value === 0 && !/^-?[0.]+$/.test(cell))) return { value: cell };
-      return { value, numFmt: decimalFormat(cell) };
+      else if (!Number.isFinite(value) || (value === 0 && !/^-?[0.]+$/.test(cell)))
+        sink.text(cell, false, undefined);
+      else sink.number(value, decimalFormat(cell));
+      return undefined;
     }
     case 'datetime': {
       const ms = instantMillis(cell);
       if (ms === undefined) return `not an ISO-8601 instant: ${preview(cell)}`;
       // Excel has no zones: store the zone's wall-clock time as if it were UTC.
-      return { value: wallClock(ms, column.source.timeZone ?? 'UTC'), numFmt: DATETIME_FORMAT };
+      sink.date(wallClockMillis(ms, column.source.timeZone ?? 'UTC'));
+      return undefined;
     }
   }
+}
+
+/** Puts text as its cell shows it (see {@link sheetTextValue}); plain text, the common case, as it is. */
+function putSheetText(text: string, numFmt: string | undefined, sink: CellSink): void {
+  if (text.length <= MAX_CELL_TEXT && PLAIN_TEXT.test(text)) {
+    sink.text(text, false, numFmt);
+    return;
+  }
+  const value = sheetTextValue(text);
+  if (typeof value === 'string') sink.text(value, false, numFmt);
+  else sink.text(value.richText[0]?.text ?? '', true, numFmt);
+}
+
+/**
+ * Converts one source cell for `column`; returns a reason string when the cell does not fit its kind.
+ * Companion cells hold the exact decimal string only where the number cell is not exact.
+ * (The object form of {@link putXlsxCell}, for tests and single cells.)
+ */
+export function toXlsxCell(cell: Cell, column: SheetColumn): XlsxCell | string {
+  let converted: XlsxCell = { value: null };
+  const reason = putXlsxCell(cell, column, {
+    empty: () => {},
+    number: (value, numFmt) => {
+      converted = { value, numFmt };
+    },
+    date: (wallMs) => {
+      converted = { value: new Date(wallMs), numFmt: DATETIME_FORMAT };
+    },
+    text: (value, inline, numFmt) => {
+      const shown = inline ? { richText: [{ text: value }] } : value;
+      converted = numFmt === undefined ? { value: shown } : { value: shown, numFmt };
+    },
+  });
+  return reason ?? converted;
 }
 
 /** True when `value` (= Number(decimal)) shows and round-trips as exactly `decimal` in Excel. */

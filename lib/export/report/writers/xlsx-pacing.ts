@@ -35,7 +35,7 @@ export class EntryPacer {
    * Writes `xml` into `entry`; resolves once it can take more; rejects if `out` is gone, or if
    * the entry errors or closes meanwhile (the workbook destroys it when `out` or the zip fails).
    */
-  async write(entry: Writable, xml: string): Promise<void> {
+  async write(entry: Writable, xml: string | Uint8Array): Promise<void> {
     // Rows are worked out faster than a dead pipe complains: stop at the next chunk instead.
     if (this.out.destroyed) throw this.out.errored ?? outputClosed();
     const more = entry.write(xml);

@@ -1,3 +1,4 @@
+import { ascii } from './xlsx-bytes.ts';
 import type { CellAlignment, CellKind, StyleSheet } from './xlsx-styles.ts';
 import { columnLetters, type PackageSheet, xmlEncode } from './xlsx-xml.ts';
 
@@ -69,6 +70,7 @@ const BOLD = { bold: true } as const;
 export class SheetXml {
   private next = 1;
   private readonly letters: string[] = [];
+  private readonly cellOpens: Uint8Array[] = [];
 
   constructor(
     private readonly layout: SheetLayout,
@@ -112,8 +114,7 @@ export class SheetXml {
    * {@link StyleSheet.id}), `height` in points (0: the default), `rowStyle` the row's own style.
    */
   row(values: readonly SheetValue[], styleIds: readonly number[], height: number, rowStyle = 0): string {
-    const number = this.next;
-    this.next += 1;
+    const number = this.takeRowNumber();
     let hasValues = false;
     for (const value of values) if (value !== null) hasValues = true;
     if (!hasValues && height === 0) return '';
@@ -125,6 +126,23 @@ export class SheetXml {
     const s = rowStyle ? ` s="${rowStyle}" customFormat="1"` : '';
     const open = `<row r="${number}"${ht} spans="1:${values.length}"${s} x14ac:dyDescent="0.25"`;
     return cells === '' ? `${open}/>` : `${open}>${cells}</row>`;
+  }
+
+  /** The number of the sheet's next row, taken (for a row written as bytes: `BatchRows`). */
+  takeRowNumber(): number {
+    const number = this.next;
+    this.next += 1;
+    return number;
+  }
+
+  /** `<c r="` and the letters of column `index` (0-based), as bytes. */
+  cellOpen(index: number): Uint8Array {
+    let open = this.cellOpens[index];
+    if (open === undefined) {
+      open = ascii(`<c r="${this.letter(index)}`);
+      this.cellOpens[index] = open;
+    }
+    return open;
   }
 
   /** The XML after the last row. */

@@ -1,4 +1,5 @@
-import type { BookProps, RowBatch, SheetStart } from './xlsx-book.ts';
+import type { RowBatch } from './xlsx-batch.ts';
+import type { BookProps, SheetStart } from './xlsx-book.ts';
 import type { PacingStats } from './xlsx-pacing.ts';
 
 /** Messages from the main thread to the XLSX worker. */

@@ -1,5 +1,6 @@
+import { Worker } from 'node:worker_threads';
 import JSZip from 'jszip';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sink } from '../../../../test/support/writers.ts';
 import type { Column, TableSource } from '../../../domain/table.ts';
 import { XlsxWorkerError } from './errors.ts';
@@ -54,6 +55,29 @@ describe('writeXlsx on a worker thread', () => {
 
     expect(Object.keys(worker)).toContain('xl/worksheets/sheet2.xml');
     expect(worker).toEqual(same);
+  });
+
+  it('hands the worker finished rows only: per batch three typed arrays, moved to it (not copied), no value per cell', async () => {
+    const posted = vi.spyOn(Worker.prototype, 'postMessage');
+    try {
+      await parts({ thread: 'worker' });
+      const batches = posted.mock.calls.filter(([message]) => (message as { type: string }).type === 'rows');
+      // 3000 rows in sheets of 2000: batches of 256 rows, each sheet's last one shorter, and the read me's row.
+      expect(batches.length).toBe(8 + 4 + 1);
+      for (const [message, transfer] of batches) {
+        const { batch } = message as { batch: Record<string, unknown> };
+        expect(Object.keys(batch).sort()).toEqual(['layout', 'numbers', 'styles', 'text', 'width']);
+        expect(batch.layout).toBeInstanceOf(Int32Array);
+        expect(batch.numbers).toBeInstanceOf(Float64Array);
+        expect(batch.text).toBeInstanceOf(Uint8Array);
+        // Moved: the main thread's arrays are empty once posted, so nothing was copied per cell.
+        const arrays = [batch.layout, batch.numbers, batch.text] as Uint8Array[];
+        expect(transfer).toEqual(arrays.map((array) => array.buffer));
+        expect(arrays.map((array) => array.buffer.byteLength)).toEqual([0, 0, 0]);
+      }
+    } finally {
+      posted.mockRestore();
+    }
   });
 
   it('rejects with a typed error whose cause is the failure when the workbook fails in the worker', async () => {

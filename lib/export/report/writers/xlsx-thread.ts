@@ -4,20 +4,26 @@ import type { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { XlsxWorkerError } from './errors.ts';
-import { type BookProps, type RowBatch, type SheetStart, XlsxBook } from './xlsx-book.ts';
+import { type RowBatch, transferList } from './xlsx-batch.ts';
+import { type BookProps, type SheetStart, XlsxBook } from './xlsx-book.ts';
 import { outputClosed, type PacingStats } from './xlsx-pacing.ts';
 import type { FromMain, ToMain } from './xlsx-thread-messages.ts';
 
-/** Characters of text a row batch is sent at, however few its rows: long memos keep the batches small. */
-export const MAX_BATCH_CHARS = 256 * 1024;
+/** Bytes of text a row batch is sent at, however few its rows: long memos keep the batches small. */
+export const MAX_BATCH_BYTES = 256 * 1024;
 
 /**
  * Where a workbook's XML and zip are written (the one seam between the two): on a worker thread
  * while this thread works out the cells ({@link WorkerBook}), or on this thread ({@link SameThreadBook}).
  */
 export interface BookWriter {
-  /** Rows per {@link RowBatch} this writer wants (fewer once a batch has {@link MAX_BATCH_CHARS} characters of text). */
+  /** Rows per {@link RowBatch} this writer wants (fewer once a batch has {@link MAX_BATCH_BYTES} bytes of text). */
   readonly batchRows: number;
+  /**
+   * Whether a batch's arrays move away with it (to the worker): then each batch needs new ones;
+   * otherwise they may be reused once {@link addRows} has resolved.
+   */
+  readonly transfers: boolean;
   startSheet(sheet: SheetStart): void;
   /** Commits the current sheet: its XML is complete. */
   endSheet(): void;
@@ -109,6 +115,7 @@ export function startBookWorker(entry?: URL, endTimeoutMs?: number): StartedWork
 /** The workbook written on this thread: rows one at a time. */
 class SameThreadBook implements BookWriter {
   readonly batchRows = 1;
+  readonly transfers = false;
   constructor(private readonly book: XlsxBook) {}
   startSheet(sheet: SheetStart): void {
     this.book.startSheet(sheet);
@@ -148,6 +155,7 @@ const WORKER_LIMITS = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 2 
  */
 class WorkerBook implements BookWriter {
   readonly batchRows = 256;
+  readonly transfers = true;
   private inFlight = 0;
   private readonly acked: (() => void)[] = [];
   private done: ((stats: PacingStats) => void) | undefined;
@@ -194,8 +202,8 @@ class WorkerBook implements BookWriter {
   }
 
   async addRows(batch: RowBatch): Promise<void> {
-    // The layout's buffer moves to the worker (the batch's builder starts a new one).
-    this.post({ type: 'rows', batch }, [batch.layout.buffer as ArrayBuffer]);
+    // The batch's arrays move to the worker, not copied (the batch's builder starts new ones).
+    this.post({ type: 'rows', batch }, transferList(batch));
     this.inFlight += 1;
     if (this.inFlight >= MAX_BATCHES_IN_FLIGHT) {
       await Promise.race([new Promise<void>((resolve) => this.acked.push(resolve)), this.failed]);

@@ -4,16 +4,23 @@ import { ValidationError } from '../../../errors.ts';
 import { checkRowLength, checkSpec } from './cells.ts';
 import { ReportCellError } from './errors.ts';
 import { SheetNames } from './sheet-names.ts';
-import { BatchBuilder } from './xlsx-batch.ts';
-import type { SheetStart, WireValue } from './xlsx-book.ts';
 import {
+  BatchBuilder,
+  CELL_DATE,
+  CELL_INLINE,
+  CELL_INLINE_KEPT,
+  CELL_NUMBER,
+  CELL_TEXT,
+} from './xlsx-batch.ts';
+import type { SheetStart } from './xlsx-book.ts';
+import {
+  type CellSink,
   DATETIME_FORMAT,
   displayWidth,
+  putXlsxCell,
   type SheetColumn,
   sheetColumns,
   sheetTextValue,
-  toXlsxCell,
-  type XlsxCell,
 } from './xlsx-cells.ts';
 import type { PacingStats } from './xlsx-pacing.ts';
 import {
@@ -31,7 +38,7 @@ import {
 } from './xlsx-print.ts';
 import type { HeaderFooter } from './xlsx-sheet.ts';
 import type { CellStyle } from './xlsx-styles.ts';
-import { type BookWriter, MAX_BATCH_CHARS, openBook, type StartedWorker } from './xlsx-thread.ts';
+import { type BookWriter, MAX_BATCH_BYTES, openBook, type StartedWorker } from './xlsx-thread.ts';
 
 /** Excel's 1,048,576 rows minus the header row. */
 export const EXCEL_MAX_DATA_ROWS = 1_048_575;
@@ -196,15 +203,10 @@ async function writeTable(
   let widths: number[] = [];
   // A form sheet fitted one page wide: how many of its columns print (else it prints as any sheet).
   let printed: number | undefined;
-  const batch = new BatchBuilder(columns.length, book.batchRows);
-  let batchChars = 0;
-  // One row's values and style ids, filled anew for each row.
-  const values: WireValue[] = new Array(columns.length);
-  const ids: number[] = new Array(columns.length);
+  const batch = new BatchBuilder(columns.length, book.batchRows, book.transfers);
 
   const flush = async (): Promise<void> => {
     const full = batch.take();
-    batchChars = 0;
     if (full !== undefined) await book.addRows(full);
   };
 
@@ -242,35 +244,46 @@ async function writeTable(
       };
       id = styleIds.next++;
       byFormat.set(numFmt ?? '', id);
-      batch.styles.push({ id, style, date: numFmt === DATETIME_FORMAT });
+      batch.styles.push({ id, style });
     }
     return id;
+  };
+
+  // Each cell goes into the batch as it is converted, finished: no object per cell.
+  let column = columns[0] as SheetColumn;
+  const cells: CellSink = {
+    empty: () => batch.empty(styleOf(undefined, column.source.wrap === true, false)),
+    number: (value, numFmt) =>
+      batch.number(value, CELL_NUMBER, styleOf(numFmt, column.source.wrap === true, true)),
+    date: (wallMs) =>
+      batch.number(
+        excelDate(wallMs),
+        CELL_DATE,
+        styleOf(DATETIME_FORMAT, column.source.wrap === true, false),
+      ),
+    text: (value, inline, numFmt) => {
+      // A plain text of several lines wraps (an unwrapped cell prints its lines run together).
+      const wrap = column.source.wrap === true || (!inline && value.includes('\n'));
+      const kind = !inline ? CELL_TEXT : KEPT_SPACE.test(value) ? CELL_INLINE_KEPT : CELL_INLINE;
+      batch.text(value, kind, styleOf(numFmt, wrap, false));
+    },
   };
 
   const writeRow = async (row: Row): Promise<void> => {
     dataRow += 1;
     checkRowLength(spec, row, dataRow);
     if (sheet === undefined || sheet.rows === settings.maxRowsPerSheet) sheet = await startSheet();
+    batch.beginRow();
     for (let i = 0; i < columns.length; i += 1) {
-      const column = columns[i] as SheetColumn;
-      const cell = toXlsxCell(row[column.index] ?? null, column);
-      if (typeof cell === 'string') throw new ReportCellError(spec.name, column.source.key, dataRow, cell);
-      const { value } = cell;
-      if (typeof value === 'string') batchChars += value.length;
-      else if (typeof value === 'object' && value !== null && !(value instanceof Date))
-        batchChars += value.richText.reduce((sum, run) => sum + run.text.length, 0);
-      values[i] = value instanceof Date ? value.getTime() : value;
-      ids[i] = styleOf(
-        cell.numFmt,
-        column.source.wrap === true || hasLineBreak(value),
-        typeof value === 'number',
-      );
+      column = columns[i] as SheetColumn;
+      const reason = putXlsxCell(row[column.index] ?? null, column, cells);
+      if (reason !== undefined) throw new ReportCellError(spec.name, column.source.key, dataRow, reason);
     }
     const lines = wrappedLines(row, columns, widths, printed !== undefined);
     // Spreadsheets do not grow a row to its wrapped text on opening a file: say how tall it is.
-    batch.add(lines > 1 ? LINE_HEIGHT * lines : 0, values, ids);
+    batch.endRow(lines > 1 ? LINE_HEIGHT * lines : 0);
     sheet.rows += 1;
-    if (batch.size >= book.batchRows || batchChars >= MAX_BATCH_CHARS) await flush();
+    if (batch.size >= book.batchRows || batch.bytes >= MAX_BATCH_BYTES) await flush();
   };
 
   try {
@@ -431,9 +444,12 @@ function wrappedTextLines(text: string, width: number): number {
   return lines;
 }
 
-/** Whether a cell value is a text of several lines. */
-function hasLineBreak(value: XlsxCell['value']): boolean {
-  return typeof value === 'string' && value.includes('\n');
+/** An inline string whose space its `<t>` must keep: at its start or end, or a line break. */
+const KEPT_SPACE = /^\s|\n|\s$/;
+
+/** A wall-clock time (epoch milliseconds) as a spreadsheet's serial day number (1900 date system: 25569 is 1970-01-01). */
+function excelDate(wallMs: number): number {
+  return 25569 + wallMs / (24 * 3600 * 1000);
 }
 
 /** Whether a sheet column holds number cells: a decimal or integer column, not an `(exact)` text companion. */
@@ -472,12 +488,25 @@ function wrappedLines(
     // A column of width w holds w digits; LibreOffice's cell padding and wider letters take about two.
     const perLine = Math.max(1, (widths[i] ?? 10) - 2);
     // A form sheet's rows are as tall as its text wrapped at spaces (see `wordWrappedLines`).
-    const lines = byWord
-      ? wordWrappedLines(text, perLine)
-      : text.split('\n').reduce((sum, line) => sum + Math.max(1, Math.ceil(line.length / perLine)), 0);
+    const lines = byWord ? wordWrappedLines(text, perLine) : brokenLines(text, perLine);
     most = Math.max(most, lines);
   }
   return most;
+}
+
+/**
+ * Lines `text` takes broken every `perLine` characters, line by line (a line break starts a new
+ * one, an empty line takes one): found by position, no array of lines made per cell.
+ */
+function brokenLines(text: string, perLine: number): number {
+  let lines = 0;
+  let from = 0;
+  for (let end = text.indexOf('\n'); ; end = text.indexOf('\n', from)) {
+    const length = (end < 0 ? text.length : end) - from;
+    lines += Math.max(1, Math.ceil(length / perLine));
+    if (end < 0) return lines;
+    from = end + 1;
+  }
 }
 
 /**
