@@ -22,7 +22,10 @@ export default defineConfig({
     // The AWS SDK's notice that its 2027 releases need Node 22 (README: Node), once per worker otherwise.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
-      { extends: true, test: { name: 'unit', include: SHARED_MODULES, exclude: OWN_MODULES, isolate: false } },
+      {
+        extends: true,
+        test: { name: 'unit', include: SHARED_MODULES, exclude: OWN_MODULES, isolate: false },
+      },
       { extends: true, test: { name: 'isolated', include: ['test/**/*.test.ts', ...OWN_MODULES] } },
     ],
   },
