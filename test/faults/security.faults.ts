@@ -628,7 +628,7 @@ describe('security: no secret in logs, errors, records, files or CLI output', ()
   });
 });
 
-describe('security: IAM of the synthesized stack (cdk-nag: see test/infra/cdk-synth.test.ts and stack.test.ts)', () => {
+describe('security: IAM of the synthesized stack (cdk-nag: see test/infra/cdk-synth.e2e.ts and stack.test.ts)', () => {
   interface Statement {
     Effect: string;
     Action?: string | string[];
