@@ -25,11 +25,13 @@ export {
   type SlotLease,
   slotKey,
 } from './profile-slots.ts';
+export { jobReconciliation } from './job-reconciliation.ts';
 export {
   type ExportInput,
   type JobFile,
   type JobObserver,
   type JobRecord,
+  type JobReconciliation,
   type JobResult,
   type JobState,
   jobIdFor,
