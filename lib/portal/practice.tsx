@@ -284,8 +284,7 @@ export const PracticeView: FC<{ ctx: PageContext; rows: readonly PracticeRow[] }
       <p>
         Each client's months with a report set, newest first: which are exported, have warnings open, are
         reconciled, continue the closed month before in their opening balances, closed or changed since their
-        close. Verify reads every file of a set, so it runs only
-        when you press it.
+        close. Verify reads every file of a set, so it runs only when you press it.
       </p>
       {profiles.length === 0 ? <p>No client of yours has a report set yet.</p> : null}
       {profiles.map((profile) => (

@@ -155,7 +155,9 @@ describe('opening balances against the previous closed period', () => {
     expect(firstLines).toContain('opening balances continue the closed 2025-01');
     // Instants as days in the zone, on the Read me's first lines and in the CLI's summary.
     for (const words of [firstLines, february.stdout]) {
-      expect(words).toMatch(/ledger balances at the end of 2025-02-28 \(UTC\) equal what the service reports/);
+      expect(words).toMatch(
+        /ledger balances at the end of 2025-02-28 \(UTC\) equal what the service reports/,
+      );
       expect(words).toMatch(/ledger balances at the start of 2025-02-01 \(UTC\) equal its closing balances/);
       const lines = words.split('\n').filter((line) => line.includes('ledger balances'));
       expect(lines.filter((line) => /T\d\d:\d\d:\d\d\.\d{3}Z/.test(line))).toEqual([]);

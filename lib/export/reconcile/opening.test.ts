@@ -70,9 +70,16 @@ describe('openingRecord', () => {
   it("says the period's start as a day in its zone, the machine field kept as the instant", () => {
     // February in Berlin begins at 23:00 UTC on 31 January.
     const start = '2025-01-31T23:00:00.000Z';
-    const previous = { ...closed({ at: start, balances: [{ ledgerId: 'led_a', symbol: 'ETH', amount: '1' }] }) };
+    const previous = {
+      ...closed({ at: start, balances: [{ ledgerId: 'led_a', symbol: 'ETH', amount: '1' }] }),
+    };
     const berlin = { ...self, timeZone: 'Europe/Berlin' };
-    const record = openingRecord([{ ledgerId: 'led_a', symbol: 'ETH', amount: '1' }], start, previous, berlin);
+    const record = openingRecord(
+      [{ ledgerId: 'led_a', symbol: 'ETH', amount: '1' }],
+      start,
+      previous,
+      berlin,
+    );
     expect(record).toMatchObject({ status: 'continues', periodStart: start });
     expect(record.note).toBe(
       'opening balances continue the closed 2025-01 (run 20250202T000000Z-abc123): 1 ledger balance at the start of 2025-02-01 (Europe/Berlin) equal its closing balances',

@@ -37,7 +37,9 @@ describe('reconcile', () => {
     );
     const [warning] = differenceWarnings(record, 'Europe/Berlin');
     expect(warning).toContain('ledger led_a, token ETH');
-    expect(warning).toContain('give 1.000000000000000001 at the end of 2025-12-31 (Europe/Berlin), the service');
+    expect(warning).toContain(
+      'give 1.000000000000000001 at the end of 2025-12-31 (Europe/Berlin), the service',
+    );
     expect(warning).toContain('difference -0.000000000000000001. What to do:');
   });
 

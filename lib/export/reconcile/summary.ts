@@ -89,7 +89,8 @@ export function reconciliationRecord(
  * instant in days of `timeZone`.
  */
 export function differenceWarnings(record: ReconciliationRecord, timeZone: string): string[] {
-  const at = record.periodEnd === undefined ? 'the period end' : instantWords(record.periodEnd, timeZone, 'end');
+  const at =
+    record.periodEnd === undefined ? 'the period end' : instantWords(record.periodEnd, timeZone, 'end');
   return record.differences.map(
     (d) =>
       `reconciliation difference: ledger ${d.ledgerId}, token ${d.symbol}: the transactions give ${d.computed} at ` +

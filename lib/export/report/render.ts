@@ -376,7 +376,8 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     const facts = taxPackFacts(description, (await listedFile(files[0] as RenderedFile)).sha256);
     await render(`${baseName}${TAX_PACK_SUFFIX}`, CONTENT_TYPES.pdf, async (out) => {
       // Its note says the period end as a day in the period's zone already (lib/export/plan, instantWords).
-      const reconciliation = input.reconciliation === undefined ? {} : { reconciliation: input.reconciliation };
+      const reconciliation =
+        input.reconciliation === undefined ? {} : { reconciliation: input.reconciliation };
       await writeTaxPack({ facts, tables, ...reconciliation }, out);
       return undefined;
     });
