@@ -99,7 +99,21 @@ export const JobView = z
     queuePosition: z.number().int().min(1).optional(),
     runId: z.string().optional(),
     reconciliation: z
-      .object({ status: z.string(), note: z.string() })
+      .object({
+        status: z.string(),
+        note: z.string(),
+        opening: z
+          .object({
+            status: z.string(),
+            note: z.string(),
+            previousPeriod: z.string().optional(),
+          })
+          .optional()
+          .describe(
+            'its opening balances against the closing ones of the closed period before (continues, break, ' +
+              'no-closed-previous, not-checked), and that period',
+          ),
+      })
       .optional()
       .describe(
         "the set's reconciliation with the service's reported balances (reconciled, differences, not-reconciled)",

@@ -43,6 +43,7 @@ export async function reconcileRun(input: ReconcileRunInput): Promise<ReconcileS
     fields: input.fields,
     periodStartMs: range.start.toMillis(),
     periodEndMs: range.end.toMillis(),
+    timeZone: request.timeZone,
     startedAtMs: input.startedAt.getTime(),
     service: input.service,
     tallied: input.tallied ?? null,
@@ -52,7 +53,12 @@ export async function reconcileRun(input: ReconcileRunInput): Promise<ReconcileS
   const lookup = input.closedPrevious;
   if (lookup === undefined || result?.quiet || record?.openingBalances === undefined) return result;
   const periodStart = record.periodStart as string;
-  const self = { profile: request.profile, periodLabel: periodLabel(request.period), runId: input.runId };
+  const self = {
+    profile: request.profile,
+    periodLabel: periodLabel(request.period),
+    runId: input.runId,
+    timeZone: request.timeZone,
+  };
   const checked = await checkOpening(record.openingBalances, periodStart, self, () =>
     lookup(request, periodStart),
   );

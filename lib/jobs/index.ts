@@ -13,6 +13,7 @@ export {
   StartFailedError,
   UnknownProfileError,
 } from './errors.ts';
+export { jobReconciliation } from './job-reconciliation.ts';
 export { addConditionalWrites, checkWriteCondition } from './local-s3.ts';
 export { type MonthlyDeps, previousLocalMonth, scheduleKey, startMonthlyExport } from './monthly.ts';
 export {
@@ -29,6 +30,7 @@ export {
   type ExportInput,
   type JobFile,
   type JobObserver,
+  type JobReconciliation,
   type JobRecord,
   type JobResult,
   type JobState,

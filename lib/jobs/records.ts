@@ -64,7 +64,17 @@ export interface JobResult {
   prefix: string;
   files: JobFile[];
   /** The set's reconciliation (its manifest's `reconciliation`), in short: for the portal's views. */
-  reconciliation?: { status: string; note: string };
+  reconciliation?: JobReconciliation;
+}
+
+/**
+ * A set's reconciliation in short: its status and note, and its opening-balance check's (the
+ * manifest's `reconciliation.opening`: status, note and the closed period it was compared with).
+ */
+export interface JobReconciliation {
+  status: string;
+  note: string;
+  opening?: { status: string; note: string; previousPeriod?: string };
 }
 
 /** Input of an export execution (and of its plan and finish tasks): the job it runs. */

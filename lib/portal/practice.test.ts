@@ -5,7 +5,7 @@
  * read back with a DOM-free parse of the rendered string (cells by their `data-label`).
  */
 import { describe, expect, it } from 'vitest';
-import { type PracticeRow, PracticeView, reconciliationOf } from './practice.tsx';
+import { openingOf, type PracticeRow, PracticeView, reconciliationOf } from './practice.tsx';
 
 const ctx = { base: '/portal', api: '', signIn: { kind: 'development' as const, profiles: ['acme'] } };
 
@@ -16,6 +16,7 @@ function row(fields: Partial<PracticeRow>): PracticeRow {
     set: { jobId: 'f'.repeat(32), runId: '20250401T000000Z-abcdef', finishedAt: '2025-04-01T00:05:00Z' },
     openWarnings: null,
     reconciled: null,
+    opening: null,
     closed: null,
     restatements: 0,
     ...fields,
@@ -58,6 +59,21 @@ describe('reconciliationOf', () => {
   });
 });
 
+describe('openingOf', () => {
+  it("reads the opening check's status, words and closed month from a job or its result, and nothing else", () => {
+    const opening = { status: 'continues', note: 'opening balances continue …', previousPeriod: '2025-01' };
+    expect(openingOf({ result: { reconciliation: { status: 'reconciled', note: 'x', opening } } })).toEqual(
+      opening,
+    );
+    expect(openingOf({ reconciliation: { opening: { status: 'break', note: 3 } } })).toEqual({
+      status: 'break',
+    });
+    expect(openingOf({ reconciliation: { status: 'reconciled' } })).toBeNull();
+    expect(openingOf({ reconciliation: { opening: { status: '' } } })).toBeNull();
+    expect(openingOf(null)).toBeNull();
+  });
+});
+
 describe('the practice view', () => {
   it('shows each state in words, newest month first as given, a difference and a restatement as ✗', async () => {
     const rows = await cells([
@@ -87,7 +103,7 @@ describe('the practice view', () => {
       row({
         reconciled: {
           status: 'differences',
-          note: 'not reconciled: 1 of 78 ledger balances at 2025-04-01T00:00:00.000Z differ from what the service reports',
+          note: 'not reconciled: 1 of 78 ledger balances at the end of 2025-03-31 (UTC) differ from what the service reports',
         },
       }),
       row({
@@ -96,9 +112,40 @@ describe('the practice view', () => {
       row({ reconciled: { status: 'not-reconciled' } }),
     ]);
     expect(rows.map((r) => r.Reconciled)).toEqual([
-      '✗ not reconciled — 1 of 78 ledger balances at 2025-04-01T00:00:00.000Z differ from what the service reports',
+      '✗ not reconciled — 1 of 78 ledger balances at the end of 2025-03-31 (UTC) differ from what the service reports',
       '✗ not reconciled — the service reports no balances',
       '✗ not reconciled',
+    ]);
+  });
+
+  it("says each month's opening check: continues the closed month, a break with it and why, not checked and why", async () => {
+    const rows = await cells([
+      row({
+        period: '2025-04',
+        opening: {
+          status: 'break',
+          note: 'opening balances break: 1 of 78 ledger balances at the start of 2025-04-01 (Europe/Berlin) differ from the closing balances of the closed 2025-03 (run r3)',
+          previousPeriod: '2025-03',
+        },
+      }),
+      row({
+        period: '2025-03',
+        opening: { status: 'continues', note: 'opening balances continue …', previousPeriod: '2025-02' },
+      }),
+      row({
+        period: '2025-02',
+        opening: {
+          status: 'no-closed-previous',
+          note: 'opening balances not checked: no closed period of acme ends at the start of 2025-02-01 (UTC), where 2025-02 begins',
+        },
+      }),
+      row({ period: '2025-01' }),
+    ]);
+    expect(rows.map((r) => r['Opening balances'])).toEqual([
+      '✗ opening break with 2025-03 — 1 of 78 ledger balances at the start of 2025-04-01 (Europe/Berlin) differ from the closing balances of the closed 2025-03 (run r3)',
+      '✓ opening continues 2025-02',
+      'opening not checked — no closed period of acme ends at the start of 2025-02-01 (UTC), where 2025-02 begins',
+      '— not yet',
     ]);
   });
 });

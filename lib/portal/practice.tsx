@@ -3,7 +3,8 @@
  *
  * - `/portal/practice` (shell) and its view `/portal/view/practice`: for each client the signed-in
  *   person may use × each period with a report set, the state of that period: its latest set
- *   (run id, date), the open warnings of that set, reconciled or not, closed, changed since
+ *   (run id, date), the open warnings of that set, reconciled or not, its opening balances
+ *   against the closed period before (continues, break, not checked), closed, changed since
  *   close, and a button that verifies the set. Nothing is verified on load: a verification reads
  *   every byte of the set and of the sets it chains back to.
  * - `/portal/view/sets/{jobId}/verification`: the verdict of `GET /reports/{jobId}/verification`
@@ -35,6 +36,13 @@ export const PRACTICE_JOBS = 100;
  */
 export type ReconciledState = { status: string; note?: string } | null;
 
+/**
+ * The opening-balance check a job carries (`reconciliation.opening`: continues, break,
+ * no-closed-previous or not-checked, with its words and the closed period compared with), or not
+ * known (a set made before the check, or one not reconciled).
+ */
+export type OpeningState = { status: string; note?: string; previousPeriod?: string } | null;
+
 /** One client × period of the practice view. */
 export interface PracticeRow {
   profile: string;
@@ -44,6 +52,8 @@ export interface PracticeRow {
   /** Open warnings of that set; `null`: the set has no warnings list (or it could not be read). */
   openWarnings: number | null;
   reconciled: ReconciledState;
+  /** Its opening balances against the closed period before. */
+  opening: OpeningState;
   /** Who closed the period and when, at which run; `null`: not closed. */
   closed: { by: string; at: string; runId: string } | null;
   /** Restatements of the period found after its close. */
@@ -60,6 +70,25 @@ export function reconciliationOf(job: unknown): ReconciledState {
     const status = found?.status;
     if (typeof status !== 'string' || status === '') return null;
     return typeof found?.note === 'string' && found.note !== '' ? { status, note: found.note } : { status };
+  };
+  return pick(job) ?? pick((job as { result?: unknown } | null)?.result);
+}
+
+/**
+ * The opening-balance check carried by a job (`reconciliation.opening`, at the top or in its
+ * result), read defensively like {@link reconciliationOf}: any other shape is "not yet".
+ */
+export function openingOf(job: unknown): OpeningState {
+  const pick = (value: unknown): OpeningState => {
+    const found = (value as { reconciliation?: { opening?: Record<string, unknown> } } | null)?.reconciliation
+      ?.opening;
+    const status = found?.status;
+    if (typeof status !== 'string' || status === '') return null;
+    const words = (key: 'note' | 'previousPeriod') => {
+      const value = found?.[key];
+      return typeof value === 'string' && value !== '' ? { [key]: value } : {};
+    };
+    return { status, ...words('note'), ...words('previousPeriod') };
   };
   return pick(job) ?? pick((job as { result?: unknown } | null)?.result);
 }
@@ -94,6 +123,7 @@ async function clientRows(c: Context, api: ApiFetch, profile: string): Promise<P
           set: { jobId, runId: job.runId, finishedAt: job.updatedAt },
           openWarnings: typeof open === 'number' ? open : null,
           reconciled: reconciliationOf(job),
+          opening: openingOf(job),
           closed: closed ? { by: closed.by, at: closed.at, runId: closed.runId } : null,
           restatements: closes.restatements.filter((r) => r.period === period).length,
         };
@@ -166,6 +196,42 @@ const ReconciledCell: FC<{ state: ReconciledState }> = ({ state }) => {
   );
 };
 
+/**
+ * The opening check in words: ✓ continues the closed month before, ✗ a break with it (how many
+ * balances differ), or not checked and why (the check's words less their leading phrase).
+ */
+const OpeningCell: FC<{ state: OpeningState }> = ({ state }) => {
+  if (state === null) return <span class="muted">— not yet</span>;
+  const before = state.previousPeriod ?? 'the closed month before';
+  const why = (state.note ?? '').replace(/^opening balances (break|not checked)\b:?\s*/i, '');
+  switch (state.status) {
+    case 'continues':
+      return <>✓ opening continues {before}</>;
+    case 'break':
+      return (
+        <>
+          <strong>✗ opening break with {before}</strong>
+          {why === '' ? null : <span class="muted"> — {why}</span>}
+        </>
+      );
+    case 'no-closed-previous':
+    case 'not-checked':
+      return (
+        <>
+          opening not checked
+          {why === '' ? null : <span class="muted"> — {why}</span>}
+        </>
+      );
+    default:
+      return (
+        <>
+          opening {state.status}
+          {state.note === undefined ? null : <span class="muted"> — {state.note}</span>}
+        </>
+      );
+  }
+};
+
 /** One period of a client: a row whose cells name their column at phone width too. */
 const PracticeLine: FC<{ ctx: PageContext; row: PracticeRow }> = ({ ctx, row }) => (
   <tr id={`practice-${row.profile}-${row.period}`}>
@@ -189,6 +255,9 @@ const PracticeLine: FC<{ ctx: PageContext; row: PracticeRow }> = ({ ctx, row }) 
     </td>
     <td data-label="Reconciled">
       <ReconciledCell state={row.reconciled} />
+    </td>
+    <td data-label="Opening balances">
+      <OpeningCell state={row.opening} />
     </td>
     <td data-label="Closed">
       <ClosedCell row={row} />
@@ -214,8 +283,8 @@ export const PracticeView: FC<{ ctx: PageContext; rows: readonly PracticeRow[] }
       <h1>Practice</h1>
       <p>
         Each client's months with a report set, newest first: which are exported, have warnings open, are
-        reconciled, closed or changed since their close. Verify reads every file of a set, so it runs only
-        when you press it.
+        reconciled, continue the closed month before in their opening balances, closed or changed since their
+        close. Verify reads every file of a set, so it runs only when you press it.
       </p>
       {profiles.length === 0 ? <p>No client of yours has a report set yet.</p> : null}
       {profiles.map((profile) => (
@@ -231,6 +300,7 @@ export const PracticeView: FC<{ ctx: PageContext; rows: readonly PracticeRow[] }
                 <th scope="col">Exported</th>
                 <th scope="col">Warnings open</th>
                 <th scope="col">Reconciled</th>
+                <th scope="col">Opening balances</th>
                 <th scope="col">Closed</th>
                 <th scope="col">Changed since close</th>
                 <th scope="col">Verified</th>

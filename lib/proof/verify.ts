@@ -2,16 +2,13 @@
  * `verify` (README: Proof): every published file against its manifest, the signature against the
  * public key, and the chain from each set back to the first, said in words.
  */
-import { balanceBreaks, closingBalancesOf, openingBalancesOf, pairCount } from './balances.ts';
 import { type ChainedManifest, parseManifest, sha256 } from './chain.ts';
+import type { Finding } from './finding.ts';
 import { publicKeyFingerprint, SIGNATURE_NAME, type SignatureReference, signatureHolds } from './signing.ts';
 import type { SetStore } from './store.ts';
+import { type ChainPrevious, checkOpeningBalances } from './verify-balances.ts';
 
-/** One thing checked, and whether it holds. */
-export interface Finding {
-  holds: boolean;
-  text: string;
-}
+export type { Finding } from './finding.ts';
 
 /** What was found of one set. */
 export interface SetVerdict {
@@ -91,7 +88,7 @@ async function verifySet(
   findings.push(...(await checkFiles(store, prefix, manifest)));
   findings.push(await checkSignature(store, at, bytes, manifest, options));
   const link = await checkLink(store, manifest);
-  findings.push(link.finding, ...link.balances);
+  findings.push(link.finding, ...(await checkOpeningBalances(store, manifest, link.chain ?? null)));
   const verdict = { prefix, holds: findings.every((finding) => finding.holds), findings };
   return link.previous === undefined ? { verdict } : { verdict, previous: link.previous };
 }
@@ -178,35 +175,36 @@ async function checkSignature(
   };
 }
 
-/** The link to the set before: there, unchanged, and ending where this one begins. */
+/**
+ * The link to the set before: there, unchanged, and ending where this one begins. `chain`: that
+ * set as the balance check reads it (its manifest only when the link holds).
+ */
 async function checkLink(
   store: SetStore,
   manifest: SignedManifest,
-): Promise<{ finding: Finding; balances: Finding[]; previous?: string }> {
+): Promise<{ finding: Finding; chain?: ChainPrevious; previous?: string }> {
   const previous = manifest.previous;
-  const balances: Finding[] = [];
   if (previous === undefined)
-    return { finding: { holds: true, text: 'no chain recorded (made before sets were chained)' }, balances };
+    return { finding: { holds: true, text: 'no chain recorded (made before sets were chained)' } };
   if (previous === null)
     return {
       finding: {
         holds: true,
         text: 'first set of its chain (no earlier set of the profile ends where it begins)',
       },
-      balances,
     };
   const name = `${previous.prefix}/${MANIFEST}`;
   const bytes = await store.read(name);
   const where = `the previous set ${previous.prefix} (${previous.period.label})`;
-  if (bytes === null)
-    return { finding: { holds: false, text: `chain broken: ${where} is missing` }, balances };
+  const chain = { prefix: previous.prefix, where };
+  if (bytes === null) return { finding: { holds: false, text: `chain broken: ${where} is missing` }, chain };
   if (sha256(bytes) !== previous.manifestSha256) {
     return {
       finding: {
         holds: false,
         text: `chain broken: the manifest of ${where} changed since this set named it`,
       },
-      balances,
+      chain,
       previous: previous.prefix,
     };
   }
@@ -216,48 +214,15 @@ async function checkLink(
         holds: false,
         text: `chain broken: ${where} ends at ${previous.period.end}, not where this set begins`,
       },
-      balances,
+      chain,
       previous: previous.prefix,
     };
   }
   return {
     finding: { holds: true, text: `continues ${where}, its manifest unchanged` },
-    balances: checkBalances(manifest, JSON.parse(bytes.toString('utf8')), where),
+    chain: { ...chain, manifest: JSON.parse(bytes.toString('utf8')) },
     previous: previous.prefix,
   };
-}
-
-/**
- * The opening balances of a set against the closing balances of the set it continues, when both
- * manifests record them: one finding when they are equal, one per ledger and token that breaks,
- * none when either records no balances.
- */
-function checkBalances(manifest: unknown, previousManifest: unknown, where: string): Finding[] {
-  const opening = openingBalancesOf(manifest);
-  const closing = closingBalancesOf(previousManifest);
-  if (opening === null || closing === null) return [];
-  if (Date.parse(closing.at) !== Date.parse(opening.at)) {
-    return [
-      {
-        holds: true,
-        text: `balances not compared: the closing balances of ${where} hold at ${closing.at}, not where this set opens (${opening.at}; it was exported before its period was over)`,
-      },
-    ];
-  }
-  const breaks = balanceBreaks(opening.balances, closing.balances);
-  if (breaks.length === 0) {
-    const pairs = pairCount(opening.balances, closing.balances);
-    return [
-      {
-        holds: true,
-        text: `opening balances equal the closing balances of ${where} (${pairs} ledger balance${pairs === 1 ? '' : 's'} at ${opening.at})`,
-      },
-    ];
-  }
-  return breaks.map((b) => ({
-    holds: false,
-    text: `balances break: ledger ${b.ledgerId}, token ${b.symbol} opens at ${opening.at} with ${b.opening}, but ${where} closed with ${b.previousClosing} (difference ${b.difference})`,
-  }));
 }
 
 function safeFingerprint(pem: string): string | null {

@@ -23,7 +23,15 @@ import {
   plannedBefore,
   runPipeline,
 } from '../export/index.ts';
-import { getJson, type JobFile, type JobRecord, type JobResult, KEYS, putJson } from '../jobs/index.ts';
+import {
+  getJson,
+  type JobFile,
+  type JobRecord,
+  type JobResult,
+  jobReconciliation,
+  KEYS,
+  putJson,
+} from '../jobs/index.ts';
 import { findPreviousSet, type ManifestSigner, s3SetStore } from '../proof/index.ts';
 import { closeGuardedSink, monthlyCloseCheck } from './close-step.ts';
 import type { Notifier } from './notify.ts';
@@ -134,15 +142,12 @@ async function publishRun(
       ...(deps.signer ? { signer: await deps.signer() } : {}),
     },
   );
-  const reconciled = (result.manifest as { reconciliation?: { status?: unknown; note?: unknown } })
-    .reconciliation;
+  const reconciliation = jobReconciliation(result.manifest);
   const publication: JobResult = {
     runId: result.runId,
     prefix: result.prefix,
     files: result.files.map(jobFile),
-    ...(typeof reconciled?.status === 'string' && typeof reconciled.note === 'string'
-      ? { reconciliation: { status: reconciled.status, note: reconciled.note } }
-      : {}),
+    ...(reconciliation === undefined ? {} : { reconciliation }),
   };
   await putJson(s3, bucket, KEYS.published(job.jobId), publication);
   return publication;

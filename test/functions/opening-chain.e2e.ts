@@ -62,6 +62,24 @@ const manifestOf = async (job: JobRecord): Promise<any> =>
 let january: JobRecord;
 let february: JobRecord;
 
+/** `GET path` on the stack with the test's bearer token: the answer's body as text. */
+async function get(path: string): Promise<string> {
+  const answer = await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  expect(answer.status, path).toBe(200);
+  return answer.text();
+}
+
+/** The practice view's "Opening balances" cell of each month of demo, as text without tags. */
+async function openingCells(): Promise<Record<string, string>> {
+  const html = await get('/portal/view/practice');
+  return Object.fromEntries(
+    [...html.matchAll(/<tr id="practice-demo-([^"]+)">(.*?)<\/tr>/g)].map((match) => {
+      const cell = /<td[^>]*data-label="Opening balances"[^>]*>(.*?)<\/td>/.exec(match[2] ?? '')?.[1] ?? '';
+      return [match[1], cell.replace(/<[^>]+>/g, '').trim()];
+    }),
+  );
+}
+
 beforeAll(async () => {
   service = await startLocalService({ port: 0 });
   token = await service.devToken(['demo']);
@@ -108,6 +126,32 @@ describe('opening balances on the AWS path (the finish, S3 close records and set
     });
   });
 
+  it('carries the opening check in the job the API returns, and the practice view says it per month', async () => {
+    const manifest = await manifestOf(february);
+    const answer = JSON.parse(await get(`/reports/${february.jobId}`));
+    expect(answer.reconciliation).toEqual({
+      status: manifest.reconciliation.status,
+      note: manifest.reconciliation.note,
+      opening: { status: 'continues', note: manifest.reconciliation.opening.note, previousPeriod: '2025-01' },
+    });
+    // The notes say their instants as days in the period's zone; the manifest keeps the instants.
+    expect(answer.reconciliation.note).toMatch(/ledger balances at the end of 2025-02-28 \(UTC\) equal/);
+    expect(answer.reconciliation.opening.note).toMatch(
+      /^opening balances continue the closed 2025-01 \(run \S+\): \d+ ledger balances at the start of 2025-02-01 \(UTC\) equal/,
+    );
+    expect(manifest.reconciliation.periodEnd).toBe('2025-03-01T00:00:00.000Z');
+    const first = JSON.parse(await get(`/reports/${january.jobId}`));
+    expect(first.reconciliation.opening).toEqual({
+      status: 'no-closed-previous',
+      note: 'opening balances not checked: no closed period of demo ends at the start of 2025-01-01 (UTC), where 2025-01 begins',
+    });
+    expect(await openingCells()).toEqual({
+      '2025-02': '✓ opening continues 2025-01',
+      '2025-01':
+        'opening not checked — no closed period of demo ends at the start of 2025-01-01 (UTC), where 2025-01 begins',
+    });
+  });
+
   it('records the break with both exact figures once January changes at the service, and the verification says it', async () => {
     const txs = demoTransactions();
     const hidden = txs.find(
@@ -133,6 +177,9 @@ describe('opening balances on the AWS path (the finish, S3 close records and set
       holds: boolean;
       sets: { findings: { holds: boolean; text: string }[] }[];
     };
+    expect((await openingCells())['2025-02']).toMatch(
+      /^✗ opening break with 2025-01 — 1 of \d+ ledger balances at the start of 2025-02-01 \(UTC\) differ from the closing balances of the closed 2025-01/,
+    );
     expect(verdict.holds).toBe(false);
     const failed = verdict.sets[0]?.findings.filter((f) => !f.holds).map((f) => f.text);
     expect(failed).toEqual([

@@ -115,7 +115,7 @@ describe('opening balances against the previous closed period', () => {
     expect(january.manifest.reconciliation.opening).toMatchObject({
       status: 'no-closed-previous',
       previousSet: null,
-      note: 'opening balances not checked: no closed period of demo ends where 2025-01 begins (2025-01-01T00:00:00.000Z)',
+      note: 'opening balances not checked: no closed period of demo ends at the start of 2025-01-01 (UTC), where 2025-01 begins',
     });
   });
 
@@ -134,8 +134,9 @@ describe('opening balances against the previous closed period', () => {
       },
     });
     expect(opening.note).toMatch(
-      /^opening balances continue the closed 2025-01 \(run \S+\): \d+ ledger balances at/,
+      /^opening balances continue the closed 2025-01 \(run \S+\): \d+ ledger balances at the start of 2025-02-01 \(UTC\) equal/,
     );
+    expect(opening.periodStart).toBe(FEB_1);
     expect(february.stderr).not.toContain('opening balance break');
     // The opening recorded is the balance of every ledger and token before 1 February, as this test computes it.
     const expected = [...balancesBefore(txs, FEB_1)].filter(([, amount]) => !amount.eq(0));
@@ -150,9 +151,17 @@ describe('opening balances against the previous closed period', () => {
       expect(found && new Big(found.amount).eq(amount), key).toBe(true);
     }
     const readme = await readFile(join(february.folder, 'README.txt'), 'utf8');
-    expect(readme.split('\n').slice(0, 8).join('\n')).toContain(
-      'opening balances continue the closed 2025-01',
-    );
+    const firstLines = readme.split('\n').slice(0, 8).join('\n');
+    expect(firstLines).toContain('opening balances continue the closed 2025-01');
+    // Instants as days in the zone, on the Read me's first lines and in the CLI's summary.
+    for (const words of [firstLines, february.stdout]) {
+      expect(words).toMatch(
+        /ledger balances at the end of 2025-02-28 \(UTC\) equal what the service reports/,
+      );
+      expect(words).toMatch(/ledger balances at the start of 2025-02-01 \(UTC\) equal its closing balances/);
+      const lines = words.split('\n').filter((line) => line.includes('ledger balances'));
+      expect(lines.filter((line) => /T\d\d:\d\d:\d\d\.\d{3}Z/.test(line))).toEqual([]);
+    }
   });
 
   it('warns of a break naming both sets, the ledger, token and both exact figures once January changes at the service; verify says it', async () => {
@@ -180,7 +189,7 @@ describe('opening balances against the previous closed period', () => {
     const warning = again.stderr.split('\n').find((line) => line.includes('opening balance break')) ?? '';
     expect(warning).toContain(`ledger ${hidden.ledgerId}, token ${symbol}`);
     expect(warning).toContain(
-      `(demo 2025-02, run ${again.runId}) opens at ${FEB_1} with ${opening.toFixed()}`,
+      `(demo 2025-02, run ${again.runId}) opens at the start of 2025-02-01 (UTC) with ${opening.toFixed()}`,
     );
     expect(warning).toContain(
       `(demo 2025-01, run ${january.runId}, manifest SHA-256 ${sha256(january.manifestBytes)}, reports/demo/2025-01/${january.runId}) closed with ${closing.toFixed()}`,

@@ -195,6 +195,12 @@ describe('reconciliation', () => {
     const readme = await readFile(result.files.find((f) => f.endsWith('README.txt')) as string, 'utf8');
     const firstLines = readme.split('\n').slice(0, 8).join('\n');
     expect(firstLines).toContain('not reconciled: 1 of');
+    // The period end as the accountant reads it, in the Read me and the CLI's summary: a day in the zone.
+    for (const words of [firstLines, result.stdout]) {
+      expect(words).toMatch(/1 of \d+ ledger balances at the end of 2025-03-31 \(UTC\) differ/);
+      const lines = words.split('\n').filter((line) => line.includes('ledger balances'));
+      expect(lines.filter((line) => /T\d\d:\d\d:\d\d\.\d{3}Z/.test(line))).toEqual([]);
+    }
     const book = new ExcelJS.Workbook();
     await book.xlsx.readFile(result.files.find((f) => f.endsWith('.xlsx')) as string);
     const sheet = book.getWorksheet('Reconciliation');

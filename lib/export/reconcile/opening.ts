@@ -12,6 +12,7 @@ import {
   pairCount,
   type RecordedBalance,
 } from '../../proof/index.ts';
+import { instantWords } from '../plan/index.ts';
 
 /** The closed set of the period before, as its close record and its manifest give it. */
 export interface ClosedPrevious {
@@ -40,9 +41,9 @@ export type OpeningStatus = 'continues' | 'break' | 'no-closed-previous' | 'not-
 /** The manifest's `reconciliation.opening`. */
 export interface OpeningRecord {
   status: OpeningStatus;
-  /** The result in one line of words (the Read me's first lines). */
+  /** The result in one line of words (the Read me's first lines), its instants days in the period's zone. */
   note: string;
-  /** ISO instant of the opening balances (the period's start). */
+  /** ISO instant of the opening balances (the period's start; the machine's field). */
   periodStart: string;
   /** The closed set compared with; null when there is none. */
   previousSet: Omit<ClosedPrevious, 'closing' | 'manifestChanged'> | null;
@@ -55,6 +56,8 @@ export interface ThisSet {
   profile: string;
   periodLabel: string;
   runId: string;
+  /** The period's time zone: the notes and warnings say their instants as days in it. */
+  timeZone: string;
 }
 
 /** What to do about a break, said with every one. */
@@ -69,14 +72,15 @@ export function openingRecord(
   opening: readonly RecordedBalance[],
   periodStart: string,
   previous: ClosedPrevious | null,
-  self: Pick<ThisSet, 'profile' | 'periodLabel'>,
+  self: Pick<ThisSet, 'profile' | 'periodLabel' | 'timeZone'>,
 ): OpeningRecord {
   const base = { periodStart, breaks: [] };
+  const start = instantWords(periodStart, self.timeZone, 'start');
   if (previous === null) {
     return {
       ...base,
       status: 'no-closed-previous',
-      note: `opening balances not checked: no closed period of ${self.profile} ends where ${self.periodLabel} begins (${periodStart})`,
+      note: `opening balances not checked: no closed period of ${self.profile} ends at ${start}, where ${self.periodLabel} begins`,
       previousSet: null,
     };
   }
@@ -92,7 +96,7 @@ export function openingRecord(
   if (closing === null) return notChecked('its manifest records no closing balances');
   if (Date.parse(closing.at) !== Date.parse(periodStart)) {
     return notChecked(
-      `its closing balances hold at ${closing.at}, not at ${periodStart} (it was exported before its period was over)`,
+      `its closing balances hold at ${instantWords(closing.at, self.timeZone, 'end')}, not at ${start} (it was exported before its period was over)`,
     );
   }
   const breaks = balanceBreaks(opening, closing.balances);
@@ -102,8 +106,8 @@ export function openingRecord(
     status: breaks.length === 0 ? 'continues' : 'break',
     note:
       breaks.length === 0
-        ? `opening balances continue ${named}: ${pairs} ledger balance${pairs === 1 ? '' : 's'} at ${periodStart} equal its closing balances`
-        : `opening balances break: ${breaks.length} of ${pairs} ledger balances at ${periodStart} differ from the closing balances of ${named}`,
+        ? `opening balances continue ${named}: ${pairs} ledger balance${pairs === 1 ? '' : 's'} at ${start} equal its closing balances`
+        : `opening balances break: ${breaks.length} of ${pairs} ledger balances at ${start} differ from the closing balances of ${named}`,
     previousSet,
     breaks,
   };
@@ -113,10 +117,11 @@ export function openingRecord(
 export function openingWarnings(record: OpeningRecord, self: ThisSet): string[] {
   const previous = record.previousSet;
   if (previous === null) return [];
+  const start = instantWords(record.periodStart, self.timeZone, 'start');
   return record.breaks.map(
     (b) =>
       `opening balance break: ledger ${b.ledgerId}, token ${b.symbol}: this set (${self.profile} ${self.periodLabel}, ` +
-      `run ${self.runId}) opens at ${record.periodStart} with ${b.opening}; the closed set it continues ` +
+      `run ${self.runId}) opens at ${start} with ${b.opening}; the closed set it continues ` +
       `(${self.profile} ${previous.period.label}, run ${previous.runId}, manifest SHA-256 ${previous.manifestSha256}, ` +
       `${previous.prefix}) closed with ${b.previousClosing}: difference ${b.difference}. What to do: ${OPENING_ACTION}.`,
   );

@@ -28,10 +28,19 @@ describe('reconcile', () => {
         difference: '-0.000000000000000001',
       }),
     ]);
-    const record = reconciliationRecord(rows, '2026-01-01T00:00:00.000Z');
+    // The end of 2025 in Berlin: 23:00 UTC on 31 December, said as that day in the zone.
+    const record = reconciliationRecord(rows, '2025-12-31T23:00:00.000Z', 'Europe/Berlin');
     expect(record.status).toBe('differences');
-    expect(differenceWarnings(record)[0]).toContain('ledger led_a, token ETH');
-    expect(differenceWarnings(record)[0]).toContain('difference -0.000000000000000001. What to do:');
+    expect(record.periodEnd).toBe('2025-12-31T23:00:00.000Z');
+    expect(record.note).toBe(
+      'not reconciled: 1 of 1 ledger balances at the end of 2025-12-31 (Europe/Berlin) differ from what the service reports',
+    );
+    const [warning] = differenceWarnings(record, 'Europe/Berlin');
+    expect(warning).toContain('ledger led_a, token ETH');
+    expect(warning).toContain(
+      'give 1.000000000000000001 at the end of 2025-12-31 (Europe/Berlin), the service',
+    );
+    expect(warning).toContain('difference -0.000000000000000001. What to do:');
   });
 
   it('counts a token the service leaves out as reported 0, and leaves all-zero rows out', () => {

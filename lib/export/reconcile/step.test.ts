@@ -38,6 +38,7 @@ const input = {
   fields: FIELDS,
   periodStartMs: START_MS,
   periodEndMs: END_MS,
+  timeZone: 'UTC',
 };
 
 describe('the reconciliation reads no snapshot when the run tallied its balances', () => {

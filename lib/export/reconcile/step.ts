@@ -41,6 +41,8 @@ export interface ReconcileStepInput {
   periodStartMs: number;
   /** The period's end instant (epoch ms). */
   periodEndMs: number;
+  /** The period's time zone: the notes and warnings say their instants as days in it. */
+  timeZone: string;
   /** When the export started: a period not over yet is reconciled at this instant. */
   startedAtMs: number;
   /** Null: a render from a snapshot (the service is not asked). */
@@ -113,14 +115,14 @@ export async function reconcileStep(input: ReconcileStepInput): Promise<Reconcil
   ]);
   const rows = reconcile({ computed: balances, reported, later });
   const record = withBalances(
-    reconciliationRecord(rows, new Date(endMs).toISOString()),
+    reconciliationRecord(rows, new Date(endMs).toISOString(), input.timeZone),
     input.periodStartMs,
     opening,
   );
   const used = later.filter((m) => rows.some((r) => r.ledgerId === m.ledgerId && r.symbol === m.symbol));
   const tables = [reconciliationTable(rows), movementsTable(used)];
   record.tables = tables.map((t) => t.spec.name);
-  return { record, tables, warnings: differenceWarnings(record), opening };
+  return { record, tables, warnings: differenceWarnings(record, input.timeZone), opening };
 }
 
 /** The balances at the period start and at `endMs`, in one pass over the snapshot. */

@@ -1,5 +1,6 @@
 /** The reconciliation's result in words and as the manifest records it. */
 import Big from 'big.js';
+import { instantWords } from '../plan/index.ts';
 import type { OpeningRecord } from './opening.ts';
 import type { ReconciledBalance } from './reconcile.ts';
 
@@ -9,9 +10,12 @@ export type ReconciliationStatus = 'reconciled' | 'differences' | 'not-reconcile
 /** The manifest's `reconciliation` entry. */
 export interface ReconciliationRecord {
   status: ReconciliationStatus;
-  /** The result in one line of words (the Read me's and the CLI's). */
+  /**
+   * The result in one line of words (the Read me's, the CLI's, the tax pack's and the portal's),
+   * its instant a day in the period's zone (`at the end of 2025-01-31 (UTC)`).
+   */
   note: string;
-  /** ISO instant the balances are compared at. */
+  /** ISO instant the balances are compared at (the machine's field; the note says it in words). */
   periodEnd?: string;
   differences: {
     ledgerId: string;
@@ -50,10 +54,11 @@ export function notReconciled(reason: string): ReconciliationRecord {
   };
 }
 
-/** The record of a reconciliation's rows. */
+/** The record of a reconciliation's rows at `periodEnd` (ISO), said in days of `timeZone`. */
 export function reconciliationRecord(
   rows: readonly ReconciledBalance[],
   periodEnd: string,
+  timeZone: string,
 ): ReconciliationRecord {
   const differences = rows
     .filter((r) => !new Big(r.difference).eq(0))
@@ -65,10 +70,11 @@ export function reconciliationRecord(
       difference,
     }));
   const pairs = rows.length;
+  const at = instantWords(periodEnd, timeZone, 'end');
   const note =
     differences.length === 0
-      ? `reconciled: ${pairs} ledger balance${pairs === 1 ? '' : 's'} at ${periodEnd} equal what the service reports`
-      : `not reconciled: ${differences.length} of ${pairs} ledger balances at ${periodEnd} differ from what the service reports`;
+      ? `reconciled: ${pairs} ledger balance${pairs === 1 ? '' : 's'} at ${at} equal what the service reports`
+      : `not reconciled: ${differences.length} of ${pairs} ledger balances at ${at} differ from what the service reports`;
   return {
     status: differences.length === 0 ? 'reconciled' : 'differences',
     note,
@@ -78,12 +84,17 @@ export function reconciliationRecord(
   };
 }
 
-/** One warning per difference: ledger, token, the two figures, the difference and what to do. */
-export function differenceWarnings(record: ReconciliationRecord): string[] {
+/**
+ * One warning per difference: ledger, token, the two figures, the difference and what to do; the
+ * instant in days of `timeZone`.
+ */
+export function differenceWarnings(record: ReconciliationRecord, timeZone: string): string[] {
+  const at =
+    record.periodEnd === undefined ? 'the period end' : instantWords(record.periodEnd, timeZone, 'end');
   return record.differences.map(
     (d) =>
       `reconciliation difference: ledger ${d.ledgerId}, token ${d.symbol}: the transactions give ${d.computed} at ` +
-      `${record.periodEnd}, the service reports ${d.reportedAtPeriodEnd} (carried back to then): difference ${d.difference}. ` +
+      `${at}, the service reports ${d.reportedAtPeriodEnd} (carried back to then): difference ${d.difference}. ` +
       `What to do: ${DIFFERENCE_ACTION}.`,
   );
 }

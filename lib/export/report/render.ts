@@ -40,7 +40,6 @@ import {
   type ReconciliationResult,
   TAX_PACK_SUFFIX,
   type TaxPackFacts,
-  type TaxPackReconciliation,
   writeTaxPack,
 } from './writers/pdf-pack.ts';
 import { writeXlsx, type XlsxOptions } from './writers/xlsx.ts';
@@ -376,8 +375,9 @@ async function renderAll(input: RenderInput): Promise<RenderedReports> {
     // Before the workbook, so its About sheet lists the pack with its SHA-256 like the CSV files.
     const facts = taxPackFacts(description, (await listedFile(files[0] as RenderedFile)).sha256);
     await render(`${baseName}${TAX_PACK_SUFFIX}`, CONTENT_TYPES.pdf, async (out) => {
+      // Its note says the period end as a day in the period's zone already (lib/export/plan, instantWords).
       const reconciliation =
-        input.reconciliation === undefined ? {} : { reconciliation: inDays(input.reconciliation, request) };
+        input.reconciliation === undefined ? {} : { reconciliation: input.reconciliation };
       await writeTaxPack({ facts, tables, ...reconciliation }, out);
       return undefined;
     });
@@ -433,22 +433,6 @@ function taxPackFacts(description: ReportSetDescription, snapshotSha256: string)
     generator: `${description.generator.name} ${description.generator.version}`,
     createdAt: description.createdAt,
   };
-}
-
-/**
- * The reconciliation's result with its period end in the pack's words, a day in the period's zone
- * (`the end of 2024-12-31 (Europe/Berlin)`), not the UTC instant of the manifest's note; a period
- * not over, reconciled at the export's start, keeps that instant.
- */
-function inDays(
-  result: ReconciliationResult,
-  request: Pick<ExportRequest, 'period' | 'timeZone'>,
-): TaxPackReconciliation {
-  const { periodEnd, ...rest } = result;
-  const end = periodRange(request.period, request.timeZone).end;
-  if (periodEnd === undefined || Date.parse(periodEnd) !== end.toMillis()) return rest;
-  const lastDay = end.setZone(request.timeZone).minus({ days: 1 }).toISODate();
-  return { ...rest, note: rest.note.replaceAll(periodEnd, `the end of ${lastDay} (${request.timeZone})`) };
 }
 
 /**

@@ -1,0 +1,5 @@
+/** One thing `verify` checked, and whether it holds. */
+export interface Finding {
+  holds: boolean;
+  text: string;
+}
