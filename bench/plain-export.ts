@@ -204,7 +204,8 @@ export function inOrderUnseen(parts: readonly PlainItem[][], seen: ReadonlySet<s
   for (const part of parts) {
     for (const item of part) {
       if (seen.has(item.id)) return null;
-      if (last !== undefined && (item.ms < last.ms || (item.ms === last.ms && item.id <= last.id))) return null;
+      if (last !== undefined && (item.ms < last.ms || (item.ms === last.ms && item.id <= last.id)))
+        return null;
       last = item;
     }
   }
@@ -312,7 +313,14 @@ export function readItems(
       break;
     }
     const text = texts[n] as string;
-    items.push({ ms, id: item.id as string, text, head, fixed: fixedCells(item, ms), extras: any ? extras : null });
+    items.push({
+      ms,
+      id: item.id as string,
+      text,
+      head,
+      fixed: fixedCells(item, ms),
+      extras: any ? extras : null,
+    });
   }
   const total = totalPagesPath === null ? undefined : Number(parsed[totalPagesPath]);
   return {
@@ -338,7 +346,7 @@ async function csvFromSnapshot(snapshotFile: string, csvFile: string, extras: re
     const values = extrasOf(item);
     let row = fixedCells(item, Date.parse(item.date as string));
     for (const path of extras) row += `,${quote(guard(values[path] ?? ''))}`;
-    if (!csv.write(`${row}\r\n`)) await new Promise<void>((resolve) => csv.once("drain", () => resolve()));
+    if (!csv.write(`${row}\r\n`)) await new Promise<void>((resolve) => csv.once('drain', () => resolve()));
   }
   csv.end();
   await done;

@@ -109,7 +109,11 @@ function numberEnd(body: string, at: number): number {
   for (;;) {
     const code = body.charCodeAt(i);
     const part =
-      (code >= 0x30 && code <= 0x39) || code === 0x2e || code === 0x2d || code === 0x2b || (code | 0x20) === 0x65;
+      (code >= 0x30 && code <= 0x39) ||
+      code === 0x2e ||
+      code === 0x2d ||
+      code === 0x2b ||
+      (code | 0x20) === 0x65;
     if (!part) break;
     i += 1;
   }

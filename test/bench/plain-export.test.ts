@@ -132,7 +132,14 @@ describe("the plain exporter's window step", () => {
   /** An item of id `id` at minute `minute` of 2025, its row its id and time. */
   const item = (id: string, minute: number, copy = ''): PlainItem => {
     const iso = new Date(Date.UTC(2025, 0, 1) + minute * 60_000).toISOString();
-    return { ms: Date.parse(iso), id, text: `{"id":"${id}"${copy}}`, head: '', fixed: `${id},${iso}`, extras: null };
+    return {
+      ms: Date.parse(iso),
+      id,
+      text: `{"id":"${id}"${copy}}`,
+      head: '',
+      fixed: `${id},${iso}`,
+      extras: null,
+    };
   };
   const windows = [
     { index: 0, label: '2025-01', start: new Date('2025-01-01'), end: new Date('2025-02-01') },
@@ -155,7 +162,16 @@ describe("the plain exporter's window step", () => {
     // Window 1 repeats window 0's `t5`.
     step.arrived(2, [[item('t6', 60), item('t5', 50, ',"copy":2')]]);
     step.arrived(3, [[item('t7', 70)]]);
-    expect(csv.split('\r\n').map((row) => row.split(',')[0])).toEqual(['t0', 't1', 't2', 't3', 't5', 't6', 't7', '']);
+    expect(csv.split('\r\n').map((row) => row.split(',')[0])).toEqual([
+      't0',
+      't1',
+      't2',
+      't3',
+      't5',
+      't6',
+      't7',
+      '',
+    ]);
     expect(snapshot).not.toContain('"copy":2');
     expect(step.rows()).toBe(7);
     expect(step.sortedWindows()).toBe(2);
