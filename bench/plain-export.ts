@@ -9,7 +9,7 @@
  *   `JSON.parse` for every other; each item turned into its CSV row's cells at once, so the parsed
  *   page is garbage as soon as it is read;
  * - a window, once its shards are in (in plan order), checked from its ids and instants: in
- *   (instant, id) order with no id seen before, it is written as it came; only a window failing
+ *   (instant, id) order, each within the window, it is written as it came; only a window failing
  *   that is de-duplicated (first in plan order wins) and sorted;
  * - one window's rows written straight to the CSV and its items' own texts straight to the gzip
  *   snapshot; nothing encoded to an intermediate line and read back; no summaries.
@@ -31,7 +31,7 @@ import pLimit from 'p-limit';
 import { mayHoldInexactNumbers } from '../lib/domain/index.ts';
 import { parseExportRequest, planExport, type Shard, shardQuery } from '../lib/export/index.ts';
 import type { PbsClient, PbsCredentials } from '../lib/pbs/index.ts';
-import { endpointTarget, signedUrl, signRequest, transactionParams } from '../lib/pbs/index.ts';
+import { decodeUtf8, endpointTarget, signedUrl, signRequest, transactionParams } from '../lib/pbs/index.ts';
 import { extrasOf, fixedCells, guard, HEADER, type Item, quote } from './minimal-export.ts';
 import { scanPage } from './plain-scan.ts';
 
@@ -143,18 +143,17 @@ type Outputs = ReturnType<typeof openOutputs>;
  */
 export function windowsInOrder(shards: readonly Shard[], out: Pick<Outputs, 'gzip' | 'head' | 'csv'>) {
   const arrivedItems: (PlainItem[][] | undefined)[] = shards.map(() => undefined);
-  const seen = new Set<string>();
   const extraPaths = new Set<string>();
   let columns: string[] | null = null;
   let rows = 0;
   let sorted = 0;
   let next = 0;
-  const handle = (parts: PlainItem[][]) => {
-    let items = inOrderUnseen(parts, seen);
+  const handle = (window: Shard['window'], parts: PlainItem[][]) => {
+    let items = inOrderWithin(parts, window);
     if (items === null) {
-      items = dedupeAndSort(parts, seen);
+      items = dedupeAndSort(parts, window);
       sorted += 1;
-    } else for (const item of items) seen.add(item.id);
+    }
     if (items.length === 0) return;
     for (const item of items) if (item.extras !== null) for (const path in item.extras) extraPaths.add(path);
     if (columns === null) {
@@ -181,7 +180,7 @@ export function windowsInOrder(shards: readonly Shard[], out: Pick<Outputs, 'gzi
       while (end < shards.length && (shards[end] as Shard).window.index === window.index) end += 1;
       const parts = arrivedItems.slice(next, end);
       if (parts.some((part) => part === undefined)) return;
-      handle((parts as PlainItem[][][]).flat());
+      handle(window, (parts as PlainItem[][][]).flat());
       arrivedItems.fill(undefined, next, end);
       next = end;
     }
@@ -197,13 +196,16 @@ export function windowsInOrder(shards: readonly Shard[], out: Pick<Outputs, 'gzi
 
 /**
  * A window's items as they came (its pages in plan order) when they are in (instant, id) order,
- * each id after the last and none seen in an earlier window; null otherwise.
+ * each id after the last, all dated within the window; null otherwise. Items dated within their
+ * window cannot repeat another window's, so no set of ids is kept across windows.
  */
-export function inOrderUnseen(parts: readonly PlainItem[][], seen: ReadonlySet<string>): PlainItem[] | null {
+export function inOrderWithin(parts: readonly PlainItem[][], window: Shard['window']): PlainItem[] | null {
+  const start = window.start.getTime();
+  const end = window.end.getTime();
   let last: PlainItem | undefined;
   for (const part of parts) {
     for (const item of part) {
-      if (seen.has(item.id)) return null;
+      if (!(item.ms >= start && item.ms < end)) return null;
       if (last !== undefined && (item.ms < last.ms || (item.ms === last.ms && item.id <= last.id)))
         return null;
       last = item;
@@ -212,11 +214,21 @@ export function inOrderUnseen(parts: readonly PlainItem[][], seen: ReadonlySet<s
   return parts.length === 1 ? (parts[0] as PlainItem[]) : parts.flat();
 }
 
-/** A window's items once each (the first in plan order, none seen before), by instant then id; adds them to `seen`. */
-export function dedupeAndSort(parts: readonly PlainItem[][], seen: Set<string>): PlainItem[] {
+/**
+ * A window's items once each (the first in plan order), by instant then id. An item dated
+ * outside the window is refused: the project moves it to the window of its date, which this plain
+ * program does not do.
+ */
+export function dedupeAndSort(parts: readonly PlainItem[][], window: Shard['window']): PlainItem[] {
+  const start = window.start.getTime();
+  const end = window.end.getTime();
+  const seen = new Set<string>();
   const items: PlainItem[] = [];
   for (const part of parts) {
     for (const item of part) {
+      if (!(item.ms >= start && item.ms < end)) {
+        throw new Error(`plain export: transaction ${item.id} is dated outside window ${window.label}`);
+      }
       if (seen.has(item.id)) continue;
       seen.add(item.id);
       items.push(item);
@@ -226,8 +238,9 @@ export function dedupeAndSort(parts: readonly PlainItem[][], seen: Set<string>):
 }
 
 /**
- * Pages every shard within one limiter of `concurrency` requests, as the client does: a shard's
- * first page, then at once the pages its total names, then on while the last is full. Hands
+ * Pages every shard, `concurrency` shards and `concurrency` requests at a time, as the raw fetch
+ * and its client do: a shard's first page, then at once the pages its total names, then on while
+ * the last is full. Hands
  * each shard's pages (in page order) to `arrived`; returns how many pages it read.
  */
 async function fetchAll(
@@ -257,7 +270,10 @@ async function fetchAll(
       const response = await fetch(signedUrl(target, timestamp, signature), { headers });
       if (!response.ok) throw new Error(`plain export: HTTP ${response.status}`);
       pages += 1;
-      return readItems(await response.text(), itemsPath, pagination.totalPagesPath, shard);
+      // The project's decoding of a body (ASCII stretches copied as they are): `text()` decodes a
+      // page with an accented name in every item byte by byte.
+      const body = decodeUtf8(Buffer.from(await response.arrayBuffer()));
+      return readItems(body, itemsPath, pagination.totalPagesPath, shard);
     });
   const shardPages = async (shard: Shard): Promise<PlainItem[][]> => {
     const params = transactionParams(shardQuery(shard, filters), shape, silent);
@@ -277,7 +293,13 @@ async function fetchAll(
     }
     return read.map((one) => one.items);
   };
-  await Promise.all(shards.map(async (shard, index) => arrived(index, await shardPages(shard))));
+  // Shards start in plan order, `concurrency` at a time, so that windows complete nearly in
+  // order and few wait in memory for an earlier one; the request limiter keeps the pages read
+  // ahead within the same `concurrency` requests in flight.
+  const shardLimit = pLimit(task.concurrency);
+  await Promise.all(
+    shards.map((shard, index) => shardLimit(async () => arrived(index, await shardPages(shard)))),
+  );
   return pages;
 }
 

@@ -146,48 +146,47 @@ describe("the plain exporter's window step", () => {
     { index: 1, label: '2025-02', start: new Date('2025-02-01'), end: new Date('2025-03-01') },
   ];
 
-  it('keeps each id once (the first in plan order) and orders each window by instant, then id', () => {
-    const shards: Shard[] = planShards(windows as never, ['a', 'b']);
-    let csv = '';
-    let snapshot = '';
+  /** The step over `shards`, its CSV and snapshot text gathered. */
+  const stepOver = (shards: Shard[]) => {
+    const out = { csv: '', snapshot: '' };
     const step = windowsInOrder(shards, {
       head: () => {},
-      csv: { write: (text: string) => (csv += text) } as never,
-      gzip: { write: (text: string) => (snapshot += text) } as never,
+      csv: { write: (text: string) => (out.csv += text) } as never,
+      gzip: { write: (text: string) => (out.snapshot += text) } as never,
     });
+    const ids = () => out.csv.split('\r\n').map((row) => row.split(',')[0]);
+    return { step, out, ids };
+  };
+  const FEBRUARY = 31 * 24 * 60;
+
+  it('keeps each id once (the first in plan order) and orders each window by instant, then id', () => {
+    const { step, out, ids } = stepOver(planShards(windows as never, ['a', 'b']));
     // Window 0's shards: out of order across them, `t2` twice (the second copy differs only in
     // its text, so a kept second copy shows), `t1` and `t0` at the same minute.
     step.arrived(1, [[item('t3', 30), item('t2', 20, ',"copy":2')], [item('t0', 10)]]);
     step.arrived(0, [[item('t1', 10), item('t2', 20)], [item('t5', 50)]]);
-    // Window 1 repeats window 0's `t5`.
-    step.arrived(2, [[item('t6', 60), item('t5', 50, ',"copy":2')]]);
-    step.arrived(3, [[item('t7', 70)]]);
-    expect(csv.split('\r\n').map((row) => row.split(',')[0])).toEqual([
-      't0',
-      't1',
-      't2',
-      't3',
-      't5',
-      't6',
-      't7',
-      '',
-    ]);
-    expect(snapshot).not.toContain('"copy":2');
+    // Window 1: `t6` twice within one shard's pages.
+    step.arrived(2, [[item('t6', FEBRUARY + 60)], [item('t6', FEBRUARY + 60, ',"copy":2')]]);
+    step.arrived(3, [[item('t7', FEBRUARY + 70)]]);
+    expect(ids()).toEqual(['t0', 't1', 't2', 't3', 't5', 't6', 't7', '']);
+    expect(out.snapshot).not.toContain('"copy":2');
     expect(step.rows()).toBe(7);
     expect(step.sortedWindows()).toBe(2);
   });
 
+  it('refuses a transaction dated outside the window whose search returned it', () => {
+    const { step } = stepOver(planShards(windows as never, null));
+    step.arrived(0, [[item('a', 1)]]);
+    expect(() => step.arrived(1, [[item('b', 2), item('c', FEBRUARY + 1)]])).toThrow(
+      /transaction b is dated outside window 2025-02/,
+    );
+  });
+
   it('writes a window that came in order and unique as it came', () => {
-    const shards: Shard[] = planShards(windows as never, null);
-    let csv = '';
-    const step = windowsInOrder(shards, {
-      head: () => {},
-      csv: { write: (text: string) => (csv += text) } as never,
-      gzip: { write: () => true } as never,
-    });
+    const { step, ids } = stepOver(planShards(windows as never, null));
     step.arrived(0, [[item('a', 1), item('b', 1)], [item('c', 2)]]);
-    step.arrived(1, [[item('d', 3)]]);
-    expect(csv.split('\r\n').map((row) => row.split(',')[0])).toEqual(['a', 'b', 'c', 'd', '']);
+    step.arrived(1, [[item('d', FEBRUARY + 3)]]);
+    expect(ids()).toEqual(['a', 'b', 'c', 'd', '']);
     expect(step.sortedWindows()).toBe(0);
   });
 });
