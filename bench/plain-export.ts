@@ -83,7 +83,11 @@ export async function plainExport(
   const snapshotFile = join(workDir, 'plain.ndjson.gz');
   const out = openOutputs(csvFile, snapshotFile);
   const windows = windowsInOrder(plan.shards, out);
-  const pages = await fetchAll(task, client, credentials, plan.shards, request.filters, windows.arrived);
+  const arrived = async (index: number, items: PlainItem[][]) => {
+    windows.arrived(index, items);
+    await out.drained();
+  };
+  const pages = await fetchAll(task, client, credentials, plan.shards, request.filters, arrived);
   const fetchMs = performance.now() - started;
   await out.close(windows.columns() ?? []);
   const extras = [...windows.extraPaths].sort();
@@ -115,6 +119,14 @@ function openOutputs(csvFile: string, snapshotFile: string) {
     gzip,
     head,
     csv,
+    /**
+     * Resolves once neither file holds more than its buffer (the gzip compresses on libuv's
+     * pool): a shard's slot waits for it, so that fetching does not run ahead of the writing.
+     */
+    async drained() {
+      if (gzip.writableNeedDrain) await new Promise<void>((resolve) => gzip.once('drain', () => resolve()));
+      if (csv.writableNeedDrain) await new Promise<void>((resolve) => csv.once('drain', () => resolve()));
+    },
     /** Ends both files (a CSV without any transaction gets its header now). */
     async close(columns: readonly string[]) {
       if (!headed) head(columns);
@@ -249,7 +261,7 @@ async function fetchAll(
   credentials: PbsCredentials,
   shards: readonly Shard[],
   filters: Parameters<typeof shardQuery>[1],
-  arrived: (index: number, pages: PlainItem[][]) => void,
+  arrived: (index: number, pages: PlainItem[][]) => Promise<void>,
 ): Promise<number> {
   const { shape } = client;
   const pagination = shape.pagination;
