@@ -417,7 +417,7 @@ function isLosslessNumber(value: unknown): value is { isLosslessNumber: true; va
 }
 
 /** A leaf as its text: strings as sent, numbers and booleans as written, others as JSON. */
-export function textOf(value: unknown): string | null {
+function textOf(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -478,7 +478,7 @@ export function quote(value: string): string {
  * A decimal in plain form, as sent where it is one (`0.10` stays) but for leading zeros and the
  * sign of a zero (`-0.000` → `0.000`); other forms (`1.5E+3`, `1e-7`) written out by big.js.
  */
-export function decimalOf(value: unknown): string | null {
+function decimalOf(value: unknown): string | null {
   const text = textOf(value);
   if (text === null) return null;
   const plain = /^(-?)0*(\d+(?:\.\d+)?)$/.exec(text);
@@ -494,7 +494,7 @@ export function decimalOf(value: unknown): string | null {
 const PLAIN_DECIMAL = /^(-?)(0|[1-9]\d*)(?:\.(?=\d)(\d*[1-9])?0*)?$/;
 
 /** `7.5 WBTC; 2 ETH`: the movements in (or out, without sign), trailing zeros trimmed. */
-export function quantities(movements: readonly Item[], out: boolean): string {
+function quantities(movements: readonly Item[], out: boolean): string {
   const parts: string[] = [];
   for (const movement of movements) {
     const amount = textOf(movement.amount) ?? '0';
@@ -521,7 +521,7 @@ const minorUnits = new Map<string, number | null>();
 const NO_MINOR_UNIT = /^X(AG|AU|BA|BB|BC|BD|DR|PD|PT|SU|TS|UA|XX)$/;
 
 /** `amount` to `currency`'s ISO 4217 minor unit, half to even; as sent without one. */
-export function money(amount: string | null, currency: string | null): string {
+function money(amount: string | null, currency: string | null): string {
   if (amount === null) return '';
   if (currency === null) return amount;
   let digits = minorUnits.get(currency);

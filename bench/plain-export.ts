@@ -20,8 +20,7 @@
  * retry, no rate limit, no manifest.
  *
  * Imports of lib: the plan and the request building and signing (as `minimal-fetch.ts`); the
- * row cells are `minimal-export.ts`'s pieces (whose CSV its own test holds to the project's), joined by
- * `plain-cells.ts`.
+ * row cells are `minimal-export.ts`'s (whose CSV its own test holds to the project's).
  */
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
@@ -33,8 +32,7 @@ import { mayHoldInexactNumbers } from '../lib/domain/index.ts';
 import { parseExportRequest, planExport, type Shard, shardQuery } from '../lib/export/index.ts';
 import type { PbsClient, PbsCredentials } from '../lib/pbs/index.ts';
 import { decodeUtf8, endpointTarget, signedUrl, signRequest, transactionParams } from '../lib/pbs/index.ts';
-import { extrasOf, guard, HEADER, type Item, quote } from './minimal-export.ts';
-import { plainCells } from './plain-cells.ts';
+import { extrasOf, fixedCells, guard, HEADER, type Item, quote } from './minimal-export.ts';
 import { scanPage } from './plain-scan.ts';
 
 /** What the plain exporter needs of the benchmark's task. */
@@ -354,7 +352,7 @@ export function readItems(
       id: item.id as string,
       text,
       head,
-      fixed: plainCells(item, ms),
+      fixed: fixedCells(item, ms),
       extras: any ? extras : null,
     });
   }
@@ -380,7 +378,7 @@ async function csvFromSnapshot(snapshotFile: string, csvFile: string, extras: re
     const record = (mayHoldInexactNumbers(line) ? losslessParse(line) : JSON.parse(line)) as { data: Item };
     const item = record.data;
     const values = extrasOf(item);
-    let row = plainCells(item, Date.parse(item.date as string));
+    let row = fixedCells(item, Date.parse(item.date as string));
     for (const path of extras) row += `,${quote(guard(values[path] ?? ''))}`;
     if (!csv.write(`${row}\r\n`)) await new Promise<void>((resolve) => csv.once('drain', () => resolve()));
   }
