@@ -32,6 +32,7 @@ const MODES = [
   'minimal-fetch',
   'minimal-http',
   'minimal-export',
+  'plain-export',
   'export-csv',
   'export-xlsx',
   'gains',

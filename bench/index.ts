@@ -40,7 +40,8 @@ const { values } = parseArgs({
      * `--only latency`: the latency-bound fetch alone; `--only xlsx`: the XLSX export beside raw
      * exceljs alone (its ratio, as in the full table); `--only lambda`: the Lambda path of each
      * export beside the CLI's, measured back to back in each round (Lambda ÷ CLI of the same round);
-     * `--only csv`: the CSV export beside the raw fetch alone, paired per round (speed and CPU ratios).
+     * `--only csv`: the CSV export beside the raw fetch alone, and the plain exporter
+     * (`bench/plain-export.ts`), measured in the same rounds (speed and CPU ratios).
      */
     only: { type: 'string' },
   },
@@ -164,11 +165,13 @@ if (values.only === 'lambda') {
 if (values.only === 'csv') {
   const rows = await withSimulator(transactions, 0, async (url, profile) => {
     const fullPeriod = { url, profile, rows: transactions, period: ALL_YEARS, concurrency, pageSize: 1000 };
-    const list: { raw: Figures; csv: Figures; spill: Figures }[] = [];
+    const list: { raw: Figures; csv: Figures; spill: Figures; plain: Figures }[] = [];
     for (let round = 0; round < rounds; round += 1) {
       const raw = await measure({ ...fullPeriod, mode: 'raw-fetch' });
       const csv = await measure({ ...fullPeriod, mode: 'export-csv' });
-      list.push({ raw, csv, spill: await measure({ ...fullPeriod, mode: 'export-csv-spill' }) });
+      const spill = await measure({ ...fullPeriod, mode: 'export-csv-spill' });
+      // The plain exporter (bench/plain-export.ts): the same job written to be fast, issue #41's yardstick.
+      list.push({ raw, csv, spill, plain: await measure({ ...fullPeriod, mode: 'plain-export' }) });
     }
     return list;
   });
@@ -182,9 +185,11 @@ if (values.only === 'csv') {
   show('raw fetch (client alone)', (r) => r.raw);
   show('export CSV end to end', (r) => r.csv);
   show('export CSV, every part spilled', (r) => r.spill);
+  show('plain exporter (same job, written to be fast)', (r) => r.plain);
   for (const [name, pick] of [
     ['export CSV', (r: CsvRound) => r.csv],
     ['export CSV spilled', (r: CsvRound) => r.spill],
+    ['plain exporter', (r: CsvRound) => r.plain],
   ] as const) {
     console.log(
       `${name} ÷ raw fetch: ${each(rows, (r) => fmt(perSecond(pick(r)) / perSecond(r.raw), 2))} (target ≥ 0.80); ` +

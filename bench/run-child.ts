@@ -31,6 +31,7 @@ import type { SimulatedProfile } from '../lib/simulator/index.ts';
 import { createLocalSink, createS3Client } from '../lib/storage/index.ts';
 import { minimalExport } from './minimal-export.ts';
 import { minimalFetch } from './minimal-fetch.ts';
+import { plainExport } from './plain-export.ts';
 
 /** What an export of the benchmark asks for: one report in one format, or the gains reports. */
 export type ExportKind = 'csv' | 'xlsx' | 'gains';
@@ -46,6 +47,7 @@ export interface BenchTask {
     | 'minimal-fetch'
     | 'minimal-http'
     | 'minimal-export'
+    | 'plain-export'
     | 'latency'
     | 'latency-fetch'
     | 'gains'
@@ -518,6 +520,7 @@ const runners = {
   'minimal-fetch': () => minimalFetch(task, client, task.profile),
   'minimal-http': () => minimalFetch(task, client, task.profile, 'http'),
   'minimal-export': () => minimalExport(task, client, task.profile, workDir),
+  'plain-export': () => plainExport(task, client, task.profile, workDir),
   'rate-limited': rateLimitedRun,
   'rate-limited-fetch': rateLimitedFetch,
   'lambda-fetch': lambdaFetch,

@@ -48,3 +48,4 @@ export { parseRetryAfter } from './retry.ts';
 export * from './shape.ts';
 export { signRequest } from './signing.ts';
 export { endpointTarget, signedUrl } from './transport.ts';
+export { decodeUtf8 } from './utf8.ts';
