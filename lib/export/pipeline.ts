@@ -556,7 +556,8 @@ export interface FetchSettings {
   shardAttempts?: number;
   /**
    * Bytes of part lines `fetchNow` keeps in memory before spilling parts to their files (see
-   * `snapshot/part-store.ts`). Default `DEFAULT_PART_BUDGET_BYTES`; 0 writes every part to its file.
+   * `snapshot/part-store.ts`). Default `defaultPartBudgetBytes()`: 1/32 of the V8 heap limit, at most
+   * `DEFAULT_PART_BUDGET_BYTES` (16 MiB); 0 writes every part to its file.
    */
   partMemoryBytes?: number;
 }

@@ -31,6 +31,7 @@ export {
   createPartStore,
   createPartWriter,
   DEFAULT_PART_BUDGET_BYTES,
+  defaultPartBudgetBytes,
   type PartStore,
   readPartLineBytes,
 } from './part-store.ts';

@@ -1,14 +1,21 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Page, RawTransaction, TransactionQuery } from '../../pbs/model.ts';
 import { DEFAULT_SHAPE } from '../../pbs/shape.ts';
 import { type FetchShard, startFetch } from '../fetch/fetch.ts';
 import { assembleSnapshot } from './assemble.ts';
-import { createPartStore, type PartStore } from './part-store.ts';
+import {
+  createPartStore,
+  DEFAULT_PART_BUDGET_BYTES,
+  defaultPartBudgetBytes,
+  type PartStore,
+} from './part-store.ts';
 import { SNAPSHOT_FORMAT, type SnapshotHeader } from './snapshot.ts';
 
 const month = (index: number) => ({
@@ -137,6 +144,72 @@ describe('part lines in memory within a budget, spilled to their files past it',
     expect(spilledBytes.map((b) => b.length)).toEqual(partBytes.map((b) => b.length));
     for (const [i, bytes] of spilledBytes.entries()) expect(bytes.equals(partBytes[i] as Buffer)).toBe(true);
     expect(tight.heldBytes()).toBe(0);
+  });
+
+  it('never holds more than its budget, and spills only the parts past it', async () => {
+    // Room for about five 256 KiB chunks: the parts (about 1 MB each) cannot all stay.
+    const store = createPartStore(1300 * 1024);
+    let most = 0;
+    const sampled = {
+      async *transactionPages(query: TransactionQuery): AsyncIterable<Page<RawTransaction>> {
+        for await (const page of source.transactionPages(query)) {
+          most = Math.max(most, store.heldBytes());
+          yield page;
+        }
+      },
+    };
+    const workDir = join(dir, 'sampled');
+    await mkdir(workDir);
+    const run = startFetch(
+      sampled,
+      SHARDS,
+      {},
+      {
+        workDir,
+        concurrency: 3,
+        shardAttempts: 1,
+        fields: DEFAULT_SHAPE.fields,
+        compressParts: false,
+        partStore: store,
+      },
+    );
+    const fetched = await run.done;
+    most = Math.max(most, store.heldBytes());
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(1300 * 1024);
+    expect(store.spilled()).toBeGreaterThan(0);
+    expect(store.spilled()).toBeLessThan(SHARDS.length);
+    expect(fetched.filter((f) => existsSync(f.partFile))).toHaveLength(store.spilled());
+  });
+
+  it('sizes its default budget from the heap limit: 1/32 of it, at most 16 MiB', () => {
+    const MiB = 1024 * 1024;
+    expect(DEFAULT_PART_BUDGET_BYTES).toBe(16 * MiB);
+    expect(defaultPartBudgetBytes(176 * MiB)).toBe(5.5 * MiB);
+    expect(defaultPartBudgetBytes(4096 * MiB)).toBe(16 * MiB);
+    expect(defaultPartBudgetBytes(512 * MiB)).toBe(16 * MiB);
+    expect(defaultPartBudgetBytes(100)).toBe(3);
+    expect(() => defaultPartBudgetBytes(Number.NaN)).toThrow(/heap limit/);
+    expect(createPartStore().budgetBytes).toBe(defaultPartBudgetBytes());
+  });
+
+  it('holds less by default in a process given a small heap (128 MB of old space)', () => {
+    const module = fileURLToPath(new URL('./part-store.ts', import.meta.url));
+    const script = `const { createPartStore } = await import(${JSON.stringify(module)}); console.log(createPartStore().budgetBytes);`;
+    const budget = (heapFlag: string[]) =>
+      Number(
+        execFileSync(
+          process.execPath,
+          [...heapFlag, '--import', 'tsx', '--input-type=module', '-e', script],
+          {
+            encoding: 'utf8',
+          },
+        ).trim(),
+      );
+    const small = budget(['--max-old-space-size=128']);
+    expect(small).toBeGreaterThan(2 * 1024 * 1024);
+    expect(small).toBeLessThan(8 * 1024 * 1024);
+    expect(budget(['--max-old-space-size=2048'])).toBe(16 * 1024 * 1024);
   });
 
   it('refuses a budget that is not a number of bytes', () => {

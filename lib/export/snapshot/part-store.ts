@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 import { stringifyJson } from '../../pbs/index.ts';
 import { appendLine, mostLineBytes } from './line-chunk.ts';
 import { type NdjsonWriter, readNdjsonLineBytes } from './snapshot.ts';
@@ -24,12 +25,32 @@ export interface PartStore {
 }
 
 /**
- * Default budget of a run's part lines in memory: 16 MiB. The CLI's CSV export of 1M transactions
- * peaked at 206 MB with every part on disk (docs/developer/performance.md), so lines held on top of
- * that must stay within the 24 MB left of 230; the lines fetched ahead of the assembly beyond this
- * go to files.
+ * Most a run's part lines may hold in memory by default: 16 MiB. The CLI's CSV export of 1M
+ * transactions peaked at 206 MB with every part on disk (docs/developer/performance.md), so lines
+ * held on top of that must stay within the 24 MB left of 230; the lines fetched ahead of the
+ * assembly beyond the budget go to files.
  */
 export const DEFAULT_PART_BUDGET_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Share of the V8 heap limit a run's part lines may hold by default: a process given a small heap
+ * (the benchmark's 128 MB old space, a function sized for the job) is one sized to stay small, and
+ * its part lines are memory outside that heap, on top of it. At 1M transactions 16 MiB of held
+ * lines cost about 12 MB of peak RSS (docs/developer/performance.md, "memory at 1M").
+ */
+const PART_BUDGET_HEAP_SHARE = 1 / 32;
+
+/**
+ * The default part budget for a process whose V8 heap may grow to `heapLimitBytes` (by default
+ * this process's, `v8.getHeapStatistics().heap_size_limit`): 1/32 of it, at most
+ * {@link DEFAULT_PART_BUDGET_BYTES}, in whole bytes.
+ */
+export function defaultPartBudgetBytes(heapLimitBytes: number = getHeapStatistics().heap_size_limit): number {
+  if (!Number.isFinite(heapLimitBytes) || heapLimitBytes < 0) {
+    throw new RangeError(`heap limit: expected a number of bytes ≥ 0, got ${heapLimitBytes}`);
+  }
+  return Math.min(DEFAULT_PART_BUDGET_BYTES, Math.floor(heapLimitBytes * PART_BUDGET_HEAP_SHARE));
+}
 
 /** The store's own view of a part: its chunks in order, or its file once spilled. */
 interface HeldPart {
@@ -48,8 +69,8 @@ interface StoreState extends PartStore {
   countSpill(): void;
 }
 
-/** A store of part lines within `budgetBytes` (default {@link DEFAULT_PART_BUDGET_BYTES}). */
-export function createPartStore(budgetBytes: number = DEFAULT_PART_BUDGET_BYTES): PartStore {
+/** A store of part lines within `budgetBytes` (default {@link defaultPartBudgetBytes} of this process). */
+export function createPartStore(budgetBytes: number = defaultPartBudgetBytes()): PartStore {
   if (!Number.isFinite(budgetBytes) || budgetBytes < 0) {
     throw new RangeError(`part memory budget: expected a number of bytes ≥ 0, got ${budgetBytes}`);
   }
