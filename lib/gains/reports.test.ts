@@ -169,3 +169,31 @@ describe('gainsReports', () => {
     ]);
   });
 });
+
+describe('gainsReports of every rule set', () => {
+  it("returns each table with a description of its rows, which the Read me's file list shows (walk-through 2026-12-08)", () => {
+    const described = (['generic', 'us', 'uk', 'de'] as const).flatMap((taxRules) =>
+      gainsReports(run([], { taxRules })).map(({ spec }) => ({
+        taxRules,
+        name: spec.name,
+        description: spec.description ?? '',
+      })),
+    );
+
+    expect(new Set(described.map(({ name }) => name))).toEqual(
+      new Set([
+        'disposals',
+        'gains_summary',
+        'income',
+        'holdings',
+        'gains_warnings',
+        'pool_history',
+        'tax_summary',
+        'schedule-1',
+        'basis-allocation-2025',
+      ]),
+    );
+    // A sentence, not the sheet's title again: what one row of the file is.
+    expect(described.filter(({ description }) => description.split(' ').length < 6)).toEqual([]);
+  });
+});

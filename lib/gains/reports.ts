@@ -74,7 +74,13 @@ export function disposalColumns(timeZone: string, withRule = false, money = EXAC
 
 /** Spec of the disposals report (`withRule`: HMRC identification, see {@link disposalColumns}). */
 export function disposalsSpec(timeZone: string, withRule = false, money = EXACT_MONEY): TableSpec {
-  return { name: 'disposals', title: 'Disposals', columns: disposalColumns(timeZone, withRule, money) };
+  return {
+    name: 'disposals',
+    title: 'Disposals',
+    description:
+      'one row per lot matched to a disposal: token, quantity, acquired, disposed, proceeds, cost, gain or loss, term, tax year and the transactions',
+    columns: disposalColumns(timeZone, withRule, money),
+  };
 }
 
 /** The disposals report's row of one line (with its matching rule when the line has one). */
@@ -123,7 +129,12 @@ function summaryColumns(money = EXACT_MONEY): Column[] {
 
 /** Spec of the gains summary, money headers in `money`'s currency. */
 export function gainsSummarySpec(money = EXACT_MONEY): TableSpec {
-  return { name: 'gains_summary', title: 'Gains summary', columns: summaryColumns(money) };
+  return {
+    name: 'gains_summary',
+    title: 'Gains summary',
+    description: 'gains and losses per tax year, token and term, then a TOTAL row per tax year and term',
+    columns: summaryColumns(money),
+  };
 }
 
 interface Totals {
@@ -283,7 +294,13 @@ function incomeColumns(money = EXACT_MONEY): Column[] {
 
 /** Spec of the income report, money headers in `money`'s currency. */
 export function incomeSpec(money = EXACT_MONEY): TableSpec {
-  return { name: 'income', title: 'Income', columns: incomeColumns(money) };
+  return {
+    name: 'income',
+    title: 'Income',
+    description:
+      'income (staking, interest and other rewards) per tax year, category and token, at its value',
+    columns: incomeColumns(money),
+  };
 }
 
 /** The income report, built line by line (see {@link incomeTable}). */
@@ -443,7 +460,13 @@ export function holdingsTable(
   ahead?: MatchedAheadAtEnd,
 ): TableSource {
   const hmrc = ahead !== undefined;
-  const spec = { name: 'holdings', title: 'Holdings roll-forward', columns: holdingsColumns(hmrc) };
+  const spec = {
+    name: 'holdings',
+    title: 'Holdings roll-forward',
+    description:
+      'one row per token: opening, in, out and closing quantity and cost, with check columns that are 0 when the books balance',
+    columns: holdingsColumns(hmrc),
+  };
   const cost = (amount: string) => money.show(amount);
   return source(spec, () =>
     result.rollForward.map((line) => {
@@ -514,7 +537,13 @@ export function warningColumns(timeZone: string): Column[] {
 
 /** Spec of the warnings report. */
 export function warningsSpec(timeZone: string): TableSpec {
-  return { name: 'gains_warnings', title: 'Warnings', columns: warningColumns(timeZone) };
+  return {
+    name: 'gains_warnings',
+    title: 'Warnings',
+    description:
+      'one row per thing the gains calculation could not settle (a zero basis, a missing value, a negative balance, an unmatched transfer, …), with its transaction and what it assumed, and a suggested adjustment where the data points at one',
+    columns: warningColumns(timeZone),
+  };
 }
 
 /** The warnings report's row of one warning, with the suggestion resolving it (if any) in words. */
@@ -544,6 +573,8 @@ export const POOL_HISTORY_COLUMNS: readonly Column[] = [
 export const POOL_HISTORY_SPEC: TableSpec = {
   name: 'pool_history',
   title: 'Section 104 pools',
+  description:
+    "one row per change of a token's section 104 pool: what changed it, and the pool's quantity and cost after",
   columns: POOL_HISTORY_COLUMNS,
 };
 

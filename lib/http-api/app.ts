@@ -102,15 +102,25 @@ export interface ErrorAnswer {
   body: ApiErrorBody;
 }
 
-/** An error body; `issues` defaults to the one field's reason. */
+/**
+ * An error body; `issues` defaults to the one field's reason: the message without a leading
+ * `field: ` (a `ValidationError`'s message names its field first; the issue names it apart).
+ */
 export function apiError(
   code: string,
   message: string,
   field: string | null = null,
   issues?: ApiIssue[],
 ): ApiErrorBody {
+  const reason = (name: string) =>
+    message.startsWith(`${name}: `) ? message.slice(name.length + 2) : message;
   return {
-    error: { code, message, field, issues: issues ?? (field === null ? [] : [{ field, reason: message }]) },
+    error: {
+      code,
+      message,
+      field,
+      issues: issues ?? (field === null ? [] : [{ field, reason: reason(field) }]),
+    },
   };
 }
 

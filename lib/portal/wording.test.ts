@@ -48,6 +48,33 @@ describe('describeFile', () => {
   });
 });
 
+/**
+ * Files of tax sets that `npm run demo`-style runs publish beside the us list above (walk-through
+ * 2026-12-08: a uk/de run with rates, a run with adjustments, a journal run with Xero).
+ */
+const MORE_SET_FILES = [
+  'demo_2025_reconciliation.csv',
+  'demo_2025_reconciliation_movements.csv',
+  'demo_2024_fx_conversions_exact.csv',
+  'demo_2025_adjustments.csv',
+  'demo_2025_journal-xero-accounts.csv',
+  'demo_2025_journal-quickbooks-accounts.csv',
+];
+
+describe('describeFile of the reconciliation, conversion, adjustment and chart files', () => {
+  it('returns a description of its own for each, none the generic one', () => {
+    const generic = [describeFile('x.csv'), describeFile('x.bin')];
+
+    expect(MORE_SET_FILES.filter((name) => generic.includes(describeFile(name)))).toEqual([]);
+  });
+
+  it('does not describe the reconciliation movements as the movements report, nor the conversions as exact twins', () => {
+    const borrowed = [describeFile('demo_2025_movements.csv'), describeFile('demo_2025_disposals_exact.csv')];
+
+    expect(MORE_SET_FILES.filter((name) => borrowed.includes(describeFile(name)))).toEqual([]);
+  });
+});
+
 describe('describeFile of a journal set', () => {
   it('returns a description of its own for the journal CSV, Beancount and hledger files', () => {
     const generic = [describeFile('x.csv'), describeFile('x.bin')];

@@ -74,14 +74,30 @@ const FILE_DESCRIPTIONS: readonly [RegExp, string][] = [
     /_snapshot\.ndjson\.gz$/,
     'The data exactly as the service sent it: the audit record the reports are made from.',
   ],
+  // Before the exact twins' pattern: this file has no rounded twin.
+  [
+    /_fx_conversions_exact\.csv$/,
+    'Each value converted into the gains currency, with the rate used and its day (exact amounts).',
+  ],
   [/_exact\.csv$/, 'The same figures with every digit kept (exact amounts).'],
   [/_journal\.csv$/, 'Journal entries for the general ledger, one posting a row.'],
   [/_journal\.beancount$/, 'Journal entries as a Beancount file (check it with bean-check).'],
   [/_journal\.hledger$/, 'Journal entries as an hledger journal (check it with hledger check).'],
   [/journal-quickbooks\.csv$/, 'Journal entries as a QuickBooks Online journal entry import.'],
   [/journal-xero(-\d+)?\.csv$/, 'Journal entries as a Xero manual journal import.'],
+  [/journal-(xero|quickbooks)-accounts\.csv$/, 'The accounts to import into the chart of accounts first.'],
   [/EXTF_Buchungsstapel[^/]*\.csv$/, 'Journal entries as a DATEV Buchungsstapel (EXTF).'],
   [/_transactions\.csv$/, 'Every transaction of the period, one a row.'],
+  // Before the movements' pattern, which this name also matches.
+  [
+    /_reconciliation_movements\.csv$/,
+    'The movements after the period end that carry the reported balances back to it.',
+  ],
+  [
+    /_reconciliation\.csv$/,
+    "Each ledger's balances at the period end against the service's: the difference.",
+  ],
+  [/_adjustments\.csv$/, "The preparer's adjustments applied, and what they changed."],
   [/_movements\.csv$/, 'Every balance movement, in and out by asset, one a row.'],
   [/_summary_by_month\.csv$/, 'Transactions by month, protocol and category: count, value and fees.'],
   // Before the by-asset summary, whose pattern their names also match.

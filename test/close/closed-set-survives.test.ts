@@ -170,6 +170,13 @@ describe('closing over the HTTP API', () => {
     });
     expect(again).toMatchObject({ status: 409, body: { error: { code: 'period_closed' } } });
     expect(noReason.status).toBe(400);
+    // The issue's reason without its field's name in front: the issue names the field apart
+    // (walk-through 2026-12-08: "period: period: \"2025-1x\" is not a month …").
+    const badPeriod = await call('POST', '/closes', { profile: 'acme', period: '2025-1x', runId }, ann);
+    expect(badPeriod).toMatchObject({ status: 400, body: { error: { field: 'period' } } });
+    expect(badPeriod.body.error.issues).toEqual([
+      { field: 'period', reason: expect.stringMatching(/^"2025-1x" is not a month/) },
+    ]);
     expect(listed.status).toBe(200);
     expect(listed.body.periods.find((p: { period: string }) => p.period === '2025-05')?.closed).toMatchObject(
       { by: 'ann@firm.example' },

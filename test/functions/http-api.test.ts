@@ -400,6 +400,9 @@ describe('POST /reports', () => {
 
     expect(status).toBe(404);
     expect(body.error).toMatchObject({ code: 'unknown_profile', field: 'profile' });
+    // The issue names the field apart: its reason does not repeat it (walk-through 2026-12-08:
+    // "profile: profile \"nobody\" is not registered").
+    expect(body.error.issues).toEqual([{ field: 'profile', reason: 'profile "nobody" is not registered' }]);
   });
 
   it('does not echo a secret sent in an unknown field', async () => {

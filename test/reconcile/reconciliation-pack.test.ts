@@ -108,7 +108,8 @@ async function run(period: string, config?: object) {
     csvFile === undefined
       ? []
       : (parse(await readFile(csvFile), { bom: true, columns: true }) as Record<string, string>[]);
-  return { manifest, text: stdout, rows };
+  const readme = await readFile(file('README.txt') as string, 'utf8');
+  return { manifest, text: stdout, rows, readme };
 }
 
 /** The pack's Reconciliation section: from its heading to the next heading (Warnings) or the end. */
@@ -126,8 +127,15 @@ const start = async (balanceFaults?: BalanceFaults, shape?: object) => {
 describe('the reconciliation in the tax pack', () => {
   it('says reconciled on the demo, with the result of the manifest and no differing rows', async () => {
     await start();
-    const { manifest, text, rows } = await run('2025-03');
+    const { manifest, text, rows, readme } = await run('2025-03');
     expect(manifest.reconciliation.status).toBe('reconciled');
+    // The Read me's file list says what a row of each reconciliation file is, not only its title
+    // (walk-through 2026-12-08: it said "…_reconciliation.csv: Reconciliation").
+    const listed = (name: string) =>
+      readme.split('\n').find((line) => line.trim().startsWith(`demo_2025-03_${name}: `));
+    expect(listed('reconciliation.csv')).toMatch(/: one row per ledger and token/);
+    expect(listed('reconciliation_movements.csv')).toMatch(/: one row per movement after the period end/);
+    expect(readme).not.toContain('see the columns below');
     expect(rows.length).toBeGreaterThan(0);
     const words = section(text);
     expect(words).toContain('Status reconciled');

@@ -51,9 +51,15 @@ export const MOVEMENT_COLUMNS: readonly Column[] = [
   decimal('change', 'Change', "what it changed in the ledger's balance of the token"),
 ];
 
-function source(name: string, title: string, columns: readonly Column[], rows: Row[]): TableSource {
+function source(
+  name: string,
+  title: string,
+  description: string,
+  columns: readonly Column[],
+  rows: Row[],
+): TableSource {
   return {
-    spec: { name, title, columns },
+    spec: { name, title, description, columns },
     async *rows() {
       yield* rows;
     },
@@ -65,6 +71,7 @@ export function reconciliationTable(rows: readonly ReconciledBalance[]): TableSo
   return source(
     'reconciliation',
     'Reconciliation',
+    "one row per ledger and token: the balance the transactions give at the period end against the service's reported balance carried back to the period end, and their difference (0 when reconciled)",
     RECONCILIATION_COLUMNS,
     rows.map((r) => [
       r.ledgerId,
@@ -85,6 +92,7 @@ export function movementsTable(movements: readonly LaterMovement[]): TableSource
   return source(
     'reconciliation_movements',
     'Reconciliation movements',
+    'one row per movement after the period end used to carry a reported balance back to the period end: ledger, token, transaction, date and the change to the balance',
     MOVEMENT_COLUMNS,
     movements.map((m) => [m.ledgerId, m.symbol, m.transactionId, m.date, m.change]),
   );

@@ -121,6 +121,8 @@ export function createAnlageSoSummary(coverage: Coverage): TaxSummary {
     spec: (money = EXACT_MONEY) => ({
       name: 'tax_summary',
       title: 'Anlage SO',
+      description:
+        'the Anlage SO lines of each tax year, one a row: the private sales of § 23 EStG (held one year or less, with the Freigrenze) and the income of § 22 Nr. 3 EStG with its Werbungskosten',
       columns: taxSummaryColumns(COVERS_COLUMN, summaryCurrency(money, 'EUR')),
     }),
     add(line) {

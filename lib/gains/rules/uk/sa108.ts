@@ -76,6 +76,8 @@ export function createSa108Summary(coverage: Coverage): TaxSummary {
     spec: (money = EXACT_MONEY) => ({
       name: 'tax_summary',
       title: 'Capital Gains summary',
+      description:
+        "SA108's cryptoasset boxes (13.1 to 13.5) of each tax year, one a row, then reference lines: the net gain, the inputs of HMRC's adjustment calculator, the annual exempt amount",
       columns: taxSummaryColumns(COVERS_COLUMN, summaryCurrency(money, 'GBP')),
     }),
     add(line) {
