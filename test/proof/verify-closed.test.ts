@@ -14,7 +14,12 @@ import type Big from 'big.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { closeDemoMonth, demoCli, exportDemoMonth } from '../support/cli.ts';
-import { balancesBefore, changesOf, type DemoTx, demoTransactions } from '../support/demo-balances.ts';
+import {
+  balancesBefore,
+  type DemoTx,
+  demoTransactions,
+  oneTokenTransaction,
+} from '../support/demo-balances.ts';
 
 const FEB_1 = '2025-02-01T00:00:00.000Z';
 
@@ -45,11 +50,7 @@ beforeAll(async () => {
   closedJanuary = await exportMonth('2025-01');
   await closeDemoMonth(cli, books, '2025-01', closedJanuary);
   // A January transaction moving one token, left out of every listing from now on.
-  const txs = demoTransactions();
-  hidden = txs.find(
-    (tx) => tx.date.startsWith('2025-01') && changesOf(tx).size === 1 && tx.movements.length === 1,
-  ) as DemoTx;
-  [[symbol, change]] = [...changesOf(hidden)] as [[string, Big]];
+  ({ tx: hidden, symbol, change } = oneTokenTransaction('2025-01'));
   sim.setBalanceFaults({ hide: [{ profile: 'demo', id: hidden.id }] });
   laterJanuary = await exportMonth('2025-01');
   february = await exportMonth('2025-02');

@@ -14,7 +14,12 @@ import Big from 'big.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
 import { closeDemoMonth, type DemoExport, demoCli, exportDemoMonth } from '../support/cli.ts';
-import { balancesBefore, changesOf, type DemoTx, demoTransactions } from '../support/demo-balances.ts';
+import {
+  balancesBefore,
+  type DemoTx,
+  demoTransactions,
+  oneTokenTransaction,
+} from '../support/demo-balances.ts';
 
 const FEB_1 = '2025-02-01T00:00:00.000Z';
 
@@ -112,11 +117,7 @@ describe('opening balances against the previous closed period', () => {
 
   it('warns of a break naming both sets, the ledger, token and both exact figures once January changes at the service; verify says it', async () => {
     // A January transaction moving one token, left out of every listing from now on.
-    const hidden = txs.find(
-      (tx) => tx.date.startsWith('2025-01') && changesOf(tx).size === 1 && tx.movements.length === 1,
-    ) as DemoTx;
-    expect(hidden).toBeDefined();
-    const [[symbol, change]] = [...changesOf(hidden)] as [[string, Big]];
+    const { tx: hidden, symbol, change } = oneTokenTransaction('2025-01');
     const closing = balancesBefore(txs, FEB_1).get(`${hidden.ledgerId}|${symbol}`) as Big;
     const opening = closing.minus(change);
     sim.setBalanceFaults({ hide: [{ profile: 'demo', id: hidden.id }] });

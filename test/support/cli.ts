@@ -2,6 +2,7 @@
  * `pbs-export …` run in this process (its `main` with injected streams), for tests that drive the
  * CLI against the simulator on loopback without starting a child process.
  */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { main } from '../../lib/cli/main.ts';
 import { DEFAULT_PROFILES, type SimulatedProfile } from '../../lib/simulator/index.ts';
@@ -93,4 +94,50 @@ export async function closeDemoMonth(
   ]);
   if (done.code !== 0) throw new Error(`close of demo ${period} failed (exit ${done.code}):\n${done.stderr}`);
   return done;
+}
+
+/** What {@link runDemoExport} is told: where the simulator is, where to write, and what to ask. */
+export interface DemoRunOptions {
+  /** The simulator's URL. */
+  url: string;
+  /** A scratch folder: the set goes into a new folder in it, the service settings file beside it. */
+  dir: string;
+  period: string;
+  /** The reports asked (`--report` each); transactions and gains unless told. */
+  reports?: readonly string[];
+  /** `--format`; csv unless told. */
+  format?: string;
+  /** Service settings for `--config` (its `baseUrl` the simulator's); without, `PBS_BASE_URL` says where. */
+  config?: object;
+}
+
+/** A run of {@link runDemoExport}: its output, the files it wrote and its manifest (null without one). */
+export interface DemoRun extends CliDone {
+  files: string[];
+  // biome-ignore lint/suspicious/noExplicitAny: the manifest as JSON, read field by field
+  manifest: any;
+}
+
+/** `pbs-export run` of the demo profile for one period against the simulator, in process; never throws on a failed run. */
+export async function runDemoExport(options: DemoRunOptions): Promise<DemoRun> {
+  const env: Record<string, string> = {
+    PBS_API_KEY: DEMO_PROFILE.apiKey,
+    PBS_API_SECRET: DEMO_PROFILE.apiSecret,
+  };
+  const flags: string[] = [];
+  if (options.config === undefined) env.PBS_BASE_URL = options.url;
+  else {
+    const file = join(options.dir, 'service.json');
+    await writeFile(file, JSON.stringify({ baseUrl: options.url, ...options.config }));
+    flags.push('--config', file);
+  }
+  const reports = (options.reports ?? ['transactions', 'gains']).flatMap((report) => ['--report', report]);
+  const outDir = join(options.dir, `out-${options.period}-${Math.random().toString(16).slice(2)}`);
+  const argv = ['run', '--profile', 'demo', '--period', options.period, ...reports];
+  const done = await runCli([...argv, '--format', options.format ?? 'csv', '--out', outDir, ...flags], env);
+  const entries = await readdir(outDir, { recursive: true, withFileTypes: true }).catch(() => []);
+  const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  const manifestFile = files.find((f) => f.endsWith('manifest.json'));
+  const manifest = manifestFile === undefined ? null : JSON.parse(await readFile(manifestFile, 'utf8'));
+  return { ...done, files, manifest };
 }
