@@ -74,7 +74,7 @@ describe('verify against the closed set the opening check named', () => {
     expect(verified.code, verified.stdout).toBe(1);
     const closedSet = `the closed set reports/demo/2025-01/${closedJanuary} (2025-01, run ${closedJanuary}, the one its opening check compared with; the chain continues the later previous set reports/demo/2025-01/${laterJanuary} (2025-01))`;
     expect(verified.stdout).toContain(
-      `✗ balances break: ledger ${hidden.ledgerId}, token ${symbol} opens at ${FEB_1} with ${closing.minus(change).toFixed()}, ` +
+      `✗ balances break: ledger ${hidden.ledgerId}, token ${symbol} opens at the start of 2025-02-01 (UTC) with ${closing.minus(change).toFixed()}, ` +
         `but ${closedSet} closed with ${closing.toFixed()} (difference ${change.times(-1).toFixed()})`,
     );
     // February's opening is not compared with the later January's closing (they would be equal).

@@ -149,7 +149,7 @@ describe('opening balances against the previous closed period', () => {
     const verified = await cli(['verify', books]);
     expect(verified.code).toBe(1);
     expect(verified.stdout).toContain(
-      `✗ balances break: ledger ${hidden.ledgerId}, token ${symbol} opens at ${FEB_1} with ${opening.toFixed()}, ` +
+      `✗ balances break: ledger ${hidden.ledgerId}, token ${symbol} opens at the start of 2025-02-01 (UTC) with ${opening.toFixed()}, ` +
         `but the previous set reports/demo/2025-01/${january.runId} (2025-01) closed with ${closing.toFixed()} ` +
         `(difference ${change.times(-1).toFixed()})`,
     );
