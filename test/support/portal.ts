@@ -28,15 +28,20 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Starts headless chromium (1200×860) with a fresh profile folder; `acceptDownloads` for tests that download. */
-export async function openBrowser(options: { acceptDownloads?: boolean } = {}): Promise<Browser> {
+/**
+ * Starts headless chromium with a fresh profile folder, 1200×860 unless `viewport` says otherwise;
+ * `acceptDownloads` for tests that download.
+ */
+export async function openBrowser(
+  options: { acceptDownloads?: boolean; viewport?: { width: number; height: number } } = {},
+): Promise<Browser> {
   const profileDir = await mkdtemp(join(tmpdir(), 'pbs-chromium-'));
   const context = await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
     headless: true,
     args: ARGS,
     acceptDownloads: options.acceptDownloads ?? false,
-    viewport: { width: 1200, height: 860 },
+    viewport: options.viewport ?? { width: 1200, height: 860 },
   });
   const page = context.pages()[0] ?? (await context.newPage());
   return {
