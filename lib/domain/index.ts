@@ -4,6 +4,7 @@
  * the service's exact JSON numbers are parsed here too (`json/`), so the decimals can read them.
  */
 export * from './decimal/index.ts';
+export { type DayEdge, instantWords } from './instant-words.ts';
 export {
   type ExactNumber,
   isExactNumber,

@@ -1,6 +1,11 @@
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { captureOutput } from '../../test/support/workflow.ts';
+import {
+  AdjustmentMismatchError,
+  ContradictoryAdjustmentsError,
+  InvalidAdjustmentsError,
+} from '../adjustments/index.ts';
 import { ValidationError } from '../errors.ts';
 import { ProfileBusyError } from '../jobs/index.ts';
 import { createObservability, withObservability } from './observability.ts';
@@ -69,6 +74,47 @@ describe('withObservability', () => {
       message: 'invocation failed: invalid request',
       field: 'gains.currency',
       reason: 'uk figures are in GBP, but transaction tx_1 has values in USD',
+    });
+    expect(JSON.stringify(lines[0])).not.toMatch(/stack|\bat .*\.ts:\d+/);
+  });
+
+  it.each([
+    [
+      'an adjustment the data does not fit',
+      new AdjustmentMismatchError('basis-1', 'tx_4 is no transfer in', { field: 'txId' }),
+      { adjustment: 'basis-1', field: 'txId', reason: 'tx_4 is no transfer in' },
+    ],
+    [
+      'adjustments that contradict each other',
+      new ContradictoryAdjustmentsError(['a1', 'a2'], 'both pair tx_1'),
+      {
+        adjustment: 'a1 and a2',
+        field: 'adjustments',
+        reason: 'adjustments a1 and a2 contradict: both pair tx_1',
+      },
+    ],
+    [
+      'a document that does not validate',
+      new InvalidAdjustmentsError('adjustments[0].value', 'not a decimal'),
+      { field: 'adjustments[0].value', reason: 'not a decimal' },
+    ],
+  ])('logs %s as one warning line with its field and reason, no stack', async (_, error, keys) => {
+    const obs = createObservability('pbs-export-test');
+    const handler = withObservability(
+      obs,
+      () => ({}),
+      async () => {
+        throw error;
+      },
+    );
+
+    const lines = await captured(() => handler({}, LAMBDA_CONTEXT));
+
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 'WARN',
+      message: 'invocation failed: invalid adjustments',
+      ...keys,
     });
     expect(JSON.stringify(lines[0])).not.toMatch(/stack|\bat .*\.ts:\d+/);
   });

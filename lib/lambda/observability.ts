@@ -13,8 +13,8 @@ import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { ValidationError } from '../errors.ts';
 import { ProfileBusyError } from '../jobs/index.ts';
+import { inputFaultOf } from './input-faults.ts';
 
 /** CloudWatch namespace of every metric. */
 export const METRICS_NAMESPACE = 'PbsExport';
@@ -68,8 +68,8 @@ export function appendJobKeys(obs: Observability, keys: InvocationKeys): void {
  * Appends the event's keys (`jobId`, `profile`) before the handler, logs `invocation succeeded`
  * after it, and a failure once with its error; a job waiting for its profile's slot
  * ({@link ProfileBusyError}, retried by the state machine) is logged as info, not as an error; a
- * request found invalid ({@link ValidationError}: the user's input, not a fault) as one warning
- * line with the field and the reason, without a stack trace.
+ * request found invalid or adjustments that do not apply (the input's fault, not the code's:
+ * {@link inputFaultOf}) as one warning line with the field and the reason, without a stack trace.
  */
 export function invocationOutcome<E>(
   obs: Observability,
@@ -79,17 +79,16 @@ export function invocationOutcome<E>(
     before: (request) => appendJobKeys(obs, keysOf(request.event)),
     after: () => obs.logger.info('invocation succeeded'),
     onError: (request) => {
+      const fault = inputFaultOf(request.error);
       if (request.error instanceof ProfileBusyError) {
         obs.logger.info('waiting: another export of the same API key is running', {
           reason: request.error.message,
         });
-      } else if (request.error instanceof ValidationError) {
-        // The request is at fault, not the code: the job's reason says why; no stack trace.
+      } else if (fault !== null) {
+        // The input is at fault, not the code: the job's reason says why; no stack trace.
+        const { message, ...keys } = fault;
         const log = obs.invalidRequestsAsInfo ? obs.logger.info : obs.logger.warn;
-        log.call(obs.logger, 'invocation failed: invalid request', {
-          field: request.error.field,
-          reason: request.error.reason,
-        });
+        log.call(obs.logger, message, keys);
       } else {
         obs.logger.error('invocation failed', request.error as Error);
       }

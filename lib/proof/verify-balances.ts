@@ -8,6 +8,7 @@
 import { balanceBreaks, closingBalancesOf, openingBalancesOf, pairCount } from './balances.ts';
 import { sha256 } from './chain.ts';
 import type { Finding } from './finding.ts';
+import { instantOf } from './instants.ts';
 
 /** The set the chain continues, as `checkLink` found it: its manifest read and unchanged. */
 export interface ChainPrevious {
@@ -86,16 +87,21 @@ function parsed(bytes: Buffer): unknown {
   }
 }
 
-/** The opening balances of `manifest` against the closing ones of `previousManifest`, named `where`. */
+/**
+ * The opening balances of `manifest` against the closing ones of `previousManifest`, named `where`;
+ * instants said as days in the zone of `manifest`.
+ */
 function compare(manifest: unknown, previousManifest: unknown, where: string): Finding[] {
   const opening = openingBalancesOf(manifest);
   const closing = closingBalancesOf(previousManifest);
   if (opening === null || closing === null) return [];
+  const opensAt = instantOf(manifest, opening.at, 'start');
   if (Date.parse(closing.at) !== Date.parse(opening.at)) {
+    const closesAt = instantOf(manifest, closing.at, 'end');
     return [
       {
         holds: true,
-        text: `balances not compared: the closing balances of ${where} hold at ${closing.at}, not where this set opens (${opening.at}; it was exported before its period was over)`,
+        text: `balances not compared: the closing balances of ${where} hold at ${closesAt}, not where this set opens (${opensAt}; it was exported before its period was over)`,
       },
     ];
   }
@@ -105,12 +111,12 @@ function compare(manifest: unknown, previousManifest: unknown, where: string): F
     return [
       {
         holds: true,
-        text: `opening balances equal the closing balances of ${where} (${pairs} ledger balance${pairs === 1 ? '' : 's'} at ${opening.at})`,
+        text: `opening balances equal the closing balances of ${where} (${pairs} ledger balance${pairs === 1 ? '' : 's'} at ${opensAt})`,
       },
     ];
   }
   return breaks.map((b) => ({
     holds: false,
-    text: `balances break: ledger ${b.ledgerId}, token ${b.symbol} opens at ${opening.at} with ${b.opening}, but ${where} closed with ${b.previousClosing} (difference ${b.difference})`,
+    text: `balances break: ledger ${b.ledgerId}, token ${b.symbol} opens at ${opensAt} with ${b.opening}, but ${where} closed with ${b.previousClosing} (difference ${b.difference})`,
   }));
 }

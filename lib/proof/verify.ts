@@ -4,6 +4,7 @@
  */
 import { type ChainedManifest, parseManifest, sha256 } from './chain.ts';
 import type { Finding } from './finding.ts';
+import { instantOf } from './instants.ts';
 import { publicKeyFingerprint, SIGNATURE_NAME, type SignatureReference, signatureHolds } from './signing.ts';
 import type { SetStore } from './store.ts';
 import { type ChainPrevious, checkOpeningBalances } from './verify-balances.ts';
@@ -212,7 +213,7 @@ async function checkLink(
     return {
       finding: {
         holds: false,
-        text: `chain broken: ${where} ends at ${previous.period.end}, not where this set begins`,
+        text: `chain broken: ${where} ends at ${instantOf(manifest, previous.period.end, 'end')}, not where this set begins (${instantOf(manifest, manifest.period.start, 'start')})`,
       },
       chain,
       previous: previous.prefix,

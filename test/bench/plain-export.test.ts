@@ -6,91 +6,40 @@
  * whose items come out of order, so that only its sort puts them right). Its window step alone,
  * fed duplicates and disorder, keeps each transaction once, by instant then id.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { type PlainItem, plainExport, windowsInOrder } from '../../bench/plain-export.ts';
-import { parseExportRequest, planShards, runExport, type Shard } from '../../lib/export/index.ts';
-import { DEFAULT_SHAPE, type PagePagination } from '../../lib/pbs/index.ts';
-import { DEFAULT_PROFILES, HOSTILE_PROFILE, profilesWithCounts } from '../../lib/simulator/profiles.ts';
-import { type ExportHarness, startExportHarness } from '../support/export.ts';
-
-const PERIOD = { from: '2023-01-01', to: '2025-12-31' };
-
-/** Every transaction line of a gzipped snapshot (its shard and the item's text), in order. */
-function recordsOf(gzipped: Buffer): string[] {
-  return gunzipSync(gzipped)
-    .toString('utf8')
-    .split('\n')
-    .filter((line) => line.startsWith('{"kind":"transaction"'));
-}
-
-interface Outputs {
-  csv: Buffer;
-  records: string[];
-}
+import { planShards, type Shard } from '../../lib/export/index.ts';
+import { profilesWithCounts } from '../../lib/simulator/profiles.ts';
+import {
+  BENCH_PERIOD,
+  type BesideOptions,
+  type ExportOutputs,
+  exportBeside,
+  csvLines as lines,
+  snapshotRecords,
+  withHostileProfile,
+} from '../support/bench-export.ts';
 
 /**
- * Runs our export (transactions, CSV) and the plain export of `profile` against one simulator
- * over loopback, at the benchmark's page size (or `pageSize`) and concurrency.
+ * Our export (transactions, CSV) and the plain export of `profile` against one simulator, at the
+ * benchmark's page size (or `pageSize`), a shard per protocol when `protocols` says so.
  */
-async function runBoth(
-  profile: string,
-  profiles: { name: string }[],
-  options: { protocols?: 'all'; pageSize?: number } = {},
-) {
-  const pageSize = options.pageSize ?? 1000;
-  const harness: ExportHarness = await startExportHarness(
-    profile,
-    { profiles: profiles as never },
-    { shape: { pagination: { ...(DEFAULT_SHAPE.pagination as PagePagination), pageSize } } },
-  );
-  const workDir = await mkdtemp(join(tmpdir(), 'plain-export-'));
-  try {
-    const request = parseExportRequest({
-      profile,
-      period: PERIOD,
-      reports: ['transactions'],
-      formats: ['csv'],
-      ...(options.protocols ? { protocols: options.protocols } : {}),
-    });
-    const result = await runExport(request, harness.deps({ concurrency: 8 }));
-    const file = (suffix: string) => {
-      const found = result.manifest.files.find((f) => f.name.endsWith(suffix));
-      if (found === undefined) throw new Error(`the export published no ${suffix}`);
-      return readFile(join(harness.outDir, found.key));
-    };
-    const ours: Outputs = {
-      csv: await file('_transactions.csv'),
-      records: recordsOf(await file('_snapshot.ndjson.gz')),
-    };
-    const simulated = harness.simulator.profiles.find((p) => p.name === profile);
-    if (simulated === undefined) throw new Error(`no ${profile} profile`);
-    const figures = await plainExport(
-      {
-        url: harness.simulator.url,
-        period: PERIOD,
-        concurrency: 8,
-        ...(options.protocols ? { protocols: options.protocols } : {}),
-      },
-      harness.client,
-      simulated,
-      workDir,
-    );
-    const plain: Outputs = {
+async function runBoth(profile: string, profiles: { name: string }[], options: BesideOptions = {}) {
+  const { ours, theirs } = await exportBeside(profile, profiles, options, async (context) => {
+    const { url, client, simulated, workDir } = context;
+    const protocols = options.protocols ? { protocols: options.protocols } : {};
+    const task = { url, period: BENCH_PERIOD, concurrency: 8, ...protocols };
+    const figures = await plainExport(task, client, simulated, workDir);
+    const plain: ExportOutputs = {
       csv: await readFile(join(workDir, 'plain.csv')),
-      records: recordsOf(await readFile(join(workDir, 'plain.ndjson.gz'))),
+      records: snapshotRecords(await readFile(join(workDir, 'plain.ndjson.gz'))),
     };
-    return { ours, plain, figures };
-  } finally {
-    await harness.close();
-    await rm(workDir, { recursive: true, force: true });
-  }
+    return { plain, figures };
+  });
+  return { ours, ...theirs };
 }
-
-const lines = (csv: Buffer) => csv.toString('utf8').split('\r\n');
 
 describe("the plain exporter beside ours, on the benchmark's data", () => {
   it('writes the same CSV byte for byte and the same snapshot records, a row per record', async () => {
@@ -105,11 +54,7 @@ describe("the plain exporter beside ours, on the benchmark's data", () => {
 
 describe('the plain exporter beside ours, on the hostile profile and by protocol', () => {
   it('writes the same CSV and snapshot lines, odd keys, formulas and inexact numbers included', async () => {
-    const { ours, plain, figures } = await runBoth(
-      'hostile',
-      [...DEFAULT_PROFILES.map((p) => ({ ...p })), { ...HOSTILE_PROFILE }],
-      { pageSize: 7 },
-    );
+    const { ours, plain, figures } = await runBoth('hostile', withHostileProfile(), { pageSize: 7 });
     expect(figures.rows).toBe(ours.records.length);
     expect(lines(plain.csv)).toEqual(lines(ours.csv));
     expect(plain.csv.equals(ours.csv)).toBe(true);

@@ -7,33 +7,23 @@
  * its period replaced is listed below the sets, not in red above them; at phone width the
  * request form's "CSV files for" shows its label and each option whole.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExportRequest } from '../../lib/export/index.ts';
 import type { JobRecord } from '../../lib/jobs/index.ts';
 import { type LocalService, startLocalService } from '../../lib/local/index.ts';
-import { createS3Client } from '../../lib/storage/index.ts';
+import { type Browser, openBrowser, serveS3, signIn } from '../support/portal.ts';
 
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
 const RUN_ID = '20251101T000000Z-c1c1c1';
 const SET_ID = 'a'.repeat(32);
 const OLD_FAILURE = 'b'.repeat(32);
 const OPEN_FAILURE = 'c'.repeat(32);
 
 let service: LocalService;
-let context: BrowserContext;
+let browser: Browser | undefined;
 let page: Page;
-let profileDir: string;
 let token: string;
 
 /** A job of `demo` for `period`, finished at `at` (minutes after 2025-11-01). */
@@ -55,12 +45,7 @@ function job(jobId: string, period: string, minutes: number, fields: Partial<Job
 
 /** A set of October 2025 (its manifest in the bucket), a failure it replaced, and a newer failure. */
 async function seed(): Promise<void> {
-  const s3 = await createS3Client({
-    region: 'us-east-1',
-    endpoint: service.s3Endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
+  const s3 = await serveS3(service);
   const prefix = `reports/demo/2025-10/${RUN_ID}`;
   await s3.send(
     new PutObjectCommand({ Bucket: service.bucket, Key: `${prefix}/manifest.json`, Body: '{"files":[]}' }),
@@ -100,25 +85,14 @@ beforeAll(async () => {
   });
   token = await service.devToken(['demo']);
   await seed();
-  profileDir = await mkdtemp(join(tmpdir(), 'pbs-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ARGS,
-    viewport: { width: 1200, height: 860 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  await page.goto(`${service.url}/portal`);
-  await page.waitForURL(`${service.url}/portal/sign-in`);
-  await page.getByLabel('demo').check();
-  await page.getByRole('button', { name: 'Sign in (development)' }).click();
-  await page.waitForURL(`${service.url}/portal`);
+  browser = await openBrowser();
+  page = browser.page;
+  await signIn(page, service.url);
 }, 120_000);
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await service?.close();
-  await rm(profileDir, { recursive: true, force: true });
   await rm(service.s3Dir, { recursive: true, force: true });
 });
 

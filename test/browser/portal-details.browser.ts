@@ -5,25 +5,15 @@
  * fresh link; at desktop width the request form's "CSV files for" select shows each option whole.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExportRequest } from '../../lib/export/index.ts';
 import type { JobRecord } from '../../lib/jobs/index.ts';
 import { type LocalService, startLocalService } from '../../lib/local/index.ts';
-import { createS3Client } from '../../lib/storage/index.ts';
+import { type Browser, openBrowser, serveS3, signIn } from '../support/portal.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
 const RUN_ID = '20240201T000000Z-abc123';
 const RESTATEMENT = 'restatements/demo/2024-01/20240305T020000Z-d00d11';
 /** The restatement's files as its manifest lists them (name → bytes). */
@@ -34,18 +24,12 @@ const FILES: Record<string, string> = {
 };
 
 let service: LocalService;
-let context: BrowserContext;
+let browser: Browser | undefined;
 let page: Page;
-let profileDir: string;
 
 /** Puts a report set of January 2024, closes it over the API, and publishes a restatement of it. */
 async function closedMonthWithRestatement(): Promise<void> {
-  const s3 = await createS3Client({
-    region: 'us-east-1',
-    endpoint: service.s3Endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
+  const s3 = await serveS3(service);
   const put = (Key: string, Body: string) =>
     s3.send(new PutObjectCommand({ Bucket: service.bucket, Key, Body }));
   const prefix = `reports/demo/2024-01/${RUN_ID}`;
@@ -103,26 +87,14 @@ async function closedMonthWithRestatement(): Promise<void> {
 beforeAll(async () => {
   service = await startLocalService({ port: 0 });
   await closedMonthWithRestatement();
-  profileDir = await mkdtemp(join(tmpdir(), 'pbs-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    acceptDownloads: true,
-    viewport: { width: 1200, height: 860 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  await page.goto(`${service.url}/portal`);
-  await page.waitForURL(`${service.url}/portal/sign-in`);
-  await page.getByLabel('demo').check();
-  await page.getByRole('button', { name: 'Sign in (development)' }).click();
-  await page.waitForURL(`${service.url}/portal`);
+  browser = await openBrowser({ acceptDownloads: true });
+  page = browser.page;
+  await signIn(page, service.url);
 }, 120_000);
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await service?.close();
-  await rm(profileDir, { recursive: true, force: true });
   await rm(service.s3Dir, { recursive: true, force: true });
 });
 

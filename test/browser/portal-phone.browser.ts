@@ -1,18 +1,10 @@
-/**
- * The portal at phone width in a real browser (Debian's chromium via playwright-core, over
- * `npm run serve`'s stack): a client page with a report set of long file names fits the screen,
- * names wrap at their `_`, `-` and `.` instead of letter by letter, and axe-core finds no serious
- * accessibility violation; the request form fits too. No export runs here: the set is written into the job store.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import axe from 'axe-core';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExportRequest } from '../../lib/export/index.ts';
 import type { JobRecord } from '../../lib/jobs/index.ts';
 import { type LocalService, startLocalService } from '../../lib/local/index.ts';
+import { type Browser, openBrowser } from '../support/portal.ts';
 
 const PHONE = { width: 390, height: 844 };
 const FILES = [
@@ -25,9 +17,8 @@ const FILES = [
 ];
 
 let service: LocalService;
-let context: BrowserContext;
+let browser: Browser | undefined;
 let page: Page;
-let profileDir: string;
 
 beforeAll(async () => {
   // No export runs: a machine that does nothing spares the synthesis.
@@ -60,26 +51,13 @@ beforeAll(async () => {
     },
   };
   await service.jobs.create(job);
-  profileDir = await mkdtemp(join(tmpdir(), 'pbs-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-    viewport: PHONE,
-  });
-  page = context.pages()[0] ?? (await context.newPage());
+  browser = await openBrowser({ viewport: PHONE });
+  page = browser.page;
 });
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await service?.close();
-  await rm(profileDir, { recursive: true, force: true });
 });
 
 describe('the portal at phone width', () => {

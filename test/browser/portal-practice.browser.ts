@@ -5,45 +5,29 @@
  * months newest first with their state, at phone width too; Verify shows the verdict in words,
  * and after one byte of a file changed in the bucket it names that file as changed.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { rm } from 'node:fs/promises';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../lib/jobs/index.ts';
 import { type LocalService, startLocalService } from '../../lib/local/index.ts';
-
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
+import { type Browser, exportThroughApi, openBrowser, serveS3, signIn } from '../support/portal.ts';
 
 let service: LocalService;
 let s3: S3Client;
-let context: BrowserContext;
+let browser: Browser | undefined;
 let page: Page;
-let profileDir: string;
 let token: string;
 const jobs: JobRecord[] = [];
 
 const resultOf = (job: JobRecord | undefined) => job?.result as NonNullable<JobRecord['result']>;
 
+/** Exports one month of `demo` (transactions as CSV) through serve's API. */
 async function exportMonth(period: string): Promise<JobRecord> {
-  const started = await fetch(`${service.url}/reports`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ profile: 'demo', period, reports: ['transactions'], formats: ['csv'] }),
-  });
-  expect(started.status).toBe(202);
-  const { jobId } = (await started.json()) as { jobId: string };
-  await service.starter.idle();
-  const stored = await service.jobs.get(jobId);
-  expect(stored?.state).toBe('succeeded');
-  return stored as JobRecord;
+  const body = { profile: 'demo', period, reports: ['transactions'], formats: ['csv'] };
+  const stored = await exportThroughApi(service, token, body);
+  expect(stored.state).toBe('succeeded');
+  return stored;
 }
 
 async function close(job: JobRecord): Promise<void> {
@@ -58,34 +42,18 @@ async function close(job: JobRecord): Promise<void> {
 beforeAll(async () => {
   service = await startLocalService({ port: 0 });
   token = await service.devToken(['demo']);
-  s3 = new S3Client({
-    region: 'us-east-1',
-    endpoint: service.s3Endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
+  s3 = await serveS3(service);
   jobs.push(await exportMonth('2024-01'), await exportMonth('2024-02'));
   await close(jobs[0] as JobRecord);
-  profileDir = await mkdtemp(join(tmpdir(), 'pbs-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ARGS,
-    viewport: { width: 1200, height: 860 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  await page.goto(`${service.url}/portal`);
-  await page.waitForURL(`${service.url}/portal/sign-in`);
-  await page.getByLabel('demo').check();
-  await page.getByRole('button', { name: 'Sign in (development)' }).click();
-  await page.waitForURL(`${service.url}/portal`);
+  browser = await openBrowser();
+  page = browser.page;
+  await signIn(page, service.url);
 }, 180_000);
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   s3?.destroy();
   await service?.close();
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
   if (service) await rm(service.s3Dir, { recursive: true, force: true });
 });
 

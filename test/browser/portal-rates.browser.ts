@@ -13,25 +13,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { parse } from 'csv-parse/sync';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, startLocalService } from '../../lib/local/index.ts';
 import { createS3Client } from '../../lib/storage/index.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
+import { type Browser, openBrowser, signIn } from '../support/portal.ts';
 
 /** The files whose figures must be the CLI's (suffixes of the set's CSVs). */
 const FIGURES = ['tax_summary', 'gains_summary_exact', 'disposals_exact', 'fx_conversions_exact'];
 
 let service: LocalService;
-let context: BrowserContext;
+let browser: Browser | undefined;
 let page: Page;
 let dir: string;
 /** The rates files serve keeps, as written to `dir/rates`: source → paths. */
@@ -41,23 +33,13 @@ beforeAll(async () => {
   service = await startLocalService({ port: 0 });
   dir = await mkdtemp(join(tmpdir(), 'pbs-portal-rates-'));
   ratesFiles = await keptRatesFiles(service, join(dir, 'rates'));
-  context = await chromium.launchPersistentContext(join(dir, 'chromium'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    acceptDownloads: true,
-    viewport: { width: 1200, height: 860 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  await page.goto(`${service.url}/portal`);
-  await page.waitForURL(`${service.url}/portal/sign-in`);
-  await page.getByLabel('demo').check();
-  await page.getByRole('button', { name: 'Sign in (development)' }).click();
-  await page.waitForURL(`${service.url}/portal`);
+  browser = await openBrowser({ acceptDownloads: true });
+  page = browser.page;
+  await signIn(page, service.url);
 });
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await service?.close();
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });

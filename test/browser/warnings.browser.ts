@@ -7,26 +7,18 @@
  * "Re-run" starts the set again over that version, and the new set's net gain is another.
  * Screenshots as portal.browser.ts.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import axe from 'axe-core';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, startLocalService } from '../../lib/local/index.ts';
-
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
+import { type Browser, openBrowser, signIn } from '../support/portal.ts';
 
 let service: LocalService;
-let context: BrowserContext;
+let browser: Browser | undefined;
 let page: Page;
-let profileDir: string;
 let shotDir: string;
 let jobId: string;
 
@@ -85,31 +77,20 @@ async function demoGainsSet(): Promise<string> {
 
 beforeAll(async () => {
   service = await startLocalService({ port: 0 });
-  profileDir = await mkdtemp(join(tmpdir(), 'pbs-chromium-'));
   shotDir = process.env.UPDATE_SCREENSHOTS === '1' ? 'docs' : await mkdtemp(join(tmpdir(), 'pbs-shots-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ARGS,
-    viewport: { width: 1200, height: 860 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
+  browser = await openBrowser();
+  page = browser.page;
   jobId = await demoGainsSet();
 });
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await service?.close();
-  await rm(profileDir, { recursive: true, force: true });
 });
 
 describe('resolving a set’s warnings in the portal', () => {
   it('lists the open warnings of the set, linked from its client page', async () => {
-    await page.goto(url('/portal'));
-    await page.waitForURL(url('/portal/sign-in'));
-    await page.getByLabel('demo').check();
-    await page.getByRole('button', { name: 'Sign in (development)' }).click();
-    await page.waitForURL(url('/portal'));
+    await signIn(page, service.url);
     await page.goto(url(`/portal/clients/demo#set-${jobId}`));
     await page.getByRole('link', { name: 'Warnings and adjustments' }).first().click();
     await page.waitForURL(url(`/portal/sets/${jobId}/warnings`));

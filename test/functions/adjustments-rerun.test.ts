@@ -15,7 +15,13 @@ import {
   createFinishHandler,
   createPlanHandler,
 } from '../../lib/lambda/index.ts';
-import { loadEvent, NOW, startWorkflowHarness, type WorkflowHarness } from '../support/workflow.ts';
+import {
+  captureOutput,
+  loadEvent,
+  NOW,
+  startWorkflowHarness,
+  type WorkflowHarness,
+} from '../support/workflow.ts';
 
 let h: WorkflowHarness;
 beforeAll(async () => {
@@ -127,3 +133,59 @@ it('answers a concurrent change with 412 and writes nothing', async () => {
   expect(answer.status).toBe(412);
   expect((await store.latest('demo'))?.document.version ?? 0).toBe(before);
 });
+
+it("says a re-run's adjustment the data does not fit in one warning line naming the field and the reason, no stack trace", async () => {
+  const started = await call(
+    'POST',
+    '/reports',
+    { profile: 'demo', period: '2025-01', reports: ['gains'], gains: { taxRules: 'us' }, formats: ['csv'] },
+    { 'idempotency-key': 'rerun-misfit' },
+  );
+  await runJob(started.body.jobId);
+  // A version holding only an adjustment naming a transaction the data does not have, stored past
+  // the API's check (as one stored before any gains set was there to check it against).
+  const store = createS3AdjustmentsStore({ client: h.client, bucket: h.bucket });
+  const latest = await store.latest('demo');
+  const ghost = {
+    id: 'ghost',
+    kind: 'category' as const,
+    txId: 'tx_not_there',
+    category: 'income' as const,
+    why: 'test',
+    by: 'ana@example.com',
+    at: NOW.toISOString(),
+  };
+  const before = latest?.document.version ?? 0;
+  const document = {
+    schema: 'pbs-export/adjustments@1' as const,
+    profile: 'demo',
+    version: before + 1,
+    adjustments: [ghost],
+  };
+  await store.put('demo', document, before);
+  const rerun = await call('POST', `/reports/${started.body.jobId}/rerun`);
+  expect(rerun.status).toBe(202);
+
+  // The finish fails (the state machine's fail task then records the job as failed).
+  const output = captureOutput();
+  let thrown: unknown;
+  try {
+    await runJob(rerun.body.jobId).catch((error) => {
+      thrown = error;
+    });
+  } finally {
+    output.stop();
+  }
+  expect(String(thrown)).toContain('tx_not_there');
+  const failed = output.lines().filter((line) => String(line.message).startsWith('invocation failed'));
+  expect(failed).toHaveLength(1);
+  expect(failed[0]).toMatchObject({
+    level: 'WARN',
+    message: 'invocation failed: invalid adjustments',
+    adjustment: 'ghost',
+    field: 'txId',
+  });
+  expect(String(failed[0]?.reason)).toContain('"tx_not_there"');
+  expect(output.lines().filter((line) => line.level === 'ERROR')).toEqual([]);
+  expect(output.text()).not.toMatch(/"stack"|\n\s+at .+\.ts:\d+/);
+}, 240_000);

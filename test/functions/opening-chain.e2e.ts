@@ -183,7 +183,7 @@ describe('opening balances on the AWS path (the finish, S3 close records and set
     expect(verdict.holds).toBe(false);
     const failed = verdict.sets[0]?.findings.filter((f) => !f.holds).map((f) => f.text);
     expect(failed).toEqual([
-      `balances break: ledger ${hidden.ledgerId}, token ${symbol} opens at ${FEB_1} with ${closing.minus(change).toFixed()}, ` +
+      `balances break: ledger ${hidden.ledgerId}, token ${symbol} opens at the start of 2025-02-01 (UTC) with ${closing.minus(change).toFixed()}, ` +
         `but the previous set ${resultOf(january).prefix} (2025-01) closed with ${closing.toFixed()} (difference ${change.times(-1).toFixed()})`,
     ]);
   }, 300_000);

@@ -12,44 +12,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Big from 'big.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../lib/cli/main.ts';
-import { DEFAULT_PROFILES, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { balancesBefore, changesOf, type DemoTx, demoTransactions } from '../support/demo-balances.ts';
+import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import { closeDemoMonth, demoCli, exportDemoMonth } from '../support/cli.ts';
+import {
+  balancesBefore,
+  type DemoTx,
+  demoTransactions,
+  oneTokenTransaction,
+} from '../support/demo-balances.ts';
 
-const demo = DEFAULT_PROFILES.find((p) => p.name === 'demo');
-if (demo === undefined) throw new Error('no demo profile');
 const FEB_1 = '2025-02-01T00:00:00.000Z';
 
 let dir: string;
 let books: string;
 let sim: RunningSimulator;
-
-interface Done {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `pbs-export …` in this process, against the simulator `sim` with the demo profile's credentials. */
-async function cli(argv: readonly string[]): Promise<Done> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main([...argv], {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: { PBS_BASE_URL: sim.url, PBS_API_KEY: demo?.apiKey ?? '', PBS_API_SECRET: demo?.apiSecret ?? '' },
-    now: () => new Date(),
-  });
-  return { code, stdout, stderr };
-}
+const cli = demoCli(() => sim.url);
 
 /** Exports `period` of demo (transactions and gains, so it reconciles) into `books`: its run id. */
-async function exportMonth(period: string): Promise<string> {
-  const reports = ['--report', 'transactions', '--report', 'gains', '--format', 'csv'];
-  const done = await cli(['run', '--profile', 'demo', '--period', period, ...reports, '--out', books]);
-  expect(done.code, done.stderr).toBe(0);
-  return /Export (\S+) finished/.exec(done.stdout)?.[1] as string;
-}
+const exportMonth = async (period: string): Promise<string> =>
+  (await exportDemoMonth(cli, books, period)).runId;
 
 // biome-ignore lint/suspicious/noExplicitAny: the manifest as JSON, read field by field
 const manifestOf = async (period: string, runId: string): Promise<any> =>
@@ -67,24 +48,9 @@ beforeAll(async () => {
   books = join(dir, 'books');
   sim = await startSimulator();
   closedJanuary = await exportMonth('2025-01');
-  const close = ['--by', 'ann@firm.example', '--reason', 'January booked', '--out', books];
-  const closed = await cli([
-    'close',
-    '--profile',
-    'demo',
-    '--period',
-    '2025-01',
-    '--run',
-    closedJanuary,
-    ...close,
-  ]);
-  expect(closed.code, closed.stderr).toBe(0);
+  await closeDemoMonth(cli, books, '2025-01', closedJanuary);
   // A January transaction moving one token, left out of every listing from now on.
-  const txs = demoTransactions();
-  hidden = txs.find(
-    (tx) => tx.date.startsWith('2025-01') && changesOf(tx).size === 1 && tx.movements.length === 1,
-  ) as DemoTx;
-  [[symbol, change]] = [...changesOf(hidden)] as [[string, Big]];
+  ({ tx: hidden, symbol, change } = oneTokenTransaction('2025-01'));
   sim.setBalanceFaults({ hide: [{ profile: 'demo', id: hidden.id }] });
   laterJanuary = await exportMonth('2025-01');
   february = await exportMonth('2025-02');
@@ -108,7 +74,7 @@ describe('verify against the closed set the opening check named', () => {
     expect(verified.code, verified.stdout).toBe(1);
     const closedSet = `the closed set reports/demo/2025-01/${closedJanuary} (2025-01, run ${closedJanuary}, the one its opening check compared with; the chain continues the later previous set reports/demo/2025-01/${laterJanuary} (2025-01))`;
     expect(verified.stdout).toContain(
-      `✗ balances break: ledger ${hidden.ledgerId}, token ${symbol} opens at ${FEB_1} with ${closing.minus(change).toFixed()}, ` +
+      `✗ balances break: ledger ${hidden.ledgerId}, token ${symbol} opens at the start of 2025-02-01 (UTC) with ${closing.minus(change).toFixed()}, ` +
         `but ${closedSet} closed with ${closing.toFixed()} (difference ${change.times(-1).toFixed()})`,
     );
     // February's opening is not compared with the later January's closing (they would be equal).

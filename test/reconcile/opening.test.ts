@@ -12,67 +12,33 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Big from 'big.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../lib/cli/main.ts';
-import { DEFAULT_PROFILES, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
-import { balancesBefore, changesOf, type DemoTx, demoTransactions } from '../support/demo-balances.ts';
+import { type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import { closeDemoMonth, type DemoExport, demoCli, exportDemoMonth } from '../support/cli.ts';
+import {
+  balancesBefore,
+  type DemoTx,
+  demoTransactions,
+  oneTokenTransaction,
+} from '../support/demo-balances.ts';
 
-const demo = DEFAULT_PROFILES.find((p) => p.name === 'demo');
-if (demo === undefined) throw new Error('no demo profile');
 const FEB_1 = '2025-02-01T00:00:00.000Z';
 
 let dir: string;
 let books: string;
 let sim: RunningSimulator;
+const cli = demoCli(() => sim.url);
 
-interface Done {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `pbs-export …` in this process, against the simulator `sim` with the demo profile's credentials. */
-async function cli(argv: readonly string[]): Promise<Done> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main([...argv], {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: { PBS_BASE_URL: sim.url, PBS_API_KEY: demo?.apiKey ?? '', PBS_API_SECRET: demo?.apiSecret ?? '' },
-    now: () => new Date(),
-  });
-  return { code, stdout, stderr };
-}
-
-interface Exported extends Done {
-  runId: string;
+interface Exported extends DemoExport {
   manifestBytes: Buffer;
   // biome-ignore lint/suspicious/noExplicitAny: the manifest as JSON, read field by field
   manifest: any;
-  folder: string;
 }
 
-/** Exports `period` of the demo profile (transactions and gains) into `books`. */
+/** Exports `period` of the demo profile (transactions and gains) into `books`, with its manifest. */
 async function exportMonth(period: string): Promise<Exported> {
-  const done = await cli([
-    'run',
-    '--profile',
-    'demo',
-    '--period',
-    period,
-    '--report',
-    'transactions',
-    '--report',
-    'gains',
-    '--format',
-    'csv',
-    '--out',
-    books,
-  ]);
-  expect(done.code, done.stderr).toBe(0);
-  const runId = /Export (\S+) finished/.exec(done.stdout)?.[1] as string;
-  const folder = join(books, 'reports', 'demo', period, runId);
-  const manifestBytes = await readFile(join(folder, 'manifest.json'));
-  return { ...done, runId, folder, manifestBytes, manifest: JSON.parse(manifestBytes.toString('utf8')) };
+  const done = await exportDemoMonth(cli, books, period);
+  const manifestBytes = await readFile(join(done.folder, 'manifest.json'));
+  return { ...done, manifestBytes, manifest: JSON.parse(manifestBytes.toString('utf8')) };
 }
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -87,22 +53,7 @@ beforeAll(async () => {
   sim = await startSimulator();
   txs = demoTransactions();
   january = await exportMonth('2025-01');
-  const closed = await cli([
-    'close',
-    '--profile',
-    'demo',
-    '--period',
-    '2025-01',
-    '--run',
-    january.runId,
-    '--by',
-    'ann@firm.example',
-    '--reason',
-    'January booked',
-    '--out',
-    books,
-  ]);
-  expect(closed.code, closed.stderr).toBe(0);
+  await closeDemoMonth(cli, books, '2025-01', january.runId);
   february = await exportMonth('2025-02');
 }, 300_000);
 afterAll(async () => {
@@ -166,11 +117,7 @@ describe('opening balances against the previous closed period', () => {
 
   it('warns of a break naming both sets, the ledger, token and both exact figures once January changes at the service; verify says it', async () => {
     // A January transaction moving one token, left out of every listing from now on.
-    const hidden = txs.find(
-      (tx) => tx.date.startsWith('2025-01') && changesOf(tx).size === 1 && tx.movements.length === 1,
-    ) as DemoTx;
-    expect(hidden).toBeDefined();
-    const [[symbol, change]] = [...changesOf(hidden)] as [[string, Big]];
+    const { tx: hidden, symbol, change } = oneTokenTransaction('2025-01');
     const closing = balancesBefore(txs, FEB_1).get(`${hidden.ledgerId}|${symbol}`) as Big;
     const opening = closing.minus(change);
     sim.setBalanceFaults({ hide: [{ profile: 'demo', id: hidden.id }] });
@@ -202,7 +149,7 @@ describe('opening balances against the previous closed period', () => {
     const verified = await cli(['verify', books]);
     expect(verified.code).toBe(1);
     expect(verified.stdout).toContain(
-      `✗ balances break: ledger ${hidden.ledgerId}, token ${symbol} opens at ${FEB_1} with ${opening.toFixed()}, ` +
+      `✗ balances break: ledger ${hidden.ledgerId}, token ${symbol} opens at the start of 2025-02-01 (UTC) with ${opening.toFixed()}, ` +
         `but the previous set reports/demo/2025-01/${january.runId} (2025-01) closed with ${closing.toFixed()} ` +
         `(difference ${change.times(-1).toFixed()})`,
     );

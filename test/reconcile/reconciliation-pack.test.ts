@@ -6,25 +6,18 @@
  * with a service that reports no balances it says not reconciled and why.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Big from 'big.js';
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../lib/cli/main.ts';
-import {
-  type BalanceFaults,
-  DEFAULT_PROFILES,
-  Portfolio,
-  type RunningSimulator,
-  startSimulator,
-} from '../../lib/simulator/index.ts';
+import { type BalanceFaults, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import { runDemoExport } from '../support/cli.ts';
+import { oneTokenTransaction } from '../support/demo-balances.ts';
 
 const exec = promisify(execFile);
-const demo = DEFAULT_PROFILES.find((p) => p.name === 'demo');
-if (demo === undefined) throw new Error('no demo profile');
 
 let dir: string;
 let sim: RunningSimulator | undefined;
@@ -37,69 +30,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Tx {
-  id: string;
-  date: string;
-  category: string;
-  ledgerId: string;
-  movements: { symbol: string; amount: string }[];
-  fee: { symbol: string | null; quantity: string | null };
-}
-
-/** A live demo transaction of March 2025 with one movement and no fee in another token: its change is that movement. */
-function hiddenCandidate(): { tx: Tx; symbol: string; change: Big } {
-  const portfolio = new Portfolio({ ...demo, profileGuid: demo?.profileGuid } as never, 1);
-  for (let i = 0; i < portfolio.count; i += 1) {
-    if (portfolio.isDeleted(i)) continue;
-    const tx = portfolio.transaction(i) as unknown as Tx;
-    const [movement] = tx.movements;
-    if (!tx.date.startsWith('2025-03') || tx.movements.length !== 1 || movement === undefined) continue;
-    // This test's rule: the movement, less a fee charged in the same token.
-    const fee = tx.fee.symbol === null || tx.fee.quantity === null ? null : tx.fee;
-    if (fee !== null && fee.symbol !== movement.symbol) continue;
-    const change = new Big(movement.amount).minus(fee === null ? 0 : new Big(fee.quantity ?? 0).abs());
-    return { tx, symbol: movement.symbol, change };
-  }
-  throw new Error('no transaction to hide in 2025-03');
-}
-
 /** `pbs-export run` of the demo for `period` with the gains into CSV and a workbook (so the pack). */
 async function run(period: string, config?: object) {
-  const err: string[] = [];
-  const env: Record<string, string> = {
-    PBS_API_KEY: demo?.apiKey ?? '',
-    PBS_API_SECRET: demo?.apiSecret ?? '',
-  };
-  const flags: string[] = [];
-  if (config === undefined) env.PBS_BASE_URL = sim?.url ?? '';
-  else {
-    const file = join(dir, 'service.json');
-    await writeFile(file, JSON.stringify({ baseUrl: sim?.url, ...config }));
-    flags.push('--config', file);
-  }
-  const outDir = join(dir, `out-${period}`);
-  const argv = [
-    'run',
-    '--profile',
-    'demo',
-    '--period',
-    period,
-    '--report',
-    'transactions',
-    '--report',
-    'gains',
-  ];
-  const code = await main([...argv, '--format', 'csv,xlsx', '--out', outDir, ...flags], {
-    stdout: { write: () => true },
-    stderr: { write: (text: string) => err.push(text) },
-    env,
-    now: () => new Date(),
-  });
-  expect(code, err.join('')).toBe(0);
-  const entries = await readdir(outDir, { recursive: true, withFileTypes: true });
-  const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-  const file = (suffix: string) => files.find((f) => f.endsWith(suffix));
-  const manifest = JSON.parse(await readFile(file('manifest.json') as string, 'utf8'));
+  const result = await runDemoExport({ url: sim?.url ?? '', dir, period, format: 'csv,xlsx', config });
+  expect(result.code, result.stderr).toBe(0);
+  const file = (suffix: string) => result.files.find((f) => f.endsWith(suffix));
   const pack = file('_tax_pack.pdf');
   expect(pack).toBeDefined();
   const { stdout } = await exec('pdftotext', ['-layout', pack as string, '-']);
@@ -109,7 +44,7 @@ async function run(period: string, config?: object) {
       ? []
       : (parse(await readFile(csvFile), { bom: true, columns: true }) as Record<string, string>[]);
   const readme = await readFile(file('README.txt') as string, 'utf8');
-  return { manifest, text: stdout, rows, readme };
+  return { manifest: result.manifest, text: stdout, rows, readme };
 }
 
 /** The pack's Reconciliation section: from its heading to the next heading (Warnings) or the end. */
@@ -150,7 +85,7 @@ describe('the reconciliation in the tax pack', () => {
   }, 120_000);
 
   it('names the ledger, token and a difference equal to the hidden movement when one transaction is hidden', async () => {
-    const { tx, symbol, change } = hiddenCandidate();
+    const { tx, symbol, change } = oneTokenTransaction('2025-03');
     await start({ hide: [{ profile: 'demo', id: tx.id }] });
     const { text, rows } = await run('2025-03');
     const words = section(text);

@@ -2,27 +2,19 @@
  * Reconciliation through the CLI against the simulator on loopback (issue 42, items 1 and 2): the
  * demo reconciles month by month; a hidden transaction, a misreported balance and a service that
  * reports no balances are each said. Expectations are computed here from the simulator's own data
- * (its `Portfolio`), with this file's arithmetic, not the client's.
+ * (its `Portfolio`), with test/support/demo-balances.ts's arithmetic, not the client's.
  */
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Big from 'big.js';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../lib/cli/main.ts';
 import type { ServiceShapeOverrides } from '../../lib/pbs/shape.ts';
-import {
-  type BalanceFaults,
-  DEFAULT_PROFILES,
-  Portfolio,
-  type RunningSimulator,
-  startSimulator,
-} from '../../lib/simulator/index.ts';
-
-const demo = DEFAULT_PROFILES.find((p) => p.name === 'demo');
-if (demo === undefined) throw new Error('no demo profile');
+import { type BalanceFaults, type RunningSimulator, startSimulator } from '../../lib/simulator/index.ts';
+import { runDemoExport } from '../support/cli.ts';
+import { balancesBefore, demoTransactions, oneTokenTransaction } from '../support/demo-balances.ts';
 
 let dir: string;
 let sim: RunningSimulator | undefined;
@@ -35,101 +27,21 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Tx {
-  id: string;
-  date: string;
-  category: string;
-  ledgerId: string;
-  movements: { symbol: string; amount: string }[];
-  fee: { symbol: string | null; quantity: string | null };
-}
-
-/** Every live transaction of the demo portfolio (the simulator's data, seed 1). */
-function demoTransactions(): Tx[] {
-  const portfolio = new Portfolio({ ...demo, profileGuid: demo?.profileGuid } as never, 1);
-  const out: Tx[] = [];
-  for (let i = 0; i < portfolio.count; i += 1) {
-    if (portfolio.isDeleted(i)) continue;
-    out.push(portfolio.transaction(i) as unknown as Tx);
-  }
-  return out;
-}
-
-/** This test's rule: movements per token, less the fee quantity (a fee row's outgoing movements are the fee). */
-function changesOf(tx: Tx): Map<string, Big> {
-  const out = new Map<string, Big>();
-  const add = (symbol: string, amount: Big) => out.set(symbol, (out.get(symbol) ?? new Big(0)).plus(amount));
-  for (const m of tx.movements) add(m.symbol, new Big(m.amount));
-  const feeIsMovement = tx.category === 'fee' && tx.movements.some((m) => m.amount.startsWith('-'));
-  if (!feeIsMovement && tx.fee.symbol !== null && tx.fee.quantity !== null)
-    add(tx.fee.symbol, new Big(tx.fee.quantity).abs().times(-1));
-  return out;
-}
-
-/** Balances per `ledger|token` of the transactions dated before `endIso`. */
-function balancesBefore(txs: Tx[], endIso: string): Map<string, Big> {
-  const out = new Map<string, Big>();
-  for (const tx of txs) {
-    if (Date.parse(tx.date) >= Date.parse(endIso)) continue;
-    for (const [symbol, change] of changesOf(tx)) {
-      const key = `${tx.ledgerId}|${symbol}`;
-      out.set(key, (out.get(key) ?? new Big(0)).plus(change));
-    }
-  }
-  return out;
-}
-
 async function start(options: { balanceFaults?: BalanceFaults; shape?: ServiceShapeOverrides } = {}) {
   sim = await startSimulator(options);
   return sim;
 }
 
-/** `pbs-export run` against the simulator `sim` (its demo profile), gains asked. */
+/** `pbs-export run` against the simulator `sim` (its demo profile), gains asked; `csv` reads a file of the set. */
 async function run(period: string, options: { config?: object; reports?: string[]; format?: string } = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const env: Record<string, string> = {
-    PBS_API_KEY: demo?.apiKey ?? '',
-    PBS_API_SECRET: demo?.apiSecret ?? '',
-  };
-  const flags: string[] = [];
-  if (options.config === undefined) env.PBS_BASE_URL = sim?.url ?? '';
-  else {
-    const file = join(dir, 'service.json');
-    await writeFile(file, JSON.stringify({ baseUrl: sim?.url, ...options.config }));
-    flags.push('--config', file);
-  }
-  const reports = (options.reports ?? ['transactions', 'gains']).flatMap((r) => ['--report', r]);
-  const outDir = join(dir, `out-${period}-${Math.random().toString(16).slice(2)}`);
-  const argv = [
-    'run',
-    '--profile',
-    'demo',
-    '--period',
-    period,
-    ...reports,
-    '--format',
-    options.format ?? 'csv',
-    '--out',
-    outDir,
-  ];
-  const code = await main([...argv, ...flags], {
-    stdout: { write: (text: string) => out.push(text) },
-    stderr: { write: (text: string) => err.push(text) },
-    env,
-    now: () => new Date(),
-  });
-  const entries = await readdir(outDir, { recursive: true, withFileTypes: true }).catch(() => []);
-  const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-  const manifestFile = files.find((f) => f.endsWith('manifest.json'));
-  const manifest = manifestFile === undefined ? null : JSON.parse(await readFile(manifestFile, 'utf8'));
+  const result = await runDemoExport({ url: sim?.url ?? '', dir, period, ...options });
   const csv = async (suffix: string) => {
-    const file = files.find((f) => f.endsWith(suffix));
+    const file = result.files.find((f) => f.endsWith(suffix));
     return file === undefined
       ? null
       : (parse(await readFile(file), { bom: true, columns: true }) as Record<string, string>[]);
   };
-  return { code, stdout: out.join(''), stderr: err.join(''), files, manifest, csv };
+  return { ...result, csv };
 }
 
 describe('reconciliation', () => {
@@ -171,11 +83,7 @@ describe('reconciliation', () => {
   }, 600_000);
 
   it('exits 0 and names the ledger, token and hidden movement when the simulator hides one transaction', async () => {
-    const txs = demoTransactions();
-    const hidden = txs.find(
-      (tx) => tx.date.startsWith('2025-03') && changesOf(tx).size === 1 && tx.movements.length === 1,
-    ) as Tx;
-    const [[symbol, change]] = [...changesOf(hidden)] as [[string, Big]];
+    const { tx: hidden, symbol, change } = oneTokenTransaction('2025-03');
     await start({ balanceFaults: { hide: [{ profile: 'demo', id: hidden.id }] } });
     const result = await run('2025-03', { format: 'csv,xlsx' });
     expect(result.code, result.stderr).toBe(0);

@@ -51,3 +51,17 @@ export function balancesBefore(txs: readonly DemoTx[], endIso: string): Map<stri
   }
   return out;
 }
+
+/**
+ * The first live transaction of `month` (YYYY-MM) that moves one token in one movement: hidden
+ * from the service's listings, it changes one balance by `change` (this file's arithmetic).
+ */
+export function oneTokenTransaction(month: string): { tx: DemoTx; symbol: string; change: Big } {
+  for (const tx of demoTransactions()) {
+    if (!tx.date.startsWith(month) || tx.movements.length !== 1) continue;
+    const changes = [...changesOf(tx)];
+    const [only] = changes;
+    if (changes.length === 1 && only !== undefined) return { tx, symbol: only[0], change: only[1] };
+  }
+  throw new Error(`no demo transaction of ${month} moves one token`);
+}

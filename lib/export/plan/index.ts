@@ -2,7 +2,7 @@
  * Stage 1, plan: the export request (parsed and checked), its period, and what to fetch: the
  * windows of the period within the portfolio's date-bounds, and window × protocol shards.
  */
-export { type DayEdge, instantWords } from './instant-words.ts';
+export { type DayEdge, instantWords } from '../../domain/index.ts';
 export {
   isDayOrInstant,
   openPeriodCutOff,

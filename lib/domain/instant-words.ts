@@ -1,7 +1,7 @@
 /**
  * An instant as an accountant reads it (issue 42 follow-up): a day in the period's time zone, not
- * the UTC instant the manifest's machine fields keep. The reconciliation's notes, its warnings and
- * the tax pack all say their instants through this one helper.
+ * the UTC instant the manifest's machine fields keep. The reconciliation's notes, its warnings,
+ * the tax pack and `verify`'s findings all say their instants through this one helper.
  */
 import { DateTime } from 'luxon';
 
