@@ -52,9 +52,38 @@ export function defaultPartBudgetBytes(heapLimitBytes: number = getHeapStatistic
   return Math.min(DEFAULT_PART_BUDGET_BYTES, Math.floor(heapLimitBytes * PART_BUDGET_HEAP_SHARE));
 }
 
+/**
+ * A part's writer (see {@link createPartWriter}): an {@link NdjsonWriter} that can also keep, with
+ * a line it holds in memory, the item the line holds already parsed, and be told early how large
+ * the part will be.
+ */
+export interface PartWriter extends NdjsonWriter {
+  /**
+   * `writeJson(json, prefix)`, keeping `value` (what `JSON.parse(json)` gives, parsed by the
+   * caller already) with the line while the part is held: the assembly then takes it instead of
+   * parsing the line again ({@link readPartLines}). Counted against the budget as well.
+   */
+  writeLine(json: string, prefix: string, value: unknown): Promise<void> | undefined;
+  /**
+   * The part will hold `lines` lines in all (a listing's reported total): when lines of the size
+   * written so far, with their values, cannot be held whole beside what the store holds now, the
+   * part goes to its file at once, instead of holding its first chunks until the budget runs out.
+   */
+  expectLines(lines: number): void;
+}
+
+/**
+ * Heap a parsed item is counted as, per character of its JSON text: `JSON.parse`'s objects for the
+ * simulator's transactions take about 1.13 bytes of V8's heap per byte of their text (measured).
+ */
+const VALUE_BYTES_PER_CHAR = 1.125;
+
 /** The store's own view of a part: its chunks in order, or its file once spilled. */
 interface HeldPart {
   chunks: Buffer[];
+  /** The parsed item of each line of `chunks` in order (empty lines included), where kept. */
+  values: unknown[];
+  /** Bytes of `chunks`, with its values' share (see {@link VALUE_BYTES_PER_CHAR}). */
   bytes: number;
   /** True once its writer closed: readers may take it from memory. */
   complete: boolean;
@@ -91,6 +120,7 @@ export function createPartStore(budgetBytes: number = defaultPartBudgetBytes()):
       held -= part.bytes;
       part.bytes = 0;
       part.chunks = [];
+      part.values = [];
     },
     countSpill() {
       spills += 1;
@@ -111,15 +141,22 @@ export function createPartStore(budgetBytes: number = defaultPartBudgetBytes()):
  * while the budget allows, else the part goes to its file from then on. A writer of a part the
  * store holds already (a shard listed again) starts it afresh.
  */
-export function createPartWriter(partFile: string, store: PartStore): NdjsonWriter {
+export function createPartWriter(partFile: string, store: PartStore): PartWriter {
   const state = store as StoreState;
   state.release(partFile);
-  const part: HeldPart = { chunks: [], bytes: 0, complete: false };
+  const part: HeldPart = { chunks: [], values: [], bytes: 0, complete: false };
   state.parts.set(partFile, part);
   let file: WriteStream | undefined;
   let failure: Error | undefined;
   let chunk = Buffer.allocUnsafe(PART_CHUNK);
   let used = 0;
+  // The values of the lines in `chunk` (one per line), and their share of the budget.
+  let values: unknown[] = [];
+  let valueBytes = 0;
+  // What the part has taken so far, held or not: lines, their bytes sent on, their values' share.
+  let lines = 0;
+  let bytesSent = 0;
+  let valueBytesSoFar = 0;
 
   /** From now on the part goes to its file: what it held first, in order. */
   const spill = (): WriteStream => {
@@ -136,15 +173,42 @@ export function createPartWriter(partFile: string, store: PartStore): NdjsonWrit
   const send = (): Promise<void> | undefined => {
     if (used === 0) return undefined;
     const full = chunk.subarray(0, used);
+    const held = values;
+    const cost = full.length + valueBytes;
     chunk = Buffer.allocUnsafe(PART_CHUNK);
     used = 0;
-    if (file === undefined && state.reserve(full.length)) {
+    values = [];
+    valueBytes = 0;
+    bytesSent += full.length;
+    if (file === undefined && state.reserve(cost)) {
       part.chunks.push(full);
-      part.bytes += full.length;
+      for (const value of held) part.values.push(value);
+      part.bytes += cost;
       return undefined;
     }
     file ??= spill();
     return file.write(full) ? undefined : once(file, 'drain').then(() => undefined);
+  };
+  const append = (json: string | Uint8Array, prefix: string, suffix: string, value: unknown) => {
+    if (failure) return Promise.reject(failure);
+    const most = mostLineBytes(json, prefix, suffix);
+    let wait: Promise<void> | undefined;
+    if (used + most > chunk.length) {
+      wait = send();
+      if (most > chunk.length) chunk = Buffer.allocUnsafe(most);
+    }
+    used = appendLine(chunk, used, json, prefix, suffix);
+    lines += 1;
+    // A part on its way to its file keeps no values; one still held keeps one per line.
+    if (file === undefined) {
+      values.push(value);
+      if (value !== undefined) {
+        const share = Math.ceil(json.length * VALUE_BYTES_PER_CHAR);
+        valueBytes += share;
+        valueBytesSoFar += share;
+      }
+    }
+    return wait;
   };
   return {
     // A part is plain NDJSON, not gzip: there is no member to end.
@@ -154,15 +218,15 @@ export function createPartWriter(partFile: string, store: PartStore): NdjsonWrit
       await this.writeJson(stringifyJson(record));
     },
     writeJson(json, prefix = '', suffix = '') {
-      if (failure) return Promise.reject(failure);
-      const most = mostLineBytes(json, prefix, suffix);
-      let wait: Promise<void> | undefined;
-      if (used + most > chunk.length) {
-        wait = send();
-        if (most > chunk.length) chunk = Buffer.allocUnsafe(most);
-      }
-      used = appendLine(chunk, used, json, prefix, suffix);
-      return wait;
+      return append(json, prefix, suffix, undefined);
+    },
+    writeLine(json, prefix, value) {
+      return append(json, prefix, '', value);
+    },
+    expectLines(total) {
+      if (file !== undefined || lines === 0 || total <= lines) return;
+      const perLine = (bytesSent + used + valueBytesSoFar) / lines;
+      if (state.heldBytes() - part.bytes + perLine * total > state.budgetBytes) file = spill();
     },
     async close() {
       if (failure) throw failure;
@@ -187,17 +251,48 @@ export function createPartWriter(partFile: string, store: PartStore): NdjsonWrit
  * copies): from `store` when it holds the part whole, else from the file.
  */
 export function readPartLineBytes(partFile: string, store?: PartStore): AsyncGenerator<Buffer> {
-  const part = (store as StoreState | undefined)?.parts.get(partFile);
-  if (part?.complete === true) return heldLines(part.chunks);
-  return readNdjsonLineBytes(partFile);
+  return readPartLines(partFile, store).lines;
 }
 
-async function* heldLines(chunks: readonly Buffer[]): AsyncGenerator<Buffer> {
+/** A part's lines, and the parsed item of the line last read where the store kept one. */
+export interface PartLines {
+  lines: AsyncGenerator<Buffer>;
+  /**
+   * The item of the line `lines` gave last, as its writer's `writeLine` was handed it: only for a
+   * part held whole, and once (the store lets go of it: a second call, or a second reading of the
+   * part, gives undefined and the caller parses the line).
+   */
+  takeValue(): unknown;
+}
+
+/** {@link readPartLineBytes}, with the items parsed at the fetch of a part the store holds whole. */
+export function readPartLines(partFile: string, store?: PartStore): PartLines {
+  const part = (store as StoreState | undefined)?.parts.get(partFile);
+  if (part?.complete !== true) return { lines: readNdjsonLineBytes(partFile), takeValue: () => undefined };
+  const reading = { line: -1 };
+  const { values } = part;
+  return {
+    lines: heldLines(part.chunks, reading),
+    takeValue() {
+      const value = values[reading.line];
+      if (value !== undefined) values[reading.line] = undefined;
+      return value;
+    },
+  };
+}
+
+/** The non-empty lines of `chunks`; `reading.line` counts every line up to the one given (from 0). */
+async function* heldLines(chunks: readonly Buffer[], reading: { line: number }): AsyncGenerator<Buffer> {
+  let line = -1;
   for (const chunk of chunks) {
     let start = 0;
     let end = chunk.indexOf(NEWLINE);
     while (end !== -1) {
-      if (end > start) yield chunk.subarray(start, end);
+      line += 1;
+      if (end > start) {
+        reading.line = line;
+        yield chunk.subarray(start, end);
+      }
       start = end + 1;
       end = chunk.indexOf(NEWLINE, start);
     }
