@@ -13,7 +13,13 @@ import {
 import { retry } from '../../retry.ts';
 import { settleable } from '../../settleable.ts';
 import { type PartLineFields, partLineJson, partLineKey, partLinePrefix } from '../snapshot/part-line.ts';
-import { createPartWriter, type PartStore, type PartWriter } from '../snapshot/part-store.ts';
+import {
+  createPartWriter,
+  openStore,
+  type PartStore,
+  type PartWriter,
+  waitForRoom,
+} from '../snapshot/part-store.ts';
 import { createNdjsonWriter, type NdjsonWriter } from '../snapshot/snapshot.ts';
 import { type Boundary, type Edge, type ListingPlan, type ListingTrail, recordTrail } from './coverage.ts';
 import { confirmedBy, type Proof, planAfter, servicePagingOf } from './proof.ts';
@@ -244,6 +250,15 @@ export interface FetchRun {
    * and `done` then rejects.
    */
   stop(): void;
+  /**
+   * For a consumer that assembles the shards while they are fetched, releasing each window's
+   * parts from the part store once written: from now on a shard starts only when the store has
+   * room for its part, or when the windows two or more before its own are released (see
+   * `waitForRoom`), so the fetch runs ahead only as far as its parts can be held in memory. Never
+   * for a consumer that awaits `done` first: nothing would release the parts. Nothing without a
+   * part store.
+   */
+  pace?(): void;
 }
 
 /**
@@ -291,20 +306,30 @@ export function startFetch(
   // rejectOnClear: cleared tasks must settle, or waiting for them below would never end.
   const limit = pLimit({ concurrency, rejectOnClear: true });
   const settlers = shards.map(() => settleable<FetchedShard>());
+  const partFiles = shards.map((_, index) =>
+    join(options.workDir, options.compressParts === false ? `part-${index}.ndjson` : `part-${index}.ndjson.gz`),
+  );
+  const store = options.partStore;
+  let paced = false;
+  /** Paced: waits until the store has room, or the windows two before the shard's are written. */
+  const roomFor = async (index: number): Promise<void> => {
+    if (!paced || store === undefined) return;
+    const window = (shards[index] as FetchShard).window.index;
+    const before = partFiles.filter((_, at) => (shards[at] as FetchShard).window.index <= window - 2);
+    await waitForRoom(store, partFiles[index] as string, before);
+  };
   const tasks = shards.map((shard, index) =>
-    limit(() =>
-      fetchShardWithRetry({
+    limit(async () => {
+      await roomFor(index);
+      return fetchShardWithRetry({
         client,
         shard,
         filters,
-        partFile: join(
-          options.workDir,
-          options.compressParts === false ? `part-${index}.ndjson` : `part-${index}.ndjson.gz`,
-        ),
+        partFile: partFiles[index] as string,
         options,
         requests,
-      }),
-    ).then((fetched) => {
+      });
+    }).then((fetched) => {
       settlers[index]?.resolve(fetched);
       return fetched;
     }),
@@ -314,6 +339,7 @@ export function startFetch(
       return await Promise.all(tasks);
     } catch (error) {
       limit.clearQueue();
+      if (store !== undefined) openStore(store);
       await Promise.allSettled(tasks);
       throw error;
     }
@@ -332,7 +358,14 @@ export function startFetch(
       return settler.promise;
     },
     done,
-    stop: () => limit.clearQueue(),
+    stop: () => {
+      limit.clearQueue();
+      // Shards waiting for room would wait for an assembly that has stopped.
+      if (store !== undefined) openStore(store);
+    },
+    pace: () => {
+      paced = true;
+    },
   };
 }
 

@@ -38,7 +38,7 @@ export const DEFAULT_PART_BUDGET_BYTES = 16 * 1024 * 1024;
  * its part lines are memory outside that heap, on top of it. At 1M transactions 16 MiB of held
  * lines cost about 12 MB of peak RSS (docs/developer/performance.md, "memory at 1M").
  */
-const PART_BUDGET_HEAP_SHARE = 1 / 32;
+const PART_BUDGET_HEAP_SHARE = 1 / 8;
 
 /**
  * The default part budget for a process whose V8 heap may grow to `heapLimitBytes` (by default
@@ -91,6 +91,18 @@ interface HeldPart {
 
 interface StoreState extends PartStore {
   parts: Map<string, HeldPart>;
+  /** Parts the assembly has released (see {@link waitForRoom}). */
+  released: Set<string>;
+  /** Waiting for room: told whenever the store holds less, or opens. */
+  wakers: (() => void)[];
+  /** True once {@link openStore} was called: nothing waits for room any more. */
+  opened: boolean;
+  /** What the last part completed took, held or not: lines and values (see {@link waitForRoom}). */
+  lastPartBytes: number;
+  /** Room promised to parts let through by {@link waitForRoom} and not complete yet, by part file. */
+  promised: Map<string, number>;
+  /** Forgets a part without marking it released (a listing written again, or destroyed). */
+  drop(partFile: string): void;
   /** Room for `bytes` more: reserved and true, or false (the caller spills). */
   reserve(bytes: number): boolean;
   /** Gives back what `part` held (spilled or released). */
@@ -109,6 +121,11 @@ export function createPartStore(budgetBytes: number = defaultPartBudgetBytes()):
   const state: StoreState = {
     budgetBytes,
     parts,
+    released: new Set(),
+    wakers: [],
+    opened: false,
+    lastPartBytes: 0,
+    promised: new Map(),
     heldBytes: () => held,
     spilled: () => spills,
     reserve(bytes) {
@@ -121,15 +138,21 @@ export function createPartStore(budgetBytes: number = defaultPartBudgetBytes()):
       part.bytes = 0;
       part.chunks = [];
       part.values = [];
+      if (state.wakers.length > 0) openWaiters(state);
     },
     countSpill() {
       spills += 1;
     },
-    release(partFile) {
+    drop(partFile) {
       const part = parts.get(partFile);
       if (part === undefined) return;
       state.free(part);
       parts.delete(partFile);
+    },
+    release(partFile) {
+      state.released.add(partFile);
+      state.drop(partFile);
+      if (state.wakers.length > 0) openWaiters(state);
     },
   };
   return state;
@@ -143,7 +166,7 @@ export function createPartStore(budgetBytes: number = defaultPartBudgetBytes()):
  */
 export function createPartWriter(partFile: string, store: PartStore): PartWriter {
   const state = store as StoreState;
-  state.release(partFile);
+  state.drop(partFile);
   const part: HeldPart = { chunks: [], values: [], bytes: 0, complete: false };
   state.parts.set(partFile, part);
   let file: WriteStream | undefined;
@@ -167,6 +190,7 @@ export function createPartWriter(partFile: string, store: PartStore): PartWriter
     for (const held of part.chunks) stream.write(held);
     state.free(part);
     state.parts.delete(partFile);
+    state.promised.delete(partFile);
     state.countSpill();
     return stream;
   };
@@ -200,13 +224,11 @@ export function createPartWriter(partFile: string, store: PartStore): PartWriter
     used = appendLine(chunk, used, json, prefix, suffix);
     lines += 1;
     // A part on its way to its file keeps no values; one still held keeps one per line.
+    const share = value === undefined ? 0 : Math.ceil(json.length * VALUE_BYTES_PER_CHAR);
+    valueBytesSoFar += share;
     if (file === undefined) {
       values.push(value);
-      if (value !== undefined) {
-        const share = Math.ceil(json.length * VALUE_BYTES_PER_CHAR);
-        valueBytes += share;
-        valueBytesSoFar += share;
-      }
+      valueBytes += share;
     }
     return wait;
   };
@@ -231,6 +253,8 @@ export function createPartWriter(partFile: string, store: PartStore): PartWriter
     async close() {
       if (failure) throw failure;
       await send();
+      state.lastPartBytes = bytesSent + valueBytesSoFar;
+      if (state.promised.delete(partFile) && state.wakers.length > 0) openWaiters(state);
       if (file === undefined) {
         part.complete = true;
         return;
@@ -241,9 +265,53 @@ export function createPartWriter(partFile: string, store: PartStore): PartWriter
     },
     destroy() {
       file?.destroy();
-      if (state.parts.get(partFile) === part) state.release(partFile);
+      state.promised.delete(partFile);
+      if (state.parts.get(partFile) === part) state.drop(partFile);
     },
   };
+}
+
+/**
+ * Resolves once `store` has room for a part like the last one completed (its lines and values
+ * beside what the store holds), or once every one of `releasedFirst` has been released (the
+ * assembly has passed them: waiting longer could wait for a part it needs), or once the store is
+ * opened ({@link openStore}). The fetch waits here before starting a shard, so that it runs ahead
+ * of the assembly only as far as the budget holds its parts, instead of spilling them.
+ */
+export async function waitForRoom(
+  store: PartStore,
+  partFile: string,
+  releasedFirst: readonly string[],
+): Promise<void> {
+  const state = store as StoreState;
+  const ready = () =>
+    state.opened ||
+    state.heldBytes() + stillPromised(state) + state.lastPartBytes <= state.budgetBytes ||
+    releasedFirst.every((file) => state.released.has(file));
+  while (!ready()) await new Promise<void>((resolve) => state.wakers.push(resolve));
+  // Promised until the part is complete: the parts let through before it count as they grow.
+  state.promised.set(partFile, state.lastPartBytes);
+}
+
+/** Room promised to parts still being written beyond what they hold already. */
+function stillPromised(state: StoreState): number {
+  let total = 0;
+  for (const [partFile, bytes] of state.promised) {
+    total += Math.max(0, bytes - (state.parts.get(partFile)?.bytes ?? 0));
+  }
+  return total;
+}
+
+/** Wakes every {@link waitForRoom} waiting, to look again. */
+function openWaiters(state: StoreState): void {
+  for (const waker of state.wakers.splice(0)) waker();
+}
+
+/** Lets every {@link waitForRoom} of `store` through, now and from now on (a run that stops or fails). */
+export function openStore(store: PartStore): void {
+  const state = store as StoreState;
+  state.opened = true;
+  openWaiters(state);
 }
 
 /**
