@@ -71,9 +71,6 @@ export async function assembleExport(
   deps: AssembleDeps,
 ): Promise<AssembledExport> {
   const allFetched = isFetchRun(fetched) ? fetched.done : Promise.resolve(fetched);
-  // The shards are assembled as they come, each window's parts released once written: the fetch
-  // may wait for room in the part store instead of spilling parts (see `FetchRun.pace`).
-  if (isFetchRun(fetched)) fetched.pace?.();
   /**
    * On any failure, the setup's included (the fetch is running already): the live writers are
    * stopped, the fetch starts no more shards, and the running ones settle before the caller

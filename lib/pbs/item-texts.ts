@@ -56,16 +56,13 @@ export function parseListBody(
  * living until the page has been handled and being copied out of the young generation meanwhile.
  *
  * Items are cut down only when their texts are given: a body whose items could not be cut out is
- * parsed whole, as {@link parseListBody} does, without texts. For a body without number tokens a
- * double would change, `itemValues` holds each item parsed whole by `JSON.parse` (the objects the
- * cut-down items were taken from, so no extra parse): what `JSON.parse` of its text gives, for a
- * caller that keeps some items and would otherwise parse their texts again.
+ * parsed whole, as {@link parseListBody} does, without texts.
  */
 export function parseListBodyFields(
   text: string,
   itemsPath: string | null,
   fields: readonly string[],
-): ParsedJson & { itemTexts?: readonly string[]; itemValues?: readonly unknown[] } {
+): ParsedJson & { itemTexts?: readonly string[] } {
   sawInexactNumber = false;
   const found = locateItems(text, itemsPath);
   if (found === null || fields.includes('')) return parseListBody(text, itemsPath);
@@ -75,17 +72,14 @@ export function parseListBodyFields(
   const value: unknown = JSON.parse(rest);
   const envelope = exact ? parseJsonExactly(rest) : value;
   const paths = fields.map((field) => field.split('.'));
-  // A plain body's items parsed whole are given too: a caller that keeps them needs no second parse.
-  const whole: unknown[] | null = exact ? null : [];
   const items = found.texts.map((itemText) => {
     const item: unknown = JSON.parse(itemText);
-    whole?.push(item);
     return fieldsOf(exact ? parseJsonExactly(itemText) : item, paths);
   });
-  const given = { exactNumbers: exact, itemTexts: found.texts, ...(whole === null ? {} : { itemValues: whole }) };
-  if (itemsPath === null || itemsPath === '') return { value: items, ...given };
+  if (itemsPath === null || itemsPath === '')
+    return { value: items, exactNumbers: exact, itemTexts: found.texts };
   setPath(envelope as Record<string, unknown>, itemsPath, items);
-  return { value: envelope, ...given };
+  return { value: envelope, exactNumbers: exact, itemTexts: found.texts };
 }
 
 /**

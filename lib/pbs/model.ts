@@ -62,10 +62,4 @@ export interface Page<T> {
    * (`PageRequestOptions.itemTexts`) and found in the body.
    */
   itemTexts?: readonly string[];
-  /**
-   * With `itemTexts` and `PageRequestOptions.itemFields`, for a page without number tokens a double
-   * would change: each item parsed whole by `JSON.parse` from its text (the page's `items` are cut
-   * down to those fields), for a caller that keeps some and would otherwise parse their texts again.
-   */
-  itemValues?: readonly unknown[];
 }

@@ -133,12 +133,7 @@ type PageStyle = Extract<ServiceShape['pagination'], { style: 'page' }>;
 type OffsetStyle = Extract<ServiceShape['pagination'], { style: 'offset' }>;
 type CursorStyle = Extract<ServiceShape['pagination'], { style: 'cursor' }>;
 
-type Fetched<T> = {
-  response: JsonResponse;
-  items: T[];
-  itemTexts?: readonly string[];
-  itemValues?: readonly unknown[];
-};
+type Fetched<T> = { response: JsonResponse; items: T[]; itemTexts?: readonly string[] };
 
 async function fetchPage<T>(options: PaginateOptions<T>, target: RequestTarget): Promise<Fetched<T>> {
   const { itemsPath } = options.shape;
@@ -155,12 +150,10 @@ async function fetchPage<T>(options: PaginateOptions<T>, target: RequestTarget):
   const raw = extractItems(response.body, itemsPath, target.path);
   const items = options.validate(raw, target.path);
   const texts = response.itemTexts;
-  const values = response.itemValues;
-  // The texts go with the items one for one, or not at all; so do the whole items.
-  if (texts === undefined || texts.length !== items.length) return { response, items };
-  return values !== undefined && values.length === items.length
-    ? { response, items, itemTexts: texts, itemValues: values }
-    : { response, items, itemTexts: texts };
+  // The texts go with the items one for one, or not at all.
+  return texts !== undefined && texts.length === items.length
+    ? { response, items, itemTexts: texts }
+    : { response, items };
 }
 
 /** The page yielded for `fetched`: its items, and their texts when it has them. */
@@ -171,7 +164,6 @@ function pageOf<T>(fetched: Fetched<T>, totalItems: number | null, index: number
     index,
     exactNumbers: fetched.response.exactNumbers,
     ...(fetched.itemTexts === undefined ? {} : { itemTexts: fetched.itemTexts }),
-    ...(fetched.itemValues === undefined ? {} : { itemValues: fetched.itemValues }),
   };
 }
 

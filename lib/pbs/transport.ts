@@ -34,8 +34,6 @@ export interface JsonResponse {
   exactNumbers?: boolean;
   /** Each item's JSON text as sent, when the body was parsed as a list (see `item-texts.ts`). */
   itemTexts?: readonly string[];
-  /** Each item parsed whole, when the parser gave them (see `item-texts.ts`, `parseListBodyFields`). */
-  itemValues?: readonly unknown[];
   headers: Headers;
   /** The request URL without timestamp and signature, for resolving relative links. */
   unsignedUrl: string;
@@ -56,9 +54,7 @@ export interface SendOptions {
 }
 
 /** Parses a response body: its value, whether it may hold `ExactNumber`s, and its items' texts. */
-export type BodyParser = (
-  text: string,
-) => ParsedJson & { itemTexts?: readonly string[]; itemValues?: readonly unknown[] };
+export type BodyParser = (text: string) => ParsedJson & { itemTexts?: readonly string[] };
 
 const BODY_START_LENGTH = 200;
 
@@ -137,12 +133,11 @@ export async function sendSigned(target: RequestTarget, options: SendOptions): P
   }
   try {
     const parse: BodyParser = options.parse ?? parseJson;
-    const { value, exactNumbers, itemTexts, itemValues } = parse(text);
+    const { value, exactNumbers, itemTexts } = parse(text);
     return {
       body: value,
       exactNumbers,
       ...(itemTexts === undefined ? {} : { itemTexts }),
-      ...(itemValues === undefined ? {} : { itemValues }),
       headers: response.headers,
       unsignedUrl,
     };

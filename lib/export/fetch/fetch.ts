@@ -13,13 +13,7 @@ import {
 import { retry } from '../../retry.ts';
 import { settleable } from '../../settleable.ts';
 import { type PartLineFields, partLineJson, partLineKey, partLinePrefix } from '../snapshot/part-line.ts';
-import {
-  createPartWriter,
-  openStore,
-  type PartStore,
-  type PartWriter,
-  waitForRoom,
-} from '../snapshot/part-store.ts';
+import { createPartWriter, type PartStore, type PartWriter } from '../snapshot/part-store.ts';
 import { createNdjsonWriter, type NdjsonWriter } from '../snapshot/snapshot.ts';
 import { type Boundary, type Edge, type ListingPlan, type ListingTrail, recordTrail } from './coverage.ts';
 import { confirmedBy, type Proof, planAfter, servicePagingOf } from './proof.ts';
@@ -250,15 +244,6 @@ export interface FetchRun {
    * and `done` then rejects.
    */
   stop(): void;
-  /**
-   * For a consumer that assembles the shards while they are fetched, releasing each window's
-   * parts from the part store once written: from now on a shard starts only when the store has
-   * room for its part, or when the windows two or more before its own are released (see
-   * `waitForRoom`), so the fetch runs ahead only as far as its parts can be held in memory. Never
-   * for a consumer that awaits `done` first: nothing would release the parts. Nothing without a
-   * part store.
-   */
-  pace?(): void;
 }
 
 /**
@@ -306,30 +291,20 @@ export function startFetch(
   // rejectOnClear: cleared tasks must settle, or waiting for them below would never end.
   const limit = pLimit({ concurrency, rejectOnClear: true });
   const settlers = shards.map(() => settleable<FetchedShard>());
-  const partFiles = shards.map((_, index) =>
-    join(options.workDir, options.compressParts === false ? `part-${index}.ndjson` : `part-${index}.ndjson.gz`),
-  );
-  const store = options.partStore;
-  let paced = false;
-  /** Paced: waits until the store has room, or the windows two before the shard's are written. */
-  const roomFor = async (index: number): Promise<void> => {
-    if (!paced || store === undefined) return;
-    const window = (shards[index] as FetchShard).window.index;
-    const before = partFiles.filter((_, at) => (shards[at] as FetchShard).window.index <= window - 2);
-    await waitForRoom(store, partFiles[index] as string, before);
-  };
   const tasks = shards.map((shard, index) =>
-    limit(async () => {
-      await roomFor(index);
-      return fetchShardWithRetry({
+    limit(() =>
+      fetchShardWithRetry({
         client,
         shard,
         filters,
-        partFile: partFiles[index] as string,
+        partFile: join(
+          options.workDir,
+          options.compressParts === false ? `part-${index}.ndjson` : `part-${index}.ndjson.gz`,
+        ),
         options,
         requests,
-      });
-    }).then((fetched) => {
+      }),
+    ).then((fetched) => {
       settlers[index]?.resolve(fetched);
       return fetched;
     }),
@@ -339,7 +314,6 @@ export function startFetch(
       return await Promise.all(tasks);
     } catch (error) {
       limit.clearQueue();
-      if (store !== undefined) openStore(store);
       await Promise.allSettled(tasks);
       throw error;
     }
@@ -358,14 +332,7 @@ export function startFetch(
       return settler.promise;
     },
     done,
-    stop: () => {
-      limit.clearQueue();
-      // Shards waiting for room would wait for an assembly that has stopped.
-      if (store !== undefined) openStore(store);
-    },
-    pace: () => {
-      paced = true;
-    },
+    stop: () => limit.clearQueue(),
   };
 }
 
@@ -615,20 +582,12 @@ async function fetchShardOnce(
         lastInstant = key.at;
         // The line's two pieces are encoded into the part file's chunk one after the other.
         const exact = page.exactNumbers === true;
-        const sent = page.itemTexts?.[position];
-        const json = partLineJson(item, exact, sent);
-        const prefix = partLinePrefix(key, exact);
-        // The item parsed whole from the very text written (a plain page): kept while the part is
-        // held, so that the assembly does not parse the line again.
-        const whole = json === sent ? page.itemValues?.[position] : undefined;
-        const written =
-          whole !== undefined && partWriter !== null
-            ? partWriter.writeLine(json, prefix, whole)
-            : writer.writeJson(json, prefix);
+        const json = partLineJson(item, exact, page.itemTexts?.[position]);
+        const written = writer.writeJson(json, partLinePrefix(key, exact));
         if (written) await written;
       }
       // A listing that reports its total tells the part's size early: a part that cannot be held
-      // whole goes to its file now, not after holding its first chunks.
+      // whole goes to its file now, not after holding its first chunks (see `expectLines`).
       if (page.index === 0 && page.totalItems !== null) partWriter?.expectLines(page.totalItems);
       digest.update(pageIds);
       if (edges !== null) trail.page(edges);

@@ -8,7 +8,7 @@ import type { RawTimelineItem, RawTransaction, TransactionFieldMap } from '../..
 import { type Digest, hashedFile } from '../../storage/index.ts';
 import { checkWindowCoverage, type FetchedShard, type FetchShard } from '../fetch/fetch.ts';
 import { decodePartLineBytes } from './part-line.ts';
-import { readPartLineBytes, readPartLines } from './part-store.ts';
+import { readPartLineBytes } from './part-store.ts';
 import { BEFORE_RANGE, createSlots, type KeptRange, type Slots, StrayTransactionError } from './slots.ts';
 import {
   createNdjsonWriter,
@@ -361,10 +361,9 @@ async function* windowBatches(
   }
   let batch: WindowEntry[] = [];
   let lastAt = Number.NEGATIVE_INFINITY;
-  const part = readPartLines(only.partFile, only.partStore);
-  for await (const bytes of part.lines) {
+  for await (const bytes of readPartLineBytes(only.partFile, only.partStore)) {
     const { at, id, json: line, plain } = decodePartLineBytes(bytes, input.fields);
-    const entry: WindowEntry = { at, id, shard: only.shard.id, line, plain, data: part.takeValue() };
+    const entry: WindowEntry = { at, id, shard: only.shard.id, line, plain };
     if (!routeOwn(entry, position, routing, result)) continue;
     // The fetch saw these lines in order: a part file that says otherwise was changed since.
     if (at < lastAt) throw new PartOrderError(only.partFile, id);
@@ -392,12 +391,6 @@ function recordsOf(entries: readonly WindowEntry[]): Iterable<SnapshotRecord> {
 }
 
 function recordOf(entry: WindowEntry): SnapshotRecord {
-  // The item parsed at the fetch, from the very text of the line, given once (see `WindowEntry.data`).
-  const parsed = entry.data;
-  if (parsed !== undefined) {
-    entry.data = undefined;
-    return { kind: 'transaction', shard: entry.shard, data: parsed as RawTransaction };
-  }
   // The line's one decoding: its bytes were read from the part file and are written on as they are.
   const text = entry.line.toString('utf8');
   return {
@@ -466,11 +459,6 @@ interface WindowEntry {
   line: Buffer;
   /** `line` came from a plain part line: `JSON.parse` reads it exactly. */
   plain: boolean;
-  /**
-   * `JSON.parse` of `line`, done at the fetch and kept with a part held in memory
-   * (`readPartLines`); handed to the reports once, then parsed anew from `line` if asked again.
-   */
-  data?: unknown;
   otherCopies?: { shard: string; line: Buffer; plain: boolean }[];
 }
 
@@ -505,11 +493,10 @@ async function collectWindow(
     return false;
   };
   for (const part of parts) {
-    const reading = readPartLines(part.partFile, part.partStore);
-    for await (const bytes of reading.lines) {
+    for await (const bytes of readPartLineBytes(part.partFile, part.partStore)) {
       // The part line carries the instant and id ahead of the JSON: no parse needed here.
       const { at, id, json: line, plain } = decodePartLineBytes(bytes, input.fields);
-      const entry: WindowEntry = { at, id, shard: part.shard.id, line, plain, data: reading.takeValue() };
+      const entry: WindowEntry = { at, id, shard: part.shard.id, line, plain };
       if (routeOwn(entry, position, routing, result)) add(entry);
     }
   }
@@ -547,8 +534,6 @@ function resolveConflicts(entries: WindowEntry[], input: AssembleInput, result: 
       entry.shard = last.shard;
       entry.line = last.line;
       entry.plain = last.plain;
-      // The item parsed at the fetch was the first copy's.
-      entry.data = undefined;
     }
   }
 }

@@ -38,7 +38,7 @@ export const DEFAULT_PART_BUDGET_BYTES = 16 * 1024 * 1024;
  * its part lines are memory outside that heap, on top of it. At 1M transactions 16 MiB of held
  * lines cost about 12 MB of peak RSS (docs/developer/performance.md, "memory at 1M").
  */
-const PART_BUDGET_HEAP_SHARE = 1 / 8;
+const PART_BUDGET_HEAP_SHARE = 1 / 32;
 
 /**
  * The default part budget for a process whose V8 heap may grow to `heapLimitBytes` (by default
@@ -53,37 +53,22 @@ export function defaultPartBudgetBytes(heapLimitBytes: number = getHeapStatistic
 }
 
 /**
- * A part's writer (see {@link createPartWriter}): an {@link NdjsonWriter} that can also keep, with
- * a line it holds in memory, the item the line holds already parsed, and be told early how large
- * the part will be.
+ * A part's writer (see {@link createPartWriter}): an {@link NdjsonWriter} that can be told early
+ * how large the part will be.
  */
 export interface PartWriter extends NdjsonWriter {
   /**
-   * `writeJson(json, prefix)`, keeping `value` (what `JSON.parse(json)` gives, parsed by the
-   * caller already) with the line while the part is held: the assembly then takes it instead of
-   * parsing the line again ({@link readPartLines}). Counted against the budget as well.
-   */
-  writeLine(json: string, prefix: string, value: unknown): Promise<void> | undefined;
-  /**
-   * The part will hold `lines` lines in all (a listing's reported total): when lines of the size
-   * written so far, with their values, cannot be held whole beside what the store holds now, the
-   * part goes to its file at once, instead of holding its first chunks until the budget runs out.
+   * The part will hold `lines` lines in all (its listing's reported total): when that many lines
+   * of the size written so far cannot be held beside what the store holds now, the part goes to
+   * its file at once, instead of holding its first chunks until the budget runs out and spilling
+   * then (at 1M transactions, parts of 14 MB that never fit a budget of a few MB).
    */
   expectLines(lines: number): void;
 }
 
-/**
- * Heap a parsed item is counted as, per character of its JSON text: `JSON.parse`'s objects for the
- * simulator's transactions take about 1.13 bytes of V8's heap per byte of their text (measured).
- */
-const VALUE_BYTES_PER_CHAR = 1.125;
-
 /** The store's own view of a part: its chunks in order, or its file once spilled. */
 interface HeldPart {
   chunks: Buffer[];
-  /** The parsed item of each line of `chunks` in order (empty lines included), where kept. */
-  values: unknown[];
-  /** Bytes of `chunks`, with its values' share (see {@link VALUE_BYTES_PER_CHAR}). */
   bytes: number;
   /** True once its writer closed: readers may take it from memory. */
   complete: boolean;
@@ -91,18 +76,6 @@ interface HeldPart {
 
 interface StoreState extends PartStore {
   parts: Map<string, HeldPart>;
-  /** Parts the assembly has released (see {@link waitForRoom}). */
-  released: Set<string>;
-  /** Waiting for room: told whenever the store holds less, or opens. */
-  wakers: (() => void)[];
-  /** True once {@link openStore} was called: nothing waits for room any more. */
-  opened: boolean;
-  /** What the last part completed took, held or not: lines and values (see {@link waitForRoom}). */
-  lastPartBytes: number;
-  /** Room promised to parts let through by {@link waitForRoom} and not complete yet, by part file. */
-  promised: Map<string, number>;
-  /** Forgets a part without marking it released (a listing written again, or destroyed). */
-  drop(partFile: string): void;
   /** Room for `bytes` more: reserved and true, or false (the caller spills). */
   reserve(bytes: number): boolean;
   /** Gives back what `part` held (spilled or released). */
@@ -121,11 +94,6 @@ export function createPartStore(budgetBytes: number = defaultPartBudgetBytes()):
   const state: StoreState = {
     budgetBytes,
     parts,
-    released: new Set(),
-    wakers: [],
-    opened: false,
-    lastPartBytes: 0,
-    promised: new Map(),
     heldBytes: () => held,
     spilled: () => spills,
     reserve(bytes) {
@@ -137,22 +105,15 @@ export function createPartStore(budgetBytes: number = defaultPartBudgetBytes()):
       held -= part.bytes;
       part.bytes = 0;
       part.chunks = [];
-      part.values = [];
-      if (state.wakers.length > 0) openWaiters(state);
     },
     countSpill() {
       spills += 1;
     },
-    drop(partFile) {
+    release(partFile) {
       const part = parts.get(partFile);
       if (part === undefined) return;
       state.free(part);
       parts.delete(partFile);
-    },
-    release(partFile) {
-      state.released.add(partFile);
-      state.drop(partFile);
-      if (state.wakers.length > 0) openWaiters(state);
     },
   };
   return state;
@@ -166,20 +127,16 @@ export function createPartStore(budgetBytes: number = defaultPartBudgetBytes()):
  */
 export function createPartWriter(partFile: string, store: PartStore): PartWriter {
   const state = store as StoreState;
-  state.drop(partFile);
-  const part: HeldPart = { chunks: [], values: [], bytes: 0, complete: false };
+  state.release(partFile);
+  const part: HeldPart = { chunks: [], bytes: 0, complete: false };
   state.parts.set(partFile, part);
   let file: WriteStream | undefined;
   let failure: Error | undefined;
   let chunk = Buffer.allocUnsafe(PART_CHUNK);
   let used = 0;
-  // The values of the lines in `chunk` (one per line), and their share of the budget.
-  let values: unknown[] = [];
-  let valueBytes = 0;
-  // What the part has taken so far, held or not: lines, their bytes sent on, their values' share.
+  // Lines written so far, and the bytes of those sent on (held or written), for `expectLines`.
   let lines = 0;
   let bytesSent = 0;
-  let valueBytesSoFar = 0;
 
   /** From now on the part goes to its file: what it held first, in order. */
   const spill = (): WriteStream => {
@@ -190,47 +147,22 @@ export function createPartWriter(partFile: string, store: PartStore): PartWriter
     for (const held of part.chunks) stream.write(held);
     state.free(part);
     state.parts.delete(partFile);
-    state.promised.delete(partFile);
     state.countSpill();
     return stream;
   };
   const send = (): Promise<void> | undefined => {
     if (used === 0) return undefined;
     const full = chunk.subarray(0, used);
-    const held = values;
-    const cost = full.length + valueBytes;
     chunk = Buffer.allocUnsafe(PART_CHUNK);
     used = 0;
-    values = [];
-    valueBytes = 0;
     bytesSent += full.length;
-    if (file === undefined && state.reserve(cost)) {
+    if (file === undefined && state.reserve(full.length)) {
       part.chunks.push(full);
-      for (const value of held) part.values.push(value);
-      part.bytes += cost;
+      part.bytes += full.length;
       return undefined;
     }
     file ??= spill();
     return file.write(full) ? undefined : once(file, 'drain').then(() => undefined);
-  };
-  const append = (json: string | Uint8Array, prefix: string, suffix: string, value: unknown) => {
-    if (failure) return Promise.reject(failure);
-    const most = mostLineBytes(json, prefix, suffix);
-    let wait: Promise<void> | undefined;
-    if (used + most > chunk.length) {
-      wait = send();
-      if (most > chunk.length) chunk = Buffer.allocUnsafe(most);
-    }
-    used = appendLine(chunk, used, json, prefix, suffix);
-    lines += 1;
-    // A part on its way to its file keeps no values; one still held keeps one per line.
-    const share = value === undefined ? 0 : Math.ceil(json.length * VALUE_BYTES_PER_CHAR);
-    valueBytesSoFar += share;
-    if (file === undefined) {
-      values.push(value);
-      valueBytes += share;
-    }
-    return wait;
   };
   return {
     // A part is plain NDJSON, not gzip: there is no member to end.
@@ -240,21 +172,25 @@ export function createPartWriter(partFile: string, store: PartStore): PartWriter
       await this.writeJson(stringifyJson(record));
     },
     writeJson(json, prefix = '', suffix = '') {
-      return append(json, prefix, suffix, undefined);
-    },
-    writeLine(json, prefix, value) {
-      return append(json, prefix, '', value);
+      if (failure) return Promise.reject(failure);
+      const most = mostLineBytes(json, prefix, suffix);
+      let wait: Promise<void> | undefined;
+      if (used + most > chunk.length) {
+        wait = send();
+        if (most > chunk.length) chunk = Buffer.allocUnsafe(most);
+      }
+      used = appendLine(chunk, used, json, prefix, suffix);
+      lines += 1;
+      return wait;
     },
     expectLines(total) {
       if (file !== undefined || lines === 0 || total <= lines) return;
-      const perLine = (bytesSent + used + valueBytesSoFar) / lines;
-      if (state.heldBytes() - part.bytes + perLine * total > state.budgetBytes) file = spill();
+      const expected = ((bytesSent + used) / lines) * total;
+      if (state.heldBytes() - part.bytes + expected > state.budgetBytes) file = spill();
     },
     async close() {
       if (failure) throw failure;
       await send();
-      state.lastPartBytes = bytesSent + valueBytesSoFar;
-      if (state.promised.delete(partFile) && state.wakers.length > 0) openWaiters(state);
       if (file === undefined) {
         part.complete = true;
         return;
@@ -265,53 +201,9 @@ export function createPartWriter(partFile: string, store: PartStore): PartWriter
     },
     destroy() {
       file?.destroy();
-      state.promised.delete(partFile);
-      if (state.parts.get(partFile) === part) state.drop(partFile);
+      if (state.parts.get(partFile) === part) state.release(partFile);
     },
   };
-}
-
-/**
- * Resolves once `store` has room for a part like the last one completed (its lines and values
- * beside what the store holds), or once every one of `releasedFirst` has been released (the
- * assembly has passed them: waiting longer could wait for a part it needs), or once the store is
- * opened ({@link openStore}). The fetch waits here before starting a shard, so that it runs ahead
- * of the assembly only as far as the budget holds its parts, instead of spilling them.
- */
-export async function waitForRoom(
-  store: PartStore,
-  partFile: string,
-  releasedFirst: readonly string[],
-): Promise<void> {
-  const state = store as StoreState;
-  const ready = () =>
-    state.opened ||
-    state.heldBytes() + stillPromised(state) + state.lastPartBytes <= state.budgetBytes ||
-    releasedFirst.every((file) => state.released.has(file));
-  while (!ready()) await new Promise<void>((resolve) => state.wakers.push(resolve));
-  // Promised until the part is complete: the parts let through before it count as they grow.
-  state.promised.set(partFile, state.lastPartBytes);
-}
-
-/** Room promised to parts still being written beyond what they hold already. */
-function stillPromised(state: StoreState): number {
-  let total = 0;
-  for (const [partFile, bytes] of state.promised) {
-    total += Math.max(0, bytes - (state.parts.get(partFile)?.bytes ?? 0));
-  }
-  return total;
-}
-
-/** Wakes every {@link waitForRoom} waiting, to look again. */
-function openWaiters(state: StoreState): void {
-  for (const waker of state.wakers.splice(0)) waker();
-}
-
-/** Lets every {@link waitForRoom} of `store` through, now and from now on (a run that stops or fails). */
-export function openStore(store: PartStore): void {
-  const state = store as StoreState;
-  state.opened = true;
-  openWaiters(state);
 }
 
 /**
@@ -319,48 +211,17 @@ export function openStore(store: PartStore): void {
  * copies): from `store` when it holds the part whole, else from the file.
  */
 export function readPartLineBytes(partFile: string, store?: PartStore): AsyncGenerator<Buffer> {
-  return readPartLines(partFile, store).lines;
-}
-
-/** A part's lines, and the parsed item of the line last read where the store kept one. */
-export interface PartLines {
-  lines: AsyncGenerator<Buffer>;
-  /**
-   * The item of the line `lines` gave last, as its writer's `writeLine` was handed it: only for a
-   * part held whole, and once (the store lets go of it: a second call, or a second reading of the
-   * part, gives undefined and the caller parses the line).
-   */
-  takeValue(): unknown;
-}
-
-/** {@link readPartLineBytes}, with the items parsed at the fetch of a part the store holds whole. */
-export function readPartLines(partFile: string, store?: PartStore): PartLines {
   const part = (store as StoreState | undefined)?.parts.get(partFile);
-  if (part?.complete !== true) return { lines: readNdjsonLineBytes(partFile), takeValue: () => undefined };
-  const reading = { line: -1 };
-  const { values } = part;
-  return {
-    lines: heldLines(part.chunks, reading),
-    takeValue() {
-      const value = values[reading.line];
-      if (value !== undefined) values[reading.line] = undefined;
-      return value;
-    },
-  };
+  if (part?.complete === true) return heldLines(part.chunks);
+  return readNdjsonLineBytes(partFile);
 }
 
-/** The non-empty lines of `chunks`; `reading.line` counts every line up to the one given (from 0). */
-async function* heldLines(chunks: readonly Buffer[], reading: { line: number }): AsyncGenerator<Buffer> {
-  let line = -1;
+async function* heldLines(chunks: readonly Buffer[]): AsyncGenerator<Buffer> {
   for (const chunk of chunks) {
     let start = 0;
     let end = chunk.indexOf(NEWLINE);
     while (end !== -1) {
-      line += 1;
-      if (end > start) {
-        reading.line = line;
-        yield chunk.subarray(start, end);
-      }
+      if (end > start) yield chunk.subarray(start, end);
       start = end + 1;
       end = chunk.indexOf(NEWLINE, start);
     }
