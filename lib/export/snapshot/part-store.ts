@@ -52,20 +52,6 @@ export function defaultPartBudgetBytes(heapLimitBytes: number = getHeapStatistic
   return Math.min(DEFAULT_PART_BUDGET_BYTES, Math.floor(heapLimitBytes * PART_BUDGET_HEAP_SHARE));
 }
 
-/**
- * A part's writer (see {@link createPartWriter}): an {@link NdjsonWriter} that can be told early
- * how large the part will be.
- */
-export interface PartWriter extends NdjsonWriter {
-  /**
-   * The part will hold `lines` lines in all (its listing's reported total): when that many lines
-   * of the size written so far cannot be held beside what the store holds now, the part goes to
-   * its file at once, instead of holding its first chunks until the budget runs out and spilling
-   * then (at 1M transactions, parts of 14 MB that never fit a budget of a few MB).
-   */
-  expectLines(lines: number): void;
-}
-
 /** The store's own view of a part: its chunks in order, or its file once spilled. */
 interface HeldPart {
   chunks: Buffer[];
@@ -125,7 +111,7 @@ export function createPartStore(budgetBytes: number = defaultPartBudgetBytes()):
  * while the budget allows, else the part goes to its file from then on. A writer of a part the
  * store holds already (a shard listed again) starts it afresh.
  */
-export function createPartWriter(partFile: string, store: PartStore): PartWriter {
+export function createPartWriter(partFile: string, store: PartStore): NdjsonWriter {
   const state = store as StoreState;
   state.release(partFile);
   const part: HeldPart = { chunks: [], bytes: 0, complete: false };
@@ -134,9 +120,6 @@ export function createPartWriter(partFile: string, store: PartStore): PartWriter
   let failure: Error | undefined;
   let chunk = Buffer.allocUnsafe(PART_CHUNK);
   let used = 0;
-  // Lines written so far, and the bytes of those sent on (held or written), for `expectLines`.
-  let lines = 0;
-  let bytesSent = 0;
 
   /** From now on the part goes to its file: what it held first, in order. */
   const spill = (): WriteStream => {
@@ -155,7 +138,6 @@ export function createPartWriter(partFile: string, store: PartStore): PartWriter
     const full = chunk.subarray(0, used);
     chunk = Buffer.allocUnsafe(PART_CHUNK);
     used = 0;
-    bytesSent += full.length;
     if (file === undefined && state.reserve(full.length)) {
       part.chunks.push(full);
       part.bytes += full.length;
@@ -180,13 +162,7 @@ export function createPartWriter(partFile: string, store: PartStore): PartWriter
         if (most > chunk.length) chunk = Buffer.allocUnsafe(most);
       }
       used = appendLine(chunk, used, json, prefix, suffix);
-      lines += 1;
       return wait;
-    },
-    expectLines(total) {
-      if (file !== undefined || lines === 0 || total <= lines) return;
-      const expected = ((bytesSent + used) / lines) * total;
-      if (state.heldBytes() - part.bytes + expected > state.budgetBytes) file = spill();
     },
     async close() {
       if (failure) throw failure;
