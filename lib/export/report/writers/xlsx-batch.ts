@@ -19,17 +19,6 @@ export interface RowBatch {
   text: Uint8Array;
 }
 
-/**
- * The buffers of a batch the worker has written, sent back to be filled again: a builder that
- * takes them allocates nothing for its next batch (each batch's ~200 KB of arrays, thousands at
- * 1M rows, otherwise waited as garbage in both threads for their collectors).
- */
-export interface SpareArrays {
-  layout: ArrayBuffer;
-  numbers: ArrayBuffer;
-  text: ArrayBuffer;
-}
-
 /** A cell style, by id. */
 export interface WireStyle {
   id: number;
@@ -82,8 +71,6 @@ export class BatchBuilder {
     /** Rows a batch holds at most. */
     private readonly maxRows: number,
     private readonly transfers = true,
-    /** Buffers of written batches to reuse, when there are any (`transfers` only). */
-    private readonly spares: () => SpareArrays | undefined = () => undefined,
   ) {
     this.layout = new Int32Array(maxRows * layoutInts(width));
     this.numbers = new Float64Array(maxRows * width);
@@ -153,31 +140,17 @@ export class BatchBuilder {
       numbers: this.numbers.subarray(0, this.numberCount),
       text: this.textBuffer.subarray(0, this.textBytes),
     };
-    if (this.transfers) this.renew(this.spares());
+    if (this.transfers) {
+      this.layout = new Int32Array(this.maxRows * layoutInts(this.width));
+      this.numbers = new Float64Array(this.maxRows * this.width);
+      this.textBuffer = newTextBuffer(TEXT_BYTES);
+    }
     this.styleList = [];
     this.used = 0;
     this.numberCount = 0;
     this.textBytes = 0;
     this.rows = 0;
     return full;
-  }
-
-  /** New arrays for the next batch (the taken ones move away): `spare`'s where they are big enough. */
-  private renew(spare: SpareArrays | undefined): void {
-    const ints = this.maxRows * layoutInts(this.width);
-    const numbers = this.maxRows * this.width;
-    this.layout =
-      spare !== undefined && spare.layout.byteLength >= ints * 4
-        ? new Int32Array(spare.layout, 0, ints)
-        : new Int32Array(ints);
-    this.numbers =
-      spare !== undefined && spare.numbers.byteLength >= numbers * 8
-        ? new Float64Array(spare.numbers, 0, numbers)
-        : new Float64Array(numbers);
-    this.textBuffer =
-      spare !== undefined && spare.text.byteLength >= TEXT_BYTES
-        ? Buffer.from(spare.text)
-        : newTextBuffer(TEXT_BYTES);
   }
 
   private cell(styleId: number, kind: number, bytes: number): void {

@@ -1,4 +1,4 @@
-import type { RowBatch, SpareArrays } from './xlsx-batch.ts';
+import type { RowBatch } from './xlsx-batch.ts';
 import type { BookProps, SheetStart } from './xlsx-book.ts';
 import type { PacingStats } from './xlsx-pacing.ts';
 
@@ -22,7 +22,7 @@ export type FromMain =
 export type ToMain =
   | { type: 'chunk'; data: Uint8Array }
   | { type: 'end' }
-  /** The oldest unacknowledged row batch is written; its buffers come back to be filled again. */
-  | { type: 'acked'; spare: SpareArrays }
+  /** The oldest unacknowledged row batch is written. */
+  | { type: 'acked' }
   | { type: 'done'; stats: PacingStats }
   | { type: 'failed'; error: Error };

@@ -4,7 +4,7 @@ import type { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { XlsxWorkerError } from './errors.ts';
-import { type RowBatch, type SpareArrays, transferList } from './xlsx-batch.ts';
+import { type RowBatch, transferList } from './xlsx-batch.ts';
 import { type BookProps, type SheetStart, XlsxBook } from './xlsx-book.ts';
 import { outputClosed, type PacingStats } from './xlsx-pacing.ts';
 import type { FromMain, ToMain } from './xlsx-thread-messages.ts';
@@ -29,8 +29,6 @@ export interface BookWriter {
   endSheet(): void;
   /** Resolves once more rows may be sent. */
   addRows(batch: RowBatch): Promise<void>;
-  /** The buffers of a batch already written, to build the next in (`transfers` only; undefined when none). */
-  spare(): SpareArrays | undefined;
   /** Finishes the workbook; resolves once `out` has finished. */
   finish(front: string[]): Promise<PacingStats>;
   /** Gives up after `error`: destroys `out` with it and stops the writer. */
@@ -128,9 +126,6 @@ class SameThreadBook implements BookWriter {
   addRows(batch: RowBatch): Promise<void> {
     return this.book.addRows(batch);
   }
-  spare(): undefined {
-    return undefined;
-  }
   finish(front: string[]): Promise<PacingStats> {
     return this.book.finish(front);
   }
@@ -163,8 +158,6 @@ class WorkerBook implements BookWriter {
   readonly transfers = true;
   private inFlight = 0;
   private readonly acked: (() => void)[] = [];
-  /** Buffers of written batches the worker sent back, at most {@link MAX_BATCHES_IN_FLIGHT}. */
-  private readonly spares: SpareArrays[] = [];
   private done: ((stats: PacingStats) => void) | undefined;
   private readonly failed: Promise<never>;
   private fail: (error: unknown) => void = () => {};
@@ -217,10 +210,6 @@ class WorkerBook implements BookWriter {
     }
   }
 
-  spare(): SpareArrays | undefined {
-    return this.spares.pop();
-  }
-
   async finish(front: string[]): Promise<PacingStats> {
     const done = new Promise<PacingStats>((resolve) => {
       this.done = resolve;
@@ -264,7 +253,6 @@ class WorkerBook implements BookWriter {
         });
         return;
       case 'acked':
-        if (this.spares.length < MAX_BATCHES_IN_FLIGHT) this.spares.push(message.spare);
         this.inFlight -= 1;
         this.acked.shift()?.();
         return;

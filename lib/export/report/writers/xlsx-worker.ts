@@ -6,7 +6,6 @@
  * its event loop drain.
  */
 import { parentPort } from 'node:worker_threads';
-import { type RowBatch, type SpareArrays, transferList } from './xlsx-batch.ts';
 import { XlsxBook } from './xlsx-book.ts';
 import { PostedOutput } from './xlsx-output.ts';
 import type { FromMain, ToMain } from './xlsx-thread-messages.ts';
@@ -47,7 +46,7 @@ async function handle(message: Exclude<FromMain, { type: 'written' | 'end' }>): 
       return;
     case 'rows':
       await book.addRows(message.batch);
-      post({ type: 'acked', spare: spareOf(message.batch) }, transferList(message.batch));
+      post({ type: 'acked' });
       return;
     case 'finish': {
       const stats = await book.finish(message.front);
@@ -56,12 +55,6 @@ async function handle(message: Exclude<FromMain, { type: 'written' | 'end' }>): 
       return;
     }
   }
-}
-
-/** A written batch's whole buffers, to go back to the main thread. */
-function spareOf(batch: RowBatch): SpareArrays {
-  const [layout, numbers, text] = transferList(batch) as [ArrayBuffer, ArrayBuffer, ArrayBuffer];
-  return { layout, numbers, text };
 }
 
 /** Reports the first failure; later messages are dropped (the main thread then sends `end`). */

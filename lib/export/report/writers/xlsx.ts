@@ -203,7 +203,7 @@ async function writeTable(
   let widths: number[] = [];
   // A form sheet fitted one page wide: how many of its columns print (else it prints as any sheet).
   let printed: number | undefined;
-  const batch = new BatchBuilder(columns.length, book.batchRows, book.transfers, () => book.spare());
+  const batch = new BatchBuilder(columns.length, book.batchRows, book.transfers);
 
   const flush = async (): Promise<void> => {
     const full = batch.take();
