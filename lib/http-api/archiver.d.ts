@@ -1,5 +1,5 @@
 /**
- * The part of archiver 5.3.2 that `archive.ts` and the XLSX writer (`writers/xlsx-book.ts`) use. `@types/archiver` is not installed (the
+ * The part of archiver 5.3.2 that `archive.ts` uses (the XLSX writer has its own, `writers/xlsx-zip.ts`). `@types/archiver` is not installed (the
  * shared install is not changed for it), so this declares only what the project calls.
  */
 declare module 'archiver' {

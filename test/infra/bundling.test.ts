@@ -13,8 +13,10 @@ import * as lazy from '../../lib/aws-sdk/lazy.ts';
 
 /** Strings found only in each renderer library's own code (kept by `keepNames` and as literals). */
 const MARKERS = {
-  // archiver, which zips the workbook (its error class, kept by keepNames).
+  // archiver, which zips a set's archive in the HTTP API (its error class, kept by keepNames).
   archiver: 'ArchiverError',
+  // The workbook's zip writer (its class, kept by keepNames).
+  'zip writer': 'ZipWriter',
   // pdfkit: the class the tax pack draws on, and the header it writes.
   pdfkit: '"PDFDocument"',
 } as const;
@@ -41,11 +43,11 @@ describe("each export task's bundle (functionBuildOptions, as CDK and the bench 
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  it("carries the renderer's libraries (archiver, pdfkit) in the finish alone, the one task that renders", () => {
+  it("carries the renderer's zip writer and pdfkit in the finish alone, the one task that renders, and archiver in none", () => {
     expect(Object.fromEntries(tasks.map((task) => [task, renderersIn(code[task] ?? '')]))).toEqual({
       'export-plan': [],
       'export-fetch-shard': [],
-      'export-finish': ['archiver', 'pdfkit'],
+      'export-finish': ['zip writer', 'pdfkit'],
       'export-fail': [],
     });
   });

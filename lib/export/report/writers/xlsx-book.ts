@@ -1,5 +1,4 @@
 import { PassThrough, type Writable } from 'node:stream';
-import type { Archiver } from 'archiver';
 import type { RowBatch } from './xlsx-batch.ts';
 import { XmlBytes } from './xlsx-bytes.ts';
 import { EntryPacer, outputClosed, type PacingStats } from './xlsx-pacing.ts';
@@ -16,6 +15,7 @@ import {
   workbookRelsXml,
   workbookXml,
 } from './xlsx-xml.ts';
+import { ZipWriter } from './xlsx-zip.ts';
 
 /**
  * The XML-and-zip half of the XLSX writer: takes sheets and finished rows (`RowBatch`: every cell's
@@ -38,7 +38,8 @@ import {
  * The parts are exceljs 4.4's, byte for byte (`xlsx-book.test.ts` compares every part with what
  * exceljs's own streaming writer writes through its public API), but for `lastModifiedBy`, which
  * names the creator rather than ExcelJS, and apostrophes in a sheet name, which the print titles'
- * reference doubles (`'Bob''s'!$1:$1`; exceljs writes an invalid reference). The zip is archiver's.
+ * reference doubles (`'Bob''s'!$1:$1`; exceljs writes an invalid reference). The zip is written by
+ * `ZipWriter` (`xlsx-zip.ts`): archiver 5.3.2's bytes, without its modules.
  */
 
 /** What a new sheet needs: its name, page setup, header and column widths. */
@@ -61,12 +62,6 @@ const CHUNK_BYTES = 64 * 1024;
  * that too.
  */
 const ENTRY_BYTES = 64 * 1024;
-
-/**
- * Bytes the zip's output buffers for `out`: archiver's default (1 MiB) would let that much wait
- * whenever `out` is slow, beside what waits in the entry.
- */
-const ZIP_BUFFER_BYTES = 32 * 1024;
 
 /** A sheet being written: its XML writer, its zip entry, and the XML not yet written into it. */
 interface OpenSheet {
@@ -94,26 +89,23 @@ export class XlsxBook {
   private indexes = new Int32Array(0);
   private readonly indexOf = (id: number, kind: CellKind): number => this.styleIndex(id, kind);
 
-  /**
-   * Opens a workbook on `out`. archiver is loaded here, not with this module: a main thread whose
-   * workbooks the worker writes never loads it.
-   */
+  /** Opens a workbook on `out`. */
   static async open(out: Writable, props: BookProps): Promise<XlsxBook> {
-    const { default: archiver } = await import('archiver');
-    return new XlsxBook(archiver('zip', { highWaterMark: ZIP_BUFFER_BYTES }), out, props);
+    return new XlsxBook(out, props);
   }
 
+  private readonly zip: ZipWriter;
+
   private constructor(
-    private readonly zip: Archiver,
     private readonly out: Writable,
     private readonly props: BookProps,
   ) {
     this.created = new Date(props.created);
-    this.failed = failure(out, zip);
+    this.zip = new ZipWriter(out, this.created);
+    this.failed = failure(out, this.zip);
     // A failure also ends the wait of a sheet's full entry (its drain would never come).
     this.failed.catch((error: unknown) => this.current?.entry.destroy(error as Error));
-    this.pacer = new EntryPacer(zip, out);
-    zip.pipe(out);
+    this.pacer = new EntryPacer(this.zip, out);
     this.append(THEME_XML, 'xl/theme/theme1.xml');
     this.append(rootRelsXml(), '_rels/.rels');
   }
@@ -183,10 +175,9 @@ export class XlsxBook {
     return this.pacer.stats;
   }
 
-  /** Gives up: the zip may still emit into the dead pipe; the caller reports `error`. */
+  /** Gives up: the zip stops at its next write into the dead output; the caller reports `error`. */
   abort(error: unknown): void {
     const reason = error instanceof Error ? error : new Error(String(error));
-    this.zip.on('error', () => {});
     this.current?.entry.destroy(reason);
     this.out.destroy(reason);
   }
@@ -204,19 +195,18 @@ export class XlsxBook {
 
   /** Adds a part to the zip, dated as the workbook was created (the same bytes each time). */
   private append(content: string | PassThrough, name: string): void {
-    this.zip.append(content, { name, date: this.created });
+    this.zip.append(content, name);
   }
 }
 
 /** A promise that rejects once `out` errors or closes early, or the zip fails. */
-function failure(out: Writable, zip: Archiver): Promise<never> {
+function failure(out: Writable, zip: ZipWriter): Promise<never> {
   const failed = new Promise<never>((_, reject) => {
     out.once('error', reject);
     out.once('close', () => {
       if (!out.writableFinished) reject(outputClosed());
     });
-    // Not `once`: archiver may report a second error (a destroyed entry), which must not be uncaught.
-    zip.on('error', reject);
+    zip.failed.catch(reject);
   });
   failed.catch(() => {});
   return failed;

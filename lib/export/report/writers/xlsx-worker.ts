@@ -2,8 +2,7 @@
  * Entry of the worker thread that writes a workbook (see `xlsx-thread.ts`): an {@link XlsxBook}
  * whose output is a stream of zip chunks posted back to the main thread, which writes them into the
  * real output and acknowledges each once that output can take more (its backpressure, carried here).
- * The zip library starts loading as the thread starts, before the workbook is opened (`open`). The
- * thread ends by itself: after the workbook, or when told to (`end`), it closes its port and lets
+ * The thread ends by itself: after the workbook, or when told to (`end`), it closes its port and lets
  * its event loop drain.
  */
 import { parentPort } from 'node:worker_threads';
@@ -15,9 +14,6 @@ const port = parentPort;
 if (port === null) throw new Error('xlsx-worker.ts runs as a worker thread only');
 
 const post = (message: ToMain, transfer?: ArrayBuffer[]) => port.postMessage(message, transfer);
-
-// A failure to load is reported when the workbook is opened (`XlsxBook.open` loads it again).
-import('archiver').catch(() => {});
 
 const output = new PostedOutput((message) =>
   message.type === 'chunk' ? post(message, [message.data.buffer as ArrayBuffer]) : post(message),
