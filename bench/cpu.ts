@@ -35,6 +35,7 @@ const MODES = [
   'plain-export',
   'export-csv',
   'export-xlsx',
+  'export-xlsx-spill',
   'gains',
 ] as const;
 type Mode = (typeof MODES)[number];

@@ -41,6 +41,7 @@ export interface BenchTask {
     | 'export-csv'
     | 'export-csv-spill'
     | 'export-xlsx'
+    | 'export-xlsx-spill'
     | 'raw-csv'
     | 'raw-xlsx'
     | 'raw-fetch'
@@ -511,6 +512,7 @@ const runners = {
   // Every part spilled to its file (a part memory budget of 0): the export past its budget.
   'export-csv-spill': () => exportRun('csv', { ...exportDeps(), partMemoryBytes: 0 }),
   'export-xlsx': () => exportRun('xlsx'),
+  'export-xlsx-spill': () => exportRun('xlsx', { ...exportDeps(), partMemoryBytes: 0 }),
   'raw-csv': rawCsv,
   'raw-xlsx': rawXlsx,
   latency: () => exportRun('csv'),

@@ -35,7 +35,7 @@ import type { Manifest, ManifestFile, PublishTarget, publishReports } from './pu
 import { type ClosedPrevious, DIFFERENCE_ACTION } from './reconcile/index.ts';
 import { reconcileRun, reconciliationAttention, withReconciliation } from './reconciling.ts';
 import type { RenderedReports, RenderInput, renderReports } from './report/index.ts';
-import { createPartStore, type SnapshotHeader } from './snapshot/index.ts';
+import { createPartStore, partBudgetFor, type SnapshotHeader } from './snapshot/index.ts';
 
 /** Progress of a run, for a progress bar or log lines. */
 export type ExportProgress =
@@ -556,8 +556,9 @@ export interface FetchSettings {
   shardAttempts?: number;
   /**
    * Bytes of part lines `fetchNow` keeps in memory before spilling parts to their files (see
-   * `snapshot/part-store.ts`). Default `defaultPartBudgetBytes()`: 1/32 of the V8 heap limit, at most
-   * `DEFAULT_PART_BUDGET_BYTES` (16 MiB); 0 writes every part to its file.
+   * `snapshot/part-store.ts`). Default `partBudgetFor(request.formats)`: 1/32 of the V8 heap limit,
+   * at most `DEFAULT_PART_BUDGET_BYTES` (16 MiB), less what a workbook's worker takes when the run
+   * writes XLSX; 0 writes every part to its file.
    */
   partMemoryBytes?: number;
 }
@@ -597,7 +598,9 @@ export function fetchNow(settings: FetchNowSettings = {}): FetchStage {
       // Parts read back here are removed with the scratch folder: no deflate and inflate, and
       // held in memory while they fit the budget (compressed parts are written to files).
       compressParts: settings.compressParts === true,
-      ...(settings.compressParts === true ? {} : { partStore: createPartStore(settings.partMemoryBytes) }),
+      ...(settings.compressParts === true
+        ? {}
+        : { partStore: createPartStore(settings.partMemoryBytes ?? partBudgetFor(request.formats)) }),
       onPage: (page) => onProgress?.({ stage: 'page', ...page }),
       onShardDone: (done) => onProgress?.({ stage: 'shard', shard: done.shard.id, rows: done.rows }),
     }),

@@ -33,7 +33,9 @@ export {
   DEFAULT_PART_BUDGET_BYTES,
   defaultPartBudgetBytes,
   type PartStore,
+  partBudgetFor,
   readPartLineBytes,
+  WORKBOOK_WORKER_BYTES,
 } from './part-store.ts';
 export {
   createNdjsonWriter,

@@ -15,6 +15,8 @@ import {
   DEFAULT_PART_BUDGET_BYTES,
   defaultPartBudgetBytes,
   type PartStore,
+  partBudgetFor,
+  WORKBOOK_WORKER_BYTES,
 } from './part-store.ts';
 import { SNAPSHOT_FORMAT, type SnapshotHeader } from './snapshot.ts';
 
@@ -191,6 +193,16 @@ describe('part lines in memory within a budget, spilled to their files past it',
     expect(defaultPartBudgetBytes(100)).toBe(3);
     expect(() => defaultPartBudgetBytes(Number.NaN)).toThrow(/heap limit/);
     expect(createPartStore().budgetBytes).toBe(defaultPartBudgetBytes());
+  });
+
+  it('leaves a workbook worker its memory: a run writing XLSX holds less, never below 0', () => {
+    const MiB = 1024 * 1024;
+    expect(WORKBOOK_WORKER_BYTES).toBe(16 * MiB);
+    expect(partBudgetFor(['csv'], 4096 * MiB)).toBe(16 * MiB);
+    expect(partBudgetFor(['csv'], 176 * MiB)).toBe(5.5 * MiB);
+    expect(partBudgetFor(['csv', 'xlsx'], 4096 * MiB)).toBe(0);
+    expect(partBudgetFor(['xlsx'], 176 * MiB)).toBe(0);
+    expect(partBudgetFor(['json'], 4096 * MiB)).toBe(16 * MiB);
   });
 
   it('holds less by default in a process given a small heap (128 MB of old space)', () => {

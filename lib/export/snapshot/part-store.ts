@@ -52,6 +52,25 @@ export function defaultPartBudgetBytes(heapLimitBytes: number = getHeapStatistic
   return Math.min(DEFAULT_PART_BUDGET_BYTES, Math.floor(heapLimitBytes * PART_BUDGET_HEAP_SHARE));
 }
 
+/**
+ * Memory a workbook's worker thread takes outside the main thread's heap while a run writes XLSX:
+ * its isolate, its heap and its buffers, about 13 MB at 1M transactions, measured on 2026-12-08
+ * (docs/developer/performance.md). The part budget leaves it to the worker.
+ */
+export const WORKBOOK_WORKER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The default part budget of a run that writes `formats`: {@link defaultPartBudgetBytes} less
+ * what a workbook's worker takes when one of them is `xlsx` ({@link WORKBOOK_WORKER_BYTES}), never
+ * below 0. Both are memory on top of the heap, so the run's peak stays where a CSV run's is; with
+ * either heap the benchmark or the CLI uses, that leaves nothing to hold, and an XLSX run writes
+ * every part to its file (at 1M: peak RSS 238 → 226 MB at the same CPU; at 100k, see the section).
+ */
+export function partBudgetFor(formats: readonly string[], heapLimitBytes?: number): number {
+  const budget = defaultPartBudgetBytes(heapLimitBytes);
+  return formats.includes('xlsx') ? Math.max(0, budget - WORKBOOK_WORKER_BYTES) : budget;
+}
+
 /** The store's own view of a part: its chunks in order, or its file once spilled. */
 interface HeldPart {
   chunks: Buffer[];
