@@ -56,7 +56,12 @@ async function removeAll(keys: readonly string[], at: WorkflowHarness = h): Prom
 interface Run {
   files: Map<string, Buffer>;
   runId: string;
+  /** The manifest's counts (transactions, duplicates dropped, …). */
+  counts: unknown;
 }
+
+/** The counts of a manifest's bytes. */
+const countsOf = (manifest: Buffer) => (JSON.parse(manifest.toString('utf8')) as { counts: unknown }).counts;
 
 /** The files of `run` but README.txt, which prints the run id. */
 const data = (run: Run) => new Map([...run.files].filter(([name]) => name !== 'README.txt'));
@@ -67,12 +72,14 @@ async function finishRun(jobId: string, at: WorkflowHarness = h): Promise<Run> {
   const job = await at.jobs.require(jobId);
   expect(job.state).toBe('succeeded');
   const files = new Map<string, Buffer>();
+  let counts: unknown;
   for (const file of job.result?.files ?? []) {
-    if (file.name === 'manifest.json') continue;
     const answer = await at.client.send(new GetObjectCommand({ Bucket: at.bucket, Key: file.key }));
-    files.set(file.name, Buffer.from((await answer.Body?.transformToByteArray()) ?? []));
+    const bytes = Buffer.from((await answer.Body?.transformToByteArray()) ?? []);
+    if (file.name === 'manifest.json') counts = countsOf(bytes);
+    else files.set(file.name, bytes);
   }
-  return { files, runId: String(job.result?.runId) };
+  return { files, runId: String(job.result?.runId), counts };
 }
 
 const finishAndRead = async (jobId: string) => data(await finishRun(jobId));
@@ -91,10 +98,13 @@ async function cliRun(request: typeof REQUEST, at: WorkflowHarness = h): Promise
   const runs = join(out, 'reports', request.profile, '2025');
   const runId = String((await readdir(runs))[0]);
   const files = new Map<string, Buffer>();
+  let counts: unknown;
   for (const name of await readdir(join(runs, runId))) {
-    if (name !== 'manifest.json') files.set(name, await readFile(join(runs, runId, name)));
+    const bytes = await readFile(join(runs, runId, name));
+    if (name === 'manifest.json') counts = countsOf(bytes);
+    else files.set(name, bytes);
   }
-  return { files, runId };
+  return { files, runId, counts };
 }
 
 const viaCli = async (request: typeof REQUEST = REQUEST) => data(await cliRun(request));
@@ -127,13 +137,16 @@ describe('window pieces: the finish joins what the shards assembled and rendered
   let assembled: Map<string, Buffer>;
   let cli: Map<string, Buffer>;
   let partsStored: string[];
+  /** The manifests' counts: joined, assembled, CLI. */
+  let counts: unknown[];
   beforeAll(async () => {
     // Joined: every shard stored its window's piece, and no part.
     const first = await h.queueJob(REQUEST);
     const shards = await planAndFetch(first.jobId);
     expect(await h.keysUnder(KEYS.piecesPrefix(first.jobId))).toHaveLength(shards);
     partsStored = await h.keysUnder(KEYS.partsPrefix(first.jobId));
-    joined = await finishAndRead(first.jobId);
+    const joinedRun = await finishRun(first.jobId);
+    joined = data(joinedRun);
     // Assembled: as when one window makes no piece (its task stores its part instead), the
     // finish assembles the run: that window from its part, every other from its piece's member.
     const second = await h.queueJob(REQUEST);
@@ -148,9 +161,18 @@ describe('window pieces: the finish joins what the shards assembled and rendered
         Key: KEYS.part(second.jobId, 0),
       }),
     );
-    assembled = await finishAndRead(second.jobId);
-    cli = await viaCli();
+    const assembledRun = await finishRun(second.jobId);
+    assembled = data(assembledRun);
+    const cliRunOf = await cliRun(REQUEST);
+    cli = data(cliRunOf);
+    counts = [joinedRun.counts, assembledRun.counts, cliRunOf.counts];
   }, 120_000);
+
+  it('counts what the windows dropped as the CLI does, joined or read back as parts', () => {
+    const [ofJoined, ofAssembled, ofCli] = counts;
+    expect(ofJoined).toEqual(ofCli);
+    expect(ofAssembled).toEqual(ofCli);
+  });
 
   it('stores each window as its piece alone: no part beside it', () => {
     expect(partsStored).toEqual([]);
