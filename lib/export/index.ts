@@ -26,6 +26,7 @@ export {
   type PieceDescription,
   type StoredPiece,
 } from './join-pieces.ts';
+export { pieceAsPart } from './piece-part.ts';
 export {
   EXPORT_DEFAULTS,
   type ExportProgress,
@@ -72,5 +73,4 @@ export * from './report/index.ts';
 export { countWords, totalWords } from './report/words.ts';
 export { type ExportDeps, runExport } from './run.ts';
 export * from './snapshot/index.ts';
-export { pieceAsPart } from './piece-part.ts';
 export { joinsWindows, makeWindowPiece, type PieceDeps, type WindowPiece } from './window-piece.ts';
