@@ -62,7 +62,9 @@ async function partBytes(fetched: FetchedShard): Promise<Buffer> {
 }
 
 const NEWLINE = Buffer.from('\n');
-const gzipAsync = promisify(gzip);
+const gzipBytes = promisify(gzip);
+/** Fast compression, as a part compressed while fetched (`compressParts`): it is read once. */
+const gzipAsync = (bytes: Buffer) => gzipBytes(bytes, { level: 1 });
 
 /** The finish's downloads, as the assembly takes a fetch under way. */
 export interface PartsRun extends FetchRun {
