@@ -128,6 +128,7 @@ export async function assembleExport(
     });
     model.endLive();
     deps.onProgress?.({ stage: 'fetched', transactions: assembled.transactions });
+    const before = droppedBefore(await allFetched);
     return {
       snapshotFile,
       // The header the snapshot holds (the callback runs once every window is assembled).
@@ -135,9 +136,9 @@ export async function assembleExport(
       ...(assembled.digest !== undefined ? { snapshotDigest: assembled.digest } : {}),
       counts: {
         transactions: assembled.transactions,
-        duplicatesDropped: assembled.duplicates,
+        duplicatesDropped: assembled.duplicates + before.duplicates,
         conflictingCopies: assembled.conflictingCopies,
-        outsideWindowDropped: assembled.outsideWindow,
+        outsideWindowDropped: assembled.outsideWindow + before.outsideWindow,
         keptFromOtherWindow: assembled.otherWindow,
         changes: assembled.changes,
         ...(changes ? { changesBeforeSinceDropped: changes.dropped() } : {}),
@@ -216,6 +217,17 @@ export function snapshotHeader(
       ...(f.listed !== undefined ? { listed: f.listed } : {}),
     })),
   };
+}
+
+/** What the shards' windows dropped before their parts were made of their snapshot members. */
+function droppedBefore(shards: readonly FetchedShard[]): { duplicates: number; outsideWindow: number } {
+  let duplicates = 0;
+  let outsideWindow = 0;
+  for (const shard of shards) {
+    duplicates += shard.droppedBefore?.duplicates ?? 0;
+    outsideWindow += shard.droppedBefore?.outsideWindow ?? 0;
+  }
+  return { duplicates, outsideWindow };
 }
 
 function isFetchRun(fetched: readonly FetchedShard[] | FetchRun): fetched is FetchRun {

@@ -26,6 +26,7 @@ export {
   type PieceDescription,
   type StoredPiece,
 } from './join-pieces.ts';
+export { pieceAsPart } from './piece-part.ts';
 export {
   EXPORT_DEFAULTS,
   type ExportProgress,

@@ -5,7 +5,7 @@
  * (the assembly writes one member per window), hashed as it is joined. Each CSV report is one
  * header followed by every window's rows: only when every window with rows fixed the same columns
  * (same spec, same header bytes), which are then the run's (a union of equal sets of fields and
- * currencies is that set); otherwise the finish assembles the parts as any run does. The
+ * currencies is that set); otherwise every report is rendered from the joined snapshot. The
  * workbook's sheets read every window's rows from their JSON lines, the first sheet with the
  * first window's spec (the run's live sheet has it), the others with every window's widths.
  */
@@ -38,7 +38,7 @@ export interface PieceDescription {
   /** The window's index in the plan. */
   window: number;
   /** The window's shard as fetched (what the snapshot's header lists). */
-  shard: Omit<FetchedShard, 'shard' | 'partFile'>;
+  shard: Omit<FetchedShard, 'shard' | 'partFile' | 'partStore' | 'droppedBefore'>;
   /** The shard's answers came from the project's simulator. */
   demo: boolean;
   assembled: WindowPiece['assembled'];
@@ -70,7 +70,8 @@ export async function describePiece(
   part: FetchedShard,
   demo: boolean,
 ): Promise<{ description: PieceDescription; files: string[] }> {
-  const { shard, partFile: _file, ...fetched } = part;
+  // Where the shard's lines are is its task's own (a part store is held in that process).
+  const { shard, partFile: _file, partStore: _store, droppedBefore: _dropped, ...fetched } = part;
   const size = async (file: string) => {
     const handle = await open(file, 'r');
     try {
@@ -120,17 +121,16 @@ export interface JoinDeps {
 
 /**
  * The run assembled from its windows' pieces (one per window, in plan order), as `assembleExport`
- * assembles it from the parts; null when the pieces' CSV columns differ (or no window has rows),
- * and the run must be assembled from its parts.
+ * assembles it from the parts. When the pieces' CSV columns differ (or no window has rows), the
+ * snapshot is joined all the same and the reports are rendered from it.
  */
 export async function joinWindowPieces(
   request: ExportRequest,
   plan: ExportPlan,
   pieces: readonly StoredPiece[],
   deps: JoinDeps,
-): Promise<AssembledExport | null> {
+): Promise<AssembledExport> {
   const tables = await agreedTables(pieces);
-  if (tables === null) return null;
   const demo = deps.demo || pieces.some((piece) => piece.description.demo);
   const header = snapshotHeader(
     request,
@@ -151,12 +151,9 @@ export async function joinWindowPieces(
     pieces.map((piece) => ({ file: piece.file, start: piece.offset, bytes: piece.description.memberBytes })),
   );
   const snapshotDigest = await prependHeader(header, bodyFile, snapshotFile);
-  const files = request.formats.includes('csv')
-    ? await joinCsvFiles(tables, pieces, deps.workDir)
-    : new Map();
   const transactions = sum(pieces, (piece) => piece.description.assembled.transactions);
   deps.onProgress?.({ stage: 'fetched', transactions });
-  return {
+  const joined = {
     snapshotFile,
     header,
     snapshotDigest,
@@ -168,6 +165,22 @@ export async function joinWindowPieces(
       keptFromOtherWindow: 0,
       changes: 0,
     },
+  };
+  if (tables === null) {
+    // The windows fixed different columns (or none has rows): every report is rendered from the
+    // joined snapshot, as the CLI renders its reports again from its snapshot when a later window
+    // brings a column.
+    return {
+      ...joined,
+      model: await observeSnapshot(snapshotFile, header, request),
+      live: joinedLive(new Map()),
+    };
+  }
+  const files = request.formats.includes('csv')
+    ? await joinCsvFiles(tables, pieces, deps.workDir)
+    : new Map();
+  return {
+    ...joined,
     model: joinedModel(
       request,
       header,

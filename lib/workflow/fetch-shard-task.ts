@@ -1,7 +1,8 @@
 /**
  * The fetch-shard task (`functions/export-fetch-shard.ts`, one per Map item): the pipeline
  * (`runPipeline`) through its fetch stage for one shard of the stored plan, its part file stored
- * in S3 for the finish, with its window's piece when the run joins windows (docs/pipeline.md).
+ * in S3 for the finish, or its window's piece instead when the run joins windows and the window
+ * can be joined (docs/pipeline.md).
  */
 import { dirname } from 'node:path';
 import {
@@ -43,6 +44,9 @@ export function createFetchShardTask(deps: FetchShardTaskDeps): FetchShardTask {
     const target = planned.plan.shards[shard];
     if (target === undefined) throw new WorkFileError(KEYS.plan(jobId), `has no shard ${shard}`);
     const request = parseExportRequest(job.request);
+    // A window joined by the finish travels as its piece alone: its part is read back here only,
+    // so it is not compressed (nor uploaded, unless the window makes no piece).
+    const joins = joinsWindows(request, planned.plan);
     const service = await deps.services(job.profile);
     const [fetched] = await runPipeline(
       request,
@@ -58,22 +62,21 @@ export function createFetchShardTask(deps: FetchShardTaskDeps): FetchShardTask {
           fetch: fetchNow({
             concurrency: 1,
             ...(deps.shardAttempts !== undefined ? { shardAttempts: deps.shardAttempts } : {}),
-            compressParts: true,
+            compressParts: !joins,
           }),
         },
         keep: async ([part], demo) => {
           if (part === undefined) throw new WorkFileError(KEYS.part(jobId, shard), 'nothing fetched');
-          // The part (the finish assembles from the parts unless every window has a piece) is
-          // uploaded while the window's piece is made.
-          await Promise.all([
-            uploadPart(s3, bucket, KEYS.part(jobId, shard), part, demo),
-            keepPiece({ s3, bucket, jobId }, shard, request, planned.plan, part, {
+          const kept =
+            joins &&
+            (await keepPiece({ s3, bucket, jobId }, shard, request, planned.plan, part, {
               demo,
               fields: service.fields,
               startedAt: planned.startedAt,
               workDir: dirname(part.partFile),
-            }),
-          ]);
+            }));
+          // The part, for the finish to assemble, when the window made no piece.
+          if (!kept) await uploadPart(s3, bucket, KEYS.part(jobId, shard), part, demo);
         },
       },
       { now: deps.now, ...(deps.workDir !== undefined ? { workDir: deps.workDir } : {}) },
@@ -86,8 +89,8 @@ export function createFetchShardTask(deps: FetchShardTaskDeps): FetchShardTask {
 
 /**
  * The window's piece (assembled and rendered here, see `makeWindowPiece`) stored for the finish to
- * join, when the run joins windows; else, or when this window cannot be joined, no piece (an
- * earlier attempt's is removed).
+ * join; when this window cannot be joined, no piece (an earlier attempt's is removed). Whether one
+ * was stored.
  */
 async function keepPiece(
   at: PiecesAt,
@@ -96,9 +99,12 @@ async function keepPiece(
   plan: ExportPlan,
   part: FetchedShard,
   deps: PieceDeps & { demo: boolean },
-): Promise<void> {
-  if (!joinsWindows(request, plan)) return;
+): Promise<boolean> {
   const piece = await makeWindowPiece(request, plan, part, deps);
-  if (piece === null) await deletePiece(at, shard);
-  else await uploadPiece(at, shard, await describePiece(piece, part, deps.demo));
+  if (piece === null) {
+    await deletePiece(at, shard);
+    return false;
+  }
+  await uploadPiece(at, shard, await describePiece(piece, part, deps.demo));
+  return true;
 }

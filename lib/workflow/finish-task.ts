@@ -20,6 +20,7 @@ import {
   type PlannedRun,
   PUBLISHING,
   parseExportRequest,
+  pieceAsPart,
   plannedBefore,
   runPipeline,
 } from '../export/index.ts';
@@ -36,7 +37,7 @@ import { findPreviousSet, type ManifestSigner, s3SetStore } from '../proof/index
 import { closeGuardedSink, monthlyCloseCheck } from './close-step.ts';
 import type { Notifier } from './notify.ts';
 import { downloadParts } from './parts.ts';
-import { countPieces, downloadPieces } from './pieces.ts';
+import { downloadPiece, downloadPieces, listPieces } from './pieces.ts';
 import { withKeptRates } from './rates.ts';
 import type { ProfileService, ServiceFactory } from './services.ts';
 import { loadJob, loadPlan, type TaskDeps } from './task-deps.ts';
@@ -123,7 +124,7 @@ async function publishRun(
         fields: service.fields,
         apiBase: service.apiBase,
         plan: plannedBefore(planned),
-        fetch: downloadedParts(s3, bucket, job.jobId),
+        fetch: downloadedParts(s3, bucket, job.jobId, service),
         join: joinedPieces(s3, bucket, job.jobId, service),
       },
       describe: () => closeCheckOf(deps, job, service),
@@ -174,10 +175,14 @@ function keptInputs(s3: S3Client, bucket: string): InputsStage {
 
 /**
  * Stage 2 on AWS: the parts the fetch-shard tasks stored, downloaded in plan order while the
- * windows are assembled; each says whether its answers were demo data.
+ * windows are assembled; each says whether its answers were demo data. A task that stored its
+ * window's piece stored no part: its part is made of the piece (`pieceAsPart`).
  */
-function downloadedParts(s3: S3Client, bucket: string, jobId: string): FetchStage {
-  return (plan, { workDir }) => {
+function downloadedParts(s3: S3Client, bucket: string, jobId: string, service: ProfileService): FetchStage {
+  return (plan, { request, workDir }) => {
+    const at = { s3, bucket, jobId };
+    const pieces = joinsWindows(request, plan) ? listPieces(at) : Promise.resolve(new Set<number>());
+    pieces.catch(() => {});
     const parts = downloadParts({
       s3,
       bucket,
@@ -185,6 +190,12 @@ function downloadedParts(s3: S3Client, bucket: string, jobId: string): FetchStag
       shards: plan.shards,
       dir: workDir,
       concurrency: EXPORT_DEFAULTS.concurrency,
+      madeOtherwise: async (index, shard) => {
+        if (!(await pieces).has(index)) return undefined;
+        const piece = await downloadPiece(at, index, workDir);
+        const part = await pieceAsPart(piece, shard, service.fields, workDir);
+        return { ...part, demo: piece.description.demo };
+      },
     });
     let demo = false;
     // Registered before the assembly takes any part, so each part has said it by the time it is assembled.
@@ -208,7 +219,7 @@ function joinedPieces(s3: S3Client, bucket: string, jobId: string, service: Prof
   return async (request, plan, context) => {
     if (!joinsWindows(request, plan)) return null;
     const at = { s3, bucket, jobId };
-    if ((await countPieces(at)) !== plan.shards.length) return null;
+    if ((await listPieces(at)).size !== plan.shards.length) return null;
     const pieces = await downloadPieces(at, plan.shards.length, context.workDir, EXPORT_DEFAULTS.concurrency);
     pieces.sort((a, b) => a.description.window - b.description.window);
     return joinWindowPieces(request, plan, pieces, {

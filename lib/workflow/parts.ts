@@ -9,9 +9,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { loadS3Sdk } from '../aws-sdk.ts';
-import type { FetchedShard, FetchRun } from '../export/index.ts';
+import { type FetchedShard, type FetchRun, readPartLineBytes } from '../export/index.ts';
 import { isNotFound, KEYS } from '../jobs/index.ts';
 import { type Settleable, settleable } from '../settleable.ts';
 import { WorkFileError } from './errors.ts';
@@ -35,7 +37,7 @@ export async function uploadPart(
   demo: boolean,
 ): Promise<void> {
   const { PutObjectCommand } = await loadS3Sdk();
-  const bytes = await readFile(fetched.partFile);
+  const bytes = await partBytes(fetched);
   await s3.send(
     new PutObjectCommand({
       Bucket: bucket,
@@ -47,6 +49,22 @@ export async function uploadPart(
     }),
   );
 }
+
+/**
+ * The gzip bytes of a fetched part: its file when it was written compressed, else its plain lines
+ * (held in memory or spilled to its file, `readPartLineBytes`) compressed here.
+ */
+async function partBytes(fetched: FetchedShard): Promise<Buffer> {
+  if (fetched.partStore === undefined && fetched.partFile.endsWith('.gz')) return readFile(fetched.partFile);
+  const lines: Buffer[] = [];
+  for await (const line of readPartLineBytes(fetched.partFile, fetched.partStore)) lines.push(line, NEWLINE);
+  return gzipAsync(Buffer.concat(lines));
+}
+
+const NEWLINE = Buffer.from('\n');
+const gzipBytes = promisify(gzip);
+/** Fast compression, as a part compressed while fetched (`compressParts`): it is read once. */
+const gzipAsync = (bytes: Buffer) => gzipBytes(bytes, { level: 1 });
 
 /** The finish's downloads, as the assembly takes a fetch under way. */
 export interface PartsRun extends FetchRun {
@@ -65,6 +83,11 @@ export interface PartDownloads {
   dir: string;
   /** Downloads at once. */
   concurrency: number;
+  /**
+   * Shard `index`'s part made otherwise (of its window's piece, when its task stored a piece and no
+   * part), or undefined when it is downloaded.
+   */
+  madeOtherwise?: (index: number, shard: FetchedShard['shard']) => Promise<DownloadedPart | undefined>;
 }
 
 /**
@@ -85,7 +108,9 @@ export function downloadParts(settings: PartDownloads): PartsRun {
       next += 1;
       const settler = settlers[index] as Settleable<DownloadedPart>;
       try {
-        settler.resolve(await downloadPart(settings, index, shards[index] as FetchedShard['shard']));
+        const shard = shards[index] as FetchedShard['shard'];
+        const made = await settings.madeOtherwise?.(index, shard);
+        settler.resolve(made ?? (await downloadPart(settings, index, shard)));
       } catch (error) {
         // The first failure stops the rest: the assembly cannot go past a missing part.
         failure ??= error;

@@ -2,7 +2,8 @@
  * The windows' pieces as they travel from the fetch-shard tasks to the finish (see
  * `window-piece.ts` and `join-pieces.ts` in `lib/export`): one object per shard,
  * `work/{jobId}/pieces/{index}`, its description's JSON line first, then its files' bytes. A
- * task stores one only when its window can be joined; the finish joins them when every shard did.
+ * task stores one only when its window can be joined (and then no part); the finish joins them
+ * when every shard did, else reads each piece's window back as its shard's part (`pieceAsPart`).
  */
 import { createWriteStream } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
@@ -50,17 +51,18 @@ export async function deletePiece(at: PiecesAt, shard: number): Promise<void> {
   await at.s3.send(new DeleteObjectCommand({ Bucket: at.bucket, Key: KEYS.piece(at.jobId, shard) }));
 }
 
-/** How many pieces the job's tasks stored. */
-export async function countPieces(at: PiecesAt): Promise<number> {
+/** The shards whose tasks stored a piece. */
+export async function listPieces(at: PiecesAt): Promise<Set<number>> {
   const { paginateListObjectsV2 } = await loadS3Sdk();
-  let count = 0;
-  for await (const page of paginateListObjectsV2(
-    { client: at.s3 },
-    { Bucket: at.bucket, Prefix: KEYS.piecesPrefix(at.jobId) },
-  )) {
-    count += page.KeyCount ?? page.Contents?.length ?? 0;
+  const prefix = KEYS.piecesPrefix(at.jobId);
+  const shards = new Set<number>();
+  for await (const page of paginateListObjectsV2({ client: at.s3 }, { Bucket: at.bucket, Prefix: prefix })) {
+    for (const object of page.Contents ?? []) {
+      const shard = Number(object.Key?.slice(prefix.length));
+      if (Number.isInteger(shard) && shard >= 0) shards.add(shard);
+    }
   }
-  return count;
+  return shards;
 }
 
 /** Downloads the pieces of shards `0 … count-1` into `dir`, `concurrency` at a time, in shard order. */
@@ -70,22 +72,20 @@ export async function downloadPieces(
   dir: string,
   concurrency: number,
 ): Promise<StoredPiece[]> {
-  const { GetObjectCommand } = await loadS3Sdk();
   const limit = pLimit(concurrency);
-  return Promise.all(
-    Array.from({ length: count }, (_, shard) =>
-      limit(async (): Promise<StoredPiece> => {
-        const key = KEYS.piece(at.jobId, shard);
-        const file = join(dir, `piece-${shard}`);
-        const response = await at.s3.send(new GetObjectCommand({ Bucket: at.bucket, Key: key }));
-        await pipeline(response.Body as Readable, createWriteStream(file));
-        const offset = Number(response.Metadata?.['description-bytes']);
-        if (!Number.isInteger(offset) || offset <= 0)
-          throw new WorkFileError(key, 'has no description length');
-        return { description: await descriptionOf(file, offset, key), file, offset };
-      }),
-    ),
-  );
+  return Promise.all(Array.from({ length: count }, (_, shard) => limit(() => downloadPiece(at, shard, dir))));
+}
+
+/** Downloads the piece of shard `shard` into `dir`. */
+export async function downloadPiece(at: PiecesAt, shard: number, dir: string): Promise<StoredPiece> {
+  const { GetObjectCommand } = await loadS3Sdk();
+  const key = KEYS.piece(at.jobId, shard);
+  const file = join(dir, `piece-${shard}`);
+  const response = await at.s3.send(new GetObjectCommand({ Bucket: at.bucket, Key: key }));
+  await pipeline(response.Body as Readable, createWriteStream(file));
+  const offset = Number(response.Metadata?.['description-bytes']);
+  if (!Number.isInteger(offset) || offset <= 0) throw new WorkFileError(key, 'has no description length');
+  return { description: await descriptionOf(file, offset, key), file, offset };
 }
 
 async function descriptionOf(file: string, bytes: number, key: string): Promise<PieceDescription> {

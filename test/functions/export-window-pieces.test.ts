@@ -10,7 +10,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { DeleteObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { parse } from 'csv-parse/sync';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,7 +56,12 @@ async function removeAll(keys: readonly string[], at: WorkflowHarness = h): Prom
 interface Run {
   files: Map<string, Buffer>;
   runId: string;
+  /** The manifest's counts (transactions, duplicates dropped, …). */
+  counts: unknown;
 }
+
+/** The counts of a manifest's bytes. */
+const countsOf = (manifest: Buffer) => (JSON.parse(manifest.toString('utf8')) as { counts: unknown }).counts;
 
 /** The files of `run` but README.txt, which prints the run id. */
 const data = (run: Run) => new Map([...run.files].filter(([name]) => name !== 'README.txt'));
@@ -67,12 +72,14 @@ async function finishRun(jobId: string, at: WorkflowHarness = h): Promise<Run> {
   const job = await at.jobs.require(jobId);
   expect(job.state).toBe('succeeded');
   const files = new Map<string, Buffer>();
+  let counts: unknown;
   for (const file of job.result?.files ?? []) {
-    if (file.name === 'manifest.json') continue;
     const answer = await at.client.send(new GetObjectCommand({ Bucket: at.bucket, Key: file.key }));
-    files.set(file.name, Buffer.from((await answer.Body?.transformToByteArray()) ?? []));
+    const bytes = Buffer.from((await answer.Body?.transformToByteArray()) ?? []);
+    if (file.name === 'manifest.json') counts = countsOf(bytes);
+    else files.set(file.name, bytes);
   }
-  return { files, runId: String(job.result?.runId) };
+  return { files, runId: String(job.result?.runId), counts };
 }
 
 const finishAndRead = async (jobId: string) => data(await finishRun(jobId));
@@ -91,10 +98,13 @@ async function cliRun(request: typeof REQUEST, at: WorkflowHarness = h): Promise
   const runs = join(out, 'reports', request.profile, '2025');
   const runId = String((await readdir(runs))[0]);
   const files = new Map<string, Buffer>();
+  let counts: unknown;
   for (const name of await readdir(join(runs, runId))) {
-    if (name !== 'manifest.json') files.set(name, await readFile(join(runs, runId, name)));
+    const bytes = await readFile(join(runs, runId, name));
+    if (name === 'manifest.json') counts = countsOf(bytes);
+    else files.set(name, bytes);
   }
-  return { files, runId };
+  return { files, runId, counts };
 }
 
 const viaCli = async (request: typeof REQUEST = REQUEST) => data(await cliRun(request));
@@ -126,27 +136,54 @@ describe('window pieces: the finish joins what the shards assembled and rendered
   let joined: Map<string, Buffer>;
   let assembled: Map<string, Buffer>;
   let cli: Map<string, Buffer>;
+  let partsStored: string[];
+  /** The manifests' counts: joined, assembled, CLI. */
+  let counts: unknown[];
   beforeAll(async () => {
-    // Joined: every shard's piece, and no part left for the finish to assemble from.
+    // Joined: every shard stored its window's piece, and no part.
     const first = await h.queueJob(REQUEST);
     const shards = await planAndFetch(first.jobId);
     expect(await h.keysUnder(KEYS.piecesPrefix(first.jobId))).toHaveLength(shards);
-    await removeAll(await h.keysUnder(KEYS.partsPrefix(first.jobId)));
-    joined = await finishAndRead(first.jobId);
-    // Assembled: the parts, and no piece (the finish's assembly, as for any other run).
+    partsStored = await h.keysUnder(KEYS.partsPrefix(first.jobId));
+    const joinedRun = await finishRun(first.jobId);
+    joined = data(joinedRun);
+    // Assembled: as when one window makes no piece (its task stores its part instead), the
+    // finish assembles the run: that window from its part, every other from its piece's member.
     const second = await h.queueJob(REQUEST);
-    await planAndFetch(second.jobId);
-    await removeAll(await h.keysUnder(KEYS.piecesPrefix(second.jobId)));
-    assembled = await finishAndRead(second.jobId);
-    cli = await viaCli();
+    expect(await planAndFetch(second.jobId)).toBe(shards);
+    const other = await h.queueJob({ ...REQUEST, reports: [...REQUEST.reports, 'summary'] });
+    expect(await planAndFetch(other.jobId)).toBe(shards);
+    await removeAll([KEYS.piece(second.jobId, 0)]);
+    await h.client.send(
+      new CopyObjectCommand({
+        Bucket: h.bucket,
+        CopySource: `${h.bucket}/${KEYS.part(other.jobId, 0)}`,
+        Key: KEYS.part(second.jobId, 0),
+      }),
+    );
+    const assembledRun = await finishRun(second.jobId);
+    assembled = data(assembledRun);
+    const cliRunOf = await cliRun(REQUEST);
+    cli = data(cliRunOf);
+    counts = [joinedRun.counts, assembledRun.counts, cliRunOf.counts];
   }, 120_000);
+
+  it('counts what the windows dropped as the CLI does, joined or read back as parts', () => {
+    const [ofJoined, ofAssembled, ofCli] = counts;
+    expect(ofJoined).toEqual(ofCli);
+    expect(ofAssembled).toEqual(ofCli);
+  });
+
+  it('stores each window as its piece alone: no part beside it', () => {
+    expect(partsStored).toEqual([]);
+  });
 
   it('publishes the CLI files from the pieces alone, byte for byte', () => {
     expect([...joined.keys()].sort()).toEqual([...cli.keys()].sort());
     for (const [name, bytes] of cli) expect(joined.get(name)?.equals(bytes), name).toBe(true);
   });
 
-  it('publishes the same bytes as the finish that assembles the parts', () => {
+  it('publishes the same bytes when the finish assembles a part and the other pieces read back as parts', () => {
     expect([...assembled.keys()].sort()).toEqual([...joined.keys()].sort());
     for (const [name, bytes] of assembled) expect(joined.get(name)?.equals(bytes), name).toBe(true);
   });
@@ -169,12 +206,14 @@ describe('window pieces: the finish joins what the shards assembled and rendered
 });
 
 describe('window pieces whose columns differ', () => {
-  it('are not joined: the finish assembles the parts, and the files are the CLI files', async () => {
+  it('are not joined: the reports are rendered from the joined snapshot, and the files are the CLI files', async () => {
     // acme's transactions bring a field in some months only: each month's CSV header is its own.
     const request = { ...REQUEST, profile: 'acme' };
     const job = await h.queueJob(request);
     const shards = await planAndFetch(job.jobId);
     expect(await h.keysUnder(KEYS.piecesPrefix(job.jobId))).toHaveLength(shards);
+    // No part to fall back on: the pieces are all there is.
+    expect(await h.keysUnder(KEYS.partsPrefix(job.jobId))).toEqual([]);
     const files = await finishAndRead(job.jobId);
     const cli = await viaCli(request);
     expect([...files.keys()].sort()).toEqual([...cli.keys()].sort());
@@ -186,13 +225,13 @@ describe('window pieces whose columns differ', () => {
  * A CSV and XLSX run through the Lambda handlers from the pieces alone, and through the CLI: the
  * same CSV files and snapshot, the same workbook (every part of it).
  */
-async function sameWorkbookAsCli(at: WorkflowHarness): Promise<void> {
-  const request = { ...REQUEST, formats: ['csv', 'xlsx'] };
+async function sameWorkbookAsCli(at: WorkflowHarness, profile = REQUEST.profile): Promise<void> {
+  const request = { ...REQUEST, profile, formats: ['csv', 'xlsx'] };
   const job = await at.queueJob(request);
   const shards = await planAndFetch(job.jobId, at);
   expect(await at.keysUnder(KEYS.piecesPrefix(job.jobId))).toHaveLength(shards);
-  // The pieces alone: no part left for the finish to assemble from.
-  await removeAll(await at.keysUnder(KEYS.partsPrefix(job.jobId)), at);
+  // The pieces alone: no part for the finish to assemble from.
+  expect(await at.keysUnder(KEYS.partsPrefix(job.jobId))).toEqual([]);
   const joined = await finishRun(job.jobId, at);
   const cli = await cliRun(request, at);
   expect([...joined.files.keys()].sort()).toEqual([...cli.files.keys()].sort());
@@ -204,7 +243,7 @@ async function sameWorkbookAsCli(at: WorkflowHarness): Promise<void> {
   expect([...ours.keys()]).toEqual([...theirs.keys()]);
   for (const [part, text] of theirs) expect(ours.get(part) === text, part).toBe(true);
   // The sheets hold the whole year: the Transactions sheet a row per CSV row, and its header.
-  const csvRows = parse(joined.files.get('demo_2025_transactions.csv') as Buffer, { bom: true });
+  const csvRows = parse(joined.files.get(`${profile}_2025_transactions.csv`) as Buffer, { bom: true });
   const sheet = [...ours.entries()].find(
     ([part, text]) => part.startsWith('xl/worksheets/sheet') && text.includes(String(csvRows[1]?.[0])),
   );
@@ -214,6 +253,10 @@ async function sameWorkbookAsCli(at: WorkflowHarness): Promise<void> {
 describe('window pieces of a workbook run', () => {
   it('are joined into the CLI workbook, every part of it, and the CLI CSV files and snapshot', async () => {
     await sameWorkbookAsCli(h);
+  }, 120_000);
+
+  it('whose columns differ give the CLI workbook, rendered from the joined snapshot', async () => {
+    await sameWorkbookAsCli(h, 'acme');
   }, 120_000);
 
   it('are joined into the CLI workbook on generated data, with more rows a window than the sheets sample', async () => {

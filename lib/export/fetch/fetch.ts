@@ -76,6 +76,11 @@ export interface FetchedShard {
   partFile: string;
   /** Where the part's lines are while they fit in memory (`FetchOptions.partStore`): read them with `readPartLineBytes`. */
   partStore?: PartStore;
+  /**
+   * Transactions the window's own assembly dropped before this part was made of its snapshot
+   * member (a Lambda shard's piece read back as a part, `piece-part.ts`): the run counts them too.
+   */
+  droppedBefore?: { duplicates: number; outsideWindow: number };
   rows: number;
   /** The total the service reported, when it reports one. */
   totalReported: number | null;
