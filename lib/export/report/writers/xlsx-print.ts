@@ -135,7 +135,10 @@ function companionsAfterFiled(columns: readonly PrintColumn[]): number[] | undef
 }
 
 /** {@link fitPrint} in the columns' order; `fits`: whether its filed columns fit one page across. */
-function narrowFiled(columns: readonly PrintColumn[], widths: readonly number[]): PrintFit & { fits: boolean } {
+function narrowFiled(
+  columns: readonly PrintColumn[],
+  widths: readonly number[],
+): PrintFit & { fits: boolean } {
   const wrap = columns.map((column) => column.wrap);
   const fitted = fitWrapped(wrap, widths);
   const room = (PRINTABLE_WIDTH_PT * 100) / MIN_PRINT_SCALE;
