@@ -104,13 +104,18 @@ const MIN_NARROWED_WIDTH = 12;
  * {@link MIN_PRINT_SCALE} %, their text columns but the first (the row's label, repeated on every
  * page) are narrowed, widest first, and wrap (rows grow taller instead of the sheet wider), none
  * below its header's longest word or {@link MIN_NARROWED_WIDTH}; when even that is not enough,
- * the exact-text companions among them (`Quantity (exact)`, which holds digits only where its
- * number cell cannot) move to just after the last number column ({@link PrintFit.order}), and
- * when that is not enough either, nothing more is narrowed.
+ * with `moveExact` (a gains table, see {@link formKind}: the Disposals), the exact-text
+ * companions among them (`Quantity (exact)`, which holds digits only where its number cell
+ * cannot) move to just after the last number column ({@link PrintFit.order}); when that is not
+ * enough either, nothing more is narrowed.
  */
-export function fitPrint(columns: readonly PrintColumn[], widths: readonly number[]): PrintFit {
+export function fitPrint(
+  columns: readonly PrintColumn[],
+  widths: readonly number[],
+  moveExact = false,
+): PrintFit {
   const { fits, ...fit } = narrowFiled(columns, widths);
-  if (fits) return fit;
+  if (fits || !moveExact) return fit;
   const order = companionsAfterFiled(columns);
   if (order === undefined) return fit;
   const moved = narrowFiled(

@@ -316,7 +316,7 @@ async function writeTable(
       );
       if (fitted !== undefined) [columns, wanted, form] = [moved, movedWidths, fitted];
     }
-    const fit = form ?? fitPrint(columns.map(printColumn), wanted);
+    const fit = form ?? fitPrint(columns.map(printColumn), wanted, kind === 'gains');
     // The exact texts among the filed columns moved past them for paper (see {@link fitPrint}).
     if (fit.order !== undefined) columns = fit.order.map((i) => columns[i] as SheetColumn);
     printed = form?.printed;
