@@ -132,16 +132,20 @@ async function main(): Promise<void> {
       process.exit(code);
     }
     stopping = true;
-    process.stderr.write(
-      `stopping (${signal}): waiting for running exports to end (a second ${signal} stops at once)\n`,
-    );
-    void service.close().then(() => {
-      const removed = !existsSync(service.s3Dir);
-      process.stderr.write(
-        `serve stopped by ${signal}${removed ? `: removed the local S3 store's data (${service.s3Dir})` : ''}\n`,
-      );
-      process.exit(code);
-    });
+    // Queued exports are not started: they fail, saying why; running ones end first.
+    void service.starter
+      .stopQueued()
+      .then(({ running, cancelled }) => {
+        process.stderr.write(`stopping (${signal}): ${stopCounts(running, cancelled, signal)}\n`);
+        return service.close();
+      })
+      .then(() => {
+        const removed = !existsSync(service.s3Dir);
+        process.stderr.write(
+          `serve stopped by ${signal}${removed ? `: removed the local S3 store's data (${service.s3Dir})` : ''}\n`,
+        );
+        process.exit(code);
+      });
   };
   onSignal = stop;
   if (early !== undefined) stop(early);
@@ -151,3 +155,18 @@ main().catch((error: unknown) => {
   process.stderr.write(`serve failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
+
+/**
+ * What a stop waits for and what it cancelled: `waiting for 1 running export to end; 2 queued
+ * exports cancelled (failed: serve stopped before they started)`.
+ */
+function stopCounts(running: number, cancelled: number, signal: StopSignal): string {
+  const counted = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const wait =
+    running === 0 ? 'no export running' : `waiting for ${counted(running, 'running export')} to end`;
+  const queued =
+    cancelled === 0
+      ? ''
+      : `; ${counted(cancelled, 'queued export')} cancelled (failed: serve stopped before ${cancelled === 1 ? 'it' : 'they'} started)`;
+  return `${wait}${queued} (a second ${signal} stops at once)`;
+}

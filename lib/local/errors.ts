@@ -51,3 +51,16 @@ export class LocalTaskError extends Error {
     this.name = name;
   }
 }
+
+/**
+ * `serve` was stopped (Ctrl-C, SIGTERM) while this export still waited for its turn: it is not
+ * started, and its job fails with this reason.
+ */
+export class ServeStoppedError extends PbsExportError {
+  constructor() {
+    super(
+      'serve_stopped',
+      'serve stopped before this export started (it was queued); ask for it again once serve runs',
+    );
+  }
+}

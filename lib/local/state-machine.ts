@@ -10,6 +10,7 @@ import type { ExportMachine } from '../../infra/definitions.ts';
 import { EXPORT_STATES } from '../../infra/state-machines.ts';
 import type { ExecutionStarter, ExportInput } from '../jobs/index.ts';
 import type { Workers } from '../workflow/index.ts';
+import { ServeStoppedError } from './errors.ts';
 import { loadLocalMachine, type TaskHandler } from './local-runner.ts';
 
 /** How long a retried task waits locally, whatever the definition's backoff says. */
@@ -34,6 +35,12 @@ export interface LocalStarter extends ExecutionStarter {
    * (MachineSynthesisError, LocalDefinitionError).
    */
   ready: Promise<void>;
+  /**
+   * Starts no more exports: those still queued (their plan has not taken their profile's slot)
+   * fail at their next try with {@link ServeStoppedError}, those running go on. Resolves, once
+   * the plans under way have answered, with how many exports run on and how many were cancelled.
+   */
+  stopQueued(): Promise<{ running: number; cancelled: number }>;
 }
 
 /** What the local runs report. */
@@ -63,12 +70,29 @@ export function createStateMachineStarter(
   tasks: Workers,
   events: LocalRunEvents = {},
 ): LocalStarter {
-  const ready = Promise.resolve(machine).then((synthesized) => prepare(synthesized, tasks));
+  const started = new Set<string>();
+  const running = new Set<Promise<void>>();
+  // Jobs of executions not yet ended, those whose plan took their slot, and plans under way.
+  const active = new Set<string>();
+  const begun = new Set<string>();
+  const planning = new Set<Promise<unknown>>();
+  let stopped = false;
+  const plan: Workers['plan'] = async (input) => {
+    if (stopped) throw new ServeStoppedError();
+    const call = tasks.plan(input);
+    planning.add(call);
+    try {
+      const output = await call;
+      begun.add(input.jobId);
+      return output;
+    } finally {
+      planning.delete(call);
+    }
+  };
+  const ready = Promise.resolve(machine).then((synthesized) => prepare(synthesized, { ...tasks, plan }));
   const loaded = ready.then(() => {});
   // Awaited by whoever wants to know (`npm run serve` reports it); unobserved, it must not crash.
   loaded.catch(() => {});
-  const started = new Set<string>();
-  const running = new Set<Promise<void>>();
 
   const run = async (input: ExportInput): Promise<void> => {
     const stateMachine = await ready.catch(() => undefined);
@@ -88,14 +112,24 @@ export function createStateMachineStarter(
       // As Step Functions refuses a second execution of the same name (the job id).
       if (started.has(input.jobId)) return;
       started.add(input.jobId);
+      active.add(input.jobId);
       // Deferred so that the API answers before the export begins, as with StartExecution.
       const execution = new Promise<void>((resolve) => setImmediate(resolve)).then(() => run(input));
       running.add(execution);
-      void execution.finally(() => running.delete(execution));
+      void execution.finally(() => {
+        running.delete(execution);
+        active.delete(input.jobId);
+      });
     },
     async idle() {
       while (running.size > 0) await Promise.all([...running]);
     },
     ready: loaded,
+    async stopQueued() {
+      stopped = true;
+      await Promise.allSettled([...planning]);
+      const going = [...active].filter((jobId) => begun.has(jobId)).length;
+      return { running: going, cancelled: active.size - going };
+    },
   };
 }

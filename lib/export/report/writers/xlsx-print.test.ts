@@ -139,6 +139,47 @@ describe('form sheets on paper', () => {
     });
   });
 
+  it("moves the Disposals' exact quantity past Gain or loss when the filed columns do not fit otherwise; another table keeps it beside Quantity", async () => {
+    const columns: Column[] = [
+      text('token', 'Token'),
+      { key: 'quantity', header: 'Quantity', kind: 'decimal', exact: true },
+      { key: 'date_acquired', header: 'Date acquired (UTC)', kind: 'datetime' },
+      { key: 'date_disposed', header: 'Date disposed (UTC)', kind: 'datetime' },
+      { key: 'proceeds', header: 'Proceeds (USD)', kind: 'decimal' },
+      { key: 'cost_basis', header: 'Cost basis (USD)', kind: 'decimal' },
+      { key: 'gain_loss', header: 'Gain or loss (USD)', kind: 'decimal' },
+      text('disposed_tx_id', 'Disposing transaction'),
+    ];
+    const row: Row = [
+      'stETH',
+      '10792.706737744208463651',
+      '2024-10-08T00:49:44.000Z',
+      '2025-01-01T07:03:09.000Z',
+      '122577.67',
+      '14468.73',
+      '108108.94',
+      'tx_01JGGASRY80001YH1EYJ2QQ8AY',
+    ];
+    const headers = async (name: string) => {
+      const { sheet } = await sheetOf(source(name, 'Disposals', columns, [row]));
+      return (sheet.getRow(1).values as unknown[]).slice(1);
+    };
+    expect([await headers('disposals'), (await headers('other')).slice(1, 4)]).toEqual([
+      [
+        'Token',
+        'Quantity',
+        'Date acquired (UTC)',
+        'Date disposed (UTC)',
+        'Proceeds (USD)',
+        'Cost basis (USD)',
+        'Gain or loss (USD)',
+        'Quantity (exact)',
+        'Disposing transaction',
+      ],
+      ['Quantity', 'Quantity (exact)', 'Date acquired (UTC)'],
+    ]);
+  });
+
   it('counts the lines of a text wrapped at spaces, a word longer than a line broken', () => {
     expect([
       wordWrappedLines('0.5 BTC (sale transaction ID tx-1)', 40),

@@ -78,12 +78,19 @@ export interface PrintColumn {
   wrap: boolean;
   /** Least width it may be narrowed to, in characters (its header's longest word). */
   least: number;
+  /** The exact-text companion of the number column before it (`Quantity (exact)`). */
+  companion?: boolean;
 }
 
 /** Widths of a sheet's columns and which of them wrap, as {@link fitPrint} lays them out. */
 export interface PrintFit {
   widths: number[];
   wrap: boolean[];
+  /**
+   * The sheet's columns in their printed order, by index into the columns given ({@link
+   * fitPrint}); absent when they keep theirs. `widths` and `wrap` are in this order.
+   */
+  order?: number[];
 }
 
 /** Least width a text column is narrowed to so the filed columns fit the first page across. */
@@ -97,20 +104,57 @@ const MIN_NARROWED_WIDTH = 12;
  * {@link MIN_PRINT_SCALE} %, their text columns but the first (the row's label, repeated on every
  * page) are narrowed, widest first, and wrap (rows grow taller instead of the sheet wider), none
  * below its header's longest word or {@link MIN_NARROWED_WIDTH}; when even that is not enough,
- * nothing more is narrowed.
+ * with `moveExact` (a gains table, see {@link formKind}: the Disposals), the exact-text
+ * companions among them (`Quantity (exact)`, which holds digits only where its number cell
+ * cannot) move to just after the last number column ({@link PrintFit.order}); when that is not
+ * enough either, nothing more is narrowed.
  */
-export function fitPrint(columns: readonly PrintColumn[], widths: readonly number[]): PrintFit {
+export function fitPrint(
+  columns: readonly PrintColumn[],
+  widths: readonly number[],
+  moveExact = false,
+): PrintFit {
+  const { fits, ...fit } = narrowFiled(columns, widths);
+  if (fits || !moveExact) return fit;
+  const order = companionsAfterFiled(columns);
+  if (order === undefined) return fit;
+  const moved = narrowFiled(
+    order.map((i) => columns[i] as PrintColumn),
+    order.map((i) => widths[i] as number),
+  );
+  if (!moved.fits) return fit;
+  return { widths: moved.widths, wrap: moved.wrap, order };
+}
+
+/**
+ * The order that moves the exact-text companions among a sheet's filed columns (up to its last
+ * number column) to just after them, the others in their order; `undefined` when there is none.
+ */
+function companionsAfterFiled(columns: readonly PrintColumn[]): number[] | undefined {
+  const filed = columns.map((column) => column.kind).lastIndexOf('number');
+  const index = columns.map((_, i) => i);
+  const moved = index.filter((i) => i < filed && columns[i]?.companion === true);
+  if (moved.length === 0) return undefined;
+  const kept = index.filter((i) => i <= filed && !moved.includes(i));
+  return [...kept, ...moved, ...index.slice(filed + 1)];
+}
+
+/** {@link fitPrint} in the columns' order; `fits`: whether its filed columns fit one page across. */
+function narrowFiled(
+  columns: readonly PrintColumn[],
+  widths: readonly number[],
+): PrintFit & { fits: boolean } {
   const wrap = columns.map((column) => column.wrap);
   const fitted = fitWrapped(wrap, widths);
   const room = (PRINTABLE_WIDTH_PT * 100) / MIN_PRINT_SCALE;
   const filed = columns.map((column) => column.kind).lastIndexOf('number');
   const width = (list: readonly number[]) =>
     list.slice(0, filed + 1).reduce((sum, w) => sum + columnPoints(w), 0);
-  if (filed < 0 || width(fitted) <= room) return { widths: fitted, wrap };
+  if (filed < 0 || width(fitted) <= room) return { widths: fitted, wrap, fits: true };
   const floor = (i: number) => Math.max(columns[i]?.least ?? 0, MIN_NARROWED_WIDTH);
   const narrowable = (i: number) => i > 0 && i <= filed && columns[i]?.kind === 'text';
   const least = fitted.map((w, i) => (narrowable(i) ? Math.min(w, floor(i)) : w));
-  if (width(least) > room) return { widths: fitted, wrap };
+  if (width(least) > room) return { widths: fitted, wrap, fits: false };
   let excess = width(fitted) - room;
   while (excess > 0) {
     let widest = -1;
@@ -122,7 +166,7 @@ export function fitPrint(columns: readonly PrintColumn[], widths: readonly numbe
     wrap[widest] = true;
     excess -= 7;
   }
-  return { widths: fitted, wrap };
+  return { widths: fitted, wrap, fits: true };
 }
 
 /**

@@ -316,7 +316,9 @@ async function writeTable(
       );
       if (fitted !== undefined) [columns, wanted, form] = [moved, movedWidths, fitted];
     }
-    const fit = form ?? fitPrint(columns.map(printColumn), wanted);
+    const fit = form ?? fitPrint(columns.map(printColumn), wanted, kind === 'gains');
+    // The exact texts among the filed columns moved past them for paper (see {@link fitPrint}).
+    if (fit.order !== undefined) columns = fit.order.map((i) => columns[i] as SheetColumn);
     printed = form?.printed;
     widths = fit.widths;
     // A text column the print layout narrowed wraps, as one its producer marked to wrap.
@@ -404,7 +406,12 @@ function printColumn(column: SheetColumn): PrintColumn {
     : column.source.kind === 'text' && !column.companion
       ? 'text'
       : 'other';
-  return { kind, wrap: column.source.wrap === true, least: longestWord(column.header) + 3 };
+  return {
+    kind,
+    wrap: column.source.wrap === true,
+    least: longestWord(column.header) + 3,
+    companion: column.companion,
+  };
 }
 
 /**
