@@ -6,17 +6,12 @@
  * token and dates (files.md, **Printing**): no page holds one of those headers without the
  * others. Needs `soffice` (libreoffice-calc-nogui) and poppler-utils.
  */
-import { execFile } from 'node:child_process';
 import { cp, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExportRequest, runExport } from '../../lib/export/index.ts';
 import { type ExportHarness, startExportHarness } from '../support/export.ts';
-import { type Page, printedPages } from './support/printed-rows.ts';
-
-const run = promisify(execFile);
+import { type Page, printedPages, printToPdf } from './support/printed-rows.ts';
 
 /** The gains runs printed; the demo's values are in USD, uk and de rules compute in them by choice. */
 const RUNS = {
@@ -45,19 +40,7 @@ describe('the Disposals sheet printed to PDF by LibreOffice', () => {
       await cp(join(harness.outDir, result.prefix, 'demo_2025.xlsx'), book);
       books.push(book);
     }
-    await run(
-      'soffice',
-      [
-        `-env:UserInstallation=${pathToFileURL(join(harness.outDir, 'lo-profile')).href}`,
-        '--headless',
-        '--convert-to',
-        'pdf',
-        '--outdir',
-        out,
-        ...books,
-      ],
-      { maxBuffer: 16 * 1024 * 1024 },
-    );
+    await printToPdf(books, out, harness.outDir);
     for (const name of Object.keys(RUNS) as RunName[])
       pages[name] = (await printedPages(join(out, `${name}.pdf`), 1)).filter(
         (page) => page.title === 'Disposals',

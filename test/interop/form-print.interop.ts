@@ -6,18 +6,13 @@
  * and every amount prints as one word, row by row equal to its cell; Form 8949's quantities in
  * (a) are never broken across lines. Needs `soffice` (libreoffice-calc-nogui) and poppler-utils.
  */
-import { execFile } from 'node:child_process';
 import { cp, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExportRequest, runExport } from '../../lib/export/index.ts';
 import { type ExportHarness, startExportHarness } from '../support/export.ts';
-import { type Page, printedPages, type Word } from './support/printed-rows.ts';
-
-const run = promisify(execFile);
+import { type Page, printedPages, printToPdf, type Word } from './support/printed-rows.ts';
 
 /** The gains runs whose form sheets are checked, and each one's form sheet. */
 const RUNS = {
@@ -79,19 +74,7 @@ describe('tax-form sheets printed to PDF by LibreOffice', () => {
       if (found === undefined) throw new Error(`no ${sheet} sheet in the ${name} workbook`);
       sheets[name as RunName] = sheetCells(found);
     }
-    await run(
-      'soffice',
-      [
-        `-env:UserInstallation=${pathToFileURL(join(harness.outDir, 'lo-profile')).href}`,
-        '--headless',
-        '--convert-to',
-        'pdf',
-        '--outdir',
-        out,
-        ...books,
-      ],
-      { maxBuffer: 16 * 1024 * 1024 },
-    );
+    await printToPdf(books, out, harness.outDir);
     for (const name of Object.keys(RUNS) as RunName[]) {
       pages[name] = (await printedPages(join(out, `${name}.pdf`), 1)).filter(
         (page) => page.title === RUNS[name].sheet,

@@ -8,12 +8,12 @@
 import { execFile } from 'node:child_process';
 import { cp, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExportRequest, runExport } from '../../lib/export/index.ts';
 import { type ExportHarness, startExportHarness } from '../support/export.ts';
+import { printToPdf } from './support/printed-rows.ts';
 
 const run = promisify(execFile);
 
@@ -75,20 +75,7 @@ describe('printed type of the demo, us, uk and de workbooks', () => {
   /** The words of each printed page, by run and sheet title. */
   const printed: Record<string, Map<string, string[][]>> = {};
 
-  const convert = (files: string[]) =>
-    run(
-      'soffice',
-      [
-        `-env:UserInstallation=${pathToFileURL(join(harness.outDir, 'lo-profile')).href}`,
-        '--headless',
-        '--convert-to',
-        'pdf',
-        '--outdir',
-        out,
-        ...files,
-      ],
-      { maxBuffer: 16 * 1024 * 1024 },
-    );
+  const convert = (files: string[]) => printToPdf(files, out, harness.outDir);
 
   beforeAll(async () => {
     harness = await startExportHarness('demo');

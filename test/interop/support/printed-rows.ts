@@ -6,6 +6,8 @@
  * first page.
  */
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -105,4 +107,19 @@ export async function printedSheetLines(pdf: string): Promise<Map<string, string
     lines.set(title, sheetLines);
   }
   return lines;
+}
+
+/**
+ * `files` printed to PDF by headless LibreOffice into `outDir` (each `name.pdf` beside its name),
+ * with a private user profile under `profileRoot` so that runs do not share LibreOffice's state.
+ */
+export async function printToPdf(
+  files: readonly string[],
+  outDir: string,
+  profileRoot: string,
+): Promise<void> {
+  const profile = `-env:UserInstallation=${pathToFileURL(join(profileRoot, 'lo-profile')).href}`;
+  await run('soffice', [profile, '--headless', '--convert-to', 'pdf', '--outdir', outDir, ...files], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
 }
