@@ -7,9 +7,8 @@
  * the window's assembly dropped is counted with the part (`FetchedShard.droppedBefore`).
  */
 import { once } from 'node:events';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { parseJsonValue } from '../domain/index.ts';
 import type { RawTransaction } from '../pbs/index.ts';
 import type { FetchedShard } from './fetch/index.ts';
@@ -33,18 +32,14 @@ export async function pieceAsPart(
   dir: string,
 ): Promise<FetchedShard> {
   const { description } = piece;
-  const memberFile = join(dir, `piece-member-${shard.id}.ndjson.gz`);
-  if (description.memberBytes > 0) {
-    const end = piece.offset + description.memberBytes - 1;
-    await pipeline(createReadStream(piece.file, { start: piece.offset, end }), createWriteStream(memberFile));
-  }
+  const member = { start: piece.offset, end: piece.offset + description.memberBytes - 1 };
   const partFile = join(dir, `piece-part-${shard.id}.ndjson`);
   const out = createWriteStream(partFile);
   const failed = once(out, 'error').then(([error]) => Promise.reject(error));
   failed.catch(() => {});
   try {
     if (description.memberBytes > 0) {
-      for await (const line of readNdjsonLines(memberFile)) {
+      for await (const line of readNdjsonLines(piece.file, member)) {
         if (!out.write(`${partLineOf(line, fields)}\n`)) await Promise.race([once(out, 'drain'), failed]);
       }
     }

@@ -233,9 +233,18 @@ export function gzipMember(text: string): Readable {
  * character unless the line itself holds a character beyond Latin-1. Splitting a decoded chunk
  * instead gives lines that are slices of it: a line kept (the assembly holds a whole window's)
  * pins its whole chunk, stored two bytes per character as soon as any line of the chunk needs it.
+ *
+ * With `range`, only the bytes from `start` to `end` (inclusive, as `createReadStream` takes them)
+ * are read: one gzip member of a file of several, read where it lies.
  */
-export function readNdjsonLines(filePath: string): AsyncGenerator<string> {
-  return ndjsonLines(filePath, (chunk, start, end) => chunk.toString('utf8', start, end));
+export function readNdjsonLines(filePath: string, range?: ByteRange): AsyncGenerator<string> {
+  return ndjsonLines(filePath, (chunk, start, end) => chunk.toString('utf8', start, end), range);
+}
+
+/** Bytes `start` to `end` of a file, both included. */
+export interface ByteRange {
+  start: number;
+  end: number;
 }
 
 /**
@@ -251,9 +260,10 @@ export function readNdjsonLineBytes(filePath: string): AsyncGenerator<Buffer> {
 async function* ndjsonLines<T>(
   filePath: string,
   take: (chunk: Buffer, start: number, end: number) => T,
+  range?: ByteRange,
 ): AsyncGenerator<T> {
-  const compressed = await isGzipFile(filePath);
-  const raw = createReadStream(filePath, { highWaterMark: WRITE_CHUNK });
+  const compressed = await isGzipFile(filePath, range?.start ?? 0);
+  const raw = createReadStream(filePath, { highWaterMark: WRITE_CHUNK, ...range });
   const input = compressed ? raw.pipe(createGunzip({ chunkSize: ZLIB_CHUNK })) : raw;
   /** Pieces of a line that chunks ended in the middle of (joined once its end comes: linear however long). */
   let carry: Buffer[] = [];
@@ -302,11 +312,11 @@ function createChunkPool(size: number): { take(): Buffer; giveBack(chunk: Buffer
 }
 
 /** True when the file starts with gzip's magic bytes (an empty file is plain, and has no lines). */
-async function isGzipFile(filePath: string): Promise<boolean> {
+async function isGzipFile(filePath: string, position = 0): Promise<boolean> {
   const handle = await open(filePath, 'r');
   try {
     const magic = Buffer.alloc(2);
-    const { bytesRead } = await handle.read(magic, 0, 2, 0);
+    const { bytesRead } = await handle.read(magic, 0, 2, position);
     return bytesRead === 2 && magic[0] === 0x1f && magic[1] === 0x8b;
   } finally {
     await handle.close();
